@@ -1,0 +1,103 @@
+package encode
+
+import (
+	"encoding/binary"
+	"io"
+)
+
+// wavHeaderSize is the size of the canonical 44-byte RIFF/WAVE header.
+const wavHeaderSize = 44
+
+// wavEncoder writes 16-bit mono RIFF/WAVE. Streaming, it writes the header
+// at once with unknown sizes (0xFFFFFFFF, which decoders read as "until
+// end of stream"); otherwise it holds the samples until Close so the
+// header can carry exact sizes without seeking.
+type wavEncoder struct {
+	w         io.Writer
+	rate      int
+	streaming bool
+	buf       []byte // pending output
+	held      []byte // samples held back until Close (not streaming)
+	err       error
+}
+
+func newWAVEncoder(w io.Writer, f Format) (Encoder, error) {
+	e := &wavEncoder{w: w, rate: f.SampleRate, streaming: f.Streaming}
+	if e.streaming {
+		e.err = e.writeHeader(0xFFFFFFFF)
+	}
+	return e, e.err
+}
+
+func (e *wavEncoder) writeHeader(dataSize uint32) error {
+	riffSize := uint32(0xFFFFFFFF)
+	if dataSize != 0xFFFFFFFF {
+		riffSize = dataSize + wavHeaderSize - 8
+	}
+	h := make([]byte, 0, wavHeaderSize)
+	h = append(h, "RIFF"...)
+	h = binary.LittleEndian.AppendUint32(h, riffSize)
+	h = append(h, "WAVEfmt "...)
+	h = binary.LittleEndian.AppendUint32(h, 16)             // fmt chunk size
+	h = binary.LittleEndian.AppendUint16(h, 1)              // PCM
+	h = binary.LittleEndian.AppendUint16(h, 1)              // channels
+	h = binary.LittleEndian.AppendUint32(h, uint32(e.rate)) // sample rate
+	h = binary.LittleEndian.AppendUint32(h, uint32(e.rate*2))
+	h = binary.LittleEndian.AppendUint16(h, 2)  // block align
+	h = binary.LittleEndian.AppendUint16(h, 16) // bits per sample
+	h = append(h, "data"...)
+	h = binary.LittleEndian.AppendUint32(h, dataSize)
+	_, err := e.w.Write(h)
+	return err
+}
+
+func (e *wavEncoder) Encode(samples []int16) error {
+	if e.err != nil {
+		return e.err
+	}
+	if !e.streaming {
+		e.held = appendS16LE(e.held, samples)
+		return nil
+	}
+	e.buf = appendS16LE(e.buf[:0], samples)
+	_, e.err = e.w.Write(e.buf)
+	return e.err
+}
+
+func (e *wavEncoder) Close() error {
+	if e.err != nil || e.streaming {
+		return e.err
+	}
+	size := uint32(len(e.held))
+	if len(e.held) > 0xFFFFFFFF-wavHeaderSize {
+		size = 0xFFFFFFFF // too long for exact sizes
+	}
+	if e.err = e.writeHeader(size); e.err == nil {
+		_, e.err = e.w.Write(e.held)
+	}
+	e.held = nil
+	return e.err
+}
+
+// pcmEncoder writes raw signed 16-bit little-endian samples.
+type pcmEncoder struct {
+	w   io.Writer
+	buf []byte
+}
+
+func newPCMEncoder(w io.Writer, _ Format) (Encoder, error) { return &pcmEncoder{w: w}, nil }
+
+func (e *pcmEncoder) Encode(samples []int16) error {
+	e.buf = appendS16LE(e.buf[:0], samples)
+	_, err := e.w.Write(e.buf)
+	return err
+}
+
+func (e *pcmEncoder) Close() error { return nil }
+
+func appendS16LE(b []byte, samples []int16) []byte {
+	for _, s := range samples {
+		b = binary.LittleEndian.AppendUint16(b, uint16(s))
+	}
+	return b
+}

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"context"
+	"errors"
+)
+
+// Engine synthesizes speech.
+//
+// Synthesize renders req and delivers the audio through emit as one or more
+// chunks, in order. Text holding several sentences is rendered sentence by
+// sentence, so the first chunk arrives after the first sentence rather than
+// after the whole text. Synthesize checks ctx between chunks and returns
+// ctx.Err() once it is done; if emit returns an error, Synthesize stops and
+// returns that error. Text that is empty or only white space yields no
+// chunks or only silence, and no error.
+//
+// Implementations must be safe for concurrent use by several goroutines.
+type Engine interface {
+	Synthesize(ctx context.Context, req Request, emit ChunkFunc) error
+	Close() error
+}
+
+// ChunkFunc receives one block of synthesized audio. The chunk's Samples
+// are only valid during the call: copy them to keep them. Returning an
+// error stops synthesis, and Synthesize returns that error.
+type ChunkFunc func(Chunk) error
+
+// Chunk is a block of mono PCM audio.
+type Chunk struct {
+	// Samples are in [-1, 1].
+	Samples []float32
+	// SampleRate is in hertz. An engine keeps it constant for a voice.
+	SampleRate int
+}
+
+// Request is what an engine is asked to say.
+type Request struct {
+	// Voice is the engine's own name for the voice (not a catalog id).
+	Voice string
+	// Text is plain text with no markup.
+	Text string
+	// Prosody asks for a speaking style; its zero value means neutral.
+	Prosody Prosody
+}
+
+// Prosody holds the speaking-style controls of a request. The zero value
+// means the voice's defaults.
+type Prosody struct {
+	// Rate multiplies the speaking rate: 2 is twice as fast. 0 means 1.
+	Rate float64
+	// Pitch shifts the voice in semitones; 0 means no shift.
+	Pitch float64
+	// Gain changes the loudness in decibels; 0 means unchanged and
+	// math.Inf(-1) means silence.
+	Gain float64
+}
+
+// RateOrDefault returns the rate multiplier, 1 when Rate is unset.
+func (p Prosody) RateOrDefault() float64 {
+	if p.Rate <= 0 {
+		return 1
+	}
+	return p.Rate
+}
+
+// ErrUnknownVoice is returned (wrapped) by engines asked for a voice they
+// do not have.
+var ErrUnknownVoice = errors.New("engine: unknown voice")
+
+// Voice describes one voice an engine offers.
+type Voice struct {
+	// Name is the engine's own name, used as Request.Voice.
+	Name string
+	// Language is a BCP 47 tag such as "en-US", when known.
+	Language string
+	// Description is a short human-readable label.
+	Description string
+}
+
+// VoiceLister is implemented by engines that can list their voices.
+type VoiceLister interface {
+	Voices(ctx context.Context) ([]Voice, error)
+}
+
+// Phonemizer is implemented by engines that can turn text into phonemes.
+type Phonemizer interface {
+	// Phonemize returns the IPA phonemes of text as spoken by voice, one
+	// string per clause, with the clause's closing punctuation kept at its
+	// end (for example "həlˈoʊ wˈɜːld!").
+	Phonemize(ctx context.Context, voice, text string) ([]string, error)
+}

@@ -1,0 +1,152 @@
+package dsp
+
+import (
+	"fmt"
+	"math"
+)
+
+// Resampler converts a stream of mono samples from one rate to another
+// with a band-limited (Kaiser-windowed sinc) polyphase filter. It keeps its
+// state between calls, so a stream fed in pieces comes out the same as one
+// fed whole, with no clicks at the joins.
+//
+// The filter passes up to 0.85 of the lower rate's Nyquist frequency flat
+// and attenuates everything above that Nyquist frequency by about 80 dB.
+type Resampler struct {
+	up, down int         // rational ratio out/in = up/down, reduced
+	half     int         // taps on each side of the centre
+	phases   [][]float32 // phases[p][k]: coefficients for phase p/up
+	buf      []float32   // input, offset so buf[half] is the next unread sample position base
+	i, phase int         // position of the next output: input index i + phase/up, relative to buf[half]
+	in, out  int64       // samples read and written so far
+	flushed  bool
+}
+
+const stopbandDB = 80
+
+// NewResampler returns a resampler from inRate to outRate hertz.
+func NewResampler(inRate, outRate int) (*Resampler, error) {
+	if inRate <= 0 || outRate <= 0 {
+		return nil, fmt.Errorf("dsp: bad sample rates %d → %d", inRate, outRate)
+	}
+	g := gcd(inRate, outRate)
+	up, down := outRate/g, inRate/g
+	if up > 8192 {
+		return nil, fmt.Errorf("dsp: ratio %d/%d Hz too fine to resample", outRate, inRate)
+	}
+	// Work in units of input samples: the cut-off is below the lower
+	// Nyquist frequency, normalised to the input rate.
+	nyq := 0.5 * float64(min(inRate, outRate)) / float64(inRate) // cycles per input sample
+	pass, stop := 0.85*nyq, nyq
+	cutoff := (pass + stop) / 2
+	width := 2 * math.Pi * (stop - pass)
+	taps := int(math.Ceil((stopbandDB - 7.95) / (2.285 * width)))
+	half := max(taps/2+1, 2)
+	beta := 0.1102 * (stopbandDB - 8.7)
+
+	r := &Resampler{up: up, down: down, half: half}
+	r.phases = make([][]float32, up)
+	for p := range up {
+		c := make([]float32, 2*half)
+		frac := float64(p) / float64(up)
+		var sum float64
+		vals := make([]float64, 2*half)
+		for k := range vals {
+			tau := frac + float64(half-1-k) // distance from the output instant
+			v := 2 * cutoff * sinc(2*cutoff*tau) * kaiser(tau/float64(half), beta)
+			vals[k] = v
+			sum += v
+		}
+		for k, v := range vals {
+			c[k] = float32(v / sum) // unity gain at DC for every phase
+		}
+		r.phases[p] = c
+	}
+	r.buf = make([]float32, half) // silence before the first sample
+	return r, nil
+}
+
+// Process resamples src and appends the output to dst.
+func (r *Resampler) Process(dst, src []float32) []float32 {
+	if r.flushed {
+		panic("dsp: Resampler.Process after Flush")
+	}
+	r.buf = append(r.buf, src...)
+	r.in += int64(len(src))
+	return r.drain(dst, r.wanted())
+}
+
+// Flush appends the output still held in the filter to dst. The stream has
+// then produced ceil(in·outRate/inRate) samples in all. The resampler must
+// not be used after Flush.
+func (r *Resampler) Flush(dst []float32) []float32 {
+	if r.flushed {
+		return dst
+	}
+	r.flushed = true
+	r.buf = append(r.buf, make([]float32, 2*r.half)...)
+	return r.drain(dst, r.wanted())
+}
+
+// wanted returns how many output samples the input read so far accounts for.
+func (r *Resampler) wanted() int64 {
+	return (r.in*int64(r.up) + int64(r.down) - 1) / int64(r.down)
+}
+
+func (r *Resampler) drain(dst []float32, limit int64) []float32 {
+	for r.out < limit && r.i+2*r.half < len(r.buf) {
+		c := r.phases[r.phase]
+		x := r.buf[r.i+1 : r.i+1+2*r.half]
+		var acc float32
+		for k, v := range x {
+			acc += v * c[k]
+		}
+		dst = append(dst, acc)
+		r.out++
+		r.phase += r.down
+		r.i += r.phase / r.up
+		r.phase %= r.up
+	}
+	// Drop input no longer needed by later outputs.
+	if r.i > 0 {
+		n := copy(r.buf, r.buf[r.i:])
+		r.buf = r.buf[:n]
+		r.i = 0
+	}
+	return dst
+}
+
+func sinc(x float64) float64 {
+	if x == 0 {
+		return 1
+	}
+	return math.Sin(math.Pi*x) / (math.Pi * x)
+}
+
+// kaiser is the Kaiser window at x in [-1, 1].
+func kaiser(x, beta float64) float64 {
+	if x < -1 || x > 1 {
+		return 0
+	}
+	return besselI0(beta*math.Sqrt(1-x*x)) / besselI0(beta)
+}
+
+// besselI0 is the modified Bessel function of the first kind, order 0.
+func besselI0(x float64) float64 {
+	sum, term := 1.0, 1.0
+	for k := 1; k < 50; k++ {
+		term *= (x / (2 * float64(k))) * (x / (2 * float64(k)))
+		sum += term
+		if term < 1e-12*sum {
+			break
+		}
+	}
+	return sum
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}

@@ -1,0 +1,9 @@
+// Package tts is voxkit's public entry point: it turns text into encoded
+// speech using the engines and voices it is given.
+//
+// A Synthesizer looks up the voice in its catalog, splits the input into
+// sentences, has the voice's engine render each one, resamples the audio to
+// the requested format's rate and encodes it. Synthesize returns a complete
+// clip; Stream writes each sentence's audio as soon as it is ready, so the
+// time to first audio does not grow with the length of the input.
+package tts

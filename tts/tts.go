@@ -1,0 +1,265 @@
+package tts
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/internal/dsp"
+	"github.com/voxkit/voxkit/internal/sentence"
+	"github.com/voxkit/voxkit/voices"
+)
+
+// DefaultMaxInput is the longest input, in characters, accepted when
+// Options.MaxInput is 0. It matches OpenAI's speech endpoint.
+const DefaultMaxInput = 4096
+
+// Errors returned (wrapped) by Synthesize and Stream before any audio is
+// written.
+var (
+	ErrUnknownVoice      = errors.New("tts: unknown voice")
+	ErrEmptyInput        = errors.New("tts: input is empty")
+	ErrInputTooLong      = errors.New("tts: input is too long")
+	ErrUnsupportedFormat = errors.New("tts: unsupported format")
+	ErrBadSpeed          = errors.New("tts: speed out of range")
+)
+
+// Speed limits, as in OpenAI's speech endpoint.
+const (
+	MinSpeed = 0.25
+	MaxSpeed = 4.0
+)
+
+// Options configure a Synthesizer.
+type Options struct {
+	// Engines maps engine names (voices.Voice.Engine) to engines. The
+	// Synthesizer does not close them.
+	Engines map[string]engine.Engine
+	// Voices is the catalog of voice ids. Required.
+	Voices *voices.Catalog
+	// Formats is the codec registry; nil means encode.DefaultRegistry.
+	Formats *encode.Registry
+	// MaxInput is the longest input in characters; 0 means
+	// DefaultMaxInput.
+	MaxInput int
+	// Logger receives debug logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Synthesizer turns text into encoded speech. It is safe for concurrent
+// use.
+type Synthesizer struct {
+	engines  map[string]engine.Engine
+	voices   *voices.Catalog
+	formats  *encode.Registry
+	maxInput int
+	log      *slog.Logger
+}
+
+// New returns a Synthesizer. It checks that every engine the catalog's
+// voices name is present.
+func New(opts Options) (*Synthesizer, error) {
+	if opts.Voices == nil {
+		return nil, errors.New("tts: Options.Voices is nil")
+	}
+	s := &Synthesizer{
+		engines:  opts.Engines,
+		voices:   opts.Voices,
+		formats:  opts.Formats,
+		maxInput: opts.MaxInput,
+		log:      opts.Logger,
+	}
+	if s.formats == nil {
+		s.formats = encode.DefaultRegistry
+	}
+	if s.maxInput <= 0 {
+		s.maxInput = DefaultMaxInput
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	for _, v := range s.voices.List("") {
+		if s.engines[v.Engine] == nil {
+			return nil, fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
+		}
+	}
+	return s, nil
+}
+
+// Request is a full synthesis request.
+type Request struct {
+	// Voice is a voice id from the catalog.
+	Voice string
+	// Input is the text to speak.
+	Input string
+	// Format is the output format.
+	Format encode.Format
+	// Speed multiplies the speaking rate, from MinSpeed to MaxSpeed; 0
+	// means 1.
+	Speed float64
+	// Account is the caller's account id, which may use its own voice
+	// clones besides the global voices. Empty means global voices only.
+	Account string
+}
+
+// Result describes a finished synthesis.
+type Result struct {
+	// Samples is the number of samples written, at the format's rate.
+	Samples int
+	// Audio is the duration of the audio written.
+	Audio time.Duration
+	// EngineTime is the time spent inside the engine (inference), not
+	// counting resampling, encoding and writing.
+	EngineTime time.Duration
+	// Sentences is the number of sentences synthesized.
+	Sentences int
+}
+
+// Synthesize returns a complete clip of voice speaking input in format.
+func (s *Synthesizer) Synthesize(ctx context.Context, voice, input string, format encode.Format) ([]byte, error) {
+	var buf bytes.Buffer
+	format.Streaming = false
+	if _, err := s.Stream(ctx, &buf, Request{Voice: voice, Input: input, Format: format}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Validate checks req as Stream would before writing anything, and returns
+// the catalog voice it names.
+func (s *Synthesizer) Validate(req Request) (voices.Voice, error) {
+	v, err := s.voices.Lookup(req.Account, req.Voice)
+	if err != nil {
+		return voices.Voice{}, fmt.Errorf("%w %q", ErrUnknownVoice, req.Voice)
+	}
+	if strings.TrimSpace(req.Input) == "" {
+		return voices.Voice{}, ErrEmptyInput
+	}
+	if n := utf8.RuneCountInString(req.Input); n > s.maxInput {
+		return voices.Voice{}, fmt.Errorf("%w: %d characters, the limit is %d", ErrInputTooLong, n, s.maxInput)
+	}
+	if req.Speed != 0 && (req.Speed < MinSpeed || req.Speed > MaxSpeed || math.IsNaN(req.Speed)) {
+		return voices.Voice{}, fmt.Errorf("%w: %g is not between %g and %g", ErrBadSpeed, req.Speed, MinSpeed, MaxSpeed)
+	}
+	if err := s.formats.Check(req.Format); err != nil {
+		return voices.Voice{}, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
+	}
+	return v, nil
+}
+
+// Stream synthesizes req and writes the encoded audio to w sentence by
+// sentence. After each sentence it flushes w if w has a Flush() or
+// Flush() error method (as http.ResponseWriter does), so a listener hears
+// the first sentence while the rest is rendered. Validation errors are
+// returned before anything is written.
+func (s *Synthesizer) Stream(ctx context.Context, w io.Writer, req Request) (Result, error) {
+	v, err := s.Validate(req)
+	if err != nil {
+		return Result{}, err
+	}
+	eng := s.engines[v.Engine]
+	if eng == nil {
+		return Result{}, fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
+	}
+	enc, err := s.formats.NewEncoder(w, req.Format)
+	if err != nil {
+		return Result{}, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
+	}
+	p := &pipeline{enc: enc, outRate: req.Format.Rate()}
+	var res Result
+	for _, text := range sentence.Split(req.Input, 0) {
+		start := time.Now()
+		p.emitTime = 0
+		err := eng.Synthesize(ctx, engine.Request{
+			Voice:   v.EngineVoice,
+			Text:    text,
+			Prosody: engine.Prosody{Rate: req.Speed},
+		}, p.emit)
+		res.EngineTime += time.Since(start) - p.emitTime
+		if err != nil {
+			return res, fmt.Errorf("tts: voice %q: %w", v.ID, err)
+		}
+		res.Sentences++
+		flush(w)
+	}
+	if err := p.close(); err != nil {
+		return res, err
+	}
+	flush(w)
+	res.Samples = p.written
+	res.Audio = time.Duration(p.written) * time.Second / time.Duration(p.outRate)
+	return res, nil
+}
+
+// pipeline carries engine chunks through resampling into the encoder.
+type pipeline struct {
+	enc      encode.Encoder
+	outRate  int
+	inRate   int
+	rs       *dsp.Resampler
+	f32      []float32
+	s16      []int16
+	written  int
+	emitTime time.Duration // time spent in emit during the current engine call
+}
+
+func (p *pipeline) emit(c engine.Chunk) error {
+	start := time.Now()
+	defer func() { p.emitTime += time.Since(start) }()
+	if c.SampleRate != p.inRate {
+		if err := p.switchRate(c.SampleRate); err != nil {
+			return err
+		}
+	}
+	p.f32 = p.rs.Process(p.f32[:0], c.Samples)
+	return p.write(p.f32)
+}
+
+// switchRate starts resampling from a new engine rate, draining the old
+// resampler first.
+func (p *pipeline) switchRate(rate int) error {
+	if p.rs != nil {
+		if err := p.write(p.rs.Flush(p.f32[:0])); err != nil {
+			return err
+		}
+	}
+	rs, err := dsp.NewResampler(rate, p.outRate)
+	if err != nil {
+		return fmt.Errorf("tts: %w", err)
+	}
+	p.rs, p.inRate = rs, rate
+	return nil
+}
+
+func (p *pipeline) write(x []float32) error {
+	p.s16 = dsp.AppendInt16(p.s16[:0], x)
+	p.written += len(p.s16)
+	return p.enc.Encode(p.s16)
+}
+
+func (p *pipeline) close() error {
+	if p.rs != nil {
+		if err := p.write(p.rs.Flush(p.f32[:0])); err != nil {
+			return err
+		}
+	}
+	return p.enc.Close()
+}
+
+func flush(w io.Writer) {
+	switch f := w.(type) {
+	case interface{ Flush() error }:
+		f.Flush()
+	case interface{ Flush() }:
+		f.Flush()
+	}
+}

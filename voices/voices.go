@@ -1,0 +1,115 @@
+package voices
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Voice is one entry of the catalog.
+type Voice struct {
+	// ID is what callers pass as the voice, e.g. "en-us".
+	ID string
+	// Owner is the account id of a clone's owner; empty for a global voice.
+	Owner string
+	// Created is when the voice was added.
+	Created time.Time
+	// Engine names the engine that renders the voice.
+	Engine string
+	// EngineVoice is the engine's own name for the voice.
+	EngineVoice string
+	// Language is a BCP 47 tag such as "en-US", when known.
+	Language string
+	// Description is a short human-readable label.
+	Description string
+}
+
+// Global reports whether every account may use v.
+func (v Voice) Global() bool { return v.Owner == "" }
+
+// ErrUnknownVoice is returned (wrapped) for a voice id that does not exist
+// or that belongs to another account.
+var ErrUnknownVoice = errors.New("voices: unknown voice")
+
+// ErrDuplicateVoice is returned by Add for an id that is already taken.
+var ErrDuplicateVoice = errors.New("voices: duplicate voice id")
+
+// A Catalog holds voices. The zero value is an empty catalog ready to use;
+// it is safe for concurrent use.
+type Catalog struct {
+	mu     sync.RWMutex
+	voices map[string]Voice
+}
+
+// Add puts v in the catalog. Ids are unique across global voices and all
+// accounts' clones, so an id always names one voice.
+func (c *Catalog) Add(v Voice) error {
+	if err := ValidateID(v.ID); err != nil {
+		return err
+	}
+	if v.Engine == "" {
+		return fmt.Errorf("voices: voice %q has no engine", v.ID)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.voices[v.ID]; dup {
+		return fmt.Errorf("%w %q", ErrDuplicateVoice, v.ID)
+	}
+	if c.voices == nil {
+		c.voices = make(map[string]Voice)
+	}
+	c.voices[v.ID] = v
+	return nil
+}
+
+// Remove deletes the voice id if it exists.
+func (c *Catalog) Remove(id string) {
+	c.mu.Lock()
+	delete(c.voices, id)
+	c.mu.Unlock()
+}
+
+// Lookup returns the voice id as seen by account: a global voice, or a
+// clone that account owns. An empty account sees only global voices.
+func (c *Catalog) Lookup(account, id string) (Voice, error) {
+	c.mu.RLock()
+	v, ok := c.voices[id]
+	c.mu.RUnlock()
+	if !ok || !(v.Global() || v.Owner == account) {
+		return Voice{}, fmt.Errorf("%w %q", ErrUnknownVoice, id)
+	}
+	return v, nil
+}
+
+// List returns the voices account may use — the global voices and the
+// account's own clones — sorted by id.
+func (c *Catalog) List(account string) []Voice {
+	c.mu.RLock()
+	list := make([]Voice, 0, len(c.voices))
+	for _, v := range c.voices {
+		if v.Global() || v.Owner == account {
+			list = append(list, v)
+		}
+	}
+	c.mu.RUnlock()
+	slices.SortFunc(list, func(a, b Voice) int { return strings.Compare(a.ID, b.ID) })
+	return list
+}
+
+// ValidateID reports whether id is acceptable as a voice id: 1 to 128
+// characters of letters, digits and "-_.:+".
+func ValidateID(id string) error {
+	if id == "" || len(id) > 128 {
+		return fmt.Errorf("voices: voice id must have 1 to 128 characters, got %d", len(id))
+	}
+	for _, r := range id {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:+", r)
+		if !ok {
+			return fmt.Errorf("voices: voice id %q has the character %q", id, r)
+		}
+	}
+	return nil
+}
