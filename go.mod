@@ -23,6 +23,7 @@ require (
 	github.com/tidwall/sjson v1.2.5 // indirect
 	github.com/yalue/onnxruntime_go v1.27.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
 	gopkg.in/hraban/opus.v2 v2.0.0-20230925203106-0188a62cb302 // indirect
 	modernc.org/libc v1.77.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
