@@ -1,0 +1,217 @@
+package enginetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/voxkit/voxkit/engine"
+)
+
+// Clip is the audio an engine produced for one request.
+type Clip struct {
+	Samples    []float32
+	SampleRate int
+	Chunks     int
+}
+
+// Duration returns the clip's length.
+func (c Clip) Duration() time.Duration {
+	if c.SampleRate == 0 {
+		return 0
+	}
+	return time.Duration(len(c.Samples)) * time.Second / time.Duration(c.SampleRate)
+}
+
+// RMS returns the clip's root-mean-square level.
+func (c Clip) RMS() float64 {
+	if len(c.Samples) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, v := range c.Samples {
+		sum += float64(v) * float64(v)
+	}
+	return math.Sqrt(sum / float64(len(c.Samples)))
+}
+
+// Collect runs req on e and gathers every chunk into one clip. It fails if
+// the sample rate changes between chunks.
+func Collect(ctx context.Context, e engine.Engine, req engine.Request) (Clip, error) {
+	var c Clip
+	err := e.Synthesize(ctx, req, func(ch engine.Chunk) error {
+		if ch.SampleRate <= 0 {
+			return fmt.Errorf("enginetest: chunk with sample rate %d", ch.SampleRate)
+		}
+		if c.SampleRate != 0 && ch.SampleRate != c.SampleRate {
+			return fmt.Errorf("enginetest: sample rate changed from %d to %d", c.SampleRate, ch.SampleRate)
+		}
+		c.SampleRate = ch.SampleRate
+		c.Samples = append(c.Samples, ch.Samples...)
+		c.Chunks++
+		return nil
+	})
+	return c, err
+}
+
+// silenceRMS is the level below which audio counts as silence.
+const silenceRMS = 0.001
+
+// Run checks that e honours the engine.Engine contract when speaking with
+// voice:
+//   - text yields non-silent audio at a positive, stable sample rate;
+//   - empty or white-space text yields nothing or silence, without error;
+//   - longer text yields longer audio, and a faster rate shorter audio;
+//   - cancelling the context stops synthesis within one sentence;
+//   - an error returned by the ChunkFunc stops synthesis and is returned;
+//   - 8 goroutines at once each get the audio of their own text.
+func Run(t *testing.T, e engine.Engine, voice string) {
+	t.Helper()
+	ctx := context.Background()
+	say := func(t *testing.T, text string, rate float64) Clip {
+		t.Helper()
+		c, err := Collect(ctx, e, engine.Request{Voice: voice, Text: text, Prosody: engine.Prosody{Rate: rate}})
+		if err != nil {
+			t.Fatalf("Synthesize(%q): %v", text, err)
+		}
+		return c
+	}
+
+	t.Run("Audible", func(t *testing.T) {
+		c := say(t, "Hello world. This is a test of the speech engine.", 0)
+		if c.SampleRate <= 0 || c.Chunks == 0 {
+			t.Fatalf("no audio: %d chunks at %d Hz", c.Chunks, c.SampleRate)
+		}
+		if rms := c.RMS(); rms < 0.01 {
+			t.Errorf("audio is (nearly) silent: RMS %.5f", rms)
+		}
+		if d := c.Duration(); d < 500*time.Millisecond || d > 20*time.Second {
+			t.Errorf("implausible duration %v for two sentences", d)
+		}
+		for i, v := range c.Samples {
+			if v < -1 || v > 1 || math.IsNaN(float64(v)) {
+				t.Fatalf("sample %d out of range: %v", i, v)
+			}
+		}
+	})
+
+	t.Run("StableSampleRate", func(t *testing.T) {
+		a := say(t, "One.", 0)
+		b := say(t, "Two sentences here. And another one!", 0)
+		if a.SampleRate != b.SampleRate {
+			t.Errorf("sample rate differs between requests: %d and %d", a.SampleRate, b.SampleRate)
+		}
+	})
+
+	t.Run("EmptyText", func(t *testing.T) {
+		for _, text := range []string{"", "   ", "\n\t "} {
+			c := say(t, text, 0)
+			if rms := c.RMS(); rms > silenceRMS {
+				t.Errorf("text %q: got audible audio (RMS %.4f)", text, rms)
+			}
+		}
+	})
+
+	t.Run("LongerTextLongerAudio", func(t *testing.T) {
+		short := say(t, "Good morning.", 0)
+		long := say(t, "Good morning. The weather today is sunny with a light breeze from the west, and it will stay dry until the evening.", 0)
+		if long.Duration() < 2*short.Duration() {
+			t.Errorf("long text %v is not clearly longer than short text %v", long.Duration(), short.Duration())
+		}
+	})
+
+	t.Run("Rate", func(t *testing.T) {
+		text := "The quick brown fox jumps over the lazy dog."
+		normal, fast := say(t, text, 1), say(t, text, 2)
+		ratio := float64(fast.Duration()) / float64(normal.Duration())
+		if ratio > 0.75 || ratio < 0.3 {
+			t.Errorf("rate 2 gave %.2f of the normal duration, want about 0.5", ratio)
+		}
+	})
+
+	t.Run("Cancel", func(t *testing.T) {
+		text := strings.Repeat("This sentence is here to take some time to speak. ", 20)
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		chunksAfterCancel := 0
+		cancelled := false
+		err := e.Synthesize(ctx, engine.Request{Voice: voice, Text: text}, func(engine.Chunk) error {
+			if cancelled {
+				chunksAfterCancel++
+			}
+			if !cancelled {
+				cancel()
+				cancelled = true
+			}
+			return nil
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Synthesize after cancel returned %v, want context.Canceled", err)
+		}
+		// Chunks of the sentence being rendered at cancellation may still
+		// arrive; a whole further sentence must not.
+		if chunksAfterCancel > 1 {
+			t.Errorf("%d chunks arrived after cancellation", chunksAfterCancel)
+		}
+	})
+
+	t.Run("EmitErrorStops", func(t *testing.T) {
+		stop := errors.New("stop here")
+		calls := 0
+		err := e.Synthesize(ctx, engine.Request{Voice: voice, Text: "First sentence. Second sentence. Third sentence."}, func(engine.Chunk) error {
+			calls++
+			return stop
+		})
+		if !errors.Is(err, stop) {
+			t.Errorf("Synthesize returned %v, want the ChunkFunc's error", err)
+		}
+		if calls != 1 {
+			t.Errorf("ChunkFunc called %d times after returning an error", calls)
+		}
+	})
+
+	t.Run("Concurrent", func(t *testing.T) {
+		// Texts of clearly different lengths: audio mixed up between
+		// goroutines shows as a wrong duration.
+		texts := make([]string, 8)
+		want := make([]time.Duration, 8)
+		for i := range texts {
+			texts[i] = strings.TrimSpace(strings.Repeat("banana ", 2*i+1)) + "."
+			want[i] = say(t, texts[i], 0).Duration()
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 8)
+		for round := 0; round < 3; round++ {
+			for i := range texts {
+				wg.Go(func() {
+					c, err := Collect(ctx, e, engine.Request{Voice: voice, Text: texts[i]})
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					if d := c.Duration(); math.Abs(float64(d-want[i])) > 0.1*float64(want[i]) {
+						errs[i] = fmt.Errorf("text %d: got %v of audio, alone it gave %v", i, d, want[i])
+					}
+				})
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	})
+
+	t.Run("UnknownVoice", func(t *testing.T) {
+		err := e.Synthesize(ctx, engine.Request{Voice: "no-such-voice-xyz", Text: "Hello."}, func(engine.Chunk) error { return nil })
+		if !errors.Is(err, engine.ErrUnknownVoice) {
+			t.Errorf("unknown voice: got %v, want engine.ErrUnknownVoice", err)
+		}
+	})
+}

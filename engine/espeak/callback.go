@@ -1,0 +1,29 @@
+package espeak
+
+/*
+#include <espeak-ng/speak_lib.h>
+*/
+import "C"
+
+import "unsafe"
+
+// synthCallback receives audio from espeak_Synth. It runs on the goroutine
+// that called espeak_Synth, with mu held, so it may use active freely.
+// Returning 1 asks espeak to stop.
+//
+//export synthCallback
+func synthCallback(wav *C.short, n C.int, _ *C.espeak_EVENT) C.int {
+	job := active
+	if job == nil {
+		return 1
+	}
+	if job.ctx.Err() != nil {
+		return 1
+	}
+	if wav != nil && n > 0 {
+		for _, s := range unsafe.Slice((*int16)(unsafe.Pointer(wav)), int(n)) {
+			job.samples = append(job.samples, float32(s)/32768)
+		}
+	}
+	return 0
+}

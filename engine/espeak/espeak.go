@@ -1,0 +1,394 @@
+package espeak
+
+/*
+#cgo pkg-config: espeak-ng
+#include <stdlib.h>
+#include <espeak-ng/speak_lib.h>
+
+extern int synthCallback(short*, int, espeak_EVENT*);
+
+static void voxkit_set_callback(void) {
+	espeak_SetSynthCallback((t_espeak_callback*)synthCallback);
+}
+
+// voxkit_phonemes returns the phonemes of the clause at *text and advances
+// *text past it (NULL at the end). Wrapped so Go need not take the address
+// of a C pointer variable.
+static const char* voxkit_phonemes(const void** text) {
+	return espeak_TextToPhonemes(text, espeakCHARS_UTF8, 0x02);
+}
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/internal/sentence"
+)
+
+// Rates espeak-ng accepts, in words per minute.
+const (
+	normalWPM = 175
+	minWPM    = 80
+	maxWPM    = 450
+)
+
+var (
+	// mu guards every call into libespeak-ng and the variables below.
+	mu sync.Mutex
+	// sampleRate is espeak's output rate once initialized (22050).
+	sampleRate int
+	// active is the synthesis in progress, read by synthCallback.
+	active *job
+	// current caches the voice and rate last set, to skip needless calls.
+	currentVoice string
+	currentWPM   int
+)
+
+type job struct {
+	ctx     context.Context
+	samples []float32
+}
+
+// Options configure the engine. The zero value works.
+type Options struct {
+	// DataPath is the espeak-ng-data directory; empty means the
+	// library's default.
+	DataPath string
+}
+
+// Engine speaks with libespeak-ng. It is safe for concurrent use; calls
+// into the library are serialized.
+type Engine struct {
+	closed bool
+	mu     sync.RWMutex // guards closed
+}
+
+var _ engine.Engine = (*Engine)(nil)
+var _ engine.VoiceLister = (*Engine)(nil)
+var _ engine.Phonemizer = (*Engine)(nil)
+
+// ErrClosed is returned by an engine used after Close.
+var ErrClosed = errors.New("espeak: engine closed")
+
+// New initializes libespeak-ng (once per process) and returns an engine.
+func New(opts Options) (*Engine, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if sampleRate == 0 {
+		var path *C.char
+		if opts.DataPath != "" {
+			path = C.CString(opts.DataPath)
+			defer C.free(unsafe.Pointer(path))
+		}
+		rate := C.espeak_Initialize(C.AUDIO_OUTPUT_SYNCHRONOUS, 0, path, C.espeakINITIALIZE_DONT_EXIT)
+		if rate <= 0 {
+			return nil, fmt.Errorf("espeak: initialize failed (code %d): is espeak-ng-data installed?", int(rate))
+		}
+		C.voxkit_set_callback()
+		sampleRate = int(rate)
+	}
+	return &Engine{}, nil
+}
+
+// SampleRate returns the rate of the audio the engine produces.
+func (e *Engine) SampleRate() int {
+	mu.Lock()
+	defer mu.Unlock()
+	return sampleRate
+}
+
+// Close marks the engine closed. libespeak-ng itself stays initialized for
+// the life of the process, since other engines may share it.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	return nil
+}
+
+func (e *Engine) isClosed() bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.closed
+}
+
+// Synthesize speaks req.Text sentence by sentence. Each sentence's audio
+// is delivered as one chunk after the library lock is released, so a slow
+// emit never holds up other goroutines. req.Prosody.Rate sets the speaking
+// rate within espeak's range (80 to 450 words per minute, 175 normal).
+func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
+	if e.isClosed() {
+		return ErrClosed
+	}
+	wpm := int(float64(normalWPM)*req.Prosody.RateOrDefault() + 0.5)
+	wpm = max(minWPM, min(maxWPM, wpm))
+	for _, text := range sentence.Split(req.Text, 0) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		samples, rate, err := synth(ctx, req.Voice, text, wpm)
+		if err != nil {
+			return err
+		}
+		if len(samples) == 0 {
+			continue
+		}
+		if err := emit(engine.Chunk{Samples: samples, SampleRate: rate}); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// synth renders one sentence under the library lock.
+func synth(ctx context.Context, voice, text string, wpm int) ([]float32, int, error) {
+	ctext := C.CString(text)
+	defer C.free(unsafe.Pointer(ctext))
+
+	mu.Lock()
+	defer mu.Unlock()
+	if err := setVoice(voice); err != nil {
+		return nil, 0, err
+	}
+	if wpm != currentWPM {
+		if rc := C.espeak_SetParameter(C.espeakRATE, C.int(wpm), 0); rc != C.EE_OK {
+			return nil, 0, fmt.Errorf("espeak: set rate %d: code %d", wpm, int(rc))
+		}
+		currentWPM = wpm
+	}
+	j := &job{ctx: ctx}
+	active = j
+	defer func() { active = nil }()
+	size := C.size_t(len(text) + 1)
+	rc := C.espeak_Synth(unsafe.Pointer(ctext), size, 0, C.POS_CHARACTER, 0, C.espeakCHARS_UTF8, nil, nil)
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	if rc != C.EE_OK {
+		return nil, 0, fmt.Errorf("espeak: synthesis failed: code %d", int(rc))
+	}
+	return j.samples, sampleRate, nil
+}
+
+// setVoice selects voice, a language code optionally followed by
+// "+variant"; mu must be held.
+func setVoice(voice string) error {
+	if voice == currentVoice && voice != "" {
+		return nil
+	}
+	loadVoiceTable()
+	base, variant, _ := strings.Cut(strings.ToLower(voice), "+")
+	file, ok := voiceFiles[base]
+	if !ok || strings.ContainsAny(variant, "/\\.") {
+		return fmt.Errorf("%w %q", engine.ErrUnknownVoice, voice)
+	}
+	if variant != "" {
+		file += "+" + variant
+	}
+	if err := selectVoice(file); err != nil {
+		return fmt.Errorf("%w %q", engine.ErrUnknownVoice, voice)
+	}
+	currentVoice = voice
+	return nil
+}
+
+// selectVoice loads a voice by file identifier; mu must be held.
+func selectVoice(file string) error {
+	currentVoice, currentWPM = "", 0 // a new voice resets the rate
+	cv := C.CString(file)
+	defer C.free(unsafe.Pointer(cv))
+	if rc := C.espeak_SetVoiceByName(cv); rc != C.EE_OK {
+		return fmt.Errorf("espeak: voice %q: code %d", file, int(rc))
+	}
+	return nil
+}
+
+// Voices lists the voices espeak-ng has, named by their main language
+// code ("en-us", "en-gb", "fr-fr", ...).
+func (e *Engine) Voices(ctx context.Context) ([]engine.Voice, error) {
+	if e.isClosed() {
+		return nil, ErrClosed
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	loadVoiceTable()
+	if len(voiceList) == 0 {
+		return nil, errors.New("espeak: no voices found")
+	}
+	return slices.Clone(voiceList), nil
+}
+
+var (
+	// voiceFiles maps every language code a voice speaks to the voice's
+	// file identifier (e.g. "en-us" → "gmw/en-US"), lowest priority
+	// value first. Guarded by mu; built once.
+	voiceFiles map[string]string
+	// voiceList holds one entry per usable voice file.
+	voiceList []engine.Voice
+)
+
+// loadVoiceTable fills voiceFiles and voiceList; mu must be held.
+func loadVoiceTable() {
+	if voiceFiles != nil {
+		return
+	}
+	voiceFiles = make(map[string]string)
+	list := C.espeak_ListVoices(nil)
+	if list == nil {
+		return
+	}
+	type candidate struct {
+		file     string
+		priority int
+	}
+	best := make(map[string]candidate)
+	var files []string
+	names := make(map[string]string) // file → description
+	for _, v := range unsafe.Slice(list, 1<<16) {
+		if v == nil {
+			break
+		}
+		file := C.GoString(v.identifier)
+		if strings.HasPrefix(file, "mb/") { // MBROLA voices need separate databases
+			continue
+		}
+		langs := languages(v.languages)
+		if len(langs) == 0 {
+			continue
+		}
+		files = append(files, file)
+		names[file] = strings.ReplaceAll(C.GoString(v.name), "_", " ")
+		for i, l := range langs {
+			// The first language names the voice; others are aliases.
+			p := l.priority
+			if i > 0 {
+				p += 100
+			}
+			if c, ok := best[l.code]; !ok || p < c.priority {
+				best[l.code] = candidate{file, p}
+			}
+		}
+	}
+	for code, c := range best {
+		voiceFiles[code] = c.file
+	}
+	for _, file := range files {
+		// The voice's id is its first language, if no other voice took it.
+		for code, c := range best {
+			if c.file == file && c.priority < 100 && selectVoice(file) == nil {
+				voiceList = append(voiceList, engine.Voice{Name: code, Language: bcp47(code), Description: names[file]})
+			}
+		}
+	}
+	slices.SortFunc(voiceList, func(a, b engine.Voice) int { return strings.Compare(a.Name, b.Name) })
+	currentVoice = ""
+}
+
+type language struct {
+	priority int
+	code     string
+}
+
+// languages reads an espeak_VOICE languages list: pairs of a priority
+// byte and a NUL-terminated code, ended by a zero byte.
+func languages(p *C.char) []language {
+	var out []language
+	for p != nil && *p != 0 {
+		prio := int(*p)
+		code := C.GoString((*C.char)(unsafe.Add(unsafe.Pointer(p), 1)))
+		out = append(out, language{prio, strings.ToLower(code)})
+		p = (*C.char)(unsafe.Add(unsafe.Pointer(p), 2+len(code)))
+	}
+	return out
+}
+
+// bcp47 turns an espeak language code into a BCP 47 tag: "en-us" becomes
+// "en-US".
+func bcp47(lang string) string {
+	parts := strings.Split(lang, "-")
+	for i := 1; i < len(parts); i++ {
+		if len(parts[i]) == 2 {
+			parts[i] = strings.ToUpper(parts[i])
+		}
+	}
+	return strings.Join(parts, "-")
+}
+
+// languageMarker matches the "(en)" / "(cmn)" switches espeak puts around
+// words it reads in another language.
+var languageMarker = regexp.MustCompile(`\([a-z]{2,3}(-[a-z0-9]+)?\)`)
+
+// clausePunctuation are the marks that end a clause and that Piper-style
+// phoneme sequences keep.
+const clausePunctuation = ".,;:!?"
+
+// Phonemize returns the IPA phonemes of text, one string per clause, each
+// ending with the punctuation mark that closed the clause in text (if any).
+// espeak-ng 1.51 drops punctuation from its phoneme output, so it is put
+// back from the text each clause was read from.
+func (e *Engine) Phonemize(ctx context.Context, voice, text string) ([]string, error) {
+	if e.isClosed() {
+		return nil, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ctext := C.CString(text)
+	defer C.free(unsafe.Pointer(ctext))
+	base := uintptr(unsafe.Pointer(ctext))
+
+	mu.Lock()
+	defer mu.Unlock()
+	if err := setVoice(voice); err != nil {
+		return nil, err
+	}
+	var out []string
+	pos := unsafe.Pointer(ctext)
+	start := 0
+	for pos != nil {
+		ph := C.GoString(C.voxkit_phonemes(&pos))
+		end := len(text)
+		if pos != nil {
+			// espeak stops one character into the next clause.
+			end = min(len(text), int(uintptr(pos)-base))
+			_, size := utf8.DecodeLastRuneInString(text[:end])
+			end = max(start, end-size)
+		}
+		clause := strings.TrimSpace(languageMarker.ReplaceAllString(ph, ""))
+		if mark := closingMark(text[start:end]); mark != "" && clause != "" {
+			clause += mark
+		}
+		if clause != "" {
+			out = append(out, clause)
+		}
+		start = end
+	}
+	return out, nil
+}
+
+// closingMark returns the last clause punctuation in the source text of a
+// clause, ignoring trailing spaces and closing quotes.
+func closingMark(src string) string {
+	src = strings.TrimRight(src, " \t\r\n\"')]}”’»")
+	if src == "" {
+		return ""
+	}
+	last := src[len(src)-1:]
+	if strings.Contains(clausePunctuation, last) {
+		return last
+	}
+	if strings.HasSuffix(src, "…") {
+		return "."
+	}
+	return ""
+}

@@ -1,0 +1,138 @@
+package espeak
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/enginetest"
+)
+
+func newEngine(t *testing.T) *Engine {
+	t.Helper()
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func TestConformance(t *testing.T) {
+	enginetest.Run(t, newEngine(t), "en-us")
+}
+
+func TestConformanceOtherVoice(t *testing.T) {
+	enginetest.Run(t, newEngine(t), "de")
+}
+
+func TestVoices(t *testing.T) {
+	vs, err := newEngine(t).Voices(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.Name
+	}
+	for _, want := range []string{"en-us", "en-gb", "de", "fr-fr", "es", "it", "pt", "nl", "pl", "ru", "sv", "fi", "cmn", "ja", "hi"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("voice %q missing from %d voices", want, len(names))
+		}
+	}
+	e := newEngine(t)
+	for _, v := range vs {
+		if v.Name == "en-us" && v.Language != "en-US" {
+			t.Errorf("en-us has language %q", v.Language)
+		}
+	}
+	// Every listed voice must be usable.
+	for _, v := range vs[:20] {
+		if _, err := enginetest.Collect(context.Background(), e, engine.Request{Voice: v.Name, Text: "1 2 3"}); err != nil {
+			t.Errorf("voice %q listed but fails: %v", v.Name, err)
+		}
+	}
+}
+
+func TestUnknownVoiceDoesNotPoisonNextCall(t *testing.T) {
+	e := newEngine(t)
+	ctx := context.Background()
+	for _, bad := range []string{"xx-nope", "../../etc/passwd", ""} {
+		_, err := enginetest.Collect(ctx, e, engine.Request{Voice: bad, Text: "Hello."})
+		if !errors.Is(err, engine.ErrUnknownVoice) {
+			t.Errorf("voice %q: got %v", bad, err)
+		}
+	}
+	c, err := enginetest.Collect(ctx, e, engine.Request{Voice: "en-us", Text: "Hello."})
+	if err != nil || c.RMS() < 0.01 {
+		t.Fatalf("en-us after bad voices: err %v, RMS %v", err, c.RMS())
+	}
+}
+
+func TestVariantsAndAliases(t *testing.T) {
+	e := newEngine(t)
+	for _, voice := range []string{"en-us+f3", "en-us+whisper", "EN-US", "fr", "en"} {
+		c, err := enginetest.Collect(context.Background(), e, engine.Request{Voice: voice, Text: "Hello there."})
+		if err != nil || c.RMS() < 0.005 {
+			t.Errorf("voice %q: err %v, RMS %v", voice, err, c.RMS())
+		}
+	}
+}
+
+func TestPhonemize(t *testing.T) {
+	e := newEngine(t)
+	ctx := context.Background()
+	tests := []struct {
+		voice, text string
+		want        []string
+	}{
+		{"en-us", "Hello world!", []string{"həlˈoʊ wˈɜːld!"}},
+		{"en-us", "Hello, world.", []string{"həlˈoʊ,", "wˈɜːld."}},
+		{"en-us", "Is it? Yes", []string{"ɪz ɪt?", "jˈɛs"}},
+		{"en-us", "", nil},
+	}
+	for _, tt := range tests {
+		got, err := e.Phonemize(ctx, tt.voice, tt.text)
+		if err != nil {
+			t.Fatalf("Phonemize(%q): %v", tt.text, err)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Phonemize(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestDurationMatchesCommand compares with the espeak-ng command's own
+// output for the same text and voice.
+func TestDurationMatchesCommand(t *testing.T) {
+	if _, err := exec.LookPath("espeak-ng"); err != nil {
+		t.Skip("espeak-ng command not installed")
+	}
+	text := "The rainbow is a division of white light into many beautiful colors."
+	wav := filepath.Join(t.TempDir(), "ref.wav")
+	if out, err := exec.Command("espeak-ng", "-v", "en-us", "-w", wav, text).CombinedOutput(); err != nil {
+		t.Fatalf("espeak-ng: %v %s", err, out)
+	}
+	out, err := exec.Command("soxi", "-D", wav).Output()
+	if err != nil {
+		t.Skipf("soxi: %v", err)
+	}
+	var ref float64
+	if _, err := fmt.Sscan(strings.TrimSpace(string(out)), &ref); err != nil {
+		t.Fatal(err)
+	}
+	c, err := enginetest.Collect(context.Background(), newEngine(t), engine.Request{Voice: "en-us", Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Duration().Seconds()
+	if got < 0.9*ref || got > 1.1*ref {
+		t.Errorf("duration %.3fs, espeak-ng command gives %.3fs", got, ref)
+	}
+}
