@@ -1,0 +1,280 @@
+package tags
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Options control Parse. The zero value parses leniently and accepts every
+// tag of the vocabulary.
+type Options struct {
+	// Strict makes Parse fail with a *StrictError when any tag is unknown,
+	// unsupported, has a bad or out-of-range value, names an unknown
+	// voice or closes nothing. Otherwise such tags are dropped (or, for
+	// out-of-range values, clamped) and listed in Script.Issues.
+	Strict bool
+	// Supports reports whether the renderer can render the named tag of
+	// the vocabulary. Nil means every tag.
+	Supports func(name string) bool
+	// Voice reports whether a <|voice:ID|> tag may switch to voice id.
+	// Nil accepts every id.
+	Voice func(id string) bool
+}
+
+// Script is parsed input: text in resolved styles, and events, in order.
+type Script struct {
+	// Parts holds the text and events. Adjacent text parts differ in
+	// style; text never contains a well-formed tag.
+	Parts []Part
+	// Issues lists the tags that were dropped or clamped, in input order.
+	Issues []*TagError
+}
+
+// Ignored returns the dropped tags without their delimiters (such as
+// "foo" or "rate:abc"), each once, in input order.
+func (s Script) Ignored() []string {
+	var out []string
+	for _, e := range s.Issues {
+		if e.Dropped() && !slices.Contains(out, e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// Text returns the script's text without tags or events.
+func (s Script) Text() string {
+	var b strings.Builder
+	for _, p := range s.Parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// Parse reads the tags in input and returns the script they describe.
+//
+// A tag is written <|name|>, <|name:value|> or <|/name|>, where name is
+// made of the characters a-z, 0-9, '_' and '-', and value of any
+// characters except white space, '<', '>' and '|'. Anything else,
+// including "<|" that does not start such a tag, is literal text. A style
+// tag applies from where it stands until its closing tag, <|reset|> or the
+// end of the input; for each attribute (rate, pitch, …) the most recently
+// opened tag that sets it wins. A closing tag closes the most recent open
+// tag of the same name, so overlapping tags work. An event tag happens
+// where it stands.
+//
+// Tags that cannot be applied are removed from the text and listed in
+// Script.Issues, or make Parse fail in strict mode. Parse never returns
+// text that contains a well-formed tag.
+func Parse(input string, opts Options) (Script, error) {
+	p := parser{opts: opts}
+	textStart := 0
+	for i := 0; i < len(input); {
+		j := strings.Index(input[i:], "<|")
+		if j < 0 {
+			break
+		}
+		pos := i + j
+		n, ok := matchTag(input[pos:])
+		if !ok {
+			i = pos + 1
+			continue
+		}
+		p.text(input[textStart:pos])
+		p.tag(pos, input[pos:pos+n])
+		i = pos + n
+		textStart = i
+	}
+	p.text(input[textStart:])
+	if opts.Strict && len(p.script.Issues) > 0 {
+		return Script{}, &StrictError{Tags: p.script.Issues}
+	}
+	return p.script, nil
+}
+
+// openTag is a style tag in force.
+type openTag struct {
+	name  string
+	value string
+}
+
+type parser struct {
+	opts   Options
+	open   []openTag
+	style  Style
+	script Script
+}
+
+func (p *parser) issue(pos int, tag string, kind error, detail string) {
+	if len(tag) > maxValueDisplay+8 {
+		tag = truncate(tag, maxValueDisplay) + "…|>"
+	}
+	p.script.Issues = append(p.script.Issues, &TagError{Pos: pos, Tag: tag, Kind: kind, Detail: detail})
+}
+
+// text appends literal text in the current style, joining it to the
+// previous part when the style is the same.
+func (p *parser) text(s string) {
+	if s == "" {
+		return
+	}
+	parts := p.script.Parts
+	if n := len(parts); n > 0 && !parts[n-1].IsEvent() && parts[n-1].Style == p.style {
+		parts[n-1].Text = join(parts[n-1].Text, s)
+		return
+	}
+	p.script.Parts = append(parts, Part{Text: s, Style: p.style})
+}
+
+// join concatenates a and b, neither of which contains a well-formed tag,
+// separating them with a space if their join would form one.
+func join(a, b string) string {
+	// A tag holds one '<' (its first byte) and one '>' (its last), so a
+	// tag across the join starts at a's last '<' and ends at b's first '>'.
+	i := strings.LastIndexByte(a, '<')
+	j := strings.IndexByte(b, '>')
+	if i >= 0 && j >= 0 {
+		cand := a[i:] + b[:j+1]
+		if n, ok := matchTag(cand); ok && n == len(cand) {
+			return a + " " + b
+		}
+	}
+	return a + b
+}
+
+// tag handles one well-formed tag found at pos.
+func (p *parser) tag(pos int, tag string) {
+	inner := tag[2 : len(tag)-2]
+	closing := strings.HasPrefix(inner, "/")
+	inner = strings.TrimPrefix(inner, "/")
+	name, value, hasValue := strings.Cut(inner, ":")
+	d, known := vocabulary[name]
+	switch {
+	case !known:
+		p.issue(pos, tag, ErrUnknownTag, "")
+		return
+	case p.opts.Supports != nil && !p.opts.Supports(name):
+		p.issue(pos, tag, ErrUnsupported, "")
+		return
+	case closing:
+		p.close(pos, tag, name, d, hasValue)
+		return
+	}
+	switch {
+	case hasValue && d.value == noValue:
+		p.issue(pos, tag, ErrBadValue, name+" takes no value")
+		return
+	case !hasValue && d.value == requiredValue, hasValue && value == "" && d.value == requiredValue:
+		p.issue(pos, tag, ErrBadValue, name+" needs a value, as in <|"+name+":…|>")
+		return
+	}
+	switch d.kind {
+	case resetTag:
+		p.open = p.open[:0]
+		p.restyle()
+	case eventTag:
+		e, clamped, err := d.event(value)
+		if err != nil {
+			p.issue(pos, tag, ErrBadValue, err.Error())
+			return
+		}
+		if clamped != "" {
+			p.issue(pos, tag, ErrOutOfRange, clamped)
+		}
+		p.script.Parts = append(p.script.Parts, Part{Event: e, Style: p.style})
+	case styleTag:
+		var probe Style
+		clamped, err := d.set(&probe, value)
+		if err != nil {
+			p.issue(pos, tag, ErrBadValue, err.Error())
+			return
+		}
+		if name == "voice" && p.opts.Voice != nil && !p.opts.Voice(value) {
+			p.issue(pos, tag, ErrUnknownVoice, "")
+			return
+		}
+		if clamped != "" {
+			p.issue(pos, tag, ErrOutOfRange, clamped)
+		}
+		p.open = append(p.open, openTag{name: name, value: value})
+		p.restyle()
+	}
+}
+
+// close handles a closing tag.
+func (p *parser) close(pos int, tag, name string, d def, hasValue bool) {
+	if d.kind != styleTag {
+		p.issue(pos, tag, ErrBadValue, "<|"+name+"|> has no closing tag")
+		return
+	}
+	if hasValue {
+		p.issue(pos, tag, ErrBadValue, "a closing tag takes no value")
+		return
+	}
+	for i := len(p.open) - 1; i >= 0; i-- {
+		if p.open[i].name == name {
+			p.open = slices.Delete(p.open, i, i+1)
+			p.restyle()
+			return
+		}
+	}
+	p.issue(pos, tag, ErrUnmatched, "")
+}
+
+// restyle recomputes the style from the open tags, oldest first.
+func (p *parser) restyle() {
+	var s Style
+	for _, t := range p.open {
+		vocabulary[t.name].set(&s, t.value) // values were checked when opened
+	}
+	p.style = s
+}
+
+// matchTag reports whether s starts with a well-formed tag, and its length.
+func matchTag(s string) (int, bool) {
+	if !strings.HasPrefix(s, "<|") {
+		return 0, false
+	}
+	i := 2
+	if i < len(s) && s[i] == '/' {
+		i++
+	}
+	start := i
+	for i < len(s) && isNameByte(s[i]) {
+		i++
+	}
+	if i == start {
+		return 0, false
+	}
+	if i < len(s) && s[i] == ':' {
+		i++
+		for i < len(s) {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == '|' || r == '<' || r == '>' || unicode.IsSpace(r) || r == utf8.RuneError && size == 1 {
+				break
+			}
+			i += size
+		}
+	}
+	if strings.HasPrefix(s[i:], "|>") {
+		return i + 2, true
+	}
+	return 0, false
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// truncate cuts s to at most n bytes on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

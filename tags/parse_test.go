@@ -1,0 +1,242 @@
+package tags
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// goldenCases are the inputs whose parse is kept in testdata/golden.
+var goldenCases = []struct {
+	name   string
+	input  string
+	maxLen int
+	opts   Options
+}{
+	{name: "plain", input: "Hello, world."},
+	{name: "empty", input: ""},
+	{name: "only-pause", input: "<|pause|>"},
+	{name: "only-style", input: "<|slow|>"},
+	{name: "only-tags", input: "<|loud|><|breath|><|/loud|><|sigh|>"},
+	{name: "leading-style", input: "<|slow|>The whole thing is slow. Really."},
+	{name: "closed-style", input: "Normal <|fast|>quick words<|/fast|> normal again."},
+	{name: "unclosed", input: "Start <|high|>and never close. Still high."},
+	{name: "nested-same-attr", input: "<|slow|>slow <|fast|>fast<|/fast|> slow again<|/slow|> neutral"},
+	{name: "nested-different", input: "<|slow|>a <|loud|>b <|whisper|>c<|/whisper|> d<|/loud|> e<|/slow|> f"},
+	{name: "overlapping", input: "<|slow|>a <|loud|>b<|/slow|> c<|/loud|> d"},
+	{name: "reset", input: "<|slow|><|high|><|whisper|>styled <|reset|>plain"},
+	{name: "reset-value", input: "<|reset:now|>text"},
+	{name: "close-unopened", input: "text<|/slow|> more"},
+	{name: "close-event", input: "a<|/pause|>b"},
+	{name: "close-with-value", input: "<|slow|>a<|/slow:2|>b"},
+	{name: "unknown", input: "I <|wink|>know."},
+	{name: "unknown-closing", input: "I <|/wink|>know."},
+	{name: "literal-open", input: "a <| b"},
+	{name: "literal-trailing", input: "trailing <|"},
+	{name: "literal-pipe-gt", input: "x |> y <||> z"},
+	{name: "literal-uppercase", input: "<|SLOW|>shouting name"},
+	{name: "literal-space-in-tag", input: "<| slow |>spaced <|pause: 1s|>"},
+	{name: "literal-nested-open", input: "<|<|slow|>|>"},
+	{name: "removed-tag-would-form-tag", input: "<|sl<|wink|>ow|>text"},
+	{name: "removed-style-would-form-tag", input: "<|lo<|slow|><|/slow|>ud|>x"},
+	{name: "pause-values", input: "a<|pause:250ms|>b<|pause:1.5s|>c<|pause:2|>d<|pause:0ms|>e"},
+	{name: "pause-too-long", input: "wait<|pause:10s|>done"},
+	{name: "pause-bad", input: "a<|pause:soon|>b<|pause:-1s|>c"},
+	{name: "empty-values", input: "<|rate:|>a<|pitch:|>b<|voice:|>c<|pause:|>d"},
+	{name: "missing-values", input: "<|rate|>a<|pitch|>b<|volume|>c<|voice|>d"},
+	{name: "value-on-flag", input: "<|whisper:yes|>a<|slow:2|>b"},
+	{name: "rate-values", input: "<|rate:1.2|>a<|rate:0.25|>b<|rate:4|>c"},
+	{name: "rate-out-of-range", input: "<|rate:9|>fast<|rate:0.1|>slow<|rate:-1|>neg"},
+	{name: "rate-bad", input: "<|rate:abc|>a<|rate:NaN|>b<|rate:inf|>c<|rate:0x10|>d"},
+	{name: "pitch-values", input: "<|pitch:+3|>up <|pitch:-2.5|>down <|pitch:5st|>st"},
+	{name: "pitch-out-of-range", input: "<|pitch:+30|>way up<|pitch:-13|>way down"},
+	{name: "volume-values", input: "<|volume:0.5|>half <|volume:2|>double <|volume:0|>silent"},
+	{name: "volume-out-of-range", input: "<|volume:3|>too loud"},
+	{name: "named-styles", input: "<|high|>h<|low|>l<|loud|>L<|soft|>s<|emphasis|>e<|spell|>ABC"},
+	{name: "presets", input: "<|excited|>Yes!<|/excited|> <|sad|>No.<|/sad|> <|calm|>Fine.<|/calm|> <|angry|>Why?"},
+	{name: "preset-override", input: "<|excited|><|slow|>slow but excited"},
+	{name: "events", input: "Well<|breath|> I<|sigh|> think<|laugh|> so<|cough|>."},
+	{name: "events-values", input: "<|breath:2|>a<|laugh:loud|>b"},
+	{name: "voice", input: "<|voice:alice|>Hi Bob.<|voice:bob|>Hi Alice.<|/voice|>Narrator."},
+	{name: "voice-nested", input: "<|voice:alice|>A <|voice:bob|>B<|/voice|> A again"},
+	{name: "voice-unknown", input: "<|voice:mallory|>Hi.", opts: Options{Voice: func(id string) bool { return id == "alice" }}},
+	{name: "voice-colon-id", input: "<|voice:en-us+f3:x|>odd id"},
+	{name: "unsupported", input: "<|laugh|>ha<|whisper|>psst", opts: Options{Supports: func(n string) bool { return n != "laugh" }}},
+	{name: "split-across-sentences", input: "First <|slow|>sentence ends. Second starts slow<|/slow|> and ends fast. Third."},
+	{name: "pause-between-sentences", input: "One.<|pause|> Two. <|pause:1s|>Three."},
+	{name: "event-first", input: "<|breath|>Then words. And more."},
+	{name: "unicode", input: "<|high|>Grüße, 世界！<|/high|>你好。 <|pitch:-2|>Ünïcödé — ok…"},
+	{name: "unicode-value", input: "<|voice:ünï|>x<|pause:1秒|>y"},
+	{name: "tag-mid-word", input: "hel<|loud|>lo wor<|/loud|>ld"},
+	{name: "many-spaces", input: "  <|slow|>  spaced   out  <|/slow|>  "},
+	{name: "newlines", input: "Para one.\n\n<|whisper|>Para two\nstill two."},
+	{name: "long-sentence-cut", maxLen: 40, input: "<|fast|>This sentence is much longer than the limit, so it gets cut at a clause mark or a word boundary<|/fast|> and ends plain."},
+	{name: "abbreviation", input: "<|slow|>Dr. Smith arrived. <|/slow|>Mr. Jones left."},
+	{name: "adjacent-same-style", input: "<|slow|>a<|/slow|><|slow|>b"},
+	{name: "invalid-utf8", input: "a\xff<|slow|>b\xfe<|pause:\xff|>c"},
+	{name: "pipes-in-text", input: "a | b <| c |> d <|e|>"},
+	{name: "long-unknown", input: "<|" + strings.Repeat("x", 80) + "|>text"},
+}
+
+func TestGolden(t *testing.T) {
+	if len(goldenCases) < 40 {
+		t.Fatalf("only %d golden cases", len(goldenCases))
+	}
+	seen := map[string]bool{}
+	for _, tc := range goldenCases {
+		t.Run(tc.name, func(t *testing.T) {
+			if seen[tc.name] {
+				t.Fatalf("duplicate case name %q", tc.name)
+			}
+			seen[tc.name] = true
+			got := dump(tc.input, tc.maxLen, tc.opts)
+			path := filepath.Join("testdata", "golden", tc.name+".golden")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./tags -run TestGolden -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("parse of %q differs from %s:\n--- got\n%s--- want\n%s", tc.input, path, got, want)
+			}
+		})
+	}
+}
+
+// dump renders everything Parse says about input in a readable form.
+func dump(input string, maxLen int, opts Options) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "input: %q\n", input)
+	s, err := Parse(input, opts)
+	if err != nil {
+		fmt.Fprintf(&b, "error: %v\n", err)
+		return b.String()
+	}
+	b.WriteString("parts:\n")
+	for _, p := range s.Parts {
+		fmt.Fprintf(&b, "  %v\n", p)
+	}
+	if len(s.Issues) > 0 {
+		b.WriteString("issues:\n")
+		for _, e := range s.Issues {
+			fmt.Fprintf(&b, "  %v\n", e)
+		}
+		fmt.Fprintf(&b, "ignored: %q\n", s.Ignored())
+	}
+	opts.Strict = true
+	if _, err := Parse(input, opts); err != nil {
+		fmt.Fprintf(&b, "strict: %v\n", err)
+	}
+	fmt.Fprintf(&b, "sentences:\n")
+	for i, sen := range s.Sentences(maxLen) {
+		fmt.Fprintf(&b, "  %d:", i)
+		for _, p := range sen.Parts {
+			fmt.Fprintf(&b, " %v;", p)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func TestStrictError(t *testing.T) {
+	_, err := Parse("ok <|wink|> <|rate:9|> <|/slow|>", Options{Strict: true})
+	var se *StrictError
+	if !errors.As(err, &se) || len(se.Tags) != 3 {
+		t.Fatalf("err = %v, want a StrictError with 3 tags", err)
+	}
+	var te *TagError
+	if !errors.As(err, &te) || te.Pos != 3 || te.Tag != "<|wink|>" {
+		t.Fatalf("errors.As TagError = %+v", te)
+	}
+	for _, kind := range []error{ErrUnknownTag, ErrOutOfRange, ErrUnmatched} {
+		if !errors.Is(err, kind) {
+			t.Errorf("errors.Is(err, %v) = false", kind)
+		}
+	}
+	if errors.Is(err, ErrBadValue) {
+		t.Errorf("errors.Is(err, ErrBadValue) = true")
+	}
+	for _, name := range []string{"<|wink|>", "<|rate:9|>", "<|/slow|>"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error %q does not name %s", err, name)
+		}
+	}
+}
+
+func TestStrictAcceptsGoodTags(t *testing.T) {
+	in := "<|excited|>Hi<|pause:1s|> <|voice:bob|><|pitch:-3|>there<|/voice|><|reset|>."
+	if _, err := Parse(in, Options{Strict: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestVocabulary(t *testing.T) {
+	// Every name of the vocabulary parses cleanly, with a value where it
+	// needs one, and leaves no text behind.
+	values := map[string]string{"rate": "1.5", "pitch": "2", "volume": "0.5", "voice": "x"}
+	for _, name := range Names() {
+		t.Run(name, func(t *testing.T) {
+			tag := "<|" + name + "|>"
+			if v, ok := values[name]; ok {
+				tag = "<|" + name + ":" + v + "|>"
+			}
+			s, err := Parse("a"+tag+"b", Options{Strict: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Text(); got != "ab" {
+				t.Errorf("text = %q", got)
+			}
+			styled := len(s.Parts) == 2 && s.Parts[1].Style != Style{}
+			event := len(s.Parts) == 3 && s.Parts[1].IsEvent()
+			if !styled && !event && name != "reset" {
+				t.Errorf("parts = %v: tag had no effect", s.Parts)
+			}
+			if IsEvent(name) != event {
+				t.Errorf("IsEvent(%q) = %v, parts %v", name, IsEvent(name), s.Parts)
+			}
+		})
+	}
+}
+
+func TestSentencesKeepText(t *testing.T) {
+	// The text of the script survives splitting, in order, whatever the
+	// bound, and no sentence is longer than the bound.
+	in := "<|slow|>Alpha beta. Gamma<|pause|> delta, epsilon<|/slow|> zeta! <|loud|>Eta theta iota kappa lambda."
+	s, err := Parse(in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join(strings.Fields(s.Text()), "")
+	for _, maxLen := range []int{0, 5, 12, 30} {
+		var got strings.Builder
+		events := 0
+		for _, sen := range s.Sentences(maxLen) {
+			n := 0
+			for _, p := range sen.Parts {
+				got.WriteString(strings.Join(strings.Fields(p.Text), ""))
+				n += len([]rune(p.Text))
+				if p.IsEvent() {
+					events++
+				}
+			}
+			if maxLen > 0 && n > maxLen {
+				t.Errorf("maxLen %d: sentence %q has %d characters", maxLen, sen.Text(), n)
+			}
+		}
+		if got.String() != want || events != 1 {
+			t.Errorf("maxLen %d: text %q and %d events, want %q and 1", maxLen, got.String(), events, want)
+		}
+	}
+}
