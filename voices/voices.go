@@ -1,12 +1,15 @@
 package voices
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/voxkit/voxkit/engine"
 )
 
 // Voice is one entry of the catalog.
@@ -109,6 +112,34 @@ func ValidateID(id string) error {
 		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:+", r)
 		if !ok {
 			return fmt.Errorf("voices: voice id %q has the character %q", id, r)
+		}
+	}
+	return nil
+}
+
+// AddEngine adds every voice that eng lists (if it is an
+// engine.VoiceLister) as a global voice rendered by the engine named
+// engineName. The voice id is the engine's voice name.
+func (c *Catalog) AddEngine(ctx context.Context, engineName string, eng engine.Engine, created time.Time) error {
+	lister, ok := eng.(engine.VoiceLister)
+	if !ok {
+		return fmt.Errorf("voices: engine %q cannot list its voices", engineName)
+	}
+	list, err := lister.Voices(ctx)
+	if err != nil {
+		return fmt.Errorf("voices: listing engine %q: %w", engineName, err)
+	}
+	for _, v := range list {
+		err := c.Add(Voice{
+			ID:          v.Name,
+			Created:     created,
+			Engine:      engineName,
+			EngineVoice: v.Name,
+			Language:    v.Language,
+			Description: v.Description,
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -1,0 +1,243 @@
+package tts_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/enginetest"
+	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/voices"
+)
+
+func newSynth(t testing.TB, engines map[string]engine.Engine) *tts.Synthesizer {
+	t.Helper()
+	cat := new(voices.Catalog)
+	for name, e := range engines {
+		if err := cat.AddEngine(context.Background(), name, e, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := tts.New(tts.Options{Engines: engines, Voices: cat, MaxInput: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func fakeSynth(t testing.TB, opts enginetest.FakeOptions) (*tts.Synthesizer, *enginetest.Fake) {
+	f := enginetest.NewFake(opts)
+	return newSynth(t, map[string]engine.Engine{"fake": f}), f
+}
+
+func TestSynthesizeWAV(t *testing.T) {
+	s, _ := fakeSynth(t, enginetest.FakeOptions{SampleRate: 16000})
+	wav, err := s.Synthesize(context.Background(), "fake", "Hi. Bye.", encode.WAV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(wav[:4]) != "RIFF" || string(wav[8:16]) != "WAVEfmt " {
+		t.Fatalf("not a WAV header: %q", wav[:16])
+	}
+	if rate := binary.LittleEndian.Uint32(wav[24:]); rate != 24000 {
+		t.Errorf("sample rate %d, want 24000", rate)
+	}
+	dataSize := binary.LittleEndian.Uint32(wav[40:])
+	if int(dataSize) != len(wav)-44 {
+		t.Errorf("data size %d, file has %d bytes of data", dataSize, len(wav)-44)
+	}
+	// "Hi." = 2 letters and a half-letter pause, "Bye." = 3 and a half:
+	// 6 letters of 60 ms → 0.36 s at 24 kHz, 2 bytes a sample.
+	want := 2 * (24000 * 360 / 1000)
+	if int(dataSize) != want {
+		t.Errorf("data size %d bytes, want %d", dataSize, want)
+	}
+}
+
+func TestValidationErrors(t *testing.T) {
+	s, _ := fakeSynth(t, enginetest.FakeOptions{})
+	tests := []struct {
+		name string
+		req  tts.Request
+		want error
+	}{
+		{"unknown voice", tts.Request{Voice: "nobody", Input: "x", Format: encode.WAV}, tts.ErrUnknownVoice},
+		{"empty", tts.Request{Voice: "fake", Input: "", Format: encode.WAV}, tts.ErrEmptyInput},
+		{"blank", tts.Request{Voice: "fake", Input: " \n\t", Format: encode.WAV}, tts.ErrEmptyInput},
+		{"too long", tts.Request{Voice: "fake", Input: strings.Repeat("é", 1001), Format: encode.WAV}, tts.ErrInputTooLong},
+		{"format", tts.Request{Voice: "fake", Input: "x", Format: encode.Format{Name: "ogg-vorbis"}}, tts.ErrUnsupportedFormat},
+		{"rate", tts.Request{Voice: "fake", Input: "x", Format: encode.Format{Name: "wav", SampleRate: 5}}, tts.ErrUnsupportedFormat},
+		{"slow", tts.Request{Voice: "fake", Input: "x", Format: encode.WAV, Speed: 0.1}, tts.ErrBadSpeed},
+		{"fast", tts.Request{Voice: "fake", Input: "x", Format: encode.WAV, Speed: 4.5}, tts.ErrBadSpeed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			_, err := s.Stream(context.Background(), &buf, tt.req)
+			if !errors.Is(err, tt.want) {
+				t.Errorf("got %v, want %v", err, tt.want)
+			}
+			if buf.Len() != 0 {
+				t.Errorf("%d bytes written before the error", buf.Len())
+			}
+		})
+	}
+	// Exactly at the limit is fine.
+	if _, err := s.Synthesize(context.Background(), "fake", strings.Repeat("é", 1000), encode.PCM); err != nil {
+		t.Errorf("input at the limit: %v", err)
+	}
+}
+
+// flushRecorder records, at each Flush, how many bytes had been written.
+type flushRecorder struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	flushes []int
+	first   time.Time
+}
+
+func (r *flushRecorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.first.IsZero() && len(p) > 0 {
+		r.first = time.Now()
+	}
+	return r.buf.Write(p)
+}
+
+func (r *flushRecorder) Flush() {
+	r.mu.Lock()
+	r.flushes = append(r.flushes, r.buf.Len())
+	r.mu.Unlock()
+}
+
+func TestStreamFlushesEachSentence(t *testing.T) {
+	s, _ := fakeSynth(t, enginetest.FakeOptions{SentenceDelay: 30 * time.Millisecond})
+	input := strings.Repeat("A short sentence. ", 10)
+	w := new(flushRecorder)
+	start := time.Now()
+	res, err := s.Stream(context.Background(), w, tts.Request{Voice: "fake", Input: input, Format: encode.Format{Name: "pcm", Streaming: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := time.Since(start)
+	if res.Sentences != 10 {
+		t.Errorf("%d sentences", res.Sentences)
+	}
+	if len(w.flushes) < 10 || w.flushes[0] == 0 {
+		t.Fatalf("flushes at %v", w.flushes)
+	}
+	// Audio of the first sentence is out while the other nine are still
+	// to come (each takes at least the 30 ms delay).
+	if ttfb := w.first.Sub(start); ttfb > total/2 {
+		t.Errorf("first byte after %v of %v", ttfb, total)
+	}
+	if res.Samples*2 != w.buf.Len() {
+		t.Errorf("result says %d samples, %d bytes written", res.Samples, w.buf.Len())
+	}
+}
+
+func TestSpeedShortensAudio(t *testing.T) {
+	s, _ := fakeSynth(t, enginetest.FakeOptions{})
+	ctx := context.Background()
+	var normal, fast bytes.Buffer
+	r1, err := s.Stream(ctx, &normal, tts.Request{Voice: "fake", Input: "Some words here.", Format: encode.PCM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := s.Stream(ctx, &fast, tts.Request{Voice: "fake", Input: "Some words here.", Format: encode.PCM, Speed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ratio := float64(r2.Samples) / float64(r1.Samples); ratio < 0.45 || ratio > 0.55 {
+		t.Errorf("speed 2 gives %.2f of the duration", ratio)
+	}
+}
+
+func TestCancelStopsSynthesis(t *testing.T) {
+	s, f := fakeSynth(t, enginetest.FakeOptions{SentenceDelay: 20 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &cancelAfterFirstWrite{cancel: cancel}
+	_, err := s.Stream(ctx, w, tts.Request{Voice: "fake", Input: strings.Repeat("Again and again. ", 10), Format: encode.Format{Name: "pcm"}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want context.Canceled", err)
+	}
+	if n := len(f.Requests()); n > 2 {
+		t.Errorf("%d sentences requested after cancellation", n)
+	}
+}
+
+type cancelAfterFirstWrite struct{ cancel func() }
+
+func (c *cancelAfterFirstWrite) Write(p []byte) (int, error) { c.cancel(); return len(p), nil }
+
+func TestEspeakWAVMatchesFFprobe(t *testing.T) {
+	if _, err := exec.LookPath("ffprobe"); err != nil {
+		t.Skip("ffprobe not installed")
+	}
+	e, err := espeak.New(espeak.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSynth(t, map[string]engine.Engine{"espeak": e})
+	wav, err := s.Synthesize(context.Background(), "en-us", "Hello world. This is voxkit speaking.", encode.WAV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "out.wav")
+	if err := os.WriteFile(path, wav, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("ffprobe", "-v", "error", "-show_entries", "stream=sample_rate,channels,sample_fmt", "-of", "default=nw=1", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ffprobe: %v %s", err, out)
+	}
+	for _, want := range []string{"sample_rate=24000", "channels=1", "sample_fmt=s16"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("ffprobe says %s; want %s", out, want)
+		}
+	}
+}
+
+const paragraph = `The old lighthouse stood at the edge of the cliff. Every night, its beam swept across the dark water. ` +
+	`Sailors trusted it to guide them home. One winter, a storm knocked out the power. ` +
+	`The keeper climbed the stairs with a lantern in his hand. He lit the wick and held it high. ` +
+	`Far out at sea, a small boat saw the faint glow. The captain turned the wheel toward the light. ` +
+	`By morning, the boat was safe in the harbor. The keeper slept until noon.`
+
+// BenchmarkSynthesizeParagraph reports the real-time factor (synthesis
+// time over audio duration) of a 10-sentence paragraph with espeak-ng.
+func BenchmarkSynthesizeParagraph(b *testing.B) {
+	e, err := espeak.New(espeak.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := newSynth(b, map[string]engine.Engine{"espeak": e})
+	for _, f := range []encode.Format{encode.WAV, encode.PCM} {
+		b.Run(f.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			var audio time.Duration
+			for b.Loop() {
+				var buf bytes.Buffer
+				res, err := s.Stream(context.Background(), &buf, tts.Request{Voice: "en-us", Input: paragraph, Format: f})
+				if err != nil {
+					b.Fatal(err)
+				}
+				audio += res.Audio
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/audio.Seconds(), "rtf")
+			b.ReportMetric(audio.Seconds()/float64(b.N), "audio-s/op")
+		})
+	}
+}

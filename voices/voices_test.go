@@ -1,0 +1,75 @@
+package voices_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/voxkit/voxkit/engine/enginetest"
+	"github.com/voxkit/voxkit/voices"
+)
+
+func TestCatalogScoping(t *testing.T) {
+	var c voices.Catalog
+	now := time.Unix(1700000000, 0)
+	for _, v := range []voices.Voice{
+		{ID: "en-us", Engine: "espeak", EngineVoice: "en-us", Created: now},
+		{ID: "alice-clone", Owner: "acct-a", Engine: "espeak", EngineVoice: "en-gb"},
+		{ID: "bob-clone", Owner: "acct-b", Engine: "espeak", EngineVoice: "de"},
+	} {
+		if err := c.Add(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		account, id string
+		ok          bool
+	}{
+		{"", "en-us", true},
+		{"acct-a", "en-us", true},
+		{"acct-a", "alice-clone", true},
+		{"acct-a", "bob-clone", false},
+		{"", "alice-clone", false},
+		{"acct-b", "nope", false},
+	}
+	for _, tt := range tests {
+		_, err := c.Lookup(tt.account, tt.id)
+		if (err == nil) != tt.ok {
+			t.Errorf("Lookup(%q, %q) = %v, want ok=%v", tt.account, tt.id, err, tt.ok)
+		}
+		if err != nil && !errors.Is(err, voices.ErrUnknownVoice) {
+			t.Errorf("Lookup(%q, %q) error %v is not ErrUnknownVoice", tt.account, tt.id, err)
+		}
+	}
+	if got := c.List("acct-a"); len(got) != 2 || got[0].ID != "alice-clone" || got[1].ID != "en-us" {
+		t.Errorf("List(acct-a) = %+v", got)
+	}
+	if err := c.Add(voices.Voice{ID: "en-us", Engine: "x"}); !errors.Is(err, voices.ErrDuplicateVoice) {
+		t.Errorf("duplicate Add: %v", err)
+	}
+	for _, bad := range []string{"", "has space", "slash/x", string(make([]byte, 129))} {
+		if err := c.Add(voices.Voice{ID: bad, Engine: "x"}); err == nil {
+			t.Errorf("Add(%q) accepted", bad)
+		}
+	}
+	c.Remove("alice-clone")
+	if _, err := c.Lookup("acct-a", "alice-clone"); err == nil {
+		t.Error("removed voice still found")
+	}
+}
+
+func ExampleCatalog_AddEngine() {
+	var c voices.Catalog
+	fake := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"anna", "ben"}})
+	if err := c.AddEngine(context.Background(), "fake", fake, time.Unix(0, 0)); err != nil {
+		fmt.Println(err)
+	}
+	for _, v := range c.List("") {
+		fmt.Println(v.ID, v.Engine, v.Global())
+	}
+	// Output:
+	// anna fake true
+	// ben fake true
+}
