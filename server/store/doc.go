@@ -1,0 +1,12 @@
+// Package store keeps voxkit's accounts and API keys behind a small Store
+// interface, with an embedded SQLite implementation (modernc.org/sqlite,
+// pure Go) as the default.
+//
+// An API key is "sk_" followed by 43 base62 characters (256 random bits).
+// Only its SHA-256 hash and a short display prefix ("sk_" and the next 8
+// characters) are stored; the plaintext exists once, in the return value
+// of CreateKey. A key this random needs no slow password hash: the hash
+// only keeps a copy of the database from being a copy of the keys.
+// Verification looks the key up by its prefix and compares hashes in
+// constant time.
+package store

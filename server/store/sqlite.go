@@ -1,0 +1,297 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// FileName is the database file OpenDir creates in a data directory.
+const FileName = "voxkit.db"
+
+// lastUsedEvery is the resolution of Key.LastUsed: a key used again within
+// this time is not written again, so verification stays a read.
+const lastUsedEvery = time.Minute
+
+// migrations are applied in order; the database's user_version is the
+// number applied. Append, never edit.
+var migrations = []string{
+	`CREATE TABLE accounts (
+		name    TEXT PRIMARY KEY,
+		created INTEGER NOT NULL
+	) STRICT;
+	CREATE TABLE api_keys (
+		prefix    TEXT PRIMARY KEY,
+		hash      BLOB NOT NULL,
+		account   TEXT NOT NULL REFERENCES accounts(name) ON DELETE CASCADE,
+		name      TEXT NOT NULL DEFAULT '',
+		created   INTEGER NOT NULL,
+		last_used INTEGER NOT NULL DEFAULT 0,
+		revoked   INTEGER NOT NULL DEFAULT 0
+	) STRICT;
+	CREATE INDEX api_keys_account ON api_keys(account);`,
+}
+
+// SQLite is the embedded Store: one database file in WAL mode.
+type SQLite struct {
+	db  *sql.DB
+	now func() time.Time
+}
+
+var _ Store = (*SQLite)(nil)
+
+// OpenSQLite opens (creating if needed) the database at path and applies
+// pending migrations.
+func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
+	q := url.Values{}
+	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	s := &SQLite{db: db, now: time.Now}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (s *SQLite) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var version int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("database schema version %d is newer than this program (%d)", version, len(migrations))
+	}
+	for i := version; i < len(migrations); i++ {
+		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			return fmt.Errorf("migration %d: %w", i+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(migrations))); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Close closes the database.
+func (s *SQLite) Close() error { return s.db.Close() }
+
+func unix(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func fromUnix(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
+}
+
+// CreateAccount implements Store.
+func (s *SQLite) CreateAccount(ctx context.Context, name string) (Account, error) {
+	if err := ValidateAccountName(name); err != nil {
+		return Account{}, err
+	}
+	a := Account{Name: name, Created: s.now().Truncate(time.Millisecond)}
+	_, err := s.db.ExecContext(ctx, "INSERT INTO accounts(name, created) VALUES(?, ?)", name, unix(a.Created))
+	if isConstraint(err) {
+		return Account{}, fmt.Errorf("%w: %q", ErrAccountExists, name)
+	}
+	if err != nil {
+		return Account{}, fmt.Errorf("store: create account: %w", err)
+	}
+	return a, nil
+}
+
+func isConstraint(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT
+}
+
+// Account implements Store.
+func (s *SQLite) Account(ctx context.Context, name string) (Account, error) {
+	var created int64
+	err := s.db.QueryRowContext(ctx, "SELECT created FROM accounts WHERE name = ?", name).Scan(&created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Account{}, fmt.Errorf("%w: account %q", ErrNotFound, name)
+	}
+	if err != nil {
+		return Account{}, fmt.Errorf("store: account: %w", err)
+	}
+	return Account{Name: name, Created: fromUnix(created)}, nil
+}
+
+// Accounts implements Store.
+func (s *SQLite) Accounts(ctx context.Context) ([]Account, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT name, created FROM accounts ORDER BY name")
+	if err != nil {
+		return nil, fmt.Errorf("store: accounts: %w", err)
+	}
+	defer rows.Close()
+	var out []Account
+	for rows.Next() {
+		var a Account
+		var created int64
+		if err := rows.Scan(&a.Name, &created); err != nil {
+			return nil, fmt.Errorf("store: accounts: %w", err)
+		}
+		a.Created = fromUnix(created)
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// CreateKey implements Store.
+func (s *SQLite) CreateKey(ctx context.Context, account, name string) (Key, string, error) {
+	if _, err := s.Account(ctx, account); err != nil {
+		return Key{}, "", err
+	}
+	for range 5 { // a display-prefix collision (47 bits) is retried
+		plain, prefix, hash, err := GenerateKey()
+		if err != nil {
+			return Key{}, "", err
+		}
+		k := Key{Prefix: prefix, Account: account, Name: name, Created: s.now().Truncate(time.Millisecond)}
+		_, err = s.db.ExecContext(ctx,
+			"INSERT INTO api_keys(prefix, hash, account, name, created) VALUES(?, ?, ?, ?, ?)",
+			prefix, hash, account, name, unix(k.Created))
+		if isConstraint(err) {
+			continue
+		}
+		if err != nil {
+			return Key{}, "", fmt.Errorf("store: create key: %w", err)
+		}
+		return k, plain, nil
+	}
+	return Key{}, "", errors.New("store: create key: prefix collisions")
+}
+
+const keyColumns = "prefix, account, name, created, last_used, revoked"
+
+func scanKey(sc interface{ Scan(...any) error }) (Key, error) {
+	var k Key
+	var created, used, revoked int64
+	if err := sc.Scan(&k.Prefix, &k.Account, &k.Name, &created, &used, &revoked); err != nil {
+		return Key{}, err
+	}
+	k.Created, k.LastUsed, k.Revoked = fromUnix(created), fromUnix(used), fromUnix(revoked)
+	return k, nil
+}
+
+// Keys implements Store.
+func (s *SQLite) Keys(ctx context.Context, account string) ([]Key, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT "+keyColumns+
+		" FROM api_keys WHERE ? = '' OR account = ? ORDER BY created DESC, prefix", account, account)
+	if err != nil {
+		return nil, fmt.Errorf("store: keys: %w", err)
+	}
+	defer rows.Close()
+	var out []Key
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: keys: %w", err)
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// RevokeKey implements Store.
+func (s *SQLite) RevokeKey(ctx context.Context, account, prefix string) (Key, error) {
+	if len(prefix) < len(KeyPrefix)+4 || !strings.HasPrefix(prefix, KeyPrefix) {
+		return Key{}, fmt.Errorf("%w: key prefix %q (give sk_ and at least 4 more characters)", ErrNotFound, prefix)
+	}
+	if len(prefix) > len(KeyPrefix)+displayChars {
+		prefix = DisplayPrefix(prefix) // a whole key was given
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Key{}, fmt.Errorf("store: revoke: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, "SELECT "+keyColumns+
+		" FROM api_keys WHERE substr(prefix, 1, ?) = ? AND (? = '' OR account = ?)",
+		len(prefix), prefix, account, account)
+	if err != nil {
+		return Key{}, fmt.Errorf("store: revoke: %w", err)
+	}
+	var found []Key
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			rows.Close()
+			return Key{}, fmt.Errorf("store: revoke: %w", err)
+		}
+		found = append(found, k)
+	}
+	rows.Close()
+	switch {
+	case len(found) == 0:
+		return Key{}, fmt.Errorf("%w: no key starts with %q", ErrNotFound, prefix)
+	case len(found) > 1:
+		return Key{}, fmt.Errorf("%w: %q matches %d keys", ErrAmbiguous, prefix, len(found))
+	}
+	k := found[0]
+	if k.Revoked.IsZero() {
+		k.Revoked = s.now().Truncate(time.Millisecond)
+		if _, err := tx.ExecContext(ctx, "UPDATE api_keys SET revoked = ? WHERE prefix = ?", unix(k.Revoked), k.Prefix); err != nil {
+			return Key{}, fmt.Errorf("store: revoke: %w", err)
+		}
+	}
+	return k, tx.Commit()
+}
+
+// VerifyKey implements Store.
+func (s *SQLite) VerifyKey(ctx context.Context, key string) (Key, error) {
+	if !WellFormed(key) {
+		return Key{}, ErrInvalidKey
+	}
+	row := s.db.QueryRowContext(ctx, "SELECT hash, "+keyColumns+" FROM api_keys WHERE prefix = ?", DisplayPrefix(key))
+	var hash []byte
+	var k Key
+	var created, used, revoked int64
+	err := row.Scan(&hash, &k.Prefix, &k.Account, &k.Name, &created, &used, &revoked)
+	if errors.Is(err, sql.ErrNoRows) {
+		HashEqual(make([]byte, 32), key) // same work as a hit
+		return Key{}, ErrInvalidKey
+	}
+	if err != nil {
+		return Key{}, fmt.Errorf("store: verify key: %w", err)
+	}
+	if !HashEqual(hash, key) {
+		return Key{}, ErrInvalidKey
+	}
+	k.Created, k.LastUsed, k.Revoked = fromUnix(created), fromUnix(used), fromUnix(revoked)
+	if !k.Revoked.IsZero() {
+		return k, ErrRevokedKey
+	}
+	if now := s.now(); now.Sub(k.LastUsed) >= lastUsedEvery {
+		k.LastUsed = now.Truncate(time.Millisecond)
+		if _, err := s.db.ExecContext(ctx, "UPDATE api_keys SET last_used = ? WHERE prefix = ?", unix(k.LastUsed), k.Prefix); err != nil {
+			return Key{}, fmt.Errorf("store: verify key: %w", err)
+		}
+	}
+	return k, nil
+}

@@ -1,0 +1,173 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func openTemp(t *testing.T) (*SQLite, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), FileName)
+	s, err := OpenSQLite(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+func TestGenerateKey(t *testing.T) {
+	seen := map[string]bool{}
+	for range 200 {
+		k, prefix, hash, err := GenerateKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !WellFormed(k) || len(k) != KeyLength || !strings.HasPrefix(k, prefix) || len(prefix) != 11 {
+			t.Fatalf("bad key %q prefix %q", k, prefix)
+		}
+		other := k[:len(k)-1] + "x"
+		if k[len(k)-1] == 'x' {
+			other = k[:len(k)-1] + "y"
+		}
+		if !HashEqual(hash, k) || HashEqual(hash, other) {
+			t.Fatal("hash does not verify")
+		}
+		if seen[k] {
+			t.Fatal("duplicate key")
+		}
+		seen[k] = true
+	}
+}
+
+func TestWellFormed(t *testing.T) {
+	good, _, _, _ := GenerateKey()
+	for _, tc := range []struct {
+		key  string
+		want bool
+	}{
+		{good, true},
+		{"", false},
+		{"sk_", false},
+		{good[:len(good)-1], false},
+		{good + "a", false},
+		{"sk-" + good[3:], false},
+		{good[:10] + "!" + good[11:], false},
+	} {
+		if got := WellFormed(tc.key); got != tc.want {
+			t.Errorf("WellFormed(%q) = %v", tc.key, got)
+		}
+	}
+}
+
+func TestAccountsAndKeys(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	if _, err := s.CreateAccount(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateAccount(ctx, "alice"); !errors.Is(err, ErrAccountExists) {
+		t.Fatalf("duplicate account: %v", err)
+	}
+	for _, bad := range []string{"", "Alice", "-x", "a b", strings.Repeat("a", 65)} {
+		if _, err := s.CreateAccount(ctx, bad); err == nil {
+			t.Errorf("account %q accepted", bad)
+		}
+	}
+	if _, _, err := s.CreateKey(ctx, "nobody", ""); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("key for missing account: %v", err)
+	}
+	k, plain, err := s.CreateKey(ctx, "alice", "laptop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.VerifyKey(ctx, plain)
+	if err != nil || got.Account != "alice" || got.Prefix != k.Prefix || got.LastUsed.IsZero() {
+		t.Fatalf("verify: %+v %v", got, err)
+	}
+	for _, bad := range []string{"", "sk_x", plain[:len(plain)-1] + "0", strings.Replace(plain, plain[3:5], "zz", 1)} {
+		if bad == plain {
+			continue
+		}
+		if _, err := s.VerifyKey(ctx, bad); !errors.Is(err, ErrInvalidKey) {
+			t.Errorf("verify %q: %v", bad, err)
+		}
+	}
+	if _, err := s.RevokeKey(ctx, "bob", k.Prefix); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("revoke by another account: %v", err)
+	}
+	if _, err := s.RevokeKey(ctx, "", "sk_"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("revoke with short prefix: %v", err)
+	}
+	if _, err := s.RevokeKey(ctx, "", k.Prefix[:8]); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.VerifyKey(ctx, plain); !errors.Is(err, ErrRevokedKey) || got.Prefix != k.Prefix {
+		t.Fatalf("verify revoked: %v", err)
+	}
+	keys, err := s.Keys(ctx, "alice")
+	if err != nil || len(keys) != 1 || keys[0].Revoked.IsZero() || keys[0].Name != "laptop" {
+		t.Fatalf("keys: %+v %v", keys, err)
+	}
+}
+
+func TestRestartKeepsKeysAndNoPlaintext(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	s, err := OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.CreateAccount(ctx, "local")
+	_, plain, err := s.CreateKey(ctx, "local", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.VerifyKey(ctx, plain); err != nil {
+		t.Fatalf("after restart: %v", err)
+	}
+	for _, f := range []string{path, path + "-wal"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		if bytes.Contains(b, []byte(plain)) || bytes.Contains(b, []byte(plain[11:])) {
+			t.Fatalf("%s holds the plaintext key", f)
+		}
+	}
+}
+
+func TestConcurrentVerify(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	s.CreateAccount(ctx, "a")
+	_, plain, _ := s.CreateKey(ctx, "a", "")
+	var clock sync.Mutex
+	now := time.Now()
+	s.now = func() time.Time { clock.Lock(); defer clock.Unlock(); now = now.Add(time.Minute); return now }
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 20 {
+				if _, err := s.VerifyKey(ctx, plain); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

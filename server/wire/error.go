@@ -1,0 +1,223 @@
+package wire
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/voxkit/voxkit/tts"
+)
+
+// Error types, the "type" field of an error object.
+const (
+	// TypeInvalidRequest is a problem with the request: its body, its
+	// parameters, its credentials or its path. Status 4xx.
+	TypeInvalidRequest = "invalid_request_error"
+	// TypeProxy is a problem with the voice or the engine behind it: an
+	// unknown voice (404) or a failed synthesis (502). The seed documents
+	// it for the unknown voice.
+	TypeProxy = "proxy_error"
+	// TypeServer is a bug in the server (500).
+	TypeServer = "server_error"
+)
+
+// Error codes, the "code" field of an error object.
+const (
+	CodeInvalidJSON        = "invalid_json"
+	CodeMissingParameter   = "missing_required_parameter"
+	CodeInvalidType        = "invalid_type"
+	CodeInvalidValue       = "invalid_value"
+	CodeStringTooShort     = "string_below_min_length"
+	CodeStringTooLong      = "string_above_max_length"
+	CodeDecimalTooSmall    = "decimal_below_min_value"
+	CodeDecimalTooLarge    = "decimal_above_max_value"
+	CodeUnsupportedFormat  = "unsupported_format"
+	CodeMissingAPIKey      = "missing_api_key"
+	CodeInvalidAPIKey      = "invalid_api_key"
+	CodeVoiceNotFound      = "voice_not_found"
+	CodeModelNotFound      = "model_not_found"
+	CodeNotFound           = "not_found"
+	CodeMethodNotAllowed   = "method_not_allowed"
+	CodeBodyTooLarge       = "request_too_large"
+	CodeUnsupportedMedia   = "unsupported_media_type"
+	CodeEngineError        = "engine_error"
+	CodeInternalError      = "internal_error"
+	CodeSignupDisabled     = "signup_disabled"
+	CodeAccountExists      = "account_exists"
+	CodeKeyNotFound        = "key_not_found"
+	CodeServiceUnavailable = "service_unavailable"
+)
+
+// Error is an API error: an HTTP status and the OpenAI-shaped error
+// object. It is also a Go error, so functions return it as one and
+// callers find it with errors.As.
+type Error struct {
+	// Status is the HTTP status code; it is not part of the JSON.
+	Status  int
+	Message string
+	Type    string
+	// Param names the offending request field, empty for none (null).
+	Param string
+	// Code is a machine-readable code, empty for none (null).
+	Code string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("wire: %d %s: %s", e.Status, e.Type, e.Message)
+}
+
+// errorObject is the JSON inside {"error": ...}; empty param and code are
+// null, as OpenAI sends them.
+type errorObject struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    *string `json:"code"`
+}
+
+type errorBody struct {
+	Error errorObject `json:"error"`
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// MarshalJSON writes {"error":{"message","type","param","code"}}.
+func (e *Error) MarshalJSON() ([]byte, error) {
+	return json.Marshal(errorBody{errorObject{
+		Message: e.Message, Type: e.Type, Param: nullable(e.Param), Code: nullable(e.Code),
+	}})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; Status is left as is.
+func (e *Error) UnmarshalJSON(b []byte) error {
+	var body errorBody
+	if err := json.Unmarshal(b, &body); err != nil {
+		return err
+	}
+	e.Message, e.Type = body.Error.Message, body.Error.Type
+	e.Param, e.Code = "", ""
+	if body.Error.Param != nil {
+		e.Param = *body.Error.Param
+	}
+	if body.Error.Code != nil {
+		e.Code = *body.Error.Code
+	}
+	return nil
+}
+
+// BadRequest returns a 400 invalid_request_error about param.
+func BadRequest(code, param, format string, args ...any) *Error {
+	return &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Code: code, Param: param,
+		Message: fmt.Sprintf(format, args...)}
+}
+
+// UnknownVoice is the seed's documented error: 404, type proxy_error.
+func UnknownVoice(voice string) *Error {
+	return &Error{Status: http.StatusNotFound, Type: TypeProxy, Code: CodeVoiceNotFound, Param: "voice",
+		Message: fmt.Sprintf("The voice %q is unknown. GET /v1/models lists the voices this key may use.", voice)}
+}
+
+// UnknownModel is the 404 of GET /v1/models/{id}.
+func UnknownModel(id string) *Error {
+	return &Error{Status: http.StatusNotFound, Type: TypeInvalidRequest, Code: CodeModelNotFound, Param: "model",
+		Message: fmt.Sprintf("The model %q does not exist or you do not have access to it.", id)}
+}
+
+// MissingKey is the 401 for a request without a bearer key.
+func MissingKey() *Error {
+	return &Error{Status: http.StatusUnauthorized, Type: TypeInvalidRequest, Code: CodeMissingAPIKey,
+		Message: "You didn't provide an API key. Send it in the Authorization header using Bearer auth " +
+			"(Authorization: Bearer sk_...). Keys are created in the playground or with `server keys create`."}
+}
+
+// InvalidKey is the 401 for a key that does not exist or was revoked.
+// display is the key's printable prefix, never the whole key.
+func InvalidKey(display string, revoked bool) *Error {
+	msg := fmt.Sprintf("Incorrect API key provided: %s…", display)
+	if revoked {
+		msg = fmt.Sprintf("The API key %s… has been revoked.", display)
+	}
+	return &Error{Status: http.StatusUnauthorized, Type: TypeInvalidRequest, Code: CodeInvalidAPIKey, Message: msg}
+}
+
+// NotFound is the 404 for a path the API does not have.
+func NotFound(method, path string) *Error {
+	return &Error{Status: http.StatusNotFound, Type: TypeInvalidRequest, Code: CodeNotFound,
+		Message: fmt.Sprintf("Unknown request URL: %s %s.", method, path)}
+}
+
+// MethodNotAllowed is the 405; the caller sets the Allow header.
+func MethodNotAllowed(method, path string, allow []string) *Error {
+	return &Error{Status: http.StatusMethodNotAllowed, Type: TypeInvalidRequest, Code: CodeMethodNotAllowed,
+		Message: fmt.Sprintf("Method %s is not allowed on %s; allowed: %v.", method, path, allow)}
+}
+
+// BodyTooLarge is the 413 for a body over limit bytes.
+func BodyTooLarge(limit int64) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Type: TypeInvalidRequest, Code: CodeBodyTooLarge,
+		Message: fmt.Sprintf("The request body is larger than the limit of %d bytes.", limit)}
+}
+
+// UnsupportedMediaType is the 415 for a body that is not JSON.
+func UnsupportedMediaType(ct string) *Error {
+	return &Error{Status: http.StatusUnsupportedMediaType, Type: TypeInvalidRequest, Code: CodeUnsupportedMedia,
+		Message: fmt.Sprintf("Content-Type %q is not supported; send application/json.", ct)}
+}
+
+// Internal is the 500 for a panic or another server bug. The message
+// carries the request id, not the cause.
+func Internal(requestID string) *Error {
+	return &Error{Status: http.StatusInternalServerError, Type: TypeServer, Code: CodeInternalError,
+		Message: fmt.Sprintf("The server had an error while processing your request (request id %s).", requestID)}
+}
+
+// Unavailable is the 503 sent while the server shuts down.
+func Unavailable() *Error {
+	return &Error{Status: http.StatusServiceUnavailable, Type: TypeServer, Code: CodeServiceUnavailable,
+		Message: "The server is shutting down; retry shortly."}
+}
+
+// ToError converts an error from tts.Synthesizer (or from this package)
+// into the API error to send. A *Error passes through; tts's validation
+// sentinels become 400s naming their field and ErrUnknownVoice the 404
+// proxy_error; anything else is an engine failure, 502 proxy_error.
+// voice is the voice as the caller named it.
+func ToError(err error, voice string) *Error {
+	var we *Error
+	switch {
+	case errors.As(err, &we):
+		return we
+	case errors.Is(err, tts.ErrUnknownVoice):
+		return UnknownVoice(voice)
+	case errors.Is(err, tts.ErrEmptyInput):
+		return BadRequest(CodeStringTooShort, "input", "input must contain text to speak.")
+	case errors.Is(err, tts.ErrInputTooLong):
+		return BadRequest(CodeStringTooLong, "input", "input is too long: %v", trimPrefix(err))
+	case errors.Is(err, tts.ErrBadSpeed):
+		return BadRequest(CodeInvalidValue, "speed", "speed is out of range: %v", trimPrefix(err))
+	case errors.Is(err, tts.ErrUnsupportedFormat):
+		return BadRequest(CodeUnsupportedFormat, "response_format", "response_format is not supported: %v", trimPrefix(err))
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &Error{Status: http.StatusServiceUnavailable, Type: TypeProxy, Code: CodeEngineError,
+			Message: "Synthesis was cancelled."}
+	default:
+		return &Error{Status: http.StatusBadGateway, Type: TypeProxy, Code: CodeEngineError,
+			Message: "The speech engine failed to synthesize this request."}
+	}
+}
+
+// trimPrefix drops the "tts: " of an error message for client display.
+func trimPrefix(err error) string {
+	s := err.Error()
+	if len(s) > 5 && s[:5] == "tts: " {
+		return s[5:]
+	}
+	return s
+}

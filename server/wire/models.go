@@ -1,0 +1,45 @@
+package wire
+
+import "github.com/voxkit/voxkit/voices"
+
+// Owners of a model, the "owned_by" field.
+const (
+	OwnedByService = "service" // a global voice
+	OwnedByUser    = "user"    // the caller's own voice clone
+)
+
+// Model is one voice in the model list.
+type Model struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}
+
+// ModelList is the body of GET /v1/models.
+type ModelList struct {
+	Object string  `json:"object"`
+	Data   []Model `json:"data"`
+}
+
+// FromVoice converts a catalog voice into its model entry.
+func FromVoice(v voices.Voice) Model {
+	m := Model{ID: v.ID, Object: "model", OwnedBy: OwnedByService}
+	if !v.Global() {
+		m.OwnedBy = OwnedByUser
+	}
+	if !v.Created.IsZero() {
+		m.Created = v.Created.Unix()
+	}
+	return m
+}
+
+// FromVoices converts a list of voices into the model list. Data is never
+// null in JSON.
+func FromVoices(vs []voices.Voice) ModelList {
+	l := ModelList{Object: "list", Data: make([]Model, 0, len(vs))}
+	for _, v := range vs {
+		l.Data = append(l.Data, FromVoice(v))
+	}
+	return l
+}

@@ -1,0 +1,231 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Stream formats of a speech request.
+const (
+	StreamAudio = "audio"
+	StreamSSE   = "sse"
+)
+
+// DefaultResponseFormat is the response_format of a request that names
+// none, as the seed documents.
+const DefaultResponseFormat = "wav"
+
+// Speech is a parsed POST /v1/audio/speech body.
+type Speech struct {
+	// Voice is the voice id, from "voice": "id" or "voice": {"id": "id"}.
+	Voice string
+	// Input is the text to speak.
+	Input string
+	// Format is response_format, DefaultResponseFormat when absent.
+	Format string
+	// Speed is 1 when absent.
+	Speed float64
+	// Model is accepted for SDK compatibility and ignored.
+	Model string
+	// Instructions are accepted for SDK compatibility; the engines have
+	// no use for them yet.
+	Instructions string
+	// StreamFormat is StreamAudio (the default) or StreamSSE.
+	StreamFormat string
+}
+
+// SpeechLimits are the checks ParseSpeech makes beyond JSON shape.
+type SpeechLimits struct {
+	// Formats are the response_format values the server can encode.
+	Formats []string
+	// MaxInput is the longest input in characters; 0 means no limit here.
+	MaxInput int
+	// MinSpeed and MaxSpeed bound speed; both 0 means no bound here.
+	MinSpeed, MaxSpeed float64
+}
+
+// ParseSpeech decodes and checks a speech request body. Every failure is
+// a *Error with status 400 whose Param names the field at fault (empty
+// for a body that is not a JSON object at all). Unknown fields are
+// ignored, so newer SDKs keep working; null counts as absent.
+func ParseSpeech(body []byte, lim SpeechLimits) (Speech, error) {
+	if !utf8.Valid(body) {
+		return Speech{}, BadRequest(CodeInvalidJSON, "", "The request body is not valid UTF-8.")
+	}
+	var raw map[string]json.RawMessage
+	if err := decodeStrict(body, &raw); err != nil {
+		return Speech{}, BadRequest(CodeInvalidJSON, "", "We could not parse the JSON body of your request: %s. "+
+			"Send a JSON object such as {\"voice\":\"...\",\"input\":\"...\"}.", describeJSONError(err))
+	}
+	if raw == nil {
+		return Speech{}, BadRequest(CodeInvalidJSON, "", "The request body must be a JSON object, not null.")
+	}
+	s := Speech{Format: DefaultResponseFormat, Speed: 1, StreamFormat: StreamAudio}
+	var err error
+	if s.Voice, err = voiceField(raw["voice"]); err != nil {
+		return Speech{}, err
+	}
+	in, ok, err := stringField(raw, "input")
+	if err != nil {
+		return Speech{}, err
+	}
+	if !ok {
+		return Speech{}, BadRequest(CodeMissingParameter, "input", "Missing required parameter: 'input'.")
+	}
+	if strings.TrimSpace(in) == "" {
+		return Speech{}, BadRequest(CodeStringTooShort, "input", "input must contain text to speak.")
+	}
+	if n := utf8.RuneCountInString(in); lim.MaxInput > 0 && n > lim.MaxInput {
+		return Speech{}, BadRequest(CodeStringTooLong, "input",
+			"input is %d characters long; the limit is %d characters.", n, lim.MaxInput)
+	}
+	s.Input = in
+	if f, ok, err := stringField(raw, "response_format"); err != nil {
+		return Speech{}, err
+	} else if ok {
+		if lim.Formats != nil && !slices.Contains(lim.Formats, f) {
+			return Speech{}, BadRequest(CodeInvalidValue, "response_format",
+				"Invalid response_format %q: supported values are %s.", f, strings.Join(lim.Formats, ", "))
+		}
+		s.Format = f
+	}
+	if f, ok, err := stringField(raw, "stream_format"); err != nil {
+		return Speech{}, err
+	} else if ok {
+		if f != StreamAudio && f != StreamSSE {
+			return Speech{}, BadRequest(CodeInvalidValue, "stream_format",
+				"Invalid stream_format %q: supported values are audio, sse.", f)
+		}
+		s.StreamFormat = f
+	}
+	if v, ok := raw["speed"]; ok && !isNull(v) {
+		var sp float64
+		if err := json.Unmarshal(v, &sp); err != nil {
+			return Speech{}, BadRequest(CodeInvalidType, "speed", "speed must be a number, got %s.", kind(v))
+		}
+		if lim.MinSpeed != 0 || lim.MaxSpeed != 0 {
+			switch {
+			case sp < lim.MinSpeed || math.IsNaN(sp):
+				return Speech{}, BadRequest(CodeDecimalTooSmall, "speed",
+					"speed %g is below the minimum of %g.", sp, lim.MinSpeed)
+			case sp > lim.MaxSpeed:
+				return Speech{}, BadRequest(CodeDecimalTooLarge, "speed",
+					"speed %g is above the maximum of %g.", sp, lim.MaxSpeed)
+			}
+		}
+		s.Speed = sp
+	}
+	if s.Model, _, err = stringField(raw, "model"); err != nil {
+		return Speech{}, err
+	}
+	if s.Instructions, _, err = stringField(raw, "instructions"); err != nil {
+		return Speech{}, err
+	}
+	return s, nil
+}
+
+// decodeStrict unmarshals one JSON value and rejects trailing data.
+func decodeStrict(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("unexpected data after the JSON value")
+	}
+	var extra json.RawMessage
+	if err := dec.Decode(&extra); err == nil {
+		return errors.New("unexpected data after the JSON value")
+	}
+	return nil
+}
+
+func describeJSONError(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("%s (at byte %d)", syn.Error(), syn.Offset)
+	case errors.As(err, &typ):
+		return fmt.Sprintf("expected an object, got %s", typ.Value)
+	case err.Error() == "EOF":
+		return "the body is empty"
+	case err.Error() == "unexpected EOF":
+		return "the body ends in the middle of the JSON"
+	}
+	return err.Error()
+}
+
+func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
+
+// kind names the JSON type of v for messages.
+func kind(v json.RawMessage) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// stringField reads raw[name] as a string; ok is false when it is absent
+// or null.
+func stringField(raw map[string]json.RawMessage, name string) (s string, ok bool, err error) {
+	v, present := raw[name]
+	if !present || isNull(v) {
+		return "", false, nil
+	}
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", false, BadRequest(CodeInvalidType, name, "%s must be a string, got %s.", name, kind(v))
+	}
+	return s, true, nil
+}
+
+// voiceField reads "voice": a string, or an object {"id": string}.
+func voiceField(v json.RawMessage) (string, error) {
+	if v == nil || isNull(v) {
+		return "", BadRequest(CodeMissingParameter, "voice", "Missing required parameter: 'voice'.")
+	}
+	var id string
+	switch kind(v) {
+	case "a string":
+		if err := json.Unmarshal(v, &id); err != nil {
+			return "", BadRequest(CodeInvalidType, "voice", "voice must be a string or {\"id\": string}.")
+		}
+	case "an object":
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(v, &obj); err != nil {
+			return "", BadRequest(CodeInvalidType, "voice", "voice must be a string or {\"id\": string}.")
+		}
+		idv, ok := obj["id"]
+		if !ok || isNull(idv) {
+			return "", BadRequest(CodeMissingParameter, "voice.id", "Missing required parameter: 'voice.id'.")
+		}
+		if err := json.Unmarshal(idv, &id); err != nil {
+			return "", BadRequest(CodeInvalidType, "voice.id", "voice.id must be a string, got %s.", kind(idv))
+		}
+	default:
+		return "", BadRequest(CodeInvalidType, "voice", "voice must be a string or {\"id\": string}, got %s.", kind(v))
+	}
+	if id == "" {
+		return "", BadRequest(CodeStringTooShort, "voice", "voice must not be empty.")
+	}
+	return id, nil
+}
