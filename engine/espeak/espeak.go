@@ -143,11 +143,24 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 		if len(samples) == 0 {
 			continue
 		}
+		samples = append(samples, make([]float32, pauseAfter(text, rate, req.Prosody.RateOrDefault()))...)
 		if err := emit(engine.Chunk{Samples: samples, SampleRate: rate}); err != nil {
 			return err
 		}
 	}
 	return ctx.Err()
+}
+
+// pauseAfter returns the number of silent samples to add after a
+// sentence. In library mode espeak-ng ends a clause almost without a
+// pause; the espeak-ng command leaves about 0.3 s after a sentence (0.15 s
+// after a comma), which keeps sentences from running together.
+func pauseAfter(text string, sampleRate int, rate float64) int {
+	pause := 0.25
+	if strings.HasSuffix(text, ",") || strings.HasSuffix(text, ";") || strings.HasSuffix(text, ":") {
+		pause = 0.1
+	}
+	return int(pause * float64(sampleRate) / rate)
 }
 
 // synth renders one sentence under the library lock.

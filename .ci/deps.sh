@@ -1,0 +1,54 @@
+#!/bin/sh
+# deps.sh installs the Debian/Ubuntu packages voxkit needs that are missing.
+#
+# Usage: .ci/deps.sh run|test
+#
+#   run   what building and serving needs: a C toolchain, pkg-config,
+#         libespeak-ng and libopus headers.
+#   test  also the tools the tests judge audio with (ffmpeg, sox, flac,
+#         opus-tools, pocketsphinx), chromium for browser tests and npm to
+#         fetch ONNX Runtime.
+#
+# Packages already installed are left alone, so a second run costs a few
+# dpkg queries. On other systems it prints what to install and fails.
+set -eu
+
+run_pkgs="gcc pkg-config espeak-ng libespeak-ng-dev libopus-dev libopusfile-dev"
+test_pkgs="$run_pkgs ffmpeg sox flac opus-tools pocketsphinx pocketsphinx-en-us chromium npm"
+
+case "${1:-run}" in
+run) want=$run_pkgs ;;
+test) want=$test_pkgs ;;
+*)
+	echo "usage: $0 run|test" >&2
+	exit 2
+	;;
+esac
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	echo "deps: not a Debian-like system; install the equivalents of: $want" >&2
+	exit 1
+fi
+
+missing=""
+for p in $want; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$status" in
+	*"install ok installed"*) ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+[ -z "$missing" ] && exit 0
+
+sudo=""
+if [ "$(id -u)" != 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		sudo=sudo
+	else
+		echo "deps: missing packages:$missing (run as root or install them)" >&2
+		exit 1
+	fi
+fi
+echo "deps: installing$missing" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null

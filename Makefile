@@ -1,0 +1,44 @@
+# voxkit. `make run` serves the example server on 127.0.0.1 with the
+# embedded voices; `make test` runs the whole test suite. Both first
+# install what the machine is missing (Debian/Ubuntu packages, ONNX Runtime).
+
+GO        ?= go
+GOTAGS    := nolibopusfile
+ADDR      ?= 127.0.0.1:8080
+ORT_DIR   := $(CURDIR)/.cache/onnxruntime
+BIN       := $(CURDIR)/bin
+
+export ONNXRUNTIME_LIB ?= $(ORT_DIR)/libonnxruntime.so.1
+
+.PHONY: run test build deps-run deps-test onnxruntime bench vet fuzz clean
+
+## run: install what is missing, build, and speak a sample sentence
+run: deps-run build
+	$(BIN)/say -voice en-us -format wav -o hello.wav "Hello from voxkit. This sentence was synthesized by the embedded espeak-ng engine."
+
+## test: install what is missing and run every test with the race detector
+test: deps-test onnxruntime
+	$(GO) vet -tags $(GOTAGS) ./...
+	$(GO) test -tags $(GOTAGS) -race -count=1 -timeout 30m ./...
+
+build:
+	$(GO) build -tags $(GOTAGS) -o $(BIN)/ ./examples/...
+
+deps-run:
+	@sh .ci/deps.sh run
+
+deps-test:
+	@sh .ci/deps.sh test
+
+onnxruntime:
+	@test -s "$(ONNXRUNTIME_LIB)" || sh .ci/install-onnxruntime.sh "$(ORT_DIR)" >/dev/null
+
+## bench: benchmarks behind the figures in the README and issue notes
+bench: deps-test onnxruntime
+	$(GO) test -tags $(GOTAGS) -run '^$$' -bench . -benchmem ./...
+
+vet:
+	$(GO) vet -tags $(GOTAGS) ./...
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,103 @@
+// Command say speaks text into an audio file with voxkit.
+//
+//	go run ./examples/say -voice en-us -format wav -o hello.wav "Hello world"
+//	go run ./examples/say -list
+//
+// It uses the embedded espeak-ng engine, plus any Piper voices found in
+// -voices. Text comes from the arguments, or from standard input when there
+// are none.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/voices"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "say:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	flag := flag.NewFlagSet("say", flag.ContinueOnError)
+	flag.SetOutput(stderr)
+	voice := flag.String("voice", "en-us", "voice id (see -list)")
+	format := flag.String("format", "wav", "output format: "+strings.Join(encode.DefaultRegistry.Names(), ", "))
+	rate := flag.Int("rate", 0, "output sample rate in Hz (0: 24000)")
+	speed := flag.Float64("speed", 1, "speaking speed, 0.25 to 4")
+	out := flag.String("o", "", "output file (default: standard output)")
+	list := flag.Bool("list", false, "list the voices and exit")
+	if err := flag.Parse(args); err != nil {
+		return err
+	}
+
+	ctx := context.Background()
+	esp, err := espeak.New(espeak.Options{})
+	if err != nil {
+		return err
+	}
+	defer esp.Close()
+	engines := map[string]engine.Engine{"espeak": esp}
+	cat := new(voices.Catalog)
+	if err := cat.AddEngine(ctx, "espeak", esp, time.Now()); err != nil {
+		return err
+	}
+	if *list {
+		for _, v := range cat.List("") {
+			fmt.Fprintf(stdout, "%-24s %-10s %s\n", v.ID, v.Language, v.Description)
+		}
+		return nil
+	}
+
+	text := strings.Join(flag.Args(), " ")
+	if text == "" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return err
+		}
+		text = string(b)
+	}
+	synth, err := tts.New(tts.Options{Engines: engines, Voices: cat})
+	if err != nil {
+		return err
+	}
+	req := tts.Request{
+		Voice:  *voice,
+		Input:  text,
+		Format: encode.Format{Name: *format, SampleRate: *rate},
+		Speed:  *speed,
+	}
+	if _, err := synth.Validate(req); err != nil {
+		return err // before creating the output file
+	}
+	w := stdout
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	res, err := synth.Stream(ctx, w, req)
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		fmt.Fprintf(stderr, "say: wrote %v of audio to %s (engine time %v)\n", res.Audio.Round(time.Millisecond), *out, res.EngineTime.Round(time.Millisecond))
+	}
+	return nil
+}

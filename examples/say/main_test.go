@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func probe(t *testing.T, path string) map[string]string {
+	t.Helper()
+	out, err := exec.Command("ffprobe", "-v", "error", "-show_entries",
+		"stream=sample_rate,channels,sample_fmt:format=duration", "-of", "default=nw=1", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ffprobe %s: %v %s", path, err, out)
+	}
+	m := make(map[string]string)
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		m[k] = v
+	}
+	return m
+}
+
+// TestSayMatchesEspeakCommand checks the WAV that say writes against
+// ffprobe and against the espeak-ng command's own rendering.
+func TestSayMatchesEspeakCommand(t *testing.T) {
+	for _, tool := range []string{"ffprobe", "espeak-ng"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct{ voice, text string }{
+		{"en-us", "Hello world. This is a test of the voxkit speech toolkit."},
+		{"en-gb", "The rainbow is a division of white light into many beautiful colours. These take the shape of a long round arch."},
+		{"de", "Guten Morgen. Wie geht es dir heute?"},
+	} {
+		ours := filepath.Join(dir, tc.voice+".wav")
+		var stderr bytes.Buffer
+		if err := run([]string{"-voice", tc.voice, "-format", "wav", "-o", ours, tc.text}, nil, nil, &stderr); err != nil {
+			t.Fatalf("say: %v %s", err, stderr.String())
+		}
+		p := probe(t, ours)
+		if p["sample_rate"] != "24000" || p["channels"] != "1" || p["sample_fmt"] != "s16" {
+			t.Errorf("%s: ffprobe reads %v, want 24000 Hz mono s16", tc.voice, p)
+		}
+		ref := filepath.Join(dir, tc.voice+"-ref.wav")
+		if out, err := exec.Command("espeak-ng", "-v", tc.voice, "-w", ref, tc.text).CombinedOutput(); err != nil {
+			t.Fatalf("espeak-ng: %v %s", err, out)
+		}
+		got, _ := strconv.ParseFloat(p["duration"], 64)
+		want, _ := strconv.ParseFloat(probe(t, ref)["duration"], 64)
+		if got < 0.9*want || got > 1.1*want {
+			t.Errorf("%s: %.3f s of audio, the espeak-ng command gives %.3f s", tc.voice, got, want)
+		}
+	}
+}
+
+func TestSayList(t *testing.T) {
+	var out bytes.Buffer
+	if err := run([]string{"-list"}, nil, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"en-us ", "en-gb ", "de "} {
+		if !strings.Contains(out.String(), "\n"+v) && !strings.HasPrefix(out.String(), v) {
+			t.Errorf("-list lacks %q", v)
+		}
+	}
+}
+
+func TestSayBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"-voice", "nope", "-o", filepath.Join(dir, "a.wav"), "hi"},
+		{"-format", "aiff", "-o", filepath.Join(dir, "b.wav"), "hi"},
+		{"-speed", "9", "-o", filepath.Join(dir, "c.wav"), "hi"},
+		{"-o", filepath.Join(dir, "d.wav"), "   "},
+	} {
+		var stderr bytes.Buffer
+		if err := run(args, strings.NewReader(""), nil, &stderr); err == nil {
+			t.Errorf("say %q succeeded", args)
+		}
+	}
+}
