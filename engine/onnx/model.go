@@ -1,0 +1,181 @@
+package onnx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// Model input and output names, as Piper exports them.
+const (
+	inputIDs     = "input"
+	inputLengths = "input_lengths"
+	inputScales  = "scales"
+	inputSpeaker = "sid"
+	outputAudio  = "output"
+)
+
+// errModelClosed is returned by run once the model was unloaded (by Close
+// or by a Rescan that dropped its files).
+var errModelClosed = errors.New("onnx: voice was unloaded")
+
+// model is one loaded NAME.onnx with its config: one ORT session shared
+// by every request and every speaker of the voice. ORT sessions are safe
+// for concurrent Run calls.
+type model struct {
+	name    string // NAME
+	path    string // NAME.onnx
+	cfg     *Config
+	stamp   fileStamp // of the .onnx and .onnx.json, to notice changes
+	multi   bool      // the model takes a sid input
+	session *ort.DynamicAdvancedSession
+
+	mu     sync.RWMutex // read-held by runs, write-held by close
+	closed bool
+}
+
+// fileStamp identifies a version of a voice's two files.
+type fileStamp struct {
+	modelSize, configSize int64
+	modelTime, configTime int64
+}
+
+func stampOf(modelPath, configPath string) (fileStamp, error) {
+	m, err := os.Stat(modelPath)
+	if err != nil {
+		return fileStamp{}, fmt.Errorf("model file: %w", err)
+	}
+	c, err := os.Stat(configPath)
+	if err != nil {
+		return fileStamp{}, fmt.Errorf("config file (NAME.onnx.json beside the model): %w", err)
+	}
+	return fileStamp{m.Size(), c.Size(), m.ModTime().UnixNano(), c.ModTime().UnixNano()}, nil
+}
+
+// openModel loads NAME.onnx and NAME.onnx.json, creates the session and
+// checks it with one short run, so that a model that cannot serve fails
+// here rather than at request time.
+func openModel(name, path string, threads int) (*model, error) {
+	configPath := path + ".json"
+	stamp, err := stampOf(path, configPath)
+	if err != nil {
+		return nil, fmt.Errorf("onnx: voice %s: %w", name, err)
+	}
+	cfg, err := ReadConfig(configPath)
+	if err != nil {
+		return nil, err
+	}
+	m := &model{name: name, path: path, cfg: cfg, stamp: stamp, multi: cfg.NumSpeakers > 1}
+	if err := m.open(threads); err != nil {
+		return nil, fmt.Errorf("onnx: voice %s: model %s: %w", name, path, err)
+	}
+	return m, nil
+}
+
+func (m *model) open(threads int) error {
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return err
+	}
+	defer opts.Destroy()
+	if threads > 0 {
+		if err := opts.SetIntraOpNumThreads(threads); err != nil {
+			return err
+		}
+	}
+	if err := opts.SetInterOpNumThreads(1); err != nil {
+		return err
+	}
+	inputs := []string{inputIDs, inputLengths, inputScales}
+	if m.multi {
+		inputs = append(inputs, inputSpeaker)
+	}
+	m.session, err = ort.NewDynamicAdvancedSession(m.path, inputs, []string{outputAudio}, opts)
+	if err != nil {
+		return err
+	}
+	// One run of an empty sentence checks the inputs and output and warms
+	// the session up.
+	if _, err := m.run(context.Background(), m.cfg.IDs(nil, ""), m.cfg.LengthScale, 0); err != nil {
+		m.session.Destroy()
+		return fmt.Errorf("test run: %w", err)
+	}
+	return nil
+}
+
+// run synthesizes one id sequence and returns the audio at the config's
+// sample rate. A done ctx terminates the run.
+func (m *model) run(ctx context.Context, ids []int64, lengthScale float32, sid int64) ([]float32, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return nil, errModelClosed
+	}
+	var vals []ort.Value
+	defer func() {
+		for _, v := range vals {
+			if v != nil {
+				v.Destroy()
+			}
+		}
+	}()
+	add := func(v ort.Value, err error) error {
+		if err == nil {
+			vals = append(vals, v)
+		}
+		return err
+	}
+	err := errors.Join(
+		add(ort.NewTensor(ort.NewShape(1, int64(len(ids))), ids)),
+		add(ort.NewTensor(ort.NewShape(1), []int64{int64(len(ids))})),
+		add(ort.NewTensor(ort.NewShape(3), []float32{m.cfg.NoiseScale, lengthScale, m.cfg.NoiseW})),
+	)
+	if err == nil && m.multi {
+		err = add(ort.NewTensor(ort.NewShape(1), []int64{sid}))
+	}
+	if err != nil {
+		return nil, err
+	}
+	var runOpts *ort.RunOptions
+	if ctx.Done() != nil {
+		if runOpts, err = ort.NewRunOptions(); err != nil {
+			return nil, err
+		}
+		defer runOpts.Destroy()
+		stop := context.AfterFunc(ctx, func() { runOpts.Terminate() })
+		defer stop()
+	}
+	out := []ort.Value{nil}
+	err = m.session.RunWithOptions(vals, out, runOpts)
+	if out[0] != nil {
+		vals = append(vals, out[0])
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	t, ok := out[0].(*ort.Tensor[float32])
+	if !ok {
+		return nil, fmt.Errorf("output %q is %s, want a float32 tensor", outputAudio, out[0].GetONNXType())
+	}
+	// The tensor's data is a Go slice (ORT's output is copied into it), so
+	// it outlives the tensor.
+	return t.GetData(), nil
+}
+
+// close waits for running requests and frees the session.
+func (m *model) close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	return m.session.Destroy()
+}

@@ -1,0 +1,339 @@
+package onnx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/internal/sentence"
+)
+
+// SpeakerSep separates a multi-speaker voice's name from the speaker in a
+// voice id, as in "en_GB-vctk-medium:p239".
+const SpeakerSep = ":"
+
+// Options configure Load. The zero value loads no voices.
+type Options struct {
+	// LibraryPath is the ONNX Runtime shared library. Empty means
+	// FindLibrary's well-known places.
+	LibraryPath string
+	// Phonemizer turns text into IPA for voices whose phoneme_type is
+	// espeak (all Piper voices but a few). Required when such a voice
+	// is loaded; the espeak engine provides one.
+	Phonemizer engine.Phonemizer
+	// VoicesDir is a directory of Piper voices, NAME.onnx beside
+	// NAME.onnx.json. Load loads every voice in it; Rescan picks up
+	// changes.
+	VoicesDir string
+	// Models are more NAME.onnx files to load, each with its
+	// NAME.onnx.json beside it.
+	Models []string
+	// IntraOpThreads is the number of threads ORT uses inside one model
+	// run. 0 means DefaultIntraOpThreads.
+	IntraOpThreads int
+	// Logger receives load and debug logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// DefaultIntraOpThreads is the intra-op thread count used when
+// Options.IntraOpThreads is 0. One thread per run measured best on the
+// 2-core reference machine once two or more requests run at once (see
+// the package benchmarks); raise it for single-stream latency on bigger
+// machines.
+const DefaultIntraOpThreads = 1
+
+// Engine synthesizes speech with Piper (VITS) voices through ONNX Runtime.
+// It implements engine.Engine and engine.VoiceLister and is safe for
+// concurrent use.
+type Engine struct {
+	opts Options
+	log  *slog.Logger
+
+	mu     sync.RWMutex
+	models map[string]*model // by NAME
+	closed bool
+}
+
+var (
+	_ engine.Engine      = (*Engine)(nil)
+	_ engine.VoiceLister = (*Engine)(nil)
+)
+
+// Load finds and initializes ONNX Runtime (once per process; see
+// FindLibrary), then loads every voice of opts.VoicesDir and opts.Models.
+// Every voice is checked with a short run, so a missing or corrupt model,
+// a bad config or a missing library fails here, never at request time.
+// Any such failure fails Load.
+func Load(ctx context.Context, opts Options) (*Engine, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.IntraOpThreads <= 0 {
+		opts.IntraOpThreads = DefaultIntraOpThreads
+	}
+	lib, err := FindLibrary(opts.LibraryPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := initRuntime(lib, opts.Logger); err != nil {
+		return nil, err
+	}
+	e := &Engine{opts: opts, log: opts.Logger, models: map[string]*model{}}
+	files, err := e.voiceFiles()
+	if err == nil {
+		_, err = e.sync(ctx, files)
+	}
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// voiceFiles lists the .onnx files of Options.Models and Options.VoicesDir
+// by voice name.
+func (e *Engine) voiceFiles() (map[string]string, error) {
+	files := map[string]string{}
+	var errs []error
+	add := func(path string) {
+		name := strings.TrimSuffix(filepath.Base(path), ".onnx")
+		if old, dup := files[name]; dup {
+			errs = append(errs, fmt.Errorf("onnx: voice %s is in both %s and %s", name, old, path))
+			return
+		}
+		files[name] = path
+	}
+	for _, p := range e.opts.Models {
+		if !strings.HasSuffix(p, ".onnx") {
+			errs = append(errs, fmt.Errorf("onnx: model %s: want a NAME.onnx file", p))
+			continue
+		}
+		add(p)
+	}
+	if e.opts.VoicesDir != "" {
+		entries, err := os.ReadDir(e.opts.VoicesDir)
+		if err != nil {
+			return nil, fmt.Errorf("onnx: voices directory: %w", err)
+		}
+		for _, ent := range entries {
+			n := ent.Name()
+			switch {
+			case strings.HasSuffix(n, ".onnx"):
+				add(filepath.Join(e.opts.VoicesDir, n))
+			case strings.HasSuffix(n, ".onnx.json"):
+				if _, err := os.Stat(filepath.Join(e.opts.VoicesDir, strings.TrimSuffix(n, ".json"))); err != nil {
+					errs = append(errs, fmt.Errorf("onnx: voice config %s has no model beside it: %w", n, err))
+				}
+			}
+		}
+	}
+	return files, errors.Join(errs...)
+}
+
+// Rescan brings the loaded voices in line with Options.VoicesDir and
+// Options.Models: new voices are loaded, voices whose files changed are
+// reloaded and voices whose files are gone are unloaded (once their
+// running requests finish). A voice that fails to load is reported in the
+// error and left out (or, if it changed, kept as it was); the others are
+// still updated. It reports whether the set of voices changed.
+func (e *Engine) Rescan(ctx context.Context) (changed bool, err error) {
+	files, err := e.voiceFiles()
+	changed, syncErr := e.sync(ctx, files)
+	return changed, errors.Join(err, syncErr)
+}
+
+// sync loads the voices of files that are new or changed and unloads
+// those not in files.
+func (e *Engine) sync(ctx context.Context, files map[string]string) (bool, error) {
+	e.mu.RLock()
+	current := maps.Clone(e.models)
+	closed := e.closed
+	e.mu.RUnlock()
+	if closed {
+		return false, errors.New("onnx: engine is closed")
+	}
+	loaded := map[string]*model{}
+	var errs []error
+	for name, path := range files {
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, err)
+			break
+		}
+		if old := current[name]; old != nil && old.path == path {
+			if st, err := stampOf(path, path+".json"); err == nil && st == old.stamp {
+				continue
+			}
+		}
+		m, err := openModel(name, path, e.opts.IntraOpThreads)
+		if err == nil && m.cfg.PhonemeType == "espeak" && e.opts.Phonemizer == nil {
+			m.close()
+			err = fmt.Errorf("onnx: voice %s needs a phonemizer (Options.Phonemizer)", name)
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		loaded[name] = m
+		e.log.Info("onnx: voice loaded", "voice", name, "rate", m.cfg.SampleRate, "speakers", m.cfg.NumSpeakers, "path", path)
+	}
+	var drop []*model
+	e.mu.Lock()
+	for name, m := range e.models {
+		_, keep := files[name]
+		if repl := loaded[name]; repl != nil || !keep {
+			drop = append(drop, m)
+			delete(e.models, name)
+		}
+	}
+	for name, m := range loaded {
+		e.models[name] = m
+	}
+	e.mu.Unlock()
+	for _, m := range drop {
+		m.close()
+		e.log.Info("onnx: voice unloaded", "voice", m.name)
+	}
+	return len(loaded) > 0 || len(drop) > 0, errors.Join(errs...)
+}
+
+// Voices lists one voice per single-speaker model and one per speaker of
+// a multi-speaker model (NAME:SPEAKER), sorted by name.
+func (e *Engine) Voices(ctx context.Context) ([]engine.Voice, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var out []engine.Voice
+	for _, m := range e.models {
+		desc := fmt.Sprintf("Piper %s (%s, %d Hz)", m.cfg.Dataset, m.cfg.Quality, m.cfg.SampleRate)
+		if !m.multi {
+			out = append(out, engine.Voice{Name: m.name, Language: m.cfg.Language, Description: desc})
+			continue
+		}
+		for _, sp := range m.cfg.speakerNames() {
+			out = append(out, engine.Voice{
+				Name:        m.name + SpeakerSep + sp,
+				Language:    m.cfg.Language,
+				Description: desc + ", speaker " + sp,
+			})
+		}
+	}
+	slices.SortFunc(out, func(a, b engine.Voice) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// lookup returns the model and speaker id of a voice name. A
+// multi-speaker voice's bare NAME means its speaker 0.
+func (e *Engine) lookup(voice string) (*model, int64, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.closed {
+		return nil, 0, errors.New("onnx: engine is closed")
+	}
+	if m := e.models[voice]; m != nil {
+		return m, 0, nil
+	}
+	if name, sp, ok := strings.Cut(voice, SpeakerSep); ok {
+		if m := e.models[name]; m != nil && m.multi {
+			if sid, ok := m.cfg.Speakers[sp]; ok {
+				return m, sid, nil
+			}
+		}
+	}
+	return nil, 0, fmt.Errorf("%w %q", engine.ErrUnknownVoice, voice)
+}
+
+// Synthesize speaks req.Text sentence by sentence, one chunk per sentence
+// at the voice's own sample rate. Prosody.Rate divides the config's
+// length_scale; Prosody.Gain scales the audio; VITS has no pitch control,
+// so Prosody.Pitch is ignored. Samples are clipped to [-1, 1] but not
+// normalized. ctx is checked between sentences and also stops a model run
+// under way.
+func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
+	m, sid, err := e.lookup(req.Voice)
+	if err != nil {
+		return err
+	}
+	lengthScale := m.cfg.LengthScale / float32(req.Prosody.RateOrDefault())
+	gain := float32(1)
+	if req.Prosody.Gain != 0 {
+		gain = float32(math.Pow(10, req.Prosody.Gain/20))
+	}
+	var ids []int64
+	for _, text := range sentence.Split(req.Text, 0) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		phonemes, err := e.phonemes(ctx, m, text)
+		if err != nil {
+			return err
+		}
+		ids = m.cfg.IDs(ids[:0], phonemes)
+		if len(ids) <= 3 { // ^ _ $: nothing to say
+			continue
+		}
+		audio, err := m.run(ctx, ids, lengthScale, sid)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("onnx: voice %s: %w", req.Voice, err)
+		}
+		scale(audio, gain)
+		if err := emit(engine.Chunk{Samples: audio, SampleRate: m.cfg.SampleRate}); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// phonemes returns the phonemes of one sentence: its clauses' IPA joined
+// by spaces, each clause keeping its closing punctuation, as Piper feeds
+// its models.
+func (e *Engine) phonemes(ctx context.Context, m *model, text string) (string, error) {
+	if m.cfg.PhonemeType == "text" {
+		return text, nil
+	}
+	clauses, err := e.opts.Phonemizer.Phonemize(ctx, m.cfg.EspeakVoice, text)
+	if err != nil {
+		return "", fmt.Errorf("onnx: phonemize for voice %s: %w", m.name, err)
+	}
+	return strings.Join(clauses, " "), nil
+}
+
+// scale multiplies x by gain and clips it to [-1, 1].
+func scale(x []float32, gain float32) {
+	for i, v := range x {
+		v *= gain
+		if v > 1 {
+			v = 1
+		} else if v < -1 {
+			v = -1
+		} else if v != v { // NaN
+			v = 0
+		}
+		x[i] = v
+	}
+}
+
+// Close unloads every voice, waiting for running requests. It does not
+// tear down the process-wide ONNX Runtime environment.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	models := e.models
+	e.models = nil
+	e.closed = true
+	e.mu.Unlock()
+	var errs []error
+	for _, m := range models {
+		errs = append(errs, m.close())
+	}
+	return errors.Join(errs...)
+}
