@@ -5,9 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +14,7 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )
@@ -183,9 +181,6 @@ type cancelAfterFirstWrite struct{ cancel func() }
 func (c *cancelAfterFirstWrite) Write(p []byte) (int, error) { c.cancel(); return len(p), nil }
 
 func TestEspeakWAVMatchesFFprobe(t *testing.T) {
-	if _, err := exec.LookPath("ffprobe"); err != nil {
-		t.Skip("ffprobe not installed")
-	}
 	e, err := espeak.New(espeak.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -195,18 +190,9 @@ func TestEspeakWAVMatchesFFprobe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "out.wav")
-	if err := os.WriteFile(path, wav, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("ffprobe", "-v", "error", "-show_entries", "stream=sample_rate,channels,sample_fmt", "-of", "default=nw=1", path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ffprobe: %v %s", err, out)
-	}
-	for _, want := range []string{"sample_rate=24000", "channels=1", "sample_fmt=s16"} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("ffprobe says %s; want %s", out, want)
-		}
+	p := audiotest.ProbeBytes(t, wav, "wav")
+	if p.SampleRate != 24000 || p.Channels != 1 || p.SampleFmt != "s16" || p.Duration < 1.5 {
+		t.Errorf("ffprobe reads %+v, want 24000 Hz mono s16 of about 2 s", p)
 	}
 }
 
@@ -239,5 +225,26 @@ func BenchmarkSynthesizeParagraph(b *testing.B) {
 			b.ReportMetric(b.Elapsed().Seconds()/audio.Seconds(), "rtf")
 			b.ReportMetric(audio.Seconds()/float64(b.N), "audio-s/op")
 		})
+	}
+}
+
+// TestEspeakIntelligible has a speech recognizer pick, among candidate
+// sentences, the one the pipeline spoke, at several output rates.
+func TestEspeakIntelligible(t *testing.T) {
+	audiotest.Require(t, "pocketsphinx_continuous", "ffmpeg")
+	e, err := espeak.New(espeak.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSynth(t, map[string]engine.Engine{"espeak": e})
+	for i, rate := range []int{16000, 24000, 48000} {
+		said := audiotest.Candidates[2*i]
+		wav, err := s.Synthesize(context.Background(), "en-us", said+".", encode.Format{Name: "wav", SampleRate: rate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if heard := audiotest.Recognize(t, audiotest.WriteTemp(t, wav, "wav"), audiotest.Candidates); heard != said {
+			t.Errorf("at %d Hz: said %q, recognizer heard %q", rate, said, heard)
+		}
 	}
 }

@@ -4,34 +4,16 @@ import (
 	"bytes"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-)
 
-func probe(t *testing.T, path string) map[string]string {
-	t.Helper()
-	out, err := exec.Command("ffprobe", "-v", "error", "-show_entries",
-		"stream=sample_rate,channels,sample_fmt:format=duration", "-of", "default=nw=1", path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ffprobe %s: %v %s", path, err, out)
-	}
-	m := make(map[string]string)
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		k, v, _ := strings.Cut(line, "=")
-		m[k] = v
-	}
-	return m
-}
+	"github.com/voxkit/voxkit/internal/audiotest"
+)
 
 // TestSayMatchesEspeakCommand checks the WAV that say writes against
 // ffprobe and against the espeak-ng command's own rendering.
 func TestSayMatchesEspeakCommand(t *testing.T) {
-	for _, tool := range []string{"ffprobe", "espeak-ng"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
-		}
-	}
+	audiotest.Require(t, "ffprobe", "espeak-ng")
 	dir := t.TempDir()
 	for _, tc := range []struct{ voice, text string }{
 		{"en-us", "Hello world. This is a test of the voxkit speech toolkit."},
@@ -43,16 +25,15 @@ func TestSayMatchesEspeakCommand(t *testing.T) {
 		if err := run([]string{"-voice", tc.voice, "-format", "wav", "-o", ours, tc.text}, nil, nil, &stderr); err != nil {
 			t.Fatalf("say: %v %s", err, stderr.String())
 		}
-		p := probe(t, ours)
-		if p["sample_rate"] != "24000" || p["channels"] != "1" || p["sample_fmt"] != "s16" {
-			t.Errorf("%s: ffprobe reads %v, want 24000 Hz mono s16", tc.voice, p)
+		p := audiotest.ProbeFile(t, ours)
+		if p.SampleRate != 24000 || p.Channels != 1 || p.SampleFmt != "s16" {
+			t.Errorf("%s: ffprobe reads %+v, want 24000 Hz mono s16", tc.voice, p)
 		}
 		ref := filepath.Join(dir, tc.voice+"-ref.wav")
 		if out, err := exec.Command("espeak-ng", "-v", tc.voice, "-w", ref, tc.text).CombinedOutput(); err != nil {
 			t.Fatalf("espeak-ng: %v %s", err, out)
 		}
-		got, _ := strconv.ParseFloat(p["duration"], 64)
-		want, _ := strconv.ParseFloat(probe(t, ref)["duration"], 64)
+		got, want := p.Duration, audiotest.ProbeFile(t, ref).Duration
 		if got < 0.9*want || got > 1.1*want {
 			t.Errorf("%s: %.3f s of audio, the espeak-ng command gives %.3f s", tc.voice, got, want)
 		}
