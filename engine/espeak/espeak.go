@@ -39,7 +39,7 @@ import (
 const (
 	normalWPM = 175
 	minWPM    = 80
-	maxWPM    = 450
+	maxWPM    = 4 * normalWPM // espeak-ng speeds up past 450 with its sonic stage
 )
 
 var (
