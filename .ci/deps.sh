@@ -6,15 +6,15 @@
 #   run   what building and serving needs: a C toolchain, pkg-config,
 #         libespeak-ng and libopus headers.
 #   test  also the tools the tests judge audio with (ffmpeg, sox, flac,
-#         opus-tools, pocketsphinx), chromium for browser tests and npm to
-#         fetch ONNX Runtime.
+#         opus-tools, pocketsphinx), chromium for browser tests and npm (to
+#         fetch ONNX Runtime) when the npm command is missing.
 #
 # Packages already installed are left alone, so a second run costs a few
 # dpkg queries. On other systems it prints what to install and fails.
 set -eu
 
 run_pkgs="gcc pkg-config espeak-ng libespeak-ng-dev libopus-dev libopusfile-dev"
-test_pkgs="$run_pkgs ffmpeg sox flac opus-tools pocketsphinx pocketsphinx-en-us chromium npm"
+test_pkgs="$run_pkgs ffmpeg sox flac opus-tools pocketsphinx pocketsphinx-en-us chromium"
 
 case "${1:-run}" in
 run) want=$run_pkgs ;;
@@ -38,6 +38,11 @@ for p in $want; do
 	*) missing="$missing $p" ;;
 	esac
 done
+# npm may come with a Node.js that is not Debian's (whose nodejs conflicts
+# with Debian's npm package): ask for the command, not the package.
+if [ "${1:-run}" = test ] && ! command -v npm >/dev/null 2>&1; then
+	missing="$missing npm"
+fi
 [ -z "$missing" ] && exit 0
 
 sudo=""
