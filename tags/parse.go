@@ -88,6 +88,7 @@ func Parse(input string, opts Options) (Script, error) {
 		textStart = i
 	}
 	p.text(input[textStart:])
+	p.flush()
 	if opts.Strict && len(p.script.Issues) > 0 {
 		return Script{}, &StrictError{Tags: p.script.Issues}
 	}
@@ -101,10 +102,12 @@ type openTag struct {
 }
 
 type parser struct {
-	opts   Options
-	open   []openTag
-	style  Style
-	script Script
+	opts         Options
+	open         []openTag
+	style        Style
+	script       Script
+	pending      strings.Builder // text not yet in script.Parts
+	pendingStyle Style
 }
 
 func (p *parser) issue(pos int, tag string, kind error, detail string) {
@@ -115,33 +118,57 @@ func (p *parser) issue(pos int, tag string, kind error, detail string) {
 }
 
 // text appends literal text in the current style, joining it to the
-// previous part when the style is the same.
+// pending text when the style is the same.
 func (p *parser) text(s string) {
 	if s == "" {
 		return
 	}
-	parts := p.script.Parts
-	if n := len(parts); n > 0 && !parts[n-1].IsEvent() && parts[n-1].Style == p.style {
-		parts[n-1].Text = join(parts[n-1].Text, s)
-		return
+	if p.pending.Len() > 0 && p.pendingStyle != p.style {
+		p.flush()
 	}
-	p.script.Parts = append(parts, Part{Text: s, Style: p.style})
+	if p.pending.Len() == 0 {
+		p.pendingStyle = p.style
+	} else if joinFormsTag(p.pending.String(), s) {
+		p.pending.WriteByte(' ')
+	}
+	p.pending.WriteString(s)
 }
 
-// join concatenates a and b, neither of which contains a well-formed tag,
-// separating them with a space if their join would form one.
-func join(a, b string) string {
-	// A tag holds one '<' (its first byte) and one '>' (its last), so a
-	// tag across the join starts at a's last '<' and ends at b's first '>'.
-	i := strings.LastIndexByte(a, '<')
-	j := strings.IndexByte(b, '>')
-	if i >= 0 && j >= 0 {
-		cand := a[i:] + b[:j+1]
-		if n, ok := matchTag(cand); ok && n == len(cand) {
-			return a + " " + b
-		}
+// flush moves the pending text into the script.
+func (p *parser) flush() {
+	if p.pending.Len() > 0 {
+		p.script.Parts = append(p.script.Parts, Part{Text: p.pending.String(), Style: p.pendingStyle})
+		p.pending = strings.Builder{}
 	}
-	return a + b
+}
+
+// joinFormsTag reports whether a+b holds a well-formed tag across the
+// join, given that neither a nor b holds one. A tag holds one '<' (its
+// first byte) and one '>' (its last) and no white space, so such a tag
+// starts at the '<' ending a's last run of tag bytes and ends at the first
+// '>' of b.
+func joinFormsTag(a, b string) bool {
+	i := len(a) - 1
+	for i >= 0 && a[i] != '<' && a[i] != '>' && !isASCIISpace(a[i]) {
+		i--
+	}
+	if i < 0 || a[i] != '<' {
+		return false
+	}
+	j := 0
+	for j < len(b) && b[j] != '>' && b[j] != '<' && !isASCIISpace(b[j]) {
+		j++
+	}
+	if j == len(b) || b[j] != '>' {
+		return false
+	}
+	cand := a[i:] + b[:j+1]
+	n, ok := matchTag(cand)
+	return ok && n == len(cand)
+}
+
+func isASCIISpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
 // tag handles one well-formed tag found at pos.
@@ -183,6 +210,7 @@ func (p *parser) tag(pos int, tag string) {
 		if clamped != "" {
 			p.issue(pos, tag, ErrOutOfRange, clamped)
 		}
+		p.flush()
 		p.script.Parts = append(p.script.Parts, Part{Event: e, Style: p.style})
 	case styleTag:
 		var probe Style
