@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -27,7 +28,7 @@ func newSynth(t testing.TB, engines map[string]engine.Engine) *tts.Synthesizer {
 			t.Fatal(err)
 		}
 	}
-	s, err := tts.New(tts.Options{Engines: engines, Voices: cat, MaxInput: 1000})
+	s, err := tts.New(tts.Options{Engines: engines, Voices: cat, MaxInput: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestValidationErrors(t *testing.T) {
 		{"unknown voice", tts.Request{Voice: "nobody", Input: "x", Format: encode.WAV}, tts.ErrUnknownVoice},
 		{"empty", tts.Request{Voice: "fake", Input: "", Format: encode.WAV}, tts.ErrEmptyInput},
 		{"blank", tts.Request{Voice: "fake", Input: " \n\t", Format: encode.WAV}, tts.ErrEmptyInput},
-		{"too long", tts.Request{Voice: "fake", Input: strings.Repeat("é", 1001), Format: encode.WAV}, tts.ErrInputTooLong},
+		{"too long", tts.Request{Voice: "fake", Input: strings.Repeat("é", 4097), Format: encode.WAV}, tts.ErrInputTooLong},
 		{"format", tts.Request{Voice: "fake", Input: "x", Format: encode.Format{Name: "ogg-vorbis"}}, tts.ErrUnsupportedFormat},
 		{"rate", tts.Request{Voice: "fake", Input: "x", Format: encode.Format{Name: "wav", SampleRate: 5}}, tts.ErrUnsupportedFormat},
 		{"slow", tts.Request{Voice: "fake", Input: "x", Format: encode.WAV, Speed: 0.1}, tts.ErrBadSpeed},
@@ -92,7 +93,7 @@ func TestValidationErrors(t *testing.T) {
 		})
 	}
 	// Exactly at the limit is fine.
-	if _, err := s.Synthesize(context.Background(), "fake", strings.Repeat("é", 1000), encode.PCM); err != nil {
+	if _, err := s.Synthesize(context.Background(), "fake", strings.Repeat("é", 4096), encode.PCM); err != nil {
 		t.Errorf("input at the limit: %v", err)
 	}
 }
@@ -246,5 +247,40 @@ func TestEspeakIntelligible(t *testing.T) {
 		if heard := audiotest.Recognize(t, audiotest.WriteTemp(t, wav, "wav"), audiotest.Candidates); heard != said {
 			t.Errorf("at %d Hz: said %q, recognizer heard %q", rate, said, heard)
 		}
+	}
+}
+
+// firstWrite records when the first byte arrives.
+type firstWrite struct{ at time.Time }
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	if w.at.IsZero() && len(p) > 0 {
+		w.at = time.Now()
+	}
+	return len(p), nil
+}
+
+// BenchmarkTimeToFirstAudio shows that the time to the first pcm byte
+// does not grow with the length of the input.
+func BenchmarkTimeToFirstAudio(b *testing.B) {
+	e, err := espeak.New(espeak.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := newSynth(b, map[string]engine.Engine{"espeak": e})
+	for _, n := range []int{1, 10, 40} {
+		input := strings.Repeat("The keeper climbed the stairs with a lantern in his hand. ", n)
+		b.Run(fmt.Sprintf("sentences=%d", n), func(b *testing.B) {
+			var first time.Duration
+			for b.Loop() {
+				w := new(firstWrite)
+				start := time.Now()
+				if _, err := s.Stream(context.Background(), w, tts.Request{Voice: "en-us", Input: input, Format: encode.Format{Name: "pcm", Streaming: true}}); err != nil {
+					b.Fatal(err)
+				}
+				first += w.at.Sub(start)
+			}
+			b.ReportMetric(float64(first.Microseconds())/1000/float64(b.N), "ttfa-ms")
+		})
 	}
 }
