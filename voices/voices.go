@@ -120,6 +120,12 @@ func ValidateID(id string) error {
 // AddEngine adds every voice that eng lists (if it is an
 // engine.VoiceLister) as a global voice rendered by the engine named
 // engineName. The voice id is the engine's voice name.
+//
+// Calling it again brings the catalog in line with the engine, after a
+// rescan of a voices directory for example: voices the engine now lists
+// are added with the time created, those it no longer lists are removed,
+// and the others keep their creation time. An id already used by another
+// engine's voice or a clone is an error, and leaves the catalog as it was.
 func (c *Catalog) AddEngine(ctx context.Context, engineName string, eng engine.Engine, created time.Time) error {
 	lister, ok := eng.(engine.VoiceLister)
 	if !ok {
@@ -129,17 +135,37 @@ func (c *Catalog) AddEngine(ctx context.Context, engineName string, eng engine.E
 	if err != nil {
 		return fmt.Errorf("voices: listing engine %q: %w", engineName, err)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	listed := make(map[string]bool, len(list))
 	for _, v := range list {
-		err := c.Add(Voice{
+		if err := ValidateID(v.Name); err != nil {
+			return err
+		}
+		if old, ok := c.voices[v.Name]; ok && (old.Engine != engineName || !old.Global()) {
+			return fmt.Errorf("%w %q: engine %q and engine %q both have it", ErrDuplicateVoice, v.Name, old.Engine, engineName)
+		}
+		listed[v.Name] = true
+	}
+	for id, v := range c.voices {
+		if v.Engine == engineName && v.Global() && !listed[id] {
+			delete(c.voices, id)
+		}
+	}
+	if c.voices == nil {
+		c.voices = make(map[string]Voice)
+	}
+	for _, v := range list {
+		if _, ok := c.voices[v.Name]; ok {
+			continue
+		}
+		c.voices[v.Name] = Voice{
 			ID:          v.Name,
 			Created:     created,
 			Engine:      engineName,
 			EngineVoice: v.Name,
 			Language:    v.Language,
 			Description: v.Description,
-		})
-		if err != nil {
-			return err
 		}
 	}
 	return nil

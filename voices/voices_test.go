@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/voices"
 )
@@ -72,4 +73,45 @@ func ExampleCatalog_AddEngine() {
 	// Output:
 	// anna fake true
 	// ben fake true
+}
+
+// lister is an engine whose voice list can change, like a rescanned
+// voices directory.
+type lister struct {
+	*enginetest.Fake
+	names []string
+}
+
+func (l *lister) Voices(context.Context) ([]engine.Voice, error) {
+	var out []engine.Voice
+	for _, n := range l.names {
+		out = append(out, engine.Voice{Name: n})
+	}
+	return out, nil
+}
+
+func TestAddEngineSyncs(t *testing.T) {
+	var c voices.Catalog
+	ctx := context.Background()
+	l := &lister{Fake: enginetest.NewFake(enginetest.FakeOptions{}), names: []string{"a", "b"}}
+	t1, t2 := time.Unix(100, 0), time.Unix(200, 0)
+	if err := c.AddEngine(ctx, "piper", l, t1); err != nil {
+		t.Fatal(err)
+	}
+	l.names = []string{"b", "c"}
+	if err := c.AddEngine(ctx, "piper", l, t2); err != nil {
+		t.Fatal(err)
+	}
+	got := c.List("")
+	if len(got) != 2 || got[0].ID != "b" || !got[0].Created.Equal(t1) || got[1].ID != "c" || !got[1].Created.Equal(t2) {
+		t.Errorf("after rescan: %+v", got)
+	}
+	// Another engine may not take an id already in use.
+	other := &lister{Fake: l.Fake, names: []string{"c"}}
+	if err := c.AddEngine(ctx, "espeak", other, t2); !errors.Is(err, voices.ErrDuplicateVoice) {
+		t.Errorf("clash between engines: %v", err)
+	}
+	if v, _ := c.Lookup("", "c"); v.Engine != "piper" {
+		t.Errorf("clash changed the catalog: %+v", v)
+	}
 }
