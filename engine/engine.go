@@ -45,7 +45,9 @@ type Request struct {
 }
 
 // Prosody holds the speaking-style controls of a request. The zero value
-// means the voice's defaults.
+// means the voice's defaults. Every engine honours Rate; the other
+// controls are set only for engines that declare them (see Renderer), and
+// an engine that does not render a control ignores it.
 type Prosody struct {
 	// Rate multiplies the speaking rate: 2 is twice as fast. 0 means 1.
 	Rate float64
@@ -54,6 +56,15 @@ type Prosody struct {
 	// Gain changes the loudness in decibels; 0 means unchanged and
 	// math.Inf(-1) means silence.
 	Gain float64
+	// Range multiplies the pitch range (how much the intonation moves):
+	// 0.5 is flatter, 1.5 livelier; 0 means 1.
+	Range float64
+	// Whisper asks for whispered (unvoiced) speech.
+	Whisper bool
+	// Emphasis asks for stressed, more prominent speech.
+	Emphasis bool
+	// Spell asks for letters and digits to be read one by one.
+	Spell bool
 }
 
 // RateOrDefault returns the rate multiplier, 1 when Rate is unset.

@@ -1,0 +1,35 @@
+package engine
+
+// Feature names a speaking-style control of Prosody.
+type Feature string
+
+// The Prosody controls. Every engine renders FeatureRate; the others only
+// engines that declare them through Renderer.
+const (
+	FeatureRate     Feature = "rate"
+	FeaturePitch    Feature = "pitch"
+	FeatureGain     Feature = "gain"
+	FeatureRange    Feature = "range"
+	FeatureWhisper  Feature = "whisper"
+	FeatureEmphasis Feature = "emphasis"
+	FeatureSpell    Feature = "spell"
+)
+
+// Renderer is implemented by engines that render Prosody controls beyond
+// the rate themselves. A caller (package tts) sets only the Prosody fields
+// of features the engine renders, and applies the others on the PCM
+// (pitch shift, gain, whisper) or the text (spelling) itself.
+type Renderer interface {
+	// Renders reports whether the engine renders f natively.
+	Renders(f Feature) bool
+}
+
+// Renders reports whether e renders f natively: FeatureRate always,
+// other features when e implements Renderer and says so.
+func Renders(e Engine, f Feature) bool {
+	if f == FeatureRate {
+		return true
+	}
+	r, ok := e.(Renderer)
+	return ok && r.Renders(f)
+}
