@@ -32,6 +32,7 @@ import (
 	"unsafe"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/internal/dsp"
 	"github.com/voxkit/voxkit/internal/sentence"
 )
 
@@ -125,25 +126,42 @@ func (e *Engine) isClosed() bool {
 // Synthesize speaks req.Text sentence by sentence. Each sentence's audio
 // is delivered as one chunk after the library lock is released, so a slow
 // emit never holds up other goroutines. req.Prosody.Rate sets the speaking
-// rate within espeak's range (80 to 450 words per minute, 175 normal).
+// rate within espeak's range (80 to 700 words per minute, 175 normal);
+// slower rates are reached by time-stretching the audio. The controls
+// Renders declares are rendered through SSML or the whisper variant.
 func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
 	if e.isClosed() {
 		return ErrClosed
 	}
-	wpm := int(float64(normalWPM)*req.Prosody.RateOrDefault() + 0.5)
+	speed := req.Prosody.RateOrDefault()
+	wpm := int(float64(normalWPM)*speed + 0.5)
 	wpm = max(minWPM, min(maxWPM, wpm))
+	// Below espeak's slowest rate, stretch what it gives.
+	stretch := speed * normalWPM / float64(wpm)
+	voice := req.Voice
+	if req.Prosody.Whisper {
+		voice = whisperVoice(voice)
+	}
+	ssml := needsSSML(req.Prosody)
 	for _, text := range sentence.Split(req.Text, 0) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		samples, rate, err := synth(ctx, req.Voice, text, wpm)
+		input := text
+		if ssml {
+			input = markup(text, req.Prosody)
+		}
+		samples, rate, err := synth(ctx, voice, input, wpm, ssml)
 		if err != nil {
 			return err
 		}
 		if len(samples) == 0 {
 			continue
 		}
-		samples = append(samples, make([]float32, pauseAfter(text, rate, req.Prosody.RateOrDefault()))...)
+		if stretch < 0.99 {
+			samples = dsp.Stretch(samples, rate, stretch)
+		}
+		samples = append(samples, make([]float32, pauseAfter(text, rate, speed))...)
 		if err := emit(engine.Chunk{Samples: samples, SampleRate: rate}); err != nil {
 			return err
 		}
@@ -164,7 +182,7 @@ func pauseAfter(text string, sampleRate int, rate float64) int {
 }
 
 // synth renders one sentence under the library lock.
-func synth(ctx context.Context, voice, text string, wpm int) ([]float32, int, error) {
+func synth(ctx context.Context, voice, text string, wpm int, ssml bool) ([]float32, int, error) {
 	ctext := C.CString(text)
 	defer C.free(unsafe.Pointer(ctext))
 
@@ -183,7 +201,11 @@ func synth(ctx context.Context, voice, text string, wpm int) ([]float32, int, er
 	active = j
 	defer func() { active = nil }()
 	size := C.size_t(len(text) + 1)
-	rc := C.espeak_Synth(unsafe.Pointer(ctext), size, 0, C.POS_CHARACTER, 0, C.espeakCHARS_UTF8, nil, nil)
+	flags := C.uint(C.espeakCHARS_UTF8)
+	if ssml {
+		flags |= C.espeakSSML
+	}
+	rc := C.espeak_Synth(unsafe.Pointer(ctext), size, 0, C.POS_CHARACTER, 0, flags, nil, nil)
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
@@ -298,7 +320,7 @@ func loadVoiceTable() {
 	for _, file := range files {
 		// The voice's id is its first language, if no other voice took it.
 		for code, c := range best {
-			if c.file == file && c.priority < 100 && selectVoice(file) == nil {
+			if c.file == file && c.priority < 100 {
 				voiceList = append(voiceList, engine.Voice{Name: code, Language: bcp47(code), Description: names[file]})
 			}
 		}

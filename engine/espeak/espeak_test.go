@@ -53,7 +53,7 @@ func TestVoices(t *testing.T) {
 		}
 	}
 	// Every listed voice must be usable.
-	for _, v := range vs[:20] {
+	for _, v := range vs {
 		if _, err := enginetest.Collect(context.Background(), e, engine.Request{Voice: v.Name, Text: "1 2 3"}); err != nil {
 			t.Errorf("voice %q listed but fails: %v", v.Name, err)
 		}

@@ -3,8 +3,8 @@
 //	go run ./examples/say -voice en-us -format wav -o hello.wav "Hello world"
 //	go run ./examples/say -list
 //
-// It uses the embedded espeak-ng engine, plus any Piper voices found in
-// -voices. Text comes from the arguments, or from standard input when there
+// It uses the embedded espeak-ng engine, plus the Piper voices found in
+// -voices (ONNX Runtime is then needed: see engine/onnx). Text comes from the arguments, or from standard input when there
 // are none.
 package main
 
@@ -13,15 +13,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/internal/setup"
 	"github.com/voxkit/voxkit/tts"
-	"github.com/voxkit/voxkit/voices"
 )
 
 func main() {
@@ -39,22 +38,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	rate := flag.Int("rate", 0, "output sample rate in Hz (0: 24000)")
 	speed := flag.Float64("speed", 1, "speaking speed, 0.25 to 4")
 	out := flag.String("o", "", "output file (default: standard output)")
+	voicesDir := flag.String("voices", "", "directory of Piper voices (NAME.onnx + NAME.onnx.json) to add; needs ONNX Runtime ($ONNXRUNTIME_LIB)")
 	list := flag.Bool("list", false, "list the voices and exit")
 	if err := flag.Parse(args); err != nil {
 		return err
 	}
 
 	ctx := context.Background()
-	esp, err := espeak.New(espeak.Options{})
+	vs, err := setup.Load(ctx, setup.Config{
+		VoicesDir:   *voicesDir,
+		OnnxLibrary: os.Getenv("ONNXRUNTIME_LIB"),
+		Logger:      slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
 	if err != nil {
 		return err
 	}
-	defer esp.Close()
-	engines := map[string]engine.Engine{"espeak": esp}
-	cat := new(voices.Catalog)
-	if err := cat.AddEngine(ctx, "espeak", esp, time.Now()); err != nil {
-		return err
-	}
+	defer vs.Close()
+	cat := vs.Catalog
 	if *list {
 		for _, v := range cat.List("") {
 			fmt.Fprintf(stdout, "%-24s %-10s %s\n", v.ID, v.Language, v.Description)
@@ -70,7 +70,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		text = string(b)
 	}
-	synth, err := tts.New(tts.Options{Engines: engines, Voices: cat})
+	synth, err := tts.New(tts.Options{Engines: vs.Engines, Voices: cat})
 	if err != nil {
 		return err
 	}

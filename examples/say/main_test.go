@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -64,5 +65,23 @@ func TestSayBadInput(t *testing.T) {
 		if err := run(args, strings.NewReader(""), nil, &stderr); err == nil {
 			t.Errorf("say %q succeeded", args)
 		}
+	}
+}
+
+// TestSayPiperVoice speaks with a Piper voice from a voices directory
+// (the onnx package's tone fixture) through ONNX Runtime.
+func TestSayPiperVoice(t *testing.T) {
+	if os.Getenv("ONNXRUNTIME_LIB") == "" && os.Getenv("CI") == "" {
+		t.Skip("ONNXRUNTIME_LIB not set (make test sets it)")
+	}
+	out := filepath.Join(t.TempDir(), "piper.wav")
+	var stderr bytes.Buffer
+	args := []string{"-voices", "../../engine/onnx/testdata/voices", "-voice", "en_GB-tonevctk-medium:p239", "-o", out, "Hello world. Two sentences."}
+	if err := run(args, nil, nil, &stderr); err != nil {
+		t.Fatalf("say: %v\n%s", err, stderr.String())
+	}
+	p := audiotest.ProbeFile(t, out)
+	if p.SampleRate != 24000 || p.Duration < 0.5 {
+		t.Errorf("ffprobe reads %+v", p)
 	}
 }

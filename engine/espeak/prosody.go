@@ -1,0 +1,64 @@
+package espeak
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/voxkit/voxkit/engine"
+)
+
+var _ engine.Renderer = (*Engine)(nil)
+
+// Renders reports the Prosody controls espeak-ng renders itself: rate,
+// pitch range (SSML prosody range), whisper (its "whisper" voice variant),
+// emphasis (SSML emphasis) and spelling (SSML say-as characters). Pitch
+// and gain are left to the caller's DSP: espeak-ng's own pitch control
+// spans only about −7 to +9 semitones and is not calibrated in semitones,
+// and its volume saturates above 100%.
+func (e *Engine) Renders(f engine.Feature) bool {
+	switch f {
+	case engine.FeatureRate, engine.FeatureRange, engine.FeatureWhisper, engine.FeatureEmphasis, engine.FeatureSpell:
+		return true
+	}
+	return false
+}
+
+// needsSSML reports whether p asks for controls rendered through SSML.
+func needsSSML(p engine.Prosody) bool {
+	return p.Emphasis || p.Spell || (p.Range > 0 && p.Range != 1)
+}
+
+// markup wraps one sentence of plain text in the SSML that renders p.
+func markup(text string, p engine.Prosody) string {
+	var b strings.Builder
+	b.WriteString("<speak>")
+	closers := []string{"</speak>"}
+	if p.Range > 0 && p.Range != 1 {
+		fmt.Fprintf(&b, `<prosody range="%d%%">`, int(p.Range*100+0.5))
+		closers = append(closers, "</prosody>")
+	}
+	if p.Emphasis {
+		b.WriteString("<emphasis>")
+		closers = append(closers, "</emphasis>")
+	}
+	if p.Spell {
+		b.WriteString(`<say-as interpret-as="characters">`)
+		closers = append(closers, "</say-as>")
+	}
+	b.WriteString(escapeXML(text))
+	for i := len(closers) - 1; i >= 0; i-- {
+		b.WriteString(closers[i])
+	}
+	return b.String()
+}
+
+var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+func escapeXML(s string) string { return xmlEscaper.Replace(s) }
+
+// whisperVoice returns voice with its variant replaced by espeak-ng's
+// whisper variant.
+func whisperVoice(voice string) string {
+	base, _, _ := strings.Cut(voice, "+")
+	return base + "+whisper"
+}
