@@ -172,13 +172,23 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 // pauseAfter returns the number of silent samples to add after a
 // sentence. In library mode espeak-ng ends a clause almost without a
 // pause; the espeak-ng command leaves about 0.3 s after a sentence (0.15 s
-// after a comma), which keeps sentences from running together.
+// after a comma), which keeps sentences from running together. Text that
+// ends without punctuation (a piece of a sentence whose style changes
+// next, when package tts renders audio tags) gets no pause.
 func pauseAfter(text string, sampleRate int, rate float64) int {
-	pause := 0.25
-	if strings.HasSuffix(text, ",") || strings.HasSuffix(text, ";") || strings.HasSuffix(text, ":") {
+	pause := 0.0
+	switch end := strings.TrimRight(text, "\"')]}”’»」』"); {
+	case strings.HasSuffix(end, ","), strings.HasSuffix(end, ";"), strings.HasSuffix(end, ":"):
 		pause = 0.1
+	case strings.ContainsAny(lastRune(end), ".!?…。！？"):
+		pause = 0.25
 	}
 	return int(pause * float64(sampleRate) / rate)
+}
+
+func lastRune(s string) string {
+	_, size := utf8.DecodeLastRuneInString(s)
+	return s[len(s)-size:]
 }
 
 // synth renders one sentence under the library lock.
