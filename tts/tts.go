@@ -15,7 +15,6 @@ import (
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/internal/dsp"
-	"github.com/voxkit/voxkit/internal/sentence"
 	"github.com/voxkit/voxkit/voices"
 )
 
@@ -109,6 +108,10 @@ type Request struct {
 	// Account is the caller's account id, which may use its own voice
 	// clones besides the global voices. Empty means global voices only.
 	Account string
+	// StrictTags rejects input whose audio tags cannot all be applied as
+	// written (unknown, bad or out-of-range values, voices the account
+	// may not use) with ErrBadTags, instead of dropping them.
+	StrictTags bool
 }
 
 // Result describes a finished synthesis.
@@ -122,6 +125,9 @@ type Result struct {
 	EngineTime time.Duration
 	// Sentences is the number of sentences synthesized.
 	Sentences int
+	// IgnoredTags lists the audio tags that were dropped, without their
+	// delimiters ("wink", "rate:abc"), each once.
+	IgnoredTags []string
 }
 
 // Synthesize returns a complete clip of voice speaking input in format.
@@ -153,6 +159,11 @@ func (s *Synthesizer) Validate(req Request) (voices.Voice, error) {
 	if err := s.formats.Check(req.Format); err != nil {
 		return voices.Voice{}, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
 	}
+	if req.StrictTags {
+		if _, err := s.ParseTags(req); err != nil {
+			return voices.Voice{}, err
+		}
+	}
 	return v, nil
 }
 
@@ -166,27 +177,27 @@ func (s *Synthesizer) Stream(ctx context.Context, w io.Writer, req Request) (Res
 	if err != nil {
 		return Result{}, err
 	}
-	eng := s.engines[v.Engine]
-	if eng == nil {
+	if s.engines[v.Engine] == nil {
 		return Result{}, fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
+	}
+	script, err := s.ParseTags(req)
+	if err != nil {
+		return Result{}, err
 	}
 	enc, err := s.formats.NewEncoder(w, req.Format)
 	if err != nil {
 		return Result{}, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
 	}
 	p := &pipeline{enc: enc, outRate: req.Format.Rate()}
-	var res Result
-	for _, text := range sentence.Split(req.Input, 0) {
-		start := time.Now()
-		p.emitTime = 0
-		err := eng.Synthesize(ctx, engine.Request{
-			Voice:   v.EngineVoice,
-			Text:    text,
-			Prosody: engine.Prosody{Rate: req.Speed},
-		}, p.emit)
-		res.EngineTime += time.Since(start) - p.emitTime
-		if err != nil {
-			return res, fmt.Errorf("tts: voice %q: %w", v.ID, err)
+	res := Result{IgnoredTags: script.Ignored()}
+	r := &renderer{s: s, req: req, voice: v, p: p, res: &res}
+	// Tags are parsed once; each sentence is rendered part by part (text
+	// in its style, or an event) and flushed.
+	for _, sen := range script.Sentences(0) {
+		for _, part := range sen.Parts {
+			if err := r.part(ctx, part); err != nil {
+				return res, err
+			}
 		}
 		res.Sentences++
 		flush(w)

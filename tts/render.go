@@ -1,0 +1,205 @@
+package tts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/internal/dsp"
+	"github.com/voxkit/voxkit/tags"
+	"github.com/voxkit/voxkit/voices"
+)
+
+// ErrBadTags is returned (wrapped, with the *tags.StrictError) when a
+// request with StrictTags holds tags that cannot be applied as written.
+var ErrBadTags = errors.New("tts: bad audio tags")
+
+// Emphasis, where an engine cannot render it, is approximated with these
+// changes — close to what espeak-ng's SSML emphasis measures (slower by a
+// fifth, about 2 semitones higher, about 2 dB louder).
+const (
+	emphasisRate  = 0.85
+	emphasisPitch = 2.0 // semitones
+	emphasisGain  = 2.0 // dB
+)
+
+// ParseTags parses the audio tags of req.Input as Stream will: voice tags
+// may name only voices req.Account may use, and with req.StrictTags any
+// tag that cannot be applied as written fails with ErrBadTags. The
+// script's Ignored method lists the tags that were dropped (for an
+// x-ignored-tags header, say).
+func (s *Synthesizer) ParseTags(req Request) (tags.Script, error) {
+	script, err := tags.Parse(req.Input, tags.Options{
+		Strict: req.StrictTags,
+		Voice: func(id string) bool {
+			v, err := s.voices.Lookup(req.Account, id)
+			return err == nil && s.engines[v.Engine] != nil
+		},
+	})
+	if err != nil {
+		return tags.Script{}, fmt.Errorf("%w: %w", ErrBadTags, err)
+	}
+	return script, nil
+}
+
+// renderer turns the parts of a script into audio for one request.
+type renderer struct {
+	s     *Synthesizer
+	req   Request
+	voice voices.Voice
+	p     *pipeline
+	seed  uint64 // varies the noise of successive events
+	buf   []float32
+	res   *Result
+}
+
+// part renders one text part or event.
+func (r *renderer) part(ctx context.Context, part tags.Part) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if part.IsEvent() {
+		return r.event(part)
+	}
+	return r.text(ctx, part)
+}
+
+// text renders a text part: the engine renders the style controls it
+// declares, the shared DSP stage the rest.
+func (r *renderer) text(ctx context.Context, part tags.Part) error {
+	v := r.voice
+	if part.Style.Voice != "" {
+		other, err := r.s.voices.Lookup(r.req.Account, part.Style.Voice)
+		if err != nil { // ParseTags has checked it; the catalog changed since
+			return fmt.Errorf("%w %q", ErrUnknownVoice, part.Style.Voice)
+		}
+		v = other
+	}
+	eng := r.s.engines[v.Engine]
+	if eng == nil {
+		return fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
+	}
+	st := part.Style
+	rate := r.req.Speed
+	if rate == 0 {
+		rate = 1
+	}
+	rate *= st.RateOrDefault()
+	pitch, gain, text := st.Pitch, st.Gain, part.Text
+	pros := engine.Prosody{}
+	renders := func(f engine.Feature) bool { return engine.Renders(eng, f) }
+	if st.Emphasis {
+		if renders(engine.FeatureEmphasis) {
+			pros.Emphasis = true
+		} else {
+			rate *= emphasisRate
+			pitch += emphasisPitch
+			gain += emphasisGain
+		}
+	}
+	pros.Rate = max(MinSpeed, min(MaxSpeed, rate))
+	if st.Spell {
+		if renders(engine.FeatureSpell) {
+			pros.Spell = true
+		} else {
+			text = spellOut(text)
+		}
+	}
+	if st.Range != 0 && renders(engine.FeatureRange) {
+		pros.Range = st.Range // engines without it keep their own range
+	}
+	whisper := st.Whisper && !renders(engine.FeatureWhisper)
+	pros.Whisper = st.Whisper && !whisper
+	if pitch != 0 && renders(engine.FeaturePitch) {
+		pros.Pitch, pitch = pitch, 0
+	}
+	if gain != 0 && renders(engine.FeatureGain) {
+		pros.Gain, gain = gain, 0
+	}
+	req := engine.Request{Voice: v.EngineVoice, Text: text, Prosody: pros}
+
+	start := time.Now()
+	r.p.emitTime = 0
+	var err error
+	rate0 := 0
+	if !whisper && pitch == 0 && gain == 0 {
+		err = eng.Synthesize(ctx, req, r.p.emit)
+	} else {
+		// Collect the part's audio, then apply the effects to it whole.
+		r.buf = r.buf[:0]
+		err = eng.Synthesize(ctx, req, func(c engine.Chunk) error {
+			if rate0 != 0 && c.SampleRate != rate0 {
+				return fmt.Errorf("tts: engine changed sample rate within a sentence")
+			}
+			rate0 = c.SampleRate
+			r.buf = append(r.buf, c.Samples...)
+			return nil
+		})
+	}
+	r.res.EngineTime += time.Since(start) - r.p.emitTime
+	if err != nil {
+		return fmt.Errorf("tts: voice %q: %w", v.ID, err)
+	}
+	if rate0 == 0 || len(r.buf) == 0 {
+		return nil
+	}
+	x := r.buf
+	if whisper {
+		r.seed++
+		x = dsp.Whisper(x, rate0, r.seed)
+	}
+	if pitch != 0 {
+		x = dsp.PitchShift(x, rate0, pitch)
+	}
+	dsp.Gain(x, gain)
+	return r.p.emit(engine.Chunk{Samples: x, SampleRate: rate0})
+}
+
+// event renders a pause as silence and the non-verbal events as the DSP
+// stage's synthetic sounds, at the rate of the audio so far.
+func (r *renderer) event(part tags.Part) error {
+	rate := r.p.inRate
+	if rate == 0 {
+		rate = r.p.outRate
+	}
+	r.seed++
+	var x []float32
+	switch part.Event.Kind {
+	case tags.Pause:
+		x = dsp.AppendSilence(nil, int(part.Event.Duration.Seconds()*float64(rate)))
+	case tags.Breath:
+		x = dsp.Breath(rate, r.seed)
+	case tags.Sigh:
+		x = dsp.Sigh(rate, r.seed)
+	case tags.Laugh:
+		x = dsp.Laugh(rate, r.seed)
+	case tags.Cough:
+		x = dsp.Cough(rate, r.seed)
+	}
+	if len(x) == 0 {
+		return nil
+	}
+	dsp.Gain(x, part.Style.Gain)
+	return r.p.emit(engine.Chunk{Samples: x, SampleRate: rate})
+}
+
+// spellOut separates the letters and digits of text with spaces and
+// upper-cases the letters, so an engine reads them one by one: "abc42"
+// becomes "A B C 4 2".
+func spellOut(text string) string {
+	var b strings.Builder
+	prevAlnum := false
+	for _, c := range text {
+		alnum := unicode.IsLetter(c) || unicode.IsDigit(c)
+		if alnum && prevAlnum {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(unicode.ToUpper(c))
+		prevAlnum = alnum
+	}
+	return b.String()
+}
