@@ -1,0 +1,265 @@
+package onnx
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/internal/sentence"
+)
+
+// The benchmark voice is fixture (b): a Piper-medium-sized VITS model with
+// random weights, generated on demand by testdata/gen/medium.py into
+// $VOXKIT_BENCH_DIR or .cache/bench at the module root. It is never
+// committed.
+const benchVoice = "en_US-bench-medium"
+
+var (
+	benchOnce sync.Once
+	benchPath string
+	benchErr  error
+)
+
+// benchModel returns the path of the benchmark model, generating it the
+// first time.
+func benchModel(b *testing.B) string {
+	b.Helper()
+	benchOnce.Do(func() {
+		dir := os.Getenv("VOXKIT_BENCH_DIR")
+		if dir == "" {
+			root, err := moduleRoot()
+			if err != nil {
+				benchErr = err
+				return
+			}
+			dir = filepath.Join(root, ".cache", "bench")
+		}
+		benchPath = filepath.Join(dir, benchVoice+".onnx")
+		if _, err := os.Stat(benchPath + ".json"); err == nil {
+			return
+		}
+		out, err := exec.Command("/usr/bin/python3", "testdata/gen/medium.py", dir).CombinedOutput()
+		if err != nil {
+			benchErr = errors.New("generating the benchmark model (needs python3-torch and python3-onnx): " + err.Error() + "\n" + string(out))
+		}
+	})
+	if benchErr != nil {
+		b.Skip(benchErr)
+	}
+	return benchPath
+}
+
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+func benchText(b *testing.B) string {
+	b.Helper()
+	data, err := os.ReadFile("testdata/bench.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(data)
+}
+
+// synthesizeText runs the whole pipeline on text and returns the seconds of
+// audio produced.
+func synthesizeText(b *testing.B, e *Engine, text string) float64 {
+	samples, rate := 0, 0
+	err := e.Synthesize(context.Background(), engine.Request{Voice: benchVoice, Text: text}, func(c engine.Chunk) error {
+		samples += len(c.Samples)
+		rate = c.SampleRate
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return float64(samples) / float64(rate)
+}
+
+// BenchmarkSynthesize reports the real-time factor (compute time / audio
+// time) of the 20-sentence text, one stream.
+func BenchmarkSynthesize(b *testing.B) {
+	e := load(b, Options{Models: []string{benchModel(b)}})
+	text := benchText(b)
+	phonemes := 0
+	for _, ids := range benchIDs(b, e, text) {
+		phonemes += (len(ids) - 3) / 2 // ^ _ p _ … p _ $
+	}
+	var audio float64
+	b.ResetTimer()
+	for b.Loop() {
+		audio += synthesizeText(b, e, text)
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/audio, "rtf")
+	b.ReportMetric(audio/float64(b.N), "audio-s/op")
+	b.ReportMetric(1000*audio/float64(b.N)/float64(phonemes), "audio-ms/phoneme")
+}
+
+// BenchmarkOverhead compares the pipeline (sentence split, espeak-ng,
+// ids, tensors, run, clip, emit) with bare ORT runs of the same id
+// sequences, alternating the two so that machine load hits both alike.
+func BenchmarkOverhead(b *testing.B) {
+	e := load(b, Options{Models: []string{benchModel(b)}})
+	m := e.models[benchVoice]
+	text := benchText(b)
+	seqs := benchIDs(b, e, text)
+	var bare, pipe time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		for _, ids := range seqs {
+			bareRun(b, m, ids)
+		}
+		mid := time.Now()
+		synthesizeText(b, e, text)
+		bare += mid.Sub(start)
+		pipe += time.Since(mid)
+	}
+	b.ReportMetric(float64(bare.Milliseconds())/float64(b.N), "bare-ms/op")
+	b.ReportMetric(float64(pipe.Milliseconds())/float64(b.N), "pipeline-ms/op")
+	b.ReportMetric(100*(pipe.Seconds()/bare.Seconds()-1), "overhead-%")
+}
+
+// benchIDs returns the id sequences of text's sentences for the
+// benchmark voice.
+func benchIDs(b *testing.B, e *Engine, text string) [][]int64 {
+	m := e.models[benchVoice]
+	var seqs [][]int64
+	for _, s := range sentence.Split(text, 0) {
+		ph, err := e.phonemes(context.Background(), m, s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		seqs = append(seqs, m.cfg.IDs(nil, ph))
+	}
+	return seqs
+}
+
+// bareRun is the least a caller of ORT must do for one sentence.
+func bareRun(b *testing.B, m *model, ids []int64) {
+	in, _ := ort.NewTensor(ort.NewShape(1, int64(len(ids))), ids)
+	n, _ := ort.NewTensor(ort.NewShape(1), []int64{int64(len(ids))})
+	sc, _ := ort.NewTensor(ort.NewShape(3), []float32{m.cfg.NoiseScale, m.cfg.LengthScale, m.cfg.NoiseW})
+	out := []ort.Value{nil}
+	if err := m.session.Run([]ort.Value{in, n, sc}, out); err != nil {
+		b.Fatal(err)
+	}
+	for _, v := range []ort.Value{in, n, sc, out[0]} {
+		v.Destroy()
+	}
+}
+
+// BenchmarkStreams reports throughput (seconds of audio per second) with 1
+// and 2 concurrent streams, each speaking the 20-sentence text, for 1 and
+// 2 intra-op threads per run.
+func BenchmarkStreams(b *testing.B) {
+	path := benchModel(b)
+	text := benchText(b)
+	for _, threads := range []int{1, 2} {
+		e := load(b, Options{Models: []string{path}, IntraOpThreads: threads})
+		for _, streams := range []int{1, 2} {
+			b.Run("threads="+strconv.Itoa(threads)+"/streams="+strconv.Itoa(streams), func(b *testing.B) {
+				var audio float64
+				var mu sync.Mutex
+				for b.Loop() {
+					var wg sync.WaitGroup
+					for range streams {
+						wg.Go(func() {
+							s := synthesizeText(b, e, text)
+							mu.Lock()
+							audio += s
+							mu.Unlock()
+						})
+					}
+					wg.Wait()
+				}
+				b.ReportMetric(audio/b.Elapsed().Seconds(), "audio-s/s")
+			})
+		}
+		e.Close()
+	}
+}
+
+// BenchmarkRSSPerVoice loads 1 and then 3 copies of the benchmark voice
+// (each its own model and session) and reports the resident memory each
+// voice adds, after one sentence so that ORT's arenas are warmed up.
+func BenchmarkRSSPerVoice(b *testing.B) {
+	path := benchModel(b)
+	dir := b.TempDir()
+	for i := range 3 {
+		name := filepath.Join(dir, "v"+strconv.Itoa(i)+".onnx")
+		if err := os.Symlink(path, name); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Symlink(path+".json", name+".json"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	warm := func(e *Engine, voice string) {
+		err := e.Synthesize(context.Background(), engine.Request{Voice: voice, Text: "A warm-up sentence of ordinary length."}, func(engine.Chunk) error { return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	var first, next float64
+	for b.Loop() {
+		base := residentMB(b)
+		e1 := load(b, Options{Models: []string{filepath.Join(dir, "v0.onnx")}})
+		warm(e1, "v0")
+		one := residentMB(b)
+		e2 := load(b, Options{Models: []string{filepath.Join(dir, "v1.onnx"), filepath.Join(dir, "v2.onnx")}})
+		warm(e2, "v1")
+		warm(e2, "v2")
+		three := residentMB(b)
+		e1.Close()
+		e2.Close()
+		first, next = one-base, (three-one)/2
+	}
+	b.ReportMetric(first, "MB-first-voice")
+	b.ReportMetric(next, "MB/next-voice")
+}
+
+// residentMB returns the process's resident set size in MB.
+func residentMB(b *testing.B) float64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		b.Skip("no /proc/self/status")
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			if err != nil {
+				b.Fatal(err)
+			}
+			return float64(kb) / 1024
+		}
+	}
+	b.Fatal("no VmRSS")
+	return 0
+}
