@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/voxkit/voxkit/tts"
 )
@@ -29,6 +30,7 @@ const (
 	CodeMissingParameter   = "missing_required_parameter"
 	CodeInvalidType        = "invalid_type"
 	CodeInvalidValue       = "invalid_value"
+	CodeInvalidTags        = "invalid_tags"
 	CodeStringTooShort     = "string_below_min_length"
 	CodeStringTooLong      = "string_above_max_length"
 	CodeDecimalTooSmall    = "decimal_below_min_value"
@@ -202,6 +204,9 @@ func ToError(err error, voice string) *Error {
 		return BadRequest(CodeStringTooLong, "input", "input is too long: %v", trimPrefix(err))
 	case errors.Is(err, tts.ErrBadSpeed):
 		return BadRequest(CodeInvalidValue, "speed", "speed is out of range: %v", trimPrefix(err))
+	case errors.Is(err, tts.ErrBadTags):
+		return BadRequest(CodeInvalidTags, "input", "input has audio tags that cannot be applied as written "+
+			"(send strict_tags false to drop them instead): %v", strings.TrimPrefix(trimPrefix(err), "bad audio tags: "))
 	case errors.Is(err, tts.ErrUnsupportedFormat):
 		return BadRequest(CodeUnsupportedFormat, "response_format", "response_format is not supported: %v", trimPrefix(err))
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

@@ -38,6 +38,9 @@ type Speech struct {
 	Instructions string
 	// StreamFormat is StreamAudio (the default) or StreamSSE.
 	StreamFormat string
+	// StrictTags, a voxkit extension ("strict_tags": true), rejects input
+	// whose audio tags cannot all be applied instead of dropping them.
+	StrictTags bool
 }
 
 // SpeechLimits are the checks ParseSpeech makes beyond JSON shape.
@@ -48,6 +51,9 @@ type SpeechLimits struct {
 	MaxInput int
 	// MinSpeed and MaxSpeed bound speed; both 0 means no bound here.
 	MinSpeed, MaxSpeed float64
+	// DefaultFormat is the response_format of a request naming none;
+	// empty means DefaultResponseFormat.
+	DefaultFormat string
 }
 
 // ParseSpeech decodes and checks a speech request body. Every failure is
@@ -67,6 +73,9 @@ func ParseSpeech(body []byte, lim SpeechLimits) (Speech, error) {
 		return Speech{}, BadRequest(CodeInvalidJSON, "", "The request body must be a JSON object, not null.")
 	}
 	s := Speech{Format: DefaultResponseFormat, Speed: 1, StreamFormat: StreamAudio}
+	if lim.DefaultFormat != "" {
+		s.Format = lim.DefaultFormat
+	}
 	var err error
 	if s.Voice, err = voiceField(raw["voice"]); err != nil {
 		return Speech{}, err
@@ -120,6 +129,11 @@ func ParseSpeech(body []byte, lim SpeechLimits) (Speech, error) {
 			}
 		}
 		s.Speed = sp
+	}
+	if v, ok := raw["strict_tags"]; ok && !isNull(v) {
+		if err := json.Unmarshal(v, &s.StrictTags); err != nil {
+			return Speech{}, BadRequest(CodeInvalidType, "strict_tags", "strict_tags must be a boolean, got %s.", kind(v))
+		}
 	}
 	if s.Model, _, err = stringField(raw, "model"); err != nil {
 		return Speech{}, err

@@ -1,0 +1,22 @@
+// Package server is voxkit's HTTP API: an http.Handler speaking the
+// OpenAI speech and model-listing protocol, so that unmodified OpenAI SDKs
+// work when pointed at it.
+//
+// New returns a *Server routed with the standard ServeMux. It serves
+//
+//	POST   /v1/audio/speech      synthesize speech (audio or SSE)
+//	GET    /v1/audio/speech/ws   WebSocket: speech sentence by sentence
+//	GET    /v1/models            the voices the caller's account may use
+//	GET    /v1/models/{id}       one of them
+//	GET    /v1/account           the caller's account
+//	POST   /v1/accounts          create an account and its first key (if allowed)
+//	GET    /v1/keys              the account's API keys
+//	POST   /v1/keys              create a key; the plaintext is returned once
+//	DELETE /v1/keys/{prefix}     revoke a key
+//	GET    /                     the web playground
+//
+// Every /v1 endpoint except POST /v1/accounts needs "Authorization: Bearer
+// sk_..."; errors are OpenAI-shaped JSON. Mount it under a prefix with
+// http.StripPrefix. docs/server.md describes the protocol, the error table
+// and the limits.
+package server

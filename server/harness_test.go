@@ -1,0 +1,166 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/enginetest"
+	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/voices"
+)
+
+// faulty is an engine seam for failures the real engines do not make on
+// demand: it panics on text containing "PANIC" and fails on text
+// containing "FAIL"; other sentences are a short tone.
+type faulty struct{}
+
+var _ engine.Engine = faulty{}
+
+func (faulty) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
+	switch {
+	case strings.Contains(req.Text, "PANIC"):
+		panic("faulty engine: asked to panic")
+	case strings.Contains(req.Text, "FAIL"):
+		return errors.New("faulty engine: asked to fail")
+	}
+	return emit(engine.Chunk{Samples: make([]float32, 1600), SampleRate: 16000})
+}
+
+func (faulty) Close() error { return nil }
+
+// env is a running server on loopback with its store and keys.
+type env struct {
+	t        *testing.T
+	ts       *httptest.Server
+	srv      *server.Server
+	store    *store.SQLite
+	dbPath   string
+	slow     *enginetest.Fake
+	key      string // account "local"
+	otherKey string // account "other"
+	revoked  string // account "local", revoked
+	done     chan string // paths of finished requests
+	mu       sync.Mutex
+}
+
+type envOptions struct {
+	dbPath string
+	signup bool
+}
+
+func newEnv(t *testing.T, o envOptions) *env {
+	t.Helper()
+	ctx := context.Background()
+	es, err := espeak.New(espeak.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"slow"}, SentenceDelay: 40 * time.Millisecond})
+	fake := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"fake"}})
+	engines := map[string]engine.Engine{"espeak": es, "slow": slow, "fake": fake, "faulty": faulty{}}
+	cat := new(voices.Catalog)
+	created := time.Unix(1700000000, 0)
+	for _, name := range []string{"slow", "fake"} {
+		if err := cat.AddEngine(ctx, name, engines[name], created); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, v := range []voices.Voice{
+		{ID: "en-us", Engine: "espeak", EngineVoice: "en-us", Created: created},
+		{ID: "en-gb", Engine: "espeak", EngineVoice: "en-gb", Created: created},
+		{ID: "faulty", Engine: "faulty", EngineVoice: "x", Created: created},
+		{ID: "local-clone", Owner: "local", Engine: "fake", EngineVoice: "fake", Created: created},
+		{ID: "other-clone", Owner: "other", Engine: "fake", EngineVoice: "fake", Created: created},
+	} {
+		if err := cat.Add(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	synth, err := tts.New(tts.Options{Engines: engines, Voices: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.dbPath == "" {
+		o.dbPath = filepath.Join(t.TempDir(), store.FileName)
+	}
+	st, err := store.OpenSQLite(ctx, o.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, store: st, dbPath: o.dbPath, slow: slow, done: make(chan string, 1000)}
+	if _, err := st.Account(ctx, "local"); err != nil {
+		st.CreateAccount(ctx, "local")
+		st.CreateAccount(ctx, "other")
+	}
+	_, e.key, _ = st.CreateKey(ctx, "local", "test")
+	_, e.otherKey, _ = st.CreateKey(ctx, "other", "test")
+	k, revoked, _ := st.CreateKey(ctx, "local", "revoked")
+	if _, err := st.RevokeKey(ctx, "local", k.Prefix); err != nil {
+		t.Fatal(err)
+	}
+	e.revoked = revoked
+	aliases := map[string]string{}
+	for _, n := range server.OpenAIVoiceNames() {
+		aliases[n] = "en-us"
+	}
+	e.srv, err = server.New(server.Options{
+		Synthesizer: synth, Voices: cat, Store: st, Aliases: aliases, AllowSignup: o.signup,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() { e.done <- r.URL.Path }()
+		e.srv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		e.ts.Close()
+		e.srv.Shutdown(context.Background())
+		st.Close()
+	})
+	return e
+}
+
+// client returns an official OpenAI SDK client for the server.
+func (e *env) client(key string) *openai.Client {
+	c := openai.NewClient(option.WithBaseURL(e.ts.URL+"/v1/"), option.WithAPIKey(key),
+		option.WithMaxRetries(0), option.WithHTTPClient(e.ts.Client()))
+	return &c
+}
+
+// do sends a raw request.
+func (e *env) do(method, path, key, contentType string, body io.Reader) *http.Response {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.ts.URL+path, body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	res, err := e.ts.Client().Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return res
+}

@@ -1,0 +1,353 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/voices"
+)
+
+// DefaultMaxBody is the largest request body accepted when Options.MaxBody
+// is 0: 1 MiB. A larger body gets 413.
+const DefaultMaxBody = 1 << 20
+
+// Options configure a Server.
+type Options struct {
+	// Synthesizer renders speech. Required.
+	Synthesizer *tts.Synthesizer
+	// Voices is the catalog the Synthesizer uses, for the model list.
+	// Required.
+	Voices *voices.Catalog
+	// Store holds accounts and API keys. Required. The Server does not
+	// close it.
+	Store store.Store
+	// Formats is the codec registry the Synthesizer uses; nil means
+	// encode.DefaultRegistry.
+	Formats *encode.Registry
+	// Aliases maps extra voice names to catalog voice ids, for example
+	// the OpenAI voice names (see OpenAIVoiceNames) to real voices, so
+	// unmodified SDK samples work. A catalog voice of the same id wins
+	// over an alias.
+	Aliases map[string]string
+	// MaxBody is the largest request body in bytes; 0 means
+	// DefaultMaxBody.
+	MaxBody int64
+	// MaxInput is the longest speech input in characters; 0 means
+	// tts.DefaultMaxInput. It must not exceed the Synthesizer's own limit.
+	MaxInput int
+	// AllowSignup lets anyone create an account (and its first key) with
+	// POST /v1/accounts, from the playground's "create account" form.
+	// Off by default: accounts are then made by the operator.
+	AllowSignup bool
+	// DisablePlayground turns off the web playground at "/".
+	DisablePlayground bool
+	// WebSocketOrigins are host patterns (path.Match syntax) of other
+	// origins allowed to open the WebSocket; the server's own origin
+	// always is.
+	WebSocketOrigins []string
+	// Logger receives one line per request and the errors; nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// Server is the HTTP API. It is an http.Handler, safe for concurrent use.
+type Server struct {
+	synth    *tts.Synthesizer
+	voices   *voices.Catalog
+	store    store.Store
+	formats  *encode.Registry
+	aliases  map[string]string
+	maxBody  int64
+	maxInput int
+	signup   bool
+	origins  []string
+	log      *slog.Logger
+	mux      *http.ServeMux
+
+	// closing is cancelled by Shutdown; WebSocket sessions watch it.
+	closing  context.Context
+	shutdown context.CancelFunc
+	sessions sync.WaitGroup
+}
+
+var _ http.Handler = (*Server)(nil)
+
+// New returns a Server.
+func New(opts Options) (*Server, error) {
+	if opts.Synthesizer == nil || opts.Voices == nil || opts.Store == nil {
+		return nil, errors.New("server: Options.Synthesizer, Voices and Store are required")
+	}
+	s := &Server{
+		synth:    opts.Synthesizer,
+		voices:   opts.Voices,
+		store:    opts.Store,
+		formats:  opts.Formats,
+		aliases:  make(map[string]string, len(opts.Aliases)),
+		maxBody:  opts.MaxBody,
+		maxInput: opts.MaxInput,
+		signup:   opts.AllowSignup,
+		origins:  slices.Clone(opts.WebSocketOrigins),
+		log:      opts.Logger,
+		mux:      http.NewServeMux(),
+	}
+	for k, v := range opts.Aliases {
+		s.aliases[k] = v
+	}
+	if s.formats == nil {
+		s.formats = encode.DefaultRegistry
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxBody
+	}
+	if s.maxInput <= 0 {
+		s.maxInput = tts.DefaultMaxInput
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.closing, s.shutdown = context.WithCancel(context.Background())
+
+	s.route("/v1/audio/speech", methods{http.MethodPost: s.authed(s.speech)})
+	s.route("/v1/audio/speech/ws", methods{http.MethodGet: s.websocket})
+	s.route("/v1/models", methods{http.MethodGet: s.authed(s.listModels)})
+	s.route("/v1/models/{id}", methods{http.MethodGet: s.authed(s.getModel)})
+	s.route("/v1/account", methods{http.MethodGet: s.authed(s.getAccount)})
+	s.route("/v1/accounts", methods{http.MethodPost: s.createAccount})
+	s.route("/v1/keys", methods{http.MethodGet: s.authed(s.listKeys), http.MethodPost: s.authed(s.createKey)})
+	s.route("/v1/keys/{prefix}", methods{http.MethodDelete: s.authed(s.revokeKey)})
+	if !opts.DisablePlayground {
+		s.route("/{$}", methods{http.MethodGet: s.playground})
+	}
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, wire.NotFound(r.Method, r.URL.Path))
+	})
+	return s, nil
+}
+
+// OpenAIVoiceNames returns the built-in voice names of OpenAI's speech
+// endpoint, which SDK samples use; map them to real voices with
+// Options.Aliases.
+func OpenAIVoiceNames() []string {
+	return []string{"alloy", "ash", "ballad", "coral", "echo", "fable", "onyx", "nova", "sage", "shimmer", "verse", "marin", "cedar"}
+}
+
+// Shutdown ends the WebSocket sessions — each finishes the utterance in
+// progress and is closed with status 1001 — and waits for them or for ctx.
+// http.Server.Shutdown does not track hijacked connections; call both.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.shutdown()
+	done := make(chan struct{})
+	go func() { s.sessions.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// methods maps HTTP methods to handlers for one path.
+type methods map[string]http.HandlerFunc
+
+// route registers path with its own method dispatch, so that a wrong
+// method gets a JSON 405 with Allow rather than falling through to 404.
+func (s *Server) route(path string, m methods) {
+	allow := make([]string, 0, len(m))
+	for k := range m {
+		allow = append(allow, k)
+	}
+	slices.Sort(allow)
+	s.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		h, ok := m[r.Method]
+		if !ok {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, allow))
+			return
+		}
+		h(w, r)
+	})
+}
+
+// reqInfo is what the middleware knows about a request.
+type reqInfo struct {
+	id      string
+	start   time.Time
+	account string
+}
+
+type ctxKey struct{}
+
+func info(ctx context.Context) *reqInfo {
+	if ri, ok := ctx.Value(ctxKey{}).(*reqInfo); ok {
+		return ri
+	}
+	return &reqInfo{start: time.Now()}
+}
+
+// RequestID returns the id of the request being served by ctx, "" outside
+// a request. It is also sent as the x-request-id header.
+func RequestID(ctx context.Context) string { return info(ctx).id }
+
+// ServeHTTP implements http.Handler: request id, panic recovery and the
+// access log around the routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ri := &reqInfo{id: requestID(r), start: time.Now()}
+	w.Header().Set("x-request-id", ri.id)
+	rec := &recorder{ResponseWriter: w}
+	r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri))
+	defer func() {
+		p := recover()
+		abort := p == http.ErrAbortHandler
+		if p != nil && !abort {
+			s.log.Error("server: panic", "request_id", ri.id, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			if rec.status == 0 {
+				writeError(rec, wire.Internal(ri.id))
+			} else {
+				abort = true // too late for a status: cut the response
+			}
+		}
+		status := rec.status
+		if abort && status == 0 {
+			status = http.StatusInternalServerError
+		}
+		s.log.Info("request", "request_id", ri.id, "method", r.Method, "path", r.URL.Path, "status", status,
+			"bytes", rec.bytes, "ms", ms(time.Since(ri.start)), "account", ri.account, "aborted", abort)
+		if abort {
+			panic(http.ErrAbortHandler)
+		}
+	}()
+	s.mux.ServeHTTP(rec, r)
+}
+
+// requestID takes the client's X-Request-Id when it is short and plain,
+// else makes one.
+func requestID(r *http.Request) string {
+	if id := r.Header.Get("X-Request-Id"); id != "" && len(id) <= 128 && strings.Trim(id,
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") == "" {
+		return id
+	}
+	var b [12]byte
+	rand.Read(b[:])
+	return "req_" + hex.EncodeToString(b[:])
+}
+
+// recorder notes the status and size of a response. Unwrap lets
+// http.ResponseController and the WebSocket upgrade reach the connection.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	n, err := r.ResponseWriter.Write(p)
+	r.bytes += int64(n)
+	return n, err
+}
+
+func (r *recorder) Flush() { http.NewResponseController(r.ResponseWriter).Flush() }
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// ms formats a duration as milliseconds with microsecond precision, the
+// form of x-upstream-ms and x-gateway-ms.
+func ms(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 3, 64)
+}
+
+// writeError sends e as JSON with its status.
+func writeError(w http.ResponseWriter, e *wire.Error) {
+	writeJSON(w, e.Status, e)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("server: " + err.Error()) // our own types always marshal
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)+1))
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// authed wraps h so that it runs only for a valid bearer key, with the
+// key's account in the request info.
+func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		k, werr := s.authenticate(r.Context(), bearer(r))
+		if werr != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="voxkit"`)
+			writeError(w, werr)
+			return
+		}
+		info(r.Context()).account = k.Account
+		h(w, r)
+	}
+}
+
+// bearer returns the token of an "Authorization: Bearer" header, "" if
+// there is none.
+func bearer(r *http.Request) string {
+	a := r.Header.Get("Authorization")
+	if len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+		return strings.TrimSpace(a[7:])
+	}
+	return ""
+}
+
+func (s *Server) authenticate(ctx context.Context, token string) (store.Key, *wire.Error) {
+	if token == "" {
+		return store.Key{}, wire.MissingKey()
+	}
+	k, err := s.store.VerifyKey(ctx, token)
+	switch {
+	case errors.Is(err, store.ErrRevokedKey):
+		return store.Key{}, wire.InvalidKey(k.Prefix, true)
+	case errors.Is(err, store.ErrInvalidKey):
+		return store.Key{}, wire.InvalidKey(store.DisplayPrefix(printable(token)), false)
+	case err != nil:
+		s.log.Error("server: verifying key", "err", err, "request_id", RequestID(ctx))
+		return store.Key{}, wire.Internal(RequestID(ctx))
+	}
+	return k, nil
+}
+
+// printable keeps only characters that may appear in a key, so a message
+// never echoes control characters.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x21 || r > 0x7e {
+			return '?'
+		}
+		return r
+	}, s)
+}

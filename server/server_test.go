@@ -1,0 +1,460 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+)
+
+const sentences10 = "One is first. Two comes next. Three is here. Four follows. Five is half. " +
+	"Six is more. Seven goes on. Eight is late. Nine is near. Ten is the end."
+
+// probe decodes audio with ffprobe and returns the codec, rate and
+// duration in seconds.
+func probe(t *testing.T, audio []byte, format string) (codec string, rate int, dur float64) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "audio."+format)
+	if err := os.WriteFile(path, audio, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-v", "error", "-show_entries", "stream=codec_name,sample_rate:format=duration", "-of", "json"}
+	if format == "pcm" {
+		args = append(args, "-f", "s16le", "-ar", "24000", "-ac", "1")
+	}
+	out, err := exec.Command("ffprobe", append(args, path)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ffprobe %s: %v: %s", format, err, out)
+	}
+	var p struct {
+		Streams []struct {
+			Codec string `json:"codec_name"`
+			Rate  string `json:"sample_rate"`
+		} `json:"streams"`
+		Format struct {
+			Duration string `json:"duration"`
+		} `json:"format"`
+	}
+	if err := json.Unmarshal(out, &p); err != nil || len(p.Streams) != 1 {
+		t.Fatalf("ffprobe %s: %s", format, out)
+	}
+	rate, _ = strconv.Atoi(p.Streams[0].Rate)
+	dur, _ = strconv.ParseFloat(p.Format.Duration, 64)
+	if format == "pcm" { // raw input has no container duration
+		dur = float64(len(audio)) / 2 / 24000
+	}
+	return p.Streams[0].Codec, rate, dur
+}
+
+func TestSDKSpeechAllFormats(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	c := e.client(e.key)
+	wantCodec := map[string]string{"wav": "pcm_s16le", "pcm": "pcm_s16le", "mp3": "mp3", "flac": "flac", "opus": "opus"}
+	for _, format := range encode.DefaultRegistry.Names() {
+		t.Run(format, func(t *testing.T) {
+			res, err := c.Audio.Speech.New(context.Background(), openai.AudioSpeechNewParams{
+				Model:          openai.SpeechModelGPT4oMiniTTS,
+				Voice:          openai.AudioSpeechNewParamsVoiceUnion{OfString: openai.String("alloy")},
+				Input:          "Hello from voxkit. This is the second sentence.",
+				ResponseFormat: openai.AudioSpeechNewParamsResponseFormat(format),
+				Speed:          openai.Float(1.25),
+				Instructions:   openai.String("Speak clearly."),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			audio, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			codec, _ := encode.Lookup(format)
+			if got := res.Header.Get("Content-Type"); got != codec.ContentType {
+				t.Errorf("Content-Type %q, want %q", got, codec.ContentType)
+			}
+			name, rate, dur := probe(t, audio, format)
+			if want, ok := wantCodec[format]; ok && name != want {
+				t.Errorf("codec %q, want %q", name, want)
+			}
+			if format != "opus" && rate != 24000 {
+				t.Errorf("rate %d, want 24000", rate)
+			}
+			if dur < 1 || dur > 10 {
+				t.Errorf("duration %.2f s for two sentences", dur)
+			}
+		})
+	}
+}
+
+func TestSDKVoiceObjectAndClone(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	c := e.client(e.key)
+	res, err := c.Audio.Speech.New(context.Background(), openai.AudioSpeechNewParams{
+		Voice: openai.AudioSpeechNewParamsVoiceUnion{OfAudioSpeechNewsVoiceID: &openai.AudioSpeechNewParamsVoiceID{ID: "local-clone"}},
+		Input: "Mine.",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.Header.Get("Content-Type") != "audio/wav" || !bytes.HasPrefix(b, []byte("RIFF")) {
+		t.Fatalf("default format is not wav: %q", res.Header.Get("Content-Type"))
+	}
+}
+
+// speechAudioEvent is an SSE event of stream_format "sse".
+type speechAudioEvent struct {
+	Type  string     `json:"type"`
+	Audio string     `json:"audio"`
+	Usage wire.Usage `json:"usage"`
+}
+
+func TestSDKSpeechSSE(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	c := e.client(e.key)
+	res, err := c.Audio.Speech.New(context.Background(), openai.AudioSpeechNewParams{
+		Voice:          openai.AudioSpeechNewParamsVoiceUnion{OfString: openai.String("en-us")},
+		Input:          "First sentence. Second sentence. Third sentence.",
+		ResponseFormat: openai.AudioSpeechNewParamsResponseFormatPCM,
+		StreamFormat:   openai.AudioSpeechNewParamsStreamFormatSSE,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	// Read the raw events, checking the exact wire shape.
+	var pcm []byte
+	var types []string
+	var sawDone bool
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(nil, 1<<22)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" {
+			continue
+		}
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			t.Fatalf("non-data line %q", line)
+		}
+		if data == "[DONE]" {
+			sawDone = true
+			continue
+		}
+		var ev speechAudioEvent
+		if err := json.Unmarshal([]byte(data), &ev); err != nil {
+			t.Fatalf("event %q: %v", data, err)
+		}
+		types = append(types, ev.Type)
+		switch ev.Type {
+		case "speech.audio.delta":
+			b, err := base64.StdEncoding.DecodeString(ev.Audio)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pcm = append(pcm, b...)
+		case "speech.audio.done":
+			u := ev.Usage
+			if u.InputTokens != 48 || u.OutputTokens < 50 || u.TotalTokens != u.InputTokens+u.OutputTokens {
+				t.Errorf("usage %+v", u)
+			}
+		}
+	}
+	if len(types) < 4 || types[len(types)-1] != "speech.audio.done" || !sawDone {
+		t.Fatalf("events %v, [DONE] %v: want a delta per sentence, done, [DONE]", types, sawDone)
+	}
+	if _, _, dur := probe(t, pcm, "pcm"); dur < 1.5 {
+		t.Errorf("SSE audio is %.2f s", dur)
+	}
+	if res.Trailer.Get("x-upstream-ms") == "" || res.Trailer.Get("x-gateway-ms") == "" {
+		t.Errorf("trailers %v", res.Trailer)
+	}
+}
+
+func TestSDKModels(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		key        string
+		mine, not  string
+	}{
+		{e.key, "local-clone", "other-clone"},
+		{e.otherKey, "other-clone", "local-clone"},
+	} {
+		c := e.client(tc.key)
+		page, err := c.Models.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		owned := map[string]string{}
+		for _, m := range page.Data {
+			owned[m.ID] = m.OwnedBy
+			if m.Object != "model" || m.Created != 1700000000 {
+				t.Errorf("model %+v", m)
+			}
+		}
+		if owned["en-us"] != "service" || owned[tc.mine] != "user" || owned[tc.not] != "" {
+			t.Errorf("list for %s: %v", tc.mine, owned)
+		}
+		m, err := c.Models.Get(ctx, tc.mine)
+		if err != nil || m.ID != tc.mine || m.OwnedBy != "user" {
+			t.Errorf("get %s: %+v %v", tc.mine, m, err)
+		}
+		_, err = c.Models.Get(ctx, tc.not)
+		checkAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
+	}
+}
+
+func checkAPIError(t *testing.T, err error, status int, typ, code, param string) {
+	t.Helper()
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("error %v is not an *openai.Error", err)
+	}
+	if apiErr.StatusCode != status || apiErr.Type != typ || apiErr.Code != code || apiErr.Param != param || apiErr.Message == "" {
+		t.Errorf("got %d type=%q code=%q param=%q msg=%q; want %d %q %q %q",
+			apiErr.StatusCode, apiErr.Type, apiErr.Code, apiErr.Param, apiErr.Message, status, typ, code, param)
+	}
+}
+
+func TestSDKErrors(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := context.Background()
+	voice := func(v string) openai.AudioSpeechNewParamsVoiceUnion {
+		return openai.AudioSpeechNewParamsVoiceUnion{OfString: openai.String(v)}
+	}
+	for _, tc := range []struct {
+		name                    string
+		key                     string
+		params                  openai.AudioSpeechNewParams
+		status                  int
+		typ, code, param        string
+	}{
+		{"no key", "", openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi."}, 401, "invalid_request_error", "missing_api_key", ""},
+		{"wrong key", "sk_nope", openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi."}, 401, "invalid_request_error", "invalid_api_key", ""},
+		{"revoked key", e.revoked, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi."}, 401, "invalid_request_error", "invalid_api_key", ""},
+		{"unknown voice", e.key, openai.AudioSpeechNewParams{Voice: voice("nobody"), Input: "Hi."}, 404, "proxy_error", "voice_not_found", "voice"},
+		{"other account's voice", e.key, openai.AudioSpeechNewParams{Voice: voice("other-clone"), Input: "Hi."}, 404, "proxy_error", "voice_not_found", "voice"},
+		{"empty input", e.key, openai.AudioSpeechNewParams{Voice: voice("en-us")}, 400, "invalid_request_error", "string_below_min_length", "input"},
+		{"missing voice", e.key, openai.AudioSpeechNewParams{Input: "Hi."}, 400, "invalid_request_error", "missing_required_parameter", "voice"},
+		{"aac", e.key, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi.", ResponseFormat: "aac"}, 400, "invalid_request_error", "invalid_value", "response_format"},
+		{"speed low", e.key, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi.", Speed: openai.Float(0.1)}, 400, "invalid_request_error", "decimal_below_min_value", "speed"},
+		{"speed high", e.key, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi.", Speed: openai.Float(4.5)}, 400, "invalid_request_error", "decimal_above_max_value", "speed"},
+		{"input too long", e.key, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: strings.Repeat("a", 4097)}, 400, "invalid_request_error", "string_above_max_length", "input"},
+		{"stream format", e.key, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi.", StreamFormat: "video"}, 400, "invalid_request_error", "invalid_value", "stream_format"},
+		{"engine failure", e.key, openai.AudioSpeechNewParams{Voice: voice("faulty"), Input: "Please FAIL."}, 502, "proxy_error", "engine_error", ""},
+		{"panic", e.key, openai.AudioSpeechNewParams{Voice: voice("faulty"), Input: "Please PANIC."}, 500, "server_error", "internal_error", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.client(tc.key).Audio.Speech.New(ctx, tc.params)
+			checkAPIError(t, err, tc.status, tc.typ, tc.code, tc.param)
+		})
+	}
+	// The server keeps serving after the panic.
+	res, err := e.client(e.key).Audio.Speech.New(ctx, openai.AudioSpeechNewParams{Voice: voice("faulty"), Input: "Fine."})
+	if err != nil {
+		t.Fatalf("after panic: %v", err)
+	}
+	res.Body.Close()
+	_, err = e.client(e.key).Models.Get(ctx, "nobody")
+	checkAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
+}
+
+func TestHeadersAndTrailers(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	body := `{"model":"tts-1","voice":"en-us","input":"Hello there. How are you?","response_format":"%s"}`
+	for _, format := range []string{"wav", "pcm"} {
+		t.Run(format, func(t *testing.T) {
+			res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(strings.Replace(body, "%s", format, 1)))
+			defer res.Body.Close()
+			h := res.Header
+			if res.StatusCode != 200 || h.Get("Cache-Control") != "no-store" || h.Get("x-request-id") == "" {
+				t.Fatalf("status %d headers %v", res.StatusCode, h)
+			}
+			audio, err := io.ReadAll(res.Body)
+			if err != nil || len(audio) < 24000 {
+				t.Fatalf("%d bytes, %v", len(audio), err)
+			}
+			timing := h
+			if format == "pcm" {
+				if res.ContentLength != -1 || len(res.TransferEncoding) == 0 {
+					t.Errorf("pcm is not streamed: length %d, TE %v", res.ContentLength, res.TransferEncoding)
+				}
+				if h.Get("x-upstream-ms") != "" {
+					t.Errorf("pcm timing sent as header, not trailer")
+				}
+				if _, ok := res.Trailer["X-Upstream-Ms"]; !ok {
+					t.Errorf("Trailer does not declare x-upstream-ms: %v", h.Values("Trailer"))
+				}
+				timing = res.Trailer
+			} else if res.ContentLength != int64(len(audio)) {
+				t.Errorf("Content-Length %d, body %d", res.ContentLength, len(audio))
+			}
+			up, err1 := strconv.ParseFloat(timing.Get("x-upstream-ms"), 64)
+			gw, err2 := strconv.ParseFloat(timing.Get("x-gateway-ms"), 64)
+			if err1 != nil || err2 != nil || up <= 0 || gw < up {
+				t.Errorf("x-upstream-ms %q x-gateway-ms %q", timing.Get("x-upstream-ms"), timing.Get("x-gateway-ms"))
+			}
+		})
+	}
+	// An error response carries the request id too, and a client's own id is kept.
+	req, _ := http.NewRequest("GET", e.ts.URL+"/v1/models", nil)
+	req.Header.Set("X-Request-Id", "trace-123")
+	res, err := e.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 401 || res.Header.Get("x-request-id") != "trace-123" {
+		t.Errorf("status %d, request id %q", res.StatusCode, res.Header.Get("x-request-id"))
+	}
+}
+
+func TestPCMFirstByteBeforeSynthesisEnds(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	body := `{"voice":"slow","input":"` + sentences10 + `","response_format":"pcm"}`
+	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(body))
+	defer res.Body.Close()
+	var first [1]byte
+	if _, err := io.ReadFull(res.Body, first[:]); err != nil {
+		t.Fatal(err)
+	}
+	// The slow engine sleeps before each of the 10 sentences; when the
+	// first byte is here at most the second has begun.
+	if n := len(e.slow.Requests()); n >= 10 {
+		t.Fatalf("first byte arrived after %d of 10 sentences were requested", n)
+	}
+	rest, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.slow.Requests()); n != 10 {
+		t.Errorf("%d sentences synthesized, want 10", n)
+	}
+	if len(rest) < 24000 || res.Trailer.Get("x-gateway-ms") == "" {
+		t.Errorf("%d bytes, trailer %v", len(rest)+1, res.Trailer)
+	}
+}
+
+func TestDisconnectCancelsSynthesis(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	body := `{"voice":"slow","input":"` + sentences10 + `","response_format":"pcm"}`
+	req, _ := http.NewRequestWithContext(ctx, "POST", e.ts.URL+"/v1/audio/speech", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+e.key)
+	res, err := e.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first [1]byte
+	if _, err := io.ReadFull(res.Body, first[:]); err != nil {
+		t.Fatal(err)
+	}
+	atDisconnect := len(e.slow.Requests())
+	cancel()
+	res.Body.Close()
+	select {
+	case <-e.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("handler still running 10 s after the client left")
+	}
+	if n := len(e.slow.Requests()); n > atDisconnect+1 {
+		t.Errorf("%d sentences requested at disconnect, %d after: more than one more sentence", atDisconnect, n)
+	}
+}
+
+func TestKeysSurviveRestart(t *testing.T) {
+	dbPath := filepath.Join(t.TempDir(), store.FileName)
+	e := newEnv(t, envOptions{dbPath: dbPath})
+	res := e.do("POST", "/v1/keys", e.key, "application/json", strings.NewReader(`{"name":"laptop"}`))
+	var created wire.APIKey
+	json.NewDecoder(res.Body).Decode(&created)
+	res.Body.Close()
+	if res.StatusCode != 201 || !store.WellFormed(created.Key) || created.Prefix != created.Key[:11] {
+		t.Fatalf("create key: %d %+v", res.StatusCode, created)
+	}
+	e.ts.Close()
+	e.store.Close()
+
+	e2 := newEnv(t, envOptions{dbPath: dbPath})
+	for _, key := range []string{created.Key, e.key} {
+		res := e2.do("GET", "/v1/models", key, "", nil)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Errorf("key %s… after restart: %d", key[:11], res.StatusCode)
+		}
+	}
+	e2.store.Close()
+	for _, f := range []string{dbPath, dbPath + "-wal", dbPath + "-shm"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, key := range []string{created.Key, e.key, e.otherKey, e2.key} {
+			if bytes.Contains(b, []byte(key)) || bytes.Contains(b, []byte(key[11:])) {
+				t.Errorf("%s holds a plaintext key", filepath.Base(f))
+			}
+		}
+	}
+}
+
+func TestKeyManagement(t *testing.T) {
+	e := newEnv(t, envOptions{signup: true})
+	res := e.do("POST", "/v1/accounts", "", "application/json", strings.NewReader(`{"name":"carol"}`))
+	var su wire.Signup
+	json.NewDecoder(res.Body).Decode(&su)
+	res.Body.Close()
+	if res.StatusCode != 201 || su.Account.Name != "carol" || !store.WellFormed(su.Key.Key) {
+		t.Fatalf("signup: %d %+v", res.StatusCode, su)
+	}
+	res = e.do("POST", "/v1/accounts", "", "application/json", strings.NewReader(`{"name":"carol"}`))
+	res.Body.Close()
+	if res.StatusCode != 409 {
+		t.Errorf("duplicate signup: %d", res.StatusCode)
+	}
+	res = e.do("GET", "/v1/keys", su.Key.Key, "", nil)
+	var list wire.KeyList
+	json.NewDecoder(res.Body).Decode(&list)
+	res.Body.Close()
+	if len(list.Data) != 1 || list.Data[0].Key != "" || list.Data[0].Prefix != su.Key.Prefix {
+		t.Fatalf("list: %+v", list)
+	}
+	// Another account cannot revoke carol's key.
+	res = e.do("DELETE", "/v1/keys/"+su.Key.Prefix, e.key, "", nil)
+	res.Body.Close()
+	if res.StatusCode != 404 {
+		t.Errorf("revoke across accounts: %d", res.StatusCode)
+	}
+	res = e.do("DELETE", "/v1/keys/"+su.Key.Prefix, su.Key.Key, "", nil)
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Errorf("revoke: %d", res.StatusCode)
+	}
+	res = e.do("GET", "/v1/models", su.Key.Key, "", nil)
+	res.Body.Close()
+	if res.StatusCode != 401 {
+		t.Errorf("revoked key used: %d", res.StatusCode)
+	}
+}
+

@@ -1,0 +1,261 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
+)
+
+// Timing headers of audio responses.
+const (
+	headerUpstream = "x-upstream-ms"
+	headerGateway  = "x-gateway-ms"
+	headerIgnored  = "x-ignored-tags"
+	// streamTrailers are declared by streamed responses and sent at the end.
+	streamTrailers = headerUpstream + ", " + headerGateway + ", " + headerIgnored
+)
+
+// setTiming sets the timing and tag headers (or trailers) from res.
+func setTiming(h http.Header, res tts.Result, start time.Time) {
+	h.Set(headerUpstream, ms(res.EngineTime))
+	if len(res.IgnoredTags) > 0 {
+		h.Set(headerIgnored, strings.Join(res.IgnoredTags, ","))
+	}
+	h.Set(headerGateway, ms(time.Since(start)))
+}
+
+// readBody reads a JSON request body within the size limit.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *wire.Error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			return nil, wire.UnsupportedMediaType(ct)
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, wire.BodyTooLarge(s.maxBody)
+	case err != nil:
+		return nil, wire.BadRequest(wire.CodeInvalidJSON, "", "The request body could not be read: %v.", err)
+	}
+	return body, nil
+}
+
+// resolveVoice maps an alias to its voice unless the account has a voice
+// of that very id.
+func (s *Server) resolveVoice(account, name string) string {
+	if _, err := s.voices.Lookup(account, name); err == nil {
+		return name
+	}
+	if v, ok := s.aliases[name]; ok {
+		return v
+	}
+	return name
+}
+
+// speechRequest parses and validates a speech body into a tts.Request.
+func (s *Server) speechRequest(body []byte, account, defaultFormat string) (wire.Speech, tts.Request, *wire.Error) {
+	sp, err := wire.ParseSpeech(body, wire.SpeechLimits{
+		Formats: s.formats.Names(), MaxInput: s.maxInput,
+		MinSpeed: tts.MinSpeed, MaxSpeed: tts.MaxSpeed, DefaultFormat: defaultFormat,
+	})
+	if err != nil {
+		return sp, tts.Request{}, wire.ToError(err, "")
+	}
+	req := tts.Request{
+		Voice:   s.resolveVoice(account, sp.Voice),
+		Input:   sp.Input,
+		Format:  encode.Format{Name: sp.Format},
+		Speed:   sp.Speed,
+		Account:    account,
+		StrictTags: sp.StrictTags,
+	}
+	if _, err := s.synth.Validate(req); err != nil {
+		return sp, req, wire.ToError(err, sp.Voice)
+	}
+	return sp, req, nil
+}
+
+func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
+	ri := info(r.Context())
+	body, werr := s.readBody(w, r)
+	if werr != nil {
+		writeError(w, werr)
+		return
+	}
+	sp, req, werr := s.speechRequest(body, ri.account, "")
+	if werr != nil {
+		writeError(w, werr)
+		return
+	}
+	codec, err := s.formats.Lookup(req.Format.Name)
+	if err != nil { // Validate checked it; a registry changed underneath
+		writeError(w, wire.ToError(err, sp.Voice))
+		return
+	}
+	switch {
+	case sp.StreamFormat == wire.StreamSSE:
+		s.speechSSE(w, r, sp, req)
+	case req.Format.Name == "pcm":
+		s.speechStream(w, r, sp, req, codec)
+	default:
+		s.speechClip(w, r, sp, req, codec)
+	}
+}
+
+// speechClip renders the whole clip, then sends it with exact length and
+// the timing headers.
+func (s *Server) speechClip(w http.ResponseWriter, r *http.Request, sp wire.Speech, req tts.Request, codec encode.Codec) {
+	ri := info(r.Context())
+	var buf bytes.Buffer
+	res, err := s.synth.Stream(r.Context(), &buf, req)
+	if err != nil {
+		s.synthFailed(w, r, sp, err, false)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", codec.ContentType)
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("Cache-Control", "no-store")
+	setTiming(h, res, ri.start)
+	w.WriteHeader(http.StatusOK)
+	w.Write(buf.Bytes())
+}
+
+// synthFailed reports a synthesis error. Before the response has started
+// it is a JSON error; after, the response is cut (no final chunk), which
+// clients see as a truncated body.
+func (s *Server) synthFailed(w http.ResponseWriter, r *http.Request, sp wire.Speech, err error, started bool) {
+	ctx := r.Context()
+	if ctx.Err() != nil {
+		s.log.Info("server: client went away during synthesis", "request_id", RequestID(ctx), "err", err)
+		return
+	}
+	s.log.Error("server: synthesis failed", "request_id", RequestID(ctx), "voice", sp.Voice, "err", err, "started", started)
+	if started {
+		panic(http.ErrAbortHandler)
+	}
+	writeError(w, wire.ToError(err, sp.Voice))
+}
+
+// lazyWriter starts the response on its first write, so that an error
+// before any audio can still be sent as a JSON error.
+type lazyWriter struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	start   func()
+	started bool
+}
+
+func newLazyWriter(w http.ResponseWriter, start func()) *lazyWriter {
+	return &lazyWriter{w: w, rc: http.NewResponseController(w), start: start}
+}
+
+func (l *lazyWriter) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if !l.started {
+		l.started = true
+		l.start()
+	}
+	return l.w.Write(p)
+}
+
+// Flush sends what was written so far; tts.Stream calls it after each
+// sentence.
+func (l *lazyWriter) Flush() error {
+	if !l.started {
+		return nil
+	}
+	return l.rc.Flush()
+}
+
+// speechStream writes audio as it is synthesized, flushed per sentence.
+// The timing values are known only at the end, so they are trailers.
+func (s *Server) speechStream(w http.ResponseWriter, r *http.Request, sp wire.Speech, req tts.Request, codec encode.Codec) {
+	ri := info(r.Context())
+	req.Format.Streaming = true
+	lw := newLazyWriter(w, func() {
+		h := w.Header()
+		h.Set("Content-Type", codec.ContentType)
+		h.Set("Cache-Control", "no-store")
+		h.Set("Trailer", streamTrailers)
+		w.WriteHeader(http.StatusOK)
+	})
+	res, err := s.synth.Stream(r.Context(), lw, req)
+	if err != nil {
+		s.synthFailed(w, r, sp, err, lw.started)
+		return
+	}
+	if !lw.started { // no audio at all: still a valid, empty stream
+		lw.started = true
+		lw.start()
+	}
+	setTiming(w.Header(), res, ri.start)
+}
+
+// sseWriter turns each flushed block of encoded audio into a
+// speech.audio.delta event.
+type sseWriter struct {
+	*lazyWriter
+	buf []byte
+}
+
+func (s *sseWriter) Write(p []byte) (int, error) {
+	s.buf = append(s.buf, p...)
+	return len(p), nil
+}
+
+func (s *sseWriter) Flush() error {
+	if len(s.buf) == 0 {
+		return nil
+	}
+	_, err := s.lazyWriter.Write(wire.SSEDelta(s.buf))
+	s.buf = s.buf[:0]
+	if err != nil {
+		return err
+	}
+	return s.lazyWriter.Flush()
+}
+
+// speechSSE streams the audio, in the requested format, as base64 SSE
+// events, ending with speech.audio.done and [DONE].
+func (s *Server) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech, req tts.Request) {
+	ri := info(r.Context())
+	req.Format.Streaming = true
+	sw := &sseWriter{lazyWriter: newLazyWriter(w, func() {
+		h := w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-store")
+		h.Set("X-Accel-Buffering", "no")
+		h.Set("Trailer", streamTrailers)
+		w.WriteHeader(http.StatusOK)
+	})}
+	res, err := s.synth.Stream(r.Context(), sw, req)
+	if err == nil {
+		err = sw.Flush()
+	}
+	if err != nil {
+		if sw.started && r.Context().Err() == nil {
+			// The stream has begun: report in-band, as OpenAI does.
+			s.log.Error("server: synthesis failed", "request_id", ri.id, "voice", sp.Voice, "err", err)
+			sw.lazyWriter.Write(wire.SSEError(wire.ToError(err, sp.Voice)))
+			return
+		}
+		s.synthFailed(w, r, sp, err, sw.started)
+		return
+	}
+	sw.lazyWriter.Write(wire.SSEDone(wire.NewUsage(sp.Input, res.Audio)))
+	setTiming(w.Header(), res, ri.start)
+}
