@@ -52,9 +52,9 @@ type env struct {
 	store    *store.SQLite
 	dbPath   string
 	slow     *enginetest.Fake
-	key      string // account "local"
-	otherKey string // account "other"
-	revoked  string // account "local", revoked
+	key      string      // account "local"
+	otherKey string      // account "other"
+	revoked  string      // account "local", revoked
 	done     chan string // paths of finished requests
 	mu       sync.Mutex
 }

@@ -196,8 +196,8 @@ func TestSDKModels(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	ctx := context.Background()
 	for _, tc := range []struct {
-		key        string
-		mine, not  string
+		key       string
+		mine, not string
 	}{
 		{e.key, "local-clone", "other-clone"},
 		{e.otherKey, "other-clone", "local-clone"},
@@ -245,11 +245,11 @@ func TestSDKErrors(t *testing.T) {
 		return openai.AudioSpeechNewParamsVoiceUnion{OfString: openai.String(v)}
 	}
 	for _, tc := range []struct {
-		name                    string
-		key                     string
-		params                  openai.AudioSpeechNewParams
-		status                  int
-		typ, code, param        string
+		name             string
+		key              string
+		params           openai.AudioSpeechNewParams
+		status           int
+		typ, code, param string
 	}{
 		{"no key", "", openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi."}, 401, "invalid_request_error", "missing_api_key", ""},
 		{"wrong key", "sk_nope", openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi."}, 401, "invalid_request_error", "invalid_api_key", ""},
@@ -457,4 +457,3 @@ func TestKeyManagement(t *testing.T) {
 		t.Errorf("revoked key used: %d", res.StatusCode)
 	}
 }
-

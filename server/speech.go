@@ -73,10 +73,10 @@ func (s *Server) speechRequest(body []byte, account, defaultFormat string) (wire
 		return sp, tts.Request{}, wire.ToError(err, "")
 	}
 	req := tts.Request{
-		Voice:   s.resolveVoice(account, sp.Voice),
-		Input:   sp.Input,
-		Format:  encode.Format{Name: sp.Format},
-		Speed:   sp.Speed,
+		Voice:      s.resolveVoice(account, sp.Voice),
+		Input:      sp.Input,
+		Format:     encode.Format{Name: sp.Format},
+		Speed:      sp.Speed,
 		Account:    account,
 		StrictTags: sp.StrictTags,
 	}
