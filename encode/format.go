@@ -22,6 +22,10 @@ type Format struct {
 	// Bitrate is in bits per second for lossy codecs; 0 means the codec's
 	// default. Lossless codecs ignore it.
 	Bitrate int
+	// Level is the encoder's effort, trading speed for size or quality;
+	// 0 means the codec's default. flac takes 1 to 8 (default 5), opus 1
+	// to 10 (its complexity, default 10); other codecs ignore it.
+	Level int
 	// Streaming says the output is consumed while it is written, so the
 	// encoder must not hold audio back to learn its total length. A
 	// streaming wav header carries the size 0xFFFFFFFF; a complete wav
@@ -169,6 +173,8 @@ func NewBuiltinRegistry() *Registry {
 	r := new(Registry)
 	r.Register(Codec{Name: "wav", ContentType: "audio/wav", Extension: "wav", NewEncoder: newWAVEncoder})
 	r.Register(Codec{Name: "pcm", ContentType: "audio/pcm", Extension: "pcm", NewEncoder: newPCMEncoder})
+	r.Register(Codec{Name: "mp3", ContentType: "audio/mpeg", Extension: "mp3", SampleRates: mp3Rates, NewEncoder: newMP3Encoder})
+	r.Register(Codec{Name: "opus", ContentType: "audio/opus", Extension: "opus", SampleRates: opusRates, NewEncoder: newOpusEncoder})
 	return r
 }
 
