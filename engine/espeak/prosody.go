@@ -29,10 +29,11 @@ func needsSSML(p engine.Prosody) bool {
 }
 
 // markup wraps one sentence of plain text in the SSML that renders p.
+// There is no <speak> root: in library mode espeak-ng adds about 0.3 s of
+// silence for it.
 func markup(text string, p engine.Prosody) string {
 	var b strings.Builder
-	b.WriteString("<speak>")
-	closers := []string{"</speak>"}
+	var closers []string
 	if p.Range > 0 && p.Range != 1 {
 		fmt.Fprintf(&b, `<prosody range="%d%%">`, int(p.Range*100+0.5))
 		closers = append(closers, "</prosody>")
