@@ -10,7 +10,7 @@ import (
 type plainEngine struct{}
 
 func (plainEngine) Synthesize(context.Context, engine.Request, engine.ChunkFunc) error { return nil }
-func (plainEngine) Close() error                                                     { return nil }
+func (plainEngine) Close() error                                                       { return nil }
 
 type pitchEngine struct{ plainEngine }
 
