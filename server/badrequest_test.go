@@ -1,0 +1,160 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// errorJSON is the exact shape of an error body: every field present.
+type errorJSON struct {
+	Error struct {
+		Message *string `json:"message"`
+		Type    *string `json:"type"`
+		Param   *string `json:"param"`
+		Code    *string `json:"code"`
+	} `json:"error"`
+}
+
+func TestBadRequests(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	baseline := runtime.NumGoroutine()
+	const speech = "/v1/audio/speech"
+	const json_ = "application/json"
+	ok := `"voice":"en-us","input":"Hi."`
+	big := `{"voice":"en-us","input":"` + strings.Repeat("a", 1<<20) + `"}`
+	wellFormedWrong := "sk_" + strings.Repeat("A", 43)
+	for _, tc := range []struct {
+		name                  string
+		method, path, key, ct string
+		body                  string
+		status                int
+		typ, code, param      string
+		allow                 string
+	}{
+		{"malformed json", "POST", speech, e.key, json_, `{"voice":`, 400, "invalid_request_error", "invalid_json", "", ""},
+		{"truncated json", "POST", speech, e.key, json_, `{"voice":"en-us","input":"Hi`, 400, "invalid_request_error", "invalid_json", "", ""},
+		{"empty body", "POST", speech, e.key, json_, ``, 400, "invalid_request_error", "invalid_json", "", ""},
+		{"null body", "POST", speech, e.key, json_, `null`, 400, "invalid_request_error", "invalid_json", "", ""},
+		{"array body", "POST", speech, e.key, json_, `[1,2]`, 400, "invalid_request_error", "invalid_json", "", ""},
+		{"string body", "POST", speech, e.key, json_, `"speak"`, 400, "invalid_request_error", "invalid_json", "", ""},
+		{"trailing data", "POST", speech, e.key, json_, `{` + ok + `} {}`, 400, "invalid_request_error", "invalid_json", "", ""},
+		{"invalid utf-8", "POST", speech, e.key, json_, "{\"voice\":\"en-us\",\"input\":\"Hi \xff\xfe.\"}", 400, "invalid_request_error", "invalid_json", "", ""},
+		{"voice number", "POST", speech, e.key, json_, `{"voice":5,"input":"Hi."}`, 400, "invalid_request_error", "invalid_type", "voice", ""},
+		{"voice array", "POST", speech, e.key, json_, `{"voice":["en-us"],"input":"Hi."}`, 400, "invalid_request_error", "invalid_type", "voice", ""},
+		{"voice object without id", "POST", speech, e.key, json_, `{"voice":{},"input":"Hi."}`, 400, "invalid_request_error", "missing_required_parameter", "voice.id", ""},
+		{"voice id number", "POST", speech, e.key, json_, `{"voice":{"id":1},"input":"Hi."}`, 400, "invalid_request_error", "invalid_type", "voice.id", ""},
+		{"voice empty", "POST", speech, e.key, json_, `{"voice":"","input":"Hi."}`, 400, "invalid_request_error", "string_below_min_length", "voice", ""},
+		{"voice missing", "POST", speech, e.key, json_, `{"input":"Hi."}`, 400, "invalid_request_error", "missing_required_parameter", "voice", ""},
+		{"input missing", "POST", speech, e.key, json_, `{"voice":"en-us"}`, 400, "invalid_request_error", "missing_required_parameter", "input", ""},
+		{"input null", "POST", speech, e.key, json_, `{"voice":"en-us","input":null}`, 400, "invalid_request_error", "missing_required_parameter", "input", ""},
+		{"input number", "POST", speech, e.key, json_, `{"voice":"en-us","input":42}`, 400, "invalid_request_error", "invalid_type", "input", ""},
+		{"input blank", "POST", speech, e.key, json_, `{"voice":"en-us","input":"  \n "}`, 400, "invalid_request_error", "string_below_min_length", "input", ""},
+		{"input 4097 chars", "POST", speech, e.key, json_, `{"voice":"en-us","input":"` + strings.Repeat("a", 4097) + `"}`, 400, "invalid_request_error", "string_above_max_length", "input", ""},
+		{"input 4097 runes", "POST", speech, e.key, json_, `{"voice":"en-us","input":"` + strings.Repeat("é", 4097) + `"}`, 400, "invalid_request_error", "string_above_max_length", "input", ""},
+		{"format aac", "POST", speech, e.key, json_, `{` + ok + `,"response_format":"aac"}`, 400, "invalid_request_error", "invalid_value", "response_format", ""},
+		{"format number", "POST", speech, e.key, json_, `{` + ok + `,"response_format":3}`, 400, "invalid_request_error", "invalid_type", "response_format", ""},
+		{"speed string", "POST", speech, e.key, json_, `{` + ok + `,"speed":"fast"}`, 400, "invalid_request_error", "invalid_type", "speed", ""},
+		{"speed 0.2", "POST", speech, e.key, json_, `{` + ok + `,"speed":0.2}`, 400, "invalid_request_error", "decimal_below_min_value", "speed", ""},
+		{"speed 0", "POST", speech, e.key, json_, `{` + ok + `,"speed":0}`, 400, "invalid_request_error", "decimal_below_min_value", "speed", ""},
+		{"speed 4.01", "POST", speech, e.key, json_, `{` + ok + `,"speed":4.01}`, 400, "invalid_request_error", "decimal_above_max_value", "speed", ""},
+		{"speed huge", "POST", speech, e.key, json_, `{` + ok + `,"speed":1e400}`, 400, "invalid_request_error", "invalid_type", "speed", ""},
+		{"stream format", "POST", speech, e.key, json_, `{` + ok + `,"stream_format":"video"}`, 400, "invalid_request_error", "invalid_value", "stream_format", ""},
+		{"model number", "POST", speech, e.key, json_, `{` + ok + `,"model":7}`, 400, "invalid_request_error", "invalid_type", "model", ""},
+		{"instructions object", "POST", speech, e.key, json_, `{` + ok + `,"instructions":{}}`, 400, "invalid_request_error", "invalid_type", "instructions", ""},
+		{"strict_tags string", "POST", speech, e.key, json_, `{` + ok + `,"strict_tags":"yes"}`, 400, "invalid_request_error", "invalid_type", "strict_tags", ""},
+		{"strict bad tag", "POST", speech, e.key, json_, `{"voice":"en-us","input":"<|frobnicate|> Hi.","strict_tags":true}`, 400, "invalid_request_error", "invalid_tags", "input", ""},
+		{"body over 1 MiB", "POST", speech, e.key, json_, big, 413, "invalid_request_error", "request_too_large", "", ""},
+		{"text/plain", "POST", speech, e.key, "text/plain", `{` + ok + `}`, 415, "invalid_request_error", "unsupported_media_type", "", ""},
+		{"form content type", "POST", speech, e.key, "application/x-www-form-urlencoded", `voice=en-us`, 415, "invalid_request_error", "unsupported_media_type", "", ""},
+		{"no key", "POST", speech, "", json_, `{` + ok + `}`, 401, "invalid_request_error", "missing_api_key", "", ""},
+		{"wrong key", "POST", speech, wellFormedWrong, json_, `{` + ok + `}`, 401, "invalid_request_error", "invalid_api_key", "", ""},
+		{"garbage key", "POST", speech, "sk_<script>ü", json_, `{` + ok + `}`, 401, "invalid_request_error", "invalid_api_key", "", ""},
+		{"revoked key", "POST", speech, e.revoked, json_, `{` + ok + `}`, 401, "invalid_request_error", "invalid_api_key", "", ""},
+		{"no key on models", "GET", "/v1/models", "", "", ``, 401, "invalid_request_error", "missing_api_key", "", ""},
+		{"unknown voice", "POST", speech, e.key, json_, `{"voice":"nobody","input":"Hi."}`, 404, "proxy_error", "voice_not_found", "voice", ""},
+		{"another account's voice", "POST", speech, e.key, json_, `{"voice":"other-clone","input":"Hi."}`, 404, "proxy_error", "voice_not_found", "voice", ""},
+		{"another account's voice object", "POST", speech, e.otherKey, json_, `{"voice":{"id":"local-clone"},"input":"Hi."}`, 404, "proxy_error", "voice_not_found", "voice", ""},
+		{"another account's model", "GET", "/v1/models/other-clone", e.key, "", ``, 404, "invalid_request_error", "model_not_found", "model", ""},
+		{"unknown model", "GET", "/v1/models/tts-1", e.key, "", ``, 404, "invalid_request_error", "model_not_found", "model", ""},
+		{"GET speech", "GET", speech, e.key, "", ``, 405, "invalid_request_error", "method_not_allowed", "", "POST"},
+		{"PUT speech", "PUT", speech, e.key, json_, `{` + ok + `}`, 405, "invalid_request_error", "method_not_allowed", "", "POST"},
+		{"DELETE models", "DELETE", "/v1/models", e.key, "", ``, 405, "invalid_request_error", "method_not_allowed", "", "GET"},
+		{"PATCH keys", "PATCH", "/v1/keys", e.key, "", ``, 405, "invalid_request_error", "method_not_allowed", "", "GET, POST"},
+		{"unknown path", "GET", "/v1/nothing", e.key, "", ``, 404, "invalid_request_error", "not_found", "", ""},
+		{"signup disabled", "POST", "/v1/accounts", "", json_, `{"name":"eve"}`, 403, "invalid_request_error", "signup_disabled", "", ""},
+		{"revoke unknown key", "DELETE", "/v1/keys/sk_zzzzzzzz", e.key, "", ``, 404, "invalid_request_error", "key_not_found", "prefix", ""},
+		{"key name too long", "POST", "/v1/keys", e.key, json_, `{"name":"` + strings.Repeat("n", 101) + `"}`, 400, "invalid_request_error", "string_above_max_length", "name", ""},
+		{"engine failure", "POST", speech, e.key, json_, `{"voice":"faulty","input":"Please FAIL now."}`, 502, "proxy_error", "engine_error", "", ""},
+		{"engine panic", "POST", speech, e.key, json_, `{"voice":"faulty","input":"Please PANIC now."}`, 500, "server_error", "internal_error", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := e.do(tc.method, tc.path, tc.key, tc.ct, strings.NewReader(tc.body))
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d: %s", res.StatusCode, tc.status, body)
+			}
+			if ct := res.Header.Get("Content-Type"); ct != "application/json" {
+				t.Errorf("Content-Type %q", ct)
+			}
+			if res.Header.Get("x-request-id") == "" {
+				t.Error("no x-request-id")
+			}
+			if got := res.Header.Get("Allow"); got != tc.allow {
+				t.Errorf("Allow %q, want %q", got, tc.allow)
+			}
+			var ej errorJSON
+			dec := json.NewDecoder(bytes.NewReader(body))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&ej); err != nil {
+				t.Fatalf("body %s: %v", body, err)
+			}
+			var raw map[string]map[string]any
+			json.Unmarshal(body, &raw)
+			if len(raw["error"]) != 4 {
+				t.Errorf("error object has fields %v, want message, type, param, code", raw["error"])
+			}
+			er := ej.Error
+			str := func(p *string) string {
+				if p == nil {
+					return ""
+				}
+				return *p
+			}
+			if er.Message == nil || *er.Message == "" || str(er.Type) != tc.typ || str(er.Code) != tc.code || str(er.Param) != tc.param {
+				t.Errorf("got type=%q code=%q param=%q message=%q; want %q %q %q",
+					str(er.Type), str(er.Code), str(er.Param), str(er.Message), tc.typ, tc.code, tc.param)
+			}
+			if tc.param == "" && er.Param != nil || tc.code == "" && er.Code != nil {
+				t.Errorf("empty param/code must be null: %s", body)
+			}
+			if tc.status == 401 && strings.Contains(tc.code, "missing") && !strings.Contains(*er.Message, "Authorization: Bearer") {
+				t.Errorf("401 does not say how to send the key: %s", *er.Message)
+			}
+			if tc.status == 404 && tc.typ == "proxy_error" && !strings.Contains(*er.Message, "unknown") {
+				t.Errorf("unknown voice message does not say so: %s", *er.Message)
+			}
+		})
+	}
+	// The server still serves, and no goroutine is left behind.
+	res := e.do("GET", "/v1/models", e.key, "", nil)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("after the bad requests: %d", res.StatusCode)
+	}
+	e.ts.Client().CloseIdleConnections()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > baseline && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > baseline {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines, baseline %d:\n%s", n, baseline, buf[:runtime.Stack(buf, true)])
+	}
+}
