@@ -175,6 +175,7 @@ func NewBuiltinRegistry() *Registry {
 	r.Register(Codec{Name: "pcm", ContentType: "audio/pcm", Extension: "pcm", NewEncoder: newPCMEncoder})
 	r.Register(Codec{Name: "mp3", ContentType: "audio/mpeg", Extension: "mp3", SampleRates: mp3Rates, NewEncoder: newMP3Encoder})
 	r.Register(Codec{Name: "opus", ContentType: "audio/opus", Extension: "opus", SampleRates: opusRates, NewEncoder: newOpusEncoder})
+	r.Register(Codec{Name: "flac", ContentType: "audio/flac", Extension: "flac", SampleRates: flacRates, NewEncoder: newFLACEncoder})
 	return r
 }
 
