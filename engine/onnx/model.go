@@ -59,7 +59,7 @@ func stampOf(modelPath, configPath string) (fileStamp, error) {
 // openModel loads NAME.onnx and NAME.onnx.json, creates the session and
 // checks it with one short run, so that a model that cannot serve fails
 // here rather than at request time.
-func openModel(name, path string, threads int) (*model, error) {
+func openModel(name, path string, so sessionOptions) (*model, error) {
 	configPath := path + ".json"
 	stamp, err := stampOf(path, configPath)
 	if err != nil {
@@ -70,24 +70,30 @@ func openModel(name, path string, threads int) (*model, error) {
 		return nil, err
 	}
 	m := &model{name: name, path: path, cfg: cfg, stamp: stamp, multi: cfg.NumSpeakers > 1}
-	if err := m.open(threads); err != nil {
+	if err := m.open(so); err != nil {
 		return nil, fmt.Errorf("onnx: voice %s: model %s: %w", name, path, err)
 	}
 	return m, nil
 }
 
-func (m *model) open(threads int) error {
+// sessionOptions are the ORT settings of every model of an Engine.
+type sessionOptions struct {
+	threads  int
+	memArena bool
+}
+
+func (m *model) open(so sessionOptions) error {
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
 		return err
 	}
 	defer opts.Destroy()
-	if threads > 0 {
-		if err := opts.SetIntraOpNumThreads(threads); err != nil {
-			return err
-		}
-	}
-	if err := opts.SetInterOpNumThreads(1); err != nil {
+	err = errors.Join(
+		opts.SetIntraOpNumThreads(so.threads),
+		opts.SetInterOpNumThreads(1),
+		opts.SetCpuMemArena(so.memArena),
+	)
+	if err != nil {
 		return err
 	}
 	inputs := []string{inputIDs, inputLengths, inputScales}

@@ -102,7 +102,7 @@ class DurationPredictor(nn.Module):
         self.proj = nn.Conv1d(256, 1, 1)
         with torch.no_grad():
             self.proj.weight.mul_(0.02)
-            self.proj.bias.fill_(math.log(FRAMES_PER_ID - 0.25))
+            self.proj.bias.fill_(math.log(FRAMES_PER_ID - 0.42))
 
     def forward(self, x, noise_w):
         x = self.n1(torch.relu(self.c1(x)).transpose(1, 2)).transpose(1, 2)
