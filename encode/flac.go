@@ -54,6 +54,7 @@ type flacSink struct {
 	w    io.Writer
 	drop bool
 	n    int // bytes of the current frame
+	err  error
 }
 
 func (s *flacSink) Write(p []byte) (int, error) {
@@ -61,7 +62,11 @@ func (s *flacSink) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	s.n += len(p)
-	return s.w.Write(p)
+	n, err := s.w.Write(p)
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	return n, err
 }
 
 func newFLACEncoder(w io.Writer, f Format) (Encoder, error) {
@@ -188,6 +193,9 @@ func (e *flacEncoder) writeFrame() error {
 	e.fr.BlockSize = uint16(len(e.block))
 	e.sink.n = 0
 	if err := e.fw.WriteFrame(&e.fr); err != nil {
+		if e.sink.err != nil {
+			err = e.sink.err // the writer's own error, not the library's wrapping
+		}
 		e.err = fmt.Errorf("encode: flac: %w", err)
 		return e.err
 	}

@@ -1,0 +1,325 @@
+package encode_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/internal/audiotest"
+)
+
+func encodeAll(t testing.TB, f encode.Format, samples []int16, chunks []int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	e, err := encode.NewEncoder(&buf, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range chunks {
+		n = min(n, len(samples))
+		if err := e.Encode(samples[:n]); err != nil {
+			t.Fatal(err)
+		}
+		samples = samples[n:]
+	}
+	if err := e.Encode(samples); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestContentTypes(t *testing.T) {
+	want := map[string]string{
+		"wav": "audio/wav", "mp3": "audio/mpeg", "pcm": "audio/pcm", "opus": "audio/opus", "flac": "audio/flac",
+	}
+	if got := encode.DefaultRegistry.Names(); fmt.Sprint(got) != "[flac mp3 opus pcm wav]" {
+		t.Errorf("Names() = %v", got)
+	}
+	for name, ct := range want {
+		c, err := encode.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.ContentType != ct || c.Extension != name {
+			t.Errorf("%s: content type %q, extension %q", name, c.ContentType, c.Extension)
+		}
+	}
+}
+
+// TestRoundTrip encodes speech in every format at three rates, complete
+// and streaming, and has ffmpeg (plus opusinfo and flac -t) judge it.
+func TestRoundTrip(t *testing.T) {
+	audiotest.Require(t, "ffmpeg", "ffprobe")
+	cases := []struct {
+		name   string
+		rates  []int
+		codec  string // as ffprobe names it
+		frame  int    // samples per codec frame at the input rate; 0: lossless
+		minSNR float64
+	}{
+		{"wav", []int{8000, 24000, 44100}, "pcm_s16le", 0, 0},
+		{"pcm", []int{16000, 24000, 48000}, "pcm_s16le", 0, 0},
+		{"flac", []int{8000, 24000, 44100}, "flac", 0, 0},
+		{"mp3", []int{16000, 24000, 44100}, "mp3", 576, 15},
+		{"opus", []int{16000, 22050, 48000}, "opus", 0, 15},
+	}
+	for _, c := range cases {
+		for _, rate := range c.rates {
+			for _, streaming := range []bool{false, true} {
+				name := fmt.Sprintf("%s/%d/streaming=%v", c.name, rate, streaming)
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					in := speech(t, rate)
+					f := encode.Format{Name: c.name, SampleRate: rate, Streaming: streaming}
+					data := encodeAll(t, f, in, nil)
+					path := audiotest.WriteTemp(t, data, c.name)
+					if c.name != "pcm" {
+						p := audiotest.ProbeFile(t, path)
+						wantRate := rate
+						if c.name == "opus" {
+							wantRate = 48000 // Opus always decodes at 48 kHz
+						}
+						if p.Codec != c.codec || p.SampleRate != wantRate || p.Channels != 1 {
+							t.Fatalf("ffprobe: %+v", p)
+						}
+					}
+					switch c.name {
+					case "wav", "pcm", "flac":
+						got := decode(t, path, c.name, rate, 0)
+						if !slicesEqual(got, in) {
+							t.Fatalf("decoded %d samples, not bit-exact with the %d put in", len(got), len(in))
+						}
+						if c.name == "flac" {
+							out, err := runTool(t, "flac", "-t", "-s", path)
+							if err != nil || (!streaming && out != "") {
+								t.Fatalf("flac -t: %v\n%s", err, out)
+							}
+						}
+						return
+					case "opus":
+						out, err := runTool(t, "opusinfo", path)
+						if err != nil || strings.Contains(out, "WARNING") || strings.Contains(out, "ERROR") {
+							t.Fatalf("opusinfo: %v\n%s", err, out)
+						}
+						// Decoded at 48 kHz, the length is exact after the
+						// pre-skip and end trimming.
+						got := decode(t, path, c.name, rate, 48000)
+						want := int(math.Ceil(float64(len(in)) * 48000 / float64(rate)))
+						if len(got) != want {
+							t.Errorf("decoded %d samples at 48 kHz, want %d", len(got), want)
+						}
+					}
+					got := decode(t, path, c.name, rate, rate)
+					// Complete mp3 and all opus decode to the input length
+					// (± a resampler's rounding); streaming mp3 adds less
+					// than one frame of padding.
+					slack := 1
+					if c.name == "mp3" && streaming {
+						slack = c.frame
+						if rate >= 32000 {
+							slack = 2 * c.frame
+						}
+					}
+					if d := len(got) - len(in); d < -1 || d >= slack {
+						t.Errorf("decoded %d samples, want %d (+%d)", len(got), len(in), slack)
+					}
+					db, lag := snr(in, got, 64)
+					t.Logf("SNR %.2f dB at lag %d, %d bytes (%.3f of wav)", db, lag, len(data), float64(len(data))/float64(2*len(in)+44))
+					if db < c.minSNR || lag < -2 || lag > 2 {
+						t.Errorf("SNR %.2f dB at lag %d, want ≥ %.0f dB at lag 0", db, lag, c.minSNR)
+					}
+				})
+			}
+		}
+	}
+}
+
+func slicesEqual(a, b []int16) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestChunking checks that the output does not depend on how the samples
+// are divided between Encode calls.
+func TestChunking(t *testing.T) {
+	in := speech(t, 24000)
+	in = in[:min(len(in), 4*24000)]
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, name := range encode.DefaultRegistry.Names() {
+		for _, streaming := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/streaming=%v", name, streaming), func(t *testing.T) {
+				f := encode.Format{Name: name, Streaming: streaming}
+				whole := encodeAll(t, f, in, nil)
+				schemes := map[string][]int{
+					"ones":   onesThenRest(300),
+					"random": randomChunks(rng, len(in), 1, 4000),
+					"large":  randomChunks(rng, len(in), 1, 10*24000),
+					"frames": {0, 576, 1, 575, 480, 4096, 4095, 0, 2},
+				}
+				for sname, chunks := range schemes {
+					if got := encodeAll(t, f, in, chunks); !bytes.Equal(got, whole) {
+						t.Errorf("%s chunks: %d bytes differ from one write's %d", sname, len(got), len(whole))
+					}
+				}
+			})
+		}
+	}
+}
+
+func onesThenRest(n int) []int {
+	c := make([]int, n)
+	for i := range c {
+		c[i] = 1
+	}
+	return c
+}
+
+func randomChunks(rng *rand.Rand, total, lo, hi int) []int {
+	var c []int
+	for total > 0 {
+		n := lo + rng.IntN(hi-lo+1)
+		c = append(c, n)
+		total -= n
+	}
+	return c
+}
+
+func TestFormatErrors(t *testing.T) {
+	cases := []struct {
+		f    encode.Format
+		want error
+	}{
+		{encode.Format{Name: "ogg"}, encode.ErrUnknownFormat},
+		{encode.Format{Name: "mp3", SampleRate: 96000}, encode.ErrUnsupportedRate},
+		{encode.Format{Name: "opus", SampleRate: 32000}, encode.ErrUnsupportedRate},
+		{encode.Format{Name: "opus", SampleRate: 11025}, encode.ErrUnsupportedRate},
+		{encode.Format{Name: "flac", SampleRate: 12345}, encode.ErrUnsupportedRate},
+		{encode.Format{Name: "mp3", SampleRate: 8000, Bitrate: 128000}, encode.ErrUnsupportedBitrate},
+		{encode.Format{Name: "mp3", Bitrate: 100000}, encode.ErrUnsupportedBitrate},
+		{encode.Format{Name: "mp3", Bitrate: 16000}, encode.ErrUnsupportedBitrate}, // frame too small for the Info tag
+		{encode.Format{Name: "opus", Bitrate: 1000}, encode.ErrUnsupportedBitrate},
+		{encode.Format{Name: "opus", Level: 11}, encode.ErrUnsupportedLevel},
+		{encode.Format{Name: "flac", Level: 9}, encode.ErrUnsupportedLevel},
+		{encode.Format{Name: "flac", Level: -1}, encode.ErrUnsupportedLevel},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%+v", c.f), func(t *testing.T) {
+			_, err := encode.NewEncoder(io.Discard, c.f)
+			if !errors.Is(err, c.want) {
+				t.Fatalf("NewEncoder: %v, want %v", err, c.want)
+			}
+			if !strings.HasPrefix(err.Error(), "encode: ") {
+				t.Errorf("error %q lacks the package prefix", err)
+			}
+		})
+	}
+	// Every rate the issue names works where the codec allows it.
+	for _, name := range []string{"wav", "pcm", "mp3", "flac", "opus"} {
+		for _, rate := range []int{8000, 16000, 22050, 24000, 44100, 48000} {
+			if _, err := encode.NewEncoder(io.Discard, encode.Format{Name: name, SampleRate: rate}); err != nil {
+				t.Errorf("%s at %d Hz: %v", name, rate, err)
+			}
+		}
+	}
+}
+
+// failAfter accepts n writes, then fails.
+type failAfter struct{ n int }
+
+var errDiskFull = errors.New("disk full")
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if f.n <= 0 {
+		return 0, errDiskFull
+	}
+	f.n--
+	return len(p), nil
+}
+
+func TestWriteErrors(t *testing.T) {
+	in := speech(t, 24000)[:48000]
+	for _, name := range encode.DefaultRegistry.Names() {
+		for _, streaming := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/streaming=%v", name, streaming), func(t *testing.T) {
+				for n := range 4 {
+					e, err := encode.NewEncoder(&failAfter{n: n}, encode.Format{Name: name, Streaming: streaming})
+					if err != nil {
+						if !errors.Is(err, errDiskFull) {
+							t.Fatalf("NewEncoder: %v", err)
+						}
+						continue
+					}
+					err = e.Encode(in)
+					if err == nil {
+						err = e.Close()
+					}
+					if (err != nil || n == 0) && !errors.Is(err, errDiskFull) {
+						t.Errorf("writer failing after %d writes: error %v", n, err)
+					}
+				}
+				e, _ := encode.NewEncoder(io.Discard, encode.Format{Name: name, Streaming: streaming})
+				if err := e.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if name != "pcm" && name != "wav" {
+					if err := e.Encode(in); err == nil {
+						t.Error("Encode after Close: no error")
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestEmpty encodes no samples at all: every format still makes a stream
+// a decoder accepts.
+func TestEmpty(t *testing.T) {
+	audiotest.Require(t, "ffmpeg")
+	for _, name := range []string{"wav", "flac", "mp3", "opus"} {
+		t.Run(name, func(t *testing.T) {
+			data := encodeAll(t, encode.Format{Name: name}, nil, nil)
+			path := audiotest.WriteTemp(t, data, name)
+			if got := decode(t, path, name, 24000, 24000); len(got) > 576 {
+				t.Errorf("decoded %d samples from nothing", len(got))
+			}
+		})
+	}
+}
+
+// FuzzEncoders feeds random samples in random chunks to every encoder:
+// no panic, no error, and the same bytes as one write.
+func FuzzEncoders(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8}, uint64(1), uint8(0))
+	f.Add(bytes.Repeat([]byte{0x7f, 0xff, 0x80, 0x00}, 3000), uint64(7), uint8(3))
+	names := encode.DefaultRegistry.Names()
+	f.Fuzz(func(t *testing.T, raw []byte, seed uint64, which uint8) {
+		samples := make([]int16, len(raw)/2)
+		for i := range samples {
+			samples[i] = int16(uint16(raw[2*i]) | uint16(raw[2*i+1])<<8)
+		}
+		name := names[int(which)%len(names)]
+		rates := []int{8000, 16000, 22050, 24000, 44100, 48000}
+		ff := encode.Format{Name: name, SampleRate: rates[int(which/8)%len(rates)], Streaming: which&4 != 0}
+		rng := rand.New(rand.NewPCG(seed, 0))
+		whole := encodeAll(t, ff, samples, nil)
+		if got := encodeAll(t, ff, samples, randomChunks(rng, len(samples), 0, 700)); !bytes.Equal(got, whole) {
+			t.Fatalf("%+v: chunked output differs", ff)
+		}
+	})
+}
