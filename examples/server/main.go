@@ -1,0 +1,318 @@
+// Command server runs voxkit's OpenAI-compatible speech server.
+//
+//	server [flags]                                  serve (default 127.0.0.1:8080)
+//	server [flags] accounts create NAME             add an account
+//	server [flags] accounts list
+//	server [flags] keys create --account NAME [--name LABEL]
+//	                                                print a new API key, once
+//	server [flags] keys list [--account NAME]
+//	server [flags] keys revoke PREFIX               revoke the key starting with PREFIX
+//
+// Flags (and their environment variables): -addr (VOXKIT_ADDR), -data
+// (VOXKIT_DATA: the directory of the SQLite database), -voices
+// (VOXKIT_VOICES: Piper voices, needs ONNX Runtime via $ONNXRUNTIME_LIB),
+// -signup (VOXKIT_SIGNUP), -alias NAME=VOICE (repeatable; the OpenAI voice
+// names default to espeak-ng English voices). On the first start with an
+// empty store it creates the account "local" and prints one key.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/voxkit/voxkit/internal/setup"
+	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/tts"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a := &app{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	if err := a.run(ctx, os.Args[1:]); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "server:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// defaultAliases maps the OpenAI voice names to espeak-ng voices, so
+// unmodified SDK samples work.
+var defaultAliases = map[string]string{
+	"alloy": "en-us", "ash": "en-gb", "ballad": "en-gb-scotland", "coral": "en-us-nyc",
+	"echo": "en-gb-x-rp", "fable": "en-gb-x-gbclan", "onyx": "en-029", "nova": "en-gb-x-gbcwmd",
+	"sage": "en-us", "shimmer": "en-gb", "verse": "en-gb-x-rp", "marin": "en-us-nyc", "cedar": "en-029",
+}
+
+type app struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// ready, if set, is called with the listening address.
+	ready func(net.Addr)
+
+	addr, data, voices string
+	signup             bool
+	aliases            aliasFlag
+	readHeaderTimeout  time.Duration
+	idleTimeout        time.Duration
+	shutdownTimeout    time.Duration
+	logFormat          string
+	log                *slog.Logger
+}
+
+// aliasFlag collects -alias NAME=VOICE.
+type aliasFlag map[string]string
+
+func (a aliasFlag) String() string { return fmt.Sprint(map[string]string(a)) }
+
+func (a aliasFlag) Set(s string) error {
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || v == "" {
+			return fmt.Errorf("alias %q: want NAME=VOICE", kv)
+		}
+		a[k] = v
+	}
+	return nil
+}
+
+func (a *app) env(name, def string) string {
+	if v := a.getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func (a *app) run(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(a.stderr)
+	a.aliases = aliasFlag{}
+	fs.StringVar(&a.addr, "addr", a.env("VOXKIT_ADDR", "127.0.0.1:8080"), "listen address ($VOXKIT_ADDR)")
+	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "voxkit-data"), "data directory holding "+store.FileName+" ($VOXKIT_DATA)")
+	fs.StringVar(&a.voices, "voices", a.env("VOXKIT_VOICES", ""), "directory of Piper voices ($VOXKIT_VOICES); needs $ONNXRUNTIME_LIB")
+	signup, _ := strconv.ParseBool(a.env("VOXKIT_SIGNUP", "false"))
+	fs.BoolVar(&a.signup, "signup", signup, "let anyone create an account from the playground ($VOXKIT_SIGNUP)")
+	fs.Var(a.aliases, "alias", "voice alias NAME=VOICE, repeatable (default: OpenAI voice names to espeak-ng English voices)")
+	fs.DurationVar(&a.readHeaderTimeout, "read-header-timeout", 10*time.Second, "time allowed to read request headers")
+	fs.DurationVar(&a.idleTimeout, "idle-timeout", 120*time.Second, "keep-alive idle timeout")
+	fs.DurationVar(&a.shutdownTimeout, "shutdown-timeout", 30*time.Second, "time to drain in-flight requests on SIGINT/SIGTERM")
+	fs.StringVar(&a.logFormat, "log", a.env("VOXKIT_LOG", "text"), "log format: text, json or off ($VOXKIT_LOG)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch a.logFormat {
+	case "json":
+		a.log = slog.New(slog.NewJSONHandler(a.stderr, nil))
+	case "off":
+		a.log = slog.New(slog.DiscardHandler)
+	default:
+		a.log = slog.New(slog.NewTextHandler(a.stderr, nil))
+	}
+	if err := os.MkdirAll(a.data, 0o700); err != nil {
+		return err
+	}
+	st, err := store.OpenSQLite(ctx, filepath.Join(a.data, store.FileName))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return a.serve(ctx, st)
+	}
+	switch rest[0] + " " + arg(rest, 1) {
+	case "accounts create":
+		if len(rest) != 3 {
+			return errors.New("usage: accounts create NAME")
+		}
+		acct, err := st.CreateAccount(ctx, rest[2])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "created account %s\n", acct.Name)
+		return nil
+	case "accounts list":
+		list, err := st.Accounts(ctx)
+		if err != nil {
+			return err
+		}
+		for _, acct := range list {
+			fmt.Fprintf(a.stdout, "%s\t%s\n", acct.Name, acct.Created.UTC().Format(time.RFC3339))
+		}
+		return nil
+	case "keys create":
+		kf := flag.NewFlagSet("keys create", flag.ContinueOnError)
+		kf.SetOutput(a.stderr)
+		account := kf.String("account", "", "account that owns the key (required)")
+		name := kf.String("name", "", "label of the key")
+		if err := kf.Parse(rest[2:]); err != nil {
+			return err
+		}
+		if *account == "" || kf.NArg() != 0 {
+			return errors.New("usage: keys create --account NAME [--name LABEL]")
+		}
+		_, plain, err := st.CreateKey(ctx, *account, *name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, plain)
+		return nil
+	case "keys list":
+		kf := flag.NewFlagSet("keys list", flag.ContinueOnError)
+		kf.SetOutput(a.stderr)
+		account := kf.String("account", "", "only this account's keys")
+		if err := kf.Parse(rest[2:]); err != nil {
+			return err
+		}
+		return a.listKeys(ctx, st, *account)
+	case "keys revoke":
+		if len(rest) != 3 {
+			return errors.New("usage: keys revoke PREFIX")
+		}
+		k, err := st.RevokeKey(ctx, "", rest[2])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "revoked %s (account %s)\n", k.Prefix, k.Account)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q (want accounts create|list, keys create|list|revoke)", strings.Join(rest, " "))
+}
+
+func arg(args []string, i int) string {
+	if i < len(args) {
+		return args[i]
+	}
+	return ""
+}
+
+func (a *app) listKeys(ctx context.Context, st store.Store, account string) error {
+	keys, err := st.Keys(ctx, account)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PREFIX\tACCOUNT\tNAME\tCREATED\tLAST USED\tSTATUS")
+	stamp := func(t time.Time) string {
+		if t.IsZero() {
+			return "-"
+		}
+		return t.UTC().Format(time.RFC3339)
+	}
+	for _, k := range keys {
+		status := "active"
+		if !k.Revoked.IsZero() {
+			status = "revoked " + stamp(k.Revoked)
+		}
+		fmt.Fprintf(tw, "%s…\t%s\t%s\t%s\t%s\t%s\n", k.Prefix, k.Account, k.Name, stamp(k.Created), stamp(k.LastUsed), status)
+	}
+	return tw.Flush()
+}
+
+// bootstrap creates the account "local" and one key on an empty store and
+// prints the key.
+func (a *app) bootstrap(ctx context.Context, st store.Store) error {
+	accounts, err := st.Accounts(ctx)
+	if err != nil || len(accounts) > 0 {
+		return err
+	}
+	if _, err := st.CreateAccount(ctx, "local"); err != nil {
+		return err
+	}
+	_, plain, err := st.CreateKey(ctx, "local", "first start")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stderr, `First start: created the account "local" and this API key. It is shown only once; keep it:`)
+	fmt.Fprintln(a.stdout, plain)
+	return nil
+}
+
+func (a *app) serve(ctx context.Context, st store.Store) error {
+	if err := a.bootstrap(ctx, st); err != nil {
+		return err
+	}
+	vs, err := setup.Load(ctx, setup.Config{VoicesDir: a.voices, OnnxLibrary: a.getenv("ONNXRUNTIME_LIB"), Logger: a.log})
+	if err != nil {
+		return err
+	}
+	defer vs.Close()
+	synth, err := tts.New(tts.Options{Engines: vs.Engines, Voices: vs.Catalog, Logger: a.log})
+	if err != nil {
+		return err
+	}
+	aliases := map[string]string{}
+	for k, v := range defaultAliases {
+		aliases[k] = v
+	}
+	for k, v := range a.aliases {
+		aliases[k] = v
+	}
+	var names []string
+	for k, v := range aliases {
+		if _, err := vs.Catalog.Lookup("", v); err != nil {
+			a.log.Warn("alias of a voice that does not exist; dropped", "alias", k, "voice", v)
+			delete(aliases, k)
+			continue
+		}
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	api, err := server.New(server.Options{
+		Synthesizer: synth, Voices: vs.Catalog, Store: st, Aliases: aliases,
+		AllowSignup: a.signup, Logger: a.log,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", a.addr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{
+		Handler:           api,
+		ReadHeaderTimeout: a.readHeaderTimeout,
+		IdleTimeout:       a.idleTimeout,
+		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	a.log.Info("voxkit server listening", "addr", "http://"+ln.Addr().String(), "voices", len(vs.Catalog.List("")),
+		"aliases", strings.Join(names, ","), "data", a.data, "signup", a.signup)
+	if a.ready != nil {
+		a.ready(ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	a.log.Info("shutting down: draining in-flight requests", "timeout", a.shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), a.shutdownTimeout)
+	defer cancel()
+	err = errors.Join(hs.Shutdown(sctx), api.Shutdown(sctx))
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	a.log.Info("stopped")
+	return err
+}
