@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voxkit/voxkit/server/store"
+)
+
+func newApp(stdout, stderr io.Writer) *app {
+	return &app{stdout: stdout, stderr: stderr, getenv: func(string) string { return "" }}
+}
+
+func cmd(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if err := newApp(&out, &errOut).run(context.Background(), append([]string{"-data", dir, "-log", "off"}, args...)); err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, errOut.String())
+	}
+	return out.String()
+}
+
+func TestSubcommands(t *testing.T) {
+	dir := t.TempDir()
+	if out := cmd(t, dir, "accounts", "create", "acme"); !strings.Contains(out, "acme") {
+		t.Errorf("accounts create: %q", out)
+	}
+	out := cmd(t, dir, "keys", "create", "--account", "acme", "--name", "ci")
+	key := strings.TrimSuffix(out, "\n")
+	if !store.WellFormed(key) || strings.Count(out, "\n") != 1 {
+		t.Fatalf("keys create printed %q, want the key alone on a line", out)
+	}
+	list := cmd(t, dir, "keys", "list")
+	if !strings.Contains(list, key[:11]) || strings.Contains(list, key) || !strings.Contains(list, "active") {
+		t.Errorf("keys list:\n%s", list)
+	}
+	if out := cmd(t, dir, "keys", "revoke", key[:9]); !strings.Contains(out, key[:11]) {
+		t.Errorf("keys revoke: %q", out)
+	}
+	if list := cmd(t, dir, "keys", "list", "--account", "acme"); !strings.Contains(list, "revoked") {
+		t.Errorf("after revoke:\n%s", list)
+	}
+	var errOut bytes.Buffer
+	if err := newApp(io.Discard, &errOut).run(context.Background(), []string{"-data", dir, "keys", "create"}); err == nil {
+		t.Error("keys create without --account succeeded")
+	}
+}
+
+func TestServeFirstStartAndShutdown(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	a := newApp(&out, &errOut)
+	addrc := make(chan net.Addr, 1)
+	a.ready = func(addr net.Addr) { addrc <- addr }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.run(ctx, []string{"-data", dir, "-addr", "127.0.0.1:0", "-log", "off"}) }()
+	var addr net.Addr
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatalf("server exited: %v\n%s", err, errOut.String())
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not start")
+	}
+	key := strings.TrimSpace(out.String())
+	if !store.WellFormed(key) || !strings.Contains(errOut.String(), `"local"`) {
+		t.Fatalf("first start printed %q / %q", out.String(), errOut.String())
+	}
+	body := `{"model":"tts-1","voice":"alloy","input":"Hello from the example server. Goodbye."}`
+	req, _ := http.NewRequest("POST", "http://"+addr.String()+"/v1/audio/speech", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wav, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !bytes.HasPrefix(wav, []byte("RIFF")) {
+		t.Fatalf("speech: %d %q", res.StatusCode, wav[:min(len(wav), 200)])
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("shutdown: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("server did not stop")
+	}
+	// A second start finds the account and prints no key.
+	if got := cmd(t, dir, "accounts", "list"); !strings.HasPrefix(got, "local\t") {
+		t.Errorf("accounts: %q", got)
+	}
+}
