@@ -76,21 +76,56 @@ func TestPitchShift(t *testing.T) {
 			if f := EstimateF0(y, testRate); !within(f, want, 0.03) {
 				t.Errorf("%g Hz %+g st: F0 %.1f, want %.1f", f0, st, f, want)
 			}
-			if !within(float64(len(y)), float64(len(x)), 0.01) {
+			if len(y) != len(x) {
 				t.Errorf("%g Hz %+g st: %d samples, want %d", f0, st, len(y), len(x))
+			}
+			if r, r0 := RMS(y), RMS(x); !within(r, r0, 0.2) {
+				t.Errorf("%g Hz %+g st: RMS %.3f, was %.3f", f0, st, r, r0)
 			}
 		}
 	}
 }
 
-func TestReshape(t *testing.T) {
-	x := voiceLike(1, 150, testRate)
-	y := Reshape(x, testRate, 4, 2)
-	if f, want := EstimateF0(y, testRate), 150*math.Pow(2, 4.0/12); !within(f, want, 0.03) {
-		t.Errorf("F0 %.1f, want %.1f", f, want)
+// TestPitchShiftKeepsFormants: PSOLA moves the harmonics, not the
+// spectral envelope, so a tone whose energy sits near 2.6 kHz keeps it
+// there an octave up (resampling would move it to 5.2 kHz).
+func TestPitchShiftKeepsFormants(t *testing.T) {
+	x := bright(1, testRate)
+	c0 := centroid(x)
+	for _, st := range []float64{-5, 7, 12} {
+		c := centroid(PitchShift(x, testRate, st))
+		if !within(c, c0, 0.25) {
+			t.Errorf("%+g st: centroid %.0f Hz, was %.0f", st, c, c0)
+		}
 	}
-	if !within(float64(len(y)), float64(len(x))/2, 0.01) {
-		t.Errorf("%d samples, want about %d", len(y), len(x)/2)
+}
+
+// TestShapePitchSpan: a pitch glide keeps its mean but its excursion
+// scales with span.
+func TestShapePitchSpan(t *testing.T) {
+	// A glide from 100 to 200 Hz over a second.
+	n := testRate
+	x := make([]float32, n)
+	ph := 0.0
+	for i := range x {
+		f := 100 + 100*float64(i)/float64(n)
+		ph += 2 * math.Pi * f / testRate
+		x[i] = float32(0.3*math.Sin(ph) + 0.15*math.Sin(2*ph))
+	}
+	edge := func(y []float32) (lo, hi float64) {
+		q := len(y) / 5
+		return EstimateF0(y[:q], testRate), EstimateF0(y[len(y)-q:], testRate)
+	}
+	lo0, hi0 := edge(x)
+	for _, span := range []float64{0.5, 1.5} {
+		lo, hi := edge(ShapePitch(x, testRate, 0, span))
+		got, want := math.Log(hi/lo), span*math.Log(hi0/lo0)
+		if !within(got, want, 0.15) {
+			t.Errorf("span %g: excursion %.3f (log ratio), want %.3f", span, got, want)
+		}
+		if mid, mid0 := math.Sqrt(lo*hi), math.Sqrt(lo0*hi0); !within(mid, mid0, 0.05) {
+			t.Errorf("span %g: centre %.1f Hz, was %.1f", span, mid, mid0)
+		}
 	}
 }
 
@@ -226,5 +261,13 @@ func BenchmarkWhisper(b *testing.B) {
 	b.SetBytes(int64(len(x)) * 4)
 	for b.Loop() {
 		Whisper(x, testRate, 1)
+	}
+}
+
+func BenchmarkShapePitch(b *testing.B) {
+	x := voiceLike(3, 150, testRate)
+	b.SetBytes(int64(len(x)) * 4)
+	for b.Loop() {
+		ShapePitch(x, testRate, 3, 1.5)
 	}
 }

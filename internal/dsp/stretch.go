@@ -92,49 +92,6 @@ func hann(n int) []float32 {
 	return w
 }
 
-// Reshape changes the pitch of x by semitones and its tempo by speed in
-// one pass, keeping formants roughly in place for small shifts: it
-// stretches the tempo by 2^(semitones/12)/speed and then resamples by
-// 2^(semitones/12), which raises the pitch by that ratio and restores the
-// duration. The result has about len(x)/speed samples.
-func Reshape(x []float32, rate int, semitones, speed float64) []float32 {
-	if speed <= 0 || math.IsNaN(speed) || math.IsInf(speed, 0) {
-		speed = 1
-	}
-	if semitones == 0 || math.IsNaN(semitones) || math.IsInf(semitones, 0) {
-		return Stretch(x, rate, speed)
-	}
-	ratio := math.Pow(2, semitones/12)
-	stretched := Stretch(x, rate, speed/ratio)
-	return resampleRatio(stretched, ratio)
-}
-
-// PitchShift raises (or, for negative semitones, lowers) the pitch of x
-// without changing its duration.
-func PitchShift(x []float32, rate int, semitones float64) []float32 {
-	return Reshape(x, rate, semitones, 1)
-}
-
-// ratioDenominator bounds the rational approximation of a resampling
-// ratio: 1/2048 relative error at most, under a hundredth of a semitone.
-const ratioDenominator = 1024
-
-// resampleRatio plays x faster by ratio (ratio 2 halves its length, an
-// octave up), band-limited.
-func resampleRatio(x []float32, ratio float64) []float32 {
-	in := ratioDenominator
-	out := int(math.Round(float64(in) / ratio))
-	if out < 1 || out > 8*ratioDenominator {
-		return append([]float32(nil), x...)
-	}
-	r, err := NewResampler(in, out)
-	if err != nil {
-		return append([]float32(nil), x...)
-	}
-	y := r.Process(make([]float32, 0, len(x)*out/in+64), x)
-	return r.Flush(y)
-}
-
 // Gain multiplies x in place by db decibels; math.Inf(-1) gives silence.
 func Gain(x []float32, db float64) {
 	if db == 0 || math.IsNaN(db) {
