@@ -109,8 +109,9 @@ func (r *renderer) text(ctx context.Context, part tags.Part) error {
 			text = spellOut(text)
 		}
 	}
-	if st.Range != 0 && renders(engine.FeatureRange) {
-		pros.Range = st.Range // engines without it keep their own range
+	span := st.RangeOrDefault()
+	if span != 1 && renders(engine.FeatureRange) {
+		pros.Range, span = span, 1
 	}
 	whisper := st.Whisper && !renders(engine.FeatureWhisper)
 	pros.Whisper = st.Whisper && !whisper
@@ -126,7 +127,7 @@ func (r *renderer) text(ctx context.Context, part tags.Part) error {
 	r.p.emitTime = 0
 	var err error
 	rate0 := 0
-	if !whisper && pitch == 0 && gain == 0 {
+	if !whisper && pitch == 0 && span == 1 && gain == 0 {
 		err = eng.Synthesize(ctx, req, r.p.emit)
 	} else {
 		// Collect the part's audio, then apply the effects to it whole.
@@ -152,8 +153,8 @@ func (r *renderer) text(ctx context.Context, part tags.Part) error {
 		r.seed++
 		x = dsp.Whisper(x, rate0, r.seed)
 	}
-	if pitch != 0 {
-		x = dsp.PitchShift(x, rate0, pitch)
+	if pitch != 0 || span != 1 {
+		x = dsp.ShapePitch(x, rate0, pitch, span)
 	}
 	dsp.Gain(x, gain)
 	return r.p.emit(engine.Chunk{Samples: x, SampleRate: rate0})
