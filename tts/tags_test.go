@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
@@ -326,3 +327,33 @@ func TestVoiceTagNeedsAccess(t *testing.T) {
 
 // tagText matches a well-formed tag.
 var tagText = regexp.MustCompile(`<\|/?[a-z0-9_-]+(:[^|<>\s]*)?\|>`)
+
+// FuzzTagsReachEngine: whatever the input, the engine never receives tag
+// text and synthesis does not fail or panic.
+func FuzzTagsReachEngine(f *testing.F) {
+	for _, s := range []string{
+		"<|slow|>Hello <|wink|>there<|/slow|>.",
+		"<|sl<|x|>ow|>odd <|pause:1|>",
+		"<|whisper|><|spell|>ab<|reset|> and <|rate:9|>more<|breath|>",
+		"<|voice:fake2|>Hi<|voice:nobody|> there<|excited|>!",
+		"a <| b |> c",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		if len(input) > 200 || strings.TrimSpace(input) == "" {
+			return
+		}
+		fake := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"fake", "fake2"}, LetterDuration: 5 * time.Millisecond})
+		s := newSynth(t, map[string]engine.Engine{"fake": fake})
+		var buf bytes.Buffer
+		if _, err := s.Stream(context.Background(), &buf, tts.Request{Voice: "fake", Input: input, Format: encode.PCM}); err != nil {
+			t.Fatalf("%q: %v", input, err)
+		}
+		for _, req := range fake.Requests() {
+			if tagText.MatchString(req.Text) {
+				t.Fatalf("%q: engine was asked to say %q", input, req.Text)
+			}
+		}
+	})
+}
