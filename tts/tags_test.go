@@ -357,3 +357,36 @@ func FuzzTagsReachEngine(f *testing.F) {
 		}
 	})
 }
+
+// TestVoiceTagAcrossEngines: a voice tag may switch to a voice of another
+// engine with another sample rate; the output stays continuous.
+func TestVoiceTagAcrossEngines(t *testing.T) {
+	a := enginetest.NewFake(enginetest.FakeOptions{SampleRate: 16000, Voices: []string{"ann"}})
+	b := enginetest.NewFake(enginetest.FakeOptions{SampleRate: 22050, Voices: []string{"bob", "bea"}})
+	s := newSynth(t, map[string]engine.Engine{"a": a, "b": b})
+	var buf bytes.Buffer
+	res, err := s.Stream(context.Background(), &buf, tts.Request{Voice: "ann", Input: "Abc. <|voice:bea|>Defg.<|/voice|> Hij.", Format: encode.PCM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 + 4 + 3 letters and three half-letter stops of 60 ms: 0.69 s.
+	if got := res.Audio.Seconds(); math.Abs(got-0.69) > 0.002 {
+		t.Errorf("%.4f s of audio, want 0.69", got)
+	}
+	if n := len(b.Requests()); n != 1 || b.Requests()[0].Voice != "bea" {
+		t.Errorf("engine b got %v", b.Requests())
+	}
+	x := make([]float32, buf.Len()/2)
+	for i := range x {
+		x[i] = float32(int16(binary.LittleEndian.Uint16(buf.Bytes()[2*i:]))) / 32768
+	}
+	// The middle sentence is in bea's voice (160 Hz), the others ann's (120 Hz).
+	third := len(x) / 3
+	if f := dsp.EstimateF0(x[:third*3/4], pcmRate); math.Abs(f-120) > 3 {
+		t.Errorf("first sentence F0 %.1f", f)
+	}
+	mid := x[int(0.26*pcmRate):int(0.5*pcmRate)]
+	if f := dsp.EstimateF0(mid, pcmRate); math.Abs(f-160) > 4 {
+		t.Errorf("second sentence F0 %.1f", f)
+	}
+}
