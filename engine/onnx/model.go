@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/voxkit/voxkit/engine"
 )
 
 // Model input and output names, as Piper exports them.
@@ -21,7 +23,7 @@ const (
 
 // errModelClosed is returned by run once the model was unloaded (by Close
 // or by a Rescan that dropped its files).
-var errModelClosed = errors.New("onnx: voice was unloaded")
+var errModelClosed = fmt.Errorf("%w: the voice was unloaded", engine.ErrUnknownVoice)
 
 // model is one loaded NAME.onnx with its config: one ORT session shared
 // by every request and every speaker of the voice. ORT sessions are safe

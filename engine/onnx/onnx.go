@@ -63,6 +63,7 @@ type Engine struct {
 	opts Options
 	log  *slog.Logger
 
+	scan   sync.Mutex // serializes loading and unloading
 	mu     sync.RWMutex
 	models map[string]*model // by NAME
 	closed bool
@@ -159,6 +160,8 @@ func (e *Engine) Rescan(ctx context.Context) (changed bool, err error) {
 // sync loads the voices of files that are new or changed and unloads
 // those not in files.
 func (e *Engine) sync(ctx context.Context, files map[string]string) (bool, error) {
+	e.scan.Lock()
+	defer e.scan.Unlock()
 	e.mu.RLock()
 	current := maps.Clone(e.models)
 	closed := e.closed

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/voxkit/voxkit/encode"
@@ -420,5 +421,45 @@ func TestCloseUnloads(t *testing.T) {
 	}
 	if _, err := e.Rescan(context.Background()); err == nil {
 		t.Error("Rescan after Close succeeded")
+	}
+}
+
+// TestRescanWhileSpeaking swaps a voice in and out while requests run:
+// each request either completes or fails with ErrUnknownVoice.
+func TestRescanWhileSpeaking(t *testing.T) {
+	dir := t.TempDir()
+	copyVoice(t, dir, toneLow, "v")
+	e := load(t, Options{VoicesDir: dir})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				err := e.Synthesize(context.Background(), engine.Request{Voice: "v", Text: "One. Two. Three."}, func(engine.Chunk) error { return nil })
+				if err != nil && !errors.Is(err, engine.ErrUnknownVoice) {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	for i := range 20 {
+		if i%2 == 0 {
+			os.Remove(filepath.Join(dir, "v.onnx"))
+			os.Remove(filepath.Join(dir, "v.onnx.json"))
+		} else {
+			copyVoice(t, dir, toneLow, "v")
+		}
+		if _, err := e.Rescan(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
