@@ -1,5 +1,248 @@
 package server
 
-import "net/http"
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
 
-func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {}
+	"github.com/coder/websocket"
+
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
+)
+
+// wsAuthTimeout is how long a connection without an Authorization header
+// has to send its auth message.
+const wsAuthTimeout = 10 * time.Second
+
+// websocket serves GET /v1/audio/speech/ws: speech requests as JSON text
+// messages, audio back as one binary message per sentence.
+func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
+	ri := info(r.Context())
+	if tok := bearer(r); tok != "" {
+		k, werr := s.authenticate(r.Context(), tok)
+		if werr != nil {
+			writeError(w, werr)
+			return
+		}
+		ri.account = k.Account
+	}
+	if s.closing.Err() != nil {
+		writeError(w, wire.Unavailable())
+		return
+	}
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.origins})
+	if err != nil {
+		s.log.Info("server: websocket upgrade refused", "request_id", ri.id, "err", err)
+		return // Accept has answered
+	}
+	s.sessions.Add(1)
+	defer s.sessions.Done()
+	c.SetReadLimit(s.maxBody)
+	ctx, cancel := context.WithCancel(r.Context())
+	sess := &wsSession{s: s, c: c, ri: ri}
+	var reader sync.WaitGroup
+	defer func() {
+		cancel()
+		c.CloseNow()
+		reader.Wait()
+	}()
+	if ri.account == "" && !sess.authFirst(ctx) {
+		return
+	}
+	if sess.send(ctx, wire.WSReadyMessage{Type: wire.WSReady, Account: ri.account, RequestID: ri.id}) != nil {
+		return
+	}
+	msgs := make(chan []byte)
+	reader.Go(func() { sess.read(ctx, msgs) })
+	for {
+		select {
+		case data, ok := <-msgs:
+			if !ok {
+				return // the client closed or broke the connection
+			}
+			sess.speech(ctx, data)
+		case <-s.closing.Done():
+			c.Close(websocket.StatusGoingAway, "server shutting down")
+			return
+		}
+	}
+}
+
+type wsSession struct {
+	s  *Server
+	c  *websocket.Conn
+	ri *reqInfo
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // of the request in progress
+}
+
+func (ws *wsSession) send(ctx context.Context, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return ws.c.Write(ctx, websocket.MessageText, b)
+}
+
+func (ws *wsSession) sendError(ctx context.Context, id string, e *wire.Error) error {
+	return ws.send(ctx, wire.WSErrorMsg{Type: wire.WSErrorMessage, ID: id, Error: e.Object()})
+}
+
+// authFirst reads the auth message of a connection that had no
+// Authorization header (browsers cannot set one).
+func (ws *wsSession) authFirst(ctx context.Context) bool {
+	actx, cancel := context.WithTimeout(ctx, wsAuthTimeout)
+	defer cancel()
+	typ, data, err := ws.c.Read(actx)
+	if err != nil {
+		ws.c.Close(websocket.StatusPolicyViolation, "no auth message")
+		return false
+	}
+	var m wire.WSClientMessage
+	if typ != websocket.MessageText || json.Unmarshal(data, &m) != nil || m.Type != wire.WSAuth {
+		ws.sendError(ctx, "", wire.MissingKey())
+		ws.c.Close(websocket.StatusPolicyViolation, "the first message must be {\"type\":\"auth\",\"api_key\":...}")
+		return false
+	}
+	k, werr := ws.s.authenticate(ctx, m.APIKey)
+	if werr != nil {
+		ws.sendError(ctx, "", werr)
+		ws.c.Close(websocket.StatusPolicyViolation, werr.Code)
+		return false
+	}
+	ws.ri.account = k.Account
+	return true
+}
+
+// read passes text messages to msgs, except speech.cancel, which it acts
+// on at once. It closes msgs when the connection ends.
+func (ws *wsSession) read(ctx context.Context, msgs chan<- []byte) {
+	defer close(msgs)
+	for {
+		typ, data, err := ws.c.Read(ctx)
+		if err != nil {
+			return
+		}
+		var m wire.WSClientMessage
+		if typ != websocket.MessageText || json.Unmarshal(data, &m) != nil {
+			ws.sendError(ctx, "", wire.BadRequest(wire.CodeInvalidJSON, "", "Messages must be JSON text objects with a \"type\"."))
+			continue
+		}
+		if m.Type == wire.WSCancel {
+			ws.mu.Lock()
+			if ws.cancel != nil {
+				ws.cancel()
+			}
+			ws.mu.Unlock()
+			continue
+		}
+		select {
+		case msgs <- data:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// wsWriter sends what tts.Stream writes as one binary message per flush,
+// that is per sentence, preceded by speech.started.
+type wsWriter struct {
+	ctx     context.Context
+	ws      *wsSession
+	started func() error
+	buf     []byte
+	sent    bool
+}
+
+func (w *wsWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	return len(p), nil
+}
+
+func (w *wsWriter) Flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	if !w.sent {
+		w.sent = true
+		if err := w.started(); err != nil {
+			return err
+		}
+	}
+	err := w.ws.c.Write(w.ctx, websocket.MessageBinary, w.buf)
+	w.buf = w.buf[:0]
+	return err
+}
+
+// speech runs one speech.create message.
+func (ws *wsSession) speech(ctx context.Context, data []byte) {
+	start := time.Now()
+	var m wire.WSClientMessage
+	json.Unmarshal(data, &m) // read has checked it
+	if m.Type != wire.WSCreate {
+		ws.sendError(ctx, m.ID, wire.BadRequest(wire.CodeInvalidValue, "type",
+			"Unknown message type %q: send speech.create or speech.cancel.", m.Type))
+		return
+	}
+	sp, req, werr := ws.s.speechRequest(data, ws.ri.account, "pcm")
+	if werr != nil {
+		ws.sendError(ctx, m.ID, werr)
+		return
+	}
+	codec, err := ws.s.formats.Lookup(req.Format.Name)
+	if err != nil {
+		ws.sendError(ctx, m.ID, wire.ToError(err, sp.Voice))
+		return
+	}
+	req.Format.Streaming = true
+	rctx, cancel := context.WithCancel(ctx)
+	ws.mu.Lock()
+	ws.cancel = cancel
+	ws.mu.Unlock()
+	defer func() {
+		ws.mu.Lock()
+		ws.cancel = nil
+		ws.mu.Unlock()
+		cancel()
+	}()
+	w := &wsWriter{ctx: ctx, ws: ws, started: func() error {
+		return ws.send(ctx, wire.WSStartedMessage{Type: wire.WSStarted, ID: m.ID, Format: req.Format.Name,
+			ContentType: codec.ContentType, SampleRate: req.Format.Rate()})
+	}}
+	res, err := ws.s.synth.Stream(rctx, w, req)
+	if err == nil {
+		err = w.Flush()
+	}
+	log := ws.s.log.With("request_id", ws.ri.id, "id", m.ID, "voice", sp.Voice)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		log.Info("server: websocket closed during synthesis", "err", err)
+	case err != nil && rctx.Err() != nil:
+		log.Info("server: websocket speech cancelled")
+		ws.send(ctx, wire.WSCancelledMessage{Type: wire.WSCancelled, ID: m.ID})
+	case err != nil:
+		log.Error("server: websocket synthesis failed", "err", err)
+		ws.sendError(ctx, m.ID, wire.ToError(err, sp.Voice))
+	default:
+		if !w.sent { // no audio at all: still announce the format
+			w.started()
+		}
+		ws.send(ctx, doneMessage(m.ID, sp, res, start))
+		log.Info("websocket speech", "sentences", res.Sentences, "upstream_ms", ms(res.EngineTime),
+			"gateway_ms", ms(time.Since(start)))
+	}
+}
+
+func doneMessage(id string, sp wire.Speech, res tts.Result, start time.Time) wire.WSDoneMessage {
+	msf := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return wire.WSDoneMessage{
+		Type: wire.WSDone, ID: id, Sentences: res.Sentences, AudioMS: msf(res.Audio),
+		UpstreamMS: msf(res.EngineTime), IgnoredTags: res.IgnoredTags,
+		Usage: wire.NewUsage(sp.Input, res.Audio), GatewayMS: msf(time.Since(start)),
+	}
+}
+

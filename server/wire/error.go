@@ -90,11 +90,15 @@ func nullable(s string) *string {
 	return &s
 }
 
+// Object returns the inner {"message","type","param","code"} object, for
+// embedding in other messages.
+func (e *Error) Object() any {
+	return errorObject{Message: e.Message, Type: e.Type, Param: nullable(e.Param), Code: nullable(e.Code)}
+}
+
 // MarshalJSON writes {"error":{"message","type","param","code"}}.
 func (e *Error) MarshalJSON() ([]byte, error) {
-	return json.Marshal(errorBody{errorObject{
-		Message: e.Message, Type: e.Type, Param: nullable(e.Param), Code: nullable(e.Code),
-	}})
+	return json.Marshal(errorBody{e.Object().(errorObject)})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes; Status is left as is.

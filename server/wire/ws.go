@@ -1,0 +1,63 @@
+package wire
+
+// WebSocket message types (see docs/server.md, "WebSocket").
+const (
+	WSAuth         = "auth"             // client: {"type":"auth","api_key":"sk_..."}
+	WSReady        = "ready"            // server: authenticated
+	WSCreate       = "speech.create"    // client: a speech request
+	WSCancel       = "speech.cancel"    // client: stop the current request
+	WSStarted      = "speech.started"   // server: audio follows as binary messages
+	WSDone         = "speech.done"      // server: the request finished
+	WSCancelled    = "speech.cancelled" // server: the request was cancelled
+	WSErrorMessage = "error"            // server: a request or the session failed
+)
+
+// WSClientMessage is the envelope of every client message. A
+// speech.create message carries the fields of a POST /v1/audio/speech
+// body beside these.
+type WSClientMessage struct {
+	Type   string `json:"type"`
+	ID     string `json:"id,omitempty"`
+	APIKey string `json:"api_key,omitempty"`
+}
+
+// WSReadyMessage answers a successful authentication.
+type WSReadyMessage struct {
+	Type      string `json:"type"`
+	Account   string `json:"account"`
+	RequestID string `json:"request_id"`
+}
+
+// WSStartedMessage precedes the binary audio messages of a request.
+type WSStartedMessage struct {
+	Type        string `json:"type"`
+	ID          string `json:"id,omitempty"`
+	Format      string `json:"response_format"`
+	ContentType string `json:"content_type"`
+	SampleRate  int    `json:"sample_rate"`
+}
+
+// WSDoneMessage ends a request.
+type WSDoneMessage struct {
+	Type        string   `json:"type"`
+	ID          string   `json:"id,omitempty"`
+	Sentences   int      `json:"sentences"`
+	AudioMS     float64  `json:"audio_ms"`
+	UpstreamMS  float64  `json:"upstream_ms"`
+	GatewayMS   float64  `json:"gateway_ms"`
+	IgnoredTags []string `json:"ignored_tags,omitempty"`
+	Usage       Usage    `json:"usage"`
+}
+
+// WSCancelledMessage reports a cancelled request.
+type WSCancelledMessage struct {
+	Type string `json:"type"`
+	ID   string `json:"id,omitempty"`
+}
+
+// WSErrorMsg carries an error object; ID names the failed request, if any.
+type WSErrorMsg struct {
+	Type  string `json:"type"`
+	ID    string `json:"id,omitempty"`
+	Error any    `json:"error"` // Error.Object()
+}
