@@ -245,4 +245,3 @@ func doneMessage(id string, sp wire.Speech, res tts.Result, start time.Time) wir
 		Usage: wire.NewUsage(sp.Input, res.Audio), GatewayMS: msf(time.Since(start)),
 	}
 }
-
