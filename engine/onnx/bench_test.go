@@ -302,3 +302,25 @@ func residentMB(b *testing.B) float64 {
 	b.Fatal("no VmRSS")
 	return 0
 }
+
+// BenchmarkCancel reports how long Synthesize takes to return once its
+// context is cancelled in the middle of a long sentence's model run.
+func BenchmarkCancel(b *testing.B) {
+	e := load(b, Options{Models: []string{benchModel(b)}})
+	long := strings.Repeat("this clause keeps the model busy for a good while, ", 8) + "and ends here."
+	var total time.Duration
+	for b.Loop() {
+		ctx, cancel := context.WithCancel(context.Background())
+		var cancelled time.Time
+		time.AfterFunc(50*time.Millisecond, func() {
+			cancelled = time.Now()
+			cancel()
+		})
+		err := e.Synthesize(ctx, engine.Request{Voice: benchVoice, Text: long}, func(engine.Chunk) error { return nil })
+		if !errors.Is(err, context.Canceled) {
+			b.Fatalf("got %v, want context.Canceled", err)
+		}
+		total += time.Since(cancelled)
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-to-stop")
+}

@@ -463,3 +463,25 @@ func TestRescanWhileSpeaking(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestTextPhonemes: a voice with phoneme_type "text" reads the text's own
+// codepoints and needs no phonemizer.
+func TestTextPhonemes(t *testing.T) {
+	dir := t.TempDir()
+	copyVoice(t, dir, toneLow, "v")
+	cfg := configJSON(t, func(r map[string]any) { r["phoneme_type"] = "text" })
+	if err := os.WriteFile(filepath.Join(dir, "v.onnx.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Load(context.Background(), Options{LibraryPath: testLibrary(t), VoicesDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	audio, _, _ := collect(t, e, engine.Request{Voice: "v", Text: "Ab c."})
+	bins, _ := decodeTones(audio, tonePeriod)
+	// "A" has no id; b15 space3 c16 .10
+	if want := []int{1, 0, 15, 0, 3, 0, 16, 0, 10, 0, 2}; !slices.Equal(bins, want) {
+		t.Errorf("ids %v, want %v", bins, want)
+	}
+}
