@@ -83,51 +83,14 @@ func (r *renderer) text(ctx context.Context, part tags.Part) error {
 	if eng == nil {
 		return fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
 	}
-	st := part.Style
-	rate := r.req.Speed
-	if rate == 0 {
-		rate = 1
-	}
-	rate *= st.RateOrDefault()
-	pitch, gain, text := st.Pitch, st.Gain, part.Text
-	pros := engine.Prosody{}
-	renders := func(f engine.Feature) bool { return engine.Renders(eng, f) }
-	if st.Emphasis {
-		if renders(engine.FeatureEmphasis) {
-			pros.Emphasis = true
-		} else {
-			rate *= emphasisRate
-			pitch += emphasisPitch
-			gain += emphasisGain
-		}
-	}
-	pros.Rate = max(MinSpeed, min(MaxSpeed, rate))
-	if st.Spell {
-		if renders(engine.FeatureSpell) {
-			pros.Spell = true
-		} else {
-			text = spellOut(text)
-		}
-	}
-	span := st.RangeOrDefault()
-	if span != 1 && renders(engine.FeatureRange) {
-		pros.Range, span = span, 1
-	}
-	whisper := st.Whisper && !renders(engine.FeatureWhisper)
-	pros.Whisper = st.Whisper && !whisper
-	if pitch != 0 && renders(engine.FeaturePitch) {
-		pros.Pitch, pitch = pitch, 0
-	}
-	if gain != 0 && renders(engine.FeatureGain) {
-		pros.Gain, gain = gain, 0
-	}
+	pros, text, fx := plan(eng, part.Style, r.req.Speed, part.Text)
 	req := engine.Request{Voice: v.EngineVoice, Text: text, Prosody: pros}
 
 	start := time.Now()
 	r.p.emitTime = 0
 	var err error
 	rate0 := 0
-	if !whisper && pitch == 0 && span == 1 && gain == 0 {
+	if fx.none() {
 		err = eng.Synthesize(ctx, req, r.p.emit)
 	} else {
 		// Collect the part's audio, then apply the effects to it whole.
@@ -149,15 +112,70 @@ func (r *renderer) text(ctx context.Context, part tags.Part) error {
 		return nil
 	}
 	x := r.buf
-	if whisper {
+	if fx.whisper {
 		r.seed++
 		x = dsp.Whisper(x, rate0, r.seed)
 	}
-	if pitch != 0 || span != 1 {
-		x = dsp.ShapePitch(x, rate0, pitch, span)
+	if fx.pitch != 0 || fx.span != 1 {
+		x = dsp.ShapePitch(x, rate0, fx.pitch, fx.span)
 	}
-	dsp.Gain(x, gain)
+	dsp.Gain(x, fx.gain)
 	return r.p.emit(engine.Chunk{Samples: x, SampleRate: rate0})
+}
+
+// effects are what the DSP stage applies to a part's audio.
+type effects struct {
+	whisper bool
+	pitch   float64 // semitones
+	span    float64 // pitch-range factor, 1 for none
+	gain    float64 // dB
+}
+
+func (e effects) none() bool { return !e.whisper && e.pitch == 0 && e.span == 1 && e.gain == 0 }
+
+// plan splits a style between the controls eng renders itself (in the
+// Prosody, and text rewritten for spelling) and the DSP effects. speed is
+// the request's speed (0 means 1).
+func plan(eng engine.Engine, st tags.Style, speed float64, text string) (engine.Prosody, string, effects) {
+	renders := func(f engine.Feature) bool { return engine.Renders(eng, f) }
+	var pros engine.Prosody
+	fx := effects{pitch: st.Pitch, span: st.RangeOrDefault(), gain: st.Gain}
+	rate := speed
+	if rate == 0 {
+		rate = 1
+	}
+	rate *= st.RateOrDefault()
+	if st.Emphasis {
+		if renders(engine.FeatureEmphasis) {
+			pros.Emphasis = true
+		} else {
+			rate *= emphasisRate
+			fx.pitch += emphasisPitch
+			fx.gain += emphasisGain
+		}
+	}
+	pros.Rate = max(MinSpeed, min(MaxSpeed, rate))
+	if st.Spell {
+		if renders(engine.FeatureSpell) {
+			pros.Spell = true
+		} else {
+			text = spellOut(text)
+		}
+	}
+	if fx.span != 1 && renders(engine.FeatureRange) {
+		pros.Range, fx.span = fx.span, 1
+	}
+	if st.Whisper {
+		pros.Whisper = renders(engine.FeatureWhisper)
+		fx.whisper = !pros.Whisper
+	}
+	if fx.pitch != 0 && renders(engine.FeaturePitch) {
+		pros.Pitch, fx.pitch = fx.pitch, 0
+	}
+	if fx.gain != 0 && renders(engine.FeatureGain) {
+		pros.Gain, fx.gain = fx.gain, 0
+	}
+	return pros, text, fx
 }
 
 // event renders a pause as silence and the non-verbal events as the DSP
