@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -60,7 +61,8 @@ func FindLibrary(explicit string) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("%w (looked in %d directories, from %s); %s", ErrLibraryNotFound, len(dirs), dirs[0], InstallHint)
+	return "", fmt.Errorf("%w (looked for %s in the voxkit cache, .cache/onnxruntime here and above, and the system library directories); %s",
+		ErrLibraryNotFound, strings.Join(libraryNames, " and "), InstallHint)
 }
 
 // libraryDirs lists the directories FindLibrary searches, in order.

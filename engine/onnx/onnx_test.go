@@ -306,6 +306,7 @@ func TestModelLoadsOnce(t *testing.T) {
 func TestLoadErrors(t *testing.T) {
 	lib := testLibrary(t)
 	ph := phonemizer(t)
+	missing := filepath.Join(t.TempDir(), "missing")
 	model, _ := os.ReadFile(filepath.Join(voicesDir, toneLow+".onnx"))
 	config, _ := os.ReadFile(filepath.Join(voicesDir, toneLow+".onnx.json"))
 	write := func(dir, name string, data []byte) {
@@ -320,7 +321,7 @@ func TestLoadErrors(t *testing.T) {
 		want  string
 		is    error
 	}{
-		{name: "missing library", opts: Options{LibraryPath: "/nonexistent/libonnxruntime.so.1"},
+		{name: "missing library", opts: Options{LibraryPath: filepath.Join(missing, "libonnxruntime.so.1")},
 			want: "install-onnxruntime.sh", is: ErrLibraryNotFound},
 		{name: "missing model", setup: func(dir string) { write(dir, "v.onnx.json", config) },
 			want: "has no model"},
@@ -343,7 +344,7 @@ func TestLoadErrors(t *testing.T) {
 			write(dir, "v.onnx", model)
 			write(dir, "v.onnx.json", config)
 		}, opts: Options{Phonemizer: nil}, want: "needs a phonemizer"},
-		{name: "missing directory", opts: Options{VoicesDir: "/nonexistent/voices"}, want: "voices directory"},
+		{name: "missing directory", opts: Options{VoicesDir: missing}, want: "voices directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
