@@ -9,6 +9,10 @@ import (
 const (
 	whisperFrameMS = 25
 	preEmphasis    = 0.9
+	// whisperBandwidth scales LPC coefficient k by its k-th power, which
+	// pulls the poles inwards: at 22.05 kHz 0.96 widens every formant by
+	// about 290 Hz.
+	whisperBandwidth = 0.96
 )
 
 // Whisper turns the speech in x into a whisper of the same words: it keeps
@@ -45,6 +49,13 @@ func Whisper(x []float32, rate int, seed uint64) []float32 {
 			continue
 		}
 		a := lpc(frame, order)
+		// Widen the formants a little: whispered formants are broader,
+		// and sharp resonances driven by noise ring like a tone.
+		bw := 1.0
+		for k := range a {
+			a[k] *= bw
+			bw *= whisperBandwidth
+		}
 		// Filter white noise through 1/A(z).
 		var got float64
 		for i := range noise {
