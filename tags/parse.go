@@ -57,7 +57,8 @@ func (s Script) Text() string {
 //
 // A tag is written <|name|>, <|name:value|> or <|/name|>, where name is
 // made of the characters a-z, 0-9, '_' and '-', and value of any
-// characters except white space, '<', '>' and '|'. Anything else,
+// characters except white space, '<', '>' and '|' (bytes that are not
+// UTF-8 count as characters). Anything else,
 // including "<|" that does not start such a tag, is literal text. A style
 // tag applies from where it stands until its closing tag, <|reset|> or the
 // end of the input; for each attribute (rate, pitch, …) the most recently
@@ -280,7 +281,9 @@ func matchTag(s string) (int, bool) {
 		i++
 		for i < len(s) {
 			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == '|' || r == '<' || r == '>' || unicode.IsSpace(r) || r == utf8.RuneError && size == 1 {
+			// Bytes that are not UTF-8 count as value characters, so
+			// that no tag-shaped text slips through as literal.
+			if r == '|' || r == '<' || r == '>' || unicode.IsSpace(r) {
 				break
 			}
 			i += size
