@@ -40,17 +40,22 @@ func frameStats(x []float32, rate int) (corr, period float64) {
 		return 0, 0
 	}
 	c := make([]float64, maxLag+2)
+	// sq[i] is the energy of x[:i], so the energies of the two
+	// overlapping stretches at lag l are sq[n-l] and sq[n]-sq[l].
+	sq := make([]float64, len(x)+1)
+	for i, v := range x {
+		sq[i+1] = sq[i] + float64(v)*float64(v)
+	}
+	n := len(x)
 	best := -1.0
 	for l := minLag - 1; l <= maxLag+1; l++ {
-		var xy, xx, yy float64
-		for i := 0; i+l < len(x); i++ {
-			a, b := float64(x[i]), float64(x[i+l])
-			xy += a * b
-			xx += a * a
-			yy += b * b
+		var xy float32
+		a, b := x[:n-l], x[l:]
+		for i, v := range a {
+			xy += v * b[i]
 		}
-		if xx > 0 && yy > 0 {
-			c[l] = xy / math.Sqrt(xx*yy)
+		if xx, yy := sq[n-l], sq[n]-sq[l]; xx > 0 && yy > 0 {
+			c[l] = float64(xy) / math.Sqrt(xx*yy)
 		}
 		if l >= minLag && l <= maxLag {
 			best = max(best, c[l])
