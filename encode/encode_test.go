@@ -253,12 +253,16 @@ func (f *failAfter) Write(p []byte) (int, error) {
 }
 
 func TestWriteErrors(t *testing.T) {
-	in := speech(t, 24000)[:48000]
 	for _, name := range encode.DefaultRegistry.Names() {
 		for _, streaming := range []bool{false, true} {
+			rate := 24000
+			if streaming {
+				rate = 22050 // opus resamples this one
+			}
+			in := speech(t, rate)[:2*rate]
 			t.Run(fmt.Sprintf("%s/streaming=%v", name, streaming), func(t *testing.T) {
 				for n := range 4 {
-					e, err := encode.NewEncoder(&failAfter{n: n}, encode.Format{Name: name, Streaming: streaming})
+					e, err := encode.NewEncoder(&failAfter{n: n}, encode.Format{Name: name, SampleRate: rate, Streaming: streaming})
 					if err != nil {
 						if !errors.Is(err, errDiskFull) {
 							t.Fatalf("NewEncoder: %v", err)

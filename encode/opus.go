@@ -164,7 +164,7 @@ func (e *opusEncoder) Encode(samples []int16) error {
 
 // encodeFloat converts resampled input back to 16 bits and encodes it.
 func (e *opusEncoder) encodeFloat(x []float32) error {
-	for len(x) > 0 {
+	for len(x) > 0 && e.err == nil {
 		k := min(len(x), len(e.frame)-e.n)
 		conv := dsp.AppendInt16(e.frame[:e.n], x[:k])
 		e.n = len(conv)
