@@ -327,3 +327,41 @@ func FuzzEncoders(f *testing.F) {
 		}
 	})
 }
+
+// TestTail ends the input with a short tone burst after silence: lossy
+// codecs must not drop it (the classic lost last Ogg page or mp3 frame).
+func TestTail(t *testing.T) {
+	audiotest.Require(t, "ffmpeg")
+	for _, c := range []struct {
+		name string
+		rate int
+	}{{"mp3", 24000}, {"mp3", 44100}, {"opus", 24000}, {"opus", 44100}} {
+		for _, streaming := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/%d/streaming=%v", c.name, c.rate, streaming), func(t *testing.T) {
+				// A whole number of 20 ms Opus frames, so that only the
+				// encoder's lookahead holds the burst back.
+				burst := c.rate * 30 / 1000
+				in := make([]int16, c.rate/50*27)
+				for i := len(in) - burst; i < len(in); i++ {
+					in[i] = int16(10000 * math.Sin(2*math.Pi*1000*float64(i)/float64(c.rate)))
+				}
+				data := encodeAll(t, encode.Format{Name: c.name, SampleRate: c.rate, Streaming: streaming}, in, nil)
+				got := decode(t, audiotest.WriteTemp(t, data, c.name), c.name, c.rate, c.rate)
+				if len(got) < len(in) {
+					t.Fatalf("decoded %d samples of %d", len(got), len(in))
+				}
+				energy := func(s []int16) float64 {
+					var e float64
+					for _, v := range s {
+						e += float64(v) * float64(v)
+					}
+					return e
+				}
+				ratio := energy(got[len(in)-burst:len(in)]) / energy(in[len(in)-burst:])
+				if ratio < 0.5 || ratio > 2 {
+					t.Errorf("last %d samples keep %.2f of their energy", burst, ratio)
+				}
+			})
+		}
+	}
+}
