@@ -117,7 +117,11 @@ func TestShapePitchSpan(t *testing.T) {
 		return EstimateF0(y[:q], testRate), EstimateF0(y[len(y)-q:], testRate)
 	}
 	lo0, hi0 := edge(x)
+	spread0 := F0Spread(x, testRate)
 	for _, span := range []float64{0.5, 1.5} {
+		if got := F0Spread(ShapePitch(x, testRate, 0, span), testRate); !within(got, span*spread0, 0.15) {
+			t.Errorf("span %g: F0 spread %.2f st, want %.2f", span, got, span*spread0)
+		}
 		lo, hi := edge(ShapePitch(x, testRate, 0, span))
 		got, want := math.Log(hi/lo), span*math.Log(hi0/lo0)
 		if !within(got, want, 0.15) {

@@ -1,6 +1,9 @@
 package dsp
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // RMS returns the root mean square of x, 0 for no samples.
 func RMS(x []float32) float64 {
@@ -123,12 +126,27 @@ func Periodicity(x []float32, rate int) float64 {
 }
 
 func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	// Insertion sort: analysis sets are small.
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
+	s := slices.Clone(v)
+	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// F0Spread returns how much the intonation of x moves: the spread, in
+// semitones, of the pitch of its periodic frames, measured robustly (the
+// interquartile range over 1.349, which equals the standard deviation for
+// normally distributed values) so that octave errors of single frames do
+// not dominate. 0 when fewer than four frames are periodic.
+func F0Spread(x []float32, rate int) float64 {
+	var st []float64
+	voicedFrames(x, rate, func(c, period float64) {
+		if c > 0.5 && period > 0 {
+			st = append(st, 12*math.Log2(float64(rate)/period))
+		}
+	})
+	if len(st) < 4 {
+		return 0
+	}
+	slices.Sort(st)
+	q1, q3 := st[len(st)/4], st[len(st)*3/4]
+	return (q3 - q1) / 1.349
 }

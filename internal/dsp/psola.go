@@ -29,23 +29,13 @@ func ShapePitch(x []float32, rate int, semitones, span float64) []float32 {
 	if (semitones == 0 && span == 1) || len(x) == 0 {
 		return append([]float32(nil), x...)
 	}
-	marks := pitchMarks(x, rate)
-	if len(marks) == 0 {
+	marks, centre := pitchMarks(x, rate)
+	if len(marks) == 0 || centre == 0 {
 		return append([]float32(nil), x...)
 	}
-	// The mean F0 (geometric) over the voiced marks anchors the span.
-	var logSum float64
-	var nVoiced int
-	for _, m := range marks {
-		if m.voiced {
-			logSum += math.Log(float64(rate) / m.period)
-			nVoiced++
-		}
-	}
-	if nVoiced == 0 {
-		return append([]float32(nil), x...)
-	}
-	mean := math.Exp(logSum / float64(nVoiced))
+	// The span scales excursions around the median F0 of the voiced
+	// frames (time-weighted and robust to octave errors).
+	mean := float64(rate) / centre
 	shift := math.Pow(2, semitones/12)
 	ratio := func(m mark) float64 {
 		if !m.voiced {
@@ -130,8 +120,9 @@ type mark struct {
 
 // pitchMarks places marks through x: one per pitch period where x is
 // voiced, each on the waveform's peak so grains line up, and one every
-// 10 ms elsewhere.
-func pitchMarks(x []float32, rate int) []mark {
+// 10 ms elsewhere. It also returns the median period of the voiced frames,
+// 0 if none is voiced.
+func pitchMarks(x []float32, rate int) ([]mark, float64) {
 	frame := rate * trackFrameMS / 1000
 	hop := max(rate*trackHopMS/1000, 1)
 	floor := RMS(x) / 20
@@ -148,6 +139,16 @@ func pitchMarks(x []float32, rate int) []mark {
 		}
 	}
 	smoothPeriods(periods)
+	var voiced []float64
+	for _, p := range periods {
+		if p > 0 {
+			voiced = append(voiced, p)
+		}
+	}
+	if len(voiced) == 0 {
+		return nil, 0
+	}
+	centre := median(voiced)
 	var marks []mark
 	pos := 0
 	uv := float64(rate) / unvoicedPeriod
@@ -173,7 +174,7 @@ func pitchMarks(x []float32, rate int) []mark {
 		marks = append(marks, mark{pos: best, period: p, voiced: true})
 		pos = best + int(math.Round(p))
 	}
-	return marks
+	return marks, centre
 }
 
 // smoothPeriods replaces each voiced period by the median of its voiced
