@@ -63,6 +63,13 @@ func TestNativeFeatures(t *testing.T) {
 	if x, _ := say(engine.Prosody{Spell: true}, "hello"); len(x) < len(word)*3/2 {
 		t.Errorf("spelled: %d samples, word %d", len(x), len(word))
 	}
+	// Pitch range: the intonation moves more, or less.
+	s0 := dsp.F0Spread(plain, rate)
+	wide, _ := say(engine.Prosody{Range: 1.5}, text)
+	flat, _ := say(engine.Prosody{Range: 0.5}, text)
+	if sw, sf := dsp.F0Spread(wide, rate), dsp.F0Spread(flat, rate); sw < s0*1.15 || sf > s0*0.85 {
+		t.Errorf("F0 spread: range 0.5 %.2f st, plain %.2f, range 1.5 %.2f", sf, s0, sw)
+	}
 	// Below espeak's slowest rate the audio is stretched.
 	if x, _ := say(engine.Prosody{Rate: 0.3}, text); float64(len(x)) < 2.8*float64(len(plain)) {
 		t.Errorf("rate 0.3: %d samples, plain %d", len(x), len(plain))
