@@ -99,6 +99,7 @@ func TestRoundTrip(t *testing.T) {
 							t.Fatalf("decoded %d samples, not bit-exact with the %d put in", len(got), len(in))
 						}
 						if c.name == "flac" {
+							t.Logf("%s: bit-exact, %d bytes (%.3f of wav)", name, len(data), float64(len(data))/float64(2*len(in)+44))
 							out, err := runTool(t, "flac", "-t", "-s", path)
 							if err != nil || (!streaming && out != "") {
 								t.Fatalf("flac -t: %v\n%s", err, out)
@@ -133,7 +134,7 @@ func TestRoundTrip(t *testing.T) {
 						t.Errorf("decoded %d samples, want %d (+%d)", len(got), len(in), slack)
 					}
 					db, lag := snr(in, got, 64)
-					t.Logf("SNR %.2f dB at lag %d, %d bytes (%.3f of wav)", db, lag, len(data), float64(len(data))/float64(2*len(in)+44))
+					t.Logf("%s: SNR %.2f dB at lag %d, %d bytes (%.3f of wav)", name, db, lag, len(data), float64(len(data))/float64(2*len(in)+44))
 					if db < c.minSNR || lag < -2 || lag > 2 {
 						t.Errorf("SNR %.2f dB at lag %d, want ≥ %.0f dB at lag 0", db, lag, c.minSNR)
 					}
