@@ -45,7 +45,8 @@ var (
 const (
 	// mp3DefaultBitrate is used when Format.Bitrate is 0: at 24 kHz it
 	// reaches the shine coder's quality ceiling on speech (about 18 dB
-	// SNR) in a quarter of its default 128 kbps. 8 kHz takes 32 kbps.
+	// SNR) in half of its default 128 kbps. Rates up to 12 kHz take
+	// 32 kbps.
 	mp3DefaultBitrate = 64000
 	// mp3MaxGranuleBytes is the most bytes per granule shine codes
 	// correctly (504 works, 522 overflows).
@@ -205,7 +206,13 @@ func (e *mp3Encoder) Close() error {
 		clear(e.frame[e.n:])
 		e.encodeFrame()
 	}
-	e.out.Write(make([]byte, e.want-e.got))
+	switch short := e.want - e.got; {
+	case short < 0:
+		// Never seen: the bitrate limits keep shine inside its frames.
+		e.err = fmt.Errorf("encode: mp3: encoder overran its frames by %d bytes", -short)
+	case short > 0:
+		e.out.Write(make([]byte, short))
+	}
 	if e.err == nil && !e.streaming {
 		pad := int64(e.frames*e.p.spf) - mp3EncoderDelay - e.samples
 		_, e.err = e.w.Write(e.infoFrame(e.frames, pad))
