@@ -366,3 +366,30 @@ func TestTail(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamingEmitsEarly checks that streaming encoders pass audio on
+// while it arrives, not only at Close.
+func TestStreamingEmitsEarly(t *testing.T) {
+	in := speech(t, 24000)[:24000] // one second
+	for _, name := range encode.DefaultRegistry.Names() {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			e, err := encode.NewEncoder(&buf, encode.Format{Name: name, Streaming: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			header := buf.Len()
+			if err := e.Encode(in); err != nil {
+				t.Fatal(err)
+			}
+			// A second at 24 kHz holds 41 mp3 frames, 5 Ogg pages of Opus
+			// and 5 flac blocks: well over a kilobyte in each format.
+			if got := buf.Len() - header; got < 1000 {
+				t.Errorf("%d bytes of audio out after one second in", got)
+			}
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
