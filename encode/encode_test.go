@@ -114,8 +114,14 @@ func TestRoundTrip(t *testing.T) {
 						// Decoded at 48 kHz, the length is exact after the
 						// pre-skip and end trimming.
 						got := decode(t, path, c.name, rate, 48000)
+						// (22050 Hz input is counted at 24 kHz inside, which
+						// may round one 24 kHz sample differently.)
 						want := int(math.Ceil(float64(len(in)) * 48000 / float64(rate)))
-						if len(got) != want {
+						slack := 0
+						if 48000%rate != 0 {
+							slack = 2
+						}
+						if d := len(got) - want; d < -slack || d > slack {
 							t.Errorf("decoded %d samples at 48 kHz, want %d", len(got), want)
 						}
 					}
