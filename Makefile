@@ -3,7 +3,6 @@
 # install what the machine is missing (Debian/Ubuntu packages, ONNX Runtime).
 
 GO        ?= go
-GOTAGS    := nolibopusfile
 ADDR      ?= 127.0.0.1:8080
 ORT_DIR   := $(CURDIR)/.cache/onnxruntime
 BIN       := $(CURDIR)/bin
@@ -18,11 +17,11 @@ run: deps-run build
 
 ## test: install what is missing and run every test with the race detector
 test: deps-test onnxruntime
-	$(GO) vet -tags $(GOTAGS) ./...
-	$(GO) test -tags $(GOTAGS) -race -count=1 -timeout 30m ./...
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 build:
-	$(GO) build -tags $(GOTAGS) -o $(BIN)/ ./examples/...
+	$(GO) build -o $(BIN)/ ./examples/...
 
 deps-run:
 	@sh .ci/deps.sh run
@@ -35,10 +34,19 @@ onnxruntime:
 
 ## bench: benchmarks behind the figures in the README and issue notes
 bench: deps-test onnxruntime
-	$(GO) test -tags $(GOTAGS) -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 vet:
-	$(GO) vet -tags $(GOTAGS) ./...
+	$(GO) vet ./...
+
+## fuzz: a minute of each fuzz target (FUZZTIME=10m for longer)
+FUZZTIME ?= 60s
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzEncoders -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./encode
+	$(GO) test -run '^$$' -fuzz FuzzWriter -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/ogg
+	$(GO) test -run '^$$' -fuzz FuzzSplit -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/sentence
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./tags
+	$(GO) test -run '^$$' -fuzz FuzzTagsReachEngine -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./tts
 
 clean:
 	rm -rf $(BIN)
