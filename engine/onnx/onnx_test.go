@@ -486,3 +486,19 @@ func TestTextPhonemes(t *testing.T) {
 		t.Errorf("ids %v, want %v", bins, want)
 	}
 }
+
+// TestRescanUnreadableDir keeps the loaded voices when the directory
+// cannot be read.
+func TestRescanUnreadableDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "voices")
+	os.Mkdir(dir, 0o755)
+	copyVoice(t, dir, toneLow, "v")
+	e := load(t, Options{VoicesDir: dir})
+	os.Rename(dir, dir+".moved")
+	if changed, err := e.Rescan(context.Background()); err == nil || changed {
+		t.Errorf("Rescan of a missing directory: changed %v, err %v", changed, err)
+	}
+	if list, _ := e.Voices(context.Background()); len(list) != 1 {
+		t.Errorf("voices after a failed rescan: %v", list)
+	}
+}
