@@ -1,0 +1,152 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/enginetest"
+	"github.com/voxkit/voxkit/internal/setup"
+	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/voices"
+)
+
+// env is a voxkit server on 127.0.0.1 with a SQLite store in a temporary
+// directory and keys for two accounts.
+type env struct {
+	t     testing.TB
+	srv   *server.Server
+	ts    *httptest.Server // nil for in-process only envs
+	store *store.SQLite
+	fake  *enginetest.Fake
+	// key belongs to the account "local", otherKey to "other".
+	key, otherKey string
+}
+
+type envOptions struct {
+	// espeak loads the real espeak-ng engine and its voices (through
+	// internal/setup, as the example server does); otherwise only the
+	// fake engine is there.
+	espeak bool
+	// noListen skips the loopback listener (fuzzing calls ServeHTTP).
+	noListen bool
+	// letter is the fake engine's letter duration; 0 means 5 ms.
+	letter time.Duration
+}
+
+// openAIAliases maps the OpenAI voice names to voices that exist.
+func openAIAliases(target string) map[string]string {
+	m := map[string]string{}
+	for _, n := range server.OpenAIVoiceNames() {
+		m[n] = target
+	}
+	return m
+}
+
+func newEnv(t testing.TB, o envOptions) *env {
+	t.Helper()
+	ctx := context.Background()
+	if o.letter == 0 {
+		o.letter = 5 * time.Millisecond
+	}
+	fake := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"fake"}, LetterDuration: o.letter})
+	engines := map[string]engine.Engine{"fake": fake}
+	cat := new(voices.Catalog)
+	aliasTarget := "fake"
+	if o.espeak {
+		vs, err := setup.Load(ctx, setup.Config{Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { vs.Close() })
+		engines = vs.Engines
+		engines["fake"] = fake
+		cat = vs.Catalog
+		aliasTarget = "en-us"
+	}
+	if err := cat.AddEngine(ctx, "fake", fake, time.Unix(1700000000, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.Add(voices.Voice{ID: "other-clone", Owner: "other", Engine: "fake", EngineVoice: "fake", Created: time.Unix(1700000000, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	synth, err := tts.New(tts.Options{Engines: engines, Voices: cat, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, store: st, fake: fake}
+	for _, acct := range []string{"local", "other"} {
+		if _, err := st.CreateAccount(ctx, acct); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, e.key, err = st.CreateKey(ctx, "local", "e2e"); err != nil {
+		t.Fatal(err)
+	}
+	if _, e.otherKey, err = st.CreateKey(ctx, "other", "e2e"); err != nil {
+		t.Fatal(err)
+	}
+	e.srv, err = server.New(server.Options{
+		Synthesizer: synth, Voices: cat, Store: st, Aliases: openAIAliases(aliasTarget),
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.noListen {
+		e.ts = httptest.NewUnstartedServer(e.srv)
+		e.ts.Config.ReadHeaderTimeout = 10 * time.Second
+		e.ts.Start()
+	}
+	t.Cleanup(func() {
+		if e.ts != nil {
+			e.ts.Close()
+		}
+		e.srv.Shutdown(context.Background())
+		st.Close()
+	})
+	return e
+}
+
+// url returns the server's address joined with path.
+func (e *env) url(path string) string { return e.ts.URL + path }
+
+// post sends a JSON body to path with the local key.
+func (e *env) post(path, body string) *http.Response {
+	e.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, e.url(path), strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+e.key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := e.ts.Client().Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return res
+}
+
+// readAll reads and closes a response body.
+func readAll(t testing.TB, res *http.Response) []byte {
+	t.Helper()
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("reading body: %v", err)
+	}
+	return b
+}
