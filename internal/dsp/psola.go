@@ -123,19 +123,24 @@ type mark struct {
 // 10 ms elsewhere. It also returns the median period of the voiced frames,
 // 0 if none is voiced.
 func pitchMarks(x []float32, rate int) ([]mark, float64) {
-	frame := rate * trackFrameMS / 1000
 	hop := max(rate*trackHopMS/1000, 1)
-	floor := RMS(x) / 20
+	// Track F0 on a copy decimated to about 6 kHz: the autocorrelation
+	// costs the square of the rate, and voice pitch needs no more.
+	dec := max(1, rate/6000)
+	xd := decimate(x, dec)
+	rd := rate / dec
+	frame := rd * trackFrameMS / 1000
+	floor := RMS(xd) / 20
 	nFrames := len(x)/hop + 1
 	periods := make([]float64, nFrames) // 0: unvoiced
 	for f := range periods {
-		start := f*hop - frame/2
-		lo, hi := max(start, 0), min(start+frame, len(x))
-		if hi-lo < frame/2 || RMS(x[lo:hi]) < floor {
+		start := (f*hop)/dec - frame/2
+		lo, hi := max(start, 0), min(start+frame, len(xd))
+		if hi-lo < frame/2 || RMS(xd[lo:hi]) < floor {
 			continue
 		}
-		if c, p := frameStats(x[lo:hi], rate); c > voicedCorr && p > 0 {
-			periods[f] = p
+		if c, p := frameStats(xd[lo:hi], rd); c > voicedCorr && p > 0 {
+			periods[f] = p * float64(rate) / float64(rd)
 		}
 	}
 	smoothPeriods(periods)
@@ -194,4 +199,24 @@ func smoothPeriods(p []float64) {
 		}
 		p[i] = median(win)
 	}
+}
+
+// decimate low-passes x (a triangular filter 2·d−1 taps long) and keeps
+// every d-th sample.
+func decimate(x []float32, d int) []float32 {
+	if d <= 1 {
+		return x
+	}
+	out := make([]float32, 0, len(x)/d+1)
+	norm := float32(d * d)
+	for i := 0; i < len(x); i += d {
+		var acc float32
+		for k := -(d - 1); k <= d-1; k++ {
+			if j := i + k; j >= 0 && j < len(x) {
+				acc += x[j] * float32(d-max(k, -k))
+			}
+		}
+		out = append(out, acc/norm)
+	}
+	return out
 }
