@@ -21,7 +21,8 @@ const (
 	maxValueDisplay = 40
 )
 
-// Style amounts of the named tags and presets.
+// Amounts of the named style tags (the presets are described in
+// docs/tags.md).
 const (
 	SlowRate  = 0.75
 	FastRate  = 1.3
