@@ -81,6 +81,8 @@ var goldenCases = []struct {
 	{name: "adjacent-same-style", input: "<|slow|>a<|/slow|><|slow|>b"},
 	{name: "invalid-utf8", input: "a\xff<|slow|>b\xfe<|pause:\xff|>c"},
 	{name: "pipes-in-text", input: "a | b <| c |> d <|e|>"},
+	{name: "punctuation-joins-words", input: "<|loud|>Yes<|/loud|>! <|slow|>\"<|/slow|>Quoted\" he said<|pause|>?"},
+	{name: "punctuation-only", input: "<|loud|>!<|/loud|>?"},
 	{name: "long-unknown", input: "<|" + strings.Repeat("x", 80) + "|>text"},
 }
 

@@ -2,6 +2,7 @@ package tags
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/voxkit/voxkit/internal/sentence"
 )
@@ -31,6 +32,9 @@ func (s Sentence) Text() string {
 // sentence in which it stands, or to the one before it when it stands
 // between two; events before all text belong to the first sentence. A
 // script of events only gives one sentence; an empty one gives none.
+// Punctuation standing apart from words in another style joins the words
+// before it (or, at the start of a sentence, after it), so that no engine
+// is asked to say "!" on its own.
 func (s Script) Sentences(maxLen int) []Sentence {
 	// Lay the text parts end to end, remembering where each starts.
 	var all strings.Builder
@@ -84,5 +88,56 @@ func (s Script) Sentences(maxLen int) []Sentence {
 			k = j
 		}
 	}
+	for i := range out {
+		out[i].Parts = attachPunctuation(out[i].Parts)
+	}
 	return out
+}
+
+// attachPunctuation joins text parts without a letter or digit (such as
+// the "!" of "<|loud|>Yes<|/loud|>!") to the text before them in the
+// sentence, or else to the text after them: an engine given "!" alone
+// reads it out as "exclamation".
+func attachPunctuation(parts []Part) []Part {
+	out := parts[:0]
+	pending := -1 // index in out of a leading punctuation part
+	lastText := -1
+	for _, p := range parts {
+		switch {
+		case p.IsEvent():
+			out = append(out, p)
+			continue
+		case !hasWordChar(p.Text) && lastText >= 0:
+			out[lastText].Text = joinText(out[lastText].Text, p.Text)
+			continue
+		case !hasWordChar(p.Text) && pending >= 0:
+			out[pending].Text = joinText(out[pending].Text, p.Text)
+			continue
+		case !hasWordChar(p.Text):
+			pending = len(out)
+		case pending >= 0:
+			// The first words take the punctuation that led them.
+			p.Text = joinText(out[pending].Text, p.Text)
+			out = append(out[:pending], out[pending+1:]...)
+			pending = -1
+		}
+		out = append(out, p)
+		if hasWordChar(p.Text) {
+			lastText = len(out) - 1
+		}
+	}
+	return out
+}
+
+func hasWordChar(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
+// joinText concatenates two pieces of tag-free text without letting them
+// form a tag.
+func joinText(a, b string) string {
+	if joinFormsTag(a, b) {
+		return a + " " + b
+	}
+	return a + b
 }
