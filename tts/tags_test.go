@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
@@ -273,12 +274,17 @@ func TestTagsNeverSpoken(t *testing.T) {
 		"<|sl<|x|>ow|>odd",
 		"<|whisper|><|spell|>abc<|reset|> and <|rate:9|>more",
 		"<|voice:fake2|>Hi<|voice:nobody|> there",
+		"<|loud|>Yes<|/loud|>! <|slow|>(<|/slow|>No<|breath|>)",
 	}
 	for _, in := range inputs {
 		rig.say(t, in)
 	}
 	for _, req := range rig.fake.Requests() {
 		if tagText.MatchString(req.Text) || strings.Contains(req.Text, "wink") {
+			t.Errorf("engine was asked to say %q", req.Text)
+		}
+		// Punctuation alone would be read out ("exclamation").
+		if !strings.ContainsFunc(req.Text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 			t.Errorf("engine was asked to say %q", req.Text)
 		}
 	}
