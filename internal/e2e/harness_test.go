@@ -41,6 +41,19 @@ type envOptions struct {
 	noListen bool
 	// letter is the fake engine's letter duration; 0 means 5 ms.
 	letter time.Duration
+	// guard, if set, sees every request the fake engine gets.
+	guard func(engine.Request)
+}
+
+// guarded passes the fake engine's requests to a check first.
+type guarded struct {
+	*enginetest.Fake
+	check func(engine.Request)
+}
+
+func (g guarded) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
+	g.check(req)
+	return g.Fake.Synthesize(ctx, req, emit)
 }
 
 // openAIAliases maps the OpenAI voice names to voices that exist.
@@ -59,7 +72,13 @@ func newEnv(t testing.TB, o envOptions) *env {
 		o.letter = 5 * time.Millisecond
 	}
 	fake := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"fake"}, LetterDuration: o.letter})
-	engines := map[string]engine.Engine{"fake": fake}
+	var fakeEngine engine.Engine = fake
+	if o.guard != nil {
+		fakeEngine = guarded{fake, o.guard}
+	}
+	// slow takes 30 ms before each sentence, for cancellation tests.
+	slow := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"slow"}, SentenceDelay: 30 * time.Millisecond})
+	engines := map[string]engine.Engine{"fake": fakeEngine, "slow": slow}
 	cat := new(voices.Catalog)
 	aliasTarget := "fake"
 	if o.espeak {
@@ -69,12 +88,15 @@ func newEnv(t testing.TB, o envOptions) *env {
 		}
 		t.Cleanup(func() { vs.Close() })
 		engines = vs.Engines
-		engines["fake"] = fake
+		engines["fake"] = fakeEngine
+		engines["slow"] = slow
 		cat = vs.Catalog
 		aliasTarget = "en-us"
 	}
-	if err := cat.AddEngine(ctx, "fake", fake, time.Unix(1700000000, 0)); err != nil {
-		t.Fatal(err)
+	for name, eng := range map[string]engine.Engine{"fake": fakeEngine, "slow": slow} {
+		if err := cat.AddEngine(ctx, name, eng, time.Unix(1700000000, 0)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := cat.Add(voices.Voice{ID: "other-clone", Owner: "other", Engine: "fake", EngineVoice: "fake", Created: time.Unix(1700000000, 0)}); err != nil {
 		t.Fatal(err)

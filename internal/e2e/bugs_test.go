@@ -1,0 +1,77 @@
+package e2e
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"testing"
+)
+
+// knownBug skips a test that demonstrates a bug not yet fixed, so that
+// main stays green; VOXKIT_E2E_BUGS=1 runs them (to check a fix). Remove
+// the call once the bug is fixed. BUGS.md lists them.
+func knownBug(t *testing.T, what string) {
+	t.Helper()
+	if os.Getenv("VOXKIT_E2E_BUGS") == "" {
+		t.Skip("known bug: " + what)
+	}
+}
+
+// TestNULDoesNotCutInput: text after an escaped NUL ("\u0000") must still
+// be spoken. espeak-ng takes C strings, so a NUL that reaches it ends the
+// text early.
+func TestNULDoesNotCutInput(t *testing.T) {
+	knownBug(t, "espeak-ng gets C strings: text after a NUL is dropped (engine/espeak/espeak.go:196 and :391)")
+	e := newEnv(t, envOptions{espeak: true})
+	dur := func(input string) float64 {
+		b, _ := json.Marshal(map[string]string{"voice": "alloy", "input": input, "response_format": "pcm"})
+		res := e.post("/v1/audio/speech", string(b))
+		body := readAll(t, res)
+		if res.StatusCode != 200 {
+			t.Fatalf("status %d: %s", res.StatusCode, body)
+		}
+		return float64(len(body)) / 2 / 24000
+	}
+	plain := dur("Hello there, this sentence goes on for quite a while after the greeting.")
+	nul := dur("Hello\u0000 there, this sentence goes on for quite a while after the greeting.")
+	if nul < 0.8*plain {
+		t.Errorf("with a NUL after the first word the audio lasts %.2fs, without %.2fs: the rest was dropped", nul, plain)
+	}
+}
+
+// TestBrowserHTTP checks what browsers do besides GET and POST: HEAD on
+// the model list, and the CORS preflight a web page on another origin
+// sends before calling the API with the SDK (dangerouslyAllowBrowser).
+func TestBrowserHTTP(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	do := func(method, path string, h map[string]string) *http.Response {
+		req, _ := http.NewRequest(method, e.url(path), nil)
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		res, err := e.ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readAll(t, res)
+		return res
+	}
+	t.Run("HEAD models", func(t *testing.T) {
+		knownBug(t, "HEAD on a GET route answers 405 (server/server.go:159 route dispatch has no HEAD)")
+		res := do("HEAD", "/v1/models", map[string]string{"Authorization": "Bearer " + e.key})
+		if res.StatusCode != 200 {
+			t.Errorf("HEAD /v1/models: %d, want 200 as for GET (RFC 9110 9.3.2)", res.StatusCode)
+		}
+	})
+	t.Run("CORS preflight", func(t *testing.T) {
+		knownBug(t, "no CORS: OPTIONS preflight answers 405 without Access-Control-* headers (server/server.go:159)")
+		res := do("OPTIONS", "/v1/audio/speech", map[string]string{
+			"Origin": "http://app.example", "Access-Control-Request-Method": "POST",
+			"Access-Control-Request-Headers": "authorization,content-type,x-stainless-os",
+		})
+		if res.StatusCode >= 300 || res.Header.Get("Access-Control-Allow-Origin") == "" {
+			t.Errorf("preflight: status %d, Access-Control-Allow-Origin %q, Allow-Headers %q",
+				res.StatusCode, res.Header.Get("Access-Control-Allow-Origin"), res.Header.Get("Access-Control-Allow-Headers"))
+		}
+	})
+}
