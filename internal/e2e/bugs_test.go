@@ -4,7 +4,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"strings"
+	"sync"
 	"testing"
+
+	"github.com/voxkit/voxkit/engine"
 )
 
 // knownBug skips a test that demonstrates a bug not yet fixed, so that
@@ -74,4 +78,36 @@ func TestBrowserHTTP(t *testing.T) {
 				res.StatusCode, res.Header.Get("Access-Control-Allow-Origin"), res.Header.Get("Access-Control-Allow-Headers"))
 		}
 	})
+}
+
+// TestTagLikeTextNotSpoken: text shaped like a tag but not well formed
+// (upper case, a space, an unknown form) must not be read aloud: espeak
+// skips "<" and "|" but says the words inside, so "<|Pause|>" is heard as
+// "pause".
+func TestTagLikeTextNotSpoken(t *testing.T) {
+	knownBug(t, "malformed tags stay literal text (docs/tags.md:34), so their words are spoken")
+	var (
+		mu   sync.Mutex
+		said []string
+	)
+	e := newEnv(t, envOptions{guard: func(r engine.Request) {
+		mu.Lock()
+		said = append(said, r.Text)
+		mu.Unlock()
+	}})
+	for _, in := range []string{"Hello <|Pause|> world.", "Hello <|pause 1s|> world.", "Hi <|pause:1s <|x|> there.", "Hi <| b |> c."} {
+		b, _ := json.Marshal(map[string]string{"voice": "fake", "input": in})
+		res := e.post("/v1/audio/speech", string(b))
+		readAll(t, res)
+		if res.StatusCode != 200 {
+			t.Errorf("%q: status %d", in, res.StatusCode)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, s := range said {
+		if strings.Contains(s, "<|") || strings.Contains(s, "|>") {
+			t.Errorf("the engine was asked to say %q", s)
+		}
+	}
 }
