@@ -169,6 +169,18 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 	return ctx.Err()
 }
 
+// cText makes text safe to pass as a C string: NUL would end it early and
+// other control characters are not speech, so each becomes a space.
+// Offsets into the result equal offsets into text.
+func cText(text string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, text)
+}
+
 // pauseAfter returns the number of silent samples to add after a
 // sentence. In library mode espeak-ng ends a clause almost without a
 // pause; the espeak-ng command leaves about 0.3 s after a sentence (0.15 s
@@ -193,7 +205,7 @@ func lastRune(s string) string {
 
 // synth renders one sentence under the library lock.
 func synth(ctx context.Context, voice, text string, wpm int, ssml bool) ([]float32, int, error) {
-	ctext := C.CString(text)
+	ctext := C.CString(cText(text))
 	defer C.free(unsafe.Pointer(ctext))
 
 	mu.Lock()
@@ -388,7 +400,7 @@ func (e *Engine) Phonemize(ctx context.Context, voice, text string) ([]string, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ctext := C.CString(text)
+	ctext := C.CString(cText(text))
 	defer C.free(unsafe.Pointer(ctext))
 	base := uintptr(unsafe.Pointer(ctext))
 

@@ -136,3 +136,25 @@ func TestDurationMatchesCommand(t *testing.T) {
 		t.Errorf("duration %.3fs, espeak-ng command gives %.3fs", got, ref)
 	}
 }
+
+// TestControlCharacters: a NUL must not cut the text short, as C strings
+// would, and other control characters are not read.
+func TestControlCharacters(t *testing.T) {
+	e := newEngine(t)
+	ctx := context.Background()
+	plain, err := enginetest.Collect(ctx, e, engine.Request{Voice: "en-us", Text: "Hello there, this sentence goes on for a while."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withNUL, err := enginetest.Collect(ctx, e, engine.Request{Voice: "en-us", Text: "Hello\x00 there,\x01 this sentence\x7f goes on for a while."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ratio := withNUL.Duration().Seconds() / plain.Duration().Seconds(); ratio < 0.9 || ratio > 1.1 {
+		t.Errorf("with control characters %v of audio, without %v", withNUL.Duration(), plain.Duration())
+	}
+	ph, err := e.Phonemize(ctx, "en-us", "Hello\x00 world.")
+	if err != nil || len(ph) != 1 || !strings.Contains(ph[0], "wˈɜːld") {
+		t.Errorf("Phonemize with NUL = %q, %v", ph, err)
+	}
+}
