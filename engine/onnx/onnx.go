@@ -51,10 +51,11 @@ type Options struct {
 }
 
 // DefaultIntraOpThreads is the intra-op thread count used when
-// Options.IntraOpThreads is 0. One thread per run measured best on the
-// 2-core reference machine once two or more requests run at once (see
-// the package benchmarks); raise it for single-stream latency on bigger
-// machines.
+// Options.IntraOpThreads is 0. On the shared 2-core reference machine one
+// thread per run gave the most audio per second for one and for two
+// streams (BenchmarkStreams); concurrent requests use the other cores.
+// More threads (which then sleep rather than spin when idle) can lower
+// single-request latency on an otherwise idle machine.
 const DefaultIntraOpThreads = 1
 
 // Engine synthesizes speech with Piper (VITS) voices through ONNX Runtime.
@@ -73,7 +74,13 @@ type Engine struct {
 var (
 	_ engine.Engine      = (*Engine)(nil)
 	_ engine.VoiceLister = (*Engine)(nil)
+	_ engine.Renderer    = (*Engine)(nil)
 )
+
+// Renders reports the Prosody controls the engine renders besides the
+// rate: only the gain. VITS has no pitch, range, whisper or emphasis
+// control, so callers apply those to the audio.
+func (e *Engine) Renders(f engine.Feature) bool { return f == engine.FeatureGain }
 
 // Load finds and initializes ONNX Runtime (once per process; see
 // FindLibrary), then loads every voice of opts.VoicesDir and opts.Models.
@@ -265,8 +272,8 @@ func (e *Engine) lookup(voice string) (*model, int64, error) {
 
 // Synthesize speaks req.Text sentence by sentence, one chunk per sentence
 // at the voice's own sample rate. Prosody.Rate divides the config's
-// length_scale; Prosody.Gain scales the audio; VITS has no pitch control,
-// so Prosody.Pitch is ignored. Samples are clipped to [-1, 1] but not
+// length_scale and Prosody.Gain scales the audio; the other controls are
+// ignored (see Renders). Samples are clipped to [-1, 1] but not
 // normalized. ctx is checked between sentences and also stops a model run
 // under way.
 func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {

@@ -187,6 +187,9 @@ func TestGain(t *testing.T) {
 	if math.Abs(quiet/loud-0.5) > 0.01 || silent != 0 {
 		t.Errorf("peaks: 0 dB %.3f, -6 dB %.3f, -inf %.3f", loud, quiet, silent)
 	}
+	if !engine.Renders(e, engine.FeatureGain) || engine.Renders(e, engine.FeaturePitch) {
+		t.Error("the engine should declare that it renders gain and not pitch")
+	}
 }
 
 func must(x []float32, _, _ int) []float32 { return x }
