@@ -89,30 +89,40 @@ func TestIDs(t *testing.T) {
 // TestIDsFromEspeak phonemizes known sentences with the real espeak-ng
 // and checks the ids a voice is fed.
 func TestIDsFromEspeak(t *testing.T) {
-	e := load(t, Options{Models: fixtureModels(toneLow)})
-	m := e.models[toneLow]
+	e := load(t, Options{Models: fixtureModels(toneLow, toneVCTK)})
 	tests := []struct {
-		text, phonemes string
-		want           []int64
+		voice, text, phonemes string
+		want                  []int64
 	}{
-		{"Hello, world!", "həlˈoʊ, wˈɜːld!", []int64{1, 0, 20, 0, 59, 0, 24, 0, 120, 0, 27, 0, 100, 0, 8, 0, 3, 0,
+		{toneLow, "Hello, world!", "həlˈoʊ, wˈɜːld!", []int64{1, 0, 20, 0, 59, 0, 24, 0, 120, 0, 27, 0, 100, 0, 8, 0, 3, 0,
 			35, 0, 120, 0, 62, 0, 122, 0, 24, 0, 17, 0, 4, 0, 2}},
 		// ð41 ə59 space3 k23 w35 ˈ120 ɪ74 k23 space3 b15 ɹ88 ˈ120 a14 ʊ100 n26 .10
-		{"The quick brown.", "ðə kwˈɪk bɹˈaʊn.", []int64{1, 0, 41, 0, 59, 0, 3, 0, 23, 0, 35, 0, 120, 0, 74, 0, 23, 0, 3, 0,
+		{toneLow, "The quick brown.", "ðə kwˈɪk bɹˈaʊn.", []int64{1, 0, 41, 0, 59, 0, 3, 0, 23, 0, 35, 0, 120, 0, 74, 0, 23, 0, 3, 0,
 			15, 0, 88, 0, 120, 0, 14, 0, 100, 0, 26, 0, 10, 0, 2}},
 		// ɪ74 z38 space3 ɪ74 t32 ?13
-		{"Is it?", "ɪz ɪt?", []int64{1, 0, 74, 0, 38, 0, 3, 0, 74, 0, 32, 0, 13, 0, 2}},
+		{toneLow, "Is it?", "ɪz ɪt?", []int64{1, 0, 74, 0, 38, 0, 3, 0, 74, 0, 32, 0, 13, 0, 2}},
+		// en-gb-x-rp (the vctk config): əʊ where en-us has oʊ.
+		{toneVCTK, "Hello, world!", "həlˈəʊ, wˈɜːld!", []int64{1, 0, 20, 0, 59, 0, 24, 0, 120, 0, 59, 0, 100, 0, 8, 0, 3, 0,
+			35, 0, 120, 0, 62, 0, 122, 0, 24, 0, 17, 0, 4, 0, 2}},
+		// ɪ74 t32 s31 _3 h20 ˈ120 ɑ51 ː122 f19 _3 p28 ˈ120 ɑ51 ː122 s31 t32 _3
+		// n26 ˈ120 a14 ɪ74 n26 ;12 _3 t32 ˈ120 a14 ɪ74 m25 _3 f19 ɔ54 ː122 _3
+		// t32 ˈ120 i21 ː122 .10
+		{toneVCTK, "It's half past nine; time for tea.", "ɪts hˈɑːf pˈɑːst nˈaɪn; tˈaɪm fɔː tˈiː.", []int64{1, 0,
+			74, 0, 32, 0, 31, 0, 3, 0, 20, 0, 120, 0, 51, 0, 122, 0, 19, 0, 3, 0, 28, 0, 120, 0, 51, 0, 122, 0, 31, 0, 32, 0, 3, 0,
+			26, 0, 120, 0, 14, 0, 74, 0, 26, 0, 12, 0, 3, 0, 32, 0, 120, 0, 14, 0, 74, 0, 25, 0, 3, 0, 19, 0, 54, 0, 122, 0, 3, 0,
+			32, 0, 120, 0, 21, 0, 122, 0, 10, 0, 2}},
 	}
 	for _, tt := range tests {
+		m := e.models[tt.voice]
 		ph, err := e.phonemes(context.Background(), m, tt.text)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ph != tt.phonemes {
-			t.Errorf("phonemes(%q) = %q, want %q", tt.text, ph, tt.phonemes)
+			t.Errorf("%s: phonemes(%q) = %q, want %q", tt.voice, tt.text, ph, tt.phonemes)
 		}
 		if got := m.cfg.IDs(nil, ph); !slices.Equal(got, tt.want) {
-			t.Errorf("ids of %q\n got %v\nwant %v", tt.text, got, tt.want)
+			t.Errorf("%s: ids of %q\n got %v\nwant %v", tt.voice, tt.text, got, tt.want)
 		}
 	}
 }
