@@ -30,7 +30,7 @@ func testLibrary(t testing.TB) string {
 	t.Helper()
 	lib, err := FindLibrary(os.Getenv("ONNXRUNTIME_LIB"))
 	if err != nil {
-		if os.Getenv("CI") != "" {
+		if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
 			t.Fatalf("ONNX Runtime is required in CI: %v", err)
 		}
 		t.Skipf("ONNX Runtime not installed (run .ci/install-onnxruntime.sh): %v", err)
