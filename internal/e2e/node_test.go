@@ -65,6 +65,8 @@ type sdkResult struct {
 	Upstream    string   `json:"upstream"`
 	Gateway     string   `json:"gateway"`
 	RequestID   string   `json:"requestID"`
+	SDKReqID    string   `json:"sdkRequestID"`
+	Status      int      `json:"status"`
 	Chunks      int      `json:"chunks"`
 	Types       []string `json:"types"`
 	Error       struct {
@@ -199,6 +201,14 @@ func TestNodeSDK(t *testing.T) {
 		recognize(t, r.File, 0)
 	})
 
+	t.Run("voice_object", func(t *testing.T) {
+		r := get(t, "voice_object", true)
+		if r.Status != 200 || r.SDKReqID == "" || r.SDKReqID != r.RequestID {
+			t.Errorf("withResponse: status %d, request_id %q, x-request-id %q", r.Status, r.SDKReqID, r.RequestID)
+		}
+		recognize(t, r.File, 3)
+	})
+
 	t.Run("instructions", func(t *testing.T) {
 		r := get(t, "instructions", true)
 		recognize(t, r.File, 1)
@@ -283,6 +293,7 @@ func TestNodeSDK(t *testing.T) {
 	}{
 		{"unknown_voice", "NotFoundError", 404, "proxy_error", "voice"},
 		{"bad_format", "BadRequestError", 400, "invalid_request_error", "response_format"},
+		{"aac", "BadRequestError", 400, "invalid_request_error", "response_format"},
 		{"too_long", "BadRequestError", 400, "invalid_request_error", "input"},
 		{"bad_speed", "BadRequestError", 400, "invalid_request_error", "speed"},
 		{"empty_input", "BadRequestError", 400, "invalid_request_error", "input"},

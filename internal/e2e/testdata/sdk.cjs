@@ -131,6 +131,15 @@ async function main() {
     return { file, bytes: buf.length, sentence: 2, types, contentType: res.headers.get('content-type') };
   });
 
+  // voice as an object, and the raw response through withResponse().
+  await attempt('voice_object', async () => {
+    const { data, response, request_id } = await client.audio.speech
+      .create({ model: 'tts-1', voice: { id: 'alloy' }, input: sentences[3], response_format: 'wav' })
+      .withResponse();
+    const saved = await save('voice_object.wav', data);
+    return { sentence: 3, status: response.status, sdkRequestID: request_id, ...saved };
+  });
+
   await attempt('models_list', async () => {
     const models = [];
     for await (const m of client.models.list()) models.push(m);
@@ -143,6 +152,7 @@ async function main() {
   const errCases = {
     unknown_voice: { model: 'tts-1', voice: 'no-such-voice', input: 'Hello.' },
     bad_format: { model: 'tts-1', voice: 'alloy', input: 'Hello.', response_format: 'ogg' },
+    aac: { model: 'tts-1', voice: 'alloy', input: 'Hello.', response_format: 'aac' },
     too_long: { model: 'tts-1', voice: 'alloy', input: 'a'.repeat(4097) },
     bad_speed: { model: 'tts-1', voice: 'alloy', input: 'Hello.', speed: 9 },
     empty_input: { model: 'tts-1', voice: 'alloy', input: '' },

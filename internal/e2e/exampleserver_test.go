@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -24,11 +26,7 @@ func exampleServer(t *testing.T, args ...string) (addr, key string) {
 		t.Skip("builds the example server")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "server")
-	build := exec.Command("go", "build", "-o", bin, "github.com/voxkit/voxkit/examples/server")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build examples/server: %v\n%s", err, out)
-	}
+	bin := buildExampleServer(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, append([]string{"-addr", "127.0.0.1:0", "-data", filepath.Join(dir, "data"), "-log", "json"}, args...)...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
@@ -67,6 +65,42 @@ func exampleServer(t *testing.T, args ...string) (addr, key string) {
 		}
 	}
 	return addr, key
+}
+
+var exampleBuild struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// buildExampleServer builds examples/server once per test binary.
+func buildExampleServer(t *testing.T) string {
+	t.Helper()
+	exampleBuild.once.Do(func() {
+		dir, err := os.MkdirTemp("", "voxkit-e2e-")
+		if err != nil {
+			exampleBuild.err = err
+			return
+		}
+		exampleBuild.bin = filepath.Join(dir, "server")
+		out, err := exec.Command("go", "build", "-o", exampleBuild.bin, "github.com/voxkit/voxkit/examples/server").CombinedOutput()
+		if err != nil {
+			exampleBuild.err = fmt.Errorf("go build examples/server: %v\n%s", err, out)
+		}
+	})
+	if exampleBuild.err != nil {
+		t.Fatal(exampleBuild.err)
+	}
+	return exampleBuild.bin
+}
+
+// TestMain removes the example server binary after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if exampleBuild.bin != "" {
+		os.RemoveAll(filepath.Dir(exampleBuild.bin))
+	}
+	os.Exit(code)
 }
 
 // trickle sends head, then one byte of drip at a time every interval,
@@ -121,4 +155,30 @@ func TestExampleServerSlowloris(t *testing.T) {
 			t.Errorf("a client sending its body at 10 bytes/s kept the connection for the whole %d s", len(body)/10)
 		}
 	})
+}
+
+// TestExampleServerOpenAIVoices: against the example binary as shipped,
+// every OpenAI voice name that SDK samples use speaks, and the model list
+// answers.
+func TestExampleServerOpenAIVoices(t *testing.T) {
+	addr, key := exampleServer(t)
+	client := &http.Client{Timeout: 30 * time.Second}
+	for _, v := range []string{"alloy", "ash", "ballad", "coral", "echo", "fable", "onyx", "nova", "sage", "shimmer", "verse", "marin", "cedar"} {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/v1/audio/speech",
+			strings.NewReader(fmt.Sprintf(`{"model":"gpt-4o-mini-tts","voice":%q,"input":"Hello from the example server.","response_format":"pcm"}`, v)))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := readAll(t, res)
+		if res.StatusCode != 200 {
+			t.Errorf("voice %s: %d %s", v, res.StatusCode, body)
+			continue
+		}
+		if d, r := pcmSeconds(body), rms(body); d < 0.8 || r < 300 {
+			t.Errorf("voice %s: %.2fs, rms %.0f", v, d, r)
+		}
+	}
 }
