@@ -17,6 +17,9 @@ import (
 // has to send its auth message.
 const wsAuthTimeout = 10 * time.Second
 
+// wsQueue is how many speech requests may wait behind the one in progress.
+const wsQueue = 8
+
 // websocket serves GET /v1/audio/speech/ws: speech requests as JSON text
 // messages, audio back as one binary message per sentence.
 func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
@@ -55,7 +58,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	if sess.send(ctx, wire.WSReadyMessage{Type: wire.WSReady, Account: ri.account, RequestID: ri.id}) != nil {
 		return
 	}
-	msgs := make(chan []byte)
+	msgs := make(chan []byte, wsQueue)
 	reader.Go(func() { sess.read(ctx, msgs) })
 	for {
 		select {
@@ -142,8 +145,9 @@ func (ws *wsSession) read(ctx context.Context, msgs chan<- []byte) {
 		}
 		select {
 		case msgs <- data:
-		case <-ctx.Done():
-			return
+		default:
+			ws.sendError(ctx, m.ID, &wire.Error{Status: http.StatusTooManyRequests, Type: wire.TypeInvalidRequest,
+				Code: wire.CodeQueueFull, Message: "Too many speech requests are waiting on this connection."})
 		}
 	}
 }

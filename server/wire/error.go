@@ -50,6 +50,7 @@ const (
 	CodeAccountExists      = "account_exists"
 	CodeKeyNotFound        = "key_not_found"
 	CodeServiceUnavailable = "service_unavailable"
+	CodeQueueFull          = "queue_full"
 )
 
 // Error is an API error: an HTTP status and the OpenAI-shaped error
