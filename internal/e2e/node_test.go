@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,10 @@ func nodeSDK(t *testing.T) (node, modules string) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		missing("node is not installed")
+	}
+	out, err := exec.Command(node, "-p", "process.versions.node.split('.')[0]").Output()
+	if major, _ := strconv.Atoi(strings.TrimSpace(string(out))); err != nil || major < 20 {
+		t.Skipf("node %s is too old for the openai SDK (20 or newer)", strings.TrimSpace(string(out)))
 	}
 	dir := os.Getenv("VOXKIT_NODE_SDK_DIR")
 	if dir == "" {
