@@ -11,9 +11,10 @@ export ONNXRUNTIME_LIB ?= $(ORT_DIR)/libonnxruntime.so.1
 
 .PHONY: run test build deps-run deps-test onnxruntime bench vet fuzz clean
 
-## run: install what is missing, build, and speak a sample sentence
+## run: install what is missing, build, and serve the OpenAI-compatible API and
+## playground on http://$(ADDR) (first start prints an API key; data in ./data)
 run: deps-run build
-	$(BIN)/say -voice en-us -format wav -o hello.wav "Hello from voxkit. This sentence was synthesized by the embedded espeak-ng engine."
+	$(BIN)/server -addr $(ADDR) -data $(CURDIR)/data $(if $(VOICES),-voices $(VOICES))
 
 ## test: install what is missing and run every test with the race detector
 test: deps-test onnxruntime
