@@ -100,7 +100,7 @@ func (m *model) open(so sessionOptions) error {
 	}
 	if so.threads > 1 {
 		// Spinning worker threads halved throughput on a busy machine
-		// (BenchmarkStreams); sleeping ones cost nothing measurable.
+		// (BenchmarkStreams).
 		if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
 			return err
 		}

@@ -51,11 +51,13 @@ type Options struct {
 }
 
 // DefaultIntraOpThreads is the intra-op thread count used when
-// Options.IntraOpThreads is 0. On the shared 2-core reference machine one
-// thread per run gave the most audio per second for one and for two
-// streams (BenchmarkStreams); concurrent requests use the other cores.
-// More threads (which then sleep rather than spin when idle) can lower
-// single-request latency on an otherwise idle machine.
+// Options.IntraOpThreads is 0. On the shared 2-core reference machine
+// (BenchmarkStreams, Piper-medium-sized model) two threads per run gave
+// more audio per second than one only while the machine was otherwise
+// idle (27 against 21 s/s for one stream), and collapsed to about 5 s/s
+// once other processes loaded it, since every operator waits for its
+// slowest thread; one thread held 19 to 45 s/s for two streams.
+// Concurrent requests use the other cores.
 const DefaultIntraOpThreads = 1
 
 // Engine synthesizes speech with Piper (VITS) voices through ONNX Runtime.
