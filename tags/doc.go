@@ -8,10 +8,11 @@
 //
 // A style tag applies from where it stands until its closing tag,
 // <|reset|> or the end of the input, so a tag placed before the text
-// styles all of it. An event tag happens where it stands. Anything that is
-// not a well-formed tag, such as "a <| b", stays literal text. A
-// well-formed tag with an unknown name is removed and reported, never read
-// aloud; strict parsing rejects it instead.
+// styles all of it. An event tag happens where it stands. Tag text is never
+// read aloud: a well-formed tag with an unknown name, tag-shaped text that
+// is not well formed (<|Pause|>, <|pause 1s|>) and words joined to a stray
+// delimiter ("<|x") are removed and reported; strict parsing rejects them
+// instead. Other text stays as written.
 //
 // Vocabulary v1:
 //

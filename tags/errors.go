@@ -22,6 +22,9 @@ var (
 	// ErrUnknownVoice: a voice tag names a voice the caller may not use
 	// (Options.Voice said no).
 	ErrUnknownVoice = errors.New("tags: unknown voice")
+	// ErrMalformed: text shaped like a tag that is not well formed,
+	// such as <|Pause|> or <|pause 1s|>. It is removed, not read aloud.
+	ErrMalformed = errors.New("tags: malformed tag")
 	// ErrUnmatched: a closing tag closes no open tag.
 	ErrUnmatched = errors.New("tags: closing tag without an open tag")
 )

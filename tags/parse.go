@@ -2,6 +2,7 @@ package tags
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -26,22 +27,34 @@ type Options struct {
 // Script is parsed input: text in resolved styles, and events, in order.
 type Script struct {
 	// Parts holds the text and events. Adjacent text parts differ in
-	// style; text never contains a well-formed tag.
+	// style; text never contains a well-formed tag or a tag delimiter
+	// ("<|" or "|>").
 	Parts []Part
 	// Issues lists the tags that were dropped or clamped, in input order.
 	Issues []*TagError
 }
 
 // Ignored returns the dropped tags without their delimiters (such as
-// "foo" or "rate:abc"), each once, in input order.
+// "foo" or "rate:abc"), each once, in input order. They are printable
+// ASCII without commas or surrounding spaces, fit for an HTTP header:
+// other characters are written as Go escapes ("voice:andr\u00e9",
+// "a\x2cb").
 func (s Script) Ignored() []string {
 	var out []string
 	for _, e := range s.Issues {
-		if e.Dropped() && !slices.Contains(out, e.Name()) {
-			out = append(out, e.Name())
+		name := headerSafe(e.Name())
+		if e.Dropped() && name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
 		}
 	}
 	return out
+}
+
+// headerSafe escapes what may not stand in a comma-separated header list.
+func headerSafe(s string) string {
+	q := strconv.QuoteToASCII(s)
+	q = q[1 : len(q)-1]
+	return strings.ReplaceAll(strings.TrimSpace(q), ",", `\x2c`)
 }
 
 // Text returns the script's text without tags or events.
@@ -58,8 +71,11 @@ func (s Script) Text() string {
 // A tag is written <|name|>, <|name:value|> or <|/name|>, where name is
 // made of the characters a-z, 0-9, '_' and '-', and value of any
 // characters except white space, '<', '>' and '|' (bytes that are not
-// UTF-8 count as characters). Anything else,
-// including "<|" that does not start such a tag, is literal text. A style
+// UTF-8 count as characters). Text shaped like a tag but not well formed
+// — "<|", at most 64 bytes without "<|" or a line break, then "|>", as in
+// <|Pause|> or <|pause 1s|> — is removed and reported as ErrMalformed, so
+// it is never read aloud. Anything else, including a "<|" with no "|>"
+// soon after it, is literal text. A style
 // tag applies from where it stands until its closing tag, <|reset|> or the
 // end of the input; for each attribute (rate, pitch, …) the most recently
 // opened tag that sets it wins. A closing tag closes the most recent open
@@ -80,16 +96,25 @@ func Parse(input string, opts Options) (Script, error) {
 		pos := i + j
 		n, ok := matchTag(input[pos:])
 		if !ok {
+			if n, bad := matchMalformed(input[pos:]); bad {
+				p.text(textStart, input[textStart:pos])
+				p.issue(pos, input[pos:pos+n], ErrMalformed, "")
+				i = pos + n
+				textStart = i
+				continue
+			}
 			i = pos + 1
 			continue
 		}
-		p.text(input[textStart:pos])
+		p.text(textStart, input[textStart:pos])
 		p.tag(pos, input[pos:pos+n])
 		i = pos + n
 		textStart = i
 	}
-	p.text(input[textStart:])
+	p.text(textStart, input[textStart:])
 	p.flush()
+	// Leftover delimiters are found when text is flushed, after later tags.
+	slices.SortStableFunc(p.script.Issues, func(a, b *TagError) int { return a.Pos - b.Pos })
 	if opts.Strict && len(p.script.Issues) > 0 {
 		return Script{}, &StrictError{Tags: p.script.Issues}
 	}
@@ -109,6 +134,7 @@ type parser struct {
 	script       Script
 	pending      strings.Builder // text not yet in script.Parts
 	pendingStyle Style
+	pendingPos   int // where the pending text began in the input
 }
 
 func (p *parser) issue(pos int, tag string, kind error, detail string) {
@@ -118,9 +144,9 @@ func (p *parser) issue(pos int, tag string, kind error, detail string) {
 	p.script.Issues = append(p.script.Issues, &TagError{Pos: pos, Tag: tag, Kind: kind, Detail: detail})
 }
 
-// text appends literal text in the current style, joining it to the
-// pending text when the style is the same.
-func (p *parser) text(s string) {
+// text appends literal text found at pos in the current style, joining it
+// to the pending text when the style is the same.
+func (p *parser) text(pos int, s string) {
 	if s == "" {
 		return
 	}
@@ -129,6 +155,7 @@ func (p *parser) text(s string) {
 	}
 	if p.pending.Len() == 0 {
 		p.pendingStyle = p.style
+		p.pendingPos = pos
 	} else if joinFormsTag(p.pending.String(), s) {
 		p.pending.WriteByte(' ')
 	}
@@ -137,10 +164,45 @@ func (p *parser) text(s string) {
 
 // flush moves the pending text into the script.
 func (p *parser) flush() {
-	if p.pending.Len() > 0 {
-		p.script.Parts = append(p.script.Parts, Part{Text: p.pending.String(), Style: p.pendingStyle})
-		p.pending = strings.Builder{}
+	if p.pending.Len() == 0 {
+		return
 	}
+	text := p.pending.String()
+	if strings.Contains(text, "<|") || strings.Contains(text, "|>") {
+		text = p.dropDebris(text)
+	}
+	p.script.Parts = append(p.script.Parts, Part{Text: text, Style: p.pendingStyle})
+	p.pending = strings.Builder{}
+}
+
+// dropDebris removes from text the words that hold a tag delimiter, "<|"
+// or "|>" — what is left of tag-shaped text that was not a tag, as in
+// "<|pause:1s <|x|>" — so that no word of it is read aloud. Each is
+// reported as ErrMalformed, at its position (approximate where removed
+// tags joined the text).
+func (p *parser) dropDebris(text string) string {
+	var b strings.Builder
+	for off := p.pendingPos; len(text) > 0; {
+		word := strings.IndexFunc(text, func(r rune) bool { return !unicode.IsSpace(r) })
+		if word < 0 {
+			b.WriteString(text)
+			break
+		}
+		b.WriteString(text[:word])
+		text, off = text[word:], off+word
+		end := strings.IndexFunc(text, unicode.IsSpace)
+		if end < 0 {
+			end = len(text)
+		}
+		if w := text[:end]; strings.Contains(w, "<|") || strings.Contains(w, "|>") {
+			p.issue(off, w, ErrMalformed, "text joined to a tag delimiter")
+			b.WriteByte(' ') // keeps the part, and the words around apart
+		} else {
+			b.WriteString(w)
+		}
+		text, off = text[end:], off+end
+	}
+	return b.String()
 }
 
 // joinFormsTag reports whether a+b holds a well-formed tag across the
@@ -293,6 +355,28 @@ func matchTag(s string) (int, bool) {
 		return i + 2, true
 	}
 	return 0, false
+}
+
+// maxMalformed is the longest inside of tag-shaped text that Parse
+// removes as a malformed tag.
+const maxMalformed = 64
+
+// matchMalformed reports whether s starts with tag-shaped text that is not
+// a well-formed tag, and its length: "<|", at most maxMalformed bytes
+// holding no "<|" and no line break, then "|>".
+func matchMalformed(s string) (int, bool) {
+	if !strings.HasPrefix(s, "<|") {
+		return 0, false
+	}
+	end := strings.Index(s[2:], "|>")
+	if end < 0 || end > maxMalformed {
+		return 0, false
+	}
+	inner := s[2 : 2+end]
+	if strings.Contains(inner, "<|") || strings.ContainsAny(inner, "\n\r") {
+		return 0, false
+	}
+	return end + 4, true
 }
 
 func isNameByte(c byte) bool {

@@ -134,10 +134,20 @@ func hasWordChar(s string) bool {
 }
 
 // joinText concatenates two pieces of tag-free text without letting them
-// form a tag.
+// form a tag or a tag delimiter.
 func joinText(a, b string) string {
-	if joinFormsTag(a, b) {
+	if joinFormsTag(a, b) || joinFormsDelimiter(a, b) {
 		return a + " " + b
 	}
 	return a + b
+}
+
+// joinFormsDelimiter reports whether a+b holds "<|" or "|>" across the
+// join.
+func joinFormsDelimiter(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	pair := a[len(a)-1:] + b[:1]
+	return pair == "<|" || pair == "|>"
 }

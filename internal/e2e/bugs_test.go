@@ -25,7 +25,6 @@ func knownBug(t *testing.T, what string) {
 // be spoken. espeak-ng takes C strings, so a NUL that reaches it ends the
 // text early.
 func TestNULDoesNotCutInput(t *testing.T) {
-	knownBug(t, "espeak-ng gets C strings: text after a NUL is dropped (engine/espeak/espeak.go:196 and :391)")
 	e := newEnv(t, envOptions{espeak: true})
 	dur := func(input string) float64 {
 		b, _ := json.Marshal(map[string]string{"voice": "alloy", "input": input, "response_format": "pcm"})
@@ -85,7 +84,6 @@ func TestBrowserHTTP(t *testing.T) {
 // skips "<" and "|" but says the words inside, so "<|Pause|>" is heard as
 // "pause".
 func TestTagLikeTextNotSpoken(t *testing.T) {
-	knownBug(t, "malformed tags stay literal text (docs/tags.md:34), so their words are spoken")
 	var (
 		mu   sync.Mutex
 		said []string
