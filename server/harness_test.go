@@ -60,8 +60,9 @@ type env struct {
 }
 
 type envOptions struct {
-	dbPath string
-	signup bool
+	dbPath      string
+	signup      bool
+	readTimeout time.Duration
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -120,7 +121,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		aliases[n] = "en-us"
 	}
 	e.srv, err = server.New(server.Options{
-		Synthesizer: synth, Voices: cat, Store: st, Aliases: aliases, AllowSignup: o.signup,
+		Synthesizer: synth, Voices: cat, Store: st, Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -26,6 +27,10 @@ import (
 // DefaultMaxBody is the largest request body accepted when Options.MaxBody
 // is 0: 1 MiB. A larger body gets 413.
 const DefaultMaxBody = 1 << 20
+
+// DefaultReadTimeout is the time allowed to read a request body when
+// Options.ReadTimeout is 0.
+const DefaultReadTimeout = 30 * time.Second
 
 // Options configure a Server.
 type Options struct {
@@ -51,6 +56,11 @@ type Options struct {
 	// MaxInput is the longest speech input in characters; 0 means
 	// tts.DefaultMaxInput. It must not exceed the Synthesizer's own limit.
 	MaxInput int
+	// ReadTimeout bounds the time to read a request body, so a client
+	// sending it byte by byte cannot hold a connection; 0 means
+	// DefaultReadTimeout, negative means none. It does not limit the
+	// response.
+	ReadTimeout time.Duration
 	// AllowSignup lets anyone create an account (and its first key) with
 	// POST /v1/accounts, from the playground's "create account" form.
 	// Off by default: accounts are then made by the operator.
@@ -75,6 +85,7 @@ type Server struct {
 	aliases  map[string]string
 	maxBody  int64
 	maxInput int
+	readTime time.Duration
 	signup   bool
 	origins  []string
 	log      *slog.Logger
@@ -101,6 +112,7 @@ func New(opts Options) (*Server, error) {
 		aliases:  make(map[string]string, len(opts.Aliases)),
 		maxBody:  opts.MaxBody,
 		maxInput: opts.MaxInput,
+		readTime: opts.ReadTimeout,
 		signup:   opts.AllowSignup,
 		origins:  slices.Clone(opts.WebSocketOrigins),
 		log:      opts.Logger,
@@ -117,6 +129,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.maxInput <= 0 {
 		s.maxInput = tts.DefaultMaxInput
+	}
+	if s.readTime == 0 {
+		s.readTime = DefaultReadTimeout
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -168,6 +183,9 @@ type methods map[string]http.HandlerFunc
 // route registers path with its own method dispatch, so that a wrong
 // method gets a JSON 405 with Allow rather than falling through to 404.
 func (s *Server) route(path string, m methods) {
+	if get, ok := m[http.MethodGet]; ok {
+		m[http.MethodHead] = get // net/http discards the body of a HEAD answer
+	}
 	allow := make([]string, 0, len(m))
 	for k := range m {
 		allow = append(allow, k)
@@ -175,6 +193,11 @@ func (s *Server) route(path string, m methods) {
 	slices.Sort(allow)
 	s.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 		h, ok := m[r.Method]
+		if !ok && r.Method == http.MethodOptions {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
 		if !ok {
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			writeError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, allow))
@@ -209,6 +232,10 @@ func RequestID(ctx context.Context) string { return info(ctx).id }
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ri := &reqInfo{id: requestID(r), start: time.Now()}
 	w.Header().Set("x-request-id", ri.id)
+	if cors(w, r) {
+		return
+	}
+	r = cleanPath(r)
 	rec := &recorder{ResponseWriter: w}
 	r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri))
 	defer func() {
@@ -233,6 +260,48 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	s.mux.ServeHTTP(rec, r)
+}
+
+// cors lets pages on other origins call the API, as OpenAI's does: the
+// credential is a bearer key, never a cookie, so any origin is safe. It
+// answers a preflight request itself and reports whether it did.
+func cors(w http.ResponseWriter, r *http.Request) bool {
+	if r.Header.Get("Origin") == "" {
+		return false
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Expose-Headers", "x-request-id, x-upstream-ms, x-gateway-ms, x-ignored-tags")
+	if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
+		return false
+	}
+	h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, DELETE")
+	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
+		h.Set("Access-Control-Allow-Headers", req)
+	}
+	h.Set("Access-Control-Max-Age", "86400")
+	h.Add("Vary", "Access-Control-Request-Headers")
+	w.WriteHeader(http.StatusNoContent)
+	return true
+}
+
+// cleanPath serves "//v1/audio/speech" and "/v1/./models" as their clean
+// forms instead of letting ServeMux answer them with a bodiless redirect.
+func cleanPath(r *http.Request) *http.Request {
+	p := r.URL.Path
+	c := path.Clean("/" + p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	if c == p {
+		return r
+	}
+	r2 := new(http.Request)
+	*r2 = *r
+	u := *r.URL
+	u.Path, u.RawPath = c, ""
+	r2.URL = &u
+	return r2
 }
 
 // requestID takes the client's X-Request-Id when it is short and plain,

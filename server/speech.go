@@ -3,9 +3,11 @@ package server
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -40,11 +42,25 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *wire
 			return nil, wire.UnsupportedMediaType(ct)
 		}
 	}
+	// A per-request deadline, lifted once the body is in: an http.Server
+	// ReadTimeout would also cut long streamed responses (its background
+	// read cancels the request context). After a failed read it stays, so
+	// the connection is not held open by the rest of a slow body.
+	rc := http.NewResponseController(w)
+	deadline := s.readTime > 0 && rc.SetReadDeadline(time.Now().Add(s.readTime)) == nil
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	if err != nil {
+		w.Header().Set("Connection", "close")
+	} else if deadline {
+		rc.SetReadDeadline(time.Time{})
+	}
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
 		return nil, wire.BodyTooLarge(s.maxBody)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, &wire.Error{Status: http.StatusRequestTimeout, Type: wire.TypeInvalidRequest, Code: wire.CodeRequestTimeout,
+			Message: fmt.Sprintf("The request body was not received within %v.", s.readTime)}
 	case err != nil:
 		return nil, wire.BadRequest(wire.CodeInvalidJSON, "", "The request body could not be read: %v.", err)
 	}

@@ -36,6 +36,8 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		writeError(w, wire.Unavailable())
 		return
 	}
+	// The connection outlives any server read deadline.
+	http.NewResponseController(w).SetReadDeadline(time.Time{})
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.origins})
 	if err != nil {
 		s.log.Info("server: websocket upgrade refused", "request_id", ri.id, "err", err)

@@ -71,6 +71,7 @@ type app struct {
 	signup             bool
 	aliases            aliasFlag
 	readHeaderTimeout  time.Duration
+	readTimeout        time.Duration
 	idleTimeout        time.Duration
 	shutdownTimeout    time.Duration
 	logFormat          string
@@ -111,6 +112,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.BoolVar(&a.signup, "signup", signup, "let anyone create an account from the playground ($VOXKIT_SIGNUP)")
 	fs.Var(a.aliases, "alias", "voice alias NAME=VOICE, repeatable (default: OpenAI voice names to espeak-ng English voices)")
 	fs.DurationVar(&a.readHeaderTimeout, "read-header-timeout", 10*time.Second, "time allowed to read request headers")
+	fs.DurationVar(&a.readTimeout, "read-timeout", server.DefaultReadTimeout, "time allowed to read a request body")
 	fs.DurationVar(&a.idleTimeout, "idle-timeout", 120*time.Second, "keep-alive idle timeout")
 	fs.DurationVar(&a.shutdownTimeout, "shutdown-timeout", 30*time.Second, "time to drain in-flight requests on SIGINT/SIGTERM")
 	fs.StringVar(&a.logFormat, "log", a.env("VOXKIT_LOG", "text"), "log format: text, json or off ($VOXKIT_LOG)")
@@ -278,7 +280,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	sort.Strings(names)
 	api, err := server.New(server.Options{
 		Synthesizer: synth, Voices: vs.Catalog, Store: st, Aliases: aliases,
-		AllowSignup: a.signup, Logger: a.log,
+		AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout,
 	})
 	if err != nil {
 		return err

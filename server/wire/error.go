@@ -51,6 +51,7 @@ const (
 	CodeKeyNotFound        = "key_not_found"
 	CodeServiceUnavailable = "service_unavailable"
 	CodeQueueFull          = "queue_full"
+	CodeRequestTimeout     = "request_timeout"
 )
 
 // Error is an API error: an HTTP status and the OpenAI-shaped error

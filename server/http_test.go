@@ -1,0 +1,78 @@
+package server_test
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestHTTPDetails(t *testing.T) {
+	e := newEnv(t, envOptions{readTimeout: 300 * time.Millisecond})
+	req := func(method, path string, h map[string]string) *http.Response {
+		t.Helper()
+		r, _ := http.NewRequest(method, e.ts.URL+path, nil)
+		for k, v := range h {
+			r.Header.Set(k, v)
+		}
+		res, err := e.ts.Client().Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	auth := map[string]string{"Authorization": "Bearer " + e.key}
+	if res := req("HEAD", "/v1/models", auth); res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("HEAD: %d", res.StatusCode)
+	}
+	if res := req("OPTIONS", "/v1/models", nil); res.StatusCode != 204 || res.Header.Get("Allow") != "GET, HEAD" {
+		t.Errorf("OPTIONS: %d Allow %q", res.StatusCode, res.Header.Get("Allow"))
+	}
+	res := req("OPTIONS", "/v1/audio/speech", map[string]string{"Origin": "http://app.example",
+		"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization,content-type,x-stainless-os"})
+	if h := res.Header; res.StatusCode != 204 || h.Get("Access-Control-Allow-Origin") != "*" ||
+		h.Get("Access-Control-Allow-Headers") != "authorization,content-type,x-stainless-os" || !strings.Contains(h.Get("Access-Control-Allow-Methods"), "POST") {
+		t.Errorf("preflight: %d %v", res.StatusCode, h)
+	}
+	withOrigin := map[string]string{"Authorization": "Bearer " + e.key, "Origin": "http://app.example"}
+	if res := req("GET", "/v1/models", withOrigin); !strings.Contains(res.Header.Get("Access-Control-Expose-Headers"), "x-request-id") {
+		t.Errorf("CORS on a response: %v", res.Header)
+	}
+	for _, p := range []string{"//v1/models", "/v1//models", "/v1/./models", "/v1/audio/../models"} {
+		if res := req("GET", p, auth); res.StatusCode != 200 {
+			t.Errorf("GET %s: %d", p, res.StatusCode)
+		}
+	}
+}
+
+func TestSlowBodyIsCut(t *testing.T) {
+	e := newEnv(t, envOptions{readTimeout: 300 * time.Millisecond})
+	c, err := net.Dial("tcp", strings.TrimPrefix(e.ts.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	body := `{"voice":"en-us","input":"` + strings.Repeat("a", 40) + `"}`
+	fmt.Fprintf(c, "POST /v1/audio/speech HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", e.key, len(body))
+	go func() {
+		for i := range body {
+			if _, err := c.Write([]byte(body[i : i+1])); err != nil {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusRequestTimeout || !res.Close {
+		t.Errorf("slow body: %d, close %v", res.StatusCode, res.Close)
+	}
+}
