@@ -111,8 +111,10 @@ func BenchmarkSynthesize(b *testing.B) {
 	e := load(b, Options{Models: []string{benchModel(b)}})
 	text := benchText(b)
 	phonemes := 0
-	for _, ids := range benchIDs(b, e, text) {
-		phonemes += (len(ids) - 3) / 2 // ^ _ p _ … p _ $
+	for _, seqs := range benchIDs(b, e, text) {
+		for _, ids := range seqs {
+			phonemes += (len(ids) - 3) / 2 // ^ _ p _ … p _ $
+		}
 	}
 	var audio float64
 	b.ResetTimer()
@@ -154,9 +156,11 @@ func BenchmarkOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	timeBare := func(ids []int64) {
+	timeBare := func(seqs [][]int64) {
 		start := time.Now()
-		bareSamples += bareRun(b, m, ids)
+		for _, ids := range seqs {
+			bareSamples += bareRun(b, m, ids)
+		}
 		bare += time.Since(start)
 	}
 	for b.Loop() {
@@ -172,11 +176,13 @@ func BenchmarkOverhead(b *testing.B) {
 			ratios = append(ratios, (pipe-pipe0).Seconds()/float64(pipeSamples-pipeN0)/
 				((bare-bare0).Seconds()/float64(bareSamples-bareN0)))
 			start := time.Now()
-			ph, err := e.phonemes(ctx, m, s)
+			sentences, err := e.phonemes(ctx, m, s)
 			if err != nil {
 				b.Fatal(err)
 			}
-			m.cfg.IDs(nil, ph)
+			for _, ph := range sentences {
+				m.cfg.IDs(nil, ph)
+			}
 			scale(scratch, 1)
 			glue += time.Since(start)
 		}
@@ -192,19 +198,23 @@ func BenchmarkOverhead(b *testing.B) {
 	b.ReportMetric(100*glue.Seconds()/bare.Seconds(), "glue-%")
 }
 
-// benchIDs returns the id sequences of text's sentences for the
-// benchmark voice.
-func benchIDs(b *testing.B, e *Engine, text string) [][]int64 {
+// benchIDs returns, for each piece of text that internal/sentence cuts,
+// the id sequences the benchmark voice is fed.
+func benchIDs(b *testing.B, e *Engine, text string) [][][]int64 {
 	m := e.models[benchVoice]
-	var seqs [][]int64
+	var pieces [][][]int64
 	for _, s := range sentence.Split(text, 0) {
-		ph, err := e.phonemes(context.Background(), m, s)
+		sentences, err := e.phonemes(context.Background(), m, s)
 		if err != nil {
 			b.Fatal(err)
 		}
-		seqs = append(seqs, m.cfg.IDs(nil, ph))
+		var seqs [][]int64
+		for _, ph := range sentences {
+			seqs = append(seqs, m.cfg.IDs(nil, ph))
+		}
+		pieces = append(pieces, seqs)
 	}
-	return seqs
+	return pieces
 }
 
 // bareRun is the least a caller of ORT must do for one sentence. It

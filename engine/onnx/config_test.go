@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/voxkit/voxkit/engine"
 )
 
 // The five real Piper configs, copied from the voices' releases.
@@ -114,15 +116,51 @@ func TestIDsFromEspeak(t *testing.T) {
 	}
 	for _, tt := range tests {
 		m := e.models[tt.voice]
-		ph, err := e.phonemes(context.Background(), m, tt.text)
+		sentences, err := e.phonemes(context.Background(), m, tt.text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ph != tt.phonemes {
-			t.Errorf("%s: phonemes(%q) = %q, want %q", tt.voice, tt.text, ph, tt.phonemes)
+		if len(sentences) != 1 || sentences[0] != tt.phonemes {
+			t.Fatalf("%s: phonemes(%q) = %q, want [%q]", tt.voice, tt.text, sentences, tt.phonemes)
 		}
-		if got := m.cfg.IDs(nil, ph); !slices.Equal(got, tt.want) {
+		if got := m.cfg.IDs(nil, sentences[0]); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: ids of %q\n got %v\nwant %v", tt.voice, tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestPiperSentences: a clause ending in . ? or ! ends Piper's sentence
+// (its id sequence), even inside what internal/sentence keeps together;
+// other clause marks do not.
+func TestPiperSentences(t *testing.T) {
+	e := load(t, Options{Models: fixtureModels(toneLow)})
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"Dr. Smith lives on Baker Street.", []string{"dˈɑːktɚ.", "smˈɪθ lˈaɪvz ˌɔn bˈeɪkɚ stɹˈiːt."}},
+		{"Wait; listen: the rain, here!", []string{"wˈeɪt; lˈɪsən: ðə ɹˈeɪn, hˈɪɹ!"}},
+		{"No mark at the end", []string{"nˈoʊ mˈɑːɹk æt ðɪ ˈɛnd"}},
+	}
+	for _, tt := range tests {
+		got, err := e.phonemes(context.Background(), e.models[toneLow], tt.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("phonemes(%q)\n got %q\nwant %q", tt.text, got, tt.want)
+		}
+		var seqs int
+		err = e.Synthesize(context.Background(), engine.Request{Voice: toneLow, Text: tt.text}, func(c engine.Chunk) error {
+			bins, _ := decodeTones(c.Samples, tonePeriod)
+			if n := len(bins); n < 5 || bins[0] != 1 || bins[n-1] != 2 {
+				t.Errorf("%q: chunk %d is not one ^ … $ sequence: %v", tt.text, seqs, bins)
+			}
+			seqs++
+			return nil
+		})
+		if err != nil || seqs != len(tt.want) {
+			t.Errorf("%q: %d chunks (err %v), want %d", tt.text, seqs, err, len(tt.want))
 		}
 	}
 }

@@ -272,12 +272,13 @@ func (e *Engine) lookup(voice string) (*model, int64, error) {
 	return nil, 0, fmt.Errorf("%w %q", engine.ErrUnknownVoice, voice)
 }
 
-// Synthesize speaks req.Text sentence by sentence, one chunk per sentence
-// at the voice's own sample rate. Prosody.Rate divides the config's
-// length_scale and Prosody.Gain scales the audio; the other controls are
-// ignored (see Renders). Samples are clipped to [-1, 1] but not
-// normalized. ctx is checked between sentences and also stops a model run
-// under way.
+// Synthesize speaks req.Text one sentence at a time, a sentence ending
+// after each clause that ends in ".", "?" or "!" as in Piper, and emits
+// one chunk per sentence at the voice's own sample rate. Prosody.Rate
+// divides the config's length_scale and Prosody.Gain scales the audio;
+// the other controls are ignored (see Renders). Samples are clipped to
+// [-1, 1] but not normalized. ctx is checked between sentences and also
+// stops a model run under way.
 func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
 	m, sid, err := e.lookup(req.Voice)
 	if err != nil {
@@ -293,41 +294,57 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		phonemes, err := e.phonemes(ctx, m, text)
+		sentences, err := e.phonemes(ctx, m, text)
 		if err != nil {
 			return err
 		}
-		ids = m.cfg.IDs(ids[:0], phonemes)
-		if len(ids) <= 3 { // ^ _ $: nothing to say
-			continue
-		}
-		audio, err := m.run(ctx, ids, lengthScale, sid)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+		for _, phonemes := range sentences {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
-			return fmt.Errorf("onnx: voice %s: %w", req.Voice, err)
-		}
-		scale(audio, gain)
-		if err := emit(engine.Chunk{Samples: audio, SampleRate: m.cfg.SampleRate}); err != nil {
-			return err
+			ids = m.cfg.IDs(ids[:0], phonemes)
+			if len(ids) <= 3 { // ^ _ $: nothing to say
+				continue
+			}
+			audio, err := m.run(ctx, ids, lengthScale, sid)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return fmt.Errorf("onnx: voice %s: %w", req.Voice, err)
+			}
+			scale(audio, gain)
+			if err := emit(engine.Chunk{Samples: audio, SampleRate: m.cfg.SampleRate}); err != nil {
+				return err
+			}
 		}
 	}
 	return ctx.Err()
 }
 
-// phonemes returns the phonemes of one sentence: its clauses' IPA joined
-// by spaces, each clause keeping its closing punctuation, as Piper feeds
-// its models.
-func (e *Engine) phonemes(ctx context.Context, m *model, text string) (string, error) {
+// phonemes returns the phonemes of text as Piper feeds them to its
+// models: one string per sentence, a sentence being the clauses up to one
+// that ends in ".", "?" or "!" (espeak-ng's sentence clauses), joined by
+// spaces, each clause keeping its closing punctuation. So "Dr. Smith
+// lives here." is two sentences, as in Piper, although
+// internal/sentence keeps it as one.
+func (e *Engine) phonemes(ctx context.Context, m *model, text string) ([]string, error) {
 	if m.cfg.PhonemeType == "text" {
-		return text, nil
+		return []string{text}, nil
 	}
 	clauses, err := e.opts.Phonemizer.Phonemize(ctx, m.cfg.EspeakVoice, text)
 	if err != nil {
-		return "", fmt.Errorf("onnx: phonemize for voice %s: %w", m.name, err)
+		return nil, fmt.Errorf("onnx: phonemize for voice %s: %w", m.name, err)
 	}
-	return strings.Join(clauses, " "), nil
+	var out []string
+	start := 0
+	for i, c := range clauses {
+		if i == len(clauses)-1 || strings.HasSuffix(c, ".") || strings.HasSuffix(c, "?") || strings.HasSuffix(c, "!") {
+			out = append(out, strings.Join(clauses[start:i+1], " "))
+			start = i + 1
+		}
+	}
+	return out, nil
 }
 
 // scale multiplies x by gain and clips it to [-1, 1].
