@@ -153,3 +153,40 @@ func TestWebSocketAuthFailures(t *testing.T) {
 		}
 	}
 }
+
+func TestWebSocketShutdownFinishesUtterance(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	c := dialWS(t, e, e.key)
+	next(t, c) // ready
+	sendWS(t, c, map[string]any{"type": "speech.create", "id": "last", "voice": "slow", "input": "One. Two. Three. Four."})
+	if m := next(t, c); m.Type != "speech.started" {
+		t.Fatalf("%+v", m)
+	}
+	done := make(chan error, 1)
+	go func() { done <- e.srv.Shutdown(context.Background()) }()
+	m := next(t, c)
+	for m.Type == "binary" {
+		m = next(t, c)
+	}
+	if m.Type != "speech.done" || m.Sentences != 4 {
+		t.Fatalf("the utterance in progress was not finished: %+v", m)
+	}
+	_, _, err := c.Read(context.Background())
+	if websocket.CloseStatus(err) != websocket.StatusGoingAway {
+		t.Errorf("close: %v", err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown did not return")
+	}
+	// New sessions are refused while shutting down.
+	_, res, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(e.ts.URL, "http")+"/v1/audio/speech/ws",
+		&websocket.DialOptions{HTTPClient: e.ts.Client(), HTTPHeader: http.Header{"Authorization": {"Bearer " + e.key}}})
+	if err == nil || res == nil || res.StatusCode != 503 {
+		t.Errorf("dial during shutdown: %v %v", err, res)
+	}
+}
