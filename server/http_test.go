@@ -3,6 +3,7 @@ package server_test
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -74,5 +75,27 @@ func TestSlowBodyIsCut(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusRequestTimeout || !res.Close {
 		t.Errorf("slow body: %d, close %v", res.StatusCode, res.Close)
+	}
+}
+
+func TestIgnoredTagsHeader(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	for _, format := range []string{"wav", "pcm"} {
+		body := `{"voice":"en-us","input":"<|frobnicate|> Hello there.","response_format":"` + format + `"}`
+		res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(body))
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		got := res.Header.Get("x-ignored-tags")
+		if format == "pcm" {
+			got = res.Trailer.Get("x-ignored-tags")
+		}
+		if res.StatusCode != 200 || !strings.Contains(got, "frobnicate") {
+			t.Errorf("%s: status %d, x-ignored-tags %q", format, res.StatusCode, got)
+		}
+	}
+	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(`{"voice":"en-us","input":"Plain."}`))
+	res.Body.Close()
+	if _, ok := res.Header["X-Ignored-Tags"]; ok {
+		t.Error("x-ignored-tags sent with no ignored tags")
 	}
 }
