@@ -440,12 +440,14 @@ func closingMark(src string) string {
 	if src == "" {
 		return ""
 	}
+	// espeak-ng ends a clause at an ellipsis with no terminator of its
+	// own, so Piper voices see no mark there.
+	if strings.HasSuffix(src, "...") || strings.HasSuffix(src, "…") {
+		return ""
+	}
 	last := src[len(src)-1:]
 	if strings.Contains(clausePunctuation, last) {
 		return last
-	}
-	if strings.HasSuffix(src, "…") {
-		return "."
 	}
 	return ""
 }

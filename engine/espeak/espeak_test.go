@@ -96,6 +96,7 @@ func TestPhonemize(t *testing.T) {
 		{"en-us", "Hello, world.", []string{"həlˈoʊ,", "wˈɜːld."}},
 		{"en-us", "Is it? Yes", []string{"ɪz ɪt?", "jˈɛs"}},
 		{"en-us", "", nil},
+		{"en-us", "Wait... what?!", []string{"wˈeɪt", "wˌʌt!"}},
 	}
 	for _, tt := range tests {
 		got, err := e.Phonemize(ctx, tt.voice, tt.text)
