@@ -32,6 +32,10 @@ const DefaultMaxBody = 1 << 20
 // Options.ReadTimeout is 0.
 const DefaultReadTimeout = 30 * time.Second
 
+// DefaultWriteTimeout is the time allowed for one write of a response when
+// Options.WriteTimeout is 0.
+const DefaultWriteTimeout = 30 * time.Second
+
 // Options configure a Server.
 type Options struct {
 	// Synthesizer renders speech. Required.
@@ -61,6 +65,10 @@ type Options struct {
 	// DefaultReadTimeout, negative means none. It does not limit the
 	// response.
 	ReadTimeout time.Duration
+	// WriteTimeout bounds each write of a response (every sentence of a
+	// stream gets its own), so a client that stops reading cannot hold a
+	// handler; 0 means DefaultWriteTimeout, negative means none.
+	WriteTimeout time.Duration
 	// AllowSignup lets anyone create an account (and its first key) with
 	// POST /v1/accounts, from the playground's "create account" form.
 	// Off by default: accounts are then made by the operator.
@@ -78,18 +86,19 @@ type Options struct {
 
 // Server is the HTTP API. It is an http.Handler, safe for concurrent use.
 type Server struct {
-	synth    *tts.Synthesizer
-	voices   *voices.Catalog
-	store    store.Store
-	formats  *encode.Registry
-	aliases  map[string]string
-	maxBody  int64
-	maxInput int
-	readTime time.Duration
-	signup   bool
-	origins  []string
-	log      *slog.Logger
-	mux      *http.ServeMux
+	synth     *tts.Synthesizer
+	voices    *voices.Catalog
+	store     store.Store
+	formats   *encode.Registry
+	aliases   map[string]string
+	maxBody   int64
+	maxInput  int
+	readTime  time.Duration
+	writeTime time.Duration
+	signup    bool
+	origins   []string
+	log       *slog.Logger
+	mux       *http.ServeMux
 
 	// closing is cancelled by Shutdown; WebSocket sessions watch it.
 	closing  context.Context
@@ -105,18 +114,19 @@ func New(opts Options) (*Server, error) {
 		return nil, errors.New("server: Options.Synthesizer, Voices and Store are required")
 	}
 	s := &Server{
-		synth:    opts.Synthesizer,
-		voices:   opts.Voices,
-		store:    opts.Store,
-		formats:  opts.Formats,
-		aliases:  make(map[string]string, len(opts.Aliases)),
-		maxBody:  opts.MaxBody,
-		maxInput: opts.MaxInput,
-		readTime: opts.ReadTimeout,
-		signup:   opts.AllowSignup,
-		origins:  slices.Clone(opts.WebSocketOrigins),
-		log:      opts.Logger,
-		mux:      http.NewServeMux(),
+		synth:     opts.Synthesizer,
+		voices:    opts.Voices,
+		store:     opts.Store,
+		formats:   opts.Formats,
+		aliases:   make(map[string]string, len(opts.Aliases)),
+		maxBody:   opts.MaxBody,
+		maxInput:  opts.MaxInput,
+		readTime:  opts.ReadTimeout,
+		writeTime: opts.WriteTimeout,
+		signup:    opts.AllowSignup,
+		origins:   slices.Clone(opts.WebSocketOrigins),
+		log:       opts.Logger,
+		mux:       http.NewServeMux(),
 	}
 	for k, v := range opts.Aliases {
 		s.aliases[k] = v
@@ -132,6 +142,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.readTime == 0 {
 		s.readTime = DefaultReadTimeout
+	}
+	if s.writeTime == 0 {
+		s.writeTime = DefaultWriteTimeout
 	}
 	if s.log == nil {
 		s.log = slog.Default()

@@ -145,6 +145,9 @@ func (s *Server) speechClip(w http.ResponseWriter, r *http.Request, sp wire.Spee
 	h.Set("Cache-Control", "no-store")
 	setTiming(h, res, ri.start)
 	w.WriteHeader(http.StatusOK)
+	if s.writeTime > 0 {
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.writeTime))
+	}
 	w.Write(buf.Bytes())
 }
 
@@ -167,16 +170,19 @@ func (s *Server) synthFailed(w http.ResponseWriter, r *http.Request, sp wire.Spe
 // lazyWriter starts the response on its first write, so that an error
 // before any audio can still be sent as a JSON error.
 type lazyWriter struct {
-	w       http.ResponseWriter
-	rc      *http.ResponseController
-	start   func()
-	started bool
+	w            http.ResponseWriter
+	rc           *http.ResponseController
+	start        func()
+	started      bool
+	writeTimeout time.Duration
 }
 
-func newLazyWriter(w http.ResponseWriter, start func()) *lazyWriter {
-	return &lazyWriter{w: w, rc: http.NewResponseController(w), start: start}
+func (s *Server) newLazyWriter(w http.ResponseWriter, start func()) *lazyWriter {
+	return &lazyWriter{w: w, rc: http.NewResponseController(w), start: start, writeTimeout: s.writeTime}
 }
 
+// Write starts the response if needed and writes p. Each write gets its
+// own deadline, so a client that stops reading cannot hold the handler.
 func (l *lazyWriter) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
@@ -184,6 +190,9 @@ func (l *lazyWriter) Write(p []byte) (int, error) {
 	if !l.started {
 		l.started = true
 		l.start()
+	}
+	if l.writeTimeout > 0 {
+		l.rc.SetWriteDeadline(time.Now().Add(l.writeTimeout))
 	}
 	return l.w.Write(p)
 }
@@ -202,7 +211,7 @@ func (l *lazyWriter) Flush() error {
 func (s *Server) speechStream(w http.ResponseWriter, r *http.Request, sp wire.Speech, req tts.Request, codec encode.Codec) {
 	ri := info(r.Context())
 	req.Format.Streaming = true
-	lw := newLazyWriter(w, func() {
+	lw := s.newLazyWriter(w, func() {
 		h := w.Header()
 		h.Set("Content-Type", codec.ContentType)
 		h.Set("Cache-Control", "no-store")
@@ -250,7 +259,7 @@ func (s *sseWriter) Flush() error {
 func (s *Server) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech, req tts.Request) {
 	ri := info(r.Context())
 	req.Format.Streaming = true
-	sw := &sseWriter{lazyWriter: newLazyWriter(w, func() {
+	sw := &sseWriter{lazyWriter: s.newLazyWriter(w, func() {
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("Cache-Control", "no-store")

@@ -90,7 +90,18 @@ func (ws *wsSession) send(ctx context.Context, v any) error {
 	if err != nil {
 		return err
 	}
-	return ws.c.Write(ctx, websocket.MessageText, b)
+	return ws.write(ctx, websocket.MessageText, b)
+}
+
+// write sends one message within the write timeout, so a client that
+// stops reading cannot hold the session.
+func (ws *wsSession) write(ctx context.Context, typ websocket.MessageType, b []byte) error {
+	if ws.s.writeTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, ws.s.writeTime)
+		defer cancel()
+	}
+	return ws.c.Write(ctx, typ, b)
 }
 
 func (ws *wsSession) sendError(ctx context.Context, id string, e *wire.Error) error {
@@ -179,7 +190,7 @@ func (w *wsWriter) Flush() error {
 			return err
 		}
 	}
-	err := w.ws.c.Write(w.ctx, websocket.MessageBinary, w.buf)
+	err := w.ws.write(w.ctx, websocket.MessageBinary, w.buf)
 	w.buf = w.buf[:0]
 	return err
 }

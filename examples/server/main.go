@@ -72,6 +72,7 @@ type app struct {
 	aliases            aliasFlag
 	readHeaderTimeout  time.Duration
 	readTimeout        time.Duration
+	writeTimeout       time.Duration
 	idleTimeout        time.Duration
 	shutdownTimeout    time.Duration
 	logFormat          string
@@ -113,6 +114,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.Var(a.aliases, "alias", "voice alias NAME=VOICE, repeatable (default: OpenAI voice names to espeak-ng English voices)")
 	fs.DurationVar(&a.readHeaderTimeout, "read-header-timeout", 10*time.Second, "time allowed to read request headers")
 	fs.DurationVar(&a.readTimeout, "read-timeout", server.DefaultReadTimeout, "time allowed to read a request body")
+	fs.DurationVar(&a.writeTimeout, "write-timeout", server.DefaultWriteTimeout, "time allowed for each write of a response (each sentence of a stream)")
 	fs.DurationVar(&a.idleTimeout, "idle-timeout", 120*time.Second, "keep-alive idle timeout")
 	fs.DurationVar(&a.shutdownTimeout, "shutdown-timeout", 30*time.Second, "time to drain in-flight requests on SIGINT/SIGTERM")
 	fs.StringVar(&a.logFormat, "log", a.env("VOXKIT_LOG", "text"), "log format: text, json or off ($VOXKIT_LOG)")
@@ -280,7 +282,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	sort.Strings(names)
 	api, err := server.New(server.Options{
 		Synthesizer: synth, Voices: vs.Catalog, Store: st, Aliases: aliases,
-		AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout,
+		AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout,
 	})
 	if err != nil {
 		return err
