@@ -9,7 +9,7 @@ BIN       := $(CURDIR)/bin
 
 export ONNXRUNTIME_LIB ?= $(ORT_DIR)/libonnxruntime.so.1
 
-.PHONY: run test build deps-run deps-test onnxruntime bench vet fuzz clean
+.PHONY: run test build deps-run deps-test deps-bench onnxruntime bench vet fuzz clean
 
 ## run: install what is missing, build, and serve the OpenAI-compatible API and
 ## playground on http://$(ADDR) (first start prints an API key; data in ./data)
@@ -30,11 +30,14 @@ deps-run:
 deps-test:
 	@sh .ci/deps.sh test
 
+deps-bench:
+	@sh .ci/deps.sh bench
+
 onnxruntime:
 	@test -s "$(ONNXRUNTIME_LIB)" || sh .ci/install-onnxruntime.sh "$(ORT_DIR)" >/dev/null
 
 ## bench: benchmarks behind the figures in the README and issue notes
-bench: deps-test onnxruntime
+bench: deps-bench onnxruntime
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 vet:

@@ -1,13 +1,15 @@
 #!/bin/sh
 # deps.sh installs the Debian/Ubuntu packages voxkit needs that are missing.
 #
-# Usage: .ci/deps.sh run|test
+# Usage: .ci/deps.sh run|test|bench
 #
 #   run   what building and serving needs: a C toolchain, pkg-config,
 #         libespeak-ng and libopus headers.
 #   test  also the tools the tests judge audio with (ffmpeg, sox, flac,
 #         opus-tools, pocketsphinx), chromium for browser tests and npm (to
 #         fetch ONNX Runtime) when the npm command is missing.
+#   bench also python3-torch and python3-onnx, which generate the
+#         Piper-sized model the ONNX benchmarks run.
 #
 # Packages already installed are left alone, so a second run costs a few
 # dpkg queries. On other systems it prints what to install and fails.
@@ -19,8 +21,9 @@ test_pkgs="$run_pkgs ffmpeg sox flac opus-tools pocketsphinx pocketsphinx-en-us 
 case "${1:-run}" in
 run) want=$run_pkgs ;;
 test) want=$test_pkgs ;;
+bench) want="$test_pkgs python3-torch python3-onnx" ;;
 *)
-	echo "usage: $0 run|test" >&2
+	echo "usage: $0 run|test|bench" >&2
 	exit 2
 	;;
 esac
@@ -40,7 +43,7 @@ for p in $want; do
 done
 # npm may come with a Node.js that is not Debian's (whose nodejs conflicts
 # with Debian's npm package): ask for the command, not the package.
-if [ "${1:-run}" = test ] && ! command -v npm >/dev/null 2>&1; then
+if [ "${1:-run}" != run ] && ! command -v npm >/dev/null 2>&1; then
 	missing="$missing npm"
 fi
 [ -z "$missing" ] && exit 0
