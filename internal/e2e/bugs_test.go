@@ -109,3 +109,19 @@ func TestTagLikeTextNotSpoken(t *testing.T) {
 		}
 	}
 }
+
+// TestTrailingBracket: a JSON object followed by a stray "}" or "]" is
+// malformed JSON and must be a 400 (found by FuzzSpeechBody).
+func TestTrailingBracket(t *testing.T) {
+	knownBug(t, "server/wire/speech.go decodeStrict: dec.More() is false before } and ], and the second Decode's error is ignored")
+	e := newEnv(t, envOptions{})
+	for _, body := range []string{`{"voice":"fake","input":"0"}}`, `{"voice":"fake","input":"0"}]`, `{"voice":"fake","input":"0"} } ]`} {
+		res := e.post("/v1/audio/speech", body)
+		b := readAll(t, res)
+		if res.StatusCode != 400 {
+			t.Errorf("%s: status %d, want 400", body, res.StatusCode)
+		} else if _, err := checkError(res.Header, b); err != nil {
+			t.Error(err)
+		}
+	}
+}
