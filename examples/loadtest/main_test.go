@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/enginetest"
+	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/voices"
+)
+
+func TestLoadAgainstServer(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	st.CreateAccount(ctx, "load")
+	_, key, _ := st.CreateKey(ctx, "load", "")
+	fake := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"v"}, LetterDuration: 10 * time.Millisecond})
+	cat := new(voices.Catalog)
+	cat.AddEngine(ctx, "fake", fake, time.Now())
+	synth, _ := tts.New(tts.Options{Engines: map[string]engine.Engine{"fake": fake}, Voices: cat})
+	api, err := server.New(server.Options{Synthesizer: synth, Voices: cat, Store: st,
+		Aliases: map[string]string{"alloy": "v"}, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(api)
+	defer ts.Close()
+
+	var out bytes.Buffer
+	if err := run(ctx, []string{"-url", ts.URL, "-key", key, "-c", "3", "-d", "1s"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"latency pcm", "latency wav", "pcm time to first byte", "gateway overhead", "errors: none"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	run(ctx, []string{"-url", ts.URL, "-key", "sk_wrong", "-c", "2", "-d", "300ms"}, &out, &out)
+	if !strings.Contains(out.String(), "401×") {
+		t.Errorf("errors by status missing:\n%s", out.String())
+	}
+}
+
+func TestQuantiles(t *testing.T) {
+	xs := make([]float64, 100)
+	for i := range xs {
+		xs[i] = float64(100 - i)
+	}
+	if q := quantiles(xs); q != [4]float64{51, 96, 100, 100} {
+		t.Errorf("quantiles = %v", q)
+	}
+}
