@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-func openTemp(t *testing.T) (*SQLite, string) {
+func openTemp(t testing.TB) (*SQLite, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), FileName)
 	s, err := OpenSQLite(context.Background(), path)
