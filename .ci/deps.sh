@@ -15,7 +15,7 @@
 # dpkg queries. On other systems it prints what to install and fails.
 set -eu
 
-run_pkgs="gcc pkg-config espeak-ng libespeak-ng-dev libopus-dev"
+run_pkgs="gcc pkg-config espeak-ng libespeak-ng-dev libopus-dev libmp3lame-dev"
 test_pkgs="$run_pkgs ffmpeg sox flac opus-tools pocketsphinx pocketsphinx-en-us chromium"
 
 case "${1:-run}" in

@@ -17,16 +17,23 @@
 //     held until Close; a streaming one starts at once with the size
 //     0xFFFFFFFF ("until the end").
 //   - pcm (audio/pcm): raw signed 16-bit little-endian samples, any rate.
-//   - mp3 (audio/mpeg): Layer III from the pure-Go shine encoder, one
-//     continuous stream at 8, 11.025, 12, 16, 22.05, 24, 32, 44.1 or 48 kHz
-//     (MPEG-2.5, 2 or 1 by rate; 24 kHz gives MPEG-2, the shape OpenAI
-//     returns). Bitrate defaults to 64 kbps (32 kbps at 12 kHz and below);
-//     rates whose frames cannot hold the stream's Info tag or that shine
-//     cannot code are refused with ErrUnsupportedBitrate. The first frame is
-//     an Info frame whose LAME tag gives the encoder delay, so ffmpeg and
-//     most players start on the first input sample; the last frame is padded
-//     with silence. A complete clip decodes to exactly its input length; a
-//     streaming one to that length plus less than one frame.
+//   - mp3 (audio/mpeg): Layer III from libmp3lame (LAME 3.100, through
+//     cgo), constant bitrate, one continuous stream at 8, 11.025, 12, 16,
+//     22.05, 24, 32, 44.1 or 48 kHz (MPEG-2.5, 2 or 1 by rate; 24 kHz
+//     gives MPEG-2, the shape OpenAI returns), never resampled. Bitrate
+//     defaults to 64 kbps (32 kbps at 12 kHz and below) and must be a
+//     Layer III bitrate of the rate's MPEG version (LAME makes MPEG-2.5 up
+//     to 64 kbps) whose frames can hold the Info tag, e.g. 24 to 160 kbps
+//     at 24 kHz; others are refused with ErrUnsupportedBitrate. Level 1 to
+//     10 is 10 minus LAME's -q (default 5, -q 5). The first frame is an
+//     Info frame whose LAME tag gives the encoder delay, so ffmpeg,
+//     browsers and most players start on the first input sample. A
+//     complete clip is held until Close and its Info frame (LAME's own,
+//     or at bitrates too low for it a smaller one of ours) also carries
+//     the frame count and end padding: it decodes to exactly its input
+//     length. A streaming clip is written as LAME produces frames (about
+//     two frames behind the input) and decodes to that length plus the
+//     end padding, 47 samples to one frame and 47 samples of silence.
 //   - opus (audio/opus): Ogg Opus (RFC 7845) from libopus, 20 ms packets,
 //     with the encoder's own lookahead as pre-skip, OpusTags, granule
 //     positions that trim the final padding, and an end-of-stream page.

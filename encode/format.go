@@ -24,7 +24,8 @@ type Format struct {
 	Bitrate int
 	// Level is the encoder's effort, trading speed for size or quality;
 	// 0 means the codec's default. flac takes 1 to 8 (default 5), opus 1
-	// to 10 (its complexity, default 3); other codecs ignore it.
+	// to 10 (its complexity, default 3), mp3 1 to 10 (10 minus LAME's
+	// -q, default 5); other codecs ignore it.
 	Level int
 	// Streaming says the output is consumed while it is written, so the
 	// encoder must not hold audio back to learn its total length. A

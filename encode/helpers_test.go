@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -108,12 +109,18 @@ func harmonic(rate, n int) []int16 {
 	return out
 }
 
+// strictDecoding are the ffmpeg options that make its decoders report
+// what they otherwise conceal, such as an mp3 granule whose Huffman data
+// overruns its part2_3_length (which browsers refuse to play).
+var strictDecoding = []string{"-v", "error", "-err_detect", "bitstream+buffer+crccheck"}
+
 // decode runs ffmpeg on path and returns mono 16-bit samples at rate
-// (0: the stream's own). ffmpeg must not report any error while decoding.
+// (0: the stream's own). ffmpeg must not report any error while decoding,
+// even with strictDecoding.
 func decode(t testing.TB, path, ext string, inRate, rate int) []int16 {
 	t.Helper()
 	audiotest.Require(t, "ffmpeg")
-	args := []string{"-v", "error"}
+	args := slices.Clone(strictDecoding)
 	if ext == "pcm" {
 		args = append(args, "-f", "s16le", "-ar", strconv.Itoa(inRate), "-ac", "1")
 	}
