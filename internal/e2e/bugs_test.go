@@ -115,7 +115,7 @@ func TestTagLikeTextNotSpoken(t *testing.T) {
 func TestTrailingBracket(t *testing.T) {
 	knownBug(t, "server/wire/speech.go decodeStrict: dec.More() is false before } and ], and the second Decode's error is ignored")
 	e := newEnv(t, envOptions{})
-	for _, body := range []string{`{"voice":"fake","input":"0"}}`, `{"voice":"fake","input":"0"}]`, `{"voice":"fake","input":"0"} } ]`} {
+	for _, body := range []string{`{"voice":"fake","input":"0"}}`, `{"voice":"fake","input":"0"}]`, `{"voice":"fake","input":"0"} } ]`, `{"voice":"fake","input":"0"}}0`, `{"voice":"fake","input":"0"}] anything {"at":"all"}`} {
 		res := e.post("/v1/audio/speech", body)
 		b := readAll(t, res)
 		if res.StatusCode != 400 {
