@@ -271,8 +271,18 @@ func TestSDKErrors(t *testing.T) {
 			checkAPIError(t, err, tc.status, tc.typ, tc.code, tc.param)
 		})
 	}
+	// Errors the typed SDK methods cannot provoke, through its generic calls.
+	c := e.client(e.key)
+	_, err := c.Audio.Speech.New(ctx, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: strings.Repeat("a", 1<<20)})
+	checkAPIError(t, err, 413, "invalid_request_error", "request_too_large", "")
+	err = c.Delete(ctx, "audio/speech", nil, nil)
+	checkAPIError(t, err, 405, "invalid_request_error", "method_not_allowed", "")
+	err = c.Get(ctx, "nothing/here", nil, nil)
+	checkAPIError(t, err, 404, "invalid_request_error", "not_found", "")
+	err = c.Post(ctx, "keys", map[string]int{"name": 5}, nil)
+	checkAPIError(t, err, 400, "invalid_request_error", "invalid_type", "name")
 	// The server keeps serving after the panic.
-	res, err := e.client(e.key).Audio.Speech.New(ctx, openai.AudioSpeechNewParams{Voice: voice("faulty"), Input: "Fine."})
+	res, err := c.Audio.Speech.New(ctx, openai.AudioSpeechNewParams{Voice: voice("faulty"), Input: "Fine."})
 	if err != nil {
 		t.Fatalf("after panic: %v", err)
 	}
