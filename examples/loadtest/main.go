@@ -94,9 +94,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "loadtest: %d clients for %v against %s, voice %s, formats %v\n",
 		c.clients, c.duration, c.url, c.voice, c.formats)
+	before := loadavg()
 	samples, elapsed := load(ctx, c)
 	report(stdout, samples, elapsed)
+	if before != "" {
+		fmt.Fprintf(stdout, "host load average (1/5/15 min): %s before, %s after\n", before, loadavg())
+	}
 	return nil
+}
+
+// loadavg returns the host's load averages, "" where /proc has none: on
+// a shared machine they say how much the figures above owe to others.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func firstEnv(names ...string) string {
