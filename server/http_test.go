@@ -99,3 +99,25 @@ func TestIgnoredTagsHeader(t *testing.T) {
 		t.Error("x-ignored-tags sent with no ignored tags")
 	}
 }
+
+// A failure after pcm audio has started cuts the response: the client sees
+// a truncated body, never a short clip that looks complete.
+func TestStreamFailureTruncates(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	body := `{"voice":"faulty","input":"This part is fine. Now FAIL here.","response_format":"pcm"}`
+	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(body))
+	defer res.Body.Close()
+	got, err := io.ReadAll(res.Body)
+	if res.StatusCode != 200 || len(got) == 0 || err == nil {
+		t.Fatalf("status %d, %d bytes, read error %v: want 200, some audio, then an error", res.StatusCode, len(got), err)
+	}
+	// SSE reports the same failure in-band instead.
+	body = `{"voice":"faulty","input":"This part is fine. Now FAIL here.","response_format":"pcm","stream_format":"sse"}`
+	res = e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(body))
+	defer res.Body.Close()
+	got, _ = io.ReadAll(res.Body)
+	if !strings.Contains(string(got), `"type":"speech.audio.delta"`) || !strings.Contains(string(got), `data: {"error":{`) ||
+		strings.Contains(string(got), "[DONE]") {
+		t.Errorf("SSE failure:\n%s", got)
+	}
+}
