@@ -43,6 +43,8 @@ func TestBadRequests(t *testing.T) {
 		{"null body", "POST", speech, e.key, json_, `null`, 400, "invalid_request_error", "invalid_json", "", ""},
 		{"array body", "POST", speech, e.key, json_, `[1,2]`, 400, "invalid_request_error", "invalid_json", "", ""},
 		{"string body", "POST", speech, e.key, json_, `"speak"`, 400, "invalid_request_error", "invalid_json", "", ""},
+		{"stray brace", "POST", speech, e.key, json_, `{` + ok + `}}`, 400, "invalid_request_error", "invalid_json", "", ""},
+		{"stray bracket", "POST", speech, e.key, json_, `{` + ok + `}] {"a":1}`, 400, "invalid_request_error", "invalid_json", "", ""},
 		{"trailing data", "POST", speech, e.key, json_, `{` + ok + `} {}`, 400, "invalid_request_error", "invalid_json", "", ""},
 		{"invalid utf-8", "POST", speech, e.key, json_, "{\"voice\":\"en-us\",\"input\":\"Hi \xff\xfe.\"}", 400, "invalid_request_error", "invalid_json", "", ""},
 		{"voice number", "POST", speech, e.key, json_, `{"voice":5,"input":"Hi."}`, 400, "invalid_request_error", "invalid_type", "voice", ""},

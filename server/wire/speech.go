@@ -144,18 +144,15 @@ func ParseSpeech(body []byte, lim SpeechLimits) (Speech, error) {
 	return s, nil
 }
 
-// decodeStrict unmarshals one JSON value and rejects trailing data.
+// decodeStrict unmarshals one JSON value and rejects anything but white
+// space after it (json.Decoder alone would let "}" or "]" through).
 func decodeStrict(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
-	if dec.More() {
-		return errors.New("unexpected data after the JSON value")
-	}
-	var extra json.RawMessage
-	if err := dec.Decode(&extra); err == nil {
-		return errors.New("unexpected data after the JSON value")
+	if len(bytes.TrimSpace(body[dec.InputOffset():])) != 0 {
+		return fmt.Errorf("unexpected data after the JSON value at byte %d", dec.InputOffset())
 	}
 	return nil
 }
