@@ -128,9 +128,6 @@ func TestBrowserPlaysEveryFormat(t *testing.T) {
 	}
 	for _, f := range []string{"wav", "mp3", "opus", "flac"} {
 		t.Run(f, func(t *testing.T) {
-			if f == "mp3" {
-				knownBug(t, "Chromium cannot decode our mp3: 'huffman decode overrun' after the first frame (encode/mp3.go, shine-mp3 v0.1.0)")
-			}
 			o := out[f]
 			if o.Error != "" || o.Status != 200 || o.Type != contentTypes[f] || o.RequestID == "" {
 				t.Fatalf("%+v", o)
