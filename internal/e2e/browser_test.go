@@ -149,7 +149,6 @@ func TestBrowserPlaysEveryFormat(t *testing.T) {
 // TestBrowserCrossOrigin: a page on another origin calls the API with
 // fetch, as the OpenAI JS SDK does in a browser; that needs CORS.
 func TestBrowserCrossOrigin(t *testing.T) {
-	knownBug(t, "no CORS (BUGS.md 3): a page on another origin cannot call the API")
 	ctx := browser(t)
 	e := newEnv(t, envOptions{})
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
