@@ -32,8 +32,9 @@
 //     or at bitrates too low for it a smaller one of ours) also carries
 //     the frame count and end padding: it decodes to exactly its input
 //     length. A streaming clip is written as LAME produces frames (about
-//     two frames behind the input) and decodes to that length plus the
-//     end padding, 47 samples to one frame and 47 samples of silence.
+//     two frames behind the input) and decodes to that length plus
+//     LAME's end padding less the decoder's delay: 47 samples to a frame
+//     and 47 samples of silence (at most 26 ms at 24 kHz).
 //   - opus (audio/opus): Ogg Opus (RFC 7845) from libopus, 20 ms packets,
 //     with the encoder's own lookahead as pre-skip, OpusTags, granule
 //     positions that trim the final padding, and an end-of-stream page.

@@ -78,10 +78,12 @@ func (h *handle) free() {
 // An Encoder is one LAME encoder. It is not safe for concurrent use.
 type Encoder struct {
 	h       *handle
-	c       Config
 	spf     int    // samples per frame
 	buf     []byte // output scratch
 	flushed bool
+	delay   int
+	padding int // known after Flush
+	frames  int // as of the last Frames call
 }
 
 // blockSamples bounds the samples given to LAME per call, and so the
@@ -128,7 +130,7 @@ func New(c Config) (*Encoder, error) {
 		h.free()
 		return nil, fmt.Errorf("%w: asked for %d Hz at %d kbps, LAME would make %s", ErrConfig, c.SampleRate, c.Kbps, got)
 	}
-	e := &Encoder{h: h, c: c, spf: int(C.lame_get_framesize(gfp))}
+	e := &Encoder{h: h, spf: int(C.lame_get_framesize(gfp)), delay: int(C.lame_get_encoder_delay(gfp))}
 	runtime.AddCleanup(e, func(h *handle) { h.free() }, h)
 	return e, nil
 }
@@ -184,6 +186,7 @@ func (e *Encoder) Flush(dst []byte) ([]byte, error) {
 		e.buf = make([]byte, need)
 	}
 	k := C.lame_encode_flush(e.h.gfp, (*C.uchar)(unsafe.Pointer(&e.buf[0])), C.int(len(e.buf)))
+	e.padding = int(C.lame_get_encoder_padding(e.h.gfp))
 	runtime.KeepAlive(e)
 	if k < 0 {
 		return dst, fmt.Errorf("mp3lame: lame_encode_flush: error %d", int(k))
@@ -214,29 +217,32 @@ func (e *Encoder) TagFrame() ([]byte, error) {
 // Delay returns the encoder delay: the decoder's output, once it drops
 // its own 529 samples, starts with this many samples of silence before
 // the first input sample.
-func (e *Encoder) Delay() int { return int(C.lame_get_encoder_delay(e.gfp())) }
+func (e *Encoder) Delay() int { return e.delay }
 
 // Padding returns the samples of silence after the last input sample in
 // the final frames, once Flush has run.
-func (e *Encoder) Padding() int { return int(C.lame_get_encoder_padding(e.gfp())) }
+func (e *Encoder) Padding() int { return e.padding }
 
 // Frames returns the number of frames encoded so far, not counting the
 // Info tag placeholder.
-func (e *Encoder) Frames() int { return int(C.lame_get_frameNum(e.gfp())) }
+func (e *Encoder) Frames() int {
+	if e.h.gfp != nil {
+		e.frames = int(C.lame_get_frameNum(e.h.gfp))
+		runtime.KeepAlive(e)
+	}
+	return e.frames
+}
 
 // FrameSamples returns the samples per frame: 1152 for MPEG-1, 576 for
 // MPEG-2 and 2.5.
 func (e *Encoder) FrameSamples() int { return e.spf }
 
-func (e *Encoder) gfp() *C.lame_global_flags {
-	if e.h.gfp == nil {
-		panic("mp3lame: encoder used after Close")
-	}
-	return e.h.gfp
+// Close frees the encoder. It may be called more than once; Delay,
+// Padding, Frames and FrameSamples still answer after it.
+func (e *Encoder) Close() {
+	e.Frames()
+	e.h.free()
 }
-
-// Close frees the encoder. It may be called more than once.
-func (e *Encoder) Close() { e.h.free() }
 
 // Version returns libmp3lame's version, e.g. "3.100".
 func Version() string { return C.GoString(C.get_lame_version()) }

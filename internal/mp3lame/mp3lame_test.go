@@ -86,6 +86,9 @@ func TestEncoder(t *testing.T) {
 		}
 		e.Close()
 		e.Close()
+		if e.Frames() != n || e.Delay() != 576 || n*e.FrameSamples() != e.Delay()+len(in)+e.Padding() {
+			t.Errorf("%d Hz: after Close %d frames, delay %d, padding %d", c.rate, e.Frames(), e.Delay(), e.Padding())
+		}
 	}
 }
 
