@@ -7,9 +7,12 @@ ADDR      ?= 127.0.0.1:8080
 ORT_DIR   := $(CURDIR)/.cache/onnxruntime
 BIN       := $(CURDIR)/bin
 
-export ONNXRUNTIME_LIB ?= $(ORT_DIR)/libonnxruntime.so.1
+NODE_SDK  := $(CURDIR)/.cache/node-sdk
 
-.PHONY: run test build deps-run deps-test deps-bench onnxruntime bench vet fuzz clean
+export ONNXRUNTIME_LIB ?= $(ORT_DIR)/libonnxruntime.so.1
+export VOXKIT_NODE_SDK_DIR ?= $(NODE_SDK)
+
+.PHONY: run test build deps-run deps-test deps-bench onnxruntime node-sdk bench vet fuzz clean
 
 ## run: install what is missing, build, and serve the OpenAI-compatible API and
 ## playground on http://$(ADDR) (first start prints an API key; data in ./data)
@@ -17,7 +20,7 @@ run: deps-run build
 	$(BIN)/server -addr $(ADDR) -data $(CURDIR)/data $(if $(VOICES),-voices $(VOICES))
 
 ## test: install what is missing and run every test with the race detector
-test: deps-test onnxruntime
+test: deps-test onnxruntime node-sdk
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 30m ./...
 
@@ -35,6 +38,10 @@ deps-bench:
 
 onnxruntime:
 	@test -s "$(ONNXRUNTIME_LIB)" || sh .ci/install-onnxruntime.sh "$(ORT_DIR)" >/dev/null
+
+# The official OpenAI Node SDK, which internal/e2e drives the server with.
+node-sdk:
+	@sh .ci/install-node-sdk.sh "$(VOXKIT_NODE_SDK_DIR)" >/dev/null
 
 ## bench: benchmarks behind the figures in the README and issue notes
 bench: deps-bench onnxruntime

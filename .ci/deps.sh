@@ -4,7 +4,7 @@
 # Usage: .ci/deps.sh run|test|bench
 #
 #   run   what building and serving needs: a C toolchain, pkg-config,
-#         libespeak-ng and libopus headers.
+#         libespeak-ng, libopus and libmp3lame headers.
 #   test  also the tools the tests judge audio with (ffmpeg, sox, flac,
 #         opus-tools, pocketsphinx), chromium for browser tests and npm (to
 #         fetch ONNX Runtime) when the npm command is missing.
