@@ -16,7 +16,7 @@ export VOXKIT_NODE_SDK_DIR ?= $(NODE_SDK)
 
 ## run: install what is missing, build, and serve the OpenAI-compatible API and
 ## playground on http://$(ADDR) (first start prints an API key; data in ./data)
-run: deps-run build
+run: deps-run build $(if $(VOICES),onnxruntime)
 	$(BIN)/server -addr $(ADDR) -data $(CURDIR)/data $(if $(VOICES),-voices $(VOICES))
 
 ## test: install what is missing and run every test with the race detector
@@ -58,6 +58,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzSplit -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/sentence
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./tags
 	$(GO) test -run '^$$' -fuzz FuzzTagsReachEngine -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./tts
+	$(GO) test -run '^$$' -fuzz FuzzSpeechBody -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/e2e
 
 clean:
 	rm -rf $(BIN)

@@ -16,12 +16,12 @@
 set -eu
 
 run_pkgs="gcc pkg-config espeak-ng libespeak-ng-dev libopus-dev libmp3lame-dev"
-test_pkgs="$run_pkgs ffmpeg sox flac opus-tools pocketsphinx pocketsphinx-en-us chromium"
+test_pkgs="$run_pkgs ffmpeg sox flac opus-tools pocketsphinx pocketsphinx-en-us chromium curl python3-onnx"
 
 case "${1:-run}" in
 run) want=$run_pkgs ;;
 test) want=$test_pkgs ;;
-bench) want="$test_pkgs python3-torch python3-onnx" ;;
+bench) want="$test_pkgs python3-torch" ;;
 *)
 	echo "usage: $0 run|test|bench" >&2
 	exit 2
