@@ -323,8 +323,9 @@ func TestHeadersAndTrailers(t *testing.T) {
 			}
 			up, err1 := strconv.ParseFloat(timing.Get("x-upstream-ms"), 64)
 			gw, err2 := strconv.ParseFloat(timing.Get("x-gateway-ms"), 64)
-			if err1 != nil || err2 != nil || up <= 0 || gw < up {
-				t.Errorf("x-upstream-ms %q x-gateway-ms %q", timing.Get("x-upstream-ms"), timing.Get("x-gateway-ms"))
+			eng, err3 := strconv.ParseFloat(timing.Get("x-engine-ms"), 64)
+			if err1 != nil || err2 != nil || err3 != nil || eng <= 0 || up < eng || gw < up {
+				t.Errorf("x-engine-ms %q x-upstream-ms %q x-gateway-ms %q", timing.Get("x-engine-ms"), timing.Get("x-upstream-ms"), timing.Get("x-gateway-ms"))
 			}
 		})
 	}

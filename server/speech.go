@@ -20,15 +20,17 @@ import (
 // Timing headers of audio responses.
 const (
 	headerUpstream = "x-upstream-ms"
+	headerEngine   = "x-engine-ms"
 	headerGateway  = "x-gateway-ms"
 	headerIgnored  = "x-ignored-tags"
 	// streamTrailers are declared by streamed responses and sent at the end.
-	streamTrailers = headerUpstream + ", " + headerGateway + ", " + headerIgnored
+	streamTrailers = headerUpstream + ", " + headerEngine + ", " + headerGateway + ", " + headerIgnored
 )
 
 // setTiming sets the timing and tag headers (or trailers) from res.
 func setTiming(h http.Header, res tts.Result, start time.Time) {
-	h.Set(headerUpstream, ms(res.EngineTime))
+	h.Set(headerUpstream, ms(res.SynthesisTime))
+	h.Set(headerEngine, ms(res.EngineTime))
 	if len(res.IgnoredTags) > 0 {
 		h.Set(headerIgnored, strings.Join(res.IgnoredTags, ","))
 	}

@@ -249,7 +249,7 @@ func (ws *wsSession) speech(ctx context.Context, data []byte) {
 			w.started()
 		}
 		ws.send(ctx, doneMessage(m.ID, sp, res, start))
-		log.Info("websocket speech", "sentences", res.Sentences, "upstream_ms", ms(res.EngineTime),
+		log.Info("websocket speech", "sentences", res.Sentences, "upstream_ms", ms(res.SynthesisTime), "engine_ms", ms(res.EngineTime),
 			"gateway_ms", ms(time.Since(start)))
 	}
 }
@@ -258,7 +258,7 @@ func doneMessage(id string, sp wire.Speech, res tts.Result, start time.Time) wir
 	msf := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	return wire.WSDoneMessage{
 		Type: wire.WSDone, ID: id, Sentences: res.Sentences, AudioMS: msf(res.Audio),
-		UpstreamMS: msf(res.EngineTime), IgnoredTags: res.IgnoredTags,
+		UpstreamMS: msf(res.SynthesisTime), EngineMS: msf(res.EngineTime), IgnoredTags: res.IgnoredTags,
 		Usage: wire.NewUsage(sp.Input, res.Audio), GatewayMS: msf(time.Since(start)),
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"runtime"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -15,6 +16,7 @@ import (
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/internal/dsp"
+	"github.com/voxkit/voxkit/tags"
 	"github.com/voxkit/voxkit/voices"
 )
 
@@ -50,6 +52,14 @@ type Options struct {
 	// MaxInput is the longest input in characters; 0 means
 	// DefaultMaxInput.
 	MaxInput int
+	// MaxParallel is how many sentences are rendered (synthesized and
+	// resampled) at once across all requests; 0 means
+	// runtime.GOMAXPROCS(0). Rendering is CPU-bound: more at once only
+	// makes each wait for a core in the middle of its work. A sentence
+	// waits for a free slot before it starts, and that wait counts as
+	// engine time (Result.EngineTime), like a queue in front of a model
+	// server.
+	MaxParallel int
 	// Logger receives debug logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -61,6 +71,7 @@ type Synthesizer struct {
 	voices   *voices.Catalog
 	formats  *encode.Registry
 	maxInput int
+	slots    chan struct{} // one token per sentence being rendered
 	log      *slog.Logger
 }
 
@@ -86,6 +97,10 @@ func New(opts Options) (*Synthesizer, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	if opts.MaxParallel <= 0 {
+		opts.MaxParallel = runtime.GOMAXPROCS(0)
+	}
+	s.slots = make(chan struct{}, opts.MaxParallel)
 	for _, v := range s.voices.List("") {
 		if s.engines[v.Engine] == nil {
 			return nil, fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
@@ -120,9 +135,14 @@ type Result struct {
 	Samples int
 	// Audio is the duration of the audio written.
 	Audio time.Duration
-	// EngineTime is the time spent inside the engine (inference), not
-	// counting resampling, encoding and writing.
+	// EngineTime is the time spent inside the engine (inference) and
+	// waiting for an engine slot (Options.MaxParallel), not counting
+	// resampling, encoding and writing.
 	EngineTime time.Duration
+	// SynthesisTime is the time spent producing the audio: EngineTime
+	// plus tag effects, resampling and encoding. It leaves out parsing
+	// and validation and the time writes to w were blocked.
+	SynthesisTime time.Duration
 	// Sentences is the number of sentences synthesized.
 	Sentences int
 	// IgnoredTags lists the audio tags that were dropped, without their
@@ -184,25 +204,35 @@ func (s *Synthesizer) Stream(ctx context.Context, w io.Writer, req Request) (Res
 	if err != nil {
 		return Result{}, err
 	}
-	enc, err := s.formats.NewEncoder(w, req.Format)
+	tw := &timedWriter{w: w}
+	enc, err := s.formats.NewEncoder(tw, req.Format)
 	if err != nil {
 		return Result{}, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
 	}
 	p := &pipeline{enc: enc, outRate: req.Format.Rate()}
 	res := Result{IgnoredTags: script.Ignored()}
 	r := &renderer{s: s, req: req, voice: v, p: p, res: &res}
+	// timed runs f and adds its time, less blocked writes, to
+	// SynthesisTime.
+	timed := func(f func() error) error {
+		start, blocked := time.Now(), tw.blocked
+		err := f()
+		res.SynthesisTime += time.Since(start) - (tw.blocked - blocked)
+		return err
+	}
 	// Tags are parsed once; each sentence is rendered part by part (text
-	// in its style, or an event) and flushed.
+	// in its style, or an event), then encoded, written and flushed.
 	for _, sen := range script.Sentences(0) {
-		for _, part := range sen.Parts {
-			if err := r.part(ctx, part); err != nil {
-				return res, err
-			}
+		if err := timed(func() error { return s.render(ctx, r, sen) }); err != nil {
+			return res, err
+		}
+		if err := timed(p.encode); err != nil {
+			return res, err
 		}
 		res.Sentences++
 		flush(w)
 	}
-	if err := p.close(); err != nil {
+	if err := timed(p.close); err != nil {
 		return res, err
 	}
 	flush(w)
@@ -211,14 +241,36 @@ func (s *Synthesizer) Stream(ctx context.Context, w io.Writer, req Request) (Res
 	return res, nil
 }
 
-// pipeline carries engine chunks through resampling into the encoder.
+// render renders the parts of one sentence into r's pipeline, in one of
+// the synthesizer's slots. Waiting for the slot counts as engine time.
+// Encoding and writing happen after the slot is freed, so a slow client
+// never holds one.
+func (s *Synthesizer) render(ctx context.Context, r *renderer, sen tags.Sentence) error {
+	start := time.Now()
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.slots }()
+	r.res.EngineTime += time.Since(start)
+	for _, part := range sen.Parts {
+		if err := r.part(ctx, part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pipeline carries engine chunks through resampling to the encoder. The
+// samples of a sentence are held until encode.
 type pipeline struct {
 	enc      encode.Encoder
 	outRate  int
 	inRate   int
 	rs       *dsp.Resampler
 	f32      []float32
-	s16      []int16
+	held     []int16 // resampled, not yet encoded
 	written  int
 	emitTime time.Duration // time spent in emit during the current engine call
 }
@@ -232,16 +284,15 @@ func (p *pipeline) emit(c engine.Chunk) error {
 		}
 	}
 	p.f32 = p.rs.Process(p.f32[:0], c.Samples)
-	return p.write(p.f32)
+	p.write(p.f32)
+	return nil
 }
 
 // switchRate starts resampling from a new engine rate, draining the old
 // resampler first.
 func (p *pipeline) switchRate(rate int) error {
 	if p.rs != nil {
-		if err := p.write(p.rs.Flush(p.f32[:0])); err != nil {
-			return err
-		}
+		p.write(p.rs.Flush(p.f32[:0]))
 	}
 	rs, err := dsp.NewResampler(rate, p.outRate)
 	if err != nil {
@@ -251,19 +302,45 @@ func (p *pipeline) switchRate(rate int) error {
 	return nil
 }
 
-func (p *pipeline) write(x []float32) error {
-	p.s16 = dsp.AppendInt16(p.s16[:0], x)
-	p.written += len(p.s16)
-	return p.enc.Encode(p.s16)
+// write holds x, converted to 16 bits, for the next encode.
+func (p *pipeline) write(x []float32) {
+	n := len(p.held)
+	p.held = dsp.AppendInt16(p.held, x)
+	p.written += len(p.held) - n
+}
+
+// encode sends the held samples to the encoder.
+func (p *pipeline) encode() error {
+	if len(p.held) == 0 {
+		return nil
+	}
+	err := p.enc.Encode(p.held)
+	p.held = p.held[:0]
+	return err
 }
 
 func (p *pipeline) close() error {
 	if p.rs != nil {
-		if err := p.write(p.rs.Flush(p.f32[:0])); err != nil {
-			return err
-		}
+		p.write(p.rs.Flush(p.f32[:0]))
+	}
+	if err := p.encode(); err != nil {
+		return err
 	}
 	return p.enc.Close()
+}
+
+// timedWriter adds up the time its Writes take: time blocked on the
+// destination, which is not synthesis.
+type timedWriter struct {
+	w       io.Writer
+	blocked time.Duration
+}
+
+func (t *timedWriter) Write(b []byte) (int, error) {
+	start := time.Now()
+	n, err := t.w.Write(b)
+	t.blocked += time.Since(start)
+	return n, err
 }
 
 func flush(w io.Writer) {

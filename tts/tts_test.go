@@ -284,3 +284,27 @@ func BenchmarkTimeToFirstAudio(b *testing.B) {
 		})
 	}
 }
+
+// slowWriter takes delay for every write.
+type slowWriter struct{ delay time.Duration }
+
+func (w slowWriter) Write(p []byte) (int, error) { time.Sleep(w.delay); return len(p), nil }
+
+func TestSynthesisTimeLeavesOutBlockedWrites(t *testing.T) {
+	s, _ := fakeSynth(t, enginetest.FakeOptions{SentenceDelay: 10 * time.Millisecond})
+	start := time.Now()
+	res, err := s.Stream(context.Background(), slowWriter{50 * time.Millisecond},
+		tts.Request{Voice: "fake", Input: "One. Two. Three.", Format: encode.Format{Name: "pcm", Streaming: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := time.Since(start)
+	// Three sentences, each at least 10 ms of engine time and one 50 ms
+	// write.
+	if res.EngineTime < 30*time.Millisecond || res.SynthesisTime < res.EngineTime {
+		t.Errorf("engine %v, synthesis %v", res.EngineTime, res.SynthesisTime)
+	}
+	if res.SynthesisTime > total-150*time.Millisecond {
+		t.Errorf("synthesis %v of %v in all counts blocked writes", res.SynthesisTime, total)
+	}
+}

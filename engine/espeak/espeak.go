@@ -143,6 +143,10 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 		voice = whisperVoice(voice)
 	}
 	ssml := needsSSML(req.Prosody)
+	// A chunk is only valid during emit, so one buffer serves every
+	// sentence, and then other requests.
+	bufp := buffers.Get().(*[]float32)
+	defer buffers.Put(bufp)
 	for _, text := range sentence.Split(req.Text, 0) {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -151,7 +155,8 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 		if ssml {
 			input = markup(text, req.Prosody)
 		}
-		samples, rate, err := synth(ctx, voice, input, wpm, ssml)
+		samples, rate, err := synth(ctx, (*bufp)[:0], voice, input, wpm, ssml)
+		*bufp = samples
 		if err != nil {
 			return err
 		}
@@ -161,7 +166,7 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 		if stretch < 0.99 {
 			samples = dsp.Stretch(samples, rate, stretch)
 		}
-		samples = append(samples, make([]float32, pauseAfter(text, rate, speed))...)
+		samples = dsp.AppendSilence(samples, pauseAfter(text, rate, speed))
 		if err := emit(engine.Chunk{Samples: samples, SampleRate: rate}); err != nil {
 			return err
 		}
@@ -203,23 +208,27 @@ func lastRune(s string) string {
 	return s[len(s)-size:]
 }
 
-// synth renders one sentence under the library lock.
-func synth(ctx context.Context, voice, text string, wpm int, ssml bool) ([]float32, int, error) {
+// buffers holds sample buffers (*[]float32) for reuse across requests.
+var buffers = sync.Pool{New: func() any { return new([]float32) }}
+
+// synth renders one sentence under the library lock, appending its
+// samples to dst.
+func synth(ctx context.Context, dst []float32, voice, text string, wpm int, ssml bool) ([]float32, int, error) {
 	ctext := C.CString(cText(text))
 	defer C.free(unsafe.Pointer(ctext))
 
 	mu.Lock()
 	defer mu.Unlock()
 	if err := setVoice(voice); err != nil {
-		return nil, 0, err
+		return dst, 0, err
 	}
 	if wpm != currentWPM {
 		if rc := C.espeak_SetParameter(C.espeakRATE, C.int(wpm), 0); rc != C.EE_OK {
-			return nil, 0, fmt.Errorf("espeak: set rate %d: code %d", wpm, int(rc))
+			return dst, 0, fmt.Errorf("espeak: set rate %d: code %d", wpm, int(rc))
 		}
 		currentWPM = wpm
 	}
-	j := &job{ctx: ctx}
+	j := &job{ctx: ctx, samples: dst}
 	active = j
 	defer func() { active = nil }()
 	size := C.size_t(len(text) + 1)
@@ -229,10 +238,10 @@ func synth(ctx context.Context, voice, text string, wpm int, ssml bool) ([]float
 	}
 	rc := C.espeak_Synth(unsafe.Pointer(ctext), size, 0, C.POS_CHARACTER, 0, flags, nil, nil)
 	if err := ctx.Err(); err != nil {
-		return nil, 0, err
+		return j.samples, 0, err
 	}
 	if rc != C.EE_OK {
-		return nil, 0, fmt.Errorf("espeak: synthesis failed: code %d", int(rc))
+		return j.samples, 0, fmt.Errorf("espeak: synthesis failed: code %d", int(rc))
 	}
 	return j.samples, sampleRate, nil
 }

@@ -1,6 +1,7 @@
 // Command loadtest drives a running voxkit server with concurrent speech
 // requests and reports latency, pcm time to first byte, errors by status
-// and the gateway overhead (x-gateway-ms − x-upstream-ms) distribution.
+// and the gateway overhead (x-gateway-ms − x-upstream-ms) distribution, and
+// beside it x-gateway-ms − x-engine-ms (everything but inference).
 //
 //	loadtest -url http://127.0.0.1:8080 -key sk_... -c 16 -d 60s
 //
@@ -64,6 +65,7 @@ type sample struct {
 	latency  time.Duration
 	ttfb     time.Duration
 	upstream float64 // ms, -1 if missing
+	engine   float64 // ms (x-engine-ms, inference alone), -1 if missing
 	gateway  float64 // ms, -1 if missing
 	err      string
 }
@@ -154,7 +156,7 @@ func load(ctx context.Context, c config) ([]sample, time.Duration) {
 }
 
 func one(ctx context.Context, client *http.Client, c config, format, input string, timeout time.Duration) sample {
-	s := sample{format: format, upstream: -1, gateway: -1}
+	s := sample{format: format, upstream: -1, engine: -1, gateway: -1}
 	body, _ := json.Marshal(map[string]any{"model": "tts-1", "voice": c.voice, "input": input, "response_format": format})
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
@@ -193,6 +195,9 @@ func one(ctx context.Context, client *http.Client, c config, format, input strin
 		if v, err := strconv.ParseFloat(h.Get("x-gateway-ms"), 64); err == nil {
 			s.gateway = v
 		}
+		if v, err := strconv.ParseFloat(h.Get("x-engine-ms"), 64); err == nil {
+			s.engine = v
+		}
 	}
 	return s
 }
@@ -212,7 +217,7 @@ func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecon
 func report(w io.Writer, samples []sample, elapsed time.Duration) {
 	var ok int
 	errs := map[string]int{}
-	var lat, ttfb, over, up, gw []float64
+	var lat, ttfb, over, up, gw, eng, overEngine []float64
 	perFormat := map[string][]float64{}
 	for _, s := range samples {
 		if s.status != http.StatusOK {
@@ -228,6 +233,10 @@ func report(w io.Writer, samples []sample, elapsed time.Duration) {
 		perFormat[s.format] = append(perFormat[s.format], msOf(s.latency))
 		if s.format == "pcm" {
 			ttfb = append(ttfb, msOf(s.ttfb))
+		}
+		if s.engine >= 0 && s.gateway >= 0 {
+			eng = append(eng, s.engine)
+			overEngine = append(overEngine, s.gateway-s.engine)
 		}
 		if s.upstream >= 0 && s.gateway >= 0 {
 			over = append(over, s.gateway-s.upstream)
@@ -256,8 +265,10 @@ func report(w io.Writer, samples []sample, elapsed time.Duration) {
 	}
 	line("pcm time to first byte", ttfb)
 	line("x-upstream-ms", up)
+	line("x-engine-ms", eng)
 	line("x-gateway-ms", gw)
 	line("gateway overhead", over)
+	line("gateway - engine", overEngine)
 	if len(errs) == 0 {
 		fmt.Fprintln(w, "errors: none")
 		return

@@ -3,6 +3,7 @@ package dsp
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Resampler converts a stream of mono samples from one rate to another
@@ -22,7 +23,7 @@ type Resampler struct {
 	flushed  bool
 }
 
-const stopbandDB = 80
+const stopbandDB = 70
 
 // NewResampler returns a resampler from inRate to outRate hertz.
 func NewResampler(inRate, outRate int) (*Resampler, error) {
@@ -37,14 +38,19 @@ func NewResampler(inRate, outRate int) (*Resampler, error) {
 	// Work in units of input samples: the cut-off is below the lower
 	// Nyquist frequency, normalised to the input rate.
 	nyq := 0.5 * float64(min(inRate, outRate)) / float64(inRate) // cycles per input sample
-	pass, stop := 0.85*nyq, nyq
+	pass, stop := 0.8*nyq, nyq
 	cutoff := (pass + stop) / 2
 	width := 2 * math.Pi * (stop - pass)
 	taps := int(math.Ceil((stopbandDB - 7.95) / (2.285 * width)))
 	half := max(taps/2+1, 2)
 	beta := 0.1102 * (stopbandDB - 8.7)
 
-	r := &Resampler{up: up, down: down, half: half}
+	r := &Resampler{up: up, down: down, half: half, buf: make([]float32, half)} // silence before the first sample
+	key := [2]int{inRate, outRate}
+	if phases, ok := kernels.Load(key); ok {
+		r.phases = phases.([][]float32)
+		return r, nil
+	}
 	r.phases = make([][]float32, up)
 	for p := range up {
 		c := make([]float32, 2*half)
@@ -62,9 +68,14 @@ func NewResampler(inRate, outRate int) (*Resampler, error) {
 		}
 		r.phases[p] = c
 	}
-	r.buf = make([]float32, half) // silence before the first sample
+	kernels.Store(key, r.phases)
 	return r, nil
 }
+
+// kernels caches the filter phases of each rate pair ([2]int{in, out}):
+// they take far longer to compute than a sentence takes to resample, and
+// are only read once made.
+var kernels sync.Map
 
 // Process resamples src and appends the output to dst.
 func (r *Resampler) Process(dst, src []float32) []float32 {
@@ -94,14 +105,9 @@ func (r *Resampler) wanted() int64 {
 }
 
 func (r *Resampler) drain(dst []float32, limit int64) []float32 {
-	for r.out < limit && r.i+2*r.half < len(r.buf) {
-		c := r.phases[r.phase]
-		x := r.buf[r.i+1 : r.i+1+2*r.half]
-		var acc float32
-		for k, v := range x {
-			acc += v * c[k]
-		}
-		dst = append(dst, acc)
+	n := 2 * r.half
+	for r.out < limit && r.i+n < len(r.buf) {
+		dst = append(dst, dot(r.buf[r.i+1:r.i+1+n], r.phases[r.phase]))
 		r.out++
 		r.phase += r.down
 		r.i += r.phase / r.up
@@ -114,6 +120,25 @@ func (r *Resampler) drain(dst []float32, limit int64) []float32 {
 		r.i = 0
 	}
 	return dst
+}
+
+// dot returns the dot product of x and c, which have the same length, in
+// four independent sums so the products pipeline.
+func dot(x, c []float32) float32 {
+	c = c[:len(x)]
+	var a0, a1, a2, a3 float32
+	k := 0
+	for ; k+4 <= len(x); k += 4 {
+		xs, cs := x[k:k+4:k+4], c[k:k+4:k+4]
+		a0 += xs[0] * cs[0]
+		a1 += xs[1] * cs[1]
+		a2 += xs[2] * cs[2]
+		a3 += xs[3] * cs[3]
+	}
+	for ; k < len(x); k++ {
+		a0 += x[k] * c[k]
+	}
+	return (a0 + a1) + (a2 + a3)
 }
 
 func sinc(x float64) float64 {

@@ -44,6 +44,7 @@ type WSDoneMessage struct {
 	Sentences   int      `json:"sentences"`
 	AudioMS     float64  `json:"audio_ms"`
 	UpstreamMS  float64  `json:"upstream_ms"`
+	EngineMS    float64  `json:"engine_ms"`
 	GatewayMS   float64  `json:"gateway_ms"`
 	IgnoredTags []string `json:"ignored_tags,omitempty"`
 	Usage       Usage    `json:"usage"`
