@@ -11,8 +11,8 @@ import (
 // state between calls, so a stream fed in pieces comes out the same as one
 // fed whole, with no clicks at the joins.
 //
-// The filter passes up to 0.85 of the lower rate's Nyquist frequency flat
-// and attenuates everything above that Nyquist frequency by about 80 dB.
+// The filter passes up to 0.8 of the lower rate's Nyquist frequency flat
+// and attenuates everything above that Nyquist frequency by about 70 dB.
 type Resampler struct {
 	up, down int         // rational ratio out/in = up/down, reduced
 	half     int         // taps on each side of the centre
