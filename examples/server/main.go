@@ -254,6 +254,26 @@ func (a *app) bootstrap(ctx context.Context, st store.Store) error {
 	return nil
 }
 
+// rescanOnHangup rescans the voices directory at every SIGHUP until ctx
+// ends: voices added to it appear, removed ones go, changed ones reload.
+func (a *app) rescanOnHangup(ctx context.Context, vs *setup.Voices) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			if err := vs.Rescan(ctx); err != nil {
+				a.log.Warn("voices rescanned with errors", "voices", len(vs.Catalog.List("")), "err", err)
+				continue
+			}
+			a.log.Info("voices rescanned", "voices", len(vs.Catalog.List("")))
+		}
+	}
+}
+
 func (a *app) serve(ctx context.Context, st store.Store) error {
 	if a.getenv("GOGC") == "" && a.gcPercent > 0 {
 		debug.SetGCPercent(a.gcPercent)
@@ -310,6 +330,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	if a.ready != nil {
 		a.ready(ln.Addr())
 	}
+	go a.rescanOnHangup(ctx, vs)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

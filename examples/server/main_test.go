@@ -6,7 +6,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -98,5 +101,80 @@ func TestServeFirstStartAndShutdown(t *testing.T) {
 	// A second start finds the account and prints no key.
 	if got := cmd(t, dir, "accounts", "list"); !strings.HasPrefix(got, "local\t") {
 		t.Errorf("accounts: %q", got)
+	}
+}
+
+// TestRescanOnHangup: a Piper voice copied into the voices directory is
+// served after SIGHUP.
+func TestRescanOnHangup(t *testing.T) {
+	if os.Getenv("ONNXRUNTIME_LIB") == "" && os.Getenv("CI") == "" {
+		t.Skip("ONNXRUNTIME_LIB not set (make test sets it)")
+	}
+	voicesDir, fixtures := t.TempDir(), "../../engine/onnx/testdata/voices/"
+	copyVoice := func(name string) {
+		for _, ext := range []string{".onnx", ".onnx.json"} {
+			b, err := os.ReadFile(fixtures + name + ext)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(voicesDir, name+ext), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	copyVoice("en_US-tone-low")
+	var out, errOut bytes.Buffer
+	a := newApp(&out, &errOut)
+	a.getenv = func(k string) string {
+		if k == "ONNXRUNTIME_LIB" {
+			return os.Getenv(k)
+		}
+		return ""
+	}
+	addrc := make(chan net.Addr, 1)
+	a.ready = func(addr net.Addr) { addrc <- addr }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- a.run(ctx, []string{"-data", t.TempDir(), "-voices", voicesDir, "-addr", "127.0.0.1:0", "-log", "off"})
+	}()
+	var addr net.Addr
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatalf("server exited: %v\n%s", err, errOut.String())
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not start")
+	}
+	key := strings.TrimSpace(out.String())
+	status := func(voice string) int {
+		req, _ := http.NewRequest("GET", "http://"+addr.String()+"/v1/models/"+voice, nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if status("en_US-tone-low") != 200 || status("en_US-tone-medium") != 404 {
+		t.Fatalf("before the rescan: low %d, medium %d", status("en_US-tone-low"), status("en_US-tone-medium"))
+	}
+	copyVoice("en_US-tone-medium")
+	os.Remove(filepath.Join(voicesDir, "en_US-tone-low.onnx"))
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for status("en_US-tone-medium") != 200 || status("en_US-tone-low") != 404 {
+		if time.Now().After(deadline) {
+			t.Fatalf("after SIGHUP: medium %d, low %d", status("en_US-tone-medium"), status("en_US-tone-low"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
