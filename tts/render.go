@@ -71,24 +71,20 @@ func (r *renderer) part(ctx context.Context, part tags.Part) error {
 // text renders a text part: the engine renders the style controls it
 // declares, the shared DSP stage the rest.
 func (r *renderer) text(ctx context.Context, part tags.Part) error {
-	v := r.voice
-	if part.Style.Voice != "" {
-		other, err := r.s.voices.Lookup(r.req.Account, part.Style.Voice)
-		if err != nil { // ParseTags has checked it; the catalog changed since
-			return fmt.Errorf("%w %q", ErrUnknownVoice, part.Style.Voice)
-		}
-		v = other
+	v, err := r.voiceOf(part.Style)
+	if err != nil {
+		return err
 	}
 	eng := r.s.engines[v.Engine]
 	if eng == nil {
 		return fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
 	}
-	pros, text, fx := plan(eng, part.Style, r.req.Speed, part.Text)
+	// A derived voice's default style lies under the input's tags.
+	pros, text, fx := plan(eng, v.StyleFor(part.Style), r.req.Speed, part.Text)
 	req := engine.Request{Voice: v.EngineVoice, Text: text, Prosody: pros}
 
 	start := time.Now()
 	r.p.emitTime = 0
-	var err error
 	rate0 := 0
 	if fx.none() {
 		err = eng.Synthesize(ctx, req, r.p.emit)
@@ -121,6 +117,19 @@ func (r *renderer) text(ctx context.Context, part tags.Part) error {
 	}
 	dsp.Gain(x, fx.gain)
 	return r.p.emit(engine.Chunk{Samples: x, SampleRate: rate0})
+}
+
+// voiceOf returns the voice that speaks text styled st: the request's,
+// or the one a voice tag names.
+func (r *renderer) voiceOf(st tags.Style) (voices.Voice, error) {
+	if st.Voice == "" {
+		return r.voice, nil
+	}
+	v, err := r.s.voices.Lookup(r.req.Account, st.Voice)
+	if err != nil { // ParseTags has checked it; the catalog changed since
+		return voices.Voice{}, fmt.Errorf("%w %q", ErrUnknownVoice, st.Voice)
+	}
+	return v, nil
 }
 
 // effects are what the DSP stage applies to a part's audio.
@@ -202,7 +211,11 @@ func (r *renderer) event(part tags.Part) error {
 	if len(x) == 0 {
 		return nil
 	}
-	dsp.Gain(x, part.Style.Gain)
+	gain := part.Style.Gain
+	if v, err := r.voiceOf(part.Style); err == nil {
+		gain = v.StyleFor(part.Style).Gain // a derived voice's loudness too
+	}
+	dsp.Gain(x, gain)
 	return r.p.emit(engine.Chunk{Samples: x, SampleRate: rate})
 }
 

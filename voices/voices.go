@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/tags"
 )
 
 // Voice is one entry of the catalog.
@@ -28,10 +29,43 @@ type Voice struct {
 	Language string
 	// Description is a short human-readable label.
 	Description string
+	// Base is the global voice a derived voice (a clone) speaks with;
+	// empty for a global voice. Engine and EngineVoice are the base's.
+	Base string
+	// Style is the voice's default speaking style: it applies to
+	// everything the voice says as if the input were enclosed in a style
+	// tag, so tags in the input override it attribute by attribute. The
+	// zero style (every global voice's) changes nothing. Its Voice field
+	// is unused.
+	Style tags.Style
 }
 
 // Global reports whether every account may use v.
 func (v Voice) Global() bool { return v.Owner == "" }
+
+// StyleFor returns the style in force for text that the input's tags
+// style as st when v speaks it: each attribute st sets (rate, pitch,
+// range, gain, whisper, emphasis, spell, voice), otherwise v's default.
+func (v Voice) StyleFor(st tags.Style) tags.Style {
+	d := v.Style
+	if st.Rate != 0 {
+		d.Rate = st.Rate
+	}
+	if st.Pitch != 0 {
+		d.Pitch = st.Pitch
+	}
+	if st.Range != 0 {
+		d.Range = st.Range
+	}
+	if st.Gain != 0 {
+		d.Gain = st.Gain
+	}
+	d.Whisper = d.Whisper || st.Whisper
+	d.Emphasis = d.Emphasis || st.Emphasis
+	d.Spell = d.Spell || st.Spell
+	d.Voice = st.Voice
+	return d
+}
 
 // ErrUnknownVoice is returned (wrapped) for a voice id that does not exist
 // or that belongs to another account.

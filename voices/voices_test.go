@@ -9,6 +9,7 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
+	"github.com/voxkit/voxkit/tags"
 	"github.com/voxkit/voxkit/voices"
 )
 
@@ -113,5 +114,29 @@ func TestAddEngineSyncs(t *testing.T) {
 	}
 	if v, _ := c.Lookup("", "c"); v.Engine != "piper" {
 		t.Errorf("clash changed the catalog: %+v", v)
+	}
+}
+
+func TestStyleFor(t *testing.T) {
+	clone := voices.Voice{ID: "c", Owner: "a", Base: "en-us", Style: tags.Style{Rate: 2, Pitch: 3, Gain: -6, Whisper: true}}
+	tests := []struct {
+		name string
+		in   tags.Style
+		want tags.Style
+	}{
+		{"no tags: the defaults", tags.Style{}, tags.Style{Rate: 2, Pitch: 3, Gain: -6, Whisper: true}},
+		{"a tag overrides its attribute only", tags.Style{Rate: 0.75}, tags.Style{Rate: 0.75, Pitch: 3, Gain: -6, Whisper: true}},
+		{"pitch and range", tags.Style{Pitch: -4, Range: 1.5}, tags.Style{Rate: 2, Pitch: -4, Range: 1.5, Gain: -6, Whisper: true}},
+		{"flags add up", tags.Style{Emphasis: true, Voice: "x"}, tags.Style{Rate: 2, Pitch: 3, Gain: -6, Whisper: true, Emphasis: true, Voice: "x"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := clone.StyleFor(tt.in); got != tt.want {
+				t.Errorf("StyleFor(%v) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
+	}
+	if got := (voices.Voice{ID: "g"}).StyleFor(tags.Style{Pitch: 2}); got != (tags.Style{Pitch: 2}) {
+		t.Errorf("global voice changed the style: %v", got)
 	}
 }

@@ -37,6 +37,19 @@ var migrations = []string{
 		revoked   INTEGER NOT NULL DEFAULT 0
 	) STRICT;
 	CREATE INDEX api_keys_account ON api_keys(account);`,
+	`CREATE TABLE voices (
+		id          TEXT PRIMARY KEY,
+		account     TEXT NOT NULL REFERENCES accounts(name) ON DELETE CASCADE,
+		base        TEXT NOT NULL,
+		name        TEXT NOT NULL DEFAULT '',
+		speed       REAL NOT NULL DEFAULT 1,
+		pitch       REAL NOT NULL DEFAULT 0,
+		pitch_range REAL NOT NULL DEFAULT 1,
+		volume      REAL NOT NULL DEFAULT 1,
+		whisper     INTEGER NOT NULL DEFAULT 0,
+		created     INTEGER NOT NULL
+	) STRICT;
+	CREATE INDEX voices_account ON voices(account);`,
 }
 
 // SQLite is the embedded Store: one database file in WAL mode.
@@ -294,4 +307,91 @@ func (s *SQLite) VerifyKey(ctx context.Context, key string) (Key, error) {
 		}
 	}
 	return k, nil
+}
+
+// CreateVoice implements Store.
+func (s *SQLite) CreateVoice(ctx context.Context, v Voice) (Voice, error) {
+	if err := v.check(); err != nil {
+		return Voice{}, err
+	}
+	v.Created = s.now().Truncate(time.Millisecond)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Voice{}, fmt.Errorf("store: create voice: %w", err)
+	}
+	defer tx.Rollback()
+	var one int
+	err = tx.QueryRowContext(ctx, "SELECT 1 FROM accounts WHERE name = ?", v.Account).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Voice{}, fmt.Errorf("%w: account %q", ErrNotFound, v.Account)
+	}
+	if err != nil {
+		return Voice{}, fmt.Errorf("store: create voice: %w", err)
+	}
+	_, err = tx.ExecContext(ctx, "INSERT INTO voices("+voiceColumns+") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		v.ID, v.Account, v.Base, v.Name, v.Speed, v.Pitch, v.Range, v.Volume, v.Whisper, unix(v.Created))
+	if isConstraint(err) {
+		return Voice{}, fmt.Errorf("%w: %q", ErrVoiceExists, v.ID)
+	}
+	if err != nil {
+		return Voice{}, fmt.Errorf("store: create voice: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return Voice{}, fmt.Errorf("store: create voice: %w", err)
+	}
+	return v, nil
+}
+
+const voiceColumns = "id, account, base, name, speed, pitch, pitch_range, volume, whisper, created"
+
+func scanVoice(sc interface{ Scan(...any) error }) (Voice, error) {
+	var v Voice
+	var created int64
+	if err := sc.Scan(&v.ID, &v.Account, &v.Base, &v.Name, &v.Speed, &v.Pitch, &v.Range, &v.Volume, &v.Whisper, &created); err != nil {
+		return Voice{}, err
+	}
+	v.Created = fromUnix(created)
+	return v, nil
+}
+
+// Voices implements Store.
+func (s *SQLite) Voices(ctx context.Context, account string) ([]Voice, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT "+voiceColumns+
+		" FROM voices WHERE ? = '' OR account = ? ORDER BY id", account, account)
+	if err != nil {
+		return nil, fmt.Errorf("store: voices: %w", err)
+	}
+	defer rows.Close()
+	var out []Voice
+	for rows.Next() {
+		v, err := scanVoice(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: voices: %w", err)
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// DeleteVoice implements Store.
+func (s *SQLite) DeleteVoice(ctx context.Context, account, id string) (Voice, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Voice{}, fmt.Errorf("store: delete voice: %w", err)
+	}
+	defer tx.Rollback()
+	v, err := scanVoice(tx.QueryRowContext(ctx, "SELECT "+voiceColumns+" FROM voices WHERE id = ? AND account = ?", id, account))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Voice{}, fmt.Errorf("%w: voice %q of account %q", ErrNotFound, id, account)
+	}
+	if err != nil {
+		return Voice{}, fmt.Errorf("store: delete voice: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM voices WHERE id = ?", id); err != nil {
+		return Voice{}, fmt.Errorf("store: delete voice: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return Voice{}, fmt.Errorf("store: delete voice: %w", err)
+	}
+	return v, nil
 }

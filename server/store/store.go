@@ -19,6 +19,7 @@ var (
 	ErrInvalidKey    = errors.New("store: invalid api key")
 	ErrRevokedKey    = errors.New("store: api key revoked")
 	ErrAmbiguous     = errors.New("store: prefix matches several keys")
+	ErrVoiceExists   = errors.New("store: voice id already taken")
 )
 
 // Account owns API keys and voice clones. Its name is its id: the value
@@ -66,8 +67,68 @@ type Store interface {
 	// there is none, ErrRevokedKey (with the key) if it was revoked. It
 	// records the use.
 	VerifyKey(ctx context.Context, key string) (Key, error)
+	// CreateVoice adds a voice clone owned by v.Account (which must
+	// exist, else ErrNotFound) and returns it with its creation time;
+	// ErrVoiceExists if any account has a voice of that id.
+	CreateVoice(ctx context.Context, v Voice) (Voice, error)
+	// Voices lists the voice clones of account, all clones when account
+	// is "", by id.
+	Voices(ctx context.Context, account string) ([]Voice, error)
+	// DeleteVoice deletes the clone id of account and returns it;
+	// ErrNotFound if account has no such clone.
+	DeleteVoice(ctx context.Context, account, id string) (Voice, error)
 	// Close releases the store.
 	Close() error
+}
+
+// Voice is a stored voice clone: a derived voice that speaks with a base
+// voice and a default style. Its fields are the style settings a client
+// gave, with the neutral value (1 for factors, 0 for shifts) where it
+// gave none.
+type Voice struct {
+	// ID is unique across all accounts' clones.
+	ID      string
+	Account string
+	// Base is the id of the global voice it speaks with.
+	Base string
+	// Name is a free label.
+	Name string
+	// Speed multiplies the speaking rate, 0.25 to 4.
+	Speed float64
+	// Pitch shifts the voice in semitones, -12 to 12.
+	Pitch float64
+	// Range multiplies the pitch range, 0.5 to 2.
+	Range float64
+	// Volume multiplies the amplitude, 0 (silence) to 2.
+	Volume  float64
+	Whisper bool
+	Created time.Time
+}
+
+// Limits of Voice's settings.
+const (
+	MinVoiceSpeed, MaxVoiceSpeed   = 0.25, 4.0
+	MaxVoicePitch                  = 12.0
+	MinVoiceRange, MaxVoiceRange   = 0.5, 2.0
+	MinVoiceVolume, MaxVoiceVolume = 0.0, 2.0
+)
+
+// check reports a Voice that cannot be stored.
+func (v Voice) check() error {
+	in := func(x, lo, hi float64) bool { return x >= lo && x <= hi } // false for NaN
+	switch {
+	case v.ID == "" || v.Account == "" || v.Base == "":
+		return errors.New("store: voice needs an id, an account and a base")
+	case !in(v.Speed, MinVoiceSpeed, MaxVoiceSpeed):
+		return fmt.Errorf("store: voice speed %g is not between %g and %g", v.Speed, MinVoiceSpeed, MaxVoiceSpeed)
+	case !in(v.Pitch, -MaxVoicePitch, MaxVoicePitch):
+		return fmt.Errorf("store: voice pitch %g is not between %g and %g", v.Pitch, -MaxVoicePitch, MaxVoicePitch)
+	case !in(v.Range, MinVoiceRange, MaxVoiceRange):
+		return fmt.Errorf("store: voice range %g is not between %g and %g", v.Range, MinVoiceRange, MaxVoiceRange)
+	case !in(v.Volume, MinVoiceVolume, MaxVoiceVolume):
+		return fmt.Errorf("store: voice volume %g is not between %g and %g", v.Volume, MinVoiceVolume, MaxVoiceVolume)
+	}
+	return nil
 }
 
 // Key format.

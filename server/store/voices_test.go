@@ -1,0 +1,122 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"math"
+	"path/filepath"
+	"testing"
+)
+
+func TestVoices(t *testing.T) {
+	ctx := context.Background()
+	s, path := openTemp(t)
+	for _, a := range []string{"ann", "bob"} {
+		if _, err := s.CreateAccount(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fast := Voice{ID: "fast", Account: "ann", Base: "en-us", Name: "Fast Ann", Speed: 2, Pitch: 3, Range: 1.5, Volume: 0.5, Whisper: true}
+	got, err := s.CreateVoice(ctx, fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Created.IsZero() {
+		t.Error("no creation time")
+	}
+	fast.Created = got.Created
+	if got != fast {
+		t.Errorf("CreateVoice = %+v, want %+v", got, fast)
+	}
+	neutral := Voice{ID: "plain", Account: "bob", Base: "en-gb", Speed: 1, Range: 1, Volume: 1}
+	if _, err := s.CreateVoice(ctx, neutral); err != nil {
+		t.Fatal(err)
+	}
+
+	// Failed inserts leave nothing behind.
+	fails := []struct {
+		name string
+		v    Voice
+		want error
+	}{
+		{"id taken by another account", Voice{ID: "fast", Account: "bob", Base: "x", Speed: 1, Range: 1, Volume: 1}, ErrVoiceExists},
+		{"unknown account", Voice{ID: "ghost", Account: "nobody", Base: "x", Speed: 1, Range: 1, Volume: 1}, ErrNotFound},
+		{"speed out of range", Voice{ID: "v1", Account: "ann", Base: "x", Speed: 5, Range: 1, Volume: 1}, nil},
+		{"zero speed", Voice{ID: "v2", Account: "ann", Base: "x", Range: 1, Volume: 1}, nil},
+		{"pitch NaN", Voice{ID: "v3", Account: "ann", Base: "x", Speed: 1, Pitch: math.NaN(), Range: 1, Volume: 1}, nil},
+		{"range too small", Voice{ID: "v4", Account: "ann", Base: "x", Speed: 1, Range: 0.4, Volume: 1}, nil},
+		{"volume too loud", Voice{ID: "v5", Account: "ann", Base: "x", Speed: 1, Range: 1, Volume: 2.5}, nil},
+		{"no base", Voice{ID: "v6", Account: "ann", Speed: 1, Range: 1, Volume: 1}, nil},
+	}
+	for _, tt := range fails {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := s.CreateVoice(ctx, tt.v)
+			if err == nil || tt.want != nil && !errors.Is(err, tt.want) {
+				t.Errorf("CreateVoice = %v, want %v", err, tt.want)
+			}
+		})
+	}
+	all, err := s.Voices(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 2 || all[0] != fast || all[1].ID != "plain" {
+		t.Fatalf("after failed inserts: %+v", all)
+	}
+
+	// Scoped by account; deletion only by the owner.
+	if vs, _ := s.Voices(ctx, "bob"); len(vs) != 1 || vs[0].ID != "plain" {
+		t.Errorf("Voices(bob) = %+v", vs)
+	}
+	if _, err := s.DeleteVoice(ctx, "bob", "fast"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("bob deleted ann's voice: %v", err)
+	}
+	if d, err := s.DeleteVoice(ctx, "bob", "plain"); err != nil || d.ID != "plain" || d.Base != "en-gb" {
+		t.Errorf("DeleteVoice = %+v, %v", d, err)
+	}
+	if _, err := s.DeleteVoice(ctx, "bob", "plain"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("second delete: %v", err)
+	}
+
+	// A restart keeps what was committed.
+	s.Close()
+	s2, err := OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	all, err = s2.Voices(ctx, "")
+	if err != nil || len(all) != 1 || all[0] != fast {
+		t.Errorf("after restart: %+v, %v", all, err)
+	}
+}
+
+// TestVoicesMigration opens a database of the first schema version, as
+// an older voxkit left it, and finds the voices table added.
+func TestVoicesMigration(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{migrations[0], "PRAGMA user_version = 1", "INSERT INTO accounts(name, created) VALUES('old', 1)"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	s, err := OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.CreateVoice(ctx, Voice{ID: "v", Account: "old", Base: "en-us", Speed: 1, Range: 1, Volume: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var version int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil || version != len(migrations) {
+		t.Errorf("user_version = %d, %v; want %d", version, err, len(migrations))
+	}
+}
