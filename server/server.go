@@ -43,8 +43,9 @@ type Options struct {
 	// Voices is the catalog the Synthesizer uses, for the model list.
 	// Required.
 	Voices *voices.Catalog
-	// Store holds accounts and API keys. Required. The Server does not
-	// close it.
+	// Store holds accounts, API keys and voice clones. Required. The
+	// Server does not close it. New adds the clones it holds to Voices
+	// (those whose base voice Voices has).
 	Store store.Store
 	// Formats is the codec registry the Synthesizer uses; nil means
 	// encode.DefaultRegistry.
@@ -149,6 +150,9 @@ func New(opts Options) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	if err := s.loadVoices(context.Background()); err != nil {
+		return nil, fmt.Errorf("server: loading voice clones: %w", err)
+	}
 	s.closing, s.shutdown = context.WithCancel(context.Background())
 
 	s.route("/v1/audio/speech", methods{http.MethodPost: s.authed(s.speech)})
@@ -159,6 +163,8 @@ func New(opts Options) (*Server, error) {
 	s.route("/v1/accounts", methods{http.MethodPost: s.createAccount})
 	s.route("/v1/keys", methods{http.MethodGet: s.authed(s.listKeys), http.MethodPost: s.authed(s.createKey)})
 	s.route("/v1/keys/{prefix}", methods{http.MethodDelete: s.authed(s.revokeKey)})
+	s.route("/v1/voices", methods{http.MethodGet: s.authed(s.listVoices), http.MethodPost: s.authed(s.createVoice)})
+	s.route("/v1/voices/{id}", methods{http.MethodGet: s.authed(s.getVoice), http.MethodDelete: s.authed(s.deleteVoice)})
 	if !opts.DisablePlayground {
 		s.route("/{$}", methods{http.MethodGet: s.playground})
 	}

@@ -61,22 +61,14 @@ type SpeechLimits struct {
 // for a body that is not a JSON object at all). Unknown fields are
 // ignored, so newer SDKs keep working; null counts as absent.
 func ParseSpeech(body []byte, lim SpeechLimits) (Speech, error) {
-	if !utf8.Valid(body) {
-		return Speech{}, BadRequest(CodeInvalidJSON, "", "The request body is not valid UTF-8.")
-	}
-	var raw map[string]json.RawMessage
-	if err := decodeStrict(body, &raw); err != nil {
-		return Speech{}, BadRequest(CodeInvalidJSON, "", "We could not parse the JSON body of your request: %s. "+
-			"Send a JSON object such as {\"voice\":\"...\",\"input\":\"...\"}.", describeJSONError(err))
-	}
-	if raw == nil {
-		return Speech{}, BadRequest(CodeInvalidJSON, "", "The request body must be a JSON object, not null.")
+	raw, err := decodeObject(body, `{"voice":"...","input":"..."}`)
+	if err != nil {
+		return Speech{}, err
 	}
 	s := Speech{Format: DefaultResponseFormat, Speed: 1, StreamFormat: StreamAudio}
 	if lim.DefaultFormat != "" {
 		s.Format = lim.DefaultFormat
 	}
-	var err error
 	if s.Voice, err = voiceField(raw["voice"]); err != nil {
 		return Speech{}, err
 	}
@@ -142,6 +134,23 @@ func ParseSpeech(body []byte, lim SpeechLimits) (Speech, error) {
 		return Speech{}, err
 	}
 	return s, nil
+}
+
+// decodeObject decodes a request body that must be one JSON object;
+// example shows one in the message of the 400.
+func decodeObject(body []byte, example string) (map[string]json.RawMessage, error) {
+	if !utf8.Valid(body) {
+		return nil, BadRequest(CodeInvalidJSON, "", "The request body is not valid UTF-8.")
+	}
+	var raw map[string]json.RawMessage
+	if err := decodeStrict(body, &raw); err != nil {
+		return nil, BadRequest(CodeInvalidJSON, "", "We could not parse the JSON body of your request: %s. "+
+			"Send a JSON object such as %s.", describeJSONError(err), example)
+	}
+	if raw == nil {
+		return nil, BadRequest(CodeInvalidJSON, "", "The request body must be a JSON object, not null.")
+	}
+	return raw, nil
 }
 
 // decodeStrict unmarshals one JSON value and rejects anything but white

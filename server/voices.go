@@ -1,0 +1,196 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"math"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tags"
+	"github.com/voxkit/voxkit/voices"
+)
+
+// A voice clone here is a derived voice: a base voice the account may use
+// plus a stored default style (speed, pitch, pitch range, volume,
+// whisper). The store is its record; the catalog serves it.
+
+// loadVoices adds the store's clones to the catalog. A clone whose base
+// voice is gone (a Piper voice removed from the directory) is left out
+// and logged; it stays in the store and comes back with its base.
+func (s *Server) loadVoices(ctx context.Context) error {
+	list, err := s.store.Voices(ctx, "")
+	if err != nil {
+		return err
+	}
+	for _, sv := range list {
+		base, err := s.voices.Lookup("", sv.Base)
+		if err != nil {
+			s.log.Warn("server: voice clone left out: its base voice is missing", "voice", sv.ID, "account", sv.Account, "base", sv.Base)
+			continue
+		}
+		v := catalogVoice(base, sv)
+		if old, err := s.voices.Lookup(sv.Account, sv.ID); err == nil && old.Owner == v.Owner && old.Base == v.Base {
+			continue // the catalog has it already (a second Server on it)
+		}
+		if err := s.voices.Add(v); err != nil {
+			s.log.Warn("server: voice clone left out", "voice", sv.ID, "account", sv.Account, "err", err)
+		}
+	}
+	return nil
+}
+
+// catalogVoice is the catalog entry of the stored clone sv, which speaks
+// with the engine voice of base.
+func catalogVoice(base voices.Voice, sv store.Voice) voices.Voice {
+	st := tags.Style{Pitch: sv.Pitch, Whisper: sv.Whisper}
+	if sv.Speed != 1 {
+		st.Rate = sv.Speed
+	}
+	if sv.Range != 1 {
+		st.Range = sv.Range
+	}
+	if sv.Volume != 1 {
+		st.Gain = 20 * math.Log10(sv.Volume) // -Inf (silence) for 0
+	}
+	return voices.Voice{
+		ID: sv.ID, Owner: sv.Account, Created: sv.Created, Engine: base.Engine, EngineVoice: base.EngineVoice,
+		Language: base.Language, Description: sv.Name, Base: sv.Base, Style: st,
+	}
+}
+
+func (s *Server) listVoices(w http.ResponseWriter, r *http.Request) {
+	list, err := s.store.Voices(r.Context(), info(r.Context()).account)
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, wire.FromStoredVoices(list))
+}
+
+// storedVoice returns the account's clone id from the store.
+func (s *Server) storedVoice(ctx context.Context, account, id string) (store.Voice, bool, error) {
+	list, err := s.store.Voices(ctx, account)
+	if err != nil {
+		return store.Voice{}, false, err
+	}
+	for _, v := range list {
+		if v.ID == id {
+			return v, true, nil
+		}
+	}
+	return store.Voice{}, false, nil
+}
+
+func (s *Server) getVoice(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	v, ok, err := s.storedVoice(r.Context(), info(r.Context()).account, id)
+	switch {
+	case err != nil:
+		s.internal(w, r, err)
+	case !ok:
+		writeError(w, wire.VoiceNotFound(id))
+	default:
+		writeJSON(w, http.StatusOK, wire.FromStoredVoice(v))
+	}
+}
+
+func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); strings.HasPrefix(mt, "multipart/") ||
+		strings.HasPrefix(mt, "audio/") || mt == "application/octet-stream" {
+		writeError(w, wire.CloningFromAudio("file"))
+		return
+	}
+	body, werr := s.readBody(w, r)
+	if werr != nil {
+		writeError(w, werr)
+		return
+	}
+	req, err := wire.ParseVoiceCreate(body)
+	if err != nil {
+		writeError(w, wire.ToError(err, ""))
+		return
+	}
+	ctx, account := r.Context(), info(r.Context()).account
+	base, err := s.voices.Lookup(account, s.resolveVoice(account, req.BaseVoice))
+	if err != nil {
+		writeError(w, wire.UnknownBaseVoice(req.BaseVoice))
+		return
+	}
+	sv := store.Voice{ID: req.ID, Account: account, Name: req.Name, Base: base.ID, Speed: 1, Range: 1, Volume: 1}
+	if !base.Global() {
+		// A clone of a clone: its settings are the default, and its base
+		// is the other clone's, so deleting one leaves the other intact.
+		parent, ok, err := s.storedVoice(ctx, account, base.ID)
+		if err != nil {
+			s.internal(w, r, err)
+			return
+		}
+		if !ok {
+			writeError(w, wire.UnknownBaseVoice(req.BaseVoice))
+			return
+		}
+		sv.Base, sv.Speed, sv.Pitch, sv.Range, sv.Volume, sv.Whisper = parent.Base, parent.Speed, parent.Pitch, parent.Range, parent.Volume, parent.Whisper
+	}
+	for _, f := range []struct {
+		dst *float64
+		src *float64
+	}{{&sv.Speed, req.Speed}, {&sv.Pitch, req.Pitch}, {&sv.Range, req.Range}, {&sv.Volume, req.Volume}} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	if req.Whisper != nil {
+		sv.Whisper = *req.Whisper
+	}
+	if sv.ID == "" {
+		var b [8]byte
+		rand.Read(b[:])
+		sv.ID = "voice_" + hex.EncodeToString(b[:])
+	}
+	if _, err := s.voices.Lookup(account, sv.ID); err == nil {
+		writeError(w, wire.VoiceIDTaken(sv.ID))
+		return
+	}
+	created, err := s.store.CreateVoice(ctx, sv)
+	switch {
+	case errors.Is(err, store.ErrVoiceExists):
+		writeError(w, wire.VoiceIDTaken(sv.ID))
+		return
+	case err != nil:
+		s.internal(w, r, err)
+		return
+	}
+	sv = created
+	if err := s.voices.Add(catalogVoice(base, sv)); err != nil {
+		// The id appeared in the catalog meanwhile (a rescan added a
+		// global voice of that id): undo the insert.
+		if _, derr := s.store.DeleteVoice(context.WithoutCancel(ctx), account, sv.ID); derr != nil {
+			s.internal(w, r, errors.Join(err, derr))
+			return
+		}
+		writeError(w, wire.VoiceIDTaken(sv.ID))
+		return
+	}
+	writeJSON(w, http.StatusCreated, wire.FromStoredVoice(sv))
+}
+
+func (s *Server) deleteVoice(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	v, err := s.store.DeleteVoice(r.Context(), info(r.Context()).account, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeError(w, wire.VoiceNotFound(id))
+		return
+	case err != nil:
+		s.internal(w, r, err)
+		return
+	}
+	s.voices.Remove(v.ID)
+	writeJSON(w, http.StatusOK, wire.VoiceDeleted{ID: v.ID, Object: "voice", Deleted: true})
+}

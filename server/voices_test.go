@@ -1,0 +1,261 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+)
+
+// call sends a JSON request and decodes the answer into out (if not nil);
+// it returns the status.
+func (e *env) call(method, path, key, body string, out any) int {
+	e.t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	res := e.do(method, path, key, "application/json", r)
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			e.t.Fatalf("%s %s: %d %s: %v", method, path, res.StatusCode, b, err)
+		}
+	}
+	return res.StatusCode
+}
+
+// speak returns the status and the pcm bytes of voice saying the sample.
+func (e *env) speak(key, voice string) (int, []byte) {
+	e.t.Helper()
+	res := e.do("POST", "/v1/audio/speech", key, "application/json",
+		strings.NewReader(`{"voice":"`+voice+`","input":"Hello there, how are you today?","response_format":"pcm"}`))
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, b
+}
+
+// models returns the model list of key as id → owned_by.
+func (e *env) models(key string) map[string]string {
+	e.t.Helper()
+	var l wire.ModelList
+	if st := e.call("GET", "/v1/models", key, "", &l); st != 200 {
+		e.t.Fatalf("models: %d", st)
+	}
+	m := map[string]string{}
+	for _, x := range l.Data {
+		m[x.ID] = x.OwnedBy
+	}
+	return m
+}
+
+func TestVoiceCloneLifecycle(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	var v wire.Voice
+	if st := e.call("POST", "/v1/voices", e.key, `{"name":"Quick","base_voice":"fake","speed":2}`, &v); st != 201 {
+		t.Fatalf("create: %d %+v", st, v)
+	}
+	if !strings.HasPrefix(v.ID, "voice_") || v.Object != "voice" || v.Name != "Quick" || v.BaseVoice != "fake" ||
+		v.OwnedBy != "user" || v.Speed != 2 || v.Pitch != 0 || v.Range != 1 || v.Volume != 1 || v.Whisper || v.Created == 0 {
+		t.Errorf("created %+v", v)
+	}
+
+	// Listed as the owner's own model, to the owner only.
+	if got := e.models(e.key); got[v.ID] != "user" || got["en-us"] != "service" {
+		t.Errorf("owner's models: %v", got)
+	}
+	if got := e.models(e.otherKey); got[v.ID] != "" {
+		t.Errorf("another account sees the clone: %v", got)
+	}
+	var m wire.Model
+	if st := e.call("GET", "/v1/models/"+v.ID, e.key, "", &m); st != 200 || m.OwnedBy != "user" {
+		t.Errorf("get model: %d %+v", st, m)
+	}
+	if st := e.call("GET", "/v1/models/"+v.ID, e.otherKey, "", nil); st != 404 {
+		t.Errorf("another account gets the model: %d", st)
+	}
+
+	// It speaks with its base voice at twice the speed.
+	st, base := e.speak(e.key, "fake")
+	st2, quick := e.speak(e.key, v.ID)
+	if st != 200 || st2 != 200 {
+		t.Fatalf("speech: %d, %d", st, st2)
+	}
+	if r := float64(len(quick)) / float64(len(base)); r < 0.45 || r > 0.55 {
+		t.Errorf("speed 2 clone: duration ×%.3f of its base, want ×0.5", r)
+	}
+	var apiErr wire.Error
+	res := e.do("POST", "/v1/audio/speech", e.otherKey, "application/json",
+		strings.NewReader(`{"voice":"`+v.ID+`","input":"hi","response_format":"pcm"}`))
+	json.NewDecoder(res.Body).Decode(&apiErr)
+	res.Body.Close()
+	if res.StatusCode != 404 || apiErr.Type != wire.TypeProxy || !strings.Contains(apiErr.Message, "unknown") {
+		t.Errorf("another account's speech: %d %+v", res.StatusCode, apiErr)
+	}
+
+	// The voices endpoints are scoped too.
+	var list wire.VoiceList
+	if st := e.call("GET", "/v1/voices", e.key, "", &list); st != 200 || len(list.Data) != 1 || list.Data[0] != v {
+		t.Errorf("list: %d %+v", st, list)
+	}
+	if st := e.call("GET", "/v1/voices", e.otherKey, "", &list); st != 200 || len(list.Data) != 0 {
+		t.Errorf("other's list: %d %+v", st, list)
+	}
+	var got wire.Voice
+	if st := e.call("GET", "/v1/voices/"+v.ID, e.key, "", &got); st != 200 || got != v {
+		t.Errorf("get: %d %+v", st, got)
+	}
+	for _, method := range []string{"GET", "DELETE"} {
+		var we wire.Error
+		if st := e.call(method, "/v1/voices/"+v.ID, e.otherKey, "", &we); st != 404 || we.Code != wire.CodeVoiceNotFound {
+			t.Errorf("%s by another account: %d %+v", method, st, we)
+		}
+	}
+
+	// Deleted, it is gone everywhere.
+	var del wire.VoiceDeleted
+	if st := e.call("DELETE", "/v1/voices/"+v.ID, e.key, "", &del); st != 200 || !del.Deleted || del.ID != v.ID {
+		t.Errorf("delete: %d %+v", st, del)
+	}
+	if st, _ := e.speak(e.key, v.ID); st != 404 {
+		t.Errorf("speech after delete: %d", st)
+	}
+	if got := e.models(e.key); got[v.ID] != "" {
+		t.Errorf("models after delete: %v", got)
+	}
+	if st := e.call("GET", "/v1/voices/"+v.ID, e.key, "", nil); st != 404 {
+		t.Errorf("get after delete: %d", st)
+	}
+	if st := e.call("DELETE", "/v1/voices/"+v.ID, e.key, "", nil); st != 404 {
+		t.Errorf("second delete: %d", st)
+	}
+}
+
+func TestVoiceCloneErrors(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	if st := e.call("POST", "/v1/voices", e.key, `{"id":"mine","name":"x","base_voice":"en-us"}`, nil); st != 201 {
+		t.Fatalf("create: %d", st)
+	}
+	tests := []struct {
+		name, body  string
+		status      int
+		code, param string
+	}{
+		{"unknown base", `{"name":"x","base_voice":"nope"}`, 400, wire.CodeInvalidValue, "base_voice"},
+		{"another account's clone as base", `{"name":"x","base_voice":"other-clone"}`, 400, wire.CodeInvalidValue, "base_voice"},
+		{"own id taken", `{"id":"mine","name":"x","base_voice":"en-us"}`, 409, wire.CodeVoiceExists, "id"},
+		{"global id taken", `{"id":"en-gb","name":"x","base_voice":"en-us"}`, 409, wire.CodeVoiceExists, "id"},
+		{"another account's id taken", `{"id":"other-clone","name":"x","base_voice":"en-us"}`, 409, wire.CodeVoiceExists, "id"},
+		{"bad setting", `{"name":"x","base_voice":"en-us","pitch":20}`, 400, wire.CodeDecimalTooLarge, "pitch"},
+		{"audio", `{"name":"x","base_voice":"en-us","audio":"UklGRiQAAABXQVZF"}`, 400, wire.CodeInvalidValue, "audio"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var we wire.Error
+			if st := e.call("POST", "/v1/voices", e.key, tt.body, &we); st != tt.status || we.Code != tt.code || we.Param != tt.param {
+				t.Errorf("%d %+v; want %d %s %s", st, we, tt.status, tt.code, tt.param)
+			}
+		})
+	}
+	// The clash found only in the catalog left nothing in the store.
+	if vs, _ := e.store.Voices(context.Background(), ""); len(vs) != 1 || vs[0].ID != "mine" {
+		t.Errorf("store after failed creations: %+v", vs)
+	}
+	// An upload gets the same answer as audio in JSON.
+	res := e.do("POST", "/v1/voices", e.key, "multipart/form-data; boundary=x", strings.NewReader("--x--\r\n"))
+	var we wire.Error
+	json.NewDecoder(res.Body).Decode(&we)
+	res.Body.Close()
+	if res.StatusCode != 400 || !strings.Contains(we.Message, "Cloning from audio is not supported") {
+		t.Errorf("multipart upload: %d %+v", res.StatusCode, we)
+	}
+	if st := e.call("POST", "/v1/voices", "", `{"name":"x","base_voice":"en-us"}`, nil); st != 401 {
+		t.Errorf("no key: %d", st)
+	}
+}
+
+// TestVoiceCloneOfClone: a clone made from another takes its base and
+// the settings it does not give, and outlives it.
+func TestVoiceCloneOfClone(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	var a, b wire.Voice
+	if st := e.call("POST", "/v1/voices", e.key, `{"id":"a","name":"A","base_voice":"fake","speed":2,"pitch":3,"whisper":true}`, &a); st != 201 {
+		t.Fatalf("create a: %d", st)
+	}
+	if st := e.call("POST", "/v1/voices", e.key, `{"id":"b","name":"B","base_voice":"a","pitch":-2}`, &b); st != 201 {
+		t.Fatalf("create b: %d", st)
+	}
+	if b.BaseVoice != "fake" || b.Speed != 2 || b.Pitch != -2 || !b.Whisper {
+		t.Errorf("clone of a clone: %+v", b)
+	}
+	if st := e.call("DELETE", "/v1/voices/a", e.key, "", nil); st != 200 {
+		t.Fatalf("delete a: %d", st)
+	}
+	if st, _ := e.speak(e.key, "b"); st != 200 {
+		t.Errorf("b after a was deleted: %d", st)
+	}
+}
+
+// TestVoiceClonesSurviveRestart: a new Server on the same database serves
+// the clones, to their owners only.
+func TestVoiceClonesSurviveRestart(t *testing.T) {
+	dbPath := filepath.Join(t.TempDir(), store.FileName)
+	e := newEnv(t, envOptions{dbPath: dbPath})
+	if st := e.call("POST", "/v1/voices", e.key, `{"id":"kept","name":"Kept","base_voice":"fake","speed":2}`, nil); st != 201 {
+		t.Fatalf("create: %d", st)
+	}
+	_, before := e.speak(e.key, "kept")
+	e.ts.Close()
+	e.store.Close()
+
+	e2 := newEnv(t, envOptions{dbPath: dbPath})
+	if got := e2.models(e.key); got["kept"] != "user" {
+		t.Errorf("after restart: %v", got)
+	}
+	if got := e2.models(e.otherKey); got["kept"] != "" {
+		t.Errorf("after restart another account sees it: %v", got)
+	}
+	st, after := e2.speak(e.key, "kept")
+	if st != 200 || len(after) != len(before) {
+		t.Errorf("speech after restart: %d, %d bytes, before %d", st, len(after), len(before))
+	}
+}
+
+// TestSDKModelsWithClone lists models with the official OpenAI SDK.
+func TestSDKModelsWithClone(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	if st := e.call("POST", "/v1/voices", e.key, `{"id":"sdk-clone","name":"SDK","base_voice":"en-us","pitch":2}`, nil); st != 201 {
+		t.Fatalf("create: %d", st)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		key  string
+		want string
+	}{{e.key, "user"}, {e.otherKey, ""}} {
+		page, err := e.client(tc.key).Models.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		owned := ""
+		for _, m := range page.Data {
+			if m.ID == "sdk-clone" {
+				owned = string(m.OwnedBy)
+			}
+		}
+		if owned != tc.want {
+			t.Errorf("owned_by %q, want %q", owned, tc.want)
+		}
+	}
+	m, err := e.client(e.key).Models.Get(ctx, "sdk-clone")
+	if err != nil || m.OwnedBy != "user" {
+		t.Errorf("get: %+v %v", m, err)
+	}
+	_, err = e.client(e.otherKey).Models.Get(ctx, "sdk-clone")
+	checkAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
+}

@@ -1,0 +1,117 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voxkit/voxkit/server/store"
+)
+
+// show prints a VoiceCreate with its optional settings dereferenced.
+func show(v VoiceCreate) string {
+	f := func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprint(*p)
+	}
+	w := "-"
+	if v.Whisper != nil {
+		w = fmt.Sprint(*v.Whisper)
+	}
+	return fmt.Sprintf("id=%s name=%s base=%s speed=%s pitch=%s range=%s volume=%s whisper=%s",
+		v.ID, v.Name, v.BaseVoice, f(v.Speed), f(v.Pitch), f(v.Range), f(v.Volume), w)
+}
+
+func TestParseVoiceCreate(t *testing.T) {
+	tests := []struct {
+		name, body, want string
+	}{
+		{"minimal", `{"name":"Fast","base_voice":"en-us"}`, "id= name=Fast base=en-us speed=- pitch=- range=- volume=- whisper=-"},
+		{"everything", `{"id":"my-voice","name":"x","base_voice":"b","speed":2,"pitch":-3.5,"range":0.5,"volume":0,"whisper":true}`,
+			"id=my-voice name=x base=b speed=2 pitch=-3.5 range=0.5 volume=0 whisper=true"},
+		{"limits", `{"name":"x","base_voice":"b","speed":0.25,"pitch":12,"range":2,"volume":2,"whisper":false}`,
+			"id= name=x base=b speed=0.25 pitch=12 range=2 volume=2 whisper=false"},
+		{"null is absent", `{"id":null,"name":"x","base_voice":"b","speed":null,"whisper":null}`,
+			"id= name=x base=b speed=- pitch=- range=- volume=- whisper=-"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseVoiceCreate([]byte(tt.body))
+			if err != nil || show(got) != tt.want {
+				t.Errorf("ParseVoiceCreate(%s) = %s, %v; want %s", tt.body, show(got), err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseVoiceCreateErrors(t *testing.T) {
+	tests := []struct {
+		name, body, code, param string
+	}{
+		{"not JSON", `{`, CodeInvalidJSON, ""},
+		{"null", `null`, CodeInvalidJSON, ""},
+		{"trailing", `{"name":"x","base_voice":"b"}}`, CodeInvalidJSON, ""},
+		{"no name", `{"base_voice":"b"}`, CodeMissingParameter, "name"},
+		{"blank name", `{"name":"  ","base_voice":"b"}`, CodeStringTooShort, "name"},
+		{"long name", `{"name":"` + strings.Repeat("é", MaxVoiceName+1) + `","base_voice":"b"}`, CodeStringTooLong, "name"},
+		{"name not a string", `{"name":1,"base_voice":"b"}`, CodeInvalidType, "name"},
+		{"no base", `{"name":"x"}`, CodeMissingParameter, "base_voice"},
+		{"empty base", `{"name":"x","base_voice":""}`, CodeStringTooShort, "base_voice"},
+		{"bad id", `{"id":"a b","name":"x","base_voice":"b"}`, CodeInvalidValue, "id"},
+		{"empty id", `{"id":"","name":"x","base_voice":"b"}`, CodeInvalidValue, "id"},
+		{"speed low", `{"name":"x","base_voice":"b","speed":0.2}`, CodeDecimalTooSmall, "speed"},
+		{"speed high", `{"name":"x","base_voice":"b","speed":4.5}`, CodeDecimalTooLarge, "speed"},
+		{"speed string", `{"name":"x","base_voice":"b","speed":"2"}`, CodeInvalidType, "speed"},
+		{"pitch low", `{"name":"x","base_voice":"b","pitch":-13}`, CodeDecimalTooSmall, "pitch"},
+		{"pitch high", `{"name":"x","base_voice":"b","pitch":12.5}`, CodeDecimalTooLarge, "pitch"},
+		{"range low", `{"name":"x","base_voice":"b","range":0.4}`, CodeDecimalTooSmall, "range"},
+		{"range high", `{"name":"x","base_voice":"b","range":3}`, CodeDecimalTooLarge, "range"},
+		{"volume negative", `{"name":"x","base_voice":"b","volume":-0.1}`, CodeDecimalTooSmall, "volume"},
+		{"volume high", `{"name":"x","base_voice":"b","volume":2.01}`, CodeDecimalTooLarge, "volume"},
+		{"whisper not bool", `{"name":"x","base_voice":"b","whisper":"yes"}`, CodeInvalidType, "whisper"},
+		{"unknown field", `{"name":"x","base_voice":"b","pich":2}`, CodeUnknownParameter, "pich"},
+		{"audio", `{"name":"x","base_voice":"b","audio":"UklGRg=="}`, CodeInvalidValue, "audio"},
+		{"file", `{"name":"x","file":"sample.wav"}`, CodeInvalidValue, "file"},
+		{"audio_url", `{"audio_url":"https://example.com/a.wav"}`, CodeInvalidValue, "audio_url"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseVoiceCreate([]byte(tt.body))
+			var we *Error
+			if !errors.As(err, &we) || we.Status != 400 || we.Code != tt.code || we.Param != tt.param {
+				t.Fatalf("ParseVoiceCreate(%s) = %v (%+v); want 400 %s param %q", tt.body, err, we, tt.code, tt.param)
+			}
+			if strings.HasPrefix(tt.param, "audio") || tt.param == "file" {
+				if !strings.Contains(we.Message, "Cloning from audio is not supported") {
+					t.Errorf("message %q", we.Message)
+				}
+			}
+		})
+	}
+}
+
+func TestVoiceJSON(t *testing.T) {
+	sv := store.Voice{ID: "v1", Account: "a", Base: "en-us", Name: "Fast", Speed: 2, Pitch: -1, Range: 1, Volume: 0.5,
+		Whisper: true, Created: time.Unix(1700000000, 0)}
+	b, _ := json.Marshal(FromStoredVoices([]store.Voice{sv}))
+	want := `{"object":"list","data":[{"id":"v1","object":"voice","name":"Fast","base_voice":"en-us","owned_by":"user",` +
+		`"created":1700000000,"speed":2,"pitch":-1,"range":1,"volume":0.5,"whisper":true}]}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	if b, _ := json.Marshal(FromStoredVoices(nil)); string(b) != `{"object":"list","data":[]}` {
+		t.Errorf("empty list: %s", b)
+	}
+	e := VoiceNotFound("x")
+	if e.Status != 404 || e.Type != TypeInvalidRequest || e.Param != "id" {
+		t.Errorf("VoiceNotFound = %+v", e)
+	}
+	if e := VoiceIDTaken("x"); e.Status != 409 || e.Code != CodeVoiceExists {
+		t.Errorf("VoiceIDTaken = %+v", e)
+	}
+}
