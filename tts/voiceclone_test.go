@@ -84,6 +84,7 @@ func TestCloneStyle(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			x := sayAs(t, s, tt.req)
+			t.Logf("duration ×%.3f, F0 ×%.3f, RMS ×%.3f", seconds(x)/dur, dsp.EstimateF0(x, pcmRate)/f0, dsp.RMS(x)/rms)
 			if r := seconds(x) / dur; math.Abs(r/tt.dur-1) > 0.03 {
 				t.Errorf("duration ×%.3f, want ×%.3f", r, tt.dur)
 			}
@@ -122,6 +123,8 @@ func TestCloneEspeak(t *testing.T) {
 	plain := sayAs(t, s, tts.Request{Voice: "en-us", Input: sample})
 	quick := sayAs(t, s, tts.Request{Voice: "quick", Input: sample})
 	high := sayAs(t, s, tts.Request{Voice: "high", Input: sample})
+	t.Logf("speed 2: duration ×%.3f; pitch +4: F0 ×%.3f, duration ×%.3f", seconds(quick)/seconds(plain),
+		dsp.EstimateF0(high, pcmRate)/dsp.EstimateF0(plain, pcmRate), seconds(high)/seconds(plain))
 	if r := seconds(quick) / seconds(plain); math.Abs(r-0.5) > 0.05 {
 		t.Errorf("speed 2: duration ×%.3f, want ×0.5", r)
 	}
