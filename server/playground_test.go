@@ -13,7 +13,8 @@ import (
 )
 
 // TestPlayground drives the playground in headless Chromium: sign in with
-// a key, create a key (shown once), revoke it, and speak.
+// a key, create a key (shown once), revoke it, speak, and create, use
+// and delete a voice of one's own.
 func TestPlayground(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
@@ -76,6 +77,25 @@ func TestPlayground(t *testing.T) {
 	poll(`document.getElementById("speech-msg").textContent.includes("streamed")`)
 	if m := text("#speech-msg"); !strings.Contains(m, "streamed 2 sentences") {
 		t.Errorf("websocket streaming: %q", m)
+	}
+	// A voice of one's own: created from a base voice, selected, spoken
+	// with, deleted.
+	step(chromedp.SendKeys("#newvoice-name", "Browser voice"))
+	step(chromedp.SetValue("#newvoice-speed", "2"))
+	step(chromedp.SetValue("#newvoice-pitch", "3"))
+	step(chromedp.Click("#newvoice-form button"))
+	poll(`document.getElementById("myvoices").textContent.includes("Browser voice")`)
+	vs, err := e.store.Voices(context.Background(), "local")
+	if err != nil || len(vs) != 1 || vs[0].Speed != 2 || vs[0].Pitch != 3 || vs[0].Base != "en-us" || vs[0].Name != "Browser voice" {
+		t.Fatalf("voice made in the browser: %+v, %v", vs, err)
+	}
+	poll(`document.getElementById("voice").value === "` + vs[0].ID + `"`)
+	step(chromedp.Click("#speech-form button"))
+	poll(`document.getElementById("speech-msg").textContent.includes("bytes")`)
+	step(chromedp.Click("#myvoices button"))
+	poll(`document.getElementById("myvoices").textContent === ""`)
+	if vs, _ := e.store.Voices(context.Background(), "local"); len(vs) != 0 {
+		t.Errorf("after delete in the browser: %+v", vs)
 	}
 	if who != "local" {
 		t.Errorf("signed in as %q", who)
