@@ -115,3 +115,26 @@ func TestVoiceJSON(t *testing.T) {
 		t.Errorf("VoiceIDTaken = %+v", e)
 	}
 }
+
+// FuzzParseVoiceCreate: any body is either parsed into settings within
+// their limits or refused with a 400 *Error.
+func FuzzParseVoiceCreate(f *testing.F) {
+	for _, s := range []string{`{"name":"x","base_voice":"b","speed":2}`, `{"audio":1}`, `{`, `null`,
+		`{"id":"a b","name":"x","base_voice":"b"}`, `{"name":"x","base_voice":"b","volume":-0}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		v, err := ParseVoiceCreate([]byte(body))
+		if err != nil {
+			var we *Error
+			if !errors.As(err, &we) || we.Status != 400 {
+				t.Fatalf("error %v is not a 400 *Error", err)
+			}
+			return
+		}
+		in := func(p *float64, lo, hi float64) bool { return p == nil || *p >= lo && *p <= hi }
+		if v.Name == "" || v.BaseVoice == "" || !in(v.Speed, 0.25, 4) || !in(v.Pitch, -12, 12) || !in(v.Range, 0.5, 2) || !in(v.Volume, 0, 2) {
+			t.Fatalf("accepted %s as %s", body, show(v))
+		}
+	})
+}
