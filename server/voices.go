@@ -21,33 +21,26 @@ import (
 // whisper). The store is its record; the catalog serves it.
 
 // loadVoices adds the store's clones to the catalog. A clone whose base
-// voice is gone (a Piper voice removed from the directory) is left out
-// and logged; it stays in the store and comes back with its base.
+// voice is missing (a Piper voice removed from the directory) stays
+// hidden in the catalog until its base is back.
 func (s *Server) loadVoices(ctx context.Context) error {
 	list, err := s.store.Voices(ctx, "")
 	if err != nil {
 		return err
 	}
 	for _, sv := range list {
-		base, err := s.voices.Lookup("", sv.Base)
-		if err != nil {
-			s.log.Warn("server: voice clone left out: its base voice is missing", "voice", sv.ID, "account", sv.Account, "base", sv.Base)
-			continue
-		}
-		v := catalogVoice(base, sv)
-		if old, err := s.voices.Lookup(sv.Account, sv.ID); err == nil && old.Owner == v.Owner && old.Base == v.Base {
+		if v, err := s.voices.Lookup(sv.Account, sv.ID); err == nil && v.Owner == sv.Account && v.Base == sv.Base {
 			continue // the catalog has it already (a second Server on it)
 		}
-		if err := s.voices.Add(v); err != nil {
+		if err := s.voices.Add(catalogVoice(sv)); err != nil {
 			s.log.Warn("server: voice clone left out", "voice", sv.ID, "account", sv.Account, "err", err)
 		}
 	}
 	return nil
 }
 
-// catalogVoice is the catalog entry of the stored clone sv, which speaks
-// with the engine voice of base.
-func catalogVoice(base voices.Voice, sv store.Voice) voices.Voice {
+// catalogVoice is the catalog entry of the stored clone sv.
+func catalogVoice(sv store.Voice) voices.Voice {
 	st := tags.Style{Pitch: sv.Pitch, Whisper: sv.Whisper}
 	if sv.Speed != 1 {
 		st.Rate = sv.Speed
@@ -58,10 +51,7 @@ func catalogVoice(base voices.Voice, sv store.Voice) voices.Voice {
 	if sv.Volume != 1 {
 		st.Gain = 20 * math.Log10(sv.Volume) // -Inf (silence) for 0
 	}
-	return voices.Voice{
-		ID: sv.ID, Owner: sv.Account, Created: sv.Created, Engine: base.Engine, EngineVoice: base.EngineVoice,
-		Language: base.Language, Description: sv.Name, Base: sv.Base, Style: st,
-	}
+	return voices.Voice{ID: sv.ID, Owner: sv.Account, Created: sv.Created, Description: sv.Name, Base: sv.Base, Style: st}
 }
 
 func (s *Server) listVoices(w http.ResponseWriter, r *http.Request) {
@@ -167,7 +157,7 @@ func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sv = created
-	if err := s.voices.Add(catalogVoice(base, sv)); err != nil {
+	if err := s.voices.Add(catalogVoice(sv)); err != nil {
 		// The id appeared in the catalog meanwhile (a rescan added a
 		// global voice of that id): undo the insert.
 		if _, derr := s.store.DeleteVoice(context.WithoutCancel(ctx), account, sv.ID); derr != nil {

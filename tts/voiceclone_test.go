@@ -27,7 +27,7 @@ func cloneSynth(t *testing.T, eng engine.Engine, base string, styles map[string]
 		t.Fatal(err)
 	}
 	for id, st := range styles {
-		if err := cat.Add(voices.Voice{ID: id, Owner: "acct", Engine: "e", EngineVoice: base, Base: base, Style: st}); err != nil {
+		if err := cat.Add(voices.Voice{ID: id, Owner: "acct", Base: base, Style: st}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -29,8 +29,10 @@ type Voice struct {
 	Language string
 	// Description is a short human-readable label.
 	Description string
-	// Base is the global voice a derived voice (a clone) speaks with;
-	// empty for a global voice. Engine and EngineVoice are the base's.
+	// Base is the id of the global voice a derived voice (a clone)
+	// speaks with; empty for a global voice. The catalog gives such a
+	// clone the base's Engine and EngineVoice (and Language when it has
+	// none), and hides it while the base is missing.
 	Base string
 	// Style is the voice's default speaking style: it applies to
 	// everything the voice says as if the input were enclosed in a style
@@ -87,8 +89,11 @@ func (c *Catalog) Add(v Voice) error {
 	if err := ValidateID(v.ID); err != nil {
 		return err
 	}
-	if v.Engine == "" {
+	if v.Engine == "" && v.Base == "" {
 		return fmt.Errorf("voices: voice %q has no engine", v.ID)
+	}
+	if v.Base != "" && v.Global() {
+		return fmt.Errorf("voices: voice %q has a base voice but no owner", v.ID)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -110,10 +115,15 @@ func (c *Catalog) Remove(id string) {
 }
 
 // Lookup returns the voice id as seen by account: a global voice, or a
-// clone that account owns. An empty account sees only global voices.
+// clone that account owns. An empty account sees only global voices. A
+// clone whose base voice is missing (removed by a rescan) is unknown
+// until the base is back.
 func (c *Catalog) Lookup(account, id string) (Voice, error) {
 	c.mu.RLock()
 	v, ok := c.voices[id]
+	if ok {
+		v, ok = c.resolve(v)
+	}
 	c.mu.RUnlock()
 	if !ok || !(v.Global() || v.Owner == account) {
 		return Voice{}, fmt.Errorf("%w %q", ErrUnknownVoice, id)
@@ -121,14 +131,34 @@ func (c *Catalog) Lookup(account, id string) (Voice, error) {
 	return v, nil
 }
 
+// resolve gives a derived voice its base's engine voice; ok is false when
+// the base is missing. c.mu is held.
+func (c *Catalog) resolve(v Voice) (Voice, bool) {
+	if v.Base == "" {
+		return v, true
+	}
+	base, ok := c.voices[v.Base]
+	if !ok || !base.Global() {
+		return Voice{}, false
+	}
+	v.Engine, v.EngineVoice = base.Engine, base.EngineVoice
+	if v.Language == "" {
+		v.Language = base.Language
+	}
+	return v, true
+}
+
 // List returns the voices account may use — the global voices and the
-// account's own clones — sorted by id.
+// account's own clones (but not those whose base voice is missing) —
+// sorted by id.
 func (c *Catalog) List(account string) []Voice {
 	c.mu.RLock()
 	list := make([]Voice, 0, len(c.voices))
 	for _, v := range c.voices {
 		if v.Global() || v.Owner == account {
-			list = append(list, v)
+			if v, ok := c.resolve(v); ok {
+				list = append(list, v)
+			}
 		}
 	}
 	c.mu.RUnlock()

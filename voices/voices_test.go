@@ -140,3 +140,47 @@ func TestStyleFor(t *testing.T) {
 		t.Errorf("global voice changed the style: %v", got)
 	}
 }
+
+// TestDerivedVoiceFollowsBase: a clone takes its base's engine voice, and
+// is hidden while the base is missing.
+func TestDerivedVoiceFollowsBase(t *testing.T) {
+	var c voices.Catalog
+	base := voices.Voice{ID: "amy", Engine: "onnx", EngineVoice: "en_US-amy-medium", Language: "en-US"}
+	clone := voices.Voice{ID: "quick-amy", Owner: "acct", Base: "amy", Style: tags.Style{Rate: 2}}
+	for _, v := range []voices.Voice{base, clone} {
+		if err := c.Add(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := c.Lookup("acct", "quick-amy")
+	if err != nil || v.Engine != "onnx" || v.EngineVoice != "en_US-amy-medium" || v.Language != "en-US" || v.Style.Rate != 2 {
+		t.Errorf("Lookup = %+v, %v", v, err)
+	}
+	if l := c.List("acct"); len(l) != 2 || l[1].EngineVoice != "en_US-amy-medium" {
+		t.Errorf("List = %+v", l)
+	}
+	c.Remove("amy")
+	if _, err := c.Lookup("acct", "quick-amy"); !errors.Is(err, voices.ErrUnknownVoice) {
+		t.Errorf("clone of a missing base: %v", err)
+	}
+	if l := c.List("acct"); len(l) != 0 {
+		t.Errorf("List without the base = %+v", l)
+	}
+	if err := c.Add(base); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Lookup("acct", "quick-amy"); err != nil {
+		t.Errorf("base back, clone still unknown: %v", err)
+	}
+	// A clone's base must be a global voice, and a voice with a base an
+	// owned one.
+	if err := c.Add(voices.Voice{ID: "twice", Owner: "acct", Base: "quick-amy"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Lookup("acct", "twice"); err == nil {
+		t.Error("a clone based on a clone resolved")
+	}
+	if err := c.Add(voices.Voice{ID: "ownerless", Base: "amy"}); err == nil {
+		t.Error("a global voice with a base was accepted")
+	}
+}
