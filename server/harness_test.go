@@ -52,6 +52,7 @@ type env struct {
 	store    *store.SQLite
 	dbPath   string
 	slow     *enginetest.Fake
+	catalog  *voices.Catalog
 	key      string      // account "local"
 	otherKey string      // account "other"
 	revoked  string      // account "local", revoked
@@ -104,7 +105,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, store: st, dbPath: o.dbPath, slow: slow, done: make(chan string, 1000)}
+	e := &env{t: t, store: st, dbPath: o.dbPath, slow: slow, catalog: cat, done: make(chan string, 1000)}
 	if _, err := st.Account(ctx, "local"); err != nil {
 		st.CreateAccount(ctx, "local")
 		st.CreateAccount(ctx, "other")

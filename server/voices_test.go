@@ -259,3 +259,29 @@ func TestSDKModelsWithClone(t *testing.T) {
 	_, err = e.client(e.otherKey).Models.Get(ctx, "sdk-clone")
 	checkAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
 }
+
+// TestVoiceCloneBaseRemoved: while its base voice is gone (a rescan
+// removed it), a clone is unknown; it comes back with the base.
+func TestVoiceCloneBaseRemoved(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	if st := e.call("POST", "/v1/voices", e.key, `{"id":"brit","name":"Brit","base_voice":"en-gb","pitch":-2}`, nil); st != 201 {
+		t.Fatalf("create: %d", st)
+	}
+	gb, err := e.catalog.Lookup("", "en-gb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.catalog.Remove("en-gb")
+	if st, _ := e.speak(e.key, "brit"); st != 404 {
+		t.Errorf("speech without the base: %d", st)
+	}
+	if got := e.models(e.key); got["brit"] != "" {
+		t.Errorf("listed without the base: %v", got)
+	}
+	if err := e.catalog.Add(gb); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := e.speak(e.key, "brit"); st != 200 {
+		t.Errorf("speech with the base back: %d", st)
+	}
+}
