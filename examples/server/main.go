@@ -7,6 +7,13 @@
 //	                                                print a new API key, once
 //	server [flags] keys list [--account NAME]
 //	server [flags] keys revoke PREFIX               revoke the key starting with PREFIX
+//	server [flags] voices list [--account NAME]     the accounts' voice clones
+//	server [flags] voices delete --account NAME ID  delete a clone (a running
+//	                                                server serves it until it restarts)
+//
+// Voice clones (derived voices: a base voice with a stored style) are made
+// with POST /v1/voices or in the playground; the server loads them from the
+// store at start.
 //
 // Flags (and their environment variables): -addr (VOXKIT_ADDR), -data
 // (VOXKIT_DATA: the directory of the SQLite database), -voices
@@ -201,8 +208,32 @@ func (a *app) run(ctx context.Context, args []string) error {
 		}
 		fmt.Fprintf(a.stdout, "revoked %s (account %s)\n", k.Prefix, k.Account)
 		return nil
+	case "voices list":
+		vf := flag.NewFlagSet("voices list", flag.ContinueOnError)
+		vf.SetOutput(a.stderr)
+		account := vf.String("account", "", "only this account's clones")
+		if err := vf.Parse(rest[2:]); err != nil {
+			return err
+		}
+		return a.listVoices(ctx, st, *account)
+	case "voices delete":
+		vf := flag.NewFlagSet("voices delete", flag.ContinueOnError)
+		vf.SetOutput(a.stderr)
+		account := vf.String("account", "", "account that owns the clone (required)")
+		if err := vf.Parse(rest[2:]); err != nil {
+			return err
+		}
+		if *account == "" || vf.NArg() != 1 {
+			return errors.New("usage: voices delete --account NAME ID")
+		}
+		v, err := st.DeleteVoice(ctx, *account, vf.Arg(0))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "deleted voice %s (account %s)\n", v.ID, v.Account)
+		return nil
 	}
-	return fmt.Errorf("unknown command %q (want accounts create|list, keys create|list|revoke)", strings.Join(rest, " "))
+	return fmt.Errorf("unknown command %q (want accounts create|list, keys create|list|revoke, voices list|delete)", strings.Join(rest, " "))
 }
 
 func arg(args []string, i int) string {
@@ -231,6 +262,20 @@ func (a *app) listKeys(ctx context.Context, st store.Store, account string) erro
 			status = "revoked " + stamp(k.Revoked)
 		}
 		fmt.Fprintf(tw, "%s…\t%s\t%s\t%s\t%s\t%s\n", k.Prefix, k.Account, k.Name, stamp(k.Created), stamp(k.LastUsed), status)
+	}
+	return tw.Flush()
+}
+
+func (a *app) listVoices(ctx context.Context, st store.Store, account string) error {
+	list, err := st.Voices(ctx, account)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tACCOUNT\tBASE\tSPEED\tPITCH\tRANGE\tVOLUME\tWHISPER\tCREATED\tNAME")
+	for _, v := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%+g\t%g\t%g\t%t\t%s\t%s\n", v.ID, v.Account, v.Base, v.Speed, v.Pitch, v.Range,
+			v.Volume, v.Whisper, v.Created.UTC().Format(time.RFC3339), v.Name)
 	}
 	return tw.Flush()
 }

@@ -89,6 +89,25 @@ func TestServeFirstStartAndShutdown(t *testing.T) {
 	if res.StatusCode != 200 || !bytes.HasPrefix(wav, []byte("RIFF")) {
 		t.Fatalf("speech: %d %q", res.StatusCode, wav[:min(len(wav), 200)])
 	}
+	// A voice clone made over HTTP speaks, and is in the store.
+	post := func(path, body string) int {
+		req, _ := http.NewRequest("POST", "http://"+addr.String()+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if st := post("/v1/voices", `{"id":"quick","name":"Quick","base_voice":"alloy","speed":2}`); st != 201 {
+		t.Fatalf("create voice: %d", st)
+	}
+	if st := post("/v1/audio/speech", `{"voice":"quick","input":"Fast."}`); st != 200 {
+		t.Errorf("speech with the clone: %d", st)
+	}
 	cancel()
 	select {
 	case err := <-done:
@@ -101,6 +120,15 @@ func TestServeFirstStartAndShutdown(t *testing.T) {
 	// A second start finds the account and prints no key.
 	if got := cmd(t, dir, "accounts", "list"); !strings.HasPrefix(got, "local\t") {
 		t.Errorf("accounts: %q", got)
+	}
+	if got := cmd(t, dir, "voices", "list", "--account", "local"); !strings.Contains(got, "quick") || !strings.Contains(got, "en-us") {
+		t.Errorf("voices list:\n%s", got)
+	}
+	if got := cmd(t, dir, "voices", "delete", "--account", "local", "quick"); !strings.Contains(got, "deleted voice quick") {
+		t.Errorf("voices delete: %q", got)
+	}
+	if got := cmd(t, dir, "voices", "list"); strings.Contains(got, "quick") {
+		t.Errorf("after delete:\n%s", got)
 	}
 }
 
