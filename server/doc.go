@@ -13,10 +13,16 @@
 //	GET    /v1/keys              the account's API keys
 //	POST   /v1/keys              create a key; the plaintext is returned once
 //	DELETE /v1/keys/{prefix}     revoke a key
+//	POST   /v1/voices            create a voice clone: a base voice with a stored style
+//	GET    /v1/voices            the account's voice clones
+//	GET    /v1/voices/{id}       one of them
+//	DELETE /v1/voices/{id}       delete one
 //	GET    /                     the web playground
 //
 // Every /v1 endpoint except POST /v1/accounts needs "Authorization: Bearer
 // sk_..."; errors are OpenAI-shaped JSON. Mount it under a prefix with
-// http.StripPrefix. docs/server.md describes the protocol, the error table
+// http.StripPrefix. A voice clone is a derived voice (cloning from audio
+// is not supported); New loads the clones in the Store into the catalog.
+// docs/server.md describes the protocol, the error table
 // and the limits.
 package server

@@ -1,6 +1,6 @@
-// Package store keeps voxkit's accounts and API keys behind a small Store
-// interface, with an embedded SQLite implementation (modernc.org/sqlite,
-// pure Go) as the default.
+// Package store keeps voxkit's accounts, API keys and voice clones behind
+// a small Store interface, with an embedded SQLite implementation
+// (modernc.org/sqlite, pure Go) as the default.
 //
 // An API key is "sk_" followed by 43 base62 characters (256 random bits).
 // Only its SHA-256 hash and a short display prefix ("sk_" and the next 8
