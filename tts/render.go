@@ -116,6 +116,7 @@ func (r *renderer) text(ctx context.Context, part tags.Part) error {
 		x = dsp.ShapePitch(x, rate0, fx.pitch, fx.span)
 	}
 	dsp.Gain(x, fx.gain)
+	dsp.SoftLimit(x)
 	return r.p.emit(engine.Chunk{Samples: x, SampleRate: rate0})
 }
 
@@ -216,6 +217,7 @@ func (r *renderer) event(part tags.Part) error {
 		gain = v.StyleFor(part.Style).Gain // a derived voice's loudness too
 	}
 	dsp.Gain(x, gain)
+	dsp.SoftLimit(x)
 	return r.p.emit(engine.Chunk{Samples: x, SampleRate: rate})
 }
 

@@ -275,3 +275,21 @@ func BenchmarkShapePitch(b *testing.B) {
 		ShapePitch(x, testRate, 3, 1.5)
 	}
 }
+
+func TestSoftLimit(t *testing.T) {
+	x := []float32{0, 0.5, -0.8, 0.9, -1.2, 3, -40}
+	SoftLimit(x)
+	want := []float32{0, 0.5, -0.8}
+	for i, w := range want {
+		if x[i] != w {
+			t.Errorf("sample %d below the knee changed: %v", i, x[i])
+		}
+	}
+	prev := float32(0.8)
+	for i, v := range []float32{x[3], -x[4], x[5], -x[6]} {
+		if v < prev || v > 1 || (i < 2 && v == prev) {
+			t.Errorf("limited sample %d = %v, want rising in (0.8, 1]", i, v)
+		}
+		prev = v
+	}
+}

@@ -106,6 +106,25 @@ func Gain(x []float32, db float64) {
 	}
 }
 
+// limitKnee is the level above which SoftLimit bends the signal.
+const limitKnee = 0.8
+
+// SoftLimit keeps x within (-1, 1) without hard clipping: samples below
+// limitKnee in magnitude are unchanged, louder ones are bent smoothly
+// (tanh) toward ±1. Effects that raise the level (gain, pitch shifting)
+// use it so that loud speech is not clipped into distortion.
+func SoftLimit(x []float32) {
+	const room = 1 - limitKnee
+	for i, v := range x {
+		a := math.Abs(float64(v))
+		if a <= limitKnee {
+			continue
+		}
+		y := limitKnee + room*math.Tanh((a-limitKnee)/room)
+		x[i] = float32(math.Copysign(y, float64(v)))
+	}
+}
+
 // AppendSilence appends n samples of silence to dst.
 func AppendSilence(dst []float32, n int) []float32 {
 	return append(dst, make([]float32, max(n, 0))...)
