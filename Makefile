@@ -59,6 +59,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./tags
 	$(GO) test -run '^$$' -fuzz FuzzTagsReachEngine -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./tts
 	$(GO) test -run '^$$' -fuzz FuzzSpeechBody -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/e2e
+	$(GO) test -run '^$$' -fuzz FuzzParseVoiceCreate -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./server/wire
 
 clean:
 	rm -rf $(BIN)
