@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/openai/openai-go/v3"
 
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -31,36 +31,8 @@ const sentences10 = "One is first. Two comes next. Three is here. Four follows. 
 // duration in seconds.
 func probe(t *testing.T, audio []byte, format string) (codec string, rate int, dur float64) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "audio."+format)
-	if err := os.WriteFile(path, audio, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"-v", "error", "-show_entries", "stream=codec_name,sample_rate:format=duration", "-of", "json"}
-	if format == "pcm" {
-		args = append(args, "-f", "s16le", "-ar", "24000", "-ac", "1")
-	}
-	out, err := exec.Command("ffprobe", append(args, path)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ffprobe %s: %v: %s", format, err, out)
-	}
-	var p struct {
-		Streams []struct {
-			Codec string `json:"codec_name"`
-			Rate  string `json:"sample_rate"`
-		} `json:"streams"`
-		Format struct {
-			Duration string `json:"duration"`
-		} `json:"format"`
-	}
-	if err := json.Unmarshal(out, &p); err != nil || len(p.Streams) != 1 {
-		t.Fatalf("ffprobe %s: %s", format, out)
-	}
-	rate, _ = strconv.Atoi(p.Streams[0].Rate)
-	dur, _ = strconv.ParseFloat(p.Format.Duration, 64)
-	if format == "pcm" { // raw input has no container duration
-		dur = float64(len(audio)) / 2 / 24000
-	}
-	return p.Streams[0].Codec, rate, dur
+	p := audiotest.ProbeBytes(t, audio, format)
+	return p.Codec, p.SampleRate, p.Duration
 }
 
 func TestSDKSpeechAllFormats(t *testing.T) {

@@ -37,12 +37,19 @@ type Probe struct {
 	Duration   float64 // seconds
 }
 
-// ProbeFile runs ffprobe on path.
+// ProbeFile runs ffprobe on path. A file ending in ".pcm" is read as raw
+// 24 kHz mono s16le, and its duration is computed from its size (raw
+// audio has no container to state it).
 func ProbeFile(t testing.TB, path string) Probe {
 	t.Helper()
 	Require(t, "ffprobe")
-	out, err := exec.Command("ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries",
-		"stream=codec_name,sample_rate,channels,sample_fmt:format=duration", "-of", "default=nw=1", path).CombinedOutput()
+	args := []string{"-v", "error", "-select_streams", "a:0", "-show_entries",
+		"stream=codec_name,sample_rate,channels,sample_fmt:format=duration", "-of", "default=nw=1"}
+	raw := strings.HasSuffix(path, ".pcm")
+	if raw {
+		args = append(args, "-f", "s16le", "-ar", "24000", "-ac", "1")
+	}
+	out, err := exec.Command("ffprobe", append(args, path)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("ffprobe %s: %v\n%s", path, err, out)
 	}
@@ -61,6 +68,13 @@ func ProbeFile(t testing.TB, path string) Probe {
 		case "duration":
 			p.Duration, _ = strconv.ParseFloat(v, 64)
 		}
+	}
+	if raw {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Duration = float64(st.Size()) / 2 / 24000
 	}
 	return p
 }
