@@ -8,40 +8,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"net/http/httptest"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/espeak"
-	"github.com/voxkit/voxkit/server"
-	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/tts"
-	"github.com/voxkit/voxkit/voices"
+	"github.com/voxkit/voxkit/internal/servertest"
 )
 
 func TestClientAgainstServer(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := store.OpenSQLite(ctx, filepath.Join(dir, store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	st.CreateAccount(ctx, "local")
-	_, key, _ := st.CreateKey(ctx, "local", "")
 	es, err := espeak.New(espeak.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat := new(voices.Catalog)
-	cat.Add(voices.Voice{ID: "en-us", Engine: "espeak", EngineVoice: "en-us", Created: time.Now()})
-	synth, _ := tts.New(tts.Options{Engines: map[string]engine.Engine{"espeak": es}, Voices: cat})
-	api, err := server.New(server.Options{Synthesizer: synth, Voices: cat, Store: st, Aliases: map[string]string{"alloy": "en-us"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	api, key := servertest.New(t, "espeak", es, map[string]string{"alloy": "en-us"})
 	ts := httptest.NewServer(api)
 	defer ts.Close()
 	for _, format := range encode.DefaultRegistry.Names() {

@@ -1,46 +1,22 @@
 package main
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/espeak"
-	"github.com/voxkit/voxkit/server"
-	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/tts"
-	"github.com/voxkit/voxkit/voices"
+	"github.com/voxkit/voxkit/internal/servertest"
 )
 
 func TestMountedUnderPrefix(t *testing.T) {
-	ctx := context.Background()
-	st, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	st.CreateAccount(ctx, "app")
-	_, key, _ := st.CreateKey(ctx, "app", "")
 	es, err := espeak.New(espeak.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat := new(voices.Catalog)
-	cat.Add(voices.Voice{ID: "en-us", Engine: "espeak", EngineVoice: "en-us", Created: time.Now()})
-	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"espeak": es}, Voices: cat})
-	if err != nil {
-		t.Fatal(err)
-	}
-	api, err := server.New(server.Options{Synthesizer: synth, Voices: cat, Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
+	api, key := servertest.New(t, "espeak", es, nil)
 	ts := httptest.NewServer(newMux(api))
 	defer ts.Close()
 	for _, tc := range []struct {

@@ -3,39 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
-	"github.com/voxkit/voxkit/server"
-	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/tts"
-	"github.com/voxkit/voxkit/voices"
+	"github.com/voxkit/voxkit/internal/servertest"
 )
 
 func TestLoadAgainstServer(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	st.CreateAccount(ctx, "load")
-	_, key, _ := st.CreateKey(ctx, "load", "")
 	fake := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"v"}, LetterDuration: 10 * time.Millisecond})
-	cat := new(voices.Catalog)
-	cat.AddEngine(ctx, "fake", fake, time.Now())
-	synth, _ := tts.New(tts.Options{Engines: map[string]engine.Engine{"fake": fake}, Voices: cat})
-	api, err := server.New(server.Options{Synthesizer: synth, Voices: cat, Store: st,
-		Aliases: map[string]string{"alloy": "v"}, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	api, key := servertest.New(t, "fake", fake, map[string]string{"alloy": "v"})
 	ts := httptest.NewServer(api)
 	defer ts.Close()
 

@@ -1,0 +1,52 @@
+// Package servertest builds the voxkit HTTP API for the tests of programs
+// that serve or call it.
+package servertest
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/voices"
+)
+
+// New returns the API over a new SQLite store in t.TempDir(), speaking
+// with every voice e lists (as the engine named name), with the given
+// voice aliases, and an API key of the account "local". The store is
+// closed when the test ends.
+func New(t testing.TB, name string, e engine.Engine, aliases map[string]string) (*server.Server, string) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.CreateAccount(ctx, "local"); err != nil {
+		t.Fatal(err)
+	}
+	_, key, err := st.CreateKey(ctx, "local", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := new(voices.Catalog)
+	if err := cat.AddEngine(ctx, name, e, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{name: e}, Voices: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, err := server.New(server.Options{Synthesizer: synth, Voices: cat, Store: st, Aliases: aliases,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return api, key
+}
