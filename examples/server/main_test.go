@@ -55,23 +55,32 @@ func TestSubcommands(t *testing.T) {
 	}
 }
 
+// serve runs a on a free loopback port with args, until cancel; done
+// receives what run returned.
+func serve(t *testing.T, a *app, stderr *bytes.Buffer, args ...string) (addr net.Addr, cancel func(), done chan error) {
+	t.Helper()
+	addrc := make(chan net.Addr, 1)
+	a.ready = func(addr net.Addr) { addrc <- addr }
+	ctx, cancel := context.WithCancel(context.Background())
+	done = make(chan error, 1)
+	go func() { done <- a.run(ctx, append(args, "-addr", "127.0.0.1:0", "-log", "off")) }()
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		cancel()
+		t.Fatalf("server exited: %v\n%s", err, stderr.String())
+	case <-time.After(20 * time.Second):
+		cancel()
+		t.Fatal("server did not start")
+	}
+	return addr, cancel, done
+}
+
 func TestServeFirstStartAndShutdown(t *testing.T) {
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
 	a := newApp(&out, &errOut)
-	addrc := make(chan net.Addr, 1)
-	a.ready = func(addr net.Addr) { addrc <- addr }
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.run(ctx, []string{"-data", dir, "-addr", "127.0.0.1:0", "-log", "off"}) }()
-	var addr net.Addr
-	select {
-	case addr = <-addrc:
-	case err := <-done:
-		t.Fatalf("server exited: %v\n%s", err, errOut.String())
-	case <-time.After(20 * time.Second):
-		t.Fatal("server did not start")
-	}
+	addr, cancel, done := serve(t, a, &errOut, "-data", dir)
 	key := strings.TrimSpace(out.String())
 	if !store.WellFormed(key) || !strings.Contains(errOut.String(), `"local"`) {
 		t.Fatalf("first start printed %q / %q", out.String(), errOut.String())
@@ -159,22 +168,8 @@ func TestRescanOnHangup(t *testing.T) {
 		}
 		return ""
 	}
-	addrc := make(chan net.Addr, 1)
-	a.ready = func(addr net.Addr) { addrc <- addr }
-	ctx, cancel := context.WithCancel(context.Background())
+	addr, cancel, done := serve(t, a, &errOut, "-data", t.TempDir(), "-voices", voicesDir)
 	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		done <- a.run(ctx, []string{"-data", t.TempDir(), "-voices", voicesDir, "-addr", "127.0.0.1:0", "-log", "off"})
-	}()
-	var addr net.Addr
-	select {
-	case addr = <-addrc:
-	case err := <-done:
-		t.Fatalf("server exited: %v\n%s", err, errOut.String())
-	case <-time.After(20 * time.Second):
-		t.Fatal("server did not start")
-	}
 	key := strings.TrimSpace(out.String())
 	status := func(voice string) int {
 		req, _ := http.NewRequest("GET", "http://"+addr.String()+"/v1/models/"+voice, nil)
