@@ -212,16 +212,7 @@ func TestConcurrentCancellation(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	deadline := time.Now().Add(10 * time.Second)
-	n := settle()
-	for n > base+2 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-		n = settle()
-	}
-	if n > base+2 {
-		buf := make([]byte, 1<<20)
-		t.Errorf("goroutines: %d before, %d after\n%s", base, n, buf[:runtime.Stack(buf, true)])
-	}
+	expectGoroutines(t, base, settle)
 	res := e.post("/v1/audio/speech", `{"voice":"fake","input":"Still here.","response_format":"pcm"}`)
 	if body := readAll(t, res); res.StatusCode != 200 || len(body) == 0 {
 		t.Errorf("after the storm: %d, %d bytes", res.StatusCode, len(body))

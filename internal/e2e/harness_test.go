@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -171,4 +172,21 @@ func readAll(t testing.TB, res *http.Response) []byte {
 		t.Fatalf("reading body: %v", err)
 	}
 	return b
+}
+
+// expectGoroutines waits up to 10 s for the goroutine count, as settle
+// measures it, to come back to within 2 of base, and fails with every
+// goroutine's stack if it does not.
+func expectGoroutines(t *testing.T, base int, settle func() int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	n := settle()
+	for n > base+2 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		n = settle()
+	}
+	if n > base+2 {
+		buf := make([]byte, 1<<20)
+		t.Errorf("goroutines: %d before, %d after\n%s", base, n, buf[:runtime.Stack(buf, true)])
+	}
 }

@@ -214,14 +214,5 @@ func TestWebSocketAbuse(t *testing.T) {
 		}
 	})
 
-	deadline := time.Now().Add(10 * time.Second)
-	n := settle()
-	for n > base+2 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-		n = settle()
-	}
-	if n > base+2 {
-		buf := make([]byte, 1<<20)
-		t.Errorf("goroutines: %d before, %d after\n%s", base, n, buf[:runtime.Stack(buf, true)])
-	}
+	expectGoroutines(t, base, settle)
 }
