@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/internal/dsp"
 )
 
 // Clip is the audio an engine produced for one request.
@@ -29,16 +30,7 @@ func (c Clip) Duration() time.Duration {
 }
 
 // RMS returns the clip's root-mean-square level.
-func (c Clip) RMS() float64 {
-	if len(c.Samples) == 0 {
-		return 0
-	}
-	var sum float64
-	for _, v := range c.Samples {
-		sum += float64(v) * float64(v)
-	}
-	return math.Sqrt(sum / float64(len(c.Samples)))
-}
+func (c Clip) RMS() float64 { return dsp.RMS(c.Samples) }
 
 // Collect runs req on e and gathers every chunk into one clip. It fails if
 // the sample rate changes between chunks.

@@ -15,14 +15,7 @@ func tone(freq float64, rate, n int) []float32 {
 }
 
 // rms over the middle of x, away from the filter's edges.
-func rms(x []float32) float64 {
-	x = x[len(x)/4 : 3*len(x)/4]
-	var sum float64
-	for _, v := range x {
-		sum += float64(v) * float64(v)
-	}
-	return math.Sqrt(sum / float64(len(x)))
-}
+func rms(x []float32) float64 { return RMS(x[len(x)/4 : 3*len(x)/4]) }
 
 func resampleAll(t *testing.T, in, out int, x []float32) []float32 {
 	t.Helper()
