@@ -65,7 +65,7 @@ func TestBadRequests(t *testing.T) {
 		{"speed 0.2", "POST", speech, e.key, json_, `{` + ok + `,"speed":0.2}`, 400, "invalid_request_error", "decimal_below_min_value", "speed", ""},
 		{"speed 0", "POST", speech, e.key, json_, `{` + ok + `,"speed":0}`, 400, "invalid_request_error", "decimal_below_min_value", "speed", ""},
 		{"speed 4.01", "POST", speech, e.key, json_, `{` + ok + `,"speed":4.01}`, 400, "invalid_request_error", "decimal_above_max_value", "speed", ""},
-		{"speed huge", "POST", speech, e.key, json_, `{` + ok + `,"speed":1e400}`, 400, "invalid_request_error", "invalid_type", "speed", ""},
+		{"speed huge", "POST", speech, e.key, json_, `{` + ok + `,"speed":1e400}`, 400, "invalid_request_error", "decimal_above_max_value", "speed", ""},
 		{"stream format", "POST", speech, e.key, json_, `{` + ok + `,"stream_format":"video"}`, 400, "invalid_request_error", "invalid_value", "stream_format", ""},
 		{"model number", "POST", speech, e.key, json_, `{` + ok + `,"model":7}`, 400, "invalid_request_error", "invalid_type", "model", ""},
 		{"instructions object", "POST", speech, e.key, json_, `{` + ok + `,"instructions":{}}`, 400, "invalid_request_error", "invalid_type", "instructions", ""},

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -61,9 +62,11 @@ type env struct {
 }
 
 type envOptions struct {
-	dbPath      string
-	signup      bool
-	readTimeout time.Duration
+	dbPath       string
+	signup       bool
+	readTimeout  time.Duration
+	writeTimeout time.Duration
+	log          io.Writer // the server's log, as JSON lines; nil discards it
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -123,7 +126,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	e.srv, err = server.New(server.Options{
 		Synthesizer: synth, Voices: cat, Store: st, Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		WriteTimeout: o.writeTimeout, Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
 	})
 	if err != nil {
 		t.Fatal(err)

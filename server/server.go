@@ -254,7 +254,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if cors(w, r) {
 		return
 	}
-	r = cleanPath(r)
+	r, clean := cleanPath(r)
 	rec := &recorder{ResponseWriter: w}
 	r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri))
 	defer func() {
@@ -272,12 +272,31 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if abort && status == 0 {
 			status = http.StatusInternalServerError
 		}
-		s.log.Info("request", "request_id", ri.id, "method", r.Method, "path", r.URL.Path, "status", status,
-			"bytes", rec.bytes, "ms", ms(time.Since(ri.start)), "account", ri.account, "aborted", abort)
+		// A response the client did not get whole: a write failed (the
+		// write deadline passed, the connection broke) or the client went
+		// away before the handler finished.
+		cut := rec.writeErr != nil || r.Context().Err() != nil
+		if cut && status == 0 {
+			status = statusClientClosed
+		}
+		attrs := []any{"request_id", ri.id, "method", r.Method, "path", r.URL.Path, "status", status,
+			"bytes", rec.bytes, "ms", ms(time.Since(ri.start)), "account", ri.account, "aborted", abort || cut}
+		if cut {
+			cause := context.Cause(r.Context())
+			if rec.writeErr != nil {
+				cause = rec.writeErr
+			}
+			attrs = append(attrs, "abort_reason", cause.Error())
+		}
+		s.log.Info("request", attrs...)
 		if abort {
 			panic(http.ErrAbortHandler)
 		}
 	}()
+	if !clean {
+		writeError(rec, wire.NotFound(r.Method, r.URL.EscapedPath()))
+		return
+	}
 	s.mux.ServeHTTP(rec, r)
 }
 
@@ -290,7 +309,7 @@ func cors(w http.ResponseWriter, r *http.Request) bool {
 	}
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Expose-Headers", "x-request-id, x-upstream-ms, x-engine-ms, x-gateway-ms, x-ignored-tags")
+	h.Set("Access-Control-Expose-Headers", "x-request-id, x-upstream-ms, x-engine-ms, x-gateway-ms, x-ignored-tags, x-clamped-tags")
 	if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
 		return false
 	}
@@ -306,21 +325,30 @@ func cors(w http.ResponseWriter, r *http.Request) bool {
 
 // cleanPath serves "//v1/audio/speech" and "/v1/./models" as their clean
 // forms instead of letting ServeMux answer them with a bodiless redirect.
-func cleanPath(r *http.Request) *http.Request {
+// ok is false for a path with an encoded slash, backslash or dot
+// ("%2F", "%5C", "%2E"): decoded, those would become separators or dot
+// segments that a proxy in front, which routes on the path as sent,
+// never saw ("/v1/audio/speech%2F..%2F..%2Fkeys" is not /v1/keys). Such a
+// path names no route: 404.
+func cleanPath(r *http.Request) (_ *http.Request, ok bool) {
+	if raw := strings.ToLower(r.URL.EscapedPath()); strings.Contains(raw, "%2f") ||
+		strings.Contains(raw, "%5c") || strings.Contains(raw, "%2e") {
+		return r, false
+	}
 	p := r.URL.Path
 	c := path.Clean("/" + p)
 	if strings.HasSuffix(p, "/") && c != "/" {
 		c += "/"
 	}
 	if c == p {
-		return r
+		return r, true
 	}
 	r2 := new(http.Request)
 	*r2 = *r
 	u := *r.URL
 	u.Path, u.RawPath = c, ""
 	r2.URL = &u
-	return r2
+	return r2, true
 }
 
 // requestID takes the client's X-Request-Id when it is short and plain,
@@ -335,12 +363,18 @@ func requestID(r *http.Request) string {
 	return "req_" + hex.EncodeToString(b[:])
 }
 
-// recorder notes the status and size of a response. Unwrap lets
-// http.ResponseController and the WebSocket upgrade reach the connection.
+// statusClientClosed is logged for a request whose client went away
+// before any response was sent (nginx's 499); it is never sent.
+const statusClientClosed = 499
+
+// recorder notes the status and size of a response, and the first write
+// that failed. Unwrap lets http.ResponseController and the WebSocket
+// upgrade reach the connection.
 type recorder struct {
 	http.ResponseWriter
-	status int
-	bytes  int64
+	status   int
+	bytes    int64
+	writeErr error
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -356,10 +390,23 @@ func (r *recorder) Write(p []byte) (int, error) {
 	}
 	n, err := r.ResponseWriter.Write(p)
 	r.bytes += int64(n)
+	if err != nil && r.writeErr == nil {
+		r.writeErr = err
+	}
 	return n, err
 }
 
-func (r *recorder) Flush() { http.NewResponseController(r.ResponseWriter).Flush() }
+func (r *recorder) Flush() { r.FlushError() }
+
+// FlushError flushes, noting a failure like a failed write; the
+// ResponseController of a handler calls it.
+func (r *recorder) FlushError() error {
+	err := http.NewResponseController(r.ResponseWriter).Flush()
+	if err != nil && r.writeErr == nil {
+		r.writeErr = err
+	}
+	return err
+}
 
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 

@@ -23,8 +23,9 @@ const (
 	headerEngine   = "x-engine-ms"
 	headerGateway  = "x-gateway-ms"
 	headerIgnored  = "x-ignored-tags"
+	headerClamped  = "x-clamped-tags"
 	// streamTrailers are declared by streamed responses and sent at the end.
-	streamTrailers = headerUpstream + ", " + headerEngine + ", " + headerGateway + ", " + headerIgnored
+	streamTrailers = headerUpstream + ", " + headerEngine + ", " + headerGateway + ", " + headerIgnored + ", " + headerClamped
 )
 
 // setTiming sets the timing and tag headers (or trailers) from res.
@@ -33,6 +34,9 @@ func setTiming(h http.Header, res tts.Result, start time.Time) {
 	h.Set(headerEngine, ms(res.EngineTime))
 	if len(res.IgnoredTags) > 0 {
 		h.Set(headerIgnored, strings.Join(res.IgnoredTags, ","))
+	}
+	if len(res.ClampedTags) > 0 {
+		h.Set(headerClamped, strings.Join(res.ClampedTags, ","))
 	}
 	h.Set(headerGateway, ms(time.Since(start)))
 }

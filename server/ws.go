@@ -258,7 +258,7 @@ func doneMessage(id string, sp wire.Speech, res tts.Result, start time.Time) wir
 	msf := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	return wire.WSDoneMessage{
 		Type: wire.WSDone, ID: id, Sentences: res.Sentences, AudioMS: msf(res.Audio),
-		UpstreamMS: msf(res.SynthesisTime), EngineMS: msf(res.EngineTime), IgnoredTags: res.IgnoredTags,
+		UpstreamMS: msf(res.SynthesisTime), EngineMS: msf(res.EngineTime), IgnoredTags: res.IgnoredTags, ClampedTags: res.ClampedTags,
 		Usage: wire.NewUsage(sp.Input, res.Audio), GatewayMS: msf(time.Since(start)),
 	}
 }

@@ -25,13 +25,13 @@ func ExampleParse() {
 func ExampleParse_ignored() {
 	script, _ := tags.Parse("Hi <|wink|>there<|rate:9|>!", tags.Options{})
 	fmt.Printf("%q\n", script.Text())
-	fmt.Println(script.Ignored())
+	fmt.Println(script.Ignored(), script.Clamped())
 	for _, e := range script.Issues {
 		fmt.Println(e)
 	}
 	// Output:
 	// "Hi there!"
-	// [wink]
+	// [wink] [rate:9]
 	// tags: unknown tag <|wink|> at 3
 	// tags: value out of range <|rate:9|> at 16: clamped to 4
 }

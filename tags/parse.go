@@ -39,11 +39,20 @@ type Script struct {
 // ASCII without commas or surrounding spaces, fit for an HTTP header:
 // other characters are written as Go escapes ("voice:andr\u00e9",
 // "a\x2cb").
-func (s Script) Ignored() []string {
+func (s Script) Ignored() []string { return s.issueNames(true) }
+
+// Clamped returns the tags that still apply with their value clamped to
+// its limit (such as "pause:6s" or "rate:9"), as written, in the form and
+// order of Ignored.
+func (s Script) Clamped() []string { return s.issueNames(false) }
+
+// issueNames lists the header-safe names of the dropped tags, or of the
+// clamped ones.
+func (s Script) issueNames(dropped bool) []string {
 	var out []string
 	for _, e := range s.Issues {
 		name := headerSafe(e.Name())
-		if e.Dropped() && name != "" && !slices.Contains(out, name) {
+		if e.Dropped() == dropped && name != "" && !slices.Contains(out, name) {
 			out = append(out, name)
 		}
 	}

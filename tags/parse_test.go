@@ -135,6 +135,9 @@ func dump(input string, maxLen int, opts Options) string {
 			fmt.Fprintf(&b, "  %v\n", e)
 		}
 		fmt.Fprintf(&b, "ignored: %q\n", s.Ignored())
+		if c := s.Clamped(); len(c) > 0 {
+			fmt.Fprintf(&b, "clamped: %q\n", c)
+		}
 	}
 	opts.Strict = true
 	if _, err := Parse(input, opts); err != nil {

@@ -148,6 +148,9 @@ type Result struct {
 	// IgnoredTags lists the audio tags that were dropped, without their
 	// delimiters ("wink", "rate:abc"), each once.
 	IgnoredTags []string
+	// ClampedTags lists the audio tags that apply with their value
+	// clamped to its limit ("pause:6s", "rate:9"), in the same form.
+	ClampedTags []string
 }
 
 // Synthesize returns a complete clip of voice speaking input in format.
@@ -210,7 +213,7 @@ func (s *Synthesizer) Stream(ctx context.Context, w io.Writer, req Request) (Res
 		return Result{}, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
 	}
 	p := &pipeline{enc: enc, outRate: req.Format.Rate()}
-	res := Result{IgnoredTags: script.Ignored()}
+	res := Result{IgnoredTags: script.Ignored(), ClampedTags: script.Clamped()}
 	r := &renderer{s: s, req: req, voice: v, p: p, res: &res}
 	// timed runs f and adds its time, less blocked writes, to
 	// SynthesisTime.

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/tts"
 )
@@ -92,10 +95,39 @@ func nullable(s string) *string {
 	return &s
 }
 
+// maxMessage is the longest message sent, in characters: constructors
+// clip the client's strings they quote (see echo), and this bounds what
+// they could not foresee, such as a long tag named by a tags error.
+const maxMessage = 1000
+
 // Object returns the inner {"message","type","param","code"} object, for
 // embedding in other messages.
 func (e *Error) Object() any {
-	return errorObject{Message: e.Message, Type: e.Type, Param: nullable(e.Param), Code: nullable(e.Code)}
+	return errorObject{Message: clip(e.Message, maxMessage), Type: e.Type, Param: nullable(clip(e.Param, maxEcho)), Code: nullable(e.Code)}
+}
+
+// maxEcho is the most characters of a client's string that a message
+// quotes.
+const maxEcho = 64
+
+// echo returns a client's string s quoted for a message: control
+// characters shown as '?', and cut to maxEcho characters with its full
+// length noted, so a 500 KB voice id is not sent back whole.
+func echo(s string) string {
+	return strconv.Quote(clip(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return '?'
+		}
+		return r
+	}, s), maxEcho))
+}
+
+// clip cuts s to at most n characters, noting how long it was.
+func clip(s string, n int) string {
+	if len(s) <= n || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return fmt.Sprintf("%s… (%d characters)", string([]rune(s)[:n]), utf8.RuneCountInString(s))
 }
 
 // MarshalJSON writes {"error":{"message","type","param","code"}}.
@@ -129,13 +161,13 @@ func BadRequest(code, param, format string, args ...any) *Error {
 // UnknownVoice is the seed's documented error: 404, type proxy_error.
 func UnknownVoice(voice string) *Error {
 	return &Error{Status: http.StatusNotFound, Type: TypeProxy, Code: CodeVoiceNotFound, Param: "voice",
-		Message: fmt.Sprintf("The voice %q is unknown. GET /v1/models lists the voices this key may use.", voice)}
+		Message: fmt.Sprintf("The voice %s is unknown. GET /v1/models lists the voices this key may use.", echo(voice))}
 }
 
 // UnknownModel is the 404 of GET /v1/models/{id}.
 func UnknownModel(id string) *Error {
 	return &Error{Status: http.StatusNotFound, Type: TypeInvalidRequest, Code: CodeModelNotFound, Param: "model",
-		Message: fmt.Sprintf("The model %q does not exist or you do not have access to it.", id)}
+		Message: fmt.Sprintf("The model %s does not exist or you do not have access to it.", echo(id))}
 }
 
 // MissingKey is the 401 for a request without a bearer key.
@@ -158,13 +190,13 @@ func InvalidKey(display string, revoked bool) *Error {
 // NotFound is the 404 for a path the API does not have.
 func NotFound(method, path string) *Error {
 	return &Error{Status: http.StatusNotFound, Type: TypeInvalidRequest, Code: CodeNotFound,
-		Message: fmt.Sprintf("Unknown request URL: %s %s.", method, path)}
+		Message: fmt.Sprintf("Unknown request URL: %s %s.", method, echo(path))}
 }
 
 // MethodNotAllowed is the 405; the caller sets the Allow header.
 func MethodNotAllowed(method, path string, allow []string) *Error {
 	return &Error{Status: http.StatusMethodNotAllowed, Type: TypeInvalidRequest, Code: CodeMethodNotAllowed,
-		Message: fmt.Sprintf("Method %s is not allowed on %s; allowed: %v.", method, path, allow)}
+		Message: fmt.Sprintf("Method %s is not allowed on %s; allowed: %v.", echo(method), echo(path), allow)}
 }
 
 // BodyTooLarge is the 413 for a body over limit bytes.
@@ -176,7 +208,7 @@ func BodyTooLarge(limit int64) *Error {
 // UnsupportedMediaType is the 415 for a body that is not JSON.
 func UnsupportedMediaType(ct string) *Error {
 	return &Error{Status: http.StatusUnsupportedMediaType, Type: TypeInvalidRequest, Code: CodeUnsupportedMedia,
-		Message: fmt.Sprintf("Content-Type %q is not supported; send application/json.", ct)}
+		Message: fmt.Sprintf("Content-Type %s is not supported; send application/json.", echo(ct))}
 }
 
 // Internal is the 500 for a panic or another server bug. The message

@@ -92,7 +92,7 @@ func ParseSpeech(body []byte, lim SpeechLimits) (Speech, error) {
 	} else if ok {
 		if lim.Formats != nil && !slices.Contains(lim.Formats, f) {
 			return Speech{}, BadRequest(CodeInvalidValue, "response_format",
-				"Invalid response_format %q: supported values are %s.", f, strings.Join(lim.Formats, ", "))
+				"Invalid response_format %s: supported values are %s.", echo(f), strings.Join(lim.Formats, ", "))
 		}
 		s.Format = f
 	}
@@ -101,14 +101,14 @@ func ParseSpeech(body []byte, lim SpeechLimits) (Speech, error) {
 	} else if ok {
 		if f != StreamAudio && f != StreamSSE {
 			return Speech{}, BadRequest(CodeInvalidValue, "stream_format",
-				"Invalid stream_format %q: supported values are audio, sse.", f)
+				"Invalid stream_format %s: supported values are audio, sse.", echo(f))
 		}
 		s.StreamFormat = f
 	}
 	if v, ok := raw["speed"]; ok && !isNull(v) {
-		var sp float64
-		if err := json.Unmarshal(v, &sp); err != nil {
-			return Speech{}, BadRequest(CodeInvalidType, "speed", "speed must be a number, got %s.", kind(v))
+		sp, err := numberValue(v, "speed")
+		if err != nil {
+			return Speech{}, err
 		}
 		if lim.MinSpeed != 0 || lim.MaxSpeed != 0 {
 			switch {
@@ -203,6 +203,24 @@ func kind(v json.RawMessage) string {
 		return "null"
 	}
 	return "a number"
+}
+
+// numberValue reads v, the value of the field name, as a float64. A
+// number too large for one (1e309) is out of range, not of the wrong
+// type.
+func numberValue(v json.RawMessage, name string) (float64, error) {
+	var x float64
+	err := json.Unmarshal(v, &x)
+	switch {
+	case err == nil:
+		return x, nil
+	case kind(v) != "a number":
+		return 0, BadRequest(CodeInvalidType, name, "%s must be a number, got %s.", name, kind(v))
+	case bytes.HasPrefix(bytes.TrimSpace(v), []byte("-")):
+		return 0, BadRequest(CodeDecimalTooSmall, name, "%s %s is out of range.", name, clip(string(bytes.TrimSpace(v)), maxEcho))
+	default:
+		return 0, BadRequest(CodeDecimalTooLarge, name, "%s %s is out of range.", name, clip(string(bytes.TrimSpace(v)), maxEcho))
+	}
 }
 
 // stringField reads raw[name] as a string; ok is false when it is absent

@@ -125,9 +125,9 @@ func numberField(raw map[string]json.RawMessage, name string, lo, hi float64) (*
 	if !present || isNull(v) {
 		return nil, nil
 	}
-	var x float64
-	if err := json.Unmarshal(v, &x); err != nil {
-		return nil, BadRequest(CodeInvalidType, name, "%s must be a number, got %s.", name, kind(v))
+	x, err := numberValue(v, name)
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case x < lo || math.IsNaN(x):

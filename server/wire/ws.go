@@ -47,6 +47,7 @@ type WSDoneMessage struct {
 	EngineMS    float64  `json:"engine_ms"`
 	GatewayMS   float64  `json:"gateway_ms"`
 	IgnoredTags []string `json:"ignored_tags,omitempty"`
+	ClampedTags []string `json:"clamped_tags,omitempty"`
 	Usage       Usage    `json:"usage"`
 }
 
