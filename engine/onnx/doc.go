@@ -97,7 +97,7 @@
 //
 //   - real-time factor 0.48 to 0.49 with one intra-op thread, 0.28 to
 //     0.30 with two (an idle machine would do better with two);
-//   - the first audio (the first sentence, 4.4 s) after 2.2 s with one
+//   - the first audio (the first sentence) after 2.2 s with one
 //     thread, 1.25 to 1.33 s with two: a sentence is one model run;
 //   - a loaded model with one pack, warmed up, adds 420 to 810 MB of
 //     resident memory (two runs; ORT's working buffers for the
