@@ -101,3 +101,12 @@ type Phonemizer interface {
 	// end (for example "həlˈoʊ wˈɜːld!").
 	Phonemize(ctx context.Context, voice, text string) ([]string, error)
 }
+
+// VoiceResolver is implemented by engines that accept voice names beyond
+// those they list, such as the onnx engine's Kokoro blends
+// ("af_bella(2)+af_sky(1)"). A catalog asks it about ids it does not hold.
+type VoiceResolver interface {
+	// ResolveVoice describes the voice name, or returns an error wrapping
+	// ErrUnknownVoice that says why the engine cannot speak with it.
+	ResolveVoice(name string) (Voice, error)
+}

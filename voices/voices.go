@@ -79,8 +79,9 @@ var ErrDuplicateVoice = errors.New("voices: duplicate voice id")
 // A Catalog holds voices. The zero value is an empty catalog ready to use;
 // it is safe for concurrent use.
 type Catalog struct {
-	mu     sync.RWMutex
-	voices map[string]Voice
+	mu        sync.RWMutex
+	voices    map[string]Voice
+	resolvers map[string]engine.VoiceResolver // by engine name; see unlisted
 }
 
 // Add puts v in the catalog. Ids are unique across global voices and all
@@ -123,6 +124,8 @@ func (c *Catalog) Lookup(account, id string) (Voice, error) {
 	v, ok := c.voices[id]
 	if ok {
 		v, ok = c.resolve(v)
+	} else {
+		v, ok = c.unlisted(id)
 	}
 	c.mu.RUnlock()
 	if !ok || !(v.Global() || v.Owner == account) {
@@ -138,6 +141,9 @@ func (c *Catalog) resolve(v Voice) (Voice, bool) {
 		return v, true
 	}
 	base, ok := c.voices[v.Base]
+	if !ok {
+		base, ok = c.unlisted(v.Base)
+	}
 	if !ok || !base.Global() {
 		return Voice{}, false
 	}
@@ -167,13 +173,14 @@ func (c *Catalog) List(account string) []Voice {
 }
 
 // ValidateID reports whether id is acceptable as a voice id: 1 to 128
-// characters of letters, digits and "-_.:+".
+// characters of letters, digits and "-_.:+()" (the parentheses for the
+// weights of blends such as "af_bella(2)+af_sky(1)").
 func ValidateID(id string) error {
 	if id == "" || len(id) > 128 {
 		return fmt.Errorf("voices: voice id must have 1 to 128 characters, got %d", len(id))
 	}
 	for _, r := range id {
-		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:+", r)
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:+()", r)
 		if !ok {
 			return fmt.Errorf("voices: voice id %q has the character %q", id, r)
 		}
@@ -219,6 +226,7 @@ func (c *Catalog) AddEngine(ctx context.Context, engineName string, eng engine.E
 	if c.voices == nil {
 		c.voices = make(map[string]Voice)
 	}
+	c.addResolver(engineName, eng)
 	for _, v := range list {
 		if _, ok := c.voices[v.Name]; ok {
 			continue
@@ -233,4 +241,38 @@ func (c *Catalog) AddEngine(ctx context.Context, engineName string, eng engine.E
 		}
 	}
 	return nil
+}
+
+// addResolver remembers eng if it accepts voices it does not list (an
+// engine.VoiceResolver), for unlisted. c.mu is held.
+func (c *Catalog) addResolver(engineName string, eng engine.Engine) {
+	r, ok := eng.(engine.VoiceResolver)
+	if !ok {
+		return
+	}
+	if c.resolvers == nil {
+		c.resolvers = make(map[string]engine.VoiceResolver)
+	}
+	c.resolvers[engineName] = r
+}
+
+// unlisted asks the engines added by AddEngine that resolve voices
+// (engine.VoiceResolver), in the order of their names, about an id the
+// catalog does not hold, such as a blend of Kokoro voices. The voice it
+// gives is global. c.mu is held.
+func (c *Catalog) unlisted(id string) (Voice, bool) {
+	if ValidateID(id) != nil {
+		return Voice{}, false
+	}
+	names := make([]string, 0, len(c.resolvers))
+	for name := range c.resolvers {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if ev, err := c.resolvers[name].ResolveVoice(id); err == nil {
+			return Voice{ID: id, Engine: name, EngineVoice: ev.Name, Language: ev.Language, Description: ev.Description}, true
+		}
+	}
+	return Voice{}, false
 }

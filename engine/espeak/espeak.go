@@ -13,9 +13,9 @@ static void voxkit_set_callback(void) {
 
 // voxkit_phonemes returns the phonemes of the clause at *text and advances
 // *text past it (NULL at the end). Wrapped so Go need not take the address
-// of a C pointer variable.
-static const char* voxkit_phonemes(const void** text) {
-	return espeak_TextToPhonemes(text, espeakCHARS_UTF8, 0x02);
+// of a C pointer variable. mode is espeak_TextToPhonemes' phonememode.
+static const char* voxkit_phonemes(const void** text, int mode) {
+	return espeak_TextToPhonemes(text, espeakCHARS_UTF8, mode);
 }
 */
 import "C"
@@ -403,6 +403,26 @@ const clausePunctuation = ".,;:!?"
 // espeak-ng 1.51 drops punctuation from its phoneme output, so it is put
 // back from the text each clause was read from.
 func (e *Engine) Phonemize(ctx context.Context, voice, text string) ([]string, error) {
+	return e.phonemize(ctx, voice, text, ipaMode)
+}
+
+// Phoneme modes of espeak_TextToPhonemes: bit 1 asks for IPA, bit 7 for
+// a tie character (bits 8 to 15) between the letters of one phoneme.
+const (
+	ipaMode     = 0x02
+	ipaTiedMode = ipaMode | 0x80 | '^'<<8
+)
+
+// PhonemizeTied is Phonemize with espeak-ng's tie marks: the letters of a
+// phoneme written with two or more letters are joined by "^", as in
+// "həlˈo^ʊ wˈɜːld." (espeak_TextToPhonemes mode 0x02|0x80|('^'<<8)). It
+// lets a caller tell the diphthong "a^ɪ" from the two vowels "aɪ" — which
+// Kokoro's phoneme set (misaki's) needs.
+func (e *Engine) PhonemizeTied(ctx context.Context, voice, text string) ([]string, error) {
+	return e.phonemize(ctx, voice, text, ipaTiedMode)
+}
+
+func (e *Engine) phonemize(ctx context.Context, voice, text string, mode C.int) ([]string, error) {
 	if e.isClosed() {
 		return nil, ErrClosed
 	}
@@ -422,7 +442,7 @@ func (e *Engine) Phonemize(ctx context.Context, voice, text string) ([]string, e
 	pos := unsafe.Pointer(ctext)
 	start := 0
 	for pos != nil {
-		ph := C.GoString(C.voxkit_phonemes(&pos))
+		ph := C.GoString(C.voxkit_phonemes(&pos, mode))
 		end := len(text)
 		if pos != nil {
 			// espeak stops one character into the next clause.

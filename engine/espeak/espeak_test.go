@@ -109,6 +109,31 @@ func TestPhonemize(t *testing.T) {
 	}
 }
 
+// TestPhonemizeTied checks the tie marks between the letters of one
+// phoneme, and that the clauses and their punctuation are as Phonemize's.
+func TestPhonemizeTied(t *testing.T) {
+	e := newEngine(t)
+	ctx := context.Background()
+	tests := []struct {
+		voice, text string
+		want        []string
+	}{
+		{"en-us", "Hello world!", []string{"həlˈo^ʊ wˈɜːld!"}},
+		{"en-us", "Hello, world.", []string{"həlˈo^ʊ,", "wˈɜːld."}},
+		{"en-gb", "I know.", []string{"a^ɪ nˈə^ʊ."}},
+		{"en-us", "Judge the church", []string{"d^ʒˈʌd^ʒ ðə t^ʃˈɜːt^ʃ"}},
+	}
+	for _, tt := range tests {
+		got, err := e.PhonemizeTied(ctx, tt.voice, tt.text)
+		if err != nil {
+			t.Fatalf("PhonemizeTied(%q): %v", tt.text, err)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("PhonemizeTied(%s, %q) = %q, want %q", tt.voice, tt.text, got, tt.want)
+		}
+	}
+}
+
 // TestDurationMatchesCommand compares with the espeak-ng command's own
 // output for the same text and voice.
 func TestDurationMatchesCommand(t *testing.T) {

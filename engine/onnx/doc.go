@@ -1,5 +1,5 @@
-// Package onnx is a speech engine for Piper (VITS) voices, run through
-// ONNX Runtime with github.com/yalue/onnxruntime_go.
+// Package onnx is a speech engine for Piper (VITS) voices and Kokoro
+// models, run through ONNX Runtime with github.com/yalue/onnxruntime_go.
 //
 // A Piper voice is a model NAME.onnx with its config NAME.onnx.json. Load
 // reads a directory of them (Options.VoicesDir) and any single models
@@ -14,6 +14,55 @@
 // turned into Piper's id sequence (Config.IDs) and synthesized; each
 // sentence is delivered as one chunk at the voice's sample rate as soon
 // as it is ready.
+//
+// # Kokoro
+//
+// The engine also runs Kokoro-82M exports (24 kHz). In the voices
+// directory (or Options.Models) a Kokoro model is a NAME.onnx with no
+// NAME.onnx.json and its voice packs beside it, in one of:
+//
+//	NAME.voices/VOICE.bin  one raw little-endian float32 [510,1,256] pack
+//	                       per voice (522,240 bytes; kokoro.js, onnx-community)
+//	NAME.voices.bin        a NumPy .npz archive VOICE -> [510,1,256]
+//	                       (kokoro-onnx's voices-v1.0.bin, renamed), or the
+//	                       packs back to back in the order of the model's
+//	                       speaker_names metadata (sherpa-onnx's voices.bin)
+//
+// The file's content tells an .npz from raw packs, and the model's inputs
+// and outputs tell the export (tokens or input_ids; speed float32 or, for
+// kokoro-v1.1-zh, int32, which gets the rate rounded to a whole number),
+// never the file names. Every pack is a global voice named by its pack
+// name ("af_heart"); if two Kokoro models have a pack of the same name,
+// the model whose NAME sorts first has it, and a Piper voice of that name
+// hides it. The first letter gives the language: a US and b UK English,
+// e Spanish, f French, h Hindi, i Italian, p Brazilian Portuguese. j
+// (Japanese) and z (Mandarin) packs need front ends other than espeak-ng:
+// they are not listed, and using one fails with an error wrapping
+// engine.ErrUnknownVoice and ErrUnsupportedLanguage that says so.
+//
+// Blends as Kokoro-FastAPI writes them, "af_bella(2)+af_sky(1)", are the
+// weighted mean of packs of one model (weights, 1 when left out, divided
+// by their sum; "-" subtracts a pack) and speak the language of their
+// first voice. They are not listed; Engine.ResolveVoice
+// (engine.VoiceResolver) accepts them, and so does a voices.Catalog the
+// engine was added to.
+//
+// Text is split into sentences as for Piper; each is phonemized by
+// espeak-ng with tie marks (TiePhonemizer), mapped to misaki's phoneme set
+// with misaki's espeak tables (English: its fallback table and the US or
+// UK steps, plus "ɾ" to "T" for US English; other languages: its shorter
+// table), and turned into ids with Kokoro's vocabulary, unknown symbols
+// dropped. Punctuation that espeak-ng ends a clause with (. , ; : ! ?) is
+// kept as a token; quotes, dashes and brackets are not. A sentence of more
+// than 510 ids is cut after its last ". ! ?" that fits, else ": ;", else
+// ", —", else a space. Each piece runs with the pack's style row min(n,
+// 509) for its n ids and is one chunk. Rate maps to the speed input.
+//
+// This is misaki's espeak fallback, not misaki's English G2P: misaki looks
+// words up in its gold and silver lexicons first, picks heteronyms by part
+// of speech, and spells out numbers its own way; voxkit does none of that,
+// so words espeak-ng reads differently from misaki's lexicon sound as
+// espeak-ng reads them.
 //
 // ONNX Runtime is a shared library loaded at run time (cgo and dlopen);
 // see FindLibrary for where it is looked for and InstallHint for how to
@@ -39,4 +88,19 @@
 //     (the weights are 62 MB; the first adds 125 to 140 MB with ONNX
 //     Runtime's own); with Options.MemArena about 145 MB;
 //   - a cancelled request stops within 3 ms, in the middle of a run.
+//
+// Kokoro, measured the same way (BenchmarkKokoro, BenchmarkKokoroRSS) with
+// a generated model of Kokoro-82M's architecture and size
+// (testdata/gen/kokoro_bench.py: 81.9 M parameters, 328 MB of float32
+// weights, ALBERT 12 × 768, BiLSTM prosody, iSTFTNet-style decoder)
+// speaking the first 5 sentences of the same text (19.4 s of audio):
+//
+//   - real-time factor 0.48 to 0.49 with one intra-op thread, 0.28 to
+//     0.30 with two (an idle machine would do better with two);
+//   - the first audio (the first sentence) after 2.2 s with one
+//     thread, 1.25 to 1.33 s with two: a sentence is one model run;
+//   - a loaded model with one pack, warmed up, adds 420 to 810 MB of
+//     resident memory (two runs; ORT's working buffers for the
+//     1024-channel decoder dominate), each voice pack 0.5 MB (its
+//     522,240 bytes of float32 in the Go heap).
 package onnx

@@ -35,6 +35,7 @@ type model struct {
 	stamp   fileStamp // of the .onnx and .onnx.json, to notice changes
 	multi   bool      // the model takes a sid input
 	session *ort.DynamicAdvancedSession
+	kokoro  *kokoroModel // set for a Kokoro model (kokoro.go)
 
 	mu     sync.RWMutex // read-held by runs, write-held by close
 	closed bool
@@ -85,31 +86,12 @@ type sessionOptions struct {
 }
 
 func (m *model) open(so sessionOptions) error {
-	opts, err := ort.NewSessionOptions()
-	if err != nil {
-		return err
-	}
-	defer opts.Destroy()
-	err = errors.Join(
-		opts.SetIntraOpNumThreads(so.threads),
-		opts.SetInterOpNumThreads(1),
-		opts.SetCpuMemArena(so.memArena),
-	)
-	if err != nil {
-		return err
-	}
-	if so.threads > 1 {
-		// Spinning worker threads halved throughput on a busy machine
-		// (BenchmarkStreams).
-		if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
-			return err
-		}
-	}
 	inputs := []string{inputIDs, inputLengths, inputScales}
 	if m.multi {
 		inputs = append(inputs, inputSpeaker)
 	}
-	m.session, err = ort.NewDynamicAdvancedSession(m.path, inputs, []string{outputAudio}, opts)
+	var err error
+	m.session, err = newSession(m.path, inputs, []string{outputAudio}, so)
 	if err != nil {
 		return err
 	}
@@ -122,6 +104,32 @@ func (m *model) open(so sessionOptions) error {
 	return nil
 }
 
+// newSession creates the ORT session of a model file with the engine's
+// settings; Piper and Kokoro models alike.
+func newSession(path string, inputs, outputs []string, so sessionOptions) (*ort.DynamicAdvancedSession, error) {
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, err
+	}
+	defer opts.Destroy()
+	err = errors.Join(
+		opts.SetIntraOpNumThreads(so.threads),
+		opts.SetInterOpNumThreads(1),
+		opts.SetCpuMemArena(so.memArena),
+	)
+	if err != nil {
+		return nil, err
+	}
+	if so.threads > 1 {
+		// Spinning worker threads halved throughput on a busy machine
+		// (BenchmarkStreams).
+		if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+			return nil, err
+		}
+	}
+	return ort.NewDynamicAdvancedSession(path, inputs, outputs, opts)
+}
+
 // run synthesizes one id sequence and returns the audio at the config's
 // sample rate. A done ctx terminates the run.
 func (m *model) run(ctx context.Context, ids []int64, lengthScale float32, sid int64) ([]float32, error) {
@@ -130,33 +138,45 @@ func (m *model) run(ctx context.Context, ids []int64, lengthScale float32, sid i
 	if m.closed {
 		return nil, errModelClosed
 	}
-	var vals []ort.Value
+	var in tensors
+	in.add(ort.NewTensor(ort.NewShape(1, int64(len(ids))), ids))
+	in.add(ort.NewTensor(ort.NewShape(1), []int64{int64(len(ids))}))
+	in.add(ort.NewTensor(ort.NewShape(3), []float32{m.cfg.NoiseScale, lengthScale, m.cfg.NoiseW}))
+	if m.multi {
+		in.add(ort.NewTensor(ort.NewShape(1), []int64{sid}))
+	}
+	return runAudio(ctx, m.session, &in, outputAudio)
+}
+
+// tensors collects the inputs of one run, and the first error making them.
+type tensors struct {
+	vals []ort.Value
+	err  error
+}
+
+func (t *tensors) add(v ort.Value, err error) {
+	if err != nil {
+		t.err = errors.Join(t.err, err)
+		return
+	}
+	t.vals = append(t.vals, v)
+}
+
+// runAudio runs s on the inputs and returns its one output, a float32
+// tensor named output, as a Go slice; the inputs and output are destroyed.
+// A done ctx terminates the run and its error is returned.
+func runAudio(ctx context.Context, s *ort.DynamicAdvancedSession, in *tensors, output string) ([]float32, error) {
 	defer func() {
-		for _, v := range vals {
-			if v != nil {
-				v.Destroy()
-			}
+		for _, v := range in.vals {
+			v.Destroy()
 		}
 	}()
-	add := func(v ort.Value, err error) error {
-		if err == nil {
-			vals = append(vals, v)
-		}
-		return err
-	}
-	err := errors.Join(
-		add(ort.NewTensor(ort.NewShape(1, int64(len(ids))), ids)),
-		add(ort.NewTensor(ort.NewShape(1), []int64{int64(len(ids))})),
-		add(ort.NewTensor(ort.NewShape(3), []float32{m.cfg.NoiseScale, lengthScale, m.cfg.NoiseW})),
-	)
-	if err == nil && m.multi {
-		err = add(ort.NewTensor(ort.NewShape(1), []int64{sid}))
-	}
-	if err != nil {
-		return nil, err
+	if in.err != nil {
+		return nil, in.err
 	}
 	var runOpts *ort.RunOptions
 	if ctx.Done() != nil {
+		var err error
 		if runOpts, err = ort.NewRunOptions(); err != nil {
 			return nil, err
 		}
@@ -165,9 +185,9 @@ func (m *model) run(ctx context.Context, ids []int64, lengthScale float32, sid i
 		defer stop()
 	}
 	out := []ort.Value{nil}
-	err = m.session.RunWithOptions(vals, out, runOpts)
+	err := s.RunWithOptions(in.vals, out, runOpts)
 	if out[0] != nil {
-		vals = append(vals, out[0])
+		defer out[0].Destroy()
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -177,7 +197,7 @@ func (m *model) run(ctx context.Context, ids []int64, lengthScale float32, sid i
 	}
 	t, ok := out[0].(*ort.Tensor[float32])
 	if !ok {
-		return nil, fmt.Errorf("output %q is %s, want a float32 tensor", outputAudio, out[0].GetONNXType())
+		return nil, fmt.Errorf("output %q is %s, want a float32 tensor", output, out[0].GetONNXType())
 	}
 	// The tensor's data is a Go slice (ORT's output is copied into it), so
 	// it outlives the tensor.

@@ -74,9 +74,10 @@ type Engine struct {
 }
 
 var (
-	_ engine.Engine      = (*Engine)(nil)
-	_ engine.VoiceLister = (*Engine)(nil)
-	_ engine.Renderer    = (*Engine)(nil)
+	_ engine.Engine        = (*Engine)(nil)
+	_ engine.VoiceLister   = (*Engine)(nil)
+	_ engine.Renderer      = (*Engine)(nil)
+	_ engine.VoiceResolver = (*Engine)(nil)
 )
 
 // Renders reports the Prosody controls the engine renders besides the
@@ -191,11 +192,11 @@ func (e *Engine) sync(ctx context.Context, files map[string]string) (bool, error
 			break
 		}
 		if old := current[name]; old != nil && old.path == path {
-			if st, err := stampOf(path, path+".json"); err == nil && st == old.stamp {
+			if st, err := old.currentStamp(); err == nil && st == old.stamp {
 				continue
 			}
 		}
-		m, err := openModel(name, path, sessionOptions{e.opts.IntraOpThreads, e.opts.MemArena})
+		m, err := e.openVoice(name, path, sessionOptions{e.opts.IntraOpThreads, e.opts.MemArena}) // Piper or Kokoro
 		if err == nil && m.cfg.PhonemeType == "espeak" && e.opts.Phonemizer == nil {
 			m.close()
 			err = fmt.Errorf("onnx: voice %s needs a phonemizer (Options.Phonemizer)", name)
@@ -227,13 +228,17 @@ func (e *Engine) sync(ctx context.Context, files map[string]string) (bool, error
 	return len(loaded) > 0 || len(drop) > 0, errors.Join(errs...)
 }
 
-// Voices lists one voice per single-speaker model and one per speaker of
-// a multi-speaker model (NAME:SPEAKER), sorted by name.
+// Voices lists one voice per single-speaker model, one per speaker of a
+// multi-speaker model (NAME:SPEAKER) and one per pack of a Kokoro model
+// (see the package doc), sorted by name.
 func (e *Engine) Voices(ctx context.Context) ([]engine.Voice, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	var out []engine.Voice
+	out := e.kokoroVoices()
 	for _, m := range e.models {
+		if m.kokoro != nil {
+			continue
+		}
 		desc := fmt.Sprintf("Piper %s (%s, %d Hz)", m.cfg.Dataset, m.cfg.Quality, m.cfg.SampleRate)
 		if !m.multi {
 			out = append(out, engine.Voice{Name: m.name, Language: m.cfg.Language, Description: desc})
@@ -259,7 +264,7 @@ func (e *Engine) lookup(voice string) (*model, int64, error) {
 	if e.closed {
 		return nil, 0, errors.New("onnx: engine is closed")
 	}
-	if m := e.models[voice]; m != nil {
+	if m := e.models[voice]; m != nil && m.kokoro == nil {
 		return m, 0, nil
 	}
 	if name, sp, ok := strings.Cut(voice, SpeakerSep); ok {
@@ -281,14 +286,14 @@ func (e *Engine) lookup(voice string) (*model, int64, error) {
 // stops a model run under way.
 func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
 	m, sid, err := e.lookup(req.Voice)
+	if errors.Is(err, engine.ErrUnknownVoice) {
+		return e.synthesizeKokoro(ctx, req, emit) // a Kokoro pack or blend, or unknown
+	}
 	if err != nil {
 		return err
 	}
 	lengthScale := m.cfg.LengthScale / float32(req.Prosody.RateOrDefault())
-	gain := float32(1)
-	if req.Prosody.Gain != 0 {
-		gain = float32(math.Pow(10, req.Prosody.Gain/20))
-	}
+	gain := gainOf(req.Prosody)
 	var ids []int64
 	for _, text := range sentence.Split(req.Text, 0) {
 		if err := ctx.Err(); err != nil {
@@ -336,6 +341,12 @@ func (e *Engine) phonemes(ctx context.Context, m *model, text string) ([]string,
 	if err != nil {
 		return nil, fmt.Errorf("onnx: phonemize for voice %s: %w", m.name, err)
 	}
+	return sentencesOf(clauses), nil
+}
+
+// sentencesOf joins phonemized clauses into sentences: the clauses up to
+// one that ends in ".", "?" or "!", joined by spaces.
+func sentencesOf(clauses []string) []string {
 	var out []string
 	start := 0
 	for i, c := range clauses {
@@ -344,7 +355,15 @@ func (e *Engine) phonemes(ctx context.Context, m *model, text string) ([]string,
 			start = i + 1
 		}
 	}
-	return out, nil
+	return out
+}
+
+// gainOf returns the factor that applies p.Gain.
+func gainOf(p engine.Prosody) float32 {
+	if p.Gain == 0 {
+		return 1
+	}
+	return float32(math.Pow(10, p.Gain/20))
 }
 
 // scale multiplies x by gain and clips it to [-1, 1].

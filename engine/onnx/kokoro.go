@@ -1,0 +1,353 @@
+package onnx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"slices"
+	"strings"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/internal/sentence"
+)
+
+// KokoroSampleRate is the output rate of every Kokoro export.
+const KokoroSampleRate = 24000
+
+// TiePhonemizer is a Phonemizer that can also write espeak-ng's "^" tie
+// marks between the letters of one phoneme (the espeak engine can).
+// Kokoro voices need it: misaki's phoneme set, which Kokoro was trained
+// on, is derived from that form.
+type TiePhonemizer interface {
+	PhonemizeTied(ctx context.Context, voice, text string) ([]string, error)
+}
+
+// kokoroModel is what a Kokoro model adds to its *model: the names of its
+// export's inputs and output, and its voice packs.
+type kokoroModel struct {
+	ids      string // "tokens" (kokoro-onnx v1.0) or "input_ids"
+	audio    string // "audio" or "waveform"
+	intSpeed bool   // speed is int32 (kokoro-onnx v1.1-zh)
+	packs    map[string]pack
+	source   string // NAME.voices or NAME.voices.bin
+}
+
+// Input names shared by every Kokoro export.
+const (
+	kokoroStyle = "style"
+	kokoroSpeed = "speed"
+)
+
+// kokoroPacksPath returns where the voice packs of the model at modelPath
+// are when it is a Kokoro model, else "". A Kokoro model NAME.onnx has no
+// NAME.onnx.json, and has NAME.voices/ (a directory of VOICE.bin) or
+// NAME.voices.bin (an .npz archive or packs back to back) beside it.
+func kokoroPacksPath(modelPath string) string {
+	if _, err := os.Stat(modelPath + ".json"); err == nil {
+		return ""
+	}
+	base := strings.TrimSuffix(modelPath, ".onnx")
+	for _, p := range []string{base + ".voices", base + ".voices.bin"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// openVoice opens the model file of a voice directory entry: a Kokoro
+// model when kokoroPacksPath finds its packs, else a Piper voice. This is
+// where the voice-directory scan tells the two families apart.
+func (e *Engine) openVoice(name, path string, so sessionOptions) (*model, error) {
+	source := kokoroPacksPath(path)
+	if source == "" {
+		return openModel(name, path, so)
+	}
+	if _, ok := e.opts.Phonemizer.(TiePhonemizer); !ok {
+		return nil, fmt.Errorf("onnx: Kokoro model %s needs a phonemizer with tie marks (Options.Phonemizer: the espeak engine)", name)
+	}
+	return openKokoro(name, path, source, so)
+}
+
+// openKokoro loads a Kokoro model and its packs, detects the export's
+// flavour from its inputs and outputs, and checks it with one short run.
+func openKokoro(name, path, source string, so sessionOptions) (*model, error) {
+	fail := func(err error) (*model, error) {
+		return nil, fmt.Errorf("onnx: Kokoro model %s (%s): %w", name, path, err)
+	}
+	stamp, err := stampOf(path, source)
+	if err != nil {
+		return fail(err)
+	}
+	k, speakers, err := kokoroExport(path)
+	if err != nil {
+		return fail(err)
+	}
+	if k.packs, err = readPacks(source, speakers); err != nil {
+		return fail(err)
+	}
+	k.source = source
+	m := &model{
+		name: name, path: path, stamp: stamp, kokoro: k,
+		cfg: &Config{SampleRate: KokoroSampleRate, PhonemeType: "espeak", NumSpeakers: len(k.packs), Quality: "kokoro", LengthScale: 1},
+	}
+	m.session, err = newSession(path, []string{k.ids, kokoroStyle, kokoroSpeed}, []string{k.audio}, so)
+	if err != nil {
+		return fail(err)
+	}
+	first := k.packs[slices.Sorted(maps.Keys(k.packs))[0]]
+	if _, err := m.runKokoro(context.Background(), []int64{kokoroVocab['ə']}, first.row(1), 1); err != nil {
+		m.session.Destroy()
+		return fail(fmt.Errorf("test run: %w", err))
+	}
+	return m, nil
+}
+
+// kokoroExport tells the flavour of a Kokoro export from its inputs and
+// outputs (never from its file name), and returns sherpa-onnx's
+// speaker_names metadata when the model has it.
+func kokoroExport(path string) (*kokoroModel, []string, error) {
+	ins, outs, err := ort.GetInputOutputInfo(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	k := &kokoroModel{}
+	types := map[string]ort.TensorElementDataType{}
+	for _, in := range ins {
+		types[in.Name] = in.DataType
+	}
+	for _, name := range []string{"tokens", "input_ids"} {
+		if t, ok := types[name]; ok && t == ort.TensorElementDataTypeInt64 {
+			k.ids = name
+		}
+	}
+	speed, hasSpeed := types[kokoroSpeed]
+	k.intSpeed = speed == ort.TensorElementDataTypeInt32
+	for _, out := range outs {
+		if (out.Name == "audio" || out.Name == "waveform") && out.DataType == ort.TensorElementDataTypeFloat {
+			k.audio = out.Name
+		}
+	}
+	if k.ids == "" || types[kokoroStyle] != ort.TensorElementDataTypeFloat || !hasSpeed ||
+		speed != ort.TensorElementDataTypeFloat && !k.intSpeed || k.audio == "" {
+		var names []string
+		for _, in := range ins {
+			names = append(names, in.String())
+		}
+		for _, out := range outs {
+			names = append(names, "-> "+out.String())
+		}
+		return nil, nil, fmt.Errorf("not a Kokoro export: want inputs tokens or input_ids (int64), style (float32), speed (float32 or int32) and output audio or waveform (float32); it has %s", strings.Join(names, ", "))
+	}
+	md, err := ort.GetModelMetadata(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer md.Destroy()
+	names, ok, err := md.LookupCustomMetadataMap("speaker_names")
+	if err != nil || !ok || names == "" {
+		return k, nil, err
+	}
+	return k, strings.Split(names, ","), nil
+}
+
+// runKokoro synthesizes one chunk of at most KokoroMaxTokens ids (without
+// the pads) with a style vector, and returns 24 kHz audio. A model whose
+// speed input is int32 gets the speed rounded to a whole number, at least
+// 1. A done ctx terminates the run.
+func (m *model) runKokoro(ctx context.Context, ids []int64, style []float32, speed float64) ([]float32, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return nil, errModelClosed
+	}
+	k := m.kokoro
+	padded := make([]int64, len(ids)+2)
+	copy(padded[1:], ids)
+	var in tensors
+	in.add(ort.NewTensor(ort.NewShape(1, int64(len(padded))), padded))
+	in.add(ort.NewTensor(ort.NewShape(1, styleDim), style))
+	if k.intSpeed {
+		in.add(ort.NewTensor(ort.NewShape(1), []int32{int32(max(1, math.Round(speed)))}))
+	} else {
+		in.add(ort.NewTensor(ort.NewShape(1), []float32{float32(speed)}))
+	}
+	return runAudio(ctx, m.session, &in, k.audio)
+}
+
+// kokoroOwners maps each usable pack name to its model: when two Kokoro
+// models have a pack of the same name, the model whose NAME sorts first
+// has it; a pack named like a Piper voice is shadowed by that voice. e.mu
+// is held.
+func (e *Engine) kokoroOwners() map[string]*model {
+	owners := map[string]*model{}
+	for _, name := range slices.Sorted(maps.Keys(e.models)) {
+		m := e.models[name]
+		if m.kokoro == nil {
+			continue
+		}
+		for p := range m.kokoro.packs {
+			if _, taken := owners[p]; taken {
+				continue
+			}
+			if piper := e.models[p]; piper != nil && piper.kokoro == nil {
+				continue
+			}
+			owners[p] = m
+		}
+	}
+	return owners
+}
+
+// kokoroVoices lists the packs of the Kokoro models that the engine can
+// speak with, and logs nothing: packs of unsupported languages (Japanese,
+// Mandarin) are left out, since using them fails. e.mu is held.
+func (e *Engine) kokoroVoices() []engine.Voice {
+	var out []engine.Voice
+	for p, m := range e.kokoroOwners() {
+		lang, err := kokoroLanguageOf(p)
+		if err != nil {
+			continue
+		}
+		out = append(out, engine.Voice{
+			Name:        p,
+			Language:    lang.tag,
+			Description: fmt.Sprintf("Kokoro %s (%s, %s, %d Hz)", p, lang.name, m.name, KokoroSampleRate),
+		})
+	}
+	return out
+}
+
+// kokoroVoice is a resolved Kokoro voice id: a pack or a blend of packs
+// of one model.
+type kokoroVoice struct {
+	m     *model
+	style pack
+	lang  kokoroLanguage
+}
+
+// kokoroVoice resolves a pack name or a blend such as
+// "af_bella(2)+af_sky(1)". Errors wrap engine.ErrUnknownVoice (and
+// ErrUnsupportedLanguage for a Japanese or Mandarin pack).
+func (e *Engine) kokoroVoice(id string) (kokoroVoice, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.closed {
+		return kokoroVoice{}, errors.New("onnx: engine is closed")
+	}
+	owners := e.kokoroOwners()
+	unknown := func(err error) (kokoroVoice, error) {
+		if err == nil {
+			return kokoroVoice{}, fmt.Errorf("%w %q", engine.ErrUnknownVoice, id)
+		}
+		return kokoroVoice{}, fmt.Errorf("%w %q: %w", engine.ErrUnknownVoice, id, err)
+	}
+	if m := owners[id]; m != nil {
+		lang, err := kokoroLanguageOf(id)
+		if err != nil {
+			return unknown(err)
+		}
+		return kokoroVoice{m, m.kokoro.packs[id], lang}, nil
+	}
+	if !strings.ContainsAny(id, "+-()") {
+		return unknown(nil)
+	}
+	terms, err := parseBlend(id)
+	if err != nil {
+		return unknown(err)
+	}
+	var packs []pack
+	var weights []float64
+	var m *model
+	for _, t := range terms {
+		owner := owners[t.name]
+		switch {
+		case owner == nil:
+			return unknown(nil)
+		case m != nil && owner != m:
+			return unknown(fmt.Errorf("onnx: a blend mixes packs of one model; %s is in %s, not %s", t.name, owner.name, m.name))
+		}
+		if _, err := kokoroLanguageOf(t.name); err != nil {
+			return unknown(err)
+		}
+		m = owner
+		packs = append(packs, m.kokoro.packs[t.name])
+		weights = append(weights, t.weight)
+	}
+	lang, _ := kokoroLanguageOf(terms[0].name)
+	return kokoroVoice{m, blend(packs, weights), lang}, nil
+}
+
+// ResolveVoice implements engine.VoiceResolver: it accepts a blend of
+// Kokoro packs such as "af_bella(2)+af_sky(1)", which Voices does not
+// list. A blend speaks the language of its first voice.
+func (e *Engine) ResolveVoice(name string) (engine.Voice, error) {
+	v, err := e.kokoroVoice(name)
+	if err != nil {
+		return engine.Voice{}, err
+	}
+	return engine.Voice{
+		Name:        name,
+		Language:    v.lang.tag,
+		Description: fmt.Sprintf("Kokoro blend %s (%s, %s, %d Hz)", name, v.lang.name, v.m.name, KokoroSampleRate),
+	}, nil
+}
+
+// synthesizeKokoro speaks req with a Kokoro pack or blend: sentence by
+// sentence as for Piper voices, each phonemized by espeak-ng with tie
+// marks, mapped to misaki's phoneme set, cut into chunks of at most 510
+// tokens, and run with the pack's style row for the chunk's length.
+func (e *Engine) synthesizeKokoro(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
+	v, err := e.kokoroVoice(req.Voice)
+	if err != nil {
+		return err
+	}
+	tp, ok := e.opts.Phonemizer.(TiePhonemizer)
+	if !ok {
+		return errors.New("onnx: Kokoro voices need a phonemizer with tie marks (Options.Phonemizer: the espeak engine)")
+	}
+	speed := req.Prosody.RateOrDefault()
+	gain := gainOf(req.Prosody)
+	for _, text := range sentence.Split(req.Text, 0) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		clauses, err := tp.PhonemizeTied(ctx, v.lang.espeak, text)
+		if err != nil {
+			return fmt.Errorf("onnx: phonemize for voice %s: %w", req.Voice, err)
+		}
+		for _, s := range sentencesOf(clauses) {
+			for _, chunk := range splitTokens(kokoroTokens(v.lang.kokoroPhonemes(s))) {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				audio, err := v.m.runKokoro(ctx, chunk, v.style.row(len(chunk)), speed)
+				if err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					return fmt.Errorf("onnx: voice %s: %w", req.Voice, err)
+				}
+				scale(audio, gain)
+				if err := emit(engine.Chunk{Samples: audio, SampleRate: KokoroSampleRate}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// currentStamp returns the stamp of the model's files as they are now: the
+// .onnx with its .onnx.json, or with its packs for a Kokoro model.
+func (m *model) currentStamp() (fileStamp, error) {
+	if m.kokoro != nil {
+		return stampOf(m.path, m.kokoro.source)
+	}
+	return stampOf(m.path, m.path+".json")
+}
