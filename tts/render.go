@@ -57,17 +57,6 @@ type renderer struct {
 	res   *Result
 }
 
-// part renders one text part or event.
-func (r *renderer) part(ctx context.Context, part tags.Part) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if part.IsEvent() {
-		return r.event(part)
-	}
-	return r.text(ctx, part)
-}
-
 // text renders a text part: the engine renders the style controls it
 // declares, the shared DSP stage the rest.
 func (r *renderer) text(ctx context.Context, part tags.Part) error {
@@ -96,11 +85,17 @@ func (r *renderer) text(ctx context.Context, part tags.Part) error {
 				return fmt.Errorf("tts: engine changed sample rate within a sentence")
 			}
 			rate0 = c.SampleRate
+			if len(r.buf)+len(c.Samples) > r.p.room(rate0) {
+				return r.p.tooLong()
+			}
 			r.buf = append(r.buf, c.Samples...)
 			return nil
 		})
 	}
 	r.res.EngineTime += time.Since(start) - r.p.emitTime
+	if errors.Is(err, ErrAudioTooLong) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("tts: voice %q: %w", v.ID, err)
 	}
@@ -189,7 +184,8 @@ func plan(eng engine.Engine, st tags.Style, speed float64, text string) (engine.
 }
 
 // event renders a pause as silence and the non-verbal events as the DSP
-// stage's synthetic sounds, at the rate of the audio so far.
+// stage's synthetic sounds, at the rate of the audio so far. A pause that
+// would pass the audio limit fails before its silence is made.
 func (r *renderer) event(part tags.Part) error {
 	rate := r.p.inRate
 	if rate == 0 {
@@ -199,7 +195,11 @@ func (r *renderer) event(part tags.Part) error {
 	var x []float32
 	switch part.Event.Kind {
 	case tags.Pause:
-		x = dsp.AppendSilence(nil, int(part.Event.Duration.Seconds()*float64(rate)))
+		n := int(part.Event.Duration.Seconds() * float64(rate))
+		if n > r.p.room(rate) {
+			return r.p.tooLong()
+		}
+		x = dsp.AppendSilence(nil, n)
 	case tags.Breath:
 		x = dsp.Breath(rate, r.seed)
 	case tags.Sigh:

@@ -52,13 +52,19 @@ type Options struct {
 	// MaxInput is the longest input in characters; 0 means
 	// DefaultMaxInput.
 	MaxInput int
-	// MaxParallel is how many sentences are rendered (synthesized and
-	// resampled) at once across all requests; 0 means
-	// runtime.GOMAXPROCS(0). Rendering is CPU-bound: more at once only
-	// makes each wait for a core in the middle of its work. A sentence
+	// MaxAudio is the most audio one request may make; 0 means
+	// DefaultMaxAudio. See ErrAudioTooLong.
+	MaxAudio time.Duration
+	// MaxParallel is how many pieces of text are rendered (synthesized,
+	// given their effects and resampled) at once across all requests; 0
+	// means runtime.GOMAXPROCS(0). Rendering is CPU-bound: more at once
+	// only makes each wait for a core in the middle of its work. A piece
 	// waits for a free slot before it starts, and that wait counts as
 	// engine time (Result.EngineTime), like a queue in front of a model
-	// server.
+	// server. Slots are shared fairly between accounts
+	// (Request.Account): a free slot goes to the waiting account that
+	// holds the fewest, so one account's many requests do not make
+	// another's wait behind them all.
 	MaxParallel int
 	// Logger receives debug logs; nil means slog.Default().
 	Logger *slog.Logger
@@ -71,7 +77,8 @@ type Synthesizer struct {
 	voices   *voices.Catalog
 	formats  *encode.Registry
 	maxInput int
-	slots    chan struct{} // one token per sentence being rendered
+	maxAudio time.Duration
+	slots    *scheduler
 	log      *slog.Logger
 }
 
@@ -86,6 +93,7 @@ func New(opts Options) (*Synthesizer, error) {
 		voices:   opts.Voices,
 		formats:  opts.Formats,
 		maxInput: opts.MaxInput,
+		maxAudio: opts.MaxAudio,
 		log:      opts.Logger,
 	}
 	if s.formats == nil {
@@ -94,13 +102,16 @@ func New(opts Options) (*Synthesizer, error) {
 	if s.maxInput <= 0 {
 		s.maxInput = DefaultMaxInput
 	}
+	if s.maxAudio <= 0 {
+		s.maxAudio = DefaultMaxAudio
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
 	if opts.MaxParallel <= 0 {
 		opts.MaxParallel = runtime.GOMAXPROCS(0)
 	}
-	s.slots = make(chan struct{}, opts.MaxParallel)
+	s.slots = newScheduler(opts.MaxParallel)
 	for _, v := range s.voices.List("") {
 		if s.engines[v.Engine] == nil {
 			return nil, fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
@@ -122,6 +133,8 @@ type Request struct {
 	Speed float64
 	// Account is the caller's account id, which may use its own voice
 	// clones besides the global voices. Empty means global voices only.
+	// Render slots are shared fairly between accounts; "" is one account
+	// of its own.
 	Account string
 	// StrictTags rejects input whose audio tags cannot all be applied as
 	// written (unknown, bad or out-of-range values, voices the account
@@ -164,55 +177,63 @@ func (s *Synthesizer) Synthesize(ctx context.Context, voice, input string, forma
 }
 
 // Validate checks req as Stream would before writing anything, and returns
-// the catalog voice it names.
+// the catalog voice it names. It refuses with ErrAudioTooLong input whose
+// estimated audio passes Options.MaxAudio.
 func (s *Synthesizer) Validate(req Request) (voices.Voice, error) {
+	v, _, err := s.prepare(req)
+	return v, err
+}
+
+// prepare validates req and parses its tags.
+func (s *Synthesizer) prepare(req Request) (voices.Voice, tags.Script, error) {
 	v, err := s.voices.Lookup(req.Account, req.Voice)
 	if err != nil {
-		return voices.Voice{}, fmt.Errorf("%w %q", ErrUnknownVoice, req.Voice)
+		return voices.Voice{}, tags.Script{}, fmt.Errorf("%w %q", ErrUnknownVoice, req.Voice)
 	}
 	if strings.TrimSpace(req.Input) == "" {
-		return voices.Voice{}, ErrEmptyInput
+		return voices.Voice{}, tags.Script{}, ErrEmptyInput
 	}
 	if n := utf8.RuneCountInString(req.Input); n > s.maxInput {
-		return voices.Voice{}, fmt.Errorf("%w: %d characters, the limit is %d", ErrInputTooLong, n, s.maxInput)
+		return voices.Voice{}, tags.Script{}, fmt.Errorf("%w: %d characters, the limit is %d", ErrInputTooLong, n, s.maxInput)
 	}
 	if req.Speed != 0 && (req.Speed < MinSpeed || req.Speed > MaxSpeed || math.IsNaN(req.Speed)) {
-		return voices.Voice{}, fmt.Errorf("%w: %g is not between %g and %g", ErrBadSpeed, req.Speed, MinSpeed, MaxSpeed)
+		return voices.Voice{}, tags.Script{}, fmt.Errorf("%w: %g is not between %g and %g", ErrBadSpeed, req.Speed, MinSpeed, MaxSpeed)
 	}
 	if err := s.formats.Check(req.Format); err != nil {
-		return voices.Voice{}, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
+		return voices.Voice{}, tags.Script{}, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
 	}
-	if req.StrictTags {
-		if _, err := s.ParseTags(req); err != nil {
-			return voices.Voice{}, err
-		}
+	script, err := s.ParseTags(req)
+	if err != nil {
+		return voices.Voice{}, tags.Script{}, err
 	}
-	return v, nil
+	if err := checkAudio(script, req.Speed, s.maxAudio); err != nil {
+		return voices.Voice{}, tags.Script{}, err
+	}
+	return v, script, nil
 }
 
 // Stream synthesizes req and writes the encoded audio to w sentence by
 // sentence. After each sentence it flushes w if w has a Flush() or
 // Flush() error method (as http.ResponseWriter does), so a listener hears
 // the first sentence while the rest is rendered. Validation errors are
-// returned before anything is written.
+// returned before anything is written. Once the audio passes
+// Options.MaxAudio, Stream stops with ErrAudioTooLong: what was written
+// before stays written, and the encoder is not closed. It holds at most one
+// sentence's samples (see maxHeld) besides what the encoder holds.
 func (s *Synthesizer) Stream(ctx context.Context, w io.Writer, req Request) (Result, error) {
-	v, err := s.Validate(req)
+	v, script, err := s.prepare(req)
 	if err != nil {
 		return Result{}, err
 	}
 	if s.engines[v.Engine] == nil {
 		return Result{}, fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
 	}
-	script, err := s.ParseTags(req)
-	if err != nil {
-		return Result{}, err
-	}
 	tw := &timedWriter{w: w}
 	enc, err := s.formats.NewEncoder(tw, req.Format)
 	if err != nil {
 		return Result{}, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
 	}
-	p := &pipeline{enc: enc, outRate: req.Format.Rate()}
+	p := &pipeline{enc: enc, outRate: req.Format.Rate(), max: s.maxAudio}
 	res := Result{IgnoredTags: script.Ignored(), ClampedTags: script.Clamped()}
 	r := &renderer{s: s, req: req, voice: v, p: p, res: &res}
 	// timed runs f and adds its time, less blocked writes, to
@@ -244,32 +265,59 @@ func (s *Synthesizer) Stream(ctx context.Context, w io.Writer, req Request) (Res
 	return res, nil
 }
 
-// render renders the parts of one sentence into r's pipeline, in one of
-// the synthesizer's slots. Waiting for the slot counts as engine time.
-// Encoding and writing happen after the slot is freed, so a slow client
-// never holds one.
+// render renders the parts of one sentence into r's pipeline. Each text
+// part is rendered in one of the synthesizer's slots, and waiting for the
+// slot counts as engine time; events (pauses and synthetic sounds) are
+// cheap and take none. Encoding and writing happen outside the slots, so
+// a slow client never holds one: at the end of the sentence, or between
+// parts once maxHeld samples are waiting.
 func (s *Synthesizer) render(ctx context.Context, r *renderer, sen tags.Sentence) error {
-	start := time.Now()
-	select {
-	case s.slots <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	defer func() { <-s.slots }()
-	r.res.EngineTime += time.Since(start)
 	for _, part := range sen.Parts {
-		if err := r.part(ctx, part); err != nil {
+		if err := ctx.Err(); err != nil {
 			return err
+		}
+		var err error
+		if part.IsEvent() {
+			err = r.event(part)
+		} else {
+			err = s.inSlot(ctx, r, func() error { return r.text(ctx, part) })
+		}
+		if err != nil {
+			return err
+		}
+		if len(r.p.held) >= maxHeld {
+			if err := r.p.encode(); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
+// inSlot runs f in a render slot of the request's account.
+func (s *Synthesizer) inSlot(ctx context.Context, r *renderer, f func() error) error {
+	start := time.Now()
+	waiting := func() { s.log.Debug("tts: waiting for a render slot", "account", r.req.Account) }
+	if err := s.slots.acquire(ctx, r.req.Account, waiting); err != nil {
+		return err
+	}
+	defer s.slots.release(r.req.Account)
+	r.res.EngineTime += time.Since(start)
+	return f()
+}
+
+// maxHeld is the most samples the pipeline holds before encoding them in
+// the middle of a sentence: about 11 s at 24 kHz, 512 KiB. One text part
+// (at most sentence.DefaultMaxLen characters) is always held whole.
+const maxHeld = 1 << 18
+
 // pipeline carries engine chunks through resampling to the encoder. The
-// samples of a sentence are held until encode.
+// samples of a sentence are held until encode. It counts the samples it
+// writes and fails with ErrAudioTooLong once they pass max.
 type pipeline struct {
 	enc      encode.Encoder
 	outRate  int
+	max      time.Duration
 	inRate   int
 	rs       *dsp.Resampler
 	f32      []float32
@@ -287,15 +335,16 @@ func (p *pipeline) emit(c engine.Chunk) error {
 		}
 	}
 	p.f32 = p.rs.Process(p.f32[:0], c.Samples)
-	p.write(p.f32)
-	return nil
+	return p.write(p.f32)
 }
 
 // switchRate starts resampling from a new engine rate, draining the old
 // resampler first.
 func (p *pipeline) switchRate(rate int) error {
 	if p.rs != nil {
-		p.write(p.rs.Flush(p.f32[:0]))
+		if err := p.write(p.rs.Flush(p.f32[:0])); err != nil {
+			return err
+		}
 	}
 	rs, err := dsp.NewResampler(rate, p.outRate)
 	if err != nil {
@@ -306,10 +355,22 @@ func (p *pipeline) switchRate(rate int) error {
 }
 
 // write holds x, converted to 16 bits, for the next encode.
-func (p *pipeline) write(x []float32) {
-	n := len(p.held)
+func (p *pipeline) write(x []float32) error {
+	if len(x) > p.room(p.outRate) {
+		return p.tooLong()
+	}
 	p.held = dsp.AppendInt16(p.held, x)
-	p.written += len(p.held) - n
+	p.written += len(x)
+	return nil
+}
+
+// room returns how many more samples at rate fit under the limit.
+func (p *pipeline) room(rate int) int {
+	return int(p.max.Seconds()*float64(rate)) - p.written*rate/p.outRate
+}
+
+func (p *pipeline) tooLong() error {
+	return fmt.Errorf("%w: the audio passed the limit of %v", ErrAudioTooLong, p.max)
 }
 
 // encode sends the held samples to the encoder.
@@ -324,7 +385,9 @@ func (p *pipeline) encode() error {
 
 func (p *pipeline) close() error {
 	if p.rs != nil {
-		p.write(p.rs.Flush(p.f32[:0]))
+		if err := p.write(p.rs.Flush(p.f32[:0])); err != nil {
+			return err
+		}
 	}
 	if err := p.encode(); err != nil {
 		return err

@@ -1,0 +1,80 @@
+package tts
+
+import (
+	"errors"
+	"fmt"
+	"time"
+	"unicode"
+
+	"github.com/voxkit/voxkit/tags"
+)
+
+// DefaultMaxAudio is the most audio one request may make when
+// Options.MaxAudio is 0. A full-length (DefaultMaxInput) English input at
+// speed 1 makes about 4.5 minutes on espeak-ng.
+const DefaultMaxAudio = 10 * time.Minute
+
+// ErrAudioTooLong is returned (wrapped) when a request would make, or has
+// made, more audio than Options.MaxAudio. Validate and Stream return it
+// before writing anything when the estimate of the input's audio is over
+// the limit; otherwise Stream returns it as soon as the samples it has
+// produced pass the limit, having written the audio before.
+var ErrAudioTooLong = errors.New("tts: too much audio")
+
+// Speech estimates per character, at speed 1. They are on the low side of
+// espeak-ng's measured rates (about 0.09 s per letter of English prose,
+// 0.4 s per Han character, 0.2 s per spelled letter), so that the estimate
+// never refuses input whose audio would fit: the count of samples during
+// synthesis is exact and catches the rest.
+const (
+	estimateLetter   = 70 * time.Millisecond  // a letter or digit of an alphabetic script
+	estimateSyllable = 300 * time.Millisecond // a Han, Kana or Hangul character
+	estimateSpelled  = 150 * time.Millisecond // a letter or digit read out alone
+	estimateEvent    = 300 * time.Millisecond // a breath, sigh, laugh or cough
+)
+
+// estimate returns a low estimate of the audio script makes at speed (0
+// means 1): pauses exactly, speech from its characters and rate.
+func estimate(script tags.Script, speed float64) time.Duration {
+	if speed == 0 {
+		speed = 1
+	}
+	var total time.Duration
+	for _, p := range script.Parts {
+		switch {
+		case p.IsEvent() && p.Event.Kind == tags.Pause:
+			total += p.Event.Duration
+		case p.IsEvent():
+			total += estimateEvent
+		default:
+			rate := speed * p.Style.RateOrDefault()
+			if p.Style.Emphasis {
+				rate *= emphasisRate
+			}
+			rate = max(MinSpeed, min(MaxSpeed, rate))
+			var speech time.Duration
+			for _, c := range p.Text {
+				switch {
+				case unicode.In(c, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
+					speech += estimateSyllable
+				case !unicode.IsLetter(c) && !unicode.IsDigit(c):
+				case p.Style.Spell:
+					speech += estimateSpelled
+				default:
+					speech += estimateLetter
+				}
+			}
+			total += time.Duration(float64(speech) / rate)
+		}
+	}
+	return total
+}
+
+// checkAudio refuses script when its estimated audio passes max.
+func checkAudio(script tags.Script, speed float64, max time.Duration) error {
+	if d := estimate(script, speed); d > max {
+		return fmt.Errorf("%w: the input would make at least %v of audio, the limit is %v",
+			ErrAudioTooLong, d.Round(time.Second), max)
+	}
+	return nil
+}
