@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,6 +37,29 @@ func encodeAll(t testing.TB, f encode.Format, samples []int16, chunks []int) []b
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// encodeFile encodes samples into a new file, which the encoder can
+// rewrite (an io.WriterAt), and returns its path.
+func encodeFile(t testing.TB, f encode.Format, samples []int16) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "clip."+f.Name)
+	file, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	e, err := encode.NewEncoder(file, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Encode(samples); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func TestContentTypes(t *testing.T) {
@@ -74,14 +99,24 @@ func TestRoundTrip(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, rate := range c.rates {
-			for _, streaming := range []bool{false, true} {
-				name := fmt.Sprintf("%s/%d/streaming=%v", c.name, rate, streaming)
+			// A complete clip is held in memory, or written through to
+			// a file and its header rewritten (encode.Format.Streaming).
+			for _, mode := range []string{"complete", "file", "streaming"} {
+				streaming := mode == "streaming"
+				name := fmt.Sprintf("%s/%d/%s", c.name, rate, mode)
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
 					in := speech(t, rate)
 					f := encode.Format{Name: c.name, SampleRate: rate, Streaming: streaming}
-					data := encodeAll(t, f, in, nil)
-					path := audiotest.WriteTemp(t, data, c.name)
+					var data []byte
+					var path string
+					if mode == "file" {
+						path = encodeFile(t, f, in)
+						data, _ = os.ReadFile(path)
+					} else {
+						data = encodeAll(t, f, in, nil)
+						path = audiotest.WriteTemp(t, data, c.name)
+					}
 					if c.name != "pcm" {
 						p := audiotest.ProbeFile(t, path)
 						wantRate := rate

@@ -19,7 +19,9 @@ import (
 // block uses is decided by internal/flaclpc (the library's own analysis
 // stops at fixed predictors). The stream header is written here: a
 // streaming encoder writes it first with the length and MD5 unknown (both
-// allowed by the format), a complete clip carries exact ones.
+// allowed by the format), a complete clip carries exact ones: rewritten at
+// Close over a placeholder of the same size when the writer is an
+// io.WriterAt, else written before the frames held until then.
 
 const (
 	flacDefaultLevel = 5
@@ -30,6 +32,7 @@ const (
 
 type flacEncoder struct {
 	w         io.Writer
+	at        io.WriterAt // a complete clip's destination, written through
 	streaming bool
 	rate      int
 	fw        *flac.Encoder // frame writer
@@ -43,7 +46,7 @@ type flacEncoder struct {
 	samples   uint64
 	frameMin  uint32
 	frameMax  uint32
-	out       bytes.Buffer // frames of a complete clip
+	out       bytes.Buffer // frames of a complete clip (without at)
 	err       error
 }
 
@@ -79,6 +82,7 @@ func newFLACEncoder(w io.Writer, f Format) (Encoder, error) {
 	}
 	e := &flacEncoder{
 		w:         w,
+		at:        writerAt(w, f),
 		streaming: f.Streaming,
 		rate:      f.SampleRate,
 		an:        flaclpc.NewAnalyzer(16, flaclpc.Level(level)),
@@ -86,7 +90,7 @@ func newFLACEncoder(w io.Writer, f Format) (Encoder, error) {
 		md5:       md5.New(),
 	}
 	e.sink = flacSink{w: w, drop: true}
-	if !e.streaming {
+	if !e.streaming && e.at == nil {
 		e.sink.w = &e.out
 	}
 	fw, err := flac.NewEncoder(&e.sink, e.streamInfo())
@@ -102,7 +106,7 @@ func newFLACEncoder(w io.Writer, f Format) (Encoder, error) {
 		BitsPerSample:     16,
 	}
 	e.fr.Subframes = []*frame.Subframe{&e.sub}
-	if e.streaming {
+	if e.streaming || e.at != nil {
 		if _, err := w.Write(e.header()); err != nil {
 			return nil, err
 		}
@@ -215,7 +219,12 @@ func (e *flacEncoder) Close() error {
 	if len(e.block) > 0 && e.writeFrame() != nil {
 		return e.err
 	}
-	if !e.streaming {
+	switch {
+	case e.at != nil:
+		if _, e.err = e.at.WriteAt(e.header(), 0); e.err != nil {
+			return e.err
+		}
+	case !e.streaming:
 		if _, e.err = e.w.Write(e.header()); e.err == nil {
 			_, e.err = e.w.Write(e.out.Bytes())
 		}

@@ -31,7 +31,22 @@ type Format struct {
 	// encoder must not hold audio back to learn its total length. A
 	// streaming wav header carries the size 0xFFFFFFFF; a complete wav
 	// carries exact sizes.
+	//
+	// A complete clip (Streaming false) of wav, mp3 or flac needs its
+	// length in its header. When the writer is also an io.WriterAt, whose
+	// offset 0 is the encoder's first byte (a new file, say), the encoder
+	// writes the audio through and rewrites the header at Close;
+	// otherwise it holds the encoded clip in memory until Close.
 	Streaming bool
+}
+
+// writerAt returns w as an io.WriterAt when f is a complete clip and w
+// can take one, else nil.
+func writerAt(w io.Writer, f Format) io.WriterAt {
+	if at, ok := w.(io.WriterAt); ok && !f.Streaming {
+		return at
+	}
+	return nil
 }
 
 // The built-in formats with default parameters.

@@ -110,13 +110,18 @@ func (p mp3Params) fits(kbps int) bool {
 // an Info frame: for a complete clip LAME's own (frame and byte counts,
 // seek table, encoder delay and end padding) or, where that does not fit
 // in a frame at the bitrate, ours with the same counts; when streaming,
-// ours with the encoder delay only, as the length is not known yet.
+// ours with the encoder delay only, as the length is not known yet. A
+// complete clip written to an io.WriterAt goes through as it is encoded,
+// starting with a placeholder of our Info frame that Close rewrites with
+// the counts.
 type mp3Encoder struct {
 	w         io.Writer
+	at        io.WriterAt // a complete clip's destination, written through
 	p         mp3Params
-	streaming bool
+	streaming bool // written through: streaming or at
 	enc       *mp3lame.Encoder
 	out       []byte // the whole stream for a complete clip, else scratch
+	size      int    // bytes written through, less the first Info frame
 	err       error
 }
 
@@ -125,11 +130,12 @@ func newMP3Encoder(w io.Writer, f Format) (Encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc, err := mp3lame.New(mp3lame.Config{SampleRate: p.rate, Kbps: p.kbps, Quality: p.quality, Tag: !f.Streaming})
+	at := writerAt(w, f)
+	enc, err := mp3lame.New(mp3lame.Config{SampleRate: p.rate, Kbps: p.kbps, Quality: p.quality, Tag: !f.Streaming && at == nil})
 	if err != nil {
 		return nil, fmt.Errorf("encode: mp3: %w", err)
 	}
-	e := &mp3Encoder{w: w, p: p, streaming: f.Streaming, enc: enc}
+	e := &mp3Encoder{w: w, at: at, p: p, streaming: f.Streaming || at != nil, enc: enc}
 	if e.streaming {
 		if _, err := w.Write(e.infoFrame(0, 0, 0)); err != nil {
 			enc.Close()
@@ -154,6 +160,7 @@ func (e *mp3Encoder) Encode(samples []int16) error {
 func (e *mp3Encoder) writeOut() error {
 	if e.err == nil && e.streaming && len(e.out) > 0 {
 		_, e.err = e.w.Write(e.out)
+		e.size += len(e.out)
 	}
 	if e.err != nil {
 		e.enc.Close()
@@ -175,6 +182,12 @@ func (e *mp3Encoder) Close() error {
 	}
 	if e.writeOut() != nil {
 		return e.err
+	}
+	if e.at != nil {
+		if _, e.err = e.at.WriteAt(e.infoFrame(e.enc.Frames(), e.size, e.enc.Padding()), 0); e.err != nil {
+			e.enc.Close()
+			return e.err
+		}
 	}
 	e.enc.Close()
 	e.out = nil

@@ -10,26 +10,28 @@ const wavHeaderSize = 44
 
 // wavEncoder writes 16-bit mono RIFF/WAVE. Streaming, it writes the header
 // at once with unknown sizes (0xFFFFFFFF, which decoders read as "until
-// end of stream"); otherwise it holds the samples until Close so the
-// header can carry exact sizes without seeking.
+// end of stream"). A complete clip carries exact sizes: written through to
+// an io.WriterAt whose header is rewritten at Close, else held until Close.
 type wavEncoder struct {
 	w         io.Writer
+	at        io.WriterAt // a complete clip's destination, written through
 	rate      int
 	streaming bool
 	buf       []byte // pending output
-	held      []byte // samples held back until Close (not streaming)
+	held      []byte // samples held back until Close (complete, no at)
+	size      int    // bytes of samples written through
 	err       error
 }
 
 func newWAVEncoder(w io.Writer, f Format) (Encoder, error) {
-	e := &wavEncoder{w: w, rate: f.SampleRate, streaming: f.Streaming}
-	if e.streaming {
-		e.err = e.writeHeader(0xFFFFFFFF)
+	e := &wavEncoder{w: w, rate: f.SampleRate, streaming: f.Streaming, at: writerAt(w, f)}
+	if e.streaming || e.at != nil {
+		_, e.err = w.Write(e.header(0xFFFFFFFF))
 	}
 	return e, e.err
 }
 
-func (e *wavEncoder) writeHeader(dataSize uint32) error {
+func (e *wavEncoder) header(dataSize uint32) []byte {
 	riffSize := uint32(0xFFFFFFFF)
 	if dataSize != 0xFFFFFFFF {
 		riffSize = dataSize + wavHeaderSize - 8
@@ -47,20 +49,20 @@ func (e *wavEncoder) writeHeader(dataSize uint32) error {
 	h = binary.LittleEndian.AppendUint16(h, 16) // bits per sample
 	h = append(h, "data"...)
 	h = binary.LittleEndian.AppendUint32(h, dataSize)
-	_, err := e.w.Write(h)
-	return err
+	return h
 }
 
 func (e *wavEncoder) Encode(samples []int16) error {
 	if e.err != nil {
 		return e.err
 	}
-	if !e.streaming {
+	if !e.streaming && e.at == nil {
 		e.held = appendS16LE(e.held, samples)
 		return nil
 	}
 	e.buf = appendS16LE(e.buf[:0], samples)
 	_, e.err = e.w.Write(e.buf)
+	e.size += len(e.buf)
 	return e.err
 }
 
@@ -68,11 +70,16 @@ func (e *wavEncoder) Close() error {
 	if e.err != nil || e.streaming {
 		return e.err
 	}
-	size := uint32(len(e.held))
-	if len(e.held) > 0xFFFFFFFF-wavHeaderSize {
+	n := e.size + len(e.held)
+	size := uint32(n)
+	if n > 0xFFFFFFFF-wavHeaderSize {
 		size = 0xFFFFFFFF // too long for exact sizes
 	}
-	if e.err = e.writeHeader(size); e.err == nil {
+	if e.at != nil {
+		_, e.err = e.at.WriteAt(e.header(size), 0)
+		return e.err
+	}
+	if _, e.err = e.w.Write(e.header(size)); e.err == nil {
 		_, e.err = e.w.Write(e.held)
 	}
 	e.held = nil
