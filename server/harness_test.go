@@ -67,6 +67,8 @@ type envOptions struct {
 	readTimeout  time.Duration
 	writeTimeout time.Duration
 	log          io.Writer // the server's log, as JSON lines; nil discards it
+	// synth, if set, adjusts the Synthesizer's options.
+	synth func(*tts.Options)
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -97,7 +99,11 @@ func newEnv(t testing.TB, o envOptions) *env {
 			t.Fatal(err)
 		}
 	}
-	synth, err := tts.New(tts.Options{Engines: engines, Voices: cat})
+	opts := tts.Options{Engines: engines, Voices: cat}
+	if o.synth != nil {
+		o.synth(&opts)
+	}
+	synth, err := tts.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

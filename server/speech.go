@@ -136,25 +136,107 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 }
 
 // speechClip renders the whole clip, then sends it with exact length and
-// the timing headers.
+// the timing headers. The clip is spooled (see spool), and sent in pieces
+// that each get their own write deadline, so a slow reader holds a file
+// and a small buffer, not the clip in memory.
 func (s *Server) speechClip(w http.ResponseWriter, r *http.Request, sp wire.Speech, req tts.Request, codec encode.Codec) {
 	ri := info(r.Context())
-	var buf bytes.Buffer
-	res, err := s.synth.Stream(r.Context(), &buf, req)
+	clip := new(spool)
+	defer clip.Close()
+	res, err := s.synth.Stream(r.Context(), clip, req)
 	if err != nil {
 		s.synthFailed(w, r, sp, err, false)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", codec.ContentType)
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	h.Set("Cache-Control", "no-store")
-	setTiming(h, res, ri.start)
-	w.WriteHeader(http.StatusOK)
-	if s.writeTime > 0 {
-		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.writeTime))
+	lw := s.newLazyWriter(w, func() {
+		h := w.Header()
+		h.Set("Content-Type", codec.ContentType)
+		h.Set("Content-Length", strconv.FormatInt(clip.size, 10))
+		h.Set("Cache-Control", "no-store")
+		setTiming(h, res, ri.start)
+		w.WriteHeader(http.StatusOK)
+	})
+	// CopyBuffer's buffer sets the size of each write: hide the
+	// readers' WriteTo, which would write all at once.
+	if _, err := io.CopyBuffer(lw, struct{ io.Reader }{clip.reader()}, make([]byte, clipChunk)); err != nil {
+		s.log.Info("server: sending a clip failed", "request_id", ri.id, "err", err)
+		return
 	}
-	w.Write(buf.Bytes())
+	if !lw.started {
+		lw.started = true
+		lw.start()
+	}
+}
+
+// clipMemory is the most of a complete clip held in memory; clipChunk is
+// the size of each write of it to the client.
+const (
+	clipMemory = 1 << 20
+	clipChunk  = 64 << 10
+)
+
+// spool holds a complete clip while it is encoded: its first clipMemory
+// bytes in memory, then all of it in an unnamed temporary file (in
+// os.TempDir, removed as soon as it is made). It is an io.WriterAt, so the
+// encoders write the clip through and rewrite its header at the end
+// instead of holding it (see encode.Format.Streaming).
+type spool struct {
+	mem  []byte
+	file *os.File
+	size int64
+}
+
+func (c *spool) Write(p []byte) (int, error) {
+	if c.file == nil && len(c.mem)+len(p) > clipMemory {
+		f, err := os.CreateTemp("", "voxkit-clip-*")
+		if err != nil {
+			return 0, fmt.Errorf("server: spooling a clip: %w", err)
+		}
+		os.Remove(f.Name()) // the open file lives on, unnamed
+		c.file = f
+		if _, err := f.Write(c.mem); err != nil {
+			return 0, fmt.Errorf("server: spooling a clip: %w", err)
+		}
+		c.mem = nil
+	}
+	if c.file != nil {
+		n, err := c.file.Write(p)
+		c.size += int64(n)
+		if err != nil {
+			return n, fmt.Errorf("server: spooling a clip: %w", err)
+		}
+		return n, nil
+	}
+	c.mem = append(c.mem, p...)
+	c.size += int64(len(p))
+	return len(p), nil
+}
+
+// WriteAt rewrites bytes already written.
+func (c *spool) WriteAt(p []byte, off int64) (int, error) {
+	if c.file != nil {
+		return c.file.WriteAt(p, off)
+	}
+	if off < 0 || off+int64(len(p)) > int64(len(c.mem)) {
+		return 0, errors.New("server: spool: WriteAt past the end of the clip")
+	}
+	return copy(c.mem[off:], p), nil
+}
+
+// reader returns the clip from its start.
+func (c *spool) reader() io.Reader {
+	if c.file != nil {
+		return io.NewSectionReader(c.file, 0, c.size)
+	}
+	return bytes.NewReader(c.mem)
+}
+
+// Close releases the file.
+func (c *spool) Close() error {
+	if c.file == nil {
+		return nil
+	}
+	return c.file.Close()
 }
 
 // synthFailed reports a synthesis error. Before the response has started
@@ -237,14 +319,22 @@ func (s *Server) speechStream(w http.ResponseWriter, r *http.Request, sp wire.Sp
 }
 
 // sseWriter turns each flushed block of encoded audio into a
-// speech.audio.delta event.
+// speech.audio.delta event, and any block of sseMaxEvent bytes or more,
+// so that it holds no more than that.
 type sseWriter struct {
 	*lazyWriter
 	buf []byte
 }
 
+const sseMaxEvent = 256 << 10
+
 func (s *sseWriter) Write(p []byte) (int, error) {
 	s.buf = append(s.buf, p...)
+	if len(s.buf) >= sseMaxEvent {
+		if err := s.Flush(); err != nil {
+			return 0, err
+		}
+	}
 	return len(p), nil
 }
 

@@ -8,37 +8,47 @@ import (
 
 // scheduler hands out a fixed number of render slots fairly between
 // accounts. Each account's waiters queue in arrival order; when a slot is
-// free it goes to the waiting account that holds the fewest slots, and
-// among those to the one served longest ago (round robin). So one
-// account's many long requests cannot starve another's short one: that
-// one gets the next slot that frees.
+// free it goes to the waiting account that holds the fewest slots, among
+// those to the one served longest ago (round robin), then to the earliest
+// waiter. So one account's many long requests cannot starve another's
+// short one: that one gets the next slot that frees.
 type scheduler struct {
-	mu    sync.Mutex
-	free  int
-	held  map[string]int       // slots held, by account
-	queue map[string][]*waiter // waiters, by account
-	turn  []string             // accounts with waiters, least recently served first
+	mu       sync.Mutex
+	free     int
+	seq      uint64 // counts arrivals and grants
+	accounts map[string]*account
+}
+
+// account is what the scheduler knows of one account with slots or
+// waiters.
+type account struct {
+	held    int
+	waiting []*waiter
+	served  uint64 // seq of the last grant, 0 for none
 }
 
 type waiter struct {
-	account string
-	ready   chan struct{} // closed when the slot is granted
+	seq   uint64        // arrival
+	ready chan struct{} // closed when the slot is granted
 }
 
 func newScheduler(slots int) *scheduler {
-	return &scheduler{free: slots, held: map[string]int{}, queue: map[string][]*waiter{}}
+	return &scheduler{free: slots, accounts: map[string]*account{}}
 }
 
-// acquire waits for a slot for account, or for ctx. waiting, if not nil,
-// is called when the slot is not free at once. Every successful acquire
-// must be followed by release.
-func (s *scheduler) acquire(ctx context.Context, account string, waiting func()) error {
-	w := &waiter{account: account, ready: make(chan struct{})}
+// acquire waits for a slot for name, or for ctx. waiting, if not nil, is
+// called when the slot is not free at once. Every successful acquire must
+// be followed by release.
+func (s *scheduler) acquire(ctx context.Context, name string, waiting func()) error {
 	s.mu.Lock()
-	if len(s.queue[account]) == 0 {
-		s.turn = append(s.turn, account)
+	a := s.accounts[name]
+	if a == nil {
+		a = &account{}
+		s.accounts[name] = a
 	}
-	s.queue[account] = append(s.queue[account], w)
+	s.seq++
+	w := &waiter{seq: s.seq, ready: make(chan struct{})}
+	a.waiting = append(a.waiting, w)
 	s.grant()
 	s.mu.Unlock()
 	select {
@@ -58,67 +68,65 @@ func (s *scheduler) acquire(ctx context.Context, account string, waiting func())
 	defer s.mu.Unlock()
 	select {
 	case <-w.ready: // granted meanwhile: give it back
-		s.put(account)
+		s.put(name)
 	default:
-		s.remove(w)
+		a.waiting = slices.DeleteFunc(a.waiting, func(x *waiter) bool { return x == w })
+		s.forget(name)
 	}
 	return ctx.Err()
 }
 
-// release frees a slot account holds and grants it to the next waiter.
-func (s *scheduler) release(account string) {
+// release frees a slot name holds and grants it to the next waiter.
+func (s *scheduler) release(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.put(account)
+	s.put(name)
 }
 
-// put returns a slot of account's and grants it. s.mu is held.
-func (s *scheduler) put(account string) {
-	s.held[account]--
-	if s.held[account] == 0 {
-		delete(s.held, account)
-	}
+// put returns a slot of name's and grants it. s.mu is held.
+func (s *scheduler) put(name string) {
+	s.accounts[name].held--
 	s.free++
+	s.forget(name)
 	s.grant()
+}
+
+// forget drops an account that holds and awaits nothing. s.mu is held.
+func (s *scheduler) forget(name string) {
+	if a := s.accounts[name]; a.held == 0 && len(a.waiting) == 0 {
+		delete(s.accounts, name)
+	}
 }
 
 // grant hands free slots to waiters. s.mu is held.
 func (s *scheduler) grant() {
-	for s.free > 0 && len(s.turn) > 0 {
-		best := 0
-		for i, a := range s.turn {
-			if s.held[a] < s.held[s.turn[best]] {
-				best = i
+	for s.free > 0 {
+		var best *account
+		for _, a := range s.accounts {
+			if len(a.waiting) > 0 && (best == nil || before(a, best)) {
+				best = a
 			}
 		}
-		a := s.turn[best]
-		q := s.queue[a]
-		w := q[0]
-		s.queue[a] = q[1:]
-		s.turn = slices.Delete(s.turn, best, best+1)
-		if len(s.queue[a]) > 0 {
-			s.turn = append(s.turn, a) // served: to the back of the turn
-		} else {
-			delete(s.queue, a)
+		if best == nil {
+			return
 		}
+		w := best.waiting[0]
+		best.waiting = best.waiting[1:]
+		s.seq++
+		best.served = s.seq
+		best.held++
 		s.free--
-		s.held[a]++
 		close(w.ready)
 	}
 }
 
-// remove drops a waiter that gave up. s.mu is held.
-func (s *scheduler) remove(w *waiter) {
-	q := s.queue[w.account]
-	i := slices.Index(q, w)
-	if i < 0 {
-		return
+// before reports whether a's next waiter goes before b's.
+func before(a, b *account) bool {
+	if a.held != b.held {
+		return a.held < b.held
 	}
-	q = slices.Delete(q, i, i+1)
-	if len(q) > 0 {
-		s.queue[w.account] = q
-		return
+	if a.served != b.served {
+		return a.served < b.served
 	}
-	delete(s.queue, w.account)
-	s.turn = slices.DeleteFunc(s.turn, func(a string) bool { return a == w.account })
+	return a.waiting[0].seq < b.waiting[0].seq
 }

@@ -229,21 +229,26 @@ func (s *Synthesizer) Stream(ctx context.Context, w io.Writer, req Request) (Res
 		return Result{}, fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
 	}
 	tw := &timedWriter{w: w}
-	enc, err := s.formats.NewEncoder(tw, req.Format)
-	if err != nil {
-		return Result{}, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
-	}
-	p := &pipeline{enc: enc, outRate: req.Format.Rate(), max: s.maxAudio}
 	res := Result{IgnoredTags: script.Ignored(), ClampedTags: script.Clamped()}
-	r := &renderer{s: s, req: req, voice: v, p: p, res: &res}
 	// timed runs f and adds its time, less blocked writes, to
-	// SynthesisTime.
+	// SynthesisTime: everything from the encoder's start to its final
+	// flush is synthesis.
 	timed := func(f func() error) error {
 		start, blocked := time.Now(), tw.blocked
 		err := f()
 		res.SynthesisTime += time.Since(start) - (tw.blocked - blocked)
 		return err
 	}
+	var enc encode.Encoder
+	err = timed(func() (err error) {
+		enc, err = s.formats.NewEncoder(tw.target(), req.Format)
+		return err
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
+	}
+	p := &pipeline{enc: enc, outRate: req.Format.Rate(), max: s.maxAudio}
+	r := &renderer{s: s, req: req, voice: v, p: p, res: &res}
 	// Tags are parsed once; each sentence is rendered part by part (text
 	// in its style, or an event), then encoded, written and flushed.
 	for _, sen := range script.Sentences(0) {
@@ -405,6 +410,27 @@ type timedWriter struct {
 func (t *timedWriter) Write(b []byte) (int, error) {
 	start := time.Now()
 	n, err := t.w.Write(b)
+	t.blocked += time.Since(start)
+	return n, err
+}
+
+// target returns t, an io.WriterAt too when its destination is one (see
+// encode.Format.Streaming).
+func (t *timedWriter) target() io.Writer {
+	if at, ok := t.w.(io.WriterAt); ok {
+		return timedWriterAt{t, at}
+	}
+	return t
+}
+
+type timedWriterAt struct {
+	*timedWriter
+	at io.WriterAt
+}
+
+func (t timedWriterAt) WriteAt(b []byte, off int64) (int, error) {
+	start := time.Now()
+	n, err := t.at.WriteAt(b, off)
 	t.blocked += time.Since(start)
 	return n, err
 }

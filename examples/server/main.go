@@ -83,6 +83,7 @@ type app struct {
 	writeTimeout       time.Duration
 	idleTimeout        time.Duration
 	shutdownTimeout    time.Duration
+	maxAudio           time.Duration
 	logFormat          string
 	gcPercent          int
 	log                *slog.Logger
@@ -126,6 +127,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.DurationVar(&a.writeTimeout, "write-timeout", server.DefaultWriteTimeout, "time allowed for each write of a response (each sentence of a stream)")
 	fs.DurationVar(&a.idleTimeout, "idle-timeout", 120*time.Second, "keep-alive idle timeout")
 	fs.DurationVar(&a.shutdownTimeout, "shutdown-timeout", 30*time.Second, "time to drain in-flight requests on SIGINT/SIGTERM")
+	fs.DurationVar(&a.maxAudio, "max-audio", tts.DefaultMaxAudio, "most audio one request may make; more is a 400 audio_too_long")
 	fs.IntVar(&a.gcPercent, "gc-percent", 400, "garbage collector target (debug.SetGCPercent) unless $GOGC is set: synthesis allocates "+
 		"megabytes per request on a small heap, and fewer collections cut the gateway overhead under load")
 	fs.StringVar(&a.logFormat, "log", a.env("VOXKIT_LOG", "text"), "log format: text, json or off ($VOXKIT_LOG)")
@@ -331,7 +333,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		return err
 	}
 	defer vs.Close()
-	synth, err := tts.New(tts.Options{Engines: vs.Engines, Voices: vs.Catalog, Logger: a.log})
+	synth, err := tts.New(tts.Options{Engines: vs.Engines, Voices: vs.Catalog, MaxAudio: a.maxAudio, Logger: a.log})
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,7 @@ const (
 	CodeInvalidTags        = "invalid_tags"
 	CodeStringTooShort     = "string_below_min_length"
 	CodeStringTooLong      = "string_above_max_length"
+	CodeAudioTooLong       = "audio_too_long"
 	CodeDecimalTooSmall    = "decimal_below_min_value"
 	CodeDecimalTooLarge    = "decimal_above_max_value"
 	CodeUnsupportedFormat  = "unsupported_format"
@@ -240,6 +241,8 @@ func ToError(err error, voice string) *Error {
 		return BadRequest(CodeStringTooShort, "input", "input must contain text to speak.")
 	case errors.Is(err, tts.ErrInputTooLong):
 		return BadRequest(CodeStringTooLong, "input", "input is too long: %v", trimPrefix(err))
+	case errors.Is(err, tts.ErrAudioTooLong):
+		return BadRequest(CodeAudioTooLong, "input", "input makes too much audio: %v", strings.TrimPrefix(trimPrefix(err), "too much audio: "))
 	case errors.Is(err, tts.ErrBadSpeed):
 		return BadRequest(CodeInvalidValue, "speed", "speed is out of range: %v", trimPrefix(err))
 	case errors.Is(err, tts.ErrBadTags):
