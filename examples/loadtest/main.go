@@ -78,7 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&c.url, "url", "http://127.0.0.1:8080", "server base address")
 	fs.StringVar(&c.key, "key", firstEnv("VOXKIT_API_KEY", "OPENAI_API_KEY"), "API key ($VOXKIT_API_KEY or $OPENAI_API_KEY)")
 	fs.StringVar(&c.voice, "voice", "alloy", "voice id or alias")
-	fs.StringVar(&formats, "formats", "pcm,wav", "response formats to cycle through, comma-separated")
+	fs.StringVar(&formats, "formats", "pcm,wav,mp3,opus,flac", "response formats to cycle through, comma-separated")
 	fs.StringVar(&input, "input", "", "text of every request (default: a cycle of short sentences)")
 	fs.IntVar(&c.clients, "c", 16, "concurrent clients")
 	fs.DurationVar(&c.duration, "d", 60*time.Second, "test duration")
@@ -219,6 +219,7 @@ func report(w io.Writer, samples []sample, elapsed time.Duration) {
 	errs := map[string]int{}
 	var lat, ttfb, over, up, gw, eng, overEngine []float64
 	perFormat := map[string][]float64{}
+	overPerFormat := map[string][]float64{}
 	for _, s := range samples {
 		if s.status != http.StatusOK {
 			key := strconv.Itoa(s.status)
@@ -240,6 +241,7 @@ func report(w io.Writer, samples []sample, elapsed time.Duration) {
 		}
 		if s.upstream >= 0 && s.gateway >= 0 {
 			over = append(over, s.gateway-s.upstream)
+			overPerFormat[s.format] = append(overPerFormat[s.format], s.gateway-s.upstream)
 			up = append(up, s.upstream)
 			gw = append(gw, s.gateway)
 		} else {
@@ -268,6 +270,9 @@ func report(w io.Writer, samples []sample, elapsed time.Duration) {
 	line("x-engine-ms", eng)
 	line("x-gateway-ms", gw)
 	line("gateway overhead", over)
+	for _, f := range formats {
+		line("gateway overhead "+f, overPerFormat[f])
+	}
 	line("gateway - engine", overEngine)
 	if len(errs) == 0 {
 		fmt.Fprintln(w, "errors: none")
