@@ -82,7 +82,7 @@ func newFLACEncoder(w io.Writer, f Format) (Encoder, error) {
 	}
 	e := &flacEncoder{
 		w:         w,
-		at:        writerAt(w, f),
+		at:        WriterAt(w, f),
 		streaming: f.Streaming,
 		rate:      f.SampleRate,
 		an:        flaclpc.NewAnalyzer(16, flaclpc.Level(level)),

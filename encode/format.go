@@ -40,9 +40,11 @@ type Format struct {
 	Streaming bool
 }
 
-// writerAt returns w as an io.WriterAt when f is a complete clip and w
-// can take one, else nil.
-func writerAt(w io.Writer, f Format) io.WriterAt {
+// WriterAt returns w as an io.WriterAt when f is a complete clip
+// (Streaming false) and w takes one, else nil. An encoder whose header
+// holds the clip's length writes the clip through to it and rewrites the
+// header at Close instead of holding the clip.
+func WriterAt(w io.Writer, f Format) io.WriterAt {
 	if at, ok := w.(io.WriterAt); ok && !f.Streaming {
 		return at
 	}
@@ -129,6 +131,9 @@ func (r *Registry) Lookup(name string) (Codec, error) {
 	c, ok := r.codecs[name]
 	r.mu.RUnlock()
 	if !ok {
+		if name == "mp3" || name == "opus" {
+			return Codec{}, fmt.Errorf("%w %q (import github.com/voxkit/voxkit/encode/%s to register it)", ErrUnknownFormat, name, name)
+		}
 		return Codec{}, fmt.Errorf("%w %q", ErrUnknownFormat, name)
 	}
 	return c, nil
@@ -179,18 +184,17 @@ func (c Codec) checkRate(rate int) error {
 	return nil
 }
 
-// DefaultRegistry holds the built-in formats. The package-level functions
-// use it.
+// DefaultRegistry holds the built-in formats (wav, pcm, flac) and those
+// registered by imported codec packages (encode/mp3, encode/opus). The
+// package-level functions use it.
 var DefaultRegistry = NewBuiltinRegistry()
 
-// NewBuiltinRegistry returns a new registry holding the built-in formats,
-// for callers that want one of their own to extend.
+// NewBuiltinRegistry returns a new registry holding the built-in formats
+// (wav, pcm, flac), for callers that want one of their own to extend.
 func NewBuiltinRegistry() *Registry {
 	r := new(Registry)
 	r.Register(Codec{Name: "wav", ContentType: "audio/wav", Extension: "wav", NewEncoder: newWAVEncoder})
 	r.Register(Codec{Name: "pcm", ContentType: "audio/pcm", Extension: "pcm", NewEncoder: newPCMEncoder})
-	r.Register(Codec{Name: "mp3", ContentType: "audio/mpeg", Extension: "mp3", SampleRates: mp3Rates, NewEncoder: newMP3Encoder})
-	r.Register(Codec{Name: "opus", ContentType: "audio/opus", Extension: "opus", SampleRates: opusRates, NewEncoder: newOpusEncoder})
 	r.Register(Codec{Name: "flac", ContentType: "audio/flac", Extension: "flac", SampleRates: flacRates, NewEncoder: newFLACEncoder})
 	return r
 }

@@ -24,7 +24,7 @@ type wavEncoder struct {
 }
 
 func newWAVEncoder(w io.Writer, f Format) (Encoder, error) {
-	e := &wavEncoder{w: w, rate: f.SampleRate, streaming: f.Streaming, at: writerAt(w, f)}
+	e := &wavEncoder{w: w, rate: f.SampleRate, streaming: f.Streaming, at: WriterAt(w, f)}
 	if e.streaming || e.at != nil {
 		_, e.err = w.Write(e.header(0xFFFFFFFF))
 	}

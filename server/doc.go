@@ -25,4 +25,14 @@
 // is not supported); New loads the clones in the Store into the catalog.
 // docs/server.md describes the protocol, the error table
 // and the limits.
+//
+// The server serves the formats its Synthesizer's registry holds. mp3 and
+// opus need cgo and register themselves when their packages are imported;
+// the OpenAI SDKs ask for mp3 by default, so a server for them imports
+// both:
+//
+//	import (
+//		_ "github.com/voxkit/voxkit/encode/mp3"
+//		_ "github.com/voxkit/voxkit/encode/opus"
+//	)
 package server

@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Package espeak is the embedded default speech engine, built on
 // libespeak-ng through cgo. It needs no model download: every language
 // espeak-ng ships is a voice, named by its language code ("en-us",

@@ -23,6 +23,10 @@ import (
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/tts"
+
+	// Serve mp3 and opus too (they need cgo): the OpenAI SDKs ask for mp3 by default.
+	_ "github.com/voxkit/voxkit/encode/mp3"
+	_ "github.com/voxkit/voxkit/encode/opus"
 )
 
 func main() {

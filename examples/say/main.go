@@ -21,6 +21,10 @@ import (
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/internal/setup"
 	"github.com/voxkit/voxkit/tts"
+
+	// Write mp3 and opus too (they need cgo).
+	_ "github.com/voxkit/voxkit/encode/mp3"
+	_ "github.com/voxkit/voxkit/encode/opus"
 )
 
 func main() {

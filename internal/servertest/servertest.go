@@ -14,6 +14,10 @@ import (
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
+
+	// Serve every format, as examples/server does.
+	_ "github.com/voxkit/voxkit/encode/mp3"
+	_ "github.com/voxkit/voxkit/encode/opus"
 )
 
 // New returns the API over a new SQLite store in t.TempDir(), speaking

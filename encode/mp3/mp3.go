@@ -1,4 +1,4 @@
-package encode
+package mp3
 
 import (
 	"encoding/binary"
@@ -7,11 +7,18 @@ import (
 	"io"
 	"slices"
 
+	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/internal/mp3lame"
 )
 
-// MP3 is encoded by libmp3lame (internal/mp3lame) at a constant bitrate,
-// mono, at the input's own rate.
+// Codec is the mp3 codec, which importing this package registers in
+// encode.DefaultRegistry; add it to registries of your own.
+var Codec = encode.Codec{Name: "mp3", ContentType: "audio/mpeg", Extension: "mp3", SampleRates: mp3Rates, NewEncoder: newMP3Encoder}
+
+func init() { encode.Register(Codec) }
+
+// errClosed is returned by an encoder used after Close.
+var errClosed = errors.New("mp3: encoder used after Close")
 
 // mp3Rates are the sample rates of MPEG-1, MPEG-2 and MPEG-2.5 Layer III.
 var mp3Rates = []int{8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000}
@@ -53,11 +60,11 @@ type mp3Params struct {
 	sideInfoSize int
 }
 
-func newMP3Params(f Format) (mp3Params, error) {
+func newMP3Params(f encode.Format) (mp3Params, error) {
 	rate, bps := f.SampleRate, f.Bitrate
 	i := slices.Index(mp3RateIndex, rate)
 	if i < 0 {
-		return mp3Params{}, fmt.Errorf("%w: mp3 takes %v Hz, not %d", ErrUnsupportedRate, mp3Rates, rate)
+		return mp3Params{}, fmt.Errorf("%w: mp3 takes %v Hz, not %d", encode.ErrUnsupportedRate, mp3Rates, rate)
 	}
 	p := mp3Params{rate: rate, srIndex: i % 3, spf: 576, sideInfoSize: 9}
 	switch i / 3 {
@@ -73,7 +80,7 @@ func newMP3Params(f Format) (mp3Params, error) {
 		level = mp3DefaultLevel
 	}
 	if level < 1 || level > 10 {
-		return mp3Params{}, fmt.Errorf("%w: mp3 takes 1 to 10, not %d", ErrUnsupportedLevel, f.Level)
+		return mp3Params{}, fmt.Errorf("%w: mp3 takes 1 to 10, not %d", encode.ErrUnsupportedLevel, f.Level)
 	}
 	p.quality = 10 - level
 	if bps == 0 {
@@ -93,7 +100,7 @@ func newMP3Params(f Format) (mp3Params, error) {
 				ok = append(ok, k)
 			}
 		}
-		return mp3Params{}, fmt.Errorf("%w: mp3 at %d Hz takes %v kbps, not %d bps", ErrUnsupportedBitrate, rate, ok, bps)
+		return mp3Params{}, fmt.Errorf("%w: mp3 at %d Hz takes %v kbps, not %d bps", encode.ErrUnsupportedBitrate, rate, ok, bps)
 	}
 	return p, nil
 }
@@ -125,15 +132,15 @@ type mp3Encoder struct {
 	err       error
 }
 
-func newMP3Encoder(w io.Writer, f Format) (Encoder, error) {
+func newMP3Encoder(w io.Writer, f encode.Format) (encode.Encoder, error) {
 	p, err := newMP3Params(f)
 	if err != nil {
 		return nil, err
 	}
-	at := writerAt(w, f)
+	at := encode.WriterAt(w, f)
 	enc, err := mp3lame.New(mp3lame.Config{SampleRate: p.rate, Kbps: p.kbps, Quality: p.quality, Tag: !f.Streaming && at == nil})
 	if err != nil {
-		return nil, fmt.Errorf("encode: mp3: %w", err)
+		return nil, fmt.Errorf("mp3: %w", err)
 	}
 	e := &mp3Encoder{w: w, at: at, p: p, streaming: f.Streaming || at != nil, enc: enc}
 	if e.streaming {
@@ -200,7 +207,7 @@ func (e *mp3Encoder) Close() error {
 func (e *mp3Encoder) prependInfo() error {
 	tag, err := e.enc.TagFrame()
 	if err != nil {
-		return fmt.Errorf("encode: mp3: %w", err)
+		return fmt.Errorf("mp3: %w", err)
 	}
 	if tag == nil {
 		e.out = slices.Insert(e.out, 0, e.infoFrame(e.enc.Frames(), len(e.out), e.enc.Padding())...)
@@ -208,7 +215,7 @@ func (e *mp3Encoder) prependInfo() error {
 	}
 	// The placeholder is a frame header followed by zeros.
 	if len(e.out) < len(tag) || binary.BigEndian.Uint32(e.out)>>21 != 0x7ff || e.out[len(tag)-1] != 0 {
-		return errors.New("encode: mp3: no Info placeholder at the start of LAME's stream")
+		return errors.New("mp3: no Info placeholder at the start of LAME's stream")
 	}
 	copy(e.out, tag)
 	return nil

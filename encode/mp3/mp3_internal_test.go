@@ -1,4 +1,4 @@
-package encode
+package mp3
 
 import (
 	"bytes"
@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"testing"
+
+	"github.com/voxkit/voxkit/encode"
 )
 
 // TestMP3InfoFrame checks our Info frame's fields against the format.
 func TestMP3InfoFrame(t *testing.T) {
-	enc, err := newMP3Encoder(io.Discard, Format{Name: "mp3", SampleRate: 24000})
+	enc, err := newMP3Encoder(io.Discard, encode.Format{Name: "mp3", SampleRate: 24000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func TestMP3CompleteInfo(t *testing.T) {
 		lames         bool
 	}{{24000, 64000, true}, {24000, 32000, false}, {44100, 128000, true}, {44100, 40000, false}, {8000, 32000, true}} {
 		t.Run(fmt.Sprintf("%d/%d", c.rate, c.bitrate), func(t *testing.T) {
-			f := Format{Name: "mp3", SampleRate: c.rate, Bitrate: c.bitrate}
+			f := encode.Format{Name: "mp3", SampleRate: c.rate, Bitrate: c.bitrate}
 			p, err := newMP3Params(f)
 			if err != nil {
 				t.Fatal(err)

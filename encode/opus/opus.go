@@ -1,22 +1,33 @@
-package encode
+package opus
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 
+	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/internal/dsp"
 	"github.com/voxkit/voxkit/internal/ogg"
 	"github.com/voxkit/voxkit/internal/opusenc"
 )
 
-// Opus is Ogg Opus (RFC 7845) from libopus, one 20 ms packet at a time.
+// Codec is the opus codec, which importing this package registers in
+// encode.DefaultRegistry; add it to registries of your own.
+var Codec = encode.Codec{Name: "opus", ContentType: "audio/opus", Extension: "opus", SampleRates: opusRates, NewEncoder: newOpusEncoder}
+
+func init() { encode.Register(Codec) }
+
+// errClosed is returned by an encoder used after Close.
+var errClosed = errors.New("opus: encoder used after Close")
+
+// Ogg Opus (RFC 7845) from libopus, one 20 ms packet at a time.
 //
 // libopus encodes at 8, 12, 16, 24 and 48 kHz. 22050 and 44100 Hz input is
 // resampled inside the encoder to 24 and 48 kHz (the OpusHead keeps the
 // original rate, as RFC 7845 intends); other rates are refused with
-// ErrUnsupportedRate. Decoders output Opus at 48 kHz whatever the input.
+// encode.ErrUnsupportedRate. Decoders output Opus at 48 kHz whatever the input.
 var opusRates = []int{8000, 12000, 16000, 22050, 24000, 44100, 48000}
 
 const (
@@ -61,9 +72,9 @@ type opusEncoder struct {
 	err     error
 }
 
-func newOpusEncoder(w io.Writer, f Format) (Encoder, error) {
+func newOpusEncoder(w io.Writer, f encode.Format) (encode.Encoder, error) {
 	if !slices.Contains(opusRates, f.SampleRate) {
-		return nil, fmt.Errorf("%w: opus takes %v Hz, not %d", ErrUnsupportedRate, opusRates, f.SampleRate)
+		return nil, fmt.Errorf("%w: opus takes %v Hz, not %d", encode.ErrUnsupportedRate, opusRates, f.SampleRate)
 	}
 	bitrate := f.Bitrate
 	if bitrate == 0 {
@@ -73,14 +84,14 @@ func newOpusEncoder(w io.Writer, f Format) (Encoder, error) {
 		}
 	}
 	if bitrate < 6000 || bitrate > 510000 {
-		return nil, fmt.Errorf("%w: opus takes 6000 to 510000 bps, not %d", ErrUnsupportedBitrate, bitrate)
+		return nil, fmt.Errorf("%w: opus takes 6000 to 510000 bps, not %d", encode.ErrUnsupportedBitrate, bitrate)
 	}
 	complexity := f.Level
 	if complexity == 0 {
 		complexity = opusDefaultComplexity
 	}
 	if complexity < 1 || complexity > 10 {
-		return nil, fmt.Errorf("%w: opus level (complexity) is 1 to 10, not %d", ErrUnsupportedLevel, f.Level)
+		return nil, fmt.Errorf("%w: opus level (complexity) is 1 to 10, not %d", encode.ErrUnsupportedLevel, f.Level)
 	}
 	e := &opusEncoder{rate: f.SampleRate, perPage: opusPagePackets}
 	if f.Streaming {
@@ -90,13 +101,13 @@ func newOpusEncoder(w io.Writer, f Format) (Encoder, error) {
 		e.rate = r * 160 / 147 // 24000 or 48000
 		rs, err := dsp.NewResampler(r, e.rate)
 		if err != nil {
-			return nil, fmt.Errorf("encode: opus: %w", err)
+			return nil, fmt.Errorf("opus: %w", err)
 		}
 		e.rs = rs
 	}
 	enc, err := opusenc.New(e.rate, opusenc.AppAudio)
 	if err != nil {
-		return nil, fmt.Errorf("encode: opus: %w", err)
+		return nil, fmt.Errorf("opus: %w", err)
 	}
 	for _, set := range []func() error{
 		func() error { return enc.SetBitrate(bitrate) },
@@ -104,11 +115,11 @@ func newOpusEncoder(w io.Writer, f Format) (Encoder, error) {
 		func() error { return enc.SetSignal(opusenc.SignalVoice) },
 	} {
 		if err := set(); err != nil {
-			return nil, fmt.Errorf("encode: opus: %w", err)
+			return nil, fmt.Errorf("opus: %w", err)
 		}
 	}
 	if e.la, err = enc.Lookahead(); err != nil {
-		return nil, fmt.Errorf("encode: opus: %w", err)
+		return nil, fmt.Errorf("opus: %w", err)
 	}
 	e.enc = enc
 	e.preSkip = e.la * 48000 / e.rate
@@ -194,7 +205,7 @@ func (e *opusEncoder) encodeFrame() {
 	}
 	n, err := e.enc.Encode(e.frame, e.packet)
 	if err != nil {
-		e.err = fmt.Errorf("encode: opus: %w", err)
+		e.err = fmt.Errorf("opus: %w", err)
 		return
 	}
 	e.n = 0
