@@ -15,7 +15,8 @@ const DefaultSampleRate = 24000
 // Format is an audio format and its parameters. The zero value of every
 // field other than Name means that field's default.
 type Format struct {
-	// Name is the codec: "wav", "mp3", "pcm", "opus" or "flac".
+	// Name is the codec: "wav", "mp3", "pcm", "opus" or "flac"; empty
+	// means "wav".
 	Name string
 	// SampleRate is in hertz; 0 means DefaultSampleRate.
 	SampleRate int
@@ -125,8 +126,11 @@ func (r *Registry) Register(c Codec) {
 	r.codecs[c.Name] = c
 }
 
-// Lookup returns the codec registered under name.
+// Lookup returns the codec registered under name ("" means "wav").
 func (r *Registry) Lookup(name string) (Codec, error) {
+	if name == "" {
+		name = WAV.Name
+	}
 	r.mu.RLock()
 	c, ok := r.codecs[name]
 	r.mu.RUnlock()

@@ -143,7 +143,7 @@ func (s *Server) speechClip(w http.ResponseWriter, r *http.Request, sp wire.Spee
 	ri := info(r.Context())
 	clip := new(spool)
 	defer clip.Close()
-	res, err := s.synth.Stream(r.Context(), clip, req)
+	res, err := s.synth.WriteClip(r.Context(), clip, req)
 	if err != nil {
 		s.synthFailed(w, r, sp, err, false)
 		return
@@ -298,7 +298,6 @@ func (l *lazyWriter) Flush() error {
 // The timing values are known only at the end, so they are trailers.
 func (s *Server) speechStream(w http.ResponseWriter, r *http.Request, sp wire.Speech, req tts.Request, codec encode.Codec) {
 	ri := info(r.Context())
-	req.Format.Streaming = true
 	lw := s.newLazyWriter(w, func() {
 		h := w.Header()
 		h.Set("Content-Type", codec.ContentType)
@@ -354,7 +353,6 @@ func (s *sseWriter) Flush() error {
 // events, ending with speech.audio.done and [DONE].
 func (s *Server) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech, req tts.Request) {
 	ri := info(r.Context())
-	req.Format.Streaming = true
 	sw := &sseWriter{lazyWriter: s.newLazyWriter(w, func() {
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")

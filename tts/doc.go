@@ -3,7 +3,13 @@
 //
 // A Synthesizer looks up the voice in its catalog, splits the input into
 // sentences, has the voice's engine render each one, resamples the audio to
-// the requested format's rate and encodes it. Synthesize returns a complete
-// clip; Stream writes each sentence's audio as soon as it is ready, so the
-// time to first audio does not grow with the length of the input.
+// the requested format's rate and encodes it. Synthesize and
+// SynthesizeRequest return a complete clip, WriteClip writes one to an
+// io.Writer, and Stream writes each sentence's audio as soon as it is
+// ready, so the time to first audio does not grow with the length of the
+// input.
+//
+// New builds a Synthesizer from engines (its catalog lists their voices);
+// engine/espeak's NewSynthesizer is the ready default on the embedded
+// voices.
 package tts

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -42,10 +44,14 @@ const (
 
 // Options configure a Synthesizer.
 type Options struct {
-	// Engines maps engine names (voices.Voice.Engine) to engines. The
-	// Synthesizer does not close them.
+	// Engines maps engine names (voices.Voice.Engine) to engines.
 	Engines map[string]engine.Engine
-	// Voices is the catalog of voice ids. Required.
+	// CloseEngines makes Close close the engines that are io.Closers;
+	// otherwise the caller closes them after the Synthesizer's last use.
+	CloseEngines bool
+	// Voices is the catalog of voice ids. nil means a catalog of the
+	// voices the engines list (those that are engine.VoiceListers), each
+	// under its engine's name in Engines.
 	Voices *voices.Catalog
 	// Formats is the codec registry; nil means encode.DefaultRegistry.
 	Formats *encode.Registry
@@ -74,6 +80,7 @@ type Options struct {
 // use.
 type Synthesizer struct {
 	engines  map[string]engine.Engine
+	closers  []io.Closer // engines Close closes
 	voices   *voices.Catalog
 	formats  *encode.Registry
 	maxInput int
@@ -86,7 +93,11 @@ type Synthesizer struct {
 // voices name is present.
 func New(opts Options) (*Synthesizer, error) {
 	if opts.Voices == nil {
-		return nil, errors.New("tts: Options.Voices is nil")
+		cat, err := catalogOf(opts.Engines)
+		if err != nil {
+			return nil, err
+		}
+		opts.Voices = cat
 	}
 	s := &Synthesizer{
 		engines:  opts.Engines,
@@ -117,8 +128,52 @@ func New(opts Options) (*Synthesizer, error) {
 			return nil, fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
 		}
 	}
+	if opts.CloseEngines {
+		for _, name := range slices.Sorted(maps.Keys(s.engines)) {
+			if c, ok := s.engines[name].(io.Closer); ok {
+				s.closers = append(s.closers, c)
+			}
+		}
+	}
 	return s, nil
 }
+
+// catalogOf returns a catalog of the voices the engines list.
+func catalogOf(engines map[string]engine.Engine) (*voices.Catalog, error) {
+	cat := new(voices.Catalog)
+	now := time.Now()
+	for _, name := range slices.Sorted(maps.Keys(engines)) {
+		if _, ok := engines[name].(engine.VoiceLister); !ok {
+			continue
+		}
+		if err := cat.AddEngine(context.Background(), name, engines[name], now); err != nil {
+			return nil, fmt.Errorf("tts: %w", err)
+		}
+	}
+	return cat, nil
+}
+
+// Close closes the engines when Options.CloseEngines was set, and does
+// nothing otherwise. The Synthesizer must not be used after Close.
+func (s *Synthesizer) Close() error {
+	var errs []error
+	for _, c := range s.closers {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Voices returns the catalog of voices the Synthesizer speaks with.
+func (s *Synthesizer) Voices() *voices.Catalog { return s.voices }
+
+// Formats returns the registry of the formats the Synthesizer writes.
+func (s *Synthesizer) Formats() *encode.Registry { return s.formats }
+
+// MaxInput returns the longest input, in characters, it accepts.
+func (s *Synthesizer) MaxInput() int { return s.maxInput }
+
+// MaxAudio returns the most audio one request may make.
+func (s *Synthesizer) MaxAudio() time.Duration { return s.maxAudio }
 
 // Request is a full synthesis request.
 type Request struct {
@@ -166,14 +221,33 @@ type Result struct {
 	ClampedTags []string
 }
 
-// Synthesize returns a complete clip of voice speaking input in format.
+// Synthesize returns a complete clip of voice speaking input in format
+// (the zero Format is wav at 24 kHz).
 func (s *Synthesizer) Synthesize(ctx context.Context, voice, input string, format encode.Format) ([]byte, error) {
+	clip, _, err := s.SynthesizeRequest(ctx, Request{Voice: voice, Input: input, Format: format})
+	return clip, err
+}
+
+// SynthesizeRequest returns a complete clip of req and what went into it
+// (tags ignored or clamped, durations).
+func (s *Synthesizer) SynthesizeRequest(ctx context.Context, req Request) ([]byte, Result, error) {
 	var buf bytes.Buffer
-	format.Streaming = false
-	if _, err := s.Stream(ctx, &buf, Request{Voice: voice, Input: input, Format: format}); err != nil {
-		return nil, err
+	res, err := s.WriteClip(ctx, &buf, req)
+	if err != nil {
+		return nil, res, err
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), res, nil
+}
+
+// WriteClip writes a complete clip of req to w: its header carries the
+// clip's exact length, so nothing reaches w until the end unless w is also
+// an io.WriterAt whose offset 0 is the clip's first byte (a new file, say),
+// which the clip is then written through to. Use Stream to have each
+// sentence written as soon as it is ready. On error, what was written to w
+// is not a valid clip.
+func (s *Synthesizer) WriteClip(ctx context.Context, w io.Writer, req Request) (Result, error) {
+	req.Format.Streaming = false
+	return s.run(ctx, w, req)
 }
 
 // Validate checks req as Stream would before writing anything, and returns
@@ -213,14 +287,28 @@ func (s *Synthesizer) prepare(req Request) (voices.Voice, tags.Script, error) {
 }
 
 // Stream synthesizes req and writes the encoded audio to w sentence by
-// sentence. After each sentence it flushes w if w has a Flush() or
+// sentence, in the format's streaming form (see encode.Format.Streaming:
+// a wav header with open sizes, mp3 without frame counts, flac without
+// length and MD5). After each sentence it flushes w if w has a Flush() or
 // Flush() error method (as http.ResponseWriter does), so a listener hears
 // the first sentence while the rest is rendered. Validation errors are
-// returned before anything is written. Once the audio passes
-// Options.MaxAudio, Stream stops with ErrAudioTooLong: what was written
-// before stays written, and the encoder is not closed. It holds at most one
-// sentence's samples (see maxHeld) besides what the encoder holds.
+// returned before anything is written.
+//
+// An error after bytes were written (a cancelled context, a failed write,
+// ErrAudioTooLong once the audio passes Options.MaxAudio, an engine
+// failure) leaves w holding a valid beginning of the audio that stops
+// short. Do not present it as complete: an HTTP handler aborts the
+// response (panic(http.ErrAbortHandler), as package server does, so the
+// client sees a cut, not a short success); a file writer deletes the
+// file. Stream holds at most one sentence's samples (see maxHeld)
+// besides what the encoder holds.
 func (s *Synthesizer) Stream(ctx context.Context, w io.Writer, req Request) (Result, error) {
+	req.Format.Streaming = true
+	return s.run(ctx, w, req)
+}
+
+// run synthesizes req into w in the form req.Format.Streaming says.
+func (s *Synthesizer) run(ctx context.Context, w io.Writer, req Request) (Result, error) {
 	v, script, err := s.prepare(req)
 	if err != nil {
 		return Result{}, err

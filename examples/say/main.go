@@ -87,21 +87,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if _, err := synth.Validate(req); err != nil {
 		return err // before creating the output file
 	}
-	w := stdout
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
+	if *out == "" {
+		_, err := synth.Stream(ctx, stdout, req)
+		return err
 	}
-	res, err := synth.Stream(ctx, w, req)
+	// A file takes a complete clip, written through as it is made.
+	f, err := os.Create(*out)
 	if err != nil {
 		return err
 	}
-	if *out != "" {
-		fmt.Fprintf(stderr, "say: wrote %v of audio to %s (engine time %v)\n", res.Audio.Round(time.Millisecond), *out, res.EngineTime.Round(time.Millisecond))
+	res, err := synth.WriteClip(ctx, f, req)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
+	if err != nil {
+		os.Remove(*out) // not a whole clip
+		return err
+	}
+	fmt.Fprintf(stderr, "say: wrote %v of audio to %s (engine time %v)\n", res.Audio.Round(time.Millisecond), *out, res.EngineTime.Round(time.Millisecond))
 	return nil
 }

@@ -1,0 +1,24 @@
+// Command hello writes "Hello world." spoken by the embedded espeak-ng voice
+// to hello.wav: the shortest complete voxkit program.
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/engine/espeak"
+)
+
+func main() {
+	synth, err := espeak.NewSynthesizer(espeak.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer synth.Close()
+	wav, err := synth.Synthesize(context.Background(), "en-us", "Hello world.", encode.WAV)
+	if err != nil {
+		panic(err)
+	}
+	os.WriteFile("hello.wav", wav, 0o644)
+}

@@ -1,0 +1,119 @@
+package tts_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/tts"
+)
+
+// sentenceWatch is the espeak engine, noting how many bytes out held when
+// each sentence's synthesis began.
+type sentenceWatch struct {
+	*espeak.Engine
+	mu    sync.Mutex
+	out   *bytes.Buffer
+	onset []int
+}
+
+func (s *sentenceWatch) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
+	s.mu.Lock()
+	s.onset = append(s.onset, s.out.Len())
+	s.mu.Unlock()
+	return s.Engine.Synthesize(ctx, req, emit)
+}
+
+type lockedBuffer struct {
+	mu *sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (l lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// Stream streams in every format: by the time the second sentence is
+// synthesized, the first one's audio has been written, not held for the
+// end. WriteClip, on the same input, writes nothing until the end in the
+// formats whose header holds the length.
+func TestStreamWritesFirstSentenceFirst(t *testing.T) {
+	e, err := espeak.New(espeak.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	watch := &sentenceWatch{Engine: e, out: new(bytes.Buffer)}
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"espeak": watch}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := strings.Repeat("This sentence takes about two seconds to say. ", 6)
+	for _, name := range encode.DefaultRegistry.Names() {
+		t.Run(name, func(t *testing.T) {
+			run := func(f func(w lockedBuffer) (tts.Result, error)) (onset []int, total int) {
+				watch.mu.Lock()
+				watch.out.Reset()
+				watch.onset = nil
+				watch.mu.Unlock()
+				if _, err := f(lockedBuffer{&watch.mu, watch.out}); err != nil {
+					t.Fatal(err)
+				}
+				return watch.onset, watch.out.Len()
+			}
+			req := tts.Request{Voice: "en-us", Input: input, Format: encode.Format{Name: name}}
+			onset, total := run(func(w lockedBuffer) (tts.Result, error) { return synth.Stream(context.Background(), w, req) })
+			if len(onset) != 6 {
+				t.Fatalf("%d sentences synthesized, want 6", len(onset))
+			}
+			// The first sentence is a sixth of the audio; allow for
+			// headers and encoder delay.
+			if onset[1] < total/6/2 {
+				t.Errorf("Stream: %d of %d bytes written when the second sentence began", onset[1], total)
+			}
+			if name == "pcm" || name == "opus" {
+				return // no length in the header: a clip is the stream
+			}
+			onset, total = run(func(w lockedBuffer) (tts.Result, error) { return synth.WriteClip(context.Background(), w, req) })
+			if onset[5] != 0 || total == 0 {
+				t.Errorf("WriteClip: %d bytes written before the last sentence began, %d in all", onset[5], total)
+			}
+		})
+	}
+}
+
+// A Synthesizer made from engines alone lists their voices; the zero
+// Format is wav; Close closes the engines it was told to.
+func TestSynthesizerFromEngines(t *testing.T) {
+	synth, err := espeak.NewSynthesizer(espeak.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := synth.Voices().Lookup("", "en-us"); err != nil {
+		t.Errorf("en-us: %v", err)
+	}
+	if synth.MaxInput() != tts.DefaultMaxInput || synth.MaxAudio() != tts.DefaultMaxAudio || synth.Formats() != encode.DefaultRegistry {
+		t.Errorf("limits %d %v, formats %p", synth.MaxInput(), synth.MaxAudio(), synth.Formats())
+	}
+	clip, res, err := synth.SynthesizeRequest(context.Background(), tts.Request{Voice: "en-us", Input: "Hi <|wink|> there."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(clip[:4]) != "RIFF" || res.Audio <= 0 || len(res.IgnoredTags) != 1 || res.IgnoredTags[0] != "wink" {
+		t.Errorf("%q…, %+v", clip[:4], res)
+	}
+	if err := synth.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := synth.Synthesize(context.Background(), "en-us", "Hi.", encode.WAV); !errors.Is(err, espeak.ErrClosed) {
+		t.Errorf("after Close: %v, want espeak.ErrClosed", err)
+	}
+}
