@@ -56,7 +56,7 @@ FUZZTIME ?= 60s
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzEncoders -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./encode
 	$(GO) test -run '^$$' -fuzz FuzzWriter -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/ogg
-	$(GO) test -run '^$$' -fuzz FuzzSplit -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/sentence
+	$(GO) test -run '^$$' -fuzz FuzzSplit -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./engine/sentence
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./tags
 	$(GO) test -run '^$$' -fuzz FuzzTagsReachEngine -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./tts
 	$(GO) test -run '^$$' -fuzz FuzzSpeechBody -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/e2e

@@ -9,11 +9,14 @@ import (
 //
 // Synthesize renders req and delivers the audio through emit as one or more
 // chunks, in order. Text holding several sentences is rendered sentence by
-// sentence, so the first chunk arrives after the first sentence rather than
-// after the whole text. Synthesize checks ctx between chunks and returns
-// ctx.Err() once it is done; if emit returns an error, Synthesize stops and
-// returns that error. Text that is empty or only white space yields no
-// chunks or only silence, and no error.
+// sentence (split as package engine/sentence splits, which engines use), so
+// the first chunk arrives after the first sentence rather than after the
+// whole text. tts gives engines one sentence, or one styled part of one,
+// at a time. Synthesize checks ctx between chunks and after the last one,
+// and returns ctx.Err() whenever ctx is done by then, so a cancelled
+// synthesis never returns nil; if emit returns an error, Synthesize stops
+// and returns that error. Text that is empty or only white space yields no
+// chunks or only silence, and no error. enginetest.Run checks all of this.
 //
 // Implementations must be safe for concurrent use by several goroutines.
 type Engine interface {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/voxkit/voxkit/internal/sentence"
+	"github.com/voxkit/voxkit/engine/sentence"
 )
 
 // Sentence is one sentence of a script, in order: its text parts (trimmed,

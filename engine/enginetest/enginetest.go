@@ -152,6 +152,20 @@ func Run(t *testing.T, e engine.Engine, voice string) {
 		}
 	})
 
+	t.Run("CancelAtLastChunk", func(t *testing.T) {
+		// Cancelled while its last chunk is delivered, an engine still
+		// returns ctx.Err(): a cancelled synthesis never reports success.
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		err := e.Synthesize(ctx, engine.Request{Voice: voice, Text: "Hi."}, func(engine.Chunk) error {
+			cancel()
+			return nil
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Synthesize returned %v, want context.Canceled", err)
+		}
+	})
+
 	t.Run("EmitErrorStops", func(t *testing.T) {
 		stop := errors.New("stop here")
 		calls := 0

@@ -10,7 +10,7 @@ import (
 	"unicode"
 
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/internal/sentence"
+	"github.com/voxkit/voxkit/engine/sentence"
 )
 
 // Fake is a deterministic engine. Each letter or digit becomes LetterDuration

@@ -35,7 +35,7 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/internal/dsp"
-	"github.com/voxkit/voxkit/internal/sentence"
+	"github.com/voxkit/voxkit/engine/sentence"
 )
 
 // Rates espeak-ng accepts, in words per minute.

@@ -19,7 +19,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/internal/sentence"
+	"github.com/voxkit/voxkit/engine/sentence"
 )
 
 // The benchmark voice is fixture (b): a Piper-medium-sized VITS model with
@@ -219,7 +219,7 @@ func BenchmarkOverhead(b *testing.B) {
 	b.ReportMetric(100*glue.Seconds()/bare.Seconds(), "glue-%")
 }
 
-// benchIDs returns, for each piece of text that internal/sentence cuts,
+// benchIDs returns, for each piece of text that engine/sentence cuts,
 // the id sequences the benchmark voice is fed.
 func benchIDs(b *testing.B, e *Engine, text string) [][][]int64 {
 	m := e.models[benchVoice]

@@ -130,7 +130,7 @@ func TestIDsFromEspeak(t *testing.T) {
 }
 
 // TestPiperSentences: a clause ending in . ? or ! ends Piper's sentence
-// (its id sequence), even inside what internal/sentence keeps together;
+// (its id sequence), even inside what engine/sentence keeps together;
 // other clause marks do not.
 func TestPiperSentences(t *testing.T) {
 	e := load(t, Options{Models: fixtureModels(toneLow)})

@@ -13,7 +13,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/internal/sentence"
+	"github.com/voxkit/voxkit/engine/sentence"
 )
 
 // KokoroSampleRate is the output rate of every Kokoro export.

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/internal/sentence"
+	"github.com/voxkit/voxkit/engine/sentence"
 )
 
 // The Kokoro benchmark model has Kokoro-82M's architecture and size with

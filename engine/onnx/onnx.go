@@ -14,7 +14,7 @@ import (
 	"sync"
 
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/internal/sentence"
+	"github.com/voxkit/voxkit/engine/sentence"
 )
 
 // SpeakerSep separates a multi-speaker voice's name from the speaker in a
@@ -332,7 +332,7 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 // that ends in ".", "?" or "!" (espeak-ng's sentence clauses), joined by
 // spaces, each clause keeping its closing punctuation. So "Dr. Smith
 // lives here." is two sentences, as in Piper, although
-// internal/sentence keeps it as one.
+// engine/sentence keeps it as one.
 func (e *Engine) phonemes(ctx context.Context, m *model, text string) ([]string, error) {
 	if m.cfg.PhonemeType == "text" {
 		return []string{text}, nil

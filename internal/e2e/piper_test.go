@@ -16,7 +16,7 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/engine/onnx"
-	"github.com/voxkit/voxkit/internal/sentence"
+	"github.com/voxkit/voxkit/engine/sentence"
 )
 
 const piperVoices = "../../engine/onnx/testdata/voices"

@@ -1,5 +1,15 @@
 // Package sentence splits text into sentences for synthesis, so that the
-// first sentence can be spoken before the rest is rendered.
+// first sentence can be spoken before the rest is rendered. It is the
+// splitter tts uses and engines use to keep the engine.Engine contract
+// (text holding several sentences is rendered sentence by sentence); an
+// engine of another project imports it to split the same way.
+//
+// A sentence ends at ., !, ? or …, or at 。！？ in CJK text, followed by
+// white space or the end of the text (after any closing quotes or
+// brackets), and at a blank line. A period after a known abbreviation
+// ("Dr.", "e.g.") or a single capital (an initial), inside a number
+// ("3.14"), or in an ellipsis followed by a lower-case word does not end
+// a sentence.
 package sentence
 
 import (
