@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -190,7 +191,7 @@ func TestVocabulary(t *testing.T) {
 	// Every name of the vocabulary parses cleanly, with a value where it
 	// needs one, and leaves no text behind.
 	values := map[string]string{"rate": "1.5", "pitch": "2", "volume": "0.5", "voice": "x"}
-	for _, name := range Names() {
+	for _, name := range vocabularyNames() {
 		t.Run(name, func(t *testing.T) {
 			tag := "<|" + name + "|>"
 			if v, ok := values[name]; ok {
@@ -208,8 +209,8 @@ func TestVocabulary(t *testing.T) {
 			if !styled && !event && name != "reset" {
 				t.Errorf("parts = %v: tag had no effect", s.Parts)
 			}
-			if IsEvent(name) != event {
-				t.Errorf("IsEvent(%q) = %v, parts %v", name, IsEvent(name), s.Parts)
+			if isEventTag(name) != event {
+				t.Errorf("IsEvent(%q) = %v, parts %v", name, isEventTag(name), s.Parts)
 			}
 		})
 	}
@@ -244,4 +245,21 @@ func TestSentencesKeepText(t *testing.T) {
 			t.Errorf("maxLen %d: text %q and %d events, want %q and 1", maxLen, got.String(), events, want)
 		}
 	}
+}
+
+// vocabularyNames returns the names of the tag vocabulary, sorted.
+func vocabularyNames() []string {
+	names := make([]string, 0, len(vocabulary))
+	for n := range vocabulary {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// isEventTag reports whether name is an event tag of the vocabulary (one that
+// happens where it stands rather than styling text).
+func isEventTag(name string) bool {
+	d, ok := vocabulary[name]
+	return ok && d.kind == eventTag
 }

@@ -3,7 +3,6 @@ package tags
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -108,23 +107,6 @@ var vocabulary = map[string]def{
 	"sad":     {set: preset(func(s *Style) { s.Rate, s.Pitch, s.Range, s.Gain = 0.85, -2, 0.6, -3 })},
 	"calm":    {set: preset(func(s *Style) { s.Rate, s.Pitch, s.Range, s.Gain = 0.9, -1, 0.7, -2 })},
 	"angry":   {set: preset(func(s *Style) { s.Rate, s.Pitch, s.Range, s.Gain = 1.1, 1, 1.3, 4 })},
-}
-
-// Names returns the names of the tag vocabulary, sorted.
-func Names() []string {
-	names := make([]string, 0, len(vocabulary))
-	for n := range vocabulary {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// IsEvent reports whether name is an event tag of the vocabulary (one that
-// happens where it stands rather than styling text).
-func IsEvent(name string) bool {
-	d, ok := vocabulary[name]
-	return ok && d.kind == eventTag
 }
 
 func fixedEvent(k EventKind) func(string) (Event, string, error) {

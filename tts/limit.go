@@ -22,9 +22,8 @@ const DefaultMaxAudio = 10 * time.Minute
 var ErrAudioTooLong = errors.New("tts: too much audio")
 
 // Speech estimates per character, at speed 1. They are on the low side of
-// espeak-ng's measured rates (about 0.09 s per letter of English prose,
-// 0.4 s per Han character, 0.2 s per spelled letter), so that the estimate
-// never refuses input whose audio would fit: the count of samples during
+// espeak-ng's rates (docs/decisions.md), so that the estimate never
+// refuses input whose audio would fit: the count of samples during
 // synthesis is exact and catches the rest.
 const (
 	estimateLetter   = 70 * time.Millisecond  // a letter or digit of an alphabetic script

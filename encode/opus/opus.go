@@ -32,15 +32,12 @@ var opusRates = []int{8000, 12000, 16000, 22050, 24000, 44100, 48000}
 
 const (
 	// opusDefaultBitrate is used when Format.Bitrate is 0 at rates above
-	// 16 kHz: on speech at 24 kHz it keeps about 17.7 dB SNR (32 kbps
-	// gives 15.6), at an eighth of the size of wav. Rates up to 16 kHz
-	// take opusNarrowBitrate (about 20 dB).
+	// 16 kHz; rates up to 16 kHz take opusNarrowBitrate.
+	// docs/decisions.md has the measurements behind both and behind
+	// opusDefaultComplexity.
 	opusDefaultBitrate = 48000
 	opusNarrowBitrate  = 32000
-	// opusDefaultComplexity is used when Format.Level is 0. On speech it
-	// costs about 0.8 dB of SNR against complexity 10 and runs over twice
-	// as fast (about 230 times real time on one core at 24 kHz, against
-	// 100), which is what a TTS server needs.
+	// opusDefaultComplexity is used when Format.Level is 0.
 	opusDefaultComplexity = 3
 	// opusFrameMs is the packet duration.
 	opusFrameMs = 20

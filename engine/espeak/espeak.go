@@ -34,8 +34,8 @@ import (
 	"unsafe"
 
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/internal/dsp"
 	"github.com/voxkit/voxkit/engine/sentence"
+	"github.com/voxkit/voxkit/internal/dsp"
 )
 
 // Rates espeak-ng accepts, in words per minute.

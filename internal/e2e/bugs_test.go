@@ -3,23 +3,12 @@ package e2e
 import (
 	"encoding/json"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/voxkit/voxkit/engine"
 )
-
-// knownBug skips a test that demonstrates a bug not yet fixed, so that
-// main stays green; VOXKIT_E2E_BUGS=1 runs them (to check a fix). Remove
-// the call once the bug is fixed. BUGS.md lists them.
-func knownBug(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("VOXKIT_E2E_BUGS") == "" {
-		t.Skip("known bug: " + what)
-	}
-}
 
 // TestNULDoesNotCutInput: text after an escaped NUL ("\u0000") must still
 // be spoken. espeak-ng takes C strings, so a NUL that reaches it ends the

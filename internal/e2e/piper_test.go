@@ -41,10 +41,6 @@ var piperTexts = []string{
 	"Numbers like 3.14 and 2:30 pm.",
 }
 
-// piperDivergent are the texts where engine/onnx is known to differ from
-// Piper's front end (BUGS.md, "Piper peer").
-var piperDivergent = map[string]string{}
-
 // ortLibrary returns the ONNX Runtime library, skipping (failing in CI)
 // without one.
 func ortLibrary(t *testing.T) string {
@@ -176,9 +172,6 @@ func TestPiperPeer(t *testing.T) {
 			}
 			for ti, text := range piperTexts {
 				t.Run(text, func(t *testing.T) {
-					if why := piperDivergent[text]; why != "" {
-						knownBug(t, why)
-					}
 					var chunks [][]float32
 					err := eng.Synthesize(ctx, engine.Request{Voice: voice, Text: text, Prosody: engine.Prosody{Rate: c.speed}},
 						func(ch engine.Chunk) error {
