@@ -2,6 +2,8 @@ package tts_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/voxkit/voxkit/encode"
@@ -14,17 +16,25 @@ func TestTaggedSpeechIntelligible(t *testing.T) {
 	audiotest.Require(t, "pocketsphinx_continuous", "ffmpeg")
 	rig := tagRigs(t)[1]
 	// Whisper is left out: the recognizer's acoustic model knows no
-	// whispered speech. Each tag gets one of the first three sentences,
-	// which the recognizer picks reliably at every rate tried.
-	for i, tag := range []string{"<|high|>", "<|low|>", "<|pitch:+7|>", "<|pitch:-5|>", "<|slow|>", "<|fast|>", "<|loud|>", "<|soft|>", "<|emphasis|>", "<|excited|>", "<|sad|>", "<|calm|>", "<|angry|>"} {
-		said := audiotest.Candidates[i%3]
+	// whispered speech. The recognizer is a forced choice between
+	// sentences and is marginal on espeak-ng's voice: a few samples of
+	// difference (espeak-ng's pitch flutter carries over from one call to
+	// the next) can flip one sentence. So each tag speaks the first three
+	// sentences and must be heard right in at least two.
+	for _, tag := range []string{"<|high|>", "<|low|>", "<|pitch:+7|>", "<|pitch:-5|>", "<|slow|>", "<|fast|>", "<|loud|>", "<|soft|>", "<|emphasis|>", "<|excited|>", "<|sad|>", "<|calm|>", "<|angry|>"} {
 		t.Run(tag, func(t *testing.T) {
-			wav, err := rig.synth.Synthesize(context.Background(), rig.voice, tag+said+".", encode.WAV)
-			if err != nil {
-				t.Fatal(err)
+			var misheard []string
+			for _, said := range audiotest.Candidates[:3] {
+				wav, err := rig.synth.Synthesize(context.Background(), rig.voice, tag+said+".", encode.WAV)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if heard := audiotest.Recognize(t, audiotest.WriteTemp(t, wav, "wav"), audiotest.Candidates); heard != said {
+					misheard = append(misheard, fmt.Sprintf("said %q, heard %q", said, heard))
+				}
 			}
-			if heard := audiotest.Recognize(t, audiotest.WriteTemp(t, wav, "wav"), audiotest.Candidates); heard != said {
-				t.Errorf("said %q, recognizer heard %q", said, heard)
+			if len(misheard) > 1 {
+				t.Errorf("%d of 3 sentences misheard: %s", len(misheard), strings.Join(misheard, "; "))
 			}
 		})
 	}
