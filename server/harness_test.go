@@ -67,6 +67,7 @@ type envOptions struct {
 	readTimeout  time.Duration
 	writeTimeout time.Duration
 	log          io.Writer // the server's log, as JSON lines; nil discards it
+	wsIdle       time.Duration
 	// synth, if set, adjusts the Synthesizer's options.
 	synth func(*tts.Options)
 }
@@ -132,7 +133,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	e.srv, err = server.New(server.Options{
 		Synthesizer: synth, Voices: cat, Store: st, Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout,
-		WriteTimeout: o.writeTimeout, Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
+		WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"path"
 	"runtime/debug"
@@ -76,6 +77,10 @@ type Options struct {
 	AllowSignup bool
 	// DisablePlayground turns off the web playground at "/".
 	DisablePlayground bool
+	// WSIdleTimeout ends an authenticated WebSocket session that has had
+	// no message from the client and no work in progress for that long;
+	// 0 means DefaultWSIdleTimeout, negative means none.
+	WSIdleTimeout time.Duration
 	// WebSocketOrigins are host patterns (path.Match syntax) of other
 	// origins allowed to open the WebSocket; the server's own origin
 	// always is.
@@ -96,6 +101,7 @@ type Server struct {
 	maxInput  int
 	readTime  time.Duration
 	writeTime time.Duration
+	wsIdle    time.Duration
 	signup    bool
 	origins   []string
 	log       *slog.Logger
@@ -124,6 +130,7 @@ func New(opts Options) (*Server, error) {
 		maxInput:  opts.MaxInput,
 		readTime:  opts.ReadTimeout,
 		writeTime: opts.WriteTimeout,
+		wsIdle:    opts.WSIdleTimeout,
 		signup:    opts.AllowSignup,
 		origins:   slices.Clone(opts.WebSocketOrigins),
 		log:       opts.Logger,
@@ -146,6 +153,12 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.writeTime == 0 {
 		s.writeTime = DefaultWriteTimeout
+	}
+	switch {
+	case s.wsIdle == 0:
+		s.wsIdle = DefaultWSIdleTimeout
+	case s.wsIdle < 0:
+		s.wsIdle = math.MaxInt64 // none
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -231,6 +244,9 @@ type reqInfo struct {
 	id      string
 	start   time.Time
 	account string
+	// abort, if set, is why a response already under way (a WebSocket
+	// session) was cut: the access log reports it aborted.
+	abort error
 }
 
 type ctxKey struct{}
@@ -275,7 +291,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A response the client did not get whole: a write failed (the
 		// write deadline passed, the connection broke) or the client went
 		// away before the handler finished.
-		cut := rec.writeErr != nil || r.Context().Err() != nil
+		cut := rec.writeErr != nil || r.Context().Err() != nil || ri.abort != nil
 		if cut && status == 0 {
 			status = statusClientClosed
 		}
@@ -283,8 +299,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"bytes", rec.bytes, "ms", ms(time.Since(ri.start)), "account", ri.account, "aborted", abort || cut}
 		if cut {
 			cause := context.Cause(r.Context())
-			if rec.writeErr != nil {
+			switch {
+			case rec.writeErr != nil:
 				cause = rec.writeErr
+			case ri.abort != nil:
+				cause = ri.abort
 			}
 			attrs = append(attrs, "abort_reason", cause.Error())
 		}

@@ -3,7 +3,13 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
 	"net/http"
+	"net/url"
+	"path"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,12 +26,28 @@ const wsAuthTimeout = 10 * time.Second
 // wsQueue is how many speech requests may wait behind the one in progress.
 const wsQueue = 8
 
+// DefaultWSIdleTimeout is how long an authenticated WebSocket session may
+// stay without a message from the client and without work in progress
+// when Options.WSIdleTimeout is 0.
+const DefaultWSIdleTimeout = 5 * time.Minute
+
 // websocket serves GET /v1/audio/speech/ws: speech requests as JSON text
 // messages, audio back as one binary message per sentence.
+//
+// The session ends, cancelling the request in progress and dropping the
+// queued ones, when the client closes or breaks the connection, when a
+// write fails or passes the write timeout, when the key stops being valid
+// (it is checked again before each request), after the idle timeout, or at
+// shutdown (which lets the request in progress finish).
 func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	ri := info(r.Context())
-	if tok := bearer(r); tok != "" {
-		k, werr := s.authenticate(r.Context(), tok)
+	if werr := s.checkUpgrade(w.Header(), r); werr != nil {
+		writeError(w, werr)
+		return
+	}
+	token := bearer(r)
+	if token != "" {
+		k, werr := s.authenticate(r.Context(), token)
 		if werr != nil {
 			writeError(w, werr)
 			return
@@ -46,11 +68,11 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	s.sessions.Add(1)
 	defer s.sessions.Done()
 	c.SetReadLimit(s.maxBody)
-	ctx, cancel := context.WithCancel(r.Context())
-	sess := &wsSession{s: s, c: c, ri: ri}
+	ctx, end := context.WithCancelCause(r.Context())
+	sess := &wsSession{s: s, c: c, ri: ri, token: token, end: end}
 	var reader sync.WaitGroup
 	defer func() {
-		cancel()
+		end(errSessionOver)
 		c.CloseNow()
 		reader.Wait()
 	}()
@@ -62,13 +84,24 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	}
 	msgs := make(chan []byte, wsQueue)
 	reader.Go(func() { sess.read(ctx, msgs) })
+	idle := time.NewTimer(s.wsIdle)
+	defer idle.Stop()
 	for {
 		select {
 		case data, ok := <-msgs:
-			if !ok {
+			if !ok || ctx.Err() != nil {
 				return // the client closed or broke the connection
 			}
 			sess.speech(ctx, data)
+			if ctx.Err() != nil {
+				return // a write failed or the key was refused
+			}
+			idle.Reset(s.wsIdle)
+		case <-ctx.Done():
+			return
+		case <-idle.C:
+			c.Close(websocket.StatusNormalClosure, "idle for "+s.wsIdle.String())
+			return
 		case <-s.closing.Done():
 			c.Close(websocket.StatusGoingAway, "server shutting down")
 			return
@@ -76,13 +109,89 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// errSessionOver ends a session's context when its handler returns.
+var errSessionOver = errors.New("server: websocket session over")
+
+// checkUpgrade returns, to be answered as JSON, what websocket.Accept
+// would refuse in plain text: no Upgrade (426), a WebSocket version other
+// than 13 or no key (400), an origin other than the server's own and the
+// allowed patterns (403). It sets the response headers RFC 7231 and RFC
+// 6455 ask for with the first two.
+func (s *Server) checkUpgrade(h http.Header, r *http.Request) *wire.Error {
+	if !headerHasToken(r.Header, "Connection", "upgrade") || !headerHasToken(r.Header, "Upgrade", "websocket") {
+		h.Set("Connection", "Upgrade")
+		h.Set("Upgrade", "websocket")
+		return wire.UpgradeRequired()
+	}
+	if v := r.Header.Get("Sec-WebSocket-Version"); v != "13" {
+		h.Set("Sec-WebSocket-Version", "13")
+		return wire.BadWebSocketVersion(v)
+	}
+	if r.Header.Get("Sec-WebSocket-Key") == "" {
+		return wire.MissingWebSocketKey()
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin, r.Host) {
+		return wire.OriginNotAllowed(origin)
+	}
+	return nil
+}
+
+// originAllowed reports whether a page of origin may open the WebSocket:
+// the server's own host, or one that Options.WebSocketOrigins matches (as
+// websocket.Accept matches it).
+func (s *Server) originAllowed(origin, host string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if strings.EqualFold(u.Host, host) {
+		return true
+	}
+	for _, p := range s.origins {
+		target := u.Host
+		if strings.Contains(p, "://") {
+			target = u.Scheme + "://" + u.Host
+		}
+		if ok, _ := path.Match(strings.ToLower(p), strings.ToLower(target)); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// headerHasToken reports whether a comma-separated header holds token,
+// case-insensitively.
+func headerHasToken(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for _, t := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 type wsSession struct {
-	s  *Server
-	c  *websocket.Conn
-	ri *reqInfo
+	s     *Server
+	c     *websocket.Conn
+	ri    *reqInfo
+	token string                  // the key, checked again before each request
+	end   context.CancelCauseFunc // ends the session
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the request in progress
+}
+
+// fail ends the session with work cut short (a write failed, or the client
+// left with requests pending): the access log reports it aborted.
+func (ws *wsSession) fail(err error) {
+	ws.mu.Lock()
+	if ws.ri.abort == nil {
+		ws.ri.abort = err
+	}
+	ws.mu.Unlock()
+	ws.end(err)
 }
 
 func (ws *wsSession) send(ctx context.Context, v any) error {
@@ -101,7 +210,14 @@ func (ws *wsSession) write(ctx context.Context, typ websocket.MessageType, b []b
 		ctx, cancel = context.WithTimeout(ctx, ws.s.writeTime)
 		defer cancel()
 	}
-	return ws.c.Write(ctx, typ, b)
+	err := ws.c.Write(ctx, typ, b)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("write timeout (%v): %w", ws.s.writeTime, err)
+		}
+		ws.fail(err)
+	}
+	return err
 }
 
 func (ws *wsSession) sendError(ctx context.Context, id string, e *wire.Error) error {
@@ -131,6 +247,7 @@ func (ws *wsSession) authFirst(ctx context.Context) bool {
 		return false
 	}
 	ws.ri.account = k.Account
+	ws.token = m.APIKey
 	return true
 }
 
@@ -141,6 +258,19 @@ func (ws *wsSession) read(ctx context.Context, msgs chan<- []byte) {
 	for {
 		typ, data, err := ws.c.Read(ctx)
 		if err != nil {
+			// Work cut short is an aborted session; an idle one that
+			// closes has ended normally.
+			// A connection closed here (after a failed write) was
+			// reported by the write.
+			ws.mu.Lock()
+			busy := ws.cancel != nil || len(msgs) > 0
+			ws.mu.Unlock()
+			cause := fmt.Errorf("client closed the connection: %w", err)
+			if busy && !errors.Is(err, net.ErrClosed) {
+				ws.fail(cause)
+			} else {
+				ws.end(cause)
+			}
 			return
 		}
 		var m wire.WSClientMessage
@@ -205,6 +335,12 @@ func (ws *wsSession) speech(ctx context.Context, data []byte) {
 			"Unknown message type %q: send speech.create or speech.cancel.", m.Type))
 		return
 	}
+	if _, werr := ws.s.authenticate(ctx, ws.token); werr != nil {
+		ws.sendError(ctx, m.ID, werr)
+		ws.c.Close(websocket.StatusPolicyViolation, werr.Code)
+		ws.end(fmt.Errorf("key refused: %s", werr.Code))
+		return
+	}
 	sp, req, werr := ws.s.speechRequest(data, ws.ri.account, "pcm")
 	if werr != nil {
 		ws.sendError(ctx, m.ID, werr)
@@ -215,7 +351,6 @@ func (ws *wsSession) speech(ctx context.Context, data []byte) {
 		ws.sendError(ctx, m.ID, wire.ToError(err, sp.Voice))
 		return
 	}
-	req.Format.Streaming = true
 	rctx, cancel := context.WithCancel(ctx)
 	ws.mu.Lock()
 	ws.cancel = cancel
@@ -237,7 +372,7 @@ func (ws *wsSession) speech(ctx context.Context, data []byte) {
 	log := ws.s.log.With("request_id", ws.ri.id, "id", m.ID, "voice", sp.Voice)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		log.Info("server: websocket closed during synthesis", "err", err)
+		log.Info("server: websocket speech stopped: the session ended", "err", err, "cause", context.Cause(ctx))
 	case err != nil && rctx.Err() != nil:
 		log.Info("server: websocket speech cancelled")
 		ws.send(ctx, wire.WSCancelledMessage{Type: wire.WSCancelled, ID: m.ID})

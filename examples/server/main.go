@@ -85,6 +85,7 @@ type app struct {
 	readHeaderTimeout  time.Duration
 	readTimeout        time.Duration
 	writeTimeout       time.Duration
+	wsIdleTimeout      time.Duration
 	idleTimeout        time.Duration
 	shutdownTimeout    time.Duration
 	maxAudio           time.Duration
@@ -129,6 +130,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.DurationVar(&a.readHeaderTimeout, "read-header-timeout", 10*time.Second, "time allowed to read request headers")
 	fs.DurationVar(&a.readTimeout, "read-timeout", server.DefaultReadTimeout, "time allowed to read a request body")
 	fs.DurationVar(&a.writeTimeout, "write-timeout", server.DefaultWriteTimeout, "time allowed for each write of a response (each sentence of a stream)")
+	fs.DurationVar(&a.wsIdleTimeout, "ws-idle-timeout", server.DefaultWSIdleTimeout, "time an authenticated WebSocket session may stay idle (negative: no limit)")
 	fs.DurationVar(&a.idleTimeout, "idle-timeout", 120*time.Second, "keep-alive idle timeout")
 	fs.DurationVar(&a.shutdownTimeout, "shutdown-timeout", 30*time.Second, "time to drain in-flight requests on SIGINT/SIGTERM")
 	fs.DurationVar(&a.maxAudio, "max-audio", tts.DefaultMaxAudio, "most audio one request may make; more is a 400 audio_too_long")
@@ -360,7 +362,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	sort.Strings(names)
 	api, err := server.New(server.Options{
 		Synthesizer: synth, Voices: vs.Catalog, Store: st, Aliases: aliases,
-		AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout,
+		AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, WSIdleTimeout: a.wsIdleTimeout,
 	})
 	if err != nil {
 		return err

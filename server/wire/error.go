@@ -25,6 +25,8 @@ const (
 	TypeProxy = "proxy_error"
 	// TypeServer is a bug in the server (500).
 	TypeServer = "server_error"
+	// TypePermission is a request the caller may not make (403).
+	TypePermission = "permission_error"
 )
 
 // Error codes, the "code" field of an error object.
@@ -56,6 +58,8 @@ const (
 	CodeServiceUnavailable = "service_unavailable"
 	CodeQueueFull          = "queue_full"
 	CodeRequestTimeout     = "request_timeout"
+	CodeUpgradeRequired    = "upgrade_required"
+	CodeOriginNotAllowed   = "origin_not_allowed"
 )
 
 // Error is an API error: an HTTP status and the OpenAI-shaped error
@@ -266,4 +270,28 @@ func trimPrefix(err error) string {
 		return s[5:]
 	}
 	return s
+}
+
+// UpgradeRequired is the WebSocket endpoint asked for without a WebSocket
+// handshake.
+func UpgradeRequired() *Error {
+	return &Error{Status: http.StatusUpgradeRequired, Type: TypeInvalidRequest, Code: CodeUpgradeRequired,
+		Message: "This endpoint speaks WebSocket: send Connection: Upgrade and Upgrade: websocket."}
+}
+
+// BadWebSocketVersion is a handshake of a WebSocket version other than 13.
+func BadWebSocketVersion(version string) *Error {
+	return BadRequest(CodeInvalidValue, "Sec-WebSocket-Version", "WebSocket version %s is not supported; use 13.", echo(version))
+}
+
+// MissingWebSocketKey is a handshake without its Sec-WebSocket-Key.
+func MissingWebSocketKey() *Error {
+	return BadRequest(CodeMissingParameter, "Sec-WebSocket-Key", "The WebSocket handshake needs a Sec-WebSocket-Key header.")
+}
+
+// OriginNotAllowed is a WebSocket handshake from a page of another origin
+// that the server does not allow.
+func OriginNotAllowed(origin string) *Error {
+	return &Error{Status: http.StatusForbidden, Type: TypePermission, Code: CodeOriginNotAllowed,
+		Message: fmt.Sprintf("Pages of origin %s may not open this WebSocket.", echo(origin))}
 }
