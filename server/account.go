@@ -8,9 +8,6 @@ import (
 	"github.com/voxkit/voxkit/server/wire"
 )
 
-// maxKeyName is the longest label of a key.
-const maxKeyName = 100
-
 func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, wire.FromVoices(s.voices.List(info(r.Context()).account)))
 }
@@ -72,7 +69,7 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err)
 		return
 	}
-	k, plain, err := s.store.CreateKey(r.Context(), a.Name, "playground")
+	k, plain, err := s.store.CreateKey(r.Context(), store.NewKey{Account: a.Name, Name: "playground", Scope: store.ScopeAdmin})
 	if err != nil {
 		s.internal(w, r, err)
 		return
@@ -96,17 +93,20 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
 		writeError(w, werr)
 		return
 	}
-	name, err := wire.ParseName(body, "name", maxKeyName)
+	kc, err := wire.ParseKeyCreate(body)
 	if err != nil {
 		writeError(w, wire.ToError(err, ""))
 		return
 	}
-	k, plain, err := s.store.CreateKey(r.Context(), info(r.Context()).account, name)
-	if err != nil {
+	k, plain, err := s.store.CreateKey(r.Context(), store.NewKey{Account: info(r.Context()).account, Name: kc.Name, Scope: kc.Scope, Max: s.maxKeys})
+	switch {
+	case errors.Is(err, store.ErrLimit):
+		writeError(w, wire.KeyLimit(s.maxKeys))
+	case err != nil:
 		s.internal(w, r, err)
-		return
+	default:
+		writeJSON(w, http.StatusCreated, wire.FromKey(k, plain))
 	}
-	writeJSON(w, http.StatusCreated, wire.FromKey(k, plain))
 }
 
 func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) {

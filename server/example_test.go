@@ -28,7 +28,7 @@ func Example_mount() {
 	st, _ := store.OpenSQLite(ctx, filepath.Join(dir, store.FileName))
 	defer st.Close()
 	st.CreateAccount(ctx, "app")
-	_, key, _ := st.CreateKey(ctx, "app", "example")
+	_, key, _ := st.CreateKey(ctx, store.NewKey{Account: "app", Name: "example", Scope: store.ScopeAdmin})
 
 	fake := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"narrator"}})
 	cat := new(voices.Catalog)

@@ -68,6 +68,7 @@ type envOptions struct {
 	writeTimeout time.Duration
 	log          io.Writer // the server's log, as JSON lines; nil discards it
 	wsIdle       time.Duration
+	maxKeys      int
 	// synth, if set, adjusts the Synthesizer's options.
 	synth func(*tts.Options)
 }
@@ -120,9 +121,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 		st.CreateAccount(ctx, "local")
 		st.CreateAccount(ctx, "other")
 	}
-	_, e.key, _ = st.CreateKey(ctx, "local", "test")
-	_, e.otherKey, _ = st.CreateKey(ctx, "other", "test")
-	k, revoked, _ := st.CreateKey(ctx, "local", "revoked")
+	_, e.key, _ = st.CreateKey(ctx, store.NewKey{Account: "local", Name: "test", Scope: store.ScopeAdmin})
+	_, e.otherKey, _ = st.CreateKey(ctx, store.NewKey{Account: "other", Name: "test", Scope: store.ScopeAdmin})
+	k, revoked, _ := st.CreateKey(ctx, store.NewKey{Account: "local", Name: "revoked", Scope: store.ScopeAdmin})
 	if _, err := st.RevokeKey(ctx, "local", k.Prefix); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	e.srv, err = server.New(server.Options{
 		Synthesizer: synth, Voices: cat, Store: st, Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout,
-		WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
+		WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys, Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
 	})
 	if err != nil {
 		t.Fatal(err)

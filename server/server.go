@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -32,6 +33,10 @@ const DefaultMaxBody = 1 << 20
 // DefaultReadTimeout is the time allowed to read a request body when
 // Options.ReadTimeout is 0.
 const DefaultReadTimeout = 30 * time.Second
+
+// DefaultMaxKeysPerAccount is the most live API keys an account may hold
+// when Options.MaxKeysPerAccount is 0.
+const DefaultMaxKeysPerAccount = 100
 
 // DefaultWriteTimeout is the time allowed for one write of a response when
 // Options.WriteTimeout is 0.
@@ -71,6 +76,9 @@ type Options struct {
 	// stream gets its own), so a client that stops reading cannot hold a
 	// handler; 0 means DefaultWriteTimeout, negative means none.
 	WriteTimeout time.Duration
+	// MaxKeysPerAccount is the most live API keys one account may hold;
+	// 0 means DefaultMaxKeysPerAccount.
+	MaxKeysPerAccount int
 	// AllowSignup lets anyone create an account (and its first key) with
 	// POST /v1/accounts, from the playground's "create account" form.
 	// Off by default: accounts are then made by the operator.
@@ -102,6 +110,7 @@ type Server struct {
 	readTime  time.Duration
 	writeTime time.Duration
 	wsIdle    time.Duration
+	maxKeys   int
 	signup    bool
 	origins   []string
 	log       *slog.Logger
@@ -131,6 +140,7 @@ func New(opts Options) (*Server, error) {
 		readTime:  opts.ReadTimeout,
 		writeTime: opts.WriteTimeout,
 		wsIdle:    opts.WSIdleTimeout,
+		maxKeys:   cmp.Or(opts.MaxKeysPerAccount, DefaultMaxKeysPerAccount),
 		signup:    opts.AllowSignup,
 		origins:   slices.Clone(opts.WebSocketOrigins),
 		log:       opts.Logger,
@@ -168,16 +178,16 @@ func New(opts Options) (*Server, error) {
 	}
 	s.closing, s.shutdown = context.WithCancel(context.Background())
 
-	s.route("/v1/audio/speech", methods{http.MethodPost: s.authed(s.speech)})
+	s.route("/v1/audio/speech", methods{http.MethodPost: s.authed(store.ScopeSpeech, s.speech)})
 	s.route("/v1/audio/speech/ws", methods{http.MethodGet: s.websocket})
-	s.route("/v1/models", methods{http.MethodGet: s.authed(s.listModels)})
-	s.route("/v1/models/{id}", methods{http.MethodGet: s.authed(s.getModel)})
-	s.route("/v1/account", methods{http.MethodGet: s.authed(s.getAccount)})
+	s.route("/v1/models", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.listModels)})
+	s.route("/v1/models/{id}", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.getModel)})
+	s.route("/v1/account", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.getAccount)})
 	s.route("/v1/accounts", methods{http.MethodPost: s.createAccount})
-	s.route("/v1/keys", methods{http.MethodGet: s.authed(s.listKeys), http.MethodPost: s.authed(s.createKey)})
-	s.route("/v1/keys/{prefix}", methods{http.MethodDelete: s.authed(s.revokeKey)})
-	s.route("/v1/voices", methods{http.MethodGet: s.authed(s.listVoices), http.MethodPost: s.authed(s.createVoice)})
-	s.route("/v1/voices/{id}", methods{http.MethodGet: s.authed(s.getVoice), http.MethodDelete: s.authed(s.deleteVoice)})
+	s.route("/v1/keys", methods{http.MethodGet: s.authed(store.ScopeAdmin, s.listKeys), http.MethodPost: s.authed(store.ScopeAdmin, s.createKey)})
+	s.route("/v1/keys/{prefix}", methods{http.MethodDelete: s.authed(store.ScopeAdmin, s.revokeKey)})
+	s.route("/v1/voices", methods{http.MethodGet: s.authed(store.ScopeAdmin, s.listVoices), http.MethodPost: s.authed(store.ScopeAdmin, s.createVoice)})
+	s.route("/v1/voices/{id}", methods{http.MethodGet: s.authed(store.ScopeAdmin, s.getVoice), http.MethodDelete: s.authed(store.ScopeAdmin, s.deleteVoice)})
 	if !opts.DisablePlayground {
 		s.route("/{$}", methods{http.MethodGet: s.playground})
 	}
@@ -455,7 +465,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // authed wraps h so that it runs only for a valid bearer key, with the
 // key's account in the request info.
-func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
+func (s *Server) authed(need store.Scope, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		k, werr := s.authenticate(r.Context(), bearer(r))
 		if werr != nil {
@@ -464,6 +474,10 @@ func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		info(r.Context()).account = k.Account
+		if need == store.ScopeAdmin && k.Scope != store.ScopeAdmin {
+			writeError(w, wire.InsufficientScope(k.Scope, need))
+			return
+		}
 		h(w, r)
 	}
 }

@@ -42,6 +42,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/voxkit/voxkit/internal/setup"
 	"github.com/voxkit/voxkit/server"
@@ -163,10 +164,19 @@ func (a *app) run(ctx context.Context, args []string) error {
 	}
 	switch rest[0] + " " + arg(rest, 1) {
 	case "accounts create":
-		if len(rest) != 3 {
+		af := flag.NewFlagSet("accounts create", flag.ContinueOnError)
+		af.SetOutput(a.stderr)
+		af.Usage = func() { fmt.Fprintln(a.stderr, "usage: accounts create NAME (a-z, 0-9, - _ ., at most 64)") }
+		if err := af.Parse(rest[2:]); err != nil {
+			return err
+		}
+		if af.NArg() != 1 {
 			return errors.New("usage: accounts create NAME")
 		}
-		acct, err := st.CreateAccount(ctx, rest[2])
+		if err := store.ValidateAccountName(af.Arg(0)); err != nil {
+			return err
+		}
+		acct, err := st.CreateAccount(ctx, af.Arg(0))
 		if err != nil {
 			return err
 		}
@@ -178,7 +188,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 			return err
 		}
 		for _, acct := range list {
-			fmt.Fprintf(a.stdout, "%s\t%s\n", acct.Name, acct.Created.UTC().Format(time.RFC3339))
+			fmt.Fprintf(a.stdout, "%s\t%s\n", safe(acct.Name), acct.Created.UTC().Format(time.RFC3339))
 		}
 		return nil
 	case "keys create":
@@ -186,13 +196,14 @@ func (a *app) run(ctx context.Context, args []string) error {
 		kf.SetOutput(a.stderr)
 		account := kf.String("account", "", "account that owns the key (required)")
 		name := kf.String("name", "", "label of the key")
+		scope := kf.String("scope", string(store.ScopeAdmin), "admin (everything) or speech (speech and models only)")
 		if err := kf.Parse(rest[2:]); err != nil {
 			return err
 		}
-		if *account == "" || kf.NArg() != 0 {
-			return errors.New("usage: keys create --account NAME [--name LABEL]")
+		if *account == "" || kf.NArg() != 0 || !store.Scope(*scope).Valid() {
+			return errors.New("usage: keys create --account NAME [--name LABEL] [--scope admin|speech]")
 		}
-		_, plain, err := st.CreateKey(ctx, *account, *name)
+		_, plain, err := st.CreateKey(ctx, store.NewKey{Account: *account, Name: *name, Scope: store.Scope(*scope)})
 		if err != nil {
 			return err
 		}
@@ -214,7 +225,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(a.stdout, "revoked %s (account %s)\n", k.Prefix, k.Account)
+		fmt.Fprintf(a.stdout, "revoked %s (account %s)\n", k.Prefix, safe(k.Account))
 		return nil
 	case "voices list":
 		vf := flag.NewFlagSet("voices list", flag.ContinueOnError)
@@ -238,10 +249,24 @@ func (a *app) run(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(a.stdout, "deleted voice %s (account %s)\n", v.ID, v.Account)
+		fmt.Fprintf(a.stdout, "deleted voice %s (account %s)\n", safe(v.ID), safe(v.Account))
 		return nil
 	}
 	return fmt.Errorf("unknown command %q (want accounts create|list, keys create|list|revoke, voices list|delete)", strings.Join(rest, " "))
+}
+
+// safe returns a stored string for a terminal: as it is when every
+// character is graphic, else quoted with the others escaped, so a name
+// holding control or bidirectional formatting characters (stored before
+// the server refused them, or written to the database directly) cannot
+// forge table rows, move the cursor or retitle the terminal.
+func safe(s string) string {
+	for _, r := range s {
+		if !unicode.IsGraphic(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return strconv.QuoteToGraphic(s)
+		}
+	}
+	return s
 }
 
 func arg(args []string, i int) string {
@@ -257,7 +282,7 @@ func (a *app) listKeys(ctx context.Context, st store.Store, account string) erro
 		return err
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PREFIX\tACCOUNT\tNAME\tCREATED\tLAST USED\tSTATUS")
+	fmt.Fprintln(tw, "PREFIX\tACCOUNT\tSCOPE\tNAME\tCREATED\tLAST USED\tSTATUS")
 	stamp := func(t time.Time) string {
 		if t.IsZero() {
 			return "-"
@@ -269,7 +294,7 @@ func (a *app) listKeys(ctx context.Context, st store.Store, account string) erro
 		if !k.Revoked.IsZero() {
 			status = "revoked " + stamp(k.Revoked)
 		}
-		fmt.Fprintf(tw, "%s…\t%s\t%s\t%s\t%s\t%s\n", k.Prefix, k.Account, k.Name, stamp(k.Created), stamp(k.LastUsed), status)
+		fmt.Fprintf(tw, "%s…\t%s\t%s\t%s\t%s\t%s\t%s\n", k.Prefix, safe(k.Account), k.Scope, safe(k.Name), stamp(k.Created), stamp(k.LastUsed), status)
 	}
 	return tw.Flush()
 }
@@ -282,8 +307,8 @@ func (a *app) listVoices(ctx context.Context, st store.Store, account string) er
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tACCOUNT\tBASE\tSPEED\tPITCH\tRANGE\tVOLUME\tWHISPER\tCREATED\tNAME")
 	for _, v := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%+g\t%g\t%g\t%t\t%s\t%s\n", v.ID, v.Account, v.Base, v.Speed, v.Pitch, v.Range,
-			v.Volume, v.Whisper, v.Created.UTC().Format(time.RFC3339), v.Name)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%+g\t%g\t%g\t%t\t%s\t%s\n", safe(v.ID), safe(v.Account), safe(v.Base), v.Speed, v.Pitch, v.Range,
+			v.Volume, v.Whisper, v.Created.UTC().Format(time.RFC3339), safe(v.Name))
 	}
 	return tw.Flush()
 }
@@ -298,7 +323,7 @@ func (a *app) bootstrap(ctx context.Context, st store.Store) error {
 	if _, err := st.CreateAccount(ctx, "local"); err != nil {
 		return err
 	}
-	_, plain, err := st.CreateKey(ctx, "local", "first start")
+	_, plain, err := st.CreateKey(ctx, store.NewKey{Account: "local", Name: "first start", Scope: store.ScopeAdmin})
 	if err != nil {
 		return err
 	}

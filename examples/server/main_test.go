@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"flag"
 	"io"
 	"net"
 	"net/http"
@@ -199,5 +201,26 @@ func TestRescanOnHangup(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// "accounts create -h" prints the usage instead of making an account
+// "-h", and listings escape names that are not plain text.
+func TestSubcommandsAreDefensive(t *testing.T) {
+	dir := t.TempDir()
+	var errOut bytes.Buffer
+	err := newApp(io.Discard, &errOut).run(context.Background(), []string{"-data", dir, "-log", "off", "accounts", "create", "-h"})
+	if !errors.Is(err, flag.ErrHelp) || !strings.Contains(errOut.String(), "usage") {
+		t.Errorf("accounts create -h: %v, %q", err, errOut.String())
+	}
+	if out := cmd(t, dir, "accounts", "list"); strings.Contains(out, "-h") {
+		t.Errorf("an account -h was made:\n%s", out)
+	}
+	cmd(t, dir, "accounts", "create", "acme")
+	// A name the API refuses, as a database written directly could hold.
+	cmd(t, dir, "keys", "create", "--account", "acme", "--name", "x\x1b]0;pwned\x07\nsk_fake\u202e")
+	list := cmd(t, dir, "keys", "list")
+	if strings.ContainsAny(list, "\x1b\x07\u202e") || strings.Count(list, "\n") != 2 {
+		t.Errorf("keys list printed raw control characters:\n%q", list)
 	}
 }

@@ -116,10 +116,10 @@ func newEnv(t testing.TB, o envOptions) *env {
 			t.Fatal(err)
 		}
 	}
-	if _, e.key, err = st.CreateKey(ctx, "local", "e2e"); err != nil {
+	if _, e.key, err = st.CreateKey(ctx, store.NewKey{Account: "local", Name: "e2e", Scope: store.ScopeAdmin}); err != nil {
 		t.Fatal(err)
 	}
-	if _, e.otherKey, err = st.CreateKey(ctx, "other", "e2e"); err != nil {
+	if _, e.otherKey, err = st.CreateKey(ctx, store.NewKey{Account: "other", Name: "e2e", Scope: store.ScopeAdmin}); err != nil {
 		t.Fatal(err)
 	}
 	e.srv, err = server.New(server.Options{

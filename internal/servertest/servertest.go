@@ -35,7 +35,7 @@ func New(t testing.TB, name string, e engine.Engine, aliases map[string]string) 
 	if _, err := st.CreateAccount(ctx, "local"); err != nil {
 		t.Fatal(err)
 	}
-	_, key, err := st.CreateKey(ctx, "local", "")
+	_, key, err := st.CreateKey(ctx, store.NewKey{Account: "local", Name: "", Scope: store.ScopeAdmin})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ func BenchmarkVerifyKey(b *testing.B) {
 	ctx := context.Background()
 	s, _ := openTemp(b)
 	s.CreateAccount(ctx, "a")
-	_, plain, _ := s.CreateKey(ctx, "a", "")
+	_, plain, _ := s.CreateKey(ctx, NewKey{Account: "a", Name: "", Scope: ScopeAdmin})
 	b.SetParallelism(8)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"time"
@@ -50,6 +51,8 @@ var migrations = []string{
 		created     INTEGER NOT NULL
 	) STRICT;
 	CREATE INDEX voices_account ON voices(account);`,
+	// Keys made before scopes could do everything: they stay admin keys.
+	`ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'admin';`,
 }
 
 // SQLite is the embedded Store: one database file in WAL mode.
@@ -176,36 +179,49 @@ func (s *SQLite) Accounts(ctx context.Context) ([]Account, error) {
 }
 
 // CreateKey implements Store.
-func (s *SQLite) CreateKey(ctx context.Context, account, name string) (Key, string, error) {
-	if _, err := s.Account(ctx, account); err != nil {
+func (s *SQLite) CreateKey(ctx context.Context, nk NewKey) (Key, string, error) {
+	if !nk.Scope.Valid() {
+		return Key{}, "", fmt.Errorf("store: create key: unknown scope %q", nk.Scope)
+	}
+	if _, err := s.Account(ctx, nk.Account); err != nil {
 		return Key{}, "", err
+	}
+	max := int64(nk.Max)
+	if max <= 0 {
+		max = math.MaxInt64
 	}
 	for range 5 { // a display-prefix collision (47 bits) is retried
 		plain, prefix, hash, err := GenerateKey()
 		if err != nil {
 			return Key{}, "", err
 		}
-		k := Key{Prefix: prefix, Account: account, Name: name, Created: s.now().Truncate(time.Millisecond)}
-		_, err = s.db.ExecContext(ctx,
-			"INSERT INTO api_keys(prefix, hash, account, name, created) VALUES(?, ?, ?, ?, ?)",
-			prefix, hash, account, name, unix(k.Created))
+		k := Key{Prefix: prefix, Account: nk.Account, Scope: nk.Scope, Name: nk.Name, Created: s.now().Truncate(time.Millisecond)}
+		// One statement counts and inserts, so concurrent creations
+		// cannot pass the limit together.
+		res, err := s.db.ExecContext(ctx,
+			`INSERT INTO api_keys(prefix, hash, account, name, created, scope)
+			SELECT ?, ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM api_keys WHERE account = ? AND revoked = 0) < ?`,
+			prefix, hash, k.Account, k.Name, unix(k.Created), string(k.Scope), k.Account, max)
 		if isConstraint(err) {
 			continue
 		}
 		if err != nil {
 			return Key{}, "", fmt.Errorf("store: create key: %w", err)
 		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return Key{}, "", fmt.Errorf("%w: account %q holds %d keys", ErrLimit, k.Account, nk.Max)
+		}
 		return k, plain, nil
 	}
 	return Key{}, "", errors.New("store: create key: prefix collisions")
 }
 
-const keyColumns = "prefix, account, name, created, last_used, revoked"
+const keyColumns = "prefix, account, scope, name, created, last_used, revoked"
 
 func scanKey(sc interface{ Scan(...any) error }) (Key, error) {
 	var k Key
 	var created, used, revoked int64
-	if err := sc.Scan(&k.Prefix, &k.Account, &k.Name, &created, &used, &revoked); err != nil {
+	if err := sc.Scan(&k.Prefix, &k.Account, &k.Scope, &k.Name, &created, &used, &revoked); err != nil {
 		return Key{}, err
 	}
 	k.Created, k.LastUsed, k.Revoked = fromUnix(created), fromUnix(used), fromUnix(revoked)
@@ -285,7 +301,7 @@ func (s *SQLite) VerifyKey(ctx context.Context, key string) (Key, error) {
 	var hash []byte
 	var k Key
 	var created, used, revoked int64
-	err := row.Scan(&hash, &k.Prefix, &k.Account, &k.Name, &created, &used, &revoked)
+	err := row.Scan(&hash, &k.Prefix, &k.Account, &k.Scope, &k.Name, &created, &used, &revoked)
 	if errors.Is(err, sql.ErrNoRows) {
 		HashEqual(make([]byte, 32), key) // same work as a hit
 		return Key{}, ErrInvalidKey

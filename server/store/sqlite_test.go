@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -81,10 +82,10 @@ func TestAccountsAndKeys(t *testing.T) {
 			t.Errorf("account %q accepted", bad)
 		}
 	}
-	if _, _, err := s.CreateKey(ctx, "nobody", ""); !errors.Is(err, ErrNotFound) {
+	if _, _, err := s.CreateKey(ctx, NewKey{Account: "nobody", Name: "", Scope: ScopeAdmin}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("key for missing account: %v", err)
 	}
-	k, plain, err := s.CreateKey(ctx, "alice", "laptop")
+	k, plain, err := s.CreateKey(ctx, NewKey{Account: "alice", Name: "laptop", Scope: ScopeAdmin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestRestartKeepsKeysAndNoPlaintext(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.CreateAccount(ctx, "local")
-	_, plain, err := s.CreateKey(ctx, "local", "")
+	_, plain, err := s.CreateKey(ctx, NewKey{Account: "local", Name: "", Scope: ScopeAdmin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestConcurrentVerify(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t)
 	s.CreateAccount(ctx, "a")
-	_, plain, _ := s.CreateKey(ctx, "a", "")
+	_, plain, _ := s.CreateKey(ctx, NewKey{Account: "a", Name: "", Scope: ScopeAdmin})
 	var clock sync.Mutex
 	now := time.Now()
 	s.now = func() time.Time { clock.Lock(); defer clock.Unlock(); now = now.Add(time.Minute); return now }
@@ -170,4 +171,42 @@ func TestConcurrentVerify(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestScopeMigration opens a database of schema version 2, from before
+// key scopes, and finds its keys kept, working, and admin keys (they could
+// do everything before).
+func TestScopeMigration(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, prefix, hash, err := GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{migrations[0], migrations[1], "PRAGMA user_version = 2", "INSERT INTO accounts(name, created) VALUES('old', 1)"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.ExecContext(ctx, "INSERT INTO api_keys(prefix, hash, account, name, created) VALUES(?, ?, 'old', 'ci', 1)", prefix, hash); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	k, err := s.VerifyKey(ctx, plain)
+	if err != nil || k.Scope != ScopeAdmin || k.Name != "ci" || k.Account != "old" {
+		t.Errorf("after the migration: %+v, %v; want the admin key ci of old", k, err)
+	}
+	nk, _, err := s.CreateKey(ctx, NewKey{Account: "old", Scope: ScopeSpeech})
+	if err != nil || nk.Scope != ScopeSpeech {
+		t.Errorf("new key: %+v, %v", nk, err)
+	}
 }

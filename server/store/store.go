@@ -20,6 +20,7 @@ var (
 	ErrRevokedKey    = errors.New("store: api key revoked")
 	ErrAmbiguous     = errors.New("store: prefix matches several keys")
 	ErrVoiceExists   = errors.New("store: voice id already taken")
+	ErrLimit         = errors.New("store: limit reached")
 )
 
 // Account owns API keys and voice clones. Its name is its id: the value
@@ -29,11 +30,25 @@ type Account struct {
 	Created time.Time
 }
 
+// Scope is what an API key may do.
+type Scope string
+
+// The scopes. An admin key may do everything its account may; a speech
+// key may only synthesize speech and list voices.
+const (
+	ScopeAdmin  Scope = "admin"
+	ScopeSpeech Scope = "speech"
+)
+
+// Valid reports whether s is one of the scopes.
+func (s Scope) Valid() bool { return s == ScopeAdmin || s == ScopeSpeech }
+
 // Key describes a stored API key; the plaintext is never part of it.
 type Key struct {
 	// Prefix is the display prefix, "sk_" and 8 characters. It is unique.
 	Prefix  string
 	Account string
+	Scope   Scope
 	// Name is a free label given at creation.
 	Name    string
 	Created time.Time
@@ -53,9 +68,11 @@ type Store interface {
 	Account(ctx context.Context, name string) (Account, error)
 	// Accounts lists all accounts by name.
 	Accounts(ctx context.Context) ([]Account, error)
-	// CreateKey makes a new key for account and returns it with its
-	// plaintext, which is not kept anywhere.
-	CreateKey(ctx context.Context, account, name string) (Key, string, error)
+	// CreateKey makes a new key and returns it with its plaintext, which
+	// is not kept anywhere. ErrNotFound if the account does not exist,
+	// ErrLimit if it holds k.Max live keys already (checked and inserted
+	// atomically).
+	CreateKey(ctx context.Context, k NewKey) (Key, string, error)
 	// Keys lists the keys of account, all keys when account is "", newest
 	// first.
 	Keys(ctx context.Context, account string) ([]Key, error)
@@ -79,6 +96,17 @@ type Store interface {
 	DeleteVoice(ctx context.Context, account, id string) (Voice, error)
 	// Close releases the store.
 	Close() error
+}
+
+// NewKey describes a key for CreateKey to make.
+type NewKey struct {
+	Account string
+	// Name is a free label.
+	Name  string
+	Scope Scope
+	// Max, when above 0, is the most live (unrevoked) keys the account
+	// may hold.
+	Max int
 }
 
 // Voice is a stored voice clone: a derived voice that speaks with a base

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -59,6 +60,9 @@ const (
 	CodeQueueFull          = "queue_full"
 	CodeRequestTimeout     = "request_timeout"
 	CodeUpgradeRequired    = "upgrade_required"
+	CodeInsufficientScope  = "insufficient_scope"
+	CodeKeyLimit           = "key_limit_reached"
+	CodeVoiceLimit         = "voice_limit_reached"
 	CodeOriginNotAllowed   = "origin_not_allowed"
 )
 
@@ -294,4 +298,15 @@ func MissingWebSocketKey() *Error {
 func OriginNotAllowed(origin string) *Error {
 	return &Error{Status: http.StatusForbidden, Type: TypePermission, Code: CodeOriginNotAllowed,
 		Message: fmt.Sprintf("Pages of origin %s may not open this WebSocket.", echo(origin))}
+}
+
+// InsufficientScope is a request a key of scope have may not make.
+func InsufficientScope(have, need store.Scope) *Error {
+	return &Error{Status: http.StatusForbidden, Type: TypePermission, Code: CodeInsufficientScope,
+		Message: fmt.Sprintf("This API key has the %s scope; this request needs a key with the %s scope.", have, need)}
+}
+
+// KeyLimit is a key creation past the account's limit.
+func KeyLimit(max int) *Error {
+	return BadRequest(CodeKeyLimit, "", "This account holds %d API keys, the most it may; revoke one first.", max)
 }

@@ -3,6 +3,8 @@ package wire
 import (
 	"encoding/json"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/server/store"
 )
@@ -19,6 +21,7 @@ type Account struct {
 type APIKey struct {
 	Object   string `json:"object"` // "api_key"
 	Prefix   string `json:"prefix"`
+	Scope    string `json:"scope"` // "admin" or "speech"
 	Name     string `json:"name"`
 	Account  string `json:"account"`
 	Created  int64  `json:"created"`
@@ -56,7 +59,7 @@ func unixOrNil(t time.Time) *int64 {
 // FromKey converts a stored key; plaintext is "" except at creation.
 func FromKey(k store.Key, plaintext string) APIKey {
 	return APIKey{
-		Object: "api_key", Prefix: k.Prefix, Name: k.Name, Account: k.Account,
+		Object: "api_key", Prefix: k.Prefix, Scope: string(k.Scope), Name: k.Name, Account: k.Account,
 		Created: k.Created.Unix(), LastUsed: unixOrNil(k.LastUsed), Revoked: unixOrNil(k.Revoked),
 		Key: plaintext,
 	}
@@ -71,16 +74,59 @@ func FromKeys(ks []store.Key) KeyList {
 	return l
 }
 
-// ParseName reads the optional string field name of a small JSON object
-// body such as {"name": "laptop"}; an empty body means {}.
+// MaxKeyName is the longest label of an API key, in bytes.
+const MaxKeyName = 100
+
+// ParseName reads the optional string field of a small JSON object body
+// such as {"name": "laptop"}; an empty body means {}. The name must be
+// text (see checkText) of at most maxLen bytes.
 func ParseName(body []byte, field string, maxLen int) (string, error) {
 	if len(body) == 0 {
 		return "", nil
 	}
-	var raw map[string]json.RawMessage
-	if err := decodeStrict(body, &raw); err != nil {
-		return "", BadRequest(CodeInvalidJSON, "", "We could not parse the JSON body of your request: %s.", describeJSONError(err))
+	raw, err := decodeObject(body, `{"`+field+`":"..."}`)
+	if err != nil {
+		return "", err
 	}
+	return nameField(raw, field, maxLen)
+}
+
+// KeyCreate is the body of POST /v1/keys.
+type KeyCreate struct {
+	Name  string
+	Scope store.Scope
+}
+
+// ParseKeyCreate reads POST /v1/keys' body, {"name": "laptop", "scope":
+// "speech"}; an empty body means {}. The scope defaults to speech.
+func ParseKeyCreate(body []byte) (KeyCreate, error) {
+	kc := KeyCreate{Scope: store.ScopeSpeech}
+	if len(body) == 0 {
+		return kc, nil
+	}
+	raw, err := decodeObject(body, `{"name":"laptop","scope":"speech"}`)
+	if err != nil {
+		return KeyCreate{}, err
+	}
+	if kc.Name, err = nameField(raw, "name", MaxKeyName); err != nil {
+		return KeyCreate{}, err
+	}
+	scope, ok, err := stringField(raw, "scope")
+	if err != nil {
+		return KeyCreate{}, err
+	}
+	if ok {
+		kc.Scope = store.Scope(scope)
+		if !kc.Scope.Valid() {
+			return KeyCreate{}, BadRequest(CodeInvalidValue, "scope", "scope must be %q or %q, not %s.", store.ScopeAdmin, store.ScopeSpeech, echo(scope))
+		}
+	}
+	return kc, nil
+}
+
+// nameField reads the optional text field of raw, of at most maxLen
+// bytes.
+func nameField(raw map[string]json.RawMessage, field string, maxLen int) (string, error) {
 	s, _, err := stringField(raw, field)
 	if err != nil {
 		return "", err
@@ -88,5 +134,23 @@ func ParseName(body []byte, field string, maxLen int) (string, error) {
 	if len(s) > maxLen {
 		return "", BadRequest(CodeStringTooLong, field, "%s is longer than %d bytes.", field, maxLen)
 	}
-	return s, nil
+	return s, checkText(field, s)
+}
+
+// checkText refuses a name that is not plain text: the U+FFFD that invalid
+// UTF-8 or a lone surrogate escape decodes to, control characters (which
+// would let a name forge table rows or retitle the terminal of whoever
+// lists names), and bidirectional formatting characters (which reorder
+// what a reader sees).
+func checkText(field, s string) error {
+	for _, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			return BadRequest(CodeInvalidValue, field, "%s is not valid UTF-8 text.", field)
+		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r):
+			return BadRequest(CodeInvalidValue, field,
+				"%s may not contain U+%04X: control and bidirectional formatting characters are refused.", field, r)
+		}
+	}
+	return nil
 }

@@ -86,6 +86,9 @@ func ParseVoiceCreate(body []byte) (VoiceCreate, error) {
 	if n := utf8.RuneCountInString(v.Name); n > MaxVoiceName {
 		return VoiceCreate{}, BadRequest(CodeStringTooLong, "name", "name is %d characters long; the limit is %d.", n, MaxVoiceName)
 	}
+	if err := checkText("name", v.Name); err != nil {
+		return VoiceCreate{}, err
+	}
 	if v.BaseVoice, ok, err = stringField(raw, "base_voice"); err != nil {
 		return VoiceCreate{}, err
 	} else if !ok {
