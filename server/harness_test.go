@@ -69,6 +69,7 @@ type envOptions struct {
 	log          io.Writer // the server's log, as JSON lines; nil discards it
 	wsIdle       time.Duration
 	maxKeys      int
+	maxVoices    int
 	// synth, if set, adjusts the Synthesizer's options.
 	synth func(*tts.Options)
 }
@@ -134,7 +135,8 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	e.srv, err = server.New(server.Options{
 		Synthesizer: synth, Voices: cat, Store: st, Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout,
-		WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys, Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
+		WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys,
+		MaxVoicesPerAccount: o.maxVoices, Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
 	})
 	if err != nil {
 		t.Fatal(err)

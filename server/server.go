@@ -34,6 +34,10 @@ const DefaultMaxBody = 1 << 20
 // Options.ReadTimeout is 0.
 const DefaultReadTimeout = 30 * time.Second
 
+// DefaultMaxVoicesPerAccount is the most voice clones an account may hold
+// when Options.MaxVoicesPerAccount is 0.
+const DefaultMaxVoicesPerAccount = 200
+
 // DefaultMaxKeysPerAccount is the most live API keys an account may hold
 // when Options.MaxKeysPerAccount is 0.
 const DefaultMaxKeysPerAccount = 100
@@ -76,6 +80,9 @@ type Options struct {
 	// stream gets its own), so a client that stops reading cannot hold a
 	// handler; 0 means DefaultWriteTimeout, negative means none.
 	WriteTimeout time.Duration
+	// MaxVoicesPerAccount is the most voice clones one account may hold;
+	// 0 means DefaultMaxVoicesPerAccount.
+	MaxVoicesPerAccount int
 	// MaxKeysPerAccount is the most live API keys one account may hold;
 	// 0 means DefaultMaxKeysPerAccount.
 	MaxKeysPerAccount int
@@ -111,6 +118,8 @@ type Server struct {
 	writeTime time.Duration
 	wsIdle    time.Duration
 	maxKeys   int
+	maxVoices int
+	voiceMu   sync.Mutex // serializes clone changes to the store and catalog
 	signup    bool
 	origins   []string
 	log       *slog.Logger
@@ -141,6 +150,7 @@ func New(opts Options) (*Server, error) {
 		writeTime: opts.WriteTimeout,
 		wsIdle:    opts.WSIdleTimeout,
 		maxKeys:   cmp.Or(opts.MaxKeysPerAccount, DefaultMaxKeysPerAccount),
+		maxVoices: cmp.Or(opts.MaxVoicesPerAccount, DefaultMaxVoicesPerAccount),
 		signup:    opts.AllowSignup,
 		origins:   slices.Clone(opts.WebSocketOrigins),
 		log:       opts.Logger,

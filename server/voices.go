@@ -22,7 +22,8 @@ import (
 
 // loadVoices adds the store's clones to the catalog. A clone whose base
 // voice is missing (a Piper voice removed from the directory) stays
-// hidden in the catalog until its base is back.
+// hidden in the catalog until its base is back; one whose id a global
+// voice holds is left out, and logged.
 func (s *Server) loadVoices(ctx context.Context) error {
 	list, err := s.store.Voices(ctx, "")
 	if err != nil {
@@ -63,31 +64,27 @@ func (s *Server) listVoices(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, wire.FromStoredVoices(list))
 }
 
-// storedVoice returns the account's clone id from the store.
-func (s *Server) storedVoice(ctx context.Context, account, id string) (store.Voice, bool, error) {
-	list, err := s.store.Voices(ctx, account)
-	if err != nil {
-		return store.Voice{}, false, err
-	}
-	for _, v := range list {
-		if v.ID == id {
-			return v, true, nil
-		}
-	}
-	return store.Voice{}, false, nil
-}
-
 func (s *Server) getVoice(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	v, ok, err := s.storedVoice(r.Context(), info(r.Context()).account, id)
+	v, err := s.store.Voice(r.Context(), info(r.Context()).account, id)
 	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeError(w, wire.VoiceNotFound(id))
 	case err != nil:
 		s.internal(w, r, err)
-	case !ok:
-		writeError(w, wire.VoiceNotFound(id))
 	default:
 		writeJSON(w, http.StatusOK, wire.FromStoredVoice(v))
 	}
+}
+
+// reserved reports whether id names a global voice or an alias, which no
+// clone may take.
+func (s *Server) reserved(id string) bool {
+	if _, alias := s.aliases[id]; alias {
+		return true
+	}
+	v, err := s.voices.Lookup("", id)
+	return err == nil && v.Global()
 }
 
 func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) {
@@ -116,13 +113,13 @@ func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) {
 	if !base.Global() {
 		// A clone of a clone: its settings are the default, and its base
 		// is the other clone's, so deleting one leaves the other intact.
-		parent, ok, err := s.storedVoice(ctx, account, base.ID)
-		if err != nil {
-			s.internal(w, r, err)
+		parent, err := s.store.Voice(ctx, account, base.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			writeError(w, wire.UnknownBaseVoice(req.BaseVoice))
 			return
 		}
-		if !ok {
-			writeError(w, wire.UnknownBaseVoice(req.BaseVoice))
+		if err != nil {
+			s.internal(w, r, err)
 			return
 		}
 		sv.Base, sv.Speed, sv.Pitch, sv.Range, sv.Volume, sv.Whisper = parent.Base, parent.Speed, parent.Pitch, parent.Range, parent.Volume, parent.Whisper
@@ -143,14 +140,21 @@ func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) {
 		rand.Read(b[:])
 		sv.ID = "voice_" + hex.EncodeToString(b[:])
 	}
-	if _, err := s.voices.Lookup(account, sv.ID); err == nil {
-		writeError(w, wire.VoiceIDTaken(sv.ID))
+	if s.reserved(sv.ID) {
+		writeError(w, wire.VoiceIDReserved(sv.ID))
 		return
 	}
-	created, err := s.store.CreateVoice(ctx, sv)
+	// The store and the catalog change together, so that parallel
+	// creations and deletions of one id cannot leave them disagreeing.
+	s.voiceMu.Lock()
+	defer s.voiceMu.Unlock()
+	created, err := s.store.CreateVoice(ctx, sv, s.maxVoices)
 	switch {
 	case errors.Is(err, store.ErrVoiceExists):
 		writeError(w, wire.VoiceIDTaken(sv.ID))
+		return
+	case errors.Is(err, store.ErrLimit):
+		writeError(w, wire.VoiceLimit(s.maxVoices))
 		return
 	case err != nil:
 		s.internal(w, r, err)
@@ -158,21 +162,23 @@ func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) {
 	}
 	sv = created
 	if err := s.voices.Add(catalogVoice(sv)); err != nil {
-		// The id appeared in the catalog meanwhile (a rescan added a
-		// global voice of that id): undo the insert.
+		// A rescan made the id a global voice's meanwhile: undo the
+		// insert.
 		if _, derr := s.store.DeleteVoice(context.WithoutCancel(ctx), account, sv.ID); derr != nil {
 			s.internal(w, r, errors.Join(err, derr))
 			return
 		}
-		writeError(w, wire.VoiceIDTaken(sv.ID))
+		writeError(w, wire.VoiceIDReserved(sv.ID))
 		return
 	}
 	writeJSON(w, http.StatusCreated, wire.FromStoredVoice(sv))
 }
 
 func (s *Server) deleteVoice(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	v, err := s.store.DeleteVoice(r.Context(), info(r.Context()).account, id)
+	id, account := r.PathValue("id"), info(r.Context()).account
+	s.voiceMu.Lock()
+	defer s.voiceMu.Unlock()
+	v, err := s.store.DeleteVoice(r.Context(), account, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		writeError(w, wire.VoiceNotFound(id))
@@ -181,6 +187,6 @@ func (s *Server) deleteVoice(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err)
 		return
 	}
-	s.voices.Remove(v.ID)
+	s.voices.Remove(account, v.ID) // the caller's clone, never a global voice
 	writeJSON(w, http.StatusOK, wire.VoiceDeleted{ID: v.ID, Object: "voice", Deleted: true})
 }

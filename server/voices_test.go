@@ -150,8 +150,8 @@ func TestVoiceCloneErrors(t *testing.T) {
 		{"unknown base", `{"name":"x","base_voice":"nope"}`, 400, wire.CodeInvalidValue, "base_voice"},
 		{"another account's clone as base", `{"name":"x","base_voice":"other-clone"}`, 400, wire.CodeInvalidValue, "base_voice"},
 		{"own id taken", `{"id":"mine","name":"x","base_voice":"en-us"}`, 409, wire.CodeVoiceExists, "id"},
-		{"global id taken", `{"id":"en-gb","name":"x","base_voice":"en-us"}`, 409, wire.CodeVoiceExists, "id"},
-		{"another account's id taken", `{"id":"other-clone","name":"x","base_voice":"en-us"}`, 409, wire.CodeVoiceExists, "id"},
+		{"global id reserved", `{"id":"en-gb","name":"x","base_voice":"en-us"}`, 400, wire.CodeInvalidValue, "id"},
+		{"alias reserved", `{"id":"alloy","name":"x","base_voice":"en-us"}`, 400, wire.CodeInvalidValue, "id"},
 		{"bad setting", `{"name":"x","base_voice":"en-us","pitch":20}`, 400, wire.CodeDecimalTooLarge, "pitch"},
 		{"audio", `{"name":"x","base_voice":"en-us","audio":"UklGRiQAAABXQVZF"}`, 400, wire.CodeInvalidValue, "audio"},
 	}
@@ -271,7 +271,7 @@ func TestVoiceCloneBaseRemoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.catalog.Remove("en-gb")
+	e.catalog.Remove("", "en-gb")
 	if st, _ := e.speak(e.key, "brit"); st != 404 {
 		t.Errorf("speech without the base: %d", st)
 	}

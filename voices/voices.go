@@ -1,6 +1,7 @@
 package voices
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -76,16 +77,25 @@ var ErrUnknownVoice = errors.New("voices: unknown voice")
 // ErrDuplicateVoice is returned by Add for an id that is already taken.
 var ErrDuplicateVoice = errors.New("voices: duplicate voice id")
 
-// A Catalog holds voices. The zero value is an empty catalog ready to use;
-// it is safe for concurrent use.
+// A Catalog holds voices: global voices, which every account may use, and
+// each account's clones, in a namespace of the account's own. Two
+// accounts may each own a clone of the same id. A global voice's id is
+// reserved: Add refuses a clone of that id, and a clone added before a
+// global voice took its id (at a rescan of the engines' voices) is left
+// out of Lookup and List while the global voice exists (see Shadowed).
+// The zero value is an empty catalog ready to use; it is safe for
+// concurrent use.
 type Catalog struct {
 	mu        sync.RWMutex
-	voices    map[string]Voice
+	globals   map[string]Voice
+	clones    map[string]map[string]Voice     // by owner, then id
 	resolvers map[string]engine.VoiceResolver // by engine name; see unlisted
 }
 
-// Add puts v in the catalog. Ids are unique across global voices and all
-// accounts' clones, so an id always names one voice.
+// Add puts v in the catalog: a global voice when it has no owner, else a
+// clone of its owner's. It returns ErrDuplicateVoice for a global id that
+// is taken, and for a clone id that its owner uses already or that a
+// global voice holds.
 func (c *Catalog) Add(v Voice) error {
 	if err := ValidateID(v.ID); err != nil {
 		return err
@@ -98,21 +108,44 @@ func (c *Catalog) Add(v Voice) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, dup := c.voices[v.ID]; dup {
+	if _, dup := c.globals[v.ID]; dup {
 		return fmt.Errorf("%w %q", ErrDuplicateVoice, v.ID)
 	}
-	if c.voices == nil {
-		c.voices = make(map[string]Voice)
+	if v.Global() {
+		if c.globals == nil {
+			c.globals = make(map[string]Voice)
+		}
+		c.globals[v.ID] = v
+		return nil
 	}
-	c.voices[v.ID] = v
+	own := c.clones[v.Owner]
+	if _, dup := own[v.ID]; dup {
+		return fmt.Errorf("%w %q", ErrDuplicateVoice, v.ID)
+	}
+	if own == nil {
+		if c.clones == nil {
+			c.clones = make(map[string]map[string]Voice)
+		}
+		own = make(map[string]Voice)
+		c.clones[v.Owner] = own
+	}
+	own[v.ID] = v
 	return nil
 }
 
-// Remove deletes the voice id if it exists.
-func (c *Catalog) Remove(id string) {
+// Remove deletes the voice id of owner ("" for a global voice) if it
+// exists. Removing a clone never touches a global voice of the same id.
+func (c *Catalog) Remove(owner, id string) {
 	c.mu.Lock()
-	delete(c.voices, id)
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	if owner == "" {
+		delete(c.globals, id)
+		return
+	}
+	delete(c.clones[owner], id)
+	if len(c.clones[owner]) == 0 {
+		delete(c.clones, owner)
+	}
 }
 
 // Lookup returns the voice id as seen by account: a global voice, or a
@@ -121,14 +154,16 @@ func (c *Catalog) Remove(id string) {
 // until the base is back.
 func (c *Catalog) Lookup(account, id string) (Voice, error) {
 	c.mu.RLock()
-	v, ok := c.voices[id]
-	if ok {
-		v, ok = c.resolve(v)
-	} else {
-		v, ok = c.unlisted(id)
+	v, ok := c.globals[id]
+	if !ok {
+		if v, ok = c.clones[account][id]; ok && account != "" {
+			v, ok = c.resolve(v)
+		} else {
+			v, ok = c.unlisted(id)
+		}
 	}
 	c.mu.RUnlock()
-	if !ok || !(v.Global() || v.Owner == account) {
+	if !ok {
 		return Voice{}, fmt.Errorf("%w %q", ErrUnknownVoice, id)
 	}
 	return v, nil
@@ -140,11 +175,11 @@ func (c *Catalog) resolve(v Voice) (Voice, bool) {
 	if v.Base == "" {
 		return v, true
 	}
-	base, ok := c.voices[v.Base]
+	base, ok := c.globals[v.Base]
 	if !ok {
 		base, ok = c.unlisted(v.Base)
 	}
-	if !ok || !base.Global() {
+	if !ok {
 		return Voice{}, false
 	}
 	v.Engine, v.EngineVoice = base.Engine, base.EngineVoice
@@ -155,21 +190,46 @@ func (c *Catalog) resolve(v Voice) (Voice, bool) {
 }
 
 // List returns the voices account may use — the global voices and the
-// account's own clones (but not those whose base voice is missing) —
-// sorted by id.
+// account's own clones (but not those whose base voice is missing or
+// whose id a global voice holds) — sorted by id.
 func (c *Catalog) List(account string) []Voice {
 	c.mu.RLock()
-	list := make([]Voice, 0, len(c.voices))
-	for _, v := range c.voices {
-		if v.Global() || v.Owner == account {
-			if v, ok := c.resolve(v); ok {
-				list = append(list, v)
-			}
+	list := make([]Voice, 0, len(c.globals)+len(c.clones[account]))
+	for _, v := range c.globals {
+		list = append(list, v)
+	}
+	for id, v := range c.clones[account] {
+		if _, shadowed := c.globals[id]; shadowed || account == "" {
+			continue
+		}
+		if v, ok := c.resolve(v); ok {
+			list = append(list, v)
 		}
 	}
 	c.mu.RUnlock()
 	slices.SortFunc(list, func(a, b Voice) int { return strings.Compare(a.ID, b.ID) })
 	return list
+}
+
+// Shadowed returns the clones left out because a global voice holds their
+// id, by owner and id: the catalog serves the global voice for that id to
+// everyone, the clone's owner included, until the clone is removed or
+// the global voice goes.
+func (c *Catalog) Shadowed() []Voice {
+	c.mu.RLock()
+	var out []Voice
+	for _, own := range c.clones {
+		for id, v := range own {
+			if _, ok := c.globals[id]; ok {
+				out = append(out, v)
+			}
+		}
+	}
+	c.mu.RUnlock()
+	slices.SortFunc(out, func(a, b Voice) int {
+		return cmp.Or(strings.Compare(a.Owner, b.Owner), strings.Compare(a.ID, b.ID))
+	})
+	return out
 }
 
 // ValidateID reports whether id is acceptable as a voice id: 1 to 128
@@ -188,50 +248,56 @@ func ValidateID(id string) error {
 	return nil
 }
 
-// AddEngine adds every voice that eng lists (if it is an
-// engine.VoiceLister) as a global voice rendered by the engine named
-// engineName. The voice id is the engine's voice name.
+// AddEngine adds every voice that eng lists as a global voice rendered
+// by the engine named engineName; the voice id is the engine's voice name.
+// An engine that lists no voices (one that is not an engine.VoiceLister)
+// adds none, and may still resolve voices it does not list (an
+// engine.VoiceResolver, such as Kokoro blends).
 //
 // Calling it again brings the catalog in line with the engine, after a
 // rescan of a voices directory for example: voices the engine now lists
 // are added with the time created, those it no longer lists are removed,
-// and the others keep their creation time. An id already used by another
-// engine's voice or a clone is an error, and leaves the catalog as it was.
+// and the others keep their creation time. A voice whose id another
+// engine's global voice holds, or that is not a valid id, is left out and
+// named in the error; the others are still added. A clone of the same id
+// is shadowed (see Shadowed), never the global voice.
 func (c *Catalog) AddEngine(ctx context.Context, engineName string, eng engine.Engine, created time.Time) error {
-	lister, ok := eng.(engine.VoiceLister)
-	if !ok {
-		return fmt.Errorf("voices: engine %q cannot list its voices", engineName)
-	}
-	list, err := lister.Voices(ctx)
-	if err != nil {
-		return fmt.Errorf("voices: listing engine %q: %w", engineName, err)
+	var list []engine.Voice
+	if lister, ok := eng.(engine.VoiceLister); ok {
+		var err error
+		if list, err = lister.Voices(ctx); err != nil {
+			return fmt.Errorf("voices: listing engine %q: %w", engineName, err)
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var errs []error
 	listed := make(map[string]bool, len(list))
 	for _, v := range list {
 		if err := ValidateID(v.Name); err != nil {
-			return err
+			errs = append(errs, err)
+			continue
 		}
-		if old, ok := c.voices[v.Name]; ok && (old.Engine != engineName || !old.Global()) {
-			return fmt.Errorf("%w %q: engine %q and engine %q both have it", ErrDuplicateVoice, v.Name, old.Engine, engineName)
+		if old, ok := c.globals[v.Name]; ok && old.Engine != engineName {
+			errs = append(errs, fmt.Errorf("%w %q: engine %q and engine %q both have it", ErrDuplicateVoice, v.Name, old.Engine, engineName))
+			continue
 		}
 		listed[v.Name] = true
 	}
-	for id, v := range c.voices {
-		if v.Engine == engineName && v.Global() && !listed[id] {
-			delete(c.voices, id)
+	for id, v := range c.globals {
+		if v.Engine == engineName && !listed[id] {
+			delete(c.globals, id)
 		}
 	}
-	if c.voices == nil {
-		c.voices = make(map[string]Voice)
+	if c.globals == nil {
+		c.globals = make(map[string]Voice)
 	}
 	c.addResolver(engineName, eng)
 	for _, v := range list {
-		if _, ok := c.voices[v.Name]; ok {
+		if _, ok := c.globals[v.Name]; ok || !listed[v.Name] {
 			continue
 		}
-		c.voices[v.Name] = Voice{
+		c.globals[v.Name] = Voice{
 			ID:          v.Name,
 			Created:     created,
 			Engine:      engineName,
@@ -240,7 +306,7 @@ func (c *Catalog) AddEngine(ctx context.Context, engineName string, eng engine.E
 			Description: v.Description,
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // addResolver remembers eng if it accepts voices it does not list (an

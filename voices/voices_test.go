@@ -56,7 +56,7 @@ func TestCatalogScoping(t *testing.T) {
 			t.Errorf("Add(%q) accepted", bad)
 		}
 	}
-	c.Remove("alice-clone")
+	c.Remove("acct-a", "alice-clone")
 	if _, err := c.Lookup("acct-a", "alice-clone"); err == nil {
 		t.Error("removed voice still found")
 	}
@@ -107,15 +107,83 @@ func TestAddEngineSyncs(t *testing.T) {
 	if len(got) != 2 || got[0].ID != "b" || !got[0].Created.Equal(t1) || got[1].ID != "c" || !got[1].Created.Equal(t2) {
 		t.Errorf("after rescan: %+v", got)
 	}
-	// Another engine may not take an id already in use.
-	other := &lister{Fake: l.Fake, names: []string{"c"}}
+	// Another engine may not take an id already in use; its other voices
+	// are still added.
+	other := &lister{Fake: l.Fake, names: []string{"c", "d"}}
 	if err := c.AddEngine(ctx, "espeak", other, t2); !errors.Is(err, voices.ErrDuplicateVoice) {
 		t.Errorf("clash between engines: %v", err)
 	}
 	if v, _ := c.Lookup("", "c"); v.Engine != "piper" {
 		t.Errorf("clash changed the catalog: %+v", v)
 	}
+	if v, err := c.Lookup("", "d"); err != nil || v.Engine != "espeak" {
+		t.Errorf("the clash kept the other voice out: %+v, %v", v, err)
+	}
 }
+
+// Clone ids are per account; a global voice's id is reserved, and a global
+// voice that arrives later shadows a clone of its id, never the reverse.
+func TestCloneNamespaces(t *testing.T) {
+	var c voices.Catalog
+	ctx := context.Background()
+	l := &lister{Fake: enginetest.NewFake(enginetest.FakeOptions{}), names: []string{"g"}}
+	if err := c.AddEngine(ctx, "piper", l, time.Unix(1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	for _, owner := range []string{"a", "b"} {
+		if err := c.Add(voices.Voice{ID: "mine", Owner: owner, Base: "g"}); err != nil {
+			t.Fatalf("clone mine of %s: %v", owner, err)
+		}
+	}
+	if err := c.Add(voices.Voice{ID: "mine", Owner: "a", Base: "g"}); !errors.Is(err, voices.ErrDuplicateVoice) {
+		t.Errorf("a second clone mine of a: %v", err)
+	}
+	if err := c.Add(voices.Voice{ID: "g", Owner: "a", Base: "g"}); !errors.Is(err, voices.ErrDuplicateVoice) {
+		t.Errorf("a clone of a global id: %v", err)
+	}
+	// A rescan brings a global voice "mine": it is served to everyone, the
+	// clones are shadowed, and nothing else changes.
+	l.names = []string{"g", "mine"}
+	if err := c.AddEngine(ctx, "piper", l, time.Unix(2, 0)); err != nil {
+		t.Fatalf("rescan: %v", err)
+	}
+	for _, acct := range []string{"", "a", "b"} {
+		if v, err := c.Lookup(acct, "mine"); err != nil || !v.Global() {
+			t.Errorf("Lookup(%q, mine) = %+v, %v; want the global voice", acct, v, err)
+		}
+	}
+	if sh := c.Shadowed(); len(sh) != 2 || sh[0].Owner != "a" || sh[1].Owner != "b" {
+		t.Errorf("Shadowed() = %+v", sh)
+	}
+	// Removing a's clone leaves the global voice and b's clone.
+	c.Remove("a", "mine")
+	if v, err := c.Lookup("a", "mine"); err != nil || !v.Global() {
+		t.Errorf("after removing the clone: %+v, %v", v, err)
+	}
+	l.names = []string{"g"}
+	if err := c.AddEngine(ctx, "piper", l, time.Unix(3, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := c.Lookup("b", "mine"); err != nil || v.Owner != "b" {
+		t.Errorf("the global voice gone, b's clone: %+v, %v", v, err)
+	}
+	if _, err := c.Lookup("a", "mine"); err == nil {
+		t.Error("a's removed clone is back")
+	}
+	if got := c.List("b"); len(got) != 2 || got[1].ID != "mine" || got[1].Owner != "b" {
+		t.Errorf("List(b) = %+v", got)
+	}
+}
+
+// An engine that lists no voices is fine: it adds none.
+func TestAddEngineWithoutList(t *testing.T) {
+	var c voices.Catalog
+	if err := c.AddEngine(context.Background(), "quiet", quiet{}, time.Unix(1, 0)); err != nil || len(c.List("")) != 0 {
+		t.Errorf("AddEngine: %v, %d voices", err, len(c.List("")))
+	}
+}
+
+type quiet struct{ engine.Engine }
 
 func TestStyleFor(t *testing.T) {
 	clone := voices.Voice{ID: "c", Owner: "a", Base: "en-us", Style: tags.Style{Rate: 2, Pitch: 3, Gain: -6, Whisper: true}}
@@ -159,7 +227,7 @@ func TestDerivedVoiceFollowsBase(t *testing.T) {
 	if l := c.List("acct"); len(l) != 2 || l[1].EngineVoice != "en_US-amy-medium" {
 		t.Errorf("List = %+v", l)
 	}
-	c.Remove("amy")
+	c.Remove("", "amy")
 	if _, err := c.Lookup("acct", "quick-amy"); !errors.Is(err, voices.ErrUnknownVoice) {
 		t.Errorf("clone of a missing base: %v", err)
 	}

@@ -529,7 +529,8 @@ func TestKokoroBlend(t *testing.T) {
 }
 
 // TestKokoroLayoutErrors: a model that is not a Kokoro export, or packs
-// that cannot be read, fail with errors naming the model or the voice.
+// that cannot be read, fail a Strict Load with errors naming the model or
+// the voice.
 func TestKokoroLayoutErrors(t *testing.T) {
 	dir := t.TempDir()
 	tone, err := os.ReadFile(filepath.Join(voicesDir, toneLow+".onnx"))
@@ -538,17 +539,17 @@ func TestKokoroLayoutErrors(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "notkokoro.onnx"), tone, 0o644)
 	os.WriteFile(filepath.Join(dir, "notkokoro.voices.bin"), packData(testPack(func(int) float32 { return 0 }, func(int) float32 { return 0 })), 0o644)
-	_, err = Load(context.Background(), Options{LibraryPath: testLibrary(t), Phonemizer: phonemizer(t), VoicesDir: dir})
+	_, err = Load(context.Background(), Options{LibraryPath: testLibrary(t), Phonemizer: phonemizer(t), VoicesDir: dir, Strict: true})
 	if err == nil || !strings.Contains(err.Error(), "not a Kokoro export") || !strings.Contains(err.Error(), "notkokoro") {
 		t.Errorf("tone model as Kokoro: got %v", err)
 	}
 	dir = kokoroTestDir(t, nil)
 	os.WriteFile(filepath.Join(dir, "k.voices", "af_bad.bin"), []byte("short"), 0o644)
-	_, err = Load(context.Background(), Options{LibraryPath: testLibrary(t), Phonemizer: phonemizer(t), VoicesDir: dir})
+	_, err = Load(context.Background(), Options{LibraryPath: testLibrary(t), Phonemizer: phonemizer(t), VoicesDir: dir, Strict: true})
 	if !errors.Is(err, ErrBadPack) || !strings.Contains(err.Error(), "af_bad") {
 		t.Errorf("bad pack: got %v", err)
 	}
-	_, err = Load(context.Background(), Options{LibraryPath: testLibrary(t), Phonemizer: plainPhonemizer{}, VoicesDir: kokoroDir})
+	_, err = Load(context.Background(), Options{LibraryPath: testLibrary(t), Phonemizer: plainPhonemizer{}, VoicesDir: kokoroDir, Strict: true})
 	if err == nil || !strings.Contains(err.Error(), "tie marks") {
 		t.Errorf("phonemizer without ties: got %v", err)
 	}

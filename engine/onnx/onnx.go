@@ -46,6 +46,11 @@ type Options struct {
 	// adds (about 145 MB instead of 67 MB after one sentence) with no
 	// measurable speed gain.
 	MemArena bool
+	// Strict makes Load fail when any voice cannot load (a corrupt model,
+	// a model of another family, a missing or bad config, two voices of
+	// one name). By default such a voice is logged and left out, and the
+	// others serve; Rescan always reports them in its error.
+	Strict bool
 	// Logger receives load and debug logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -87,9 +92,10 @@ func (e *Engine) Renders(f engine.Feature) bool { return f == engine.FeatureGain
 
 // Load finds and initializes ONNX Runtime (once per process; see
 // FindLibrary), then loads every voice of opts.VoicesDir and opts.Models.
-// Every voice is checked with a short run, so a missing or corrupt model,
-// a bad config or a missing library fails here, never at request time.
-// Any such failure fails Load.
+// Every voice is checked with a short run, so a missing or corrupt model
+// or a bad config shows here, never at request time: such a voice is
+// logged and left out, and the others serve (with Options.Strict, it
+// fails Load). A missing library or an unreadable directory fails Load.
 func Load(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -106,12 +112,17 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e := &Engine{opts: opts, log: opts.Logger, models: map[string]*model{}}
 	files, err := e.voiceFiles()
-	if err == nil {
-		_, err = e.sync(ctx, files)
-	}
-	if err != nil {
+	if files == nil && err != nil {
 		e.Close()
-		return nil, err
+		return nil, err // the directory cannot be read
+	}
+	_, syncErr := e.sync(ctx, files)
+	if err := errors.Join(err, syncErr); err != nil {
+		if opts.Strict || ctx.Err() != nil {
+			e.Close()
+			return nil, err
+		}
+		e.log.Warn("onnx: voices left out", "err", err)
 	}
 	return e, nil
 }

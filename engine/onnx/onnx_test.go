@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"log/slog"
 	"math"
 	"os"
 	"os/exec"
@@ -364,6 +365,7 @@ func TestLoadErrors(t *testing.T) {
 					opts.Phonemizer = ph
 				}
 			}
+			opts.Strict = true
 			e, err := Load(context.Background(), opts)
 			if err == nil {
 				e.Close()
@@ -374,6 +376,52 @@ func TestLoadErrors(t *testing.T) {
 				t.Errorf("Load error %q, want it to mention %q (and wrap %v)", err, tt.want, tt.is)
 			}
 		})
+	}
+}
+
+// TestLoadLeavesOutBadVoices: without Strict, voices that cannot load
+// (each kind TestLoadErrors lists) are logged and left out, and a good
+// voice beside them serves.
+func TestLoadLeavesOutBadVoices(t *testing.T) {
+	dir := t.TempDir()
+	copyVoice(t, dir, toneLow, "good")
+	model, _ := os.ReadFile(filepath.Join(voicesDir, toneLow+".onnx"))
+	config, _ := os.ReadFile(filepath.Join(voicesDir, toneLow+".onnx.json"))
+	vctk, _ := os.ReadFile(filepath.Join(voicesDir, toneVCTK+".onnx.json"))
+	kokoro, _ := os.ReadFile(filepath.Join("testdata", "kokoro", "kokoro-v1.0.onnx"))
+	for name, data := range map[string][]byte{
+		"noconfig.onnx":       model,
+		"nomodel.onnx.json":   config,
+		"corrupt.onnx":        model[:len(model)/2],
+		"corrupt.onnx.json":   config,
+		"badconfig.onnx":      model,
+		"badconfig.onnx.json": config[:len(config)/2],
+		"misfit.onnx":         model,
+		"misfit.onnx.json":    vctk,
+		"other.onnx":          kokoro, // a Kokoro model without voice packs
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log bytes.Buffer
+	e, err := Load(context.Background(), Options{LibraryPath: testLibrary(t), Phonemizer: phonemizer(t), VoicesDir: dir,
+		Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	defer e.Close()
+	list, _ := e.Voices(context.Background())
+	if len(list) != 1 || list[0].Name != "good" {
+		t.Errorf("voices %+v, want good alone", list)
+	}
+	if audio, _, _ := collect(t, e, engine.Request{Voice: "good", Text: "Hi."}); len(audio) == 0 {
+		t.Error("the good voice is silent")
+	}
+	for _, name := range []string{"noconfig", "nomodel", "corrupt", "badconfig", "misfit", "other"} {
+		if !strings.Contains(log.String(), name) {
+			t.Errorf("the log does not name %s:\n%s", name, log.String())
+		}
 	}
 }
 

@@ -82,6 +82,7 @@ type app struct {
 
 	addr, data, voices string
 	signup             bool
+	strict             bool
 	aliases            aliasFlag
 	readHeaderTimeout  time.Duration
 	readTimeout        time.Duration
@@ -134,6 +135,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.DurationVar(&a.wsIdleTimeout, "ws-idle-timeout", server.DefaultWSIdleTimeout, "time an authenticated WebSocket session may stay idle (negative: no limit)")
 	fs.DurationVar(&a.idleTimeout, "idle-timeout", 120*time.Second, "keep-alive idle timeout")
 	fs.DurationVar(&a.shutdownTimeout, "shutdown-timeout", 30*time.Second, "time to drain in-flight requests on SIGINT/SIGTERM")
+	fs.BoolVar(&a.strict, "strict", false, "refuse to start when a voice of -voices cannot load (by default it is logged and left out)")
 	fs.DurationVar(&a.maxAudio, "max-audio", tts.DefaultMaxAudio, "most audio one request may make; more is a 400 audio_too_long")
 	fs.IntVar(&a.gcPercent, "gc-percent", 400, "garbage collector target (debug.SetGCPercent) unless $GOGC is set: synthesis allocates "+
 		"megabytes per request on a small heap, and fewer collections cut the gateway overhead under load")
@@ -343,7 +345,11 @@ func (a *app) rescanOnHangup(ctx context.Context, vs *setup.Voices) {
 		case <-ctx.Done():
 			return
 		case <-hup:
-			if err := vs.Rescan(ctx); err != nil {
+			err := vs.Rescan(ctx)
+			for _, v := range vs.Catalog.Shadowed() {
+				a.log.Warn("voice clone left out: a global voice has its id", "voice", v.ID, "account", v.Owner)
+			}
+			if err != nil {
 				a.log.Warn("voices rescanned with errors", "voices", len(vs.Catalog.List("")), "err", err)
 				continue
 			}
@@ -359,7 +365,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	if err := a.bootstrap(ctx, st); err != nil {
 		return err
 	}
-	vs, err := setup.Load(ctx, setup.Config{VoicesDir: a.voices, OnnxLibrary: a.getenv("ONNXRUNTIME_LIB"), Logger: a.log})
+	vs, err := setup.Load(ctx, setup.Config{VoicesDir: a.voices, OnnxLibrary: a.getenv("ONNXRUNTIME_LIB"), Strict: a.strict, Logger: a.log})
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,9 @@ type Config struct {
 	// OnnxLibrary is the ONNX Runtime library; empty means
 	// onnx.FindLibrary's search. Programs pass $ONNXRUNTIME_LIB here.
 	OnnxLibrary string
+	// Strict fails Load when a voice of VoicesDir cannot load, instead of
+	// leaving it out (onnx.Options.Strict).
+	Strict bool
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -62,6 +65,7 @@ func Load(ctx context.Context, cfg Config) (*Voices, error) {
 		LibraryPath: cfg.OnnxLibrary,
 		Phonemizer:  esp,
 		VoicesDir:   cfg.VoicesDir,
+		Strict:      cfg.Strict,
 		Logger:      cfg.Logger,
 	})
 	if err != nil {

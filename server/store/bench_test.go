@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"testing"
 )
 
@@ -21,4 +22,28 @@ func BenchmarkVerifyKey(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkVoiceLookup finds one clone among 36,000 (1,000 accounts of 36)
+// by account and id, as GET /v1/voices/{id} does.
+func BenchmarkVoiceLookup(b *testing.B) {
+	ctx := context.Background()
+	s, _ := openTemp(b)
+	for a := range 1000 {
+		acct := fmt.Sprintf("acct%04d", a)
+		if _, err := s.CreateAccount(ctx, acct); err != nil {
+			b.Fatal(err)
+		}
+		for i := range 36 {
+			if _, err := s.CreateVoice(ctx, Voice{ID: fmt.Sprintf("v%02d", i), Account: acct, Base: "en-us", Speed: 1, Range: 1, Volume: 1}, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := s.Voice(ctx, fmt.Sprintf("acct%04d", i%1000), fmt.Sprintf("v%02d", i%36)); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

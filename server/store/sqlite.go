@@ -53,6 +53,23 @@ var migrations = []string{
 	CREATE INDEX voices_account ON voices(account);`,
 	// Keys made before scopes could do everything: they stay admin keys.
 	`ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'admin';`,
+	// Clone ids become per account: the key is (account, id).
+	`CREATE TABLE voices_by_account (
+		id          TEXT NOT NULL,
+		account     TEXT NOT NULL REFERENCES accounts(name) ON DELETE CASCADE,
+		base        TEXT NOT NULL,
+		name        TEXT NOT NULL DEFAULT '',
+		speed       REAL NOT NULL DEFAULT 1,
+		pitch       REAL NOT NULL DEFAULT 0,
+		pitch_range REAL NOT NULL DEFAULT 1,
+		volume      REAL NOT NULL DEFAULT 1,
+		whisper     INTEGER NOT NULL DEFAULT 0,
+		created     INTEGER NOT NULL,
+		PRIMARY KEY (account, id)
+	) STRICT;
+	INSERT INTO voices_by_account SELECT id, account, base, name, speed, pitch, pitch_range, volume, whisper, created FROM voices;
+	DROP TABLE voices;
+	ALTER TABLE voices_by_account RENAME TO voices;`,
 }
 
 // SQLite is the embedded Store: one database file in WAL mode.
@@ -326,34 +343,43 @@ func (s *SQLite) VerifyKey(ctx context.Context, key string) (Key, error) {
 }
 
 // CreateVoice implements Store.
-func (s *SQLite) CreateVoice(ctx context.Context, v Voice) (Voice, error) {
+func (s *SQLite) CreateVoice(ctx context.Context, v Voice, max int) (Voice, error) {
 	if err := v.check(); err != nil {
 		return Voice{}, err
 	}
+	if _, err := s.Account(ctx, v.Account); err != nil {
+		return Voice{}, err
+	}
+	limit := int64(max)
+	if limit <= 0 {
+		limit = math.MaxInt64
+	}
 	v.Created = s.now().Truncate(time.Millisecond)
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return Voice{}, fmt.Errorf("store: create voice: %w", err)
-	}
-	defer tx.Rollback()
-	var one int
-	err = tx.QueryRowContext(ctx, "SELECT 1 FROM accounts WHERE name = ?", v.Account).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Voice{}, fmt.Errorf("%w: account %q", ErrNotFound, v.Account)
-	}
-	if err != nil {
-		return Voice{}, fmt.Errorf("store: create voice: %w", err)
-	}
-	_, err = tx.ExecContext(ctx, "INSERT INTO voices("+voiceColumns+") VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		v.ID, v.Account, v.Base, v.Name, v.Speed, v.Pitch, v.Range, v.Volume, v.Whisper, unix(v.Created))
+	// One statement counts and inserts, so concurrent creations cannot
+	// pass the limit together.
+	res, err := s.db.ExecContext(ctx, "INSERT INTO voices("+voiceColumns+") SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"+
+		" WHERE (SELECT count(*) FROM voices WHERE account = ?) < ?",
+		v.ID, v.Account, v.Base, v.Name, v.Speed, v.Pitch, v.Range, v.Volume, v.Whisper, unix(v.Created), v.Account, limit)
 	if isConstraint(err) {
 		return Voice{}, fmt.Errorf("%w: %q", ErrVoiceExists, v.ID)
 	}
 	if err != nil {
 		return Voice{}, fmt.Errorf("store: create voice: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
-		return Voice{}, fmt.Errorf("store: create voice: %w", err)
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return Voice{}, fmt.Errorf("%w: account %q holds %d voices", ErrLimit, v.Account, max)
+	}
+	return v, nil
+}
+
+// Voice implements Store.
+func (s *SQLite) Voice(ctx context.Context, account, id string) (Voice, error) {
+	v, err := scanVoice(s.db.QueryRowContext(ctx, "SELECT "+voiceColumns+" FROM voices WHERE account = ? AND id = ?", account, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Voice{}, fmt.Errorf("%w: voice %q of account %q", ErrNotFound, id, account)
+	}
+	if err != nil {
+		return Voice{}, fmt.Errorf("store: voice: %w", err)
 	}
 	return v, nil
 }
@@ -396,14 +422,14 @@ func (s *SQLite) DeleteVoice(ctx context.Context, account, id string) (Voice, er
 		return Voice{}, fmt.Errorf("store: delete voice: %w", err)
 	}
 	defer tx.Rollback()
-	v, err := scanVoice(tx.QueryRowContext(ctx, "SELECT "+voiceColumns+" FROM voices WHERE id = ? AND account = ?", id, account))
+	v, err := scanVoice(tx.QueryRowContext(ctx, "SELECT "+voiceColumns+" FROM voices WHERE account = ? AND id = ?", account, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Voice{}, fmt.Errorf("%w: voice %q of account %q", ErrNotFound, id, account)
 	}
 	if err != nil {
 		return Voice{}, fmt.Errorf("store: delete voice: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, "DELETE FROM voices WHERE id = ?", id); err != nil {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM voices WHERE account = ? AND id = ?", account, id); err != nil {
 		return Voice{}, fmt.Errorf("store: delete voice: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -5,8 +5,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -178,29 +180,12 @@ func TestConcurrentVerify(t *testing.T) {
 // do everything before).
 func TestScopeMigration(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), FileName)
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	plain, prefix, hash, err := GenerateKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{migrations[0], migrations[1], "PRAGMA user_version = 2", "INSERT INTO accounts(name, created) VALUES('old', 1)"} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := db.ExecContext(ctx, "INSERT INTO api_keys(prefix, hash, account, name, created) VALUES(?, ?, 'old', 'ci', 1)", prefix, hash); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	s, err := OpenSQLite(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openOld(t, 2, "INSERT INTO accounts(name, created) VALUES('old', 1)",
+		fmt.Sprintf("INSERT INTO api_keys(prefix, hash, account, name, created) VALUES('%s', x'%x', 'old', 'ci', 1)", prefix, hash))
 	k, err := s.VerifyKey(ctx, plain)
 	if err != nil || k.Scope != ScopeAdmin || k.Name != "ci" || k.Account != "old" {
 		t.Errorf("after the migration: %+v, %v; want the admin key ci of old", k, err)
@@ -209,4 +194,30 @@ func TestScopeMigration(t *testing.T) {
 	if err != nil || nk.Scope != ScopeSpeech {
 		t.Errorf("new key: %+v, %v", nk, err)
 	}
+}
+
+// openOld makes a database of the first version migrations, as an older
+// voxkit left it, runs the statements in it, and opens it with OpenSQLite,
+// which migrates it. The store is closed when the test ends.
+func openOld(t *testing.T, version int, statements ...string) *SQLite {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := append(slices.Clone(migrations[:version]), fmt.Sprintf("PRAGMA user_version = %d", version))
+	for _, q := range append(qs, statements...) {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	s, err := OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }

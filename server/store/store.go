@@ -19,7 +19,7 @@ var (
 	ErrInvalidKey    = errors.New("store: invalid api key")
 	ErrRevokedKey    = errors.New("store: api key revoked")
 	ErrAmbiguous     = errors.New("store: prefix matches several keys")
-	ErrVoiceExists   = errors.New("store: voice id already taken")
+	ErrVoiceExists   = errors.New("store: the account has a voice of that id")
 	ErrLimit         = errors.New("store: limit reached")
 )
 
@@ -85,9 +85,13 @@ type Store interface {
 	// records the use.
 	VerifyKey(ctx context.Context, key string) (Key, error)
 	// CreateVoice adds a voice clone owned by v.Account (which must
-	// exist, else ErrNotFound) and returns it with its creation time;
-	// ErrVoiceExists if any account has a voice of that id.
-	CreateVoice(ctx context.Context, v Voice) (Voice, error)
+	// exist, else ErrNotFound) and returns it with its creation time.
+	// Clone ids are per account: ErrVoiceExists if v.Account has a clone
+	// of that id, ErrLimit if it holds max clones already (max > 0; the
+	// count and the insert are atomic).
+	CreateVoice(ctx context.Context, v Voice, max int) (Voice, error)
+	// Voice returns the clone id of account, or ErrNotFound.
+	Voice(ctx context.Context, account, id string) (Voice, error)
 	// Voices lists the voice clones of account, all clones when account
 	// is "", by id.
 	Voices(ctx context.Context, account string) ([]Voice, error)
@@ -114,7 +118,8 @@ type NewKey struct {
 // gave, with the neutral value (1 for factors, 0 for shifts) where it
 // gave none.
 type Voice struct {
-	// ID is unique across all accounts' clones.
+	// ID is unique within its account: two accounts may each have a
+	// clone of the same id.
 	ID      string
 	Account string
 	// Base is the id of the global voice it speaks with.

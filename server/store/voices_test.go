@@ -2,10 +2,8 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"math"
-	"path/filepath"
 	"testing"
 )
 
@@ -18,7 +16,7 @@ func TestVoices(t *testing.T) {
 		}
 	}
 	fast := Voice{ID: "fast", Account: "ann", Base: "en-us", Name: "Fast Ann", Speed: 2, Pitch: 3, Range: 1.5, Volume: 0.5, Whisper: true}
-	got, err := s.CreateVoice(ctx, fast)
+	got, err := s.CreateVoice(ctx, fast, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +28,7 @@ func TestVoices(t *testing.T) {
 		t.Errorf("CreateVoice = %+v, want %+v", got, fast)
 	}
 	neutral := Voice{ID: "plain", Account: "bob", Base: "en-gb", Speed: 1, Range: 1, Volume: 1}
-	if _, err := s.CreateVoice(ctx, neutral); err != nil {
+	if _, err := s.CreateVoice(ctx, neutral, 0); err != nil {
 		t.Fatal(err)
 	}
 
@@ -40,7 +38,7 @@ func TestVoices(t *testing.T) {
 		v    Voice
 		want error
 	}{
-		{"id taken by another account", Voice{ID: "fast", Account: "bob", Base: "x", Speed: 1, Range: 1, Volume: 1}, ErrVoiceExists},
+		{"id the account has", Voice{ID: "fast", Account: "ann", Base: "x", Speed: 1, Range: 1, Volume: 1}, ErrVoiceExists},
 		{"unknown account", Voice{ID: "ghost", Account: "nobody", Base: "x", Speed: 1, Range: 1, Volume: 1}, ErrNotFound},
 		{"speed out of range", Voice{ID: "v1", Account: "ann", Base: "x", Speed: 5, Range: 1, Volume: 1}, nil},
 		{"zero speed", Voice{ID: "v2", Account: "ann", Base: "x", Range: 1, Volume: 1}, nil},
@@ -51,7 +49,7 @@ func TestVoices(t *testing.T) {
 	}
 	for _, tt := range fails {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := s.CreateVoice(ctx, tt.v)
+			_, err := s.CreateVoice(ctx, tt.v, 0)
 			if err == nil || tt.want != nil && !errors.Is(err, tt.want) {
 				t.Errorf("CreateVoice = %v, want %v", err, tt.want)
 			}
@@ -96,27 +94,66 @@ func TestVoices(t *testing.T) {
 // an older voxkit left it, and finds the voices table added.
 func TestVoicesMigration(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), FileName)
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{migrations[0], "PRAGMA user_version = 1", "INSERT INTO accounts(name, created) VALUES('old', 1)"} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	s, err := OpenSQLite(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.CreateVoice(ctx, Voice{ID: "v", Account: "old", Base: "en-us", Speed: 1, Range: 1, Volume: 1}); err != nil {
+	s := openOld(t, 1, "INSERT INTO accounts(name, created) VALUES('old', 1)")
+	if _, err := s.CreateVoice(ctx, Voice{ID: "v", Account: "old", Base: "en-us", Speed: 1, Range: 1, Volume: 1}, 0); err != nil {
 		t.Fatal(err)
 	}
 	var version int
 	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil || version != len(migrations) {
 		t.Errorf("user_version = %d, %v; want %d", version, err, len(migrations))
+	}
+}
+
+// Clone ids are per account; Voice finds one clone by account and id; the
+// limit counts the account's clones only.
+func TestVoiceNamespacesAndLimit(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	for _, a := range []string{"ann", "bob"} {
+		if _, err := s.CreateAccount(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := func(account, id string) Voice {
+		return Voice{ID: id, Account: account, Base: "en-us", Speed: 1, Range: 1, Volume: 1}
+	}
+	for _, a := range []string{"ann", "bob"} {
+		if _, err := s.CreateVoice(ctx, v(a, "mine"), 2); err != nil {
+			t.Fatalf("%s: %v", a, err)
+		}
+	}
+	if _, err := s.CreateVoice(ctx, v("ann", "second"), 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateVoice(ctx, v("ann", "third"), 2); !errors.Is(err, ErrLimit) {
+		t.Errorf("third clone of ann with a limit of 2: %v", err)
+	}
+	if got, err := s.Voice(ctx, "bob", "mine"); err != nil || got.Account != "bob" {
+		t.Errorf("Voice(bob, mine) = %+v, %v", got, err)
+	}
+	if _, err := s.Voice(ctx, "bob", "second"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Voice(bob, second) = %v, want ErrNotFound", err)
+	}
+	if _, err := s.DeleteVoice(ctx, "ann", "mine"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Voice(ctx, "bob", "mine"); err != nil {
+		t.Errorf("deleting ann's clone took bob's: %v", err)
+	}
+}
+
+// TestVoiceKeyMigration opens a database of schema version 3, where clone
+// ids were unique across accounts, and finds its clones kept and ids
+// per account.
+func TestVoiceKeyMigration(t *testing.T) {
+	ctx := context.Background()
+	s := openOld(t, 3, "INSERT INTO accounts(name, created) VALUES('ann', 1), ('bob', 1)",
+		"INSERT INTO voices(id, account, base, name, speed, created) VALUES('fast', 'ann', 'en-us', 'Fast', 2, 5)")
+	got, err := s.Voice(ctx, "ann", "fast")
+	if err != nil || got.Name != "Fast" || got.Speed != 2 || got.Base != "en-us" {
+		t.Errorf("after the migration: %+v, %v", got, err)
+	}
+	if _, err := s.CreateVoice(ctx, Voice{ID: "fast", Account: "bob", Base: "en-gb", Speed: 1, Range: 1, Volume: 1}, 0); err != nil {
+		t.Errorf("bob's clone fast: %v", err)
 	}
 }

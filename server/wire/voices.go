@@ -174,10 +174,21 @@ func UnknownBaseVoice(id string) *Error {
 		printableField(id))
 }
 
-// VoiceIDTaken is the 409 for an id some voice already has.
+// VoiceIDTaken is the 409 for an id the caller's own clone has.
 func VoiceIDTaken(id string) *Error {
 	return &Error{Status: http.StatusConflict, Type: TypeInvalidRequest, Code: CodeVoiceExists, Param: "id",
-		Message: fmt.Sprintf("The voice id %q is taken; choose another or leave id out.", id)}
+		Message: fmt.Sprintf("You have a voice clone %q already; choose another id or leave id out.", id)}
+}
+
+// VoiceIDReserved is the 400 for a clone id that names a global voice or
+// an alias (listed by /v1/models), which no clone may take.
+func VoiceIDReserved(id string) *Error {
+	return BadRequest(CodeInvalidValue, "id", "The voice id %q names a built-in voice; choose another or leave id out.", id)
+}
+
+// VoiceLimit is a clone creation past the account's limit.
+func VoiceLimit(max int) *Error {
+	return BadRequest(CodeVoiceLimit, "", "This account holds %d voice clones, the most it may; delete one first.", max)
 }
 
 // CodeVoiceExists is the code of VoiceIDTaken.
