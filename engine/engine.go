@@ -82,6 +82,11 @@ func (p Prosody) RateOrDefault() float64 {
 // do not have.
 var ErrUnknownVoice = errors.New("engine: unknown voice")
 
+// ErrUnsupportedVoice is returned (wrapped, with ErrUnknownVoice) for a
+// voice an engine has but cannot speak, such as a Kokoro Japanese pack
+// without a Japanese front end. The error says why.
+var ErrUnsupportedVoice = errors.New("engine: voice not supported")
+
 // Voice describes one voice an engine offers.
 type Voice struct {
 	// Name is the engine's own name, used as Request.Voice.

@@ -261,6 +261,9 @@ func (s *Synthesizer) Validate(req Request) (voices.Voice, error) {
 // prepare validates req and parses its tags.
 func (s *Synthesizer) prepare(req Request) (voices.Voice, tags.Script, error) {
 	v, err := s.voices.Lookup(req.Account, req.Voice)
+	if errors.Is(err, engine.ErrUnsupportedVoice) {
+		return voices.Voice{}, tags.Script{}, fmt.Errorf("%w %q: %w", ErrUnknownVoice, req.Voice, err)
+	}
 	if err != nil {
 		return voices.Voice{}, tags.Script{}, fmt.Errorf("%w %q", ErrUnknownVoice, req.Voice)
 	}

@@ -155,18 +155,23 @@ func (c *Catalog) Remove(owner, id string) {
 func (c *Catalog) Lookup(account, id string) (Voice, error) {
 	c.mu.RLock()
 	v, ok := c.globals[id]
+	var why error
 	if !ok {
 		if v, ok = c.clones[account][id]; ok && account != "" {
 			v, ok = c.resolve(v)
 		} else {
-			v, ok = c.unlisted(id)
+			v, why = c.unlisted(id)
+			ok = why == nil
 		}
 	}
 	c.mu.RUnlock()
-	if !ok {
-		return Voice{}, fmt.Errorf("%w %q", ErrUnknownVoice, id)
+	switch {
+	case ok:
+		return v, nil
+	case errors.Is(why, engine.ErrUnsupportedVoice):
+		return Voice{}, fmt.Errorf("%w %q: %w", ErrUnknownVoice, id, why)
 	}
-	return v, nil
+	return Voice{}, fmt.Errorf("%w %q", ErrUnknownVoice, id)
 }
 
 // resolve gives a derived voice its base's engine voice; ok is false when
@@ -177,7 +182,9 @@ func (c *Catalog) resolve(v Voice) (Voice, bool) {
 	}
 	base, ok := c.globals[v.Base]
 	if !ok {
-		base, ok = c.unlisted(v.Base)
+		var err error
+		base, err = c.unlisted(v.Base)
+		ok = err == nil
 	}
 	if !ok {
 		return Voice{}, false
@@ -325,20 +332,23 @@ func (c *Catalog) addResolver(engineName string, eng engine.Engine) {
 // unlisted asks the engines added by AddEngine that resolve voices
 // (engine.VoiceResolver), in the order of their names, about an id the
 // catalog does not hold, such as a blend of Kokoro voices. The voice it
-// gives is global. c.mu is held.
-func (c *Catalog) unlisted(id string) (Voice, bool) {
-	if ValidateID(id) != nil {
-		return Voice{}, false
+// gives is global; the error holds the engines' reasons. c.mu is held.
+func (c *Catalog) unlisted(id string) (Voice, error) {
+	if err := ValidateID(id); err != nil {
+		return Voice{}, err
 	}
 	names := make([]string, 0, len(c.resolvers))
 	for name := range c.resolvers {
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	var errs []error
 	for _, name := range names {
-		if ev, err := c.resolvers[name].ResolveVoice(id); err == nil {
-			return Voice{ID: id, Engine: name, EngineVoice: ev.Name, Language: ev.Language, Description: ev.Description}, true
+		ev, err := c.resolvers[name].ResolveVoice(id)
+		if err == nil {
+			return Voice{ID: id, Engine: name, EngineVoice: ev.Name, Language: ev.Language, Description: ev.Description}, nil
 		}
+		errs = append(errs, err)
 	}
-	return Voice{}, false
+	return Voice{}, cmp.Or(errors.Join(errs...), ErrUnknownVoice)
 }

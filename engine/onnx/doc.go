@@ -38,7 +38,9 @@
 // e Spanish, f French, h Hindi, i Italian, p Brazilian Portuguese. j
 // (Japanese) and z (Mandarin) packs need front ends other than espeak-ng:
 // they are not listed, and using one fails with an error wrapping
-// engine.ErrUnknownVoice and ErrUnsupportedLanguage that says so.
+// engine.ErrUnknownVoice and ErrUnsupportedLanguage (itself wrapping
+// engine.ErrUnsupportedVoice) that says so; the server answers it with
+// a 400 that quotes the reason.
 //
 // Blends as Kokoro-FastAPI writes them, "af_bella(2)+af_sky(1)", are the
 // weighted mean of packs of one model (weights, 1 when left out, divided

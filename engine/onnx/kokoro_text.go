@@ -1,8 +1,8 @@
 package onnx
 
 import (
-	"errors"
 	"fmt"
+	"github.com/voxkit/voxkit/engine"
 	"strings"
 	"unicode"
 )
@@ -107,8 +107,9 @@ func trimSpaceTokens(ids []int64) []int64 {
 
 // ErrUnsupportedLanguage is returned (wrapped, with engine.ErrUnknownVoice)
 // for a Kokoro voice whose language needs a front end other than
-// espeak-ng: Japanese (j) and Mandarin (z) voices.
-var ErrUnsupportedLanguage = errors.New("onnx: language not supported")
+// espeak-ng: Japanese (j) and Mandarin (z) voices. It wraps
+// engine.ErrUnsupportedVoice.
+var ErrUnsupportedLanguage = fmt.Errorf("onnx: language not supported: %w", engine.ErrUnsupportedVoice)
 
 // kokoroLanguage is what the first letter of a Kokoro voice name says.
 type kokoroLanguage struct {

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -243,6 +244,8 @@ func ToError(err error, voice string) *Error {
 	switch {
 	case errors.As(err, &we):
 		return we
+	case errors.Is(err, engine.ErrUnsupportedVoice):
+		return BadRequest(CodeInvalidValue, "voice", "The voice %s cannot be spoken by this server: %s", echo(voice), clip(unsupportedReason(err), 300))
 	case errors.Is(err, tts.ErrUnknownVoice):
 		return UnknownVoice(voice)
 	case errors.Is(err, tts.ErrEmptyInput):
@@ -309,4 +312,14 @@ func InsufficientScope(have, need store.Scope) *Error {
 // KeyLimit is a key creation past the account's limit.
 func KeyLimit(max int) *Error {
 	return BadRequest(CodeKeyLimit, "", "This account holds %d API keys, the most it may; revoke one first.", max)
+}
+
+// unsupportedReason returns the engine's words for why a voice cannot be
+// spoken: the message after the last "unknown voice \"id\": ".
+func unsupportedReason(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "\": "); i >= 0 {
+		msg = msg[i+3:]
+	}
+	return msg
 }

@@ -1,0 +1,79 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/engine/onnx"
+	"github.com/voxkit/voxkit/tts"
+)
+
+// kokoroEnv is the test server with the generated Kokoro fixtures as the
+// engine "onnx" (packs af_heart, bf_emma, ff_siwis and the Japanese
+// jf_alpha, among others).
+func kokoroEnv(t *testing.T) *env {
+	t.Helper()
+	lib, err := onnx.FindLibrary(os.Getenv("ONNXRUNTIME_LIB"))
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	es, err := espeak.New(espeak.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := onnx.Load(context.Background(), onnx.Options{LibraryPath: lib, Phonemizer: es, Strict: true,
+		VoicesDir: filepath.Join("..", "engine", "onnx", "testdata", "kokoro"), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Close() })
+	return newEnv(t, envOptions{synth: func(o *tts.Options) {
+		o.Engines["onnx"] = k
+		if err := o.Voices.AddEngine(context.Background(), "onnx", k, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}})
+}
+
+// A blend of Kokoro packs is a voice id everywhere one is taken: the
+// request's voice, a <|voice:…|> tag and a clone's base_voice. A Japanese
+// pack is refused with a 400 that says why.
+func TestKokoroBlendsOverHTTP(t *testing.T) {
+	e := kokoroEnv(t)
+	const blend = "af_heart(2)+bf_emma(1)"
+	st, mixed := e.speak(e.key, blend)
+	_, heart := e.speak(e.key, "af_heart")
+	if st != 200 || len(mixed) == 0 || bytes.Equal(mixed, heart) {
+		t.Errorf("voice %s: %d, %d bytes (af_heart alone: %d)", blend, st, len(mixed), len(heart))
+	}
+
+	res := e.do("POST", "/v1/audio/speech", e.key, "application/json",
+		strings.NewReader(`{"voice":"en-us","input":"Hello. <|voice:`+blend+`|>And now the blend.","response_format":"pcm"}`))
+	res.Body.Close()
+	if res.StatusCode != 200 || res.Header.Get("x-ignored-tags") != "" {
+		t.Errorf("<|voice:%s|>: %d, ignored %q", blend, res.StatusCode, res.Header.Get("x-ignored-tags"))
+	}
+
+	if st := e.call("POST", "/v1/voices", e.key, `{"id":"warm","name":"Warm","base_voice":"`+blend+`","speed":1.5}`, nil); st != 201 {
+		t.Fatalf("clone of the blend: %d", st)
+	}
+	if st, pcm := e.speak(e.key, "warm"); st != 200 || len(pcm) == 0 || len(pcm) >= len(mixed) {
+		t.Errorf("the clone at speed 1.5: %d, %d bytes against the blend's %d", st, len(pcm), len(mixed))
+	}
+
+	res = e.do("POST", "/v1/audio/speech", e.key, "application/json",
+		strings.NewReader(`{"voice":"jf_alpha","input":"Hello.","response_format":"pcm"}`))
+	if got := apiError(t, res, 400, "invalid_value"); got.Param != "voice" || !strings.Contains(got.Message, "Japanese") {
+		t.Errorf("jf_alpha: %+v", got)
+	}
+}
