@@ -162,6 +162,9 @@ func TestRescanOnHangup(t *testing.T) {
 		}
 	}
 	copyVoice("en_US-tone-low")
+	// A voice that cannot load is left out; the others serve.
+	os.WriteFile(filepath.Join(voicesDir, "broken.onnx"), []byte("not a model"), 0o644)
+	os.WriteFile(filepath.Join(voicesDir, "broken.onnx.json"), []byte("{}"), 0o644)
 	var out, errOut bytes.Buffer
 	a := newApp(&out, &errOut)
 	a.getenv = func(k string) string {
@@ -173,18 +176,28 @@ func TestRescanOnHangup(t *testing.T) {
 	addr, cancel, done := serve(t, a, &errOut, "-data", t.TempDir(), "-voices", voicesDir)
 	defer cancel()
 	key := strings.TrimSpace(out.String())
-	status := func(voice string) int {
-		req, _ := http.NewRequest("GET", "http://"+addr.String()+"/v1/models/"+voice, nil)
+	call := func(method, path, body string) (int, string) {
+		req, _ := http.NewRequest(method, "http://"+addr.String()+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res.Body.Close()
-		return res.StatusCode
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	status := func(voice string) int {
+		st, _ := call("GET", "/v1/models/"+voice, "")
+		return st
 	}
 	if status("en_US-tone-low") != 200 || status("en_US-tone-medium") != 404 {
 		t.Fatalf("before the rescan: low %d, medium %d", status("en_US-tone-low"), status("en_US-tone-medium"))
+	}
+	// A clone takes the id of a Piper voice not loaded yet.
+	if st, body := call("POST", "/v1/voices", `{"id":"en_US-tone-medium","name":"early","base_voice":"en-us"}`); st != 201 {
+		t.Fatalf("clone: %d %s", st, body)
 	}
 	copyVoice("en_US-tone-medium")
 	os.Remove(filepath.Join(voicesDir, "en_US-tone-low.onnx"))
@@ -192,11 +205,28 @@ func TestRescanOnHangup(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for status("en_US-tone-medium") != 200 || status("en_US-tone-low") != 404 {
+	global := func() bool {
+		_, body := call("GET", "/v1/models/en_US-tone-medium", "")
+		return strings.Contains(body, `"owned_by":"service"`)
+	}
+	// The rescan is not aborted by the clash: the new voice is the
+	// global one, for the clone's owner too, and the removed one goes.
+	for !global() || status("en_US-tone-low") != 404 {
 		if time.Now().After(deadline) {
-			t.Fatalf("after SIGHUP: medium %d, low %d", status("en_US-tone-medium"), status("en_US-tone-low"))
+			_, body := call("GET", "/v1/models/en_US-tone-medium", "")
+			t.Fatalf("after SIGHUP: medium %s, low %d", body, status("en_US-tone-low"))
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	// The owner's DELETE removes its clone, not the global voice.
+	if st, body := call("DELETE", "/v1/voices/en_US-tone-medium", ""); st != 200 {
+		t.Errorf("deleting the clone: %d %s", st, body)
+	}
+	if !global() {
+		t.Error("the global voice went with the clone")
+	}
+	if st, _ := call("POST", "/v1/audio/speech", `{"voice":"en_US-tone-medium","input":"Hi.","response_format":"pcm"}`); st != 200 {
+		t.Errorf("speech with the new voice: %d", st)
 	}
 	cancel()
 	if err := <-done; err != nil {
