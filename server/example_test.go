@@ -35,7 +35,7 @@ func Example_mount() {
 	cat.AddEngine(ctx, "fake", fake, time.Unix(1700000000, 0))
 	synth, _ := tts.New(tts.Options{Engines: map[string]engine.Engine{"fake": fake}, Voices: cat})
 	api, err := server.New(server.Options{
-		Synthesizer: synth, Voices: cat, Store: st,
+		Synthesizer: synth, Store: st,
 		Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {

@@ -134,7 +134,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		aliases[n] = "en-us"
 	}
 	e.srv, err = server.New(server.Options{
-		Synthesizer: synth, Voices: cat, Store: st, Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout,
+		Synthesizer: synth, Store: st, Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout,
 		WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys,
 		MaxVoicesPerAccount: o.maxVoices, Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
 	})

@@ -48,29 +48,23 @@ const DefaultWriteTimeout = 30 * time.Second
 
 // Options configure a Server.
 type Options struct {
-	// Synthesizer renders speech. Required.
+	// Synthesizer renders speech. Required. The server serves its voices
+	// (Voices), formats (Formats) and input limit (MaxInput): there is no
+	// second copy to disagree with it.
 	Synthesizer *tts.Synthesizer
-	// Voices is the catalog the Synthesizer uses, for the model list.
-	// Required.
-	Voices *voices.Catalog
 	// Store holds accounts, API keys and voice clones. Required. The
-	// Server does not close it. New adds the clones it holds to Voices
-	// (those whose base voice Voices has).
+	// Server does not close it. New adds the clones it holds to the
+	// Synthesizer's catalog (those whose base voice it has).
 	Store store.Store
-	// Formats is the codec registry the Synthesizer uses; nil means
-	// encode.DefaultRegistry.
-	Formats *encode.Registry
-	// Aliases maps extra voice names to catalog voice ids, for example
-	// the OpenAI voice names (see OpenAIVoiceNames) to real voices, so
-	// unmodified SDK samples work. A catalog voice of the same id wins
-	// over an alias.
+	// Aliases maps extra voice names to catalog voice ids. nil means
+	// DefaultAliases (the OpenAI voice names, so unmodified SDK samples
+	// work); an empty map means none. Aliases of voices the catalog does
+	// not have are dropped (and logged). A catalog voice of the same id
+	// wins over an alias.
 	Aliases map[string]string
 	// MaxBody is the largest request body in bytes; 0 means
 	// DefaultMaxBody.
 	MaxBody int64
-	// MaxInput is the longest speech input in characters; 0 means
-	// tts.DefaultMaxInput. It must not exceed the Synthesizer's own limit.
-	MaxInput int
 	// ReadTimeout bounds the time to read a request body, so a client
 	// sending it byte by byte cannot hold a connection; 0 means
 	// DefaultReadTimeout, negative means none. It does not limit the
@@ -135,17 +129,17 @@ var _ http.Handler = (*Server)(nil)
 
 // New returns a Server.
 func New(opts Options) (*Server, error) {
-	if opts.Synthesizer == nil || opts.Voices == nil || opts.Store == nil {
-		return nil, errors.New("server: Options.Synthesizer, Voices and Store are required")
+	if opts.Synthesizer == nil || opts.Store == nil {
+		return nil, errors.New("server: Options.Synthesizer and Store are required")
 	}
 	s := &Server{
 		synth:     opts.Synthesizer,
-		voices:    opts.Voices,
+		voices:    opts.Synthesizer.Voices(),
 		store:     opts.Store,
-		formats:   opts.Formats,
+		formats:   opts.Synthesizer.Formats(),
 		aliases:   make(map[string]string, len(opts.Aliases)),
 		maxBody:   opts.MaxBody,
-		maxInput:  opts.MaxInput,
+		maxInput:  opts.Synthesizer.MaxInput(),
 		readTime:  opts.ReadTimeout,
 		writeTime: opts.WriteTimeout,
 		wsIdle:    opts.WSIdleTimeout,
@@ -156,17 +150,19 @@ func New(opts Options) (*Server, error) {
 		log:       opts.Logger,
 		mux:       http.NewServeMux(),
 	}
-	for k, v := range opts.Aliases {
-		s.aliases[k] = v
+	aliases := opts.Aliases
+	if aliases == nil {
+		aliases = DefaultAliases()
 	}
-	if s.formats == nil {
-		s.formats = encode.DefaultRegistry
+	for name, id := range aliases {
+		if _, err := s.voices.Lookup("", id); err != nil {
+			s.log.Warn("server: alias of a voice the catalog lacks, dropped", "alias", name, "voice", id)
+			continue
+		}
+		s.aliases[name] = id
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBody
-	}
-	if s.maxInput <= 0 {
-		s.maxInput = tts.DefaultMaxInput
 	}
 	if s.readTime == 0 {
 		s.readTime = DefaultReadTimeout
@@ -208,10 +204,22 @@ func New(opts Options) (*Server, error) {
 }
 
 // OpenAIVoiceNames returns the built-in voice names of OpenAI's speech
-// endpoint, which SDK samples use; map them to real voices with
-// Options.Aliases.
+// endpoint, which SDK samples use; DefaultAliases maps them to real
+// voices.
 func OpenAIVoiceNames() []string {
 	return []string{"alloy", "ash", "ballad", "coral", "echo", "fable", "onyx", "nova", "sage", "shimmer", "verse", "marin", "cedar"}
+}
+
+// DefaultAliases returns the aliases a Server has when Options.Aliases is
+// nil: each OpenAI voice name (OpenAIVoiceNames) to an English espeak-ng
+// voice, a variety of accents so that they sound apart. Copy and change
+// it to map them to other voices (Piper or Kokoro ones, say).
+func DefaultAliases() map[string]string {
+	return map[string]string{
+		"alloy": "en-us", "ash": "en-gb", "ballad": "en-gb-scotland", "coral": "en-us-nyc",
+		"echo": "en-gb-x-rp", "fable": "en-gb-x-gbclan", "onyx": "en-029", "nova": "en-gb-x-gbcwmd",
+		"sage": "en-us", "shimmer": "en-gb", "verse": "en-gb-x-rp", "marin": "en-us-nyc", "cedar": "en-029",
+	}
 }
 
 // Shutdown ends the WebSocket sessions — each finishes the utterance in

@@ -72,7 +72,7 @@ func run(addr, data string) error {
 	if err != nil {
 		return err
 	}
-	api, err := server.New(server.Options{Synthesizer: synth, Voices: vs.Catalog, Store: st})
+	api, err := server.New(server.Options{Synthesizer: synth, Store: st})
 	if err != nil {
 		return err
 	}

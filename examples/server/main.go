@@ -30,13 +30,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -64,14 +65,6 @@ func main() {
 		}
 		os.Exit(1)
 	}
-}
-
-// defaultAliases maps the OpenAI voice names to espeak-ng voices, so
-// unmodified SDK samples work.
-var defaultAliases = map[string]string{
-	"alloy": "en-us", "ash": "en-gb", "ballad": "en-gb-scotland", "coral": "en-us-nyc",
-	"echo": "en-gb-x-rp", "fable": "en-gb-x-gbclan", "onyx": "en-029", "nova": "en-gb-x-gbcwmd",
-	"sage": "en-us", "shimmer": "en-gb", "verse": "en-gb-x-rp", "marin": "en-us-nyc", "cedar": "en-029",
 }
 
 type app struct {
@@ -374,25 +367,12 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	if err != nil {
 		return err
 	}
-	aliases := map[string]string{}
-	for k, v := range defaultAliases {
-		aliases[k] = v
-	}
+	aliases := server.DefaultAliases()
 	for k, v := range a.aliases {
 		aliases[k] = v
 	}
-	var names []string
-	for k, v := range aliases {
-		if _, err := vs.Catalog.Lookup("", v); err != nil {
-			a.log.Warn("alias of a voice that does not exist; dropped", "alias", k, "voice", v)
-			delete(aliases, k)
-			continue
-		}
-		names = append(names, k)
-	}
-	sort.Strings(names)
 	api, err := server.New(server.Options{
-		Synthesizer: synth, Voices: vs.Catalog, Store: st, Aliases: aliases,
+		Synthesizer: synth, Store: st, Aliases: aliases,
 		AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, WSIdleTimeout: a.wsIdleTimeout,
 	})
 	if err != nil {
@@ -410,7 +390,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	a.log.Info("voxkit server listening", "addr", "http://"+ln.Addr().String(), "voices", len(vs.Catalog.List("")),
-		"aliases", strings.Join(names, ","), "data", a.data, "signup", a.signup)
+		"aliases", strings.Join(slices.Sorted(maps.Keys(aliases)), ","), "data", a.data, "signup", a.signup)
 	if a.ready != nil {
 		a.ready(ln.Addr())
 	}

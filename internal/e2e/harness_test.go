@@ -123,7 +123,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	e.srv, err = server.New(server.Options{
-		Synthesizer: synth, Voices: cat, Store: st, Aliases: openAIAliases(aliasTarget),
+		Synthesizer: synth, Store: st, Aliases: openAIAliases(aliasTarget),
 		Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {

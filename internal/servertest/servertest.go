@@ -47,7 +47,7 @@ func New(t testing.TB, name string, e engine.Engine, aliases map[string]string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	api, err := server.New(server.Options{Synthesizer: synth, Voices: cat, Store: st, Aliases: aliases,
+	api, err := server.New(server.Options{Synthesizer: synth, Store: st, Aliases: aliases,
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
