@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -12,31 +13,13 @@ import (
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/tts"
 )
 
 // server.New with nothing but a Synthesizer and a Store answers the
 // OpenAI voice names and takes the input limit of the Synthesizer.
 func TestServerDefaults(t *testing.T) {
-	ctx := context.Background()
-	synth, err := espeak.NewSynthesizer(espeak.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer synth.Close()
-	st, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	st.CreateAccount(ctx, "a")
-	_, key, _ := st.CreateKey(ctx, store.NewKey{Account: "a", Scope: store.ScopeAdmin})
-	api, err := server.New(server.Options{Synthesizer: synth, Store: st, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(api)
-	defer ts.Close()
-	e := &env{t: t, ts: ts}
+	e, key, synth := defaultServer(t)
 	for _, voice := range server.OpenAIVoiceNames() {
 		res := e.do("POST", "/v1/audio/speech", key, "application/json",
 			strings.NewReader(`{"model":"tts-1","voice":"`+voice+`","input":"Hi.","response_format":"wav"}`))
@@ -49,4 +32,59 @@ func TestServerDefaults(t *testing.T) {
 	long := strings.Repeat("a", synth.MaxInput()+1)
 	res := e.do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(`{"voice":"alloy","input":"`+long+`"}`))
 	apiError(t, res, 400, "string_above_max_length")
+}
+
+// defaultServer is server.New with nothing but espeak.NewSynthesizer and a
+// store with one admin key.
+func defaultServer(t *testing.T) (*env, string, *tts.Synthesizer) {
+	t.Helper()
+	ctx := context.Background()
+	synth, err := espeak.NewSynthesizer(espeak.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { synth.Close() })
+	st, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	st.CreateAccount(ctx, "a")
+	_, key, _ := st.CreateKey(ctx, store.NewKey{Account: "a", Scope: store.ScopeAdmin})
+	api, err := server.New(server.Options{Synthesizer: synth, Store: st, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(api)
+	t.Cleanup(ts.Close)
+	return &env{t: t, ts: ts}, key, synth
+}
+
+// Voice ids are found as people write them: BCP 47 tags in any case
+// ("en-US", "en"), espeak-ng variants ("en-us+f3", also in a voice tag);
+// an unknown voice's error suggests the closest ids.
+func TestVoiceLookupAsWritten(t *testing.T) {
+	e, key, _ := defaultServer(t)
+	speak := func(voice, input string) *http.Response {
+		return e.do("POST", "/v1/audio/speech", key, "application/json",
+			strings.NewReader(`{"voice":"`+voice+`","input":"`+input+`","response_format":"pcm"}`))
+	}
+	for _, voice := range []string{"en-US", "EN-us", "en", "en-GB", "fr", "en-us+f3", "en-gb+m3"} {
+		res := speak(voice, "Hello.")
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Errorf("voice %s: %d", voice, res.StatusCode)
+		}
+	}
+	res := speak("en-us", "Hello <|voice:en-us+f3|>there.")
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || res.Header.Get("x-ignored-tags") != "" {
+		t.Errorf("<|voice:en-us+f3|>: %d, ignored %q", res.StatusCode, res.Header.Get("x-ignored-tags"))
+	}
+	got := apiError(t, speak("en-uss", "Hello."), 404, "voice_not_found")
+	if !strings.Contains(got.Message, `Did you mean "en-us"`) {
+		t.Errorf("unknown voice: %q, want a suggestion", got.Message)
+	}
 }

@@ -36,6 +36,26 @@ var (
 	ErrBadSpeed          = errors.New("tts: speed out of range")
 )
 
+// UnknownVoiceError is the error for a voice id the catalog does not
+// have (or that belongs to another account). errors.Is(err,
+// ErrUnknownVoice) holds for it.
+type UnknownVoiceError struct {
+	Voice string
+	// Suggestions are up to three ids of voices the caller may use that
+	// are closest to Voice, closest first.
+	Suggestions []string
+}
+
+func (e *UnknownVoiceError) Error() string {
+	msg := fmt.Sprintf("%v %q", ErrUnknownVoice, e.Voice)
+	if len(e.Suggestions) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(e.Suggestions, ", "))
+	}
+	return msg
+}
+
+func (e *UnknownVoiceError) Unwrap() error { return ErrUnknownVoice }
+
 // Speed limits, as in OpenAI's speech endpoint.
 const (
 	MinSpeed = 0.25
@@ -265,7 +285,7 @@ func (s *Synthesizer) prepare(req Request) (voices.Voice, tags.Script, error) {
 		return voices.Voice{}, tags.Script{}, fmt.Errorf("%w %q: %w", ErrUnknownVoice, req.Voice, err)
 	}
 	if err != nil {
-		return voices.Voice{}, tags.Script{}, fmt.Errorf("%w %q", ErrUnknownVoice, req.Voice)
+		return voices.Voice{}, tags.Script{}, &UnknownVoiceError{Voice: req.Voice, Suggestions: s.voices.Suggest(req.Account, req.Voice, 3)}
 	}
 	if strings.TrimSpace(req.Input) == "" {
 		return voices.Voice{}, tags.Script{}, ErrEmptyInput

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/tags"
@@ -149,7 +150,9 @@ func (c *Catalog) Remove(owner, id string) {
 }
 
 // Lookup returns the voice id as seen by account: a global voice, or a
-// clone that account owns. An empty account sees only global voices. A
+// clone that account owns. An empty account sees only global voices. An
+// id found nowhere as written may still name a global voice by case or
+// language (see languageMatch): "en-US" finds "en-us", "fr" "fr-fr". A
 // clone whose base voice is missing (removed by a rescan) is unknown
 // until the base is back.
 func (c *Catalog) Lookup(account, id string) (Voice, error) {
@@ -171,7 +174,131 @@ func (c *Catalog) Lookup(account, id string) (Voice, error) {
 	case errors.Is(why, engine.ErrUnsupportedVoice):
 		return Voice{}, fmt.Errorf("%w %q: %w", ErrUnknownVoice, id, why)
 	}
+	if v, ok := c.languageMatch(id); ok {
+		return v, nil
+	}
+	// As RFC 4647 lookup does, a tag with a country the catalog lacks
+	// falls back to its language: "de-DE" to "de", "en-AU" to "en". Only
+	// a country subtag is dropped, so "my-voice" never becomes "my".
+	if lang, region := cutLast(id, "-"); lang != "" && isRegion(region) {
+		if v, ok := c.languageMatch(lang); ok {
+			return v, nil
+		}
+	}
 	return Voice{}, fmt.Errorf("%w %q", ErrUnknownVoice, id)
+}
+
+// languageMatch finds the global voice an id that differs only in case, or
+// a BCP 47 language tag, means: "en-US" is the voice "en-us", and "fr" the
+// voice "fr", else a "fr-…" voice (the country's own, "fr-fr", first; then
+// other two-letter countries; then by id), else a voice whose Language tag
+// is "fr" or starts with "fr-".
+func (c *Catalog) languageMatch(id string) (Voice, bool) {
+	want := strings.ToLower(strings.ReplaceAll(id, "_", "-"))
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var prefix, lang []Voice
+	for gid, v := range c.globals {
+		g := strings.ToLower(gid)
+		switch {
+		case g == want:
+			return v, true
+		case strings.HasPrefix(g, want+"-"):
+			prefix = append(prefix, v)
+		}
+		if l := strings.ToLower(v.Language); l == want || strings.HasPrefix(l, want+"-") {
+			lang = append(lang, v)
+		}
+	}
+	for _, vs := range [][]Voice{prefix, lang} {
+		if len(vs) > 0 {
+			return slices.MinFunc(vs, func(a, b Voice) int {
+				return cmp.Or(cmp.Compare(regionRank(want, a.ID), regionRank(want, b.ID)), strings.Compare(a.ID, b.ID))
+			}), true
+		}
+	}
+	return Voice{}, false
+}
+
+// isRegion reports whether s is a BCP 47 region subtag: two letters or
+// three digits.
+func isRegion(s string) bool {
+	switch len(s) {
+	case 2:
+		return unicode.IsLetter(rune(s[0])) && unicode.IsLetter(rune(s[1]))
+	case 3:
+		return strings.Trim(s, "0123456789") == ""
+	}
+	return false
+}
+
+// cutLast cuts s around the last sep, as strings.Cut does around the
+// first; before is "" when s has no sep.
+func cutLast(s, sep string) (before, after string) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return "", s
+	}
+	return s[:i], s[i+len(sep):]
+}
+
+// regionRank orders the voices of a language for a bare language tag:
+// the language's own country first ("fr-fr"), then other plain country
+// variants ("en-gb", "en-us"), then the rest ("en-029", "en-gb-scotland").
+func regionRank(lang, id string) int {
+	region := strings.TrimPrefix(strings.ToLower(id), lang+"-")
+	switch {
+	case region == lang:
+		return 0
+	case len(region) == 2:
+		return 1
+	}
+	return 2
+}
+
+// Suggest returns up to n ids of voices account may use that are closest
+// to id (by edit distance, case-insensitively), closest first: what an
+// unknown voice's error can offer.
+func (c *Catalog) Suggest(account, id string, n int) []string {
+	want := strings.ToLower(id)
+	type scored struct {
+		id   string
+		dist int
+	}
+	var all []scored
+	for _, v := range c.List(account) {
+		all = append(all, scored{v.ID, editDistance(want, strings.ToLower(v.ID))})
+	}
+	slices.SortFunc(all, func(a, b scored) int { return cmp.Or(a.dist-b.dist, strings.Compare(a.id, b.id)) })
+	var out []string
+	for _, s := range all {
+		if len(out) == n || s.dist > max(2, len(want)/2) {
+			break
+		}
+		out = append(out, s.id)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // resolve gives a derived voice its base's engine voice; ok is false when

@@ -252,3 +252,28 @@ func TestDerivedVoiceFollowsBase(t *testing.T) {
 		t.Error("a global voice with a base was accepted")
 	}
 }
+
+// Ids are found as people write them: in any case, and as a bare language
+// tag; Suggest offers the closest ids.
+func TestLookupAsWritten(t *testing.T) {
+	var c voices.Catalog
+	for _, id := range []string{"de", "en-029", "en-gb", "en-gb-scotland", "en-us", "fr-be", "fr-fr", "pt", "pt-br"} {
+		if err := c.Add(voices.Voice{ID: id, Engine: "x", Language: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"en-US", "en-us"}, {"EN-GB", "en-gb"}, {"en", "en-gb"}, {"fr", "fr-fr"}, {"pt", "pt"}, {"PT-BR", "pt-br"}, {"de-DE", "de"}, {"en-AU", "en-gb"}, {"xx-YY", ""}, {"xx", ""}, {"pt-voice", ""},
+	} {
+		v, err := c.Lookup("", tc.in)
+		if v.ID != tc.want || (err == nil) != (tc.want != "") {
+			t.Errorf("Lookup(%q) = %q, %v; want %q", tc.in, v.ID, err, tc.want)
+		}
+	}
+	if got := c.Suggest("", "en-uss", 3); len(got) == 0 || got[0] != "en-us" {
+		t.Errorf("Suggest(en-uss) = %v", got)
+	}
+	if got := c.Suggest("", "zzzzzzzz", 3); len(got) != 0 {
+		t.Errorf("Suggest(zzzzzzzz) = %v, want none", got)
+	}
+}

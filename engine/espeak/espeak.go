@@ -79,6 +79,7 @@ type Engine struct {
 var _ engine.Engine = (*Engine)(nil)
 var _ engine.VoiceLister = (*Engine)(nil)
 var _ engine.Phonemizer = (*Engine)(nil)
+var _ engine.VoiceResolver = (*Engine)(nil)
 
 // ErrClosed is returned by an engine used after Close.
 var ErrClosed = errors.New("espeak: engine closed")
@@ -254,20 +255,56 @@ func setVoice(voice string) error {
 	if voice == currentVoice && voice != "" {
 		return nil
 	}
-	loadVoiceTable()
-	base, variant, _ := strings.Cut(strings.ToLower(voice), "+")
-	file, ok := voiceFiles[base]
-	if !ok || strings.ContainsAny(variant, "/\\.") {
-		return fmt.Errorf("%w %q", engine.ErrUnknownVoice, voice)
-	}
-	if variant != "" {
-		file += "+" + variant
+	file, err := voiceFile(voice)
+	if err != nil {
+		return err
 	}
 	if err := selectVoice(file); err != nil {
 		return fmt.Errorf("%w %q", engine.ErrUnknownVoice, voice)
 	}
 	currentVoice = voice
 	return nil
+}
+
+// voiceFile returns the file identifier of voice, a language code
+// optionally followed by "+" and an espeak-ng variant ("en-us+f3"), case
+// aside; mu must be held.
+func voiceFile(voice string) (string, error) {
+	loadVoiceTable()
+	base, variant, hasVariant := strings.Cut(strings.ToLower(voice), "+")
+	file, ok := voiceFiles[base]
+	if !ok {
+		return "", fmt.Errorf("%w %q", engine.ErrUnknownVoice, voice)
+	}
+	if hasVariant {
+		name, ok := variants[variant]
+		if !ok {
+			return "", fmt.Errorf("%w %q: espeak-ng has no variant %q", engine.ErrUnknownVoice, voice, variant)
+		}
+		file += "+" + name
+	}
+	return file, nil
+}
+
+// ResolveVoice implements engine.VoiceResolver: it accepts a voice with an
+// espeak-ng variant, "en-us+f3" (a voice of the list, "+", a variant of
+// espeak-ng's voices/!v directory), which Voices does not list.
+func (e *Engine) ResolveVoice(name string) (engine.Voice, error) {
+	base, variant, ok := strings.Cut(name, "+")
+	if !ok {
+		return engine.Voice{}, fmt.Errorf("%w %q", engine.ErrUnknownVoice, name)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if _, err := voiceFile(name); err != nil {
+		return engine.Voice{}, err
+	}
+	for _, v := range voiceList {
+		if v.Name == strings.ToLower(base) {
+			return engine.Voice{Name: name, Language: v.Language, Description: v.Description + ", variant " + variants[strings.ToLower(variant)]}, nil
+		}
+	}
+	return engine.Voice{Name: name, Language: bcp47(strings.ToLower(base)), Description: "espeak-ng " + name}, nil
 }
 
 // selectVoice loads a voice by file identifier; mu must be held.
@@ -303,6 +340,9 @@ var (
 	voiceFiles map[string]string
 	// voiceList holds one entry per usable voice file.
 	voiceList []engine.Voice
+	// variants maps each espeak-ng variant's name, lower-cased, to its
+	// name ("alex" → "Alex").
+	variants map[string]string
 )
 
 // loadVoiceTable fills voiceFiles and voiceList; mu must be held.
@@ -349,6 +389,19 @@ func loadVoiceTable() {
 	}
 	for code, c := range best {
 		voiceFiles[code] = c.file
+	}
+	variants = make(map[string]string)
+	spec := C.espeak_VOICE{languages: C.CString("variant")}
+	defer C.free(unsafe.Pointer(spec.languages))
+	if vl := C.espeak_ListVoices(&spec); vl != nil {
+		for _, v := range unsafe.Slice(vl, 1<<16) {
+			if v == nil {
+				break
+			}
+			if name, ok := strings.CutPrefix(C.GoString(v.identifier), "!v/"); ok {
+				variants[strings.ToLower(name)] = name
+			}
+		}
 	}
 	for _, file := range files {
 		// The voice's id is its first language, if no other voice took it.

@@ -186,3 +186,32 @@ func TestControlCharacters(t *testing.T) {
 		t.Errorf("Phonemize with NUL = %q, %v", ph, err)
 	}
 }
+
+// A voice with an espeak-ng variant ("en-us+f3") is resolved and spoken,
+// differently from the plain voice; an unknown variant is an unknown
+// voice.
+func TestVariants(t *testing.T) {
+	e := newEngine(t)
+	ctx := context.Background()
+	for _, name := range []string{"en-us+f3", "EN-US+F3", "en-gb+m3", "en-us+Alex"} {
+		if v, err := e.ResolveVoice(name); err != nil || v.Language == "" {
+			t.Errorf("ResolveVoice(%s) = %+v, %v", name, v, err)
+		}
+	}
+	for _, name := range []string{"en-us+nope", "en-us+../f3", "xx+f3", "en-us"} {
+		if _, err := e.ResolveVoice(name); !errors.Is(err, engine.ErrUnknownVoice) {
+			t.Errorf("ResolveVoice(%s): %v, want ErrUnknownVoice", name, err)
+		}
+	}
+	plain, err := enginetest.Collect(ctx, e, engine.Request{Voice: "en-us", Text: "Hello there."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f3, err := enginetest.Collect(ctx, e, engine.Request{Voice: "en-us+f3", Text: "Hello there."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f3.Samples) == 0 || slices.Equal(plain.Samples, f3.Samples) {
+		t.Errorf("en-us+f3: %d samples, the same as en-us: %v", len(f3.Samples), slices.Equal(plain.Samples, f3.Samples))
+	}
+}

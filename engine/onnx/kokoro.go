@@ -283,10 +283,18 @@ func (e *Engine) kokoroVoice(id string) (kokoroVoice, error) {
 	return kokoroVoice{m, blend(packs, weights), lang}, nil
 }
 
-// ResolveVoice implements engine.VoiceResolver: it accepts a blend of
-// Kokoro packs such as "af_bella(2)+af_sky(1)", which Voices does not
-// list. A blend speaks the language of its first voice.
+// ResolveVoice implements engine.VoiceResolver: it accepts what Voices
+// does not list — the bare NAME of a multi-speaker Piper model, which is
+// its first speaker (speaker id 0), and a blend of Kokoro packs such as
+// "af_bella(2)+af_sky(1)", which speaks the language of its first voice.
 func (e *Engine) ResolveVoice(name string) (engine.Voice, error) {
+	e.mu.RLock()
+	m := e.models[name]
+	e.mu.RUnlock()
+	if m != nil && m.kokoro == nil && m.multi {
+		return engine.Voice{Name: name, Language: m.cfg.Language,
+			Description: fmt.Sprintf("Piper %s (%s, %d Hz), its first speaker", m.cfg.Dataset, m.cfg.Quality, m.cfg.SampleRate)}, nil
+	}
 	v, err := e.kokoroVoice(name)
 	if err != nil {
 		return engine.Voice{}, err

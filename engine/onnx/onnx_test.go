@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
@@ -551,5 +552,33 @@ func TestRescanUnreadableDir(t *testing.T) {
 	}
 	if list, _ := e.Voices(context.Background()); len(list) != 1 {
 		t.Errorf("voices after a failed rescan: %v", list)
+	}
+}
+
+// The bare name of a multi-speaker model is its first speaker, in a
+// catalog too: the engine resolves it though Voices does not list it.
+func TestBareMultiSpeakerName(t *testing.T) {
+	e := load(t, Options{Models: fixtureModels(toneVCTK)})
+	v, err := e.ResolveVoice(toneVCTK)
+	if err != nil || v.Name != toneVCTK {
+		t.Fatalf("ResolveVoice(%s) = %+v, %v", toneVCTK, v, err)
+	}
+	var cat voices.Catalog
+	if err := cat.AddEngine(context.Background(), "onnx", e, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if cv, err := cat.Lookup("", toneVCTK); err != nil || cv.EngineVoice != toneVCTK {
+		t.Errorf("catalog Lookup(%s) = %+v, %v", toneVCTK, cv, err)
+	}
+	var first string
+	for name, id := range e.models[toneVCTK].cfg.Speakers {
+		if id == 0 {
+			first = toneVCTK + SpeakerSep + name
+		}
+	}
+	bare, _, _ := collect(t, e, engine.Request{Voice: toneVCTK, Text: "Hi."})
+	want, _, _ := collect(t, e, engine.Request{Voice: first, Text: "Hi."})
+	if len(bare) == 0 || !slices.Equal(bare, want) {
+		t.Errorf("the bare name (%d samples) does not speak as the first speaker %s (%d)", len(bare), first, len(want))
 	}
 }

@@ -169,9 +169,17 @@ func BadRequest(code, param, format string, args ...any) *Error {
 }
 
 // UnknownVoice is the seed's documented error: 404, type proxy_error.
-func UnknownVoice(voice string) *Error {
+func UnknownVoice(voice string, suggestions ...string) *Error {
+	hint := ""
+	if len(suggestions) > 0 {
+		quoted := make([]string, len(suggestions))
+		for i, id := range suggestions {
+			quoted[i] = echo(id)
+		}
+		hint = " Did you mean " + strings.Join(quoted, ", ") + "?"
+	}
 	return &Error{Status: http.StatusNotFound, Type: TypeProxy, Code: CodeVoiceNotFound, Param: "voice",
-		Message: fmt.Sprintf("The voice %s is unknown. GET /v1/models lists the voices this key may use.", echo(voice))}
+		Message: fmt.Sprintf("The voice %s is unknown.%s GET /v1/models lists the voices this key may use.", echo(voice), hint)}
 }
 
 // UnknownModel is the 404 of GET /v1/models/{id}.
@@ -241,11 +249,14 @@ func Unavailable() *Error {
 // voice is the voice as the caller named it.
 func ToError(err error, voice string) *Error {
 	var we *Error
+	var unknown *tts.UnknownVoiceError
 	switch {
 	case errors.As(err, &we):
 		return we
 	case errors.Is(err, engine.ErrUnsupportedVoice):
 		return BadRequest(CodeInvalidValue, "voice", "The voice %s cannot be spoken by this server: %s", echo(voice), clip(unsupportedReason(err), 300))
+	case errors.As(err, &unknown):
+		return UnknownVoice(voice, unknown.Suggestions...)
 	case errors.Is(err, tts.ErrUnknownVoice):
 		return UnknownVoice(voice)
 	case errors.Is(err, tts.ErrEmptyInput):
