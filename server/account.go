@@ -23,6 +23,10 @@ func (s *Server) getModel(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getAccount(w http.ResponseWriter, r *http.Request) {
+	if s.store == nil { // an account of the host application's
+		writeJSON(w, http.StatusOK, wire.FromAccount(store.Account{Name: info(r.Context()).account}))
+		return
+	}
 	a, err := s.store.Account(r.Context(), info(r.Context()).account)
 	if err != nil {
 		s.internal(w, r, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -44,7 +45,7 @@ func defaultServer(t *testing.T) (*env, string, *tts.Synthesizer) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { synth.Close() })
-	st, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), store.FileName))
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}

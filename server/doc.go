@@ -20,7 +20,9 @@
 //	GET    /                     the web playground
 //
 // Every /v1 endpoint except POST /v1/accounts needs "Authorization: Bearer
-// sk_..."; errors are OpenAI-shaped JSON. Mount it under a prefix with
+// sk_..." (a key of Options.Store), or the host application's own sign-in
+// through Options.Authenticate; errors are OpenAI-shaped JSON. The key,
+// voice and account routes exist only with a Store. Mount it under a prefix with
 // http.StripPrefix. A voice clone is a derived voice (cloning from audio
 // is not supported); New loads the clones in the Store into the catalog.
 // docs/server.md describes the protocol, the error table

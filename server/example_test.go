@@ -16,6 +16,7 @@ import (
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )
@@ -25,7 +26,7 @@ func Example_mount() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "voxkit-example")
 	defer os.RemoveAll(dir)
-	st, _ := store.OpenSQLite(ctx, filepath.Join(dir, store.FileName))
+	st, _ := sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName))
 	defer st.Close()
 	st.CreateAccount(ctx, "app")
 	_, key, _ := st.CreateKey(ctx, store.NewKey{Account: "app", Name: "example", Scope: store.ScopeAdmin})

@@ -22,6 +22,7 @@ import (
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )
@@ -50,7 +51,7 @@ type env struct {
 	t        testing.TB
 	ts       *httptest.Server
 	srv      *server.Server
-	store    *store.SQLite
+	store    *sqlite.Store
 	dbPath   string
 	slow     *enginetest.Fake
 	catalog  *voices.Catalog
@@ -111,9 +112,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	if o.dbPath == "" {
-		o.dbPath = filepath.Join(t.TempDir(), store.FileName)
+		o.dbPath = filepath.Join(t.TempDir(), sqlite.FileName)
 	}
-	st, err := store.OpenSQLite(ctx, o.dbPath)
+	st, err := sqlite.Open(ctx, o.dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}

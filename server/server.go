@@ -52,10 +52,20 @@ type Options struct {
 	// (Voices), formats (Formats) and input limit (MaxInput): there is no
 	// second copy to disagree with it.
 	Synthesizer *tts.Synthesizer
-	// Store holds accounts, API keys and voice clones. Required. The
-	// Server does not close it. New adds the clones it holds to the
-	// Synthesizer's catalog (those whose base voice it has).
+	// Store holds accounts, API keys and voice clones. The Server does not
+	// close it. New adds the clones it holds to the Synthesizer's catalog
+	// (those whose base voice it has). Without a Store there are no API
+	// keys, accounts or clones: the /v1/keys, /v1/voices and /v1/accounts
+	// routes do not exist (404), and requests are admitted by Authenticate.
 	Store store.Store
+	// Authenticate, if set, admits requests by the host application's own
+	// credentials (a session cookie, its own tokens). It returns the
+	// account of r, which may then do everything an admin key may; "" and
+	// no error to leave r to the API keys of Store (when there is one);
+	// or an error to refuse r with a 401 whose message is the error's
+	// text. The WebSocket calls it at the handshake and again before each
+	// request of the session.
+	Authenticate func(r *http.Request) (account string, err error)
 	// Aliases maps extra voice names to catalog voice ids. nil means
 	// DefaultAliases (the OpenAI voice names, so unmodified SDK samples
 	// work); an empty map means none. Aliases of voices the catalog does
@@ -104,6 +114,7 @@ type Server struct {
 	synth     *tts.Synthesizer
 	voices    *voices.Catalog
 	store     store.Store
+	auth      func(*http.Request) (string, error)
 	formats   *encode.Registry
 	aliases   map[string]string
 	maxBody   int64
@@ -129,13 +140,17 @@ var _ http.Handler = (*Server)(nil)
 
 // New returns a Server.
 func New(opts Options) (*Server, error) {
-	if opts.Synthesizer == nil || opts.Store == nil {
-		return nil, errors.New("server: Options.Synthesizer and Store are required")
+	if opts.Synthesizer == nil {
+		return nil, errors.New("server: Options.Synthesizer is required")
+	}
+	if opts.Store == nil && opts.Authenticate == nil {
+		return nil, errors.New("server: Options needs a Store (for API keys) or an Authenticate hook")
 	}
 	s := &Server{
 		synth:     opts.Synthesizer,
 		voices:    opts.Synthesizer.Voices(),
 		store:     opts.Store,
+		auth:      opts.Authenticate,
 		formats:   opts.Synthesizer.Formats(),
 		aliases:   make(map[string]string, len(opts.Aliases)),
 		maxBody:   opts.MaxBody,
@@ -179,8 +194,10 @@ func New(opts Options) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	if err := s.loadVoices(context.Background()); err != nil {
-		return nil, fmt.Errorf("server: loading voice clones: %w", err)
+	if s.store != nil {
+		if err := s.loadVoices(context.Background()); err != nil {
+			return nil, fmt.Errorf("server: loading voice clones: %w", err)
+		}
 	}
 	s.closing, s.shutdown = context.WithCancel(context.Background())
 
@@ -189,11 +206,13 @@ func New(opts Options) (*Server, error) {
 	s.route("/v1/models", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.listModels)})
 	s.route("/v1/models/{id}", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.getModel)})
 	s.route("/v1/account", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.getAccount)})
-	s.route("/v1/accounts", methods{http.MethodPost: s.createAccount})
-	s.route("/v1/keys", methods{http.MethodGet: s.authed(store.ScopeAdmin, s.listKeys), http.MethodPost: s.authed(store.ScopeAdmin, s.createKey)})
-	s.route("/v1/keys/{prefix}", methods{http.MethodDelete: s.authed(store.ScopeAdmin, s.revokeKey)})
-	s.route("/v1/voices", methods{http.MethodGet: s.authed(store.ScopeAdmin, s.listVoices), http.MethodPost: s.authed(store.ScopeAdmin, s.createVoice)})
-	s.route("/v1/voices/{id}", methods{http.MethodGet: s.authed(store.ScopeAdmin, s.getVoice), http.MethodDelete: s.authed(store.ScopeAdmin, s.deleteVoice)})
+	if s.store != nil {
+		s.route("/v1/accounts", methods{http.MethodPost: s.createAccount})
+		s.route("/v1/keys", methods{http.MethodGet: s.authed(store.ScopeAdmin, s.listKeys), http.MethodPost: s.authed(store.ScopeAdmin, s.createKey)})
+		s.route("/v1/keys/{prefix}", methods{http.MethodDelete: s.authed(store.ScopeAdmin, s.revokeKey)})
+		s.route("/v1/voices", methods{http.MethodGet: s.authed(store.ScopeAdmin, s.listVoices), http.MethodPost: s.authed(store.ScopeAdmin, s.createVoice)})
+		s.route("/v1/voices/{id}", methods{http.MethodGet: s.authed(store.ScopeAdmin, s.getVoice), http.MethodDelete: s.authed(store.ScopeAdmin, s.deleteVoice)})
+	}
 	if !opts.DisablePlayground {
 		s.route("/{$}", methods{http.MethodGet: s.playground})
 	}
@@ -485,19 +504,35 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // key's account in the request info.
 func (s *Server) authed(need store.Scope, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		k, werr := s.authenticate(r.Context(), bearer(r))
+		account, scope, werr := s.admit(r)
 		if werr != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="voxkit"`)
 			writeError(w, werr)
 			return
 		}
-		info(r.Context()).account = k.Account
-		if need == store.ScopeAdmin && k.Scope != store.ScopeAdmin {
-			writeError(w, wire.InsufficientScope(k.Scope, need))
+		info(r.Context()).account = account
+		if need == store.ScopeAdmin && scope != store.ScopeAdmin {
+			writeError(w, wire.InsufficientScope(scope, need))
 			return
 		}
 		h(w, r)
 	}
+}
+
+// admit returns the account and scope of r: by Options.Authenticate, else
+// by its API key.
+func (s *Server) admit(r *http.Request) (string, store.Scope, *wire.Error) {
+	if s.auth != nil {
+		account, err := s.auth(r)
+		if err != nil {
+			return "", "", wire.Unauthenticated(err.Error())
+		}
+		if account != "" {
+			return account, store.ScopeAdmin, nil
+		}
+	}
+	k, werr := s.authenticate(r.Context(), bearer(r))
+	return k.Account, k.Scope, werr
 }
 
 // bearer returns the token of an "Authorization: Bearer" header, "" if
@@ -511,6 +546,9 @@ func bearer(r *http.Request) string {
 }
 
 func (s *Server) authenticate(ctx context.Context, token string) (store.Key, *wire.Error) {
+	if s.store == nil {
+		return store.Key{}, wire.Unauthenticated("This server takes no API keys; sign in to the application that serves it.")
+	}
 	if token == "" {
 		return store.Key{}, wire.MissingKey()
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -368,7 +369,7 @@ func TestDisconnectCancelsSynthesis(t *testing.T) {
 }
 
 func TestKeysSurviveRestart(t *testing.T) {
-	dbPath := filepath.Join(t.TempDir(), store.FileName)
+	dbPath := filepath.Join(t.TempDir(), sqlite.FileName)
 	e := newEnv(t, envOptions{dbPath: dbPath})
 	res := e.do("POST", "/v1/keys", e.key, "application/json", strings.NewReader(`{"name":"laptop"}`))
 	var created wire.APIKey

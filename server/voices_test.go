@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -205,7 +205,7 @@ func TestVoiceCloneOfClone(t *testing.T) {
 // TestVoiceClonesSurviveRestart: a new Server on the same database serves
 // the clones, to their owners only.
 func TestVoiceClonesSurviveRestart(t *testing.T) {
-	dbPath := filepath.Join(t.TempDir(), store.FileName)
+	dbPath := filepath.Join(t.TempDir(), sqlite.FileName)
 	e := newEnv(t, envOptions{dbPath: dbPath})
 	if st := e.call("POST", "/v1/voices", e.key, `{"id":"kept","name":"Kept","base_voice":"fake","speed":2}`, nil); st != 201 {
 		t.Fatalf("create: %d", st)

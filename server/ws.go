@@ -46,13 +46,15 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := bearer(r)
-	if token != "" {
-		k, werr := s.authenticate(r.Context(), token)
-		if werr != nil {
+	if s.auth != nil || token != "" {
+		account, _, werr := s.admit(r)
+		switch {
+		case werr != nil && (token != "" || werr.Code == wire.CodeUnauthenticated):
 			writeError(w, werr)
 			return
+		case werr == nil:
+			ri.account = account
 		}
-		ri.account = k.Account
 	}
 	if s.closing.Err() != nil {
 		writeError(w, wire.Unavailable())
@@ -69,7 +71,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	defer s.sessions.Done()
 	c.SetReadLimit(s.maxBody)
 	ctx, end := context.WithCancelCause(r.Context())
-	sess := &wsSession{s: s, c: c, ri: ri, token: token, end: end}
+	sess := &wsSession{s: s, c: c, ri: ri, r: r, token: token, end: end}
 	var reader sync.WaitGroup
 	defer func() {
 		end(errSessionOver)
@@ -176,6 +178,7 @@ type wsSession struct {
 	s     *Server
 	c     *websocket.Conn
 	ri    *reqInfo
+	r     *http.Request           // the handshake, for Options.Authenticate
 	token string                  // the key, checked again before each request
 	end   context.CancelCauseFunc // ends the session
 
@@ -222,6 +225,24 @@ func (ws *wsSession) write(ctx context.Context, typ websocket.MessageType, b []b
 
 func (ws *wsSession) sendError(ctx context.Context, id string, e *wire.Error) error {
 	return ws.send(ctx, wire.WSErrorMsg{Type: wire.WSErrorMessage, ID: id, Error: e.Object()})
+}
+
+// recheck admits the session's next request as the handshake was: by
+// Options.Authenticate again (the host application may have ended the
+// session it knows), or by the key again (it may have been revoked).
+func (ws *wsSession) recheck(ctx context.Context) *wire.Error {
+	if ws.token == "" && ws.s.auth != nil {
+		account, err := ws.s.auth(ws.r)
+		switch {
+		case err != nil:
+			return wire.Unauthenticated(err.Error())
+		case account != ws.ri.account:
+			return wire.Unauthenticated("The session's sign-in has changed; reconnect.")
+		}
+		return nil
+	}
+	_, werr := ws.s.authenticate(ctx, ws.token)
+	return werr
 }
 
 // authFirst reads the auth message of a connection that had no
@@ -335,7 +356,7 @@ func (ws *wsSession) speech(ctx context.Context, data []byte) {
 			"Unknown message type %q: send speech.create or speech.cancel.", m.Type))
 		return
 	}
-	if _, werr := ws.s.authenticate(ctx, ws.token); werr != nil {
+	if werr := ws.recheck(ctx); werr != nil {
 		ws.sendError(ctx, m.ID, werr)
 		ws.c.Close(websocket.StatusPolicyViolation, werr.Code)
 		ws.end(fmt.Errorf("key refused: %s", werr.Code))

@@ -21,7 +21,7 @@ import (
 
 	"github.com/voxkit/voxkit/internal/setup"
 	"github.com/voxkit/voxkit/server"
-	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/tts"
 
 	// Serve mp3 and opus too (they need cgo): the OpenAI SDKs ask for mp3 by default.
@@ -58,7 +58,7 @@ func run(addr, data string) error {
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		return err
 	}
-	st, err := store.OpenSQLite(ctx, filepath.Join(data, store.FileName))
+	st, err := sqlite.Open(ctx, filepath.Join(data, sqlite.FileName))
 	if err != nil {
 		return err
 	}

@@ -48,6 +48,7 @@ import (
 	"github.com/voxkit/voxkit/internal/setup"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/tts"
 
 	// Serve mp3 and opus too (they need cgo): the OpenAI SDKs ask for mp3 by default.
@@ -117,7 +118,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.SetOutput(a.stderr)
 	a.aliases = aliasFlag{}
 	fs.StringVar(&a.addr, "addr", a.env("VOXKIT_ADDR", "127.0.0.1:8080"), "listen address ($VOXKIT_ADDR)")
-	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "voxkit-data"), "data directory holding "+store.FileName+" ($VOXKIT_DATA)")
+	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "voxkit-data"), "data directory holding "+sqlite.FileName+" ($VOXKIT_DATA)")
 	fs.StringVar(&a.voices, "voices", a.env("VOXKIT_VOICES", ""), "directory of Piper voices ($VOXKIT_VOICES); needs $ONNXRUNTIME_LIB")
 	signup, _ := strconv.ParseBool(a.env("VOXKIT_SIGNUP", "false"))
 	fs.BoolVar(&a.signup, "signup", signup, "let anyone create an account from the playground ($VOXKIT_SIGNUP)")
@@ -147,7 +148,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	if err := os.MkdirAll(a.data, 0o700); err != nil {
 		return err
 	}
-	st, err := store.OpenSQLite(ctx, filepath.Join(a.data, store.FileName))
+	st, err := sqlite.Open(ctx, filepath.Join(a.data, sqlite.FileName))
 	if err != nil {
 		return err
 	}

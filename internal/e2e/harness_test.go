@@ -17,6 +17,7 @@ import (
 	"github.com/voxkit/voxkit/internal/setup"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )
@@ -27,7 +28,7 @@ type env struct {
 	t     testing.TB
 	srv   *server.Server
 	ts    *httptest.Server // nil for in-process only envs
-	store *store.SQLite
+	store *sqlite.Store
 	fake  *enginetest.Fake
 	// key belongs to the account "local", otherKey to "other".
 	key, otherKey string
@@ -106,7 +107,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), store.FileName))
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,10 @@
-// Package store keeps voxkit's accounts, API keys and voice clones behind
-// a small Store interface, with an embedded SQLite implementation
-// (modernc.org/sqlite, pure Go) as the default.
+// Package store defines the small Store interface behind which voxkit
+// keeps accounts, API keys and voice clones, and the rules every
+// implementation shares (key format and hashing, account names, voice
+// settings). Implementations live in packages of their own, as
+// database/sql keeps drivers apart: server/store/sqlite is the embedded
+// one (modernc.org/sqlite, pure Go), and a program that brings its own
+// store does not link it.
 //
 // An API key is "sk_" followed by 43 base62 characters (256 random bits).
 // Only its SHA-256 hash and a short display prefix ("sk_" and the next 8

@@ -146,8 +146,8 @@ const (
 	MinVoiceVolume, MaxVoiceVolume = 0.0, 2.0
 )
 
-// check reports a Voice that cannot be stored.
-func (v Voice) check() error {
+// Check reports a Voice that cannot be stored (a Store refuses it).
+func (v Voice) Check() error {
 	in := func(x, lo, hi float64) bool { return x >= lo && x <= hi } // false for NaN
 	switch {
 	case v.ID == "" || v.Account == "" || v.Base == "":

@@ -62,6 +62,7 @@ const (
 	CodeRequestTimeout     = "request_timeout"
 	CodeUpgradeRequired    = "upgrade_required"
 	CodeInsufficientScope  = "insufficient_scope"
+	CodeUnauthenticated    = "unauthenticated"
 	CodeKeyLimit           = "key_limit_reached"
 	CodeVoiceLimit         = "voice_limit_reached"
 	CodeOriginNotAllowed   = "origin_not_allowed"
@@ -333,4 +334,10 @@ func unsupportedReason(err error) string {
 		msg = msg[i+3:]
 	}
 	return msg
+}
+
+// Unauthenticated is the 401 of a request that an application's own
+// authentication (server.Options.Authenticate) refused, with its reason.
+func Unauthenticated(reason string) *Error {
+	return &Error{Status: http.StatusUnauthorized, Type: TypeInvalidRequest, Code: CodeUnauthenticated, Message: clip(reason, 300)}
 }

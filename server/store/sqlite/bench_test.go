@@ -1,9 +1,11 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"fmt"
 	"testing"
+
+	"github.com/voxkit/voxkit/server/store"
 )
 
 // BenchmarkVerifyKey checks a key from many goroutines at once, as a busy
@@ -12,7 +14,7 @@ func BenchmarkVerifyKey(b *testing.B) {
 	ctx := context.Background()
 	s, _ := openTemp(b)
 	s.CreateAccount(ctx, "a")
-	_, plain, _ := s.CreateKey(ctx, NewKey{Account: "a", Name: "", Scope: ScopeAdmin})
+	_, plain, _ := s.CreateKey(ctx, store.NewKey{Account: "a", Name: "", Scope: store.ScopeAdmin})
 	b.SetParallelism(8)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -35,7 +37,7 @@ func BenchmarkVoiceLookup(b *testing.B) {
 			b.Fatal(err)
 		}
 		for i := range 36 {
-			if _, err := s.CreateVoice(ctx, Voice{ID: fmt.Sprintf("v%02d", i), Account: acct, Base: "en-us", Speed: 1, Range: 1, Volume: 1}, 0); err != nil {
+			if _, err := s.CreateVoice(ctx, store.Voice{ID: fmt.Sprintf("v%02d", i), Account: acct, Base: "en-us", Speed: 1, Range: 1, Volume: 1}, 0); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,4 +1,8 @@
-package store
+// Package sqlite is the embedded store.Store: one SQLite database file in
+// WAL mode (modernc.org/sqlite, pure Go, no cgo). Open applies the schema
+// migrations a database lacks, in one transaction, so an older database is
+// upgraded in place without losing a row.
+package sqlite
 
 import (
 	"context"
@@ -12,12 +16,15 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/voxkit/voxkit/server/store"
 )
 
-// FileName is the database file OpenDir creates in a data directory.
+// FileName is the name of the database file in a data directory (the one
+// examples/server keeps in its -data directory).
 const FileName = "voxkit.db"
 
-// lastUsedEvery is the resolution of Key.LastUsed: a key used again within
+// lastUsedEvery is the resolution of store.Key.LastUsed: a key used again within
 // this time is not written again, so verification stays a read.
 const lastUsedEvery = time.Minute
 
@@ -73,16 +80,16 @@ var migrations = []string{
 }
 
 // SQLite is the embedded Store: one database file in WAL mode.
-type SQLite struct {
+type Store struct {
 	db  *sql.DB
 	now func() time.Time
 }
 
-var _ Store = (*SQLite)(nil)
+var _ store.Store = (*Store)(nil)
 
-// OpenSQLite opens (creating if needed) the database at path and applies
+// Open opens (creating if needed) the database at path and applies
 // pending migrations.
-func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
+func Open(ctx context.Context, path string) (*Store, error) {
 	q := url.Values{}
 	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)"} {
 		q.Add("_pragma", p)
@@ -92,7 +99,7 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	s := &SQLite{db: db, now: time.Now}
+	s := &Store{db: db, now: time.Now}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: %s: %w", path, err)
@@ -100,7 +107,7 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 	return s, nil
 }
 
-func (s *SQLite) migrate(ctx context.Context) error {
+func (s *Store) migrate(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -125,7 +132,7 @@ func (s *SQLite) migrate(ctx context.Context) error {
 }
 
 // Close closes the database.
-func (s *SQLite) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return s.db.Close() }
 
 func unix(t time.Time) int64 {
 	if t.IsZero() {
@@ -141,18 +148,18 @@ func fromUnix(ms int64) time.Time {
 	return time.UnixMilli(ms)
 }
 
-// CreateAccount implements Store.
-func (s *SQLite) CreateAccount(ctx context.Context, name string) (Account, error) {
-	if err := ValidateAccountName(name); err != nil {
-		return Account{}, err
+// CreateAccount implements store.Store.
+func (s *Store) CreateAccount(ctx context.Context, name string) (store.Account, error) {
+	if err := store.ValidateAccountName(name); err != nil {
+		return store.Account{}, err
 	}
-	a := Account{Name: name, Created: s.now().Truncate(time.Millisecond)}
+	a := store.Account{Name: name, Created: s.now().Truncate(time.Millisecond)}
 	_, err := s.db.ExecContext(ctx, "INSERT INTO accounts(name, created) VALUES(?, ?)", name, unix(a.Created))
 	if isConstraint(err) {
-		return Account{}, fmt.Errorf("%w: %q", ErrAccountExists, name)
+		return store.Account{}, fmt.Errorf("%w: %q", store.ErrAccountExists, name)
 	}
 	if err != nil {
-		return Account{}, fmt.Errorf("store: create account: %w", err)
+		return store.Account{}, fmt.Errorf("store: create account: %w", err)
 	}
 	return a, nil
 }
@@ -162,29 +169,29 @@ func isConstraint(err error) bool {
 	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT
 }
 
-// Account implements Store.
-func (s *SQLite) Account(ctx context.Context, name string) (Account, error) {
+// Account implements store.Store.
+func (s *Store) Account(ctx context.Context, name string) (store.Account, error) {
 	var created int64
 	err := s.db.QueryRowContext(ctx, "SELECT created FROM accounts WHERE name = ?", name).Scan(&created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Account{}, fmt.Errorf("%w: account %q", ErrNotFound, name)
+		return store.Account{}, fmt.Errorf("%w: account %q", store.ErrNotFound, name)
 	}
 	if err != nil {
-		return Account{}, fmt.Errorf("store: account: %w", err)
+		return store.Account{}, fmt.Errorf("store: account: %w", err)
 	}
-	return Account{Name: name, Created: fromUnix(created)}, nil
+	return store.Account{Name: name, Created: fromUnix(created)}, nil
 }
 
-// Accounts implements Store.
-func (s *SQLite) Accounts(ctx context.Context) ([]Account, error) {
+// Accounts implements store.Store.
+func (s *Store) Accounts(ctx context.Context) ([]store.Account, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT name, created FROM accounts ORDER BY name")
 	if err != nil {
 		return nil, fmt.Errorf("store: accounts: %w", err)
 	}
 	defer rows.Close()
-	var out []Account
+	var out []store.Account
 	for rows.Next() {
-		var a Account
+		var a store.Account
 		var created int64
 		if err := rows.Scan(&a.Name, &created); err != nil {
 			return nil, fmt.Errorf("store: accounts: %w", err)
@@ -195,24 +202,24 @@ func (s *SQLite) Accounts(ctx context.Context) ([]Account, error) {
 	return out, rows.Err()
 }
 
-// CreateKey implements Store.
-func (s *SQLite) CreateKey(ctx context.Context, nk NewKey) (Key, string, error) {
+// CreateKey implements store.Store.
+func (s *Store) CreateKey(ctx context.Context, nk store.NewKey) (store.Key, string, error) {
 	if !nk.Scope.Valid() {
-		return Key{}, "", fmt.Errorf("store: create key: unknown scope %q", nk.Scope)
+		return store.Key{}, "", fmt.Errorf("store: create key: unknown scope %q", nk.Scope)
 	}
 	if _, err := s.Account(ctx, nk.Account); err != nil {
-		return Key{}, "", err
+		return store.Key{}, "", err
 	}
 	max := int64(nk.Max)
 	if max <= 0 {
 		max = math.MaxInt64
 	}
 	for range 5 { // a display-prefix collision (47 bits) is retried
-		plain, prefix, hash, err := GenerateKey()
+		plain, prefix, hash, err := store.GenerateKey()
 		if err != nil {
-			return Key{}, "", err
+			return store.Key{}, "", err
 		}
-		k := Key{Prefix: prefix, Account: nk.Account, Scope: nk.Scope, Name: nk.Name, Created: s.now().Truncate(time.Millisecond)}
+		k := store.Key{Prefix: prefix, Account: nk.Account, Scope: nk.Scope, Name: nk.Name, Created: s.now().Truncate(time.Millisecond)}
 		// One statement counts and inserts, so concurrent creations
 		// cannot pass the limit together.
 		res, err := s.db.ExecContext(ctx,
@@ -223,37 +230,37 @@ func (s *SQLite) CreateKey(ctx context.Context, nk NewKey) (Key, string, error) 
 			continue
 		}
 		if err != nil {
-			return Key{}, "", fmt.Errorf("store: create key: %w", err)
+			return store.Key{}, "", fmt.Errorf("store: create key: %w", err)
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return Key{}, "", fmt.Errorf("%w: account %q holds %d keys", ErrLimit, k.Account, nk.Max)
+			return store.Key{}, "", fmt.Errorf("%w: account %q holds %d keys", store.ErrLimit, k.Account, nk.Max)
 		}
 		return k, plain, nil
 	}
-	return Key{}, "", errors.New("store: create key: prefix collisions")
+	return store.Key{}, "", errors.New("store: create key: prefix collisions")
 }
 
 const keyColumns = "prefix, account, scope, name, created, last_used, revoked"
 
-func scanKey(sc interface{ Scan(...any) error }) (Key, error) {
-	var k Key
+func scanKey(sc interface{ Scan(...any) error }) (store.Key, error) {
+	var k store.Key
 	var created, used, revoked int64
 	if err := sc.Scan(&k.Prefix, &k.Account, &k.Scope, &k.Name, &created, &used, &revoked); err != nil {
-		return Key{}, err
+		return store.Key{}, err
 	}
 	k.Created, k.LastUsed, k.Revoked = fromUnix(created), fromUnix(used), fromUnix(revoked)
 	return k, nil
 }
 
-// Keys implements Store.
-func (s *SQLite) Keys(ctx context.Context, account string) ([]Key, error) {
+// Keys implements store.Store.
+func (s *Store) Keys(ctx context.Context, account string) ([]store.Key, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT "+keyColumns+
 		" FROM api_keys WHERE ? = '' OR account = ? ORDER BY created DESC, prefix", account, account)
 	if err != nil {
 		return nil, fmt.Errorf("store: keys: %w", err)
 	}
 	defer rows.Close()
-	var out []Key
+	var out []store.Key
 	for rows.Next() {
 		k, err := scanKey(rows)
 		if err != nil {
@@ -264,91 +271,90 @@ func (s *SQLite) Keys(ctx context.Context, account string) ([]Key, error) {
 	return out, rows.Err()
 }
 
-// RevokeKey implements Store.
-func (s *SQLite) RevokeKey(ctx context.Context, account, prefix string) (Key, error) {
-	if len(prefix) < len(KeyPrefix)+4 || !strings.HasPrefix(prefix, KeyPrefix) {
-		return Key{}, fmt.Errorf("%w: key prefix %q (give sk_ and at least 4 more characters)", ErrNotFound, prefix)
+// RevokeKey implements store.Store.
+func (s *Store) RevokeKey(ctx context.Context, account, prefix string) (store.Key, error) {
+	if len(prefix) < len(store.KeyPrefix)+4 || !strings.HasPrefix(prefix, store.KeyPrefix) {
+		return store.Key{}, fmt.Errorf("%w: key prefix %q (give sk_ and at least 4 more characters)", store.ErrNotFound, prefix)
 	}
-	if len(prefix) > len(KeyPrefix)+displayChars {
-		prefix = DisplayPrefix(prefix) // a whole key was given
-	}
+	prefix = store.DisplayPrefix(prefix) // a whole key may be given
+
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return Key{}, fmt.Errorf("store: revoke: %w", err)
+		return store.Key{}, fmt.Errorf("store: revoke: %w", err)
 	}
 	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, "SELECT "+keyColumns+
 		" FROM api_keys WHERE substr(prefix, 1, ?) = ? AND (? = '' OR account = ?)",
 		len(prefix), prefix, account, account)
 	if err != nil {
-		return Key{}, fmt.Errorf("store: revoke: %w", err)
+		return store.Key{}, fmt.Errorf("store: revoke: %w", err)
 	}
-	var found []Key
+	var found []store.Key
 	for rows.Next() {
 		k, err := scanKey(rows)
 		if err != nil {
 			rows.Close()
-			return Key{}, fmt.Errorf("store: revoke: %w", err)
+			return store.Key{}, fmt.Errorf("store: revoke: %w", err)
 		}
 		found = append(found, k)
 	}
 	rows.Close()
 	switch {
 	case len(found) == 0:
-		return Key{}, fmt.Errorf("%w: no key starts with %q", ErrNotFound, prefix)
+		return store.Key{}, fmt.Errorf("%w: no key starts with %q", store.ErrNotFound, prefix)
 	case len(found) > 1:
-		return Key{}, fmt.Errorf("%w: %q matches %d keys", ErrAmbiguous, prefix, len(found))
+		return store.Key{}, fmt.Errorf("%w: %q matches %d keys", store.ErrAmbiguous, prefix, len(found))
 	}
 	k := found[0]
 	if k.Revoked.IsZero() {
 		k.Revoked = s.now().Truncate(time.Millisecond)
 		if _, err := tx.ExecContext(ctx, "UPDATE api_keys SET revoked = ? WHERE prefix = ?", unix(k.Revoked), k.Prefix); err != nil {
-			return Key{}, fmt.Errorf("store: revoke: %w", err)
+			return store.Key{}, fmt.Errorf("store: revoke: %w", err)
 		}
 	}
 	return k, tx.Commit()
 }
 
-// VerifyKey implements Store.
-func (s *SQLite) VerifyKey(ctx context.Context, key string) (Key, error) {
-	if !WellFormed(key) {
-		return Key{}, ErrInvalidKey
+// VerifyKey implements store.Store.
+func (s *Store) VerifyKey(ctx context.Context, key string) (store.Key, error) {
+	if !store.WellFormed(key) {
+		return store.Key{}, store.ErrInvalidKey
 	}
-	row := s.db.QueryRowContext(ctx, "SELECT hash, "+keyColumns+" FROM api_keys WHERE prefix = ?", DisplayPrefix(key))
+	row := s.db.QueryRowContext(ctx, "SELECT hash, "+keyColumns+" FROM api_keys WHERE prefix = ?", store.DisplayPrefix(key))
 	var hash []byte
-	var k Key
+	var k store.Key
 	var created, used, revoked int64
 	err := row.Scan(&hash, &k.Prefix, &k.Account, &k.Scope, &k.Name, &created, &used, &revoked)
 	if errors.Is(err, sql.ErrNoRows) {
-		HashEqual(make([]byte, 32), key) // same work as a hit
-		return Key{}, ErrInvalidKey
+		store.HashEqual(make([]byte, 32), key) // same work as a hit
+		return store.Key{}, store.ErrInvalidKey
 	}
 	if err != nil {
-		return Key{}, fmt.Errorf("store: verify key: %w", err)
+		return store.Key{}, fmt.Errorf("store: verify key: %w", err)
 	}
-	if !HashEqual(hash, key) {
-		return Key{}, ErrInvalidKey
+	if !store.HashEqual(hash, key) {
+		return store.Key{}, store.ErrInvalidKey
 	}
 	k.Created, k.LastUsed, k.Revoked = fromUnix(created), fromUnix(used), fromUnix(revoked)
 	if !k.Revoked.IsZero() {
-		return k, ErrRevokedKey
+		return k, store.ErrRevokedKey
 	}
 	if now := s.now(); now.Sub(k.LastUsed) >= lastUsedEvery {
 		k.LastUsed = now.Truncate(time.Millisecond)
 		if _, err := s.db.ExecContext(ctx, "UPDATE api_keys SET last_used = ? WHERE prefix = ?", unix(k.LastUsed), k.Prefix); err != nil {
-			return Key{}, fmt.Errorf("store: verify key: %w", err)
+			return store.Key{}, fmt.Errorf("store: verify key: %w", err)
 		}
 	}
 	return k, nil
 }
 
-// CreateVoice implements Store.
-func (s *SQLite) CreateVoice(ctx context.Context, v Voice, max int) (Voice, error) {
-	if err := v.check(); err != nil {
-		return Voice{}, err
+// CreateVoice implements store.Store.
+func (s *Store) CreateVoice(ctx context.Context, v store.Voice, max int) (store.Voice, error) {
+	if err := v.Check(); err != nil {
+		return store.Voice{}, err
 	}
 	if _, err := s.Account(ctx, v.Account); err != nil {
-		return Voice{}, err
+		return store.Voice{}, err
 	}
 	limit := int64(max)
 	if limit <= 0 {
@@ -361,50 +367,50 @@ func (s *SQLite) CreateVoice(ctx context.Context, v Voice, max int) (Voice, erro
 		" WHERE (SELECT count(*) FROM voices WHERE account = ?) < ?",
 		v.ID, v.Account, v.Base, v.Name, v.Speed, v.Pitch, v.Range, v.Volume, v.Whisper, unix(v.Created), v.Account, limit)
 	if isConstraint(err) {
-		return Voice{}, fmt.Errorf("%w: %q", ErrVoiceExists, v.ID)
+		return store.Voice{}, fmt.Errorf("%w: %q", store.ErrVoiceExists, v.ID)
 	}
 	if err != nil {
-		return Voice{}, fmt.Errorf("store: create voice: %w", err)
+		return store.Voice{}, fmt.Errorf("store: create voice: %w", err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return Voice{}, fmt.Errorf("%w: account %q holds %d voices", ErrLimit, v.Account, max)
+		return store.Voice{}, fmt.Errorf("%w: account %q holds %d voices", store.ErrLimit, v.Account, max)
 	}
 	return v, nil
 }
 
-// Voice implements Store.
-func (s *SQLite) Voice(ctx context.Context, account, id string) (Voice, error) {
+// Voice implements store.Store.
+func (s *Store) Voice(ctx context.Context, account, id string) (store.Voice, error) {
 	v, err := scanVoice(s.db.QueryRowContext(ctx, "SELECT "+voiceColumns+" FROM voices WHERE account = ? AND id = ?", account, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Voice{}, fmt.Errorf("%w: voice %q of account %q", ErrNotFound, id, account)
+		return store.Voice{}, fmt.Errorf("%w: voice %q of account %q", store.ErrNotFound, id, account)
 	}
 	if err != nil {
-		return Voice{}, fmt.Errorf("store: voice: %w", err)
+		return store.Voice{}, fmt.Errorf("store: voice: %w", err)
 	}
 	return v, nil
 }
 
 const voiceColumns = "id, account, base, name, speed, pitch, pitch_range, volume, whisper, created"
 
-func scanVoice(sc interface{ Scan(...any) error }) (Voice, error) {
-	var v Voice
+func scanVoice(sc interface{ Scan(...any) error }) (store.Voice, error) {
+	var v store.Voice
 	var created int64
 	if err := sc.Scan(&v.ID, &v.Account, &v.Base, &v.Name, &v.Speed, &v.Pitch, &v.Range, &v.Volume, &v.Whisper, &created); err != nil {
-		return Voice{}, err
+		return store.Voice{}, err
 	}
 	v.Created = fromUnix(created)
 	return v, nil
 }
 
-// Voices implements Store.
-func (s *SQLite) Voices(ctx context.Context, account string) ([]Voice, error) {
+// Voices implements store.Store.
+func (s *Store) Voices(ctx context.Context, account string) ([]store.Voice, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT "+voiceColumns+
 		" FROM voices WHERE ? = '' OR account = ? ORDER BY id", account, account)
 	if err != nil {
 		return nil, fmt.Errorf("store: voices: %w", err)
 	}
 	defer rows.Close()
-	var out []Voice
+	var out []store.Voice
 	for rows.Next() {
 		v, err := scanVoice(rows)
 		if err != nil {
@@ -415,25 +421,25 @@ func (s *SQLite) Voices(ctx context.Context, account string) ([]Voice, error) {
 	return out, rows.Err()
 }
 
-// DeleteVoice implements Store.
-func (s *SQLite) DeleteVoice(ctx context.Context, account, id string) (Voice, error) {
+// DeleteVoice implements store.Store.
+func (s *Store) DeleteVoice(ctx context.Context, account, id string) (store.Voice, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return Voice{}, fmt.Errorf("store: delete voice: %w", err)
+		return store.Voice{}, fmt.Errorf("store: delete voice: %w", err)
 	}
 	defer tx.Rollback()
 	v, err := scanVoice(tx.QueryRowContext(ctx, "SELECT "+voiceColumns+" FROM voices WHERE account = ? AND id = ?", account, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Voice{}, fmt.Errorf("%w: voice %q of account %q", ErrNotFound, id, account)
+		return store.Voice{}, fmt.Errorf("%w: voice %q of account %q", store.ErrNotFound, id, account)
 	}
 	if err != nil {
-		return Voice{}, fmt.Errorf("store: delete voice: %w", err)
+		return store.Voice{}, fmt.Errorf("store: delete voice: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, "DELETE FROM voices WHERE account = ? AND id = ?", account, id); err != nil {
-		return Voice{}, fmt.Errorf("store: delete voice: %w", err)
+		return store.Voice{}, fmt.Errorf("store: delete voice: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return Voice{}, fmt.Errorf("store: delete voice: %w", err)
+		return store.Voice{}, fmt.Errorf("store: delete voice: %w", err)
 	}
 	return v, nil
 }

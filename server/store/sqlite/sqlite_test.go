@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"bytes"
@@ -13,12 +13,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/voxkit/voxkit/server/store"
 )
 
-func openTemp(t testing.TB) (*SQLite, string) {
+func openTemp(t testing.TB) (*Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), FileName)
-	s, err := OpenSQLite(context.Background(), path)
+	s, err := Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,18 +31,18 @@ func openTemp(t testing.TB) (*SQLite, string) {
 func TestGenerateKey(t *testing.T) {
 	seen := map[string]bool{}
 	for range 200 {
-		k, prefix, hash, err := GenerateKey()
+		k, prefix, hash, err := store.GenerateKey()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !WellFormed(k) || len(k) != KeyLength || !strings.HasPrefix(k, prefix) || len(prefix) != 11 {
+		if !store.WellFormed(k) || len(k) != store.KeyLength || !strings.HasPrefix(k, prefix) || len(prefix) != 11 {
 			t.Fatalf("bad key %q prefix %q", k, prefix)
 		}
 		other := k[:len(k)-1] + "x"
 		if k[len(k)-1] == 'x' {
 			other = k[:len(k)-1] + "y"
 		}
-		if !HashEqual(hash, k) || HashEqual(hash, other) {
+		if !store.HashEqual(hash, k) || store.HashEqual(hash, other) {
 			t.Fatal("hash does not verify")
 		}
 		if seen[k] {
@@ -51,7 +53,7 @@ func TestGenerateKey(t *testing.T) {
 }
 
 func TestWellFormed(t *testing.T) {
-	good, _, _, _ := GenerateKey()
+	good, _, _, _ := store.GenerateKey()
 	for _, tc := range []struct {
 		key  string
 		want bool
@@ -64,7 +66,7 @@ func TestWellFormed(t *testing.T) {
 		{"sk-" + good[3:], false},
 		{good[:10] + "!" + good[11:], false},
 	} {
-		if got := WellFormed(tc.key); got != tc.want {
+		if got := store.WellFormed(tc.key); got != tc.want {
 			t.Errorf("WellFormed(%q) = %v", tc.key, got)
 		}
 	}
@@ -76,7 +78,7 @@ func TestAccountsAndKeys(t *testing.T) {
 	if _, err := s.CreateAccount(ctx, "alice"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateAccount(ctx, "alice"); !errors.Is(err, ErrAccountExists) {
+	if _, err := s.CreateAccount(ctx, "alice"); !errors.Is(err, store.ErrAccountExists) {
 		t.Fatalf("duplicate account: %v", err)
 	}
 	for _, bad := range []string{"", "Alice", "-x", "a b", strings.Repeat("a", 65)} {
@@ -84,10 +86,10 @@ func TestAccountsAndKeys(t *testing.T) {
 			t.Errorf("account %q accepted", bad)
 		}
 	}
-	if _, _, err := s.CreateKey(ctx, NewKey{Account: "nobody", Name: "", Scope: ScopeAdmin}); !errors.Is(err, ErrNotFound) {
+	if _, _, err := s.CreateKey(ctx, store.NewKey{Account: "nobody", Name: "", Scope: store.ScopeAdmin}); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("key for missing account: %v", err)
 	}
-	k, plain, err := s.CreateKey(ctx, NewKey{Account: "alice", Name: "laptop", Scope: ScopeAdmin})
+	k, plain, err := s.CreateKey(ctx, store.NewKey{Account: "alice", Name: "laptop", Scope: store.ScopeAdmin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,20 +101,20 @@ func TestAccountsAndKeys(t *testing.T) {
 		if bad == plain {
 			continue
 		}
-		if _, err := s.VerifyKey(ctx, bad); !errors.Is(err, ErrInvalidKey) {
+		if _, err := s.VerifyKey(ctx, bad); !errors.Is(err, store.ErrInvalidKey) {
 			t.Errorf("verify %q: %v", bad, err)
 		}
 	}
-	if _, err := s.RevokeKey(ctx, "bob", k.Prefix); !errors.Is(err, ErrNotFound) {
+	if _, err := s.RevokeKey(ctx, "bob", k.Prefix); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("revoke by another account: %v", err)
 	}
-	if _, err := s.RevokeKey(ctx, "", "sk_"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.RevokeKey(ctx, "", "sk_"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("revoke with short prefix: %v", err)
 	}
 	if _, err := s.RevokeKey(ctx, "", k.Prefix[:8]); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.VerifyKey(ctx, plain); !errors.Is(err, ErrRevokedKey) || got.Prefix != k.Prefix {
+	if got, err := s.VerifyKey(ctx, plain); !errors.Is(err, store.ErrRevokedKey) || got.Prefix != k.Prefix {
 		t.Fatalf("verify revoked: %v", err)
 	}
 	keys, err := s.Keys(ctx, "alice")
@@ -124,17 +126,17 @@ func TestAccountsAndKeys(t *testing.T) {
 func TestRestartKeepsKeysAndNoPlaintext(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), FileName)
-	s, err := OpenSQLite(ctx, path)
+	s, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.CreateAccount(ctx, "local")
-	_, plain, err := s.CreateKey(ctx, NewKey{Account: "local", Name: "", Scope: ScopeAdmin})
+	_, plain, err := s.CreateKey(ctx, store.NewKey{Account: "local", Name: "", Scope: store.ScopeAdmin})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	s, err = OpenSQLite(ctx, path)
+	s, err = Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +159,7 @@ func TestConcurrentVerify(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t)
 	s.CreateAccount(ctx, "a")
-	_, plain, _ := s.CreateKey(ctx, NewKey{Account: "a", Name: "", Scope: ScopeAdmin})
+	_, plain, _ := s.CreateKey(ctx, store.NewKey{Account: "a", Name: "", Scope: store.ScopeAdmin})
 	var clock sync.Mutex
 	now := time.Now()
 	s.now = func() time.Time { clock.Lock(); defer clock.Unlock(); now = now.Add(time.Minute); return now }
@@ -180,26 +182,26 @@ func TestConcurrentVerify(t *testing.T) {
 // do everything before).
 func TestScopeMigration(t *testing.T) {
 	ctx := context.Background()
-	plain, prefix, hash, err := GenerateKey()
+	plain, prefix, hash, err := store.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := openOld(t, 2, "INSERT INTO accounts(name, created) VALUES('old', 1)",
 		fmt.Sprintf("INSERT INTO api_keys(prefix, hash, account, name, created) VALUES('%s', x'%x', 'old', 'ci', 1)", prefix, hash))
 	k, err := s.VerifyKey(ctx, plain)
-	if err != nil || k.Scope != ScopeAdmin || k.Name != "ci" || k.Account != "old" {
+	if err != nil || k.Scope != store.ScopeAdmin || k.Name != "ci" || k.Account != "old" {
 		t.Errorf("after the migration: %+v, %v; want the admin key ci of old", k, err)
 	}
-	nk, _, err := s.CreateKey(ctx, NewKey{Account: "old", Scope: ScopeSpeech})
-	if err != nil || nk.Scope != ScopeSpeech {
+	nk, _, err := s.CreateKey(ctx, store.NewKey{Account: "old", Scope: store.ScopeSpeech})
+	if err != nil || nk.Scope != store.ScopeSpeech {
 		t.Errorf("new key: %+v, %v", nk, err)
 	}
 }
 
 // openOld makes a database of the first version migrations, as an older
-// voxkit left it, runs the statements in it, and opens it with OpenSQLite,
+// voxkit left it, runs the statements in it, and opens it with Open,
 // which migrates it. The store is closed when the test ends.
-func openOld(t *testing.T, version int, statements ...string) *SQLite {
+func openOld(t *testing.T, version int, statements ...string) *Store {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), FileName)
@@ -214,7 +216,7 @@ func openOld(t *testing.T, version int, statements ...string) *SQLite {
 		}
 	}
 	db.Close()
-	s, err := OpenSQLite(ctx, path)
+	s, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}

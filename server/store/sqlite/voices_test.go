@@ -1,10 +1,12 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/voxkit/voxkit/server/store"
 )
 
 func TestVoices(t *testing.T) {
@@ -15,7 +17,7 @@ func TestVoices(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fast := Voice{ID: "fast", Account: "ann", Base: "en-us", Name: "Fast Ann", Speed: 2, Pitch: 3, Range: 1.5, Volume: 0.5, Whisper: true}
+	fast := store.Voice{ID: "fast", Account: "ann", Base: "en-us", Name: "Fast Ann", Speed: 2, Pitch: 3, Range: 1.5, Volume: 0.5, Whisper: true}
 	got, err := s.CreateVoice(ctx, fast, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +29,7 @@ func TestVoices(t *testing.T) {
 	if got != fast {
 		t.Errorf("CreateVoice = %+v, want %+v", got, fast)
 	}
-	neutral := Voice{ID: "plain", Account: "bob", Base: "en-gb", Speed: 1, Range: 1, Volume: 1}
+	neutral := store.Voice{ID: "plain", Account: "bob", Base: "en-gb", Speed: 1, Range: 1, Volume: 1}
 	if _, err := s.CreateVoice(ctx, neutral, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -35,17 +37,17 @@ func TestVoices(t *testing.T) {
 	// Failed inserts leave nothing behind.
 	fails := []struct {
 		name string
-		v    Voice
+		v    store.Voice
 		want error
 	}{
-		{"id the account has", Voice{ID: "fast", Account: "ann", Base: "x", Speed: 1, Range: 1, Volume: 1}, ErrVoiceExists},
-		{"unknown account", Voice{ID: "ghost", Account: "nobody", Base: "x", Speed: 1, Range: 1, Volume: 1}, ErrNotFound},
-		{"speed out of range", Voice{ID: "v1", Account: "ann", Base: "x", Speed: 5, Range: 1, Volume: 1}, nil},
-		{"zero speed", Voice{ID: "v2", Account: "ann", Base: "x", Range: 1, Volume: 1}, nil},
-		{"pitch NaN", Voice{ID: "v3", Account: "ann", Base: "x", Speed: 1, Pitch: math.NaN(), Range: 1, Volume: 1}, nil},
-		{"range too small", Voice{ID: "v4", Account: "ann", Base: "x", Speed: 1, Range: 0.4, Volume: 1}, nil},
-		{"volume too loud", Voice{ID: "v5", Account: "ann", Base: "x", Speed: 1, Range: 1, Volume: 2.5}, nil},
-		{"no base", Voice{ID: "v6", Account: "ann", Speed: 1, Range: 1, Volume: 1}, nil},
+		{"id the account has", store.Voice{ID: "fast", Account: "ann", Base: "x", Speed: 1, Range: 1, Volume: 1}, store.ErrVoiceExists},
+		{"unknown account", store.Voice{ID: "ghost", Account: "nobody", Base: "x", Speed: 1, Range: 1, Volume: 1}, store.ErrNotFound},
+		{"speed out of range", store.Voice{ID: "v1", Account: "ann", Base: "x", Speed: 5, Range: 1, Volume: 1}, nil},
+		{"zero speed", store.Voice{ID: "v2", Account: "ann", Base: "x", Range: 1, Volume: 1}, nil},
+		{"pitch NaN", store.Voice{ID: "v3", Account: "ann", Base: "x", Speed: 1, Pitch: math.NaN(), Range: 1, Volume: 1}, nil},
+		{"range too small", store.Voice{ID: "v4", Account: "ann", Base: "x", Speed: 1, Range: 0.4, Volume: 1}, nil},
+		{"volume too loud", store.Voice{ID: "v5", Account: "ann", Base: "x", Speed: 1, Range: 1, Volume: 2.5}, nil},
+		{"no base", store.Voice{ID: "v6", Account: "ann", Speed: 1, Range: 1, Volume: 1}, nil},
 	}
 	for _, tt := range fails {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,19 +69,19 @@ func TestVoices(t *testing.T) {
 	if vs, _ := s.Voices(ctx, "bob"); len(vs) != 1 || vs[0].ID != "plain" {
 		t.Errorf("Voices(bob) = %+v", vs)
 	}
-	if _, err := s.DeleteVoice(ctx, "bob", "fast"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.DeleteVoice(ctx, "bob", "fast"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("bob deleted ann's voice: %v", err)
 	}
 	if d, err := s.DeleteVoice(ctx, "bob", "plain"); err != nil || d.ID != "plain" || d.Base != "en-gb" {
 		t.Errorf("DeleteVoice = %+v, %v", d, err)
 	}
-	if _, err := s.DeleteVoice(ctx, "bob", "plain"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.DeleteVoice(ctx, "bob", "plain"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("second delete: %v", err)
 	}
 
 	// A restart keeps what was committed.
 	s.Close()
-	s2, err := OpenSQLite(ctx, path)
+	s2, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestVoices(t *testing.T) {
 func TestVoicesMigration(t *testing.T) {
 	ctx := context.Background()
 	s := openOld(t, 1, "INSERT INTO accounts(name, created) VALUES('old', 1)")
-	if _, err := s.CreateVoice(ctx, Voice{ID: "v", Account: "old", Base: "en-us", Speed: 1, Range: 1, Volume: 1}, 0); err != nil {
+	if _, err := s.CreateVoice(ctx, store.Voice{ID: "v", Account: "old", Base: "en-us", Speed: 1, Range: 1, Volume: 1}, 0); err != nil {
 		t.Fatal(err)
 	}
 	var version int
@@ -104,7 +106,7 @@ func TestVoicesMigration(t *testing.T) {
 	}
 }
 
-// Clone ids are per account; Voice finds one clone by account and id; the
+// Clone ids are per account; store.Voice finds one clone by account and id; the
 // limit counts the account's clones only.
 func TestVoiceNamespacesAndLimit(t *testing.T) {
 	ctx := context.Background()
@@ -114,8 +116,8 @@ func TestVoiceNamespacesAndLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	v := func(account, id string) Voice {
-		return Voice{ID: id, Account: account, Base: "en-us", Speed: 1, Range: 1, Volume: 1}
+	v := func(account, id string) store.Voice {
+		return store.Voice{ID: id, Account: account, Base: "en-us", Speed: 1, Range: 1, Volume: 1}
 	}
 	for _, a := range []string{"ann", "bob"} {
 		if _, err := s.CreateVoice(ctx, v(a, "mine"), 2); err != nil {
@@ -125,14 +127,14 @@ func TestVoiceNamespacesAndLimit(t *testing.T) {
 	if _, err := s.CreateVoice(ctx, v("ann", "second"), 2); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateVoice(ctx, v("ann", "third"), 2); !errors.Is(err, ErrLimit) {
+	if _, err := s.CreateVoice(ctx, v("ann", "third"), 2); !errors.Is(err, store.ErrLimit) {
 		t.Errorf("third clone of ann with a limit of 2: %v", err)
 	}
 	if got, err := s.Voice(ctx, "bob", "mine"); err != nil || got.Account != "bob" {
 		t.Errorf("Voice(bob, mine) = %+v, %v", got, err)
 	}
-	if _, err := s.Voice(ctx, "bob", "second"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("Voice(bob, second) = %v, want ErrNotFound", err)
+	if _, err := s.Voice(ctx, "bob", "second"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Voice(bob, second) = %v, want store.ErrNotFound", err)
 	}
 	if _, err := s.DeleteVoice(ctx, "ann", "mine"); err != nil {
 		t.Fatal(err)
@@ -153,7 +155,7 @@ func TestVoiceKeyMigration(t *testing.T) {
 	if err != nil || got.Name != "Fast" || got.Speed != 2 || got.Base != "en-us" {
 		t.Errorf("after the migration: %+v, %v", got, err)
 	}
-	if _, err := s.CreateVoice(ctx, Voice{ID: "fast", Account: "bob", Base: "en-gb", Speed: 1, Range: 1, Volume: 1}, 0); err != nil {
+	if _, err := s.CreateVoice(ctx, store.Voice{ID: "fast", Account: "bob", Base: "en-gb", Speed: 1, Range: 1, Volume: 1}, 0); err != nil {
 		t.Errorf("bob's clone fast: %v", err)
 	}
 }
