@@ -13,7 +13,7 @@ import (
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine/espeak"
-	"github.com/voxkit/voxkit/internal/servertest"
+	"github.com/voxkit/voxkit/server/servertest"
 )
 
 func TestClientAgainstServer(t *testing.T) {

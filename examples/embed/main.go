@@ -19,10 +19,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/voxkit/voxkit/internal/setup"
+	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store/sqlite"
-	"github.com/voxkit/voxkit/tts"
 
 	// Serve mp3 and opus too (they need cgo): the OpenAI SDKs ask for mp3 by default.
 	_ "github.com/voxkit/voxkit/encode/mp3"
@@ -63,15 +62,11 @@ func run(addr, data string) error {
 		return err
 	}
 	defer st.Close()
-	vs, err := setup.Load(ctx, setup.Config{})
+	synth, err := espeak.NewSynthesizer(espeak.Options{})
 	if err != nil {
 		return err
 	}
-	defer vs.Close()
-	synth, err := tts.New(tts.Options{Engines: vs.Engines, Voices: vs.Catalog})
-	if err != nil {
-		return err
-	}
+	defer synth.Close()
 	api, err := server.New(server.Options{Synthesizer: synth, Store: st})
 	if err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/engine/espeak"
-	"github.com/voxkit/voxkit/internal/servertest"
+	"github.com/voxkit/voxkit/server/servertest"
 )
 
 func TestMountedUnderPrefix(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine/enginetest"
-	"github.com/voxkit/voxkit/internal/servertest"
+	"github.com/voxkit/voxkit/server/servertest"
 )
 
 func TestLoadAgainstServer(t *testing.T) {

@@ -19,7 +19,9 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/internal/setup"
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/engine/onnx"
 	"github.com/voxkit/voxkit/tts"
 
 	// Write mp3 and opus too (they need cgo).
@@ -49,16 +51,34 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 
 	ctx := context.Background()
-	vs, err := setup.Load(ctx, setup.Config{
-		VoicesDir:   *voicesDir,
-		OnnxLibrary: os.Getenv("ONNXRUNTIME_LIB"),
-		Logger:      slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-	})
+	esp, err := espeak.New(espeak.Options{})
 	if err != nil {
 		return err
 	}
-	defer vs.Close()
-	cat := vs.Catalog
+	engines := map[string]engine.Engine{"espeak": esp}
+	if *voicesDir != "" {
+		piper, err := onnx.Load(ctx, onnx.Options{
+			LibraryPath: os.Getenv("ONNXRUNTIME_LIB"),
+			Phonemizer:  esp,
+			VoicesDir:   *voicesDir,
+			Logger:      slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		})
+		if err != nil {
+			esp.Close()
+			return err
+		}
+		engines["onnx"] = piper
+	}
+	// The Synthesizer lists the engines' voices, and closes the engines.
+	synth, err := tts.New(tts.Options{Engines: engines, CloseEngines: true})
+	if err != nil {
+		for _, e := range engines {
+			e.Close()
+		}
+		return err
+	}
+	defer synth.Close()
+	cat := synth.Voices()
 	if *list {
 		for _, v := range cat.List("") {
 			fmt.Fprintf(stdout, "%-24s %-10s %s\n", v.ID, v.Language, v.Description)
@@ -73,10 +93,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return err
 		}
 		text = string(b)
-	}
-	synth, err := tts.New(tts.Options{Engines: vs.Engines, Voices: cat})
-	if err != nil {
-		return err
 	}
 	req := tts.Request{
 		Voice:  *voice,

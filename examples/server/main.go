@@ -45,7 +45,9 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/voxkit/voxkit/internal/setup"
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/engine/onnx"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"
@@ -330,26 +332,54 @@ func (a *app) bootstrap(ctx context.Context, st store.Store) error {
 
 // rescanOnHangup rescans the voices directory at every SIGHUP until ctx
 // ends: voices added to it appear, removed ones go, changed ones reload.
-func (a *app) rescanOnHangup(ctx context.Context, vs *setup.Voices) {
+func (a *app) rescanOnHangup(ctx context.Context, synth *tts.Synthesizer, piper *onnx.Engine) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
+	cat := synth.Voices()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-hup:
-			err := vs.Rescan(ctx)
-			for _, v := range vs.Catalog.Shadowed() {
+			if piper == nil {
+				a.log.Info("voices rescanned: no -voices directory")
+				continue
+			}
+			_, err := piper.Rescan(ctx)
+			// The voices that loaded are listed even if others failed.
+			err = errors.Join(err, cat.AddEngine(ctx, "onnx", piper, time.Now()))
+			for _, v := range cat.Shadowed() {
 				a.log.Warn("voice clone left out: a global voice has its id", "voice", v.ID, "account", v.Owner)
 			}
 			if err != nil {
-				a.log.Warn("voices rescanned with errors", "voices", len(vs.Catalog.List("")), "err", err)
+				a.log.Warn("voices rescanned with errors", "voices", len(cat.List("")), "err", err)
 				continue
 			}
-			a.log.Info("voices rescanned", "voices", len(vs.Catalog.List("")))
+			a.log.Info("voices rescanned", "voices", len(cat.List("")))
 		}
 	}
+}
+
+// engines starts espeak-ng and, with -voices, the onnx engine on that
+// directory (nil without it).
+func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engine, error) {
+	esp, err := espeak.New(espeak.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	engines := map[string]engine.Engine{"espeak": esp}
+	if a.voices == "" {
+		return engines, nil, nil
+	}
+	piper, err := onnx.Load(ctx, onnx.Options{LibraryPath: a.getenv("ONNXRUNTIME_LIB"), Phonemizer: esp,
+		VoicesDir: a.voices, Strict: a.strict, Logger: a.log})
+	if err != nil {
+		esp.Close()
+		return nil, nil, fmt.Errorf("voices in %s: %w", a.voices, err)
+	}
+	engines["onnx"] = piper
+	return engines, piper, nil
 }
 
 func (a *app) serve(ctx context.Context, st store.Store) error {
@@ -359,15 +389,18 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	if err := a.bootstrap(ctx, st); err != nil {
 		return err
 	}
-	vs, err := setup.Load(ctx, setup.Config{VoicesDir: a.voices, OnnxLibrary: a.getenv("ONNXRUNTIME_LIB"), Strict: a.strict, Logger: a.log})
+	engines, piper, err := a.engines(ctx)
 	if err != nil {
 		return err
 	}
-	defer vs.Close()
-	synth, err := tts.New(tts.Options{Engines: vs.Engines, Voices: vs.Catalog, MaxAudio: a.maxAudio, Logger: a.log})
+	synth, err := tts.New(tts.Options{Engines: engines, CloseEngines: true, MaxAudio: a.maxAudio, Logger: a.log})
 	if err != nil {
+		for _, e := range engines {
+			e.Close()
+		}
 		return err
 	}
+	defer synth.Close()
 	aliases := server.DefaultAliases()
 	for k, v := range a.aliases {
 		aliases[k] = v
@@ -390,12 +423,12 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	a.log.Info("voxkit server listening", "addr", "http://"+ln.Addr().String(), "voices", len(vs.Catalog.List("")),
+	a.log.Info("voxkit server listening", "addr", "http://"+ln.Addr().String(), "voices", len(synth.Voices().List("")),
 		"aliases", strings.Join(slices.Sorted(maps.Keys(aliases)), ","), "data", a.data, "signup", a.signup)
 	if a.ready != nil {
 		a.ready(ln.Addr())
 	}
-	go a.rescanOnHangup(ctx, vs)
+	go a.rescanOnHangup(ctx, synth, piper)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
-	"github.com/voxkit/voxkit/internal/setup"
+	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"
@@ -84,15 +84,15 @@ func newEnv(t testing.TB, o envOptions) *env {
 	cat := new(voices.Catalog)
 	aliasTarget := "fake"
 	if o.espeak {
-		vs, err := setup.Load(ctx, setup.Config{Logger: slog.New(slog.DiscardHandler)})
+		es, err := espeak.New(espeak.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { vs.Close() })
-		engines = vs.Engines
-		engines["fake"] = fakeEngine
-		engines["slow"] = slow
-		cat = vs.Catalog
+		t.Cleanup(func() { es.Close() })
+		engines["espeak"] = es
+		if err := cat.AddEngine(ctx, "espeak", es, time.Unix(1700000000, 0)); err != nil {
+			t.Fatal(err)
+		}
 		aliasTarget = "en-us"
 	}
 	for name, eng := range map[string]engine.Engine{"fake": fakeEngine, "slow": slow} {

@@ -1,5 +1,9 @@
-// Package servertest builds the voxkit HTTP API for the tests of programs
-// that serve or call it.
+// Package servertest builds a voxkit HTTP API for the tests of programs
+// that serve or call it, as net/http/httptest does for HTTP servers: a
+// server.Server over a fresh SQLite store in the test's temporary
+// directory, with one admin API key. Mount it with httptest.NewServer. It
+// needs no cgo; a test that serves mp3 or opus imports encode/mp3 and
+// encode/opus itself.
 package servertest
 
 import (
@@ -7,18 +11,12 @@ import (
 	"log/slog"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/tts"
-	"github.com/voxkit/voxkit/voices"
-
-	// Serve every format, as examples/server does.
-	_ "github.com/voxkit/voxkit/encode/mp3"
-	_ "github.com/voxkit/voxkit/encode/opus"
 )
 
 // New returns the API over a new SQLite store in t.TempDir(), speaking
@@ -40,11 +38,7 @@ func New(t testing.TB, name string, e engine.Engine, aliases map[string]string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat := new(voices.Catalog)
-	if err := cat.AddEngine(ctx, name, e, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{name: e}, Voices: cat})
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{name: e}})
 	if err != nil {
 		t.Fatal(err)
 	}
