@@ -79,8 +79,10 @@ func (p Prosody) RateOrDefault() float64 {
 }
 
 // ErrUnknownVoice is returned (wrapped) by engines asked for a voice they
-// do not have.
-var ErrUnknownVoice = errors.New("engine: unknown voice")
+// do not have. It is voxkit's one sentinel for an unknown voice: voices,
+// tags and tts name this same value, so errors.Is matches it whichever
+// layer found the voice missing.
+var ErrUnknownVoice = errors.New("unknown voice")
 
 // ErrUnsupportedVoice is returned (wrapped, with ErrUnknownVoice) for a
 // voice an engine has but cannot speak, such as a Kokoro Japanese pack

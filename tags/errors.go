@@ -3,6 +3,7 @@ package tags
 import (
 	"errors"
 	"fmt"
+	"github.com/voxkit/voxkit/engine"
 	"strings"
 )
 
@@ -21,7 +22,8 @@ var (
 	ErrUnsupported = errors.New("tags: unsupported tag")
 	// ErrUnknownVoice: a voice tag names a voice the caller may not use
 	// (Options.Voice said no).
-	ErrUnknownVoice = errors.New("tags: unknown voice")
+	// It wraps engine.ErrUnknownVoice, voxkit's one sentinel for it.
+	ErrUnknownVoice = fmt.Errorf("tags: %w", engine.ErrUnknownVoice)
 	// ErrMalformed: text shaped like a tag that is not well formed,
 	// such as <|Pause|> or <|pause 1s|>. It is removed, not read aloud.
 	ErrMalformed = errors.New("tags: malformed tag")

@@ -123,7 +123,7 @@ func (r *renderer) voiceOf(st tags.Style) (voices.Voice, error) {
 	}
 	v, err := r.s.voices.Lookup(r.req.Account, st.Voice)
 	if err != nil { // ParseTags has checked it; the catalog changed since
-		return voices.Voice{}, fmt.Errorf("%w %q", ErrUnknownVoice, st.Voice)
+		return voices.Voice{}, fmt.Errorf("tts: %w %q", ErrUnknownVoice, st.Voice)
 	}
 	return v, nil
 }

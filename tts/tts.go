@@ -29,7 +29,8 @@ const DefaultMaxInput = 4096
 // Errors returned (wrapped) by Synthesize and Stream before any audio is
 // written.
 var (
-	ErrUnknownVoice      = errors.New("tts: unknown voice")
+	ErrUnknownVoice = engine.ErrUnknownVoice // the one sentinel, aliased
+
 	ErrEmptyInput        = errors.New("tts: input is empty")
 	ErrInputTooLong      = errors.New("tts: input is too long")
 	ErrUnsupportedFormat = errors.New("tts: unsupported format")
@@ -47,7 +48,7 @@ type UnknownVoiceError struct {
 }
 
 func (e *UnknownVoiceError) Error() string {
-	msg := fmt.Sprintf("%v %q", ErrUnknownVoice, e.Voice)
+	msg := fmt.Sprintf("tts: %v %q", ErrUnknownVoice, e.Voice)
 	if len(e.Suggestions) > 0 {
 		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(e.Suggestions, ", "))
 	}
@@ -58,8 +59,8 @@ func (e *UnknownVoiceError) Unwrap() error { return ErrUnknownVoice }
 
 // Speed limits, as in OpenAI's speech endpoint.
 const (
-	MinSpeed = 0.25
-	MaxSpeed = 4.0
+	MinSpeed = tags.MinRate
+	MaxSpeed = tags.MaxRate
 )
 
 // Options configure a Synthesizer.
@@ -282,7 +283,7 @@ func (s *Synthesizer) Validate(req Request) (voices.Voice, error) {
 func (s *Synthesizer) prepare(req Request) (voices.Voice, tags.Script, error) {
 	v, err := s.voices.Lookup(req.Account, req.Voice)
 	if errors.Is(err, engine.ErrUnsupportedVoice) {
-		return voices.Voice{}, tags.Script{}, fmt.Errorf("%w %q: %w", ErrUnknownVoice, req.Voice, err)
+		return voices.Voice{}, tags.Script{}, fmt.Errorf("tts: %w %q: %w", ErrUnknownVoice, req.Voice, err)
 	}
 	if err != nil {
 		return voices.Voice{}, tags.Script{}, &UnknownVoiceError{Voice: req.Voice, Suggestions: s.voices.Suggest(req.Account, req.Voice, 3)}

@@ -73,7 +73,8 @@ func (v Voice) StyleFor(st tags.Style) tags.Style {
 
 // ErrUnknownVoice is returned (wrapped) for a voice id that does not exist
 // or that belongs to another account.
-var ErrUnknownVoice = errors.New("voices: unknown voice")
+// It is engine.ErrUnknownVoice.
+var ErrUnknownVoice = engine.ErrUnknownVoice
 
 // ErrDuplicateVoice is returned by Add for an id that is already taken.
 var ErrDuplicateVoice = errors.New("voices: duplicate voice id")
@@ -172,7 +173,7 @@ func (c *Catalog) Lookup(account, id string) (Voice, error) {
 	case ok:
 		return v, nil
 	case errors.Is(why, engine.ErrUnsupportedVoice):
-		return Voice{}, fmt.Errorf("%w %q: %w", ErrUnknownVoice, id, why)
+		return Voice{}, fmt.Errorf("voices: %w %q: %w", ErrUnknownVoice, id, why)
 	}
 	if v, ok := c.languageMatch(id); ok {
 		return v, nil
@@ -185,7 +186,7 @@ func (c *Catalog) Lookup(account, id string) (Voice, error) {
 			return v, nil
 		}
 	}
-	return Voice{}, fmt.Errorf("%w %q", ErrUnknownVoice, id)
+	return Voice{}, fmt.Errorf("voices: %w %q", ErrUnknownVoice, id)
 }
 
 // languageMatch finds the global voice an id that differs only in case, or

@@ -10,6 +10,7 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/tags"
+	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )
 
@@ -275,5 +276,22 @@ func TestLookupAsWritten(t *testing.T) {
 	}
 	if got := c.Suggest("", "zzzzzzzz", 3); len(got) != 0 {
 		t.Errorf("Suggest(zzzzzzzz) = %v, want none", got)
+	}
+}
+
+// One sentinel for an unknown voice, whichever layer finds it missing.
+func TestOneUnknownVoiceSentinel(t *testing.T) {
+	var c voices.Catalog
+	_, err := c.Lookup("", "nobody")
+	for _, target := range []error{engine.ErrUnknownVoice, voices.ErrUnknownVoice, tts.ErrUnknownVoice, tags.ErrUnknownVoice} {
+		if target == tags.ErrUnknownVoice {
+			if !errors.Is(target, engine.ErrUnknownVoice) {
+				t.Error("tags.ErrUnknownVoice does not wrap engine.ErrUnknownVoice")
+			}
+			continue
+		}
+		if !errors.Is(err, target) {
+			t.Errorf("the catalog's %v is not %v", err, target)
+		}
 	}
 }

@@ -101,7 +101,7 @@ func (f *Fake) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 	}
 	pitch := f.Pitch(req.Voice)
 	if pitch == 0 {
-		return fmt.Errorf("%w %q", engine.ErrUnknownVoice, req.Voice)
+		return fmt.Errorf("enginetest: %w %q", engine.ErrUnknownVoice, req.Voice)
 	}
 	letter := int(f.opts.LetterDuration.Seconds() * float64(f.opts.SampleRate) / req.Prosody.RateOrDefault())
 	for _, text := range sentence.Split(req.Text, 0) {

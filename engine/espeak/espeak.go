@@ -260,7 +260,7 @@ func setVoice(voice string) error {
 		return err
 	}
 	if err := selectVoice(file); err != nil {
-		return fmt.Errorf("%w %q", engine.ErrUnknownVoice, voice)
+		return fmt.Errorf("espeak: %w %q", engine.ErrUnknownVoice, voice)
 	}
 	currentVoice = voice
 	return nil
@@ -274,12 +274,12 @@ func voiceFile(voice string) (string, error) {
 	base, variant, hasVariant := strings.Cut(strings.ToLower(voice), "+")
 	file, ok := voiceFiles[base]
 	if !ok {
-		return "", fmt.Errorf("%w %q", engine.ErrUnknownVoice, voice)
+		return "", fmt.Errorf("espeak: %w %q", engine.ErrUnknownVoice, voice)
 	}
 	if hasVariant {
 		name, ok := variants[variant]
 		if !ok {
-			return "", fmt.Errorf("%w %q: espeak-ng has no variant %q", engine.ErrUnknownVoice, voice, variant)
+			return "", fmt.Errorf("espeak: %w %q: espeak-ng has no variant %q", engine.ErrUnknownVoice, voice, variant)
 		}
 		file += "+" + name
 	}
@@ -292,7 +292,7 @@ func voiceFile(voice string) (string, error) {
 func (e *Engine) ResolveVoice(name string) (engine.Voice, error) {
 	base, variant, ok := strings.Cut(name, "+")
 	if !ok {
-		return engine.Voice{}, fmt.Errorf("%w %q", engine.ErrUnknownVoice, name)
+		return engine.Voice{}, fmt.Errorf("espeak: %w %q", engine.ErrUnknownVoice, name)
 	}
 	mu.Lock()
 	defer mu.Unlock()

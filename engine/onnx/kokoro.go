@@ -243,9 +243,9 @@ func (e *Engine) kokoroVoice(id string) (kokoroVoice, error) {
 	owners := e.kokoroOwners()
 	unknown := func(err error) (kokoroVoice, error) {
 		if err == nil {
-			return kokoroVoice{}, fmt.Errorf("%w %q", engine.ErrUnknownVoice, id)
+			return kokoroVoice{}, fmt.Errorf("onnx: %w %q", engine.ErrUnknownVoice, id)
 		}
-		return kokoroVoice{}, fmt.Errorf("%w %q: %w", engine.ErrUnknownVoice, id, err)
+		return kokoroVoice{}, fmt.Errorf("onnx: %w %q: %w", engine.ErrUnknownVoice, id, err)
 	}
 	if m := owners[id]; m != nil {
 		lang, err := kokoroLanguageOf(id)

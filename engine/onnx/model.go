@@ -23,7 +23,7 @@ const (
 
 // errModelClosed is returned by run once the model was unloaded (by Close
 // or by a Rescan that dropped its files).
-var errModelClosed = fmt.Errorf("%w: the voice was unloaded", engine.ErrUnknownVoice)
+var errModelClosed = fmt.Errorf("onnx: %w: the voice was unloaded", engine.ErrUnknownVoice)
 
 // model is one loaded NAME.onnx with its config: one ORT session shared
 // by every request and every speaker of the voice. ORT sessions are safe

@@ -285,7 +285,7 @@ func (e *Engine) lookup(voice string) (*model, int64, error) {
 			}
 		}
 	}
-	return nil, 0, fmt.Errorf("%w %q", engine.ErrUnknownVoice, voice)
+	return nil, 0, fmt.Errorf("onnx: %w %q", engine.ErrUnknownVoice, voice)
 }
 
 // Synthesize speaks req.Text one sentence at a time, a sentence ending

@@ -10,6 +10,8 @@ import (
 	"math/big"
 	"strings"
 	"time"
+
+	"github.com/voxkit/voxkit/tags"
 )
 
 // Errors returned (wrapped) by a Store.
@@ -140,7 +142,7 @@ type Voice struct {
 
 // Limits of Voice's settings.
 const (
-	MinVoiceSpeed, MaxVoiceSpeed   = 0.25, 4.0
+	MinVoiceSpeed, MaxVoiceSpeed   = tags.MinRate, tags.MaxRate
 	MaxVoicePitch                  = 12.0
 	MinVoiceRange, MaxVoiceRange   = 0.5, 2.0
 	MinVoiceVolume, MaxVoiceVolume = 0.0, 2.0

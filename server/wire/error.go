@@ -254,6 +254,9 @@ func ToError(err error, voice string) *Error {
 	switch {
 	case errors.As(err, &we):
 		return we
+	case errors.Is(err, tts.ErrBadTags): // before the unknown voice a voice tag may name
+		return BadRequest(CodeInvalidTags, "input", "input has audio tags that cannot be applied as written "+
+			"(send strict_tags false to drop them instead): %v", strings.TrimPrefix(trimPrefix(err), "bad audio tags: "))
 	case errors.Is(err, engine.ErrUnsupportedVoice):
 		return BadRequest(CodeInvalidValue, "voice", "The voice %s cannot be spoken by this server: %s", echo(voice), clip(unsupportedReason(err), 300))
 	case errors.As(err, &unknown):
@@ -268,9 +271,6 @@ func ToError(err error, voice string) *Error {
 		return BadRequest(CodeAudioTooLong, "input", "input makes too much audio: %v", strings.TrimPrefix(trimPrefix(err), "too much audio: "))
 	case errors.Is(err, tts.ErrBadSpeed):
 		return BadRequest(CodeInvalidValue, "speed", "speed is out of range: %v", trimPrefix(err))
-	case errors.Is(err, tts.ErrBadTags):
-		return BadRequest(CodeInvalidTags, "input", "input has audio tags that cannot be applied as written "+
-			"(send strict_tags false to drop them instead): %v", strings.TrimPrefix(trimPrefix(err), "bad audio tags: "))
 	case errors.Is(err, tts.ErrUnsupportedFormat):
 		return BadRequest(CodeUnsupportedFormat, "response_format", "response_format is not supported: %v", trimPrefix(err))
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
