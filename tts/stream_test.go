@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
@@ -115,5 +116,94 @@ func TestSynthesizerFromEngines(t *testing.T) {
 	}
 	if _, err := synth.Synthesize(context.Background(), "en-us", "Hi.", encode.WAV); !errors.Is(err, espeak.ErrClosed) {
 		t.Errorf("after Close: %v, want espeak.ErrClosed", err)
+	}
+}
+
+// fortyWords is a first sentence of 40 words with clause marks.
+const fortyWords = "When the morning light finally came over the distant hills, the farmers of the valley " +
+	"went out to the wide fields together, and they worked steadily through the long day until the " +
+	"hot sun stood high above them and the birds fell silent."
+
+// A long first sentence is streamed clause first: the engine is asked for
+// its first clause alone, and the audio lasts within 3% of the uncut
+// sentence's.
+func TestQuickStartStreams(t *testing.T) {
+	e, err := espeak.New(espeak.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	var texts []string
+	rec := recordTexts{Engine: e, texts: &texts}
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"espeak": rec}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := tts.Request{Voice: "en-us", Input: fortyWords + " A second sentence follows.", Format: encode.Format{Name: "pcm"}}
+	var streamed bytes.Buffer
+	res, err := synth.Stream(context.Background(), &streamed, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(texts) != 3 || !strings.HasSuffix(texts[0], "hills,") || res.Sentences != 2 {
+		t.Errorf("engine asked for %q, %d sentences reported", texts, res.Sentences)
+	}
+	texts = nil
+	clip, _, err := synth.SynthesizeRequest(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(texts) != 2 {
+		t.Errorf("a complete clip: engine asked for %q, want the two sentences whole", texts)
+	}
+	ratio := float64(streamed.Len()) / float64(len(clip))
+	t.Logf("streamed %d bytes, whole %d: ratio %.4f", streamed.Len(), len(clip), ratio)
+	if ratio < 0.97 || ratio > 1.03 {
+		t.Errorf("the cut changes the duration by a factor %.3f", ratio)
+	}
+}
+
+// recordTexts is the espeak engine, recording the texts it is asked for.
+type recordTexts struct {
+	*espeak.Engine
+	texts *[]string
+}
+
+func (r recordTexts) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
+	*r.texts = append(*r.texts, req.Text)
+	return r.Engine.Synthesize(ctx, req, emit)
+}
+
+// BenchmarkQuickStart reports the time to the first byte of a pcm stream
+// whose first sentence has 40 words, as a fraction of the whole stream's
+// time (the sentence and a short second one), with and without the cut.
+func BenchmarkQuickStart(b *testing.B) {
+	e, err := espeak.New(espeak.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	for _, v := range []struct {
+		name  string
+		quick int
+	}{{"whole", -1}, {"cut", 0}} {
+		s, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"espeak": e}, QuickStart: v.quick})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(v.name, func(b *testing.B) {
+			var first, total time.Duration
+			for b.Loop() {
+				w := new(firstWrite)
+				start := time.Now()
+				if _, err := s.Stream(context.Background(), w, tts.Request{Voice: "en-us", Input: fortyWords + " Done.", Format: encode.Format{Name: "pcm"}}); err != nil {
+					b.Fatal(err)
+				}
+				first += w.at.Sub(start)
+				total += time.Since(start)
+			}
+			b.ReportMetric(float64(first.Microseconds())/1000/float64(b.N), "ttfb-ms")
+			b.ReportMetric(float64(first)/float64(total), "ttfb/total")
+		})
 	}
 }

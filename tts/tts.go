@@ -2,6 +2,7 @@ package tts
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -93,6 +94,12 @@ type Options struct {
 	// holds the fewest, so one account's many requests do not make
 	// another's wait behind them all.
 	MaxParallel int
+	// QuickStart cuts the first sentence of a Stream, when it is longer
+	// than this many characters, at a clause boundary, so that its first
+	// clause is heard while the rest renders (see quickStart); 0 means
+	// DefaultQuickStart, negative never cuts. WriteClip and Synthesize,
+	// which deliver the clip whole, never cut.
+	QuickStart int
 	// Logger receives debug logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -106,6 +113,7 @@ type Synthesizer struct {
 	formats  *encode.Registry
 	maxInput int
 	maxAudio time.Duration
+	quick    int // Options.QuickStart
 	slots    *scheduler
 	log      *slog.Logger
 }
@@ -126,6 +134,7 @@ func New(opts Options) (*Synthesizer, error) {
 		formats:  opts.Formats,
 		maxInput: opts.MaxInput,
 		maxAudio: opts.MaxAudio,
+		quick:    cmp.Or(opts.QuickStart, DefaultQuickStart),
 		log:      opts.Logger,
 	}
 	if s.formats == nil {
@@ -363,14 +372,22 @@ func (s *Synthesizer) run(ctx context.Context, w io.Writer, req Request) (Result
 	r := &renderer{s: s, req: req, voice: v, p: p, res: &res}
 	// Tags are parsed once; each sentence is rendered part by part (text
 	// in its style, or an event), then encoded, written and flushed.
-	for _, sen := range script.Sentences(0) {
+	sentences := script.Sentences(0)
+	whole := len(sentences)
+	if req.Format.Streaming {
+		sentences = quickStart(sentences, s.quick)
+	}
+	cut := len(sentences) > whole // the first sentence is two pieces
+	for i, sen := range sentences {
 		if err := timed(func() error { return s.render(ctx, r, sen) }); err != nil {
 			return res, err
 		}
 		if err := timed(p.encode); err != nil {
 			return res, err
 		}
-		res.Sentences++
+		if !cut || i > 0 {
+			res.Sentences++
+		}
 		flush(w)
 	}
 	if err := timed(p.close); err != nil {
