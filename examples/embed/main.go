@@ -1,7 +1,7 @@
 // Command embed shows voxkit's API mounted inside an existing application:
 // the speech server lives under /tts/ of a mux that has routes of its own.
 //
-//	go run ./examples/embed -addr 127.0.0.1:8081 -data voxkit-data
+//	go run ./examples/embed -addr 127.0.0.1:8081 -data data
 //	curl http://127.0.0.1:8081/healthz
 //	curl http://127.0.0.1:8081/tts/v1/models -H "Authorization: Bearer sk_..."
 //
@@ -30,7 +30,7 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8081", "listen address")
-	data := flag.String("data", "voxkit-data", "data directory of the key store")
+	data := flag.String("data", "data", "data directory of the key store")
 	flag.Parse()
 	if err := run(*addr, *data); err != nil {
 		fmt.Fprintln(os.Stderr, "embed:", err)

@@ -120,7 +120,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.SetOutput(a.stderr)
 	a.aliases = aliasFlag{}
 	fs.StringVar(&a.addr, "addr", a.env("VOXKIT_ADDR", "127.0.0.1:8080"), "listen address ($VOXKIT_ADDR)")
-	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "voxkit-data"), "data directory holding "+sqlite.FileName+" ($VOXKIT_DATA)")
+	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "data"), "data directory holding "+sqlite.FileName+" ($VOXKIT_DATA)")
 	fs.StringVar(&a.voices, "voices", a.env("VOXKIT_VOICES", ""), "directory of Piper voices ($VOXKIT_VOICES); needs $ONNXRUNTIME_LIB")
 	signup, _ := strconv.ParseBool(a.env("VOXKIT_SIGNUP", "false"))
 	fs.BoolVar(&a.signup, "signup", signup, "let anyone create an account from the playground ($VOXKIT_SIGNUP)")
