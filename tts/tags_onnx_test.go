@@ -15,6 +15,7 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/engine/onnx"
+	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/internal/dsp"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
@@ -66,7 +67,7 @@ func TestTagsOnONNX(t *testing.T) {
 		return x
 	}
 	plain := say(sample)
-	d0, r0, p0 := seconds(plain), dsp.RMS(plain), dsp.Periodicity(plain, pcmRate)
+	d0, r0, p0 := seconds(plain), dsp.RMS(plain), audiotest.Periodicity(plain, pcmRate)
 	t.Logf("plain: %.3f s, RMS %.4f, periodicity %.2f", d0, r0, p0)
 	near := func(what string, got, want, tol float64) {
 		t.Helper()
@@ -79,7 +80,7 @@ func TestTagsOnONNX(t *testing.T) {
 	near("volume:0.5 RMS", dsp.RMS(say("<|volume:0.5|>"+sample))/r0, 0.5, 0.02)
 	near("loud RMS", dsp.RMS(say("<|loud|>"+sample))/r0, math.Pow(10, 4.0/20), 0.02)
 	near("pause duration", seconds(say("One.<|pause:1s|> "+sample))-seconds(say("One. "+sample)), 1, 0.01)
-	p := dsp.Periodicity(say("<|whisper|>"+sample), pcmRate)
+	p := audiotest.Periodicity(say("<|whisper|>"+sample), pcmRate)
 	t.Logf("whisper: periodicity %.2f → %.2f", p0, p)
 	// The fixture's pure sines are the hardest case for LPC whisper (one
 	// sharp resonance per phoneme), so the bar is a little lower than for
@@ -87,7 +88,7 @@ func TestTagsOnONNX(t *testing.T) {
 	if p > 0.5 || p0 < 0.6 {
 		t.Errorf("whisper: periodicity %.2f → %.2f", p0, p)
 	}
-	if added := dsp.Energy(say("One.<|breath|> Two.")) - dsp.Energy(say("One. Two.")); added < 0.5*0.02*0.02*0.4*pcmRate {
+	if added := audiotest.Energy(say("One.<|breath|> Two.")) - audiotest.Energy(say("One. Two.")); added < 0.5*0.02*0.02*0.4*pcmRate {
 		t.Errorf("breath added energy %.3f", added)
 	}
 	// Pitch: the tone voice's sines move up by the shift (PSOLA on a

@@ -17,6 +17,7 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/internal/dsp"
 	"github.com/voxkit/voxkit/tags"
 	"github.com/voxkit/voxkit/tts"
@@ -101,7 +102,7 @@ func TestTagEffects(t *testing.T) {
 	for _, rig := range tagRigs(t) {
 		t.Run(rig.name, func(t *testing.T) {
 			plain, _ := rig.say(t, sample)
-			d0, f0, r0, p0 := seconds(plain), dsp.EstimateF0(plain, pcmRate), dsp.RMS(plain), dsp.Periodicity(plain, pcmRate)
+			d0, f0, r0, p0 := seconds(plain), audiotest.EstimateF0(plain, pcmRate), dsp.RMS(plain), audiotest.Periodicity(plain, pcmRate)
 			t.Logf("plain: %.3f s, F0 %.1f Hz, RMS %.4f, periodicity %.2f", d0, f0, r0, p0)
 			tol := 0.04 // relative, on durations
 			if strings.HasPrefix(rig.name, "espeak") {
@@ -129,7 +130,7 @@ func TestTagEffects(t *testing.T) {
 			} {
 				t.Run(m.tag, func(t *testing.T) {
 					x, _ := rig.say(t, m.tag+sample)
-					d, f, r, p := seconds(x)/d0, dsp.EstimateF0(x, pcmRate)/f0, dsp.RMS(x)/r0, dsp.Periodicity(x, pcmRate)
+					d, f, r, p := seconds(x)/d0, audiotest.EstimateF0(x, pcmRate)/f0, dsp.RMS(x)/r0, audiotest.Periodicity(x, pcmRate)
 					t.Logf("duration ×%.3f, F0 ×%.3f, RMS ×%.3f, periodicity %.2f", d, f, r, p)
 					check := func(what string, got, want, tol float64) {
 						if want != 0 && math.Abs(got-want) > tol*want {
@@ -171,14 +172,14 @@ func TestTagEvents(t *testing.T) {
 				t.Run(tc.tag, func(t *testing.T) {
 					x, _ := rig.say(t, "One."+tc.tag+" Two.")
 					added := seconds(x) - seconds(plain)
-					energy := dsp.Energy(x) - dsp.Energy(plain)
+					energy := audiotest.Energy(x) - audiotest.Energy(plain)
 					rms := math.Sqrt(max(energy, 0) / (added * pcmRate))
 					t.Logf("adds %.3f s at RMS %.4f", added, rms)
 					// espeak's output length varies a little between calls.
 					if math.Abs(added-tc.dur) > tc.durTol+0.01 {
 						t.Errorf("adds %.3f s, want %.3f", added, tc.dur)
 					}
-					if tc.rms == 0 && math.Abs(energy) > 0.05*dsp.Energy(plain) {
+					if tc.rms == 0 && math.Abs(energy) > 0.05*audiotest.Energy(plain) {
 						t.Errorf("a pause changed the energy by %.3f", energy)
 					}
 					if tc.rms != 0 && math.Abs(rms-tc.rms) > tc.rmsTol*tc.rms {
@@ -195,9 +196,9 @@ func TestTagStylesMore(t *testing.T) {
 	for _, rig := range tagRigs(t) {
 		t.Run(rig.name, func(t *testing.T) {
 			plain, _ := rig.say(t, sample)
-			d0, f0, r0 := seconds(plain), dsp.EstimateF0(plain, pcmRate), dsp.RMS(plain)
+			d0, f0, r0 := seconds(plain), audiotest.EstimateF0(plain, pcmRate), dsp.RMS(plain)
 			ratios := func(x []float32) (d, f, r float64) {
-				return seconds(x) / d0, dsp.EstimateF0(x, pcmRate) / f0, dsp.RMS(x) / r0
+				return seconds(x) / d0, audiotest.EstimateF0(x, pcmRate) / f0, dsp.RMS(x) / r0
 			}
 			t.Run("emphasis", func(t *testing.T) {
 				d, f, r := ratios(must(rig.say(t, "<|emphasis|>"+sample)))
@@ -234,9 +235,9 @@ func TestTagStylesMore(t *testing.T) {
 			}
 			if rig.name != "fake" { // the fake voice is a monotone
 				t.Run("range", func(t *testing.T) {
-					s0 := dsp.F0Spread(plain, pcmRate)
-					sad := dsp.F0Spread(must(rig.say(t, "<|sad|>"+sample)), pcmRate)
-					excited := dsp.F0Spread(must(rig.say(t, "<|excited|>"+sample)), pcmRate)
+					s0 := audiotest.F0Spread(plain, pcmRate)
+					sad := audiotest.F0Spread(must(rig.say(t, "<|sad|>"+sample)), pcmRate)
+					excited := audiotest.F0Spread(must(rig.say(t, "<|excited|>"+sample)), pcmRate)
 					t.Logf("F0 spread: sad %.2f st, plain %.2f, excited %.2f", sad, s0, excited)
 					if sad > 0.85*s0 || excited < 1.15*s0 {
 						t.Errorf("F0 spread: sad %.2f st, plain %.2f, excited %.2f", sad, s0, excited)
@@ -255,7 +256,7 @@ func TestTagStylesMore(t *testing.T) {
 				}
 				// Back to the request's voice after the closing tag.
 				y, _ := rig.say(t, "<|voice:"+rig.other+"|>Hi.<|/voice|> "+sample)
-				if g := dsp.EstimateF0(y, pcmRate) / f0; g > 1.1 {
+				if g := audiotest.EstimateF0(y, pcmRate) / f0; g > 1.1 {
 					t.Errorf("after <|/voice|> F0 ×%.3f", g)
 				}
 			})
@@ -409,11 +410,11 @@ func TestVoiceTagAcrossEngines(t *testing.T) {
 	}
 	// The middle sentence is in bea's voice (160 Hz), the others ann's (120 Hz).
 	third := len(x) / 3
-	if f := dsp.EstimateF0(x[:third*3/4], pcmRate); math.Abs(f-120) > 3 {
+	if f := audiotest.EstimateF0(x[:third*3/4], pcmRate); math.Abs(f-120) > 3 {
 		t.Errorf("first sentence F0 %.1f", f)
 	}
 	mid := x[int(0.26*pcmRate):int(0.5*pcmRate)]
-	if f := dsp.EstimateF0(mid, pcmRate); math.Abs(f-160) > 4 {
+	if f := audiotest.EstimateF0(mid, pcmRate); math.Abs(f-160) > 4 {
 		t.Errorf("second sentence F0 %.1f", f)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/internal/dsp"
 	"github.com/voxkit/voxkit/tags"
 	"github.com/voxkit/voxkit/tts"
@@ -66,7 +67,7 @@ func TestCloneStyle(t *testing.T) {
 		"soft": {Gain: 20 * math.Log10(0.5)},
 	})
 	plain := sayAs(t, s, tts.Request{Voice: "fake", Input: sample})
-	f0, rms, dur := dsp.EstimateF0(plain, pcmRate), dsp.RMS(plain), seconds(plain)
+	f0, rms, dur := audiotest.EstimateF0(plain, pcmRate), dsp.RMS(plain), seconds(plain)
 	tests := []struct {
 		name              string
 		req               tts.Request
@@ -84,11 +85,11 @@ func TestCloneStyle(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			x := sayAs(t, s, tt.req)
-			t.Logf("duration ×%.3f, F0 ×%.3f, RMS ×%.3f", seconds(x)/dur, dsp.EstimateF0(x, pcmRate)/f0, dsp.RMS(x)/rms)
+			t.Logf("duration ×%.3f, F0 ×%.3f, RMS ×%.3f", seconds(x)/dur, audiotest.EstimateF0(x, pcmRate)/f0, dsp.RMS(x)/rms)
 			if r := seconds(x) / dur; math.Abs(r/tt.dur-1) > 0.03 {
 				t.Errorf("duration ×%.3f, want ×%.3f", r, tt.dur)
 			}
-			if r := dsp.EstimateF0(x, pcmRate) / f0; math.Abs(r/tt.f0-1) > 0.03 {
+			if r := audiotest.EstimateF0(x, pcmRate) / f0; math.Abs(r/tt.f0-1) > 0.03 {
 				t.Errorf("F0 ×%.3f, want ×%.3f", r, tt.f0)
 			}
 			// (The fake's letters fade in and out: at triple speed they are
@@ -124,12 +125,12 @@ func TestCloneEspeak(t *testing.T) {
 	quick := sayAs(t, s, tts.Request{Voice: "quick", Input: sample})
 	high := sayAs(t, s, tts.Request{Voice: "high", Input: sample})
 	t.Logf("speed 2: duration ×%.3f; pitch +4: F0 ×%.3f, duration ×%.3f", seconds(quick)/seconds(plain),
-		dsp.EstimateF0(high, pcmRate)/dsp.EstimateF0(plain, pcmRate), seconds(high)/seconds(plain))
+		audiotest.EstimateF0(high, pcmRate)/audiotest.EstimateF0(plain, pcmRate), seconds(high)/seconds(plain))
 	if r := seconds(quick) / seconds(plain); math.Abs(r-0.5) > 0.05 {
 		t.Errorf("speed 2: duration ×%.3f, want ×0.5", r)
 	}
 	want := math.Pow(2, 4.0/12)
-	if r := dsp.EstimateF0(high, pcmRate) / dsp.EstimateF0(plain, pcmRate); math.Abs(r/want-1) > 0.04 {
+	if r := audiotest.EstimateF0(high, pcmRate) / audiotest.EstimateF0(plain, pcmRate); math.Abs(r/want-1) > 0.04 {
 		t.Errorf("pitch +4: F0 ×%.3f, want ×%.3f", r, want)
 	}
 	if r := seconds(high) / seconds(plain); math.Abs(r-1) > 0.02 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
+	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/internal/dsp"
 )
 
@@ -52,11 +53,11 @@ func TestNativeFeatures(t *testing.T) {
 		return c.Samples, c.SampleRate
 	}
 	plain, rate := say(engine.Prosody{}, text)
-	if p := dsp.Periodicity(plain, rate); p < 0.6 {
+	if p := audiotest.Periodicity(plain, rate); p < 0.6 {
 		t.Fatalf("plain speech has periodicity %.2f", p)
 	}
-	if x, _ := say(engine.Prosody{Whisper: true}, text); dsp.Periodicity(x, rate) > 0.45 {
-		t.Errorf("whisper: periodicity %.2f", dsp.Periodicity(x, rate))
+	if x, _ := say(engine.Prosody{Whisper: true}, text); audiotest.Periodicity(x, rate) > 0.45 {
+		t.Errorf("whisper: periodicity %.2f", audiotest.Periodicity(x, rate))
 	}
 	if x, _ := say(engine.Prosody{Emphasis: true}, text); len(x) < len(plain)*11/10 || dsp.RMS(x) < dsp.RMS(plain)*1.1 {
 		t.Errorf("emphasis: %d samples at RMS %.3f, plain %d at %.3f", len(x), dsp.RMS(x), len(plain), dsp.RMS(plain))
@@ -66,10 +67,10 @@ func TestNativeFeatures(t *testing.T) {
 		t.Errorf("spelled: %d samples, word %d", len(x), len(word))
 	}
 	// Pitch range: the intonation moves more, or less.
-	s0 := dsp.F0Spread(plain, rate)
+	s0 := audiotest.F0Spread(plain, rate)
 	wide, _ := say(engine.Prosody{Range: 1.5}, text)
 	flat, _ := say(engine.Prosody{Range: 0.5}, text)
-	if sw, sf := dsp.F0Spread(wide, rate), dsp.F0Spread(flat, rate); sw < s0*1.15 || sf > s0*0.85 {
+	if sw, sf := audiotest.F0Spread(wide, rate), audiotest.F0Spread(flat, rate); sw < s0*1.15 || sf > s0*0.85 {
 		t.Errorf("F0 spread: range 0.5 %.2f st, plain %.2f, range 1.5 %.2f", sf, s0, sw)
 	}
 	// Below espeak's slowest rate the audio is stretched.

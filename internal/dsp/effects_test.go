@@ -1,9 +1,12 @@
-package dsp
+package dsp_test
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/dsp"
 )
 
 const testRate = 22050
@@ -27,10 +30,10 @@ func within(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math
 func TestMeasures(t *testing.T) {
 	for _, f0 := range []float64{90, 150, 220, 380} {
 		x := voiceLike(0.5, f0, testRate)
-		if got := EstimateF0(x, testRate); !within(got, f0, 0.02) {
+		if got := audiotest.EstimateF0(x, testRate); !within(got, f0, 0.02) {
 			t.Errorf("EstimateF0 of %g Hz tone = %.1f", f0, got)
 		}
-		if p := Periodicity(x, testRate); p < 0.9 {
+		if p := audiotest.Periodicity(x, testRate); p < 0.9 {
 			t.Errorf("Periodicity of %g Hz tone = %.2f", f0, p)
 		}
 	}
@@ -39,13 +42,13 @@ func TestMeasures(t *testing.T) {
 	for i := range noise {
 		noise[i] = float32(rng.NormFloat64() * 0.1)
 	}
-	if p := Periodicity(noise, testRate); p > 0.3 {
+	if p := audiotest.Periodicity(noise, testRate); p > 0.3 {
 		t.Errorf("Periodicity of noise = %.2f", p)
 	}
-	if f := EstimateF0(noise, testRate); f != 0 {
+	if f := audiotest.EstimateF0(noise, testRate); f != 0 {
 		t.Errorf("EstimateF0 of noise = %.1f, want 0", f)
 	}
-	if r := RMS([]float32{3, -4, 3, -4}); !within(r, math.Sqrt(12.5), 1e-9) {
+	if r := dsp.RMS([]float32{3, -4, 3, -4}); !within(r, math.Sqrt(12.5), 1e-9) {
 		t.Errorf("RMS = %g", r)
 	}
 }
@@ -53,33 +56,33 @@ func TestMeasures(t *testing.T) {
 func TestStretch(t *testing.T) {
 	x := voiceLike(1, 150, testRate)
 	for _, speed := range []float64{0.25, 0.5, 0.75, 1, 1.3, 2, 4} {
-		y := Stretch(x, testRate, speed)
+		y := dsp.Stretch(x, testRate, speed)
 		want := int(math.Round(float64(len(x)) / speed))
 		if len(y) != want {
 			t.Errorf("speed %g: %d samples, want %d", speed, len(y), want)
 		}
-		if f := EstimateF0(y, testRate); !within(f, 150, 0.03) {
+		if f := audiotest.EstimateF0(y, testRate); !within(f, 150, 0.03) {
 			t.Errorf("speed %g: F0 %.1f, want 150 kept", speed, f)
 		}
-		if r, r0 := RMS(y), RMS(x); !within(r, r0, 0.15) {
+		if r, r0 := dsp.RMS(y), dsp.RMS(x); !within(r, r0, 0.15) {
 			t.Errorf("speed %g: RMS %.3f, was %.3f", speed, r, r0)
 		}
 	}
 }
 
-func TestPitchShift(t *testing.T) {
+func TestShapePitchShifts(t *testing.T) {
 	for _, f0 := range []float64{120, 200} {
 		x := voiceLike(1, f0, testRate)
 		for _, st := range []float64{-12, -4, -2, 1, 3, 4, 12} {
-			y := PitchShift(x, testRate, st)
+			y := dsp.ShapePitch(x, testRate, st, 1)
 			want := f0 * math.Pow(2, st/12)
-			if f := EstimateF0(y, testRate); !within(f, want, 0.03) {
+			if f := audiotest.EstimateF0(y, testRate); !within(f, want, 0.03) {
 				t.Errorf("%g Hz %+g st: F0 %.1f, want %.1f", f0, st, f, want)
 			}
 			if len(y) != len(x) {
 				t.Errorf("%g Hz %+g st: %d samples, want %d", f0, st, len(y), len(x))
 			}
-			if r, r0 := RMS(y), RMS(x); !within(r, r0, 0.2) {
+			if r, r0 := dsp.RMS(y), dsp.RMS(x); !within(r, r0, 0.2) {
 				t.Errorf("%g Hz %+g st: RMS %.3f, was %.3f", f0, st, r, r0)
 			}
 		}
@@ -89,11 +92,11 @@ func TestPitchShift(t *testing.T) {
 // TestPitchShiftKeepsFormants: PSOLA moves the harmonics, not the
 // spectral envelope, so a tone whose energy sits near 2.6 kHz keeps it
 // there an octave up (resampling would move it to 5.2 kHz).
-func TestPitchShiftKeepsFormants(t *testing.T) {
+func TestShapePitchKeepsFormants(t *testing.T) {
 	x := bright(1, testRate)
 	c0 := centroid(x)
 	for _, st := range []float64{-5, 7, 12} {
-		c := centroid(PitchShift(x, testRate, st))
+		c := centroid(dsp.ShapePitch(x, testRate, st, 1))
 		if !within(c, c0, 0.25) {
 			t.Errorf("%+g st: centroid %.0f Hz, was %.0f", st, c, c0)
 		}
@@ -114,15 +117,15 @@ func TestShapePitchSpan(t *testing.T) {
 	}
 	edge := func(y []float32) (lo, hi float64) {
 		q := len(y) / 5
-		return EstimateF0(y[:q], testRate), EstimateF0(y[len(y)-q:], testRate)
+		return audiotest.EstimateF0(y[:q], testRate), audiotest.EstimateF0(y[len(y)-q:], testRate)
 	}
 	lo0, hi0 := edge(x)
-	spread0 := F0Spread(x, testRate)
+	spread0 := audiotest.F0Spread(x, testRate)
 	for _, span := range []float64{0.5, 1.5} {
-		if got := F0Spread(ShapePitch(x, testRate, 0, span), testRate); !within(got, span*spread0, 0.15) {
+		if got := audiotest.F0Spread(dsp.ShapePitch(x, testRate, 0, span), testRate); !within(got, span*spread0, 0.15) {
 			t.Errorf("span %g: F0 spread %.2f st, want %.2f", span, got, span*spread0)
 		}
-		lo, hi := edge(ShapePitch(x, testRate, 0, span))
+		lo, hi := edge(dsp.ShapePitch(x, testRate, 0, span))
 		got, want := math.Log(hi/lo), span*math.Log(hi0/lo0)
 		if !within(got, want, 0.15) {
 			t.Errorf("span %g: excursion %.3f (log ratio), want %.3f", span, got, want)
@@ -136,45 +139,45 @@ func TestShapePitchSpan(t *testing.T) {
 func TestGain(t *testing.T) {
 	for _, db := range []float64{-12, -6, 0, 3.5, 6} {
 		x := voiceLike(0.2, 150, testRate)
-		r0 := RMS(x)
-		Gain(x, db)
-		if got := 20 * math.Log10(RMS(x)/r0); math.Abs(got-db) > 0.01 {
+		r0 := dsp.RMS(x)
+		dsp.Gain(x, db)
+		if got := 20 * math.Log10(dsp.RMS(x)/r0); math.Abs(got-db) > 0.01 {
 			t.Errorf("Gain %g dB changed RMS by %.3f dB", db, got)
 		}
 	}
 	x := voiceLike(0.2, 150, testRate)
-	Gain(x, math.Inf(-1))
-	if RMS(x) != 0 {
+	dsp.Gain(x, math.Inf(-1))
+	if dsp.RMS(x) != 0 {
 		t.Error("Gain -Inf left sound")
 	}
-	if got := AppendSilence([]float32{1}, 10); len(got) != 11 || RMS(got[1:]) != 0 {
+	if got := dsp.AppendSilence([]float32{1}, 10); len(got) != 11 || dsp.RMS(got[1:]) != 0 {
 		t.Errorf("AppendSilence = %v", got)
 	}
 }
 
 func TestWhisper(t *testing.T) {
 	x := voiceLike(1, 140, testRate)
-	y := Whisper(x, testRate, 1)
+	y := dsp.Whisper(x, testRate, 1)
 	if len(y) != len(x) {
 		t.Fatalf("%d samples, want %d", len(y), len(x))
 	}
-	px, py := Periodicity(x, testRate), Periodicity(y, testRate)
+	px, py := audiotest.Periodicity(x, testRate), audiotest.Periodicity(y, testRate)
 	if px < 0.9 || py > 0.45 {
 		t.Errorf("periodicity %.2f → %.2f, want voiced → unvoiced", px, py)
 	}
-	if !within(RMS(y), RMS(x), 0.05) {
-		t.Errorf("RMS %.3f, want %.3f kept", RMS(y), RMS(x))
+	if !within(dsp.RMS(y), dsp.RMS(x), 0.05) {
+		t.Errorf("RMS %.3f, want %.3f kept", dsp.RMS(y), dsp.RMS(x))
 	}
 	// The envelope follows the input: loud and quiet halves stay so.
 	quiet := voiceLike(1, 140, testRate)
-	Gain(quiet[:len(quiet)/2], -20)
-	w := Whisper(quiet, testRate, 1)
-	if ratio := RMS(w[len(w)/2:]) / RMS(w[:len(w)/2]); ratio < 5 {
+	dsp.Gain(quiet[:len(quiet)/2], -20)
+	w := dsp.Whisper(quiet, testRate, 1)
+	if ratio := dsp.RMS(w[len(w)/2:]) / dsp.RMS(w[:len(w)/2]); ratio < 5 {
 		t.Errorf("loud/quiet ratio %.1f after whisper, want about 10", ratio)
 	}
 	// The spectral envelope survives: a low and a high vowel-like tone
 	// keep their order of brightness.
-	if c1, c2 := centroid(Whisper(voiceLike(1, 140, testRate), testRate, 2)), centroid(Whisper(bright(1, testRate), testRate, 2)); c1 >= c2 {
+	if c1, c2 := centroid(dsp.Whisper(voiceLike(1, 140, testRate), testRate, 2)), centroid(dsp.Whisper(bright(1, testRate), testRate, 2)); c1 >= c2 {
 		t.Errorf("spectral centroid %.0f Hz for dull, %.0f Hz for bright input", c1, c2)
 	}
 }
@@ -211,20 +214,20 @@ func TestEvents(t *testing.T) {
 		minPeriod float64
 		rate      int
 	}{
-		{"breath", Breath, 0.4, 0.02, 0.35, 0, 16000},
-		{"sigh", Sigh, 0.9, 0.03, 0.6, 0, 22050},
-		{"laugh", Laugh, 0.8, 0.08, 1, 0.5, 24000},
-		{"cough", Cough, 0.3, 0.1, 0.8, 0, 22050},
+		{"breath", dsp.Breath, 0.4, 0.02, 0.35, 0, 16000},
+		{"sigh", dsp.Sigh, 0.9, 0.03, 0.6, 0, 22050},
+		{"laugh", dsp.Laugh, 0.8, 0.08, 1, 0.5, 24000},
+		{"cough", dsp.Cough, 0.3, 0.1, 0.8, 0, 22050},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := tc.f(tc.rate, 7)
 			if d := float64(len(x)) / float64(tc.rate); !within(d, tc.dur, 0.05) {
 				t.Errorf("lasts %.3f s, want %.3f", d, tc.dur)
 			}
-			if r := RMS(x); !within(r, tc.rms, 0.01) {
+			if r := dsp.RMS(x); !within(r, tc.rms, 0.01) {
 				t.Errorf("RMS %.4f, want %.4f", r, tc.rms)
 			}
-			p := Periodicity(x, tc.rate)
+			p := audiotest.Periodicity(x, tc.rate)
 			if p > tc.maxPeriod || p < tc.minPeriod {
 				t.Errorf("periodicity %.2f, want %.2f to %.2f", p, tc.minPeriod, tc.maxPeriod)
 			}
@@ -234,7 +237,7 @@ func TestEvents(t *testing.T) {
 				}
 			}
 			// Deterministic for a seed, different across seeds.
-			if y := tc.f(tc.rate, 7); RMS(y) != RMS(x) || y[len(y)/3] != x[len(x)/3] {
+			if y := tc.f(tc.rate, 7); dsp.RMS(y) != dsp.RMS(x) || y[len(y)/3] != x[len(x)/3] {
 				t.Error("same seed gave different sound")
 			}
 			if y := tc.f(tc.rate, 8); y[len(y)/3] == x[len(x)/3] {
@@ -248,15 +251,15 @@ func BenchmarkStretch(b *testing.B) {
 	x := voiceLike(3, 150, testRate)
 	b.SetBytes(int64(len(x)) * 4)
 	for b.Loop() {
-		Stretch(x, testRate, 1.3)
+		dsp.Stretch(x, testRate, 1.3)
 	}
 }
 
-func BenchmarkPitchShift(b *testing.B) {
+func BenchmarkShapePitchShift(b *testing.B) {
 	x := voiceLike(3, 150, testRate)
 	b.SetBytes(int64(len(x)) * 4)
 	for b.Loop() {
-		PitchShift(x, testRate, 4)
+		dsp.ShapePitch(x, testRate, 4, 1)
 	}
 }
 
@@ -264,7 +267,7 @@ func BenchmarkWhisper(b *testing.B) {
 	x := voiceLike(3, 150, testRate)
 	b.SetBytes(int64(len(x)) * 4)
 	for b.Loop() {
-		Whisper(x, testRate, 1)
+		dsp.Whisper(x, testRate, 1)
 	}
 }
 
@@ -272,13 +275,13 @@ func BenchmarkShapePitch(b *testing.B) {
 	x := voiceLike(3, 150, testRate)
 	b.SetBytes(int64(len(x)) * 4)
 	for b.Loop() {
-		ShapePitch(x, testRate, 3, 1.5)
+		dsp.ShapePitch(x, testRate, 3, 1.5)
 	}
 }
 
 func TestSoftLimit(t *testing.T) {
 	x := []float32{0, 0.5, -0.8, 0.9, -1.2, 3, -40}
-	SoftLimit(x)
+	dsp.SoftLimit(x)
 	want := []float32{0, 0.5, -0.8}
 	for i, w := range want {
 		if x[i] != w {

@@ -105,12 +105,6 @@ func matchLoudness(y, x []float32, rate int) {
 	}
 }
 
-// PitchShift raises (or, for negative semitones, lowers) the pitch of x
-// by semitones without changing its duration, keeping the formants.
-func PitchShift(x []float32, rate int, semitones float64) []float32 {
-	return ShapePitch(x, rate, semitones, 1)
-}
-
 // mark is a pitch mark: an instant of the signal and the local period.
 type mark struct {
 	pos    int
@@ -139,7 +133,7 @@ func pitchMarks(x []float32, rate int) ([]mark, float64) {
 		if hi-lo < frame/2 || RMS(xd[lo:hi]) < floor {
 			continue
 		}
-		if c, p := frameStats(xd[lo:hi], rd); c > voicedCorr && p > 0 {
+		if c, p := PitchFrame(xd[lo:hi], rd); c > voicedCorr && p > 0 {
 			periods[f] = p * float64(rate) / float64(rd)
 		}
 	}
