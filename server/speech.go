@@ -86,13 +86,13 @@ func (s *Server) resolveVoice(account, name string) string {
 }
 
 // speechRequest parses and validates a speech body into a tts.Request.
-func (s *Server) speechRequest(body []byte, account, defaultFormat string) (wire.Speech, tts.Request, *wire.Error) {
+func (s *Server) speechRequest(body []byte, account, defaultFormat string) (wire.Speech, *tts.Prepared, *wire.Error) {
 	sp, err := wire.ParseSpeech(body, wire.SpeechLimits{
 		Formats: s.formats.Names(), MaxInput: s.maxInput,
 		MinSpeed: tts.MinSpeed, MaxSpeed: tts.MaxSpeed, DefaultFormat: defaultFormat,
 	})
 	if err != nil {
-		return sp, tts.Request{}, wire.ToError(err, "")
+		return sp, nil, wire.ToError(err, "")
 	}
 	req := tts.Request{
 		Voice:      s.resolveVoice(account, sp.Voice),
@@ -102,10 +102,11 @@ func (s *Server) speechRequest(body []byte, account, defaultFormat string) (wire
 		Account:    account,
 		StrictTags: sp.StrictTags,
 	}
-	if _, err := s.synth.Validate(req); err != nil {
-		return sp, req, wire.ToError(err, sp.Voice)
+	p, err := s.synth.Prepare(req)
+	if err != nil {
+		return sp, nil, wire.ToError(err, sp.Voice)
 	}
-	return sp, req, nil
+	return sp, p, nil
 }
 
 func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
@@ -115,23 +116,23 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 		writeError(w, werr)
 		return
 	}
-	sp, req, werr := s.speechRequest(body, ri.account, "")
+	sp, p, werr := s.speechRequest(body, ri.account, "")
 	if werr != nil {
 		writeError(w, werr)
 		return
 	}
-	codec, err := s.formats.Lookup(req.Format.Name)
-	if err != nil { // Validate checked it; a registry changed underneath
+	codec, err := s.formats.Lookup(p.Request().Format.Name)
+	if err != nil { // Prepare checked it; a registry changed underneath
 		writeError(w, wire.ToError(err, sp.Voice))
 		return
 	}
 	switch {
 	case sp.StreamFormat == wire.StreamSSE:
-		s.speechSSE(w, r, sp, req)
-	case req.Format.Name == "pcm":
-		s.speechStream(w, r, sp, req, codec)
+		s.speechSSE(w, r, sp, p)
+	case p.Request().Format.Name == "pcm":
+		s.speechStream(w, r, sp, p, codec)
 	default:
-		s.speechClip(w, r, sp, req, codec)
+		s.speechClip(w, r, sp, p, codec)
 	}
 }
 
@@ -139,11 +140,11 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 // the timing headers. The clip is spooled (see spool), and sent in pieces
 // that each get their own write deadline, so a slow reader holds a file
 // and a small buffer, not the clip in memory.
-func (s *Server) speechClip(w http.ResponseWriter, r *http.Request, sp wire.Speech, req tts.Request, codec encode.Codec) {
+func (s *Server) speechClip(w http.ResponseWriter, r *http.Request, sp wire.Speech, p *tts.Prepared, codec encode.Codec) {
 	ri := info(r.Context())
 	clip := new(spool)
 	defer clip.Close()
-	res, err := s.synth.WriteClip(r.Context(), clip, req)
+	res, err := p.WriteClip(r.Context(), clip)
 	if err != nil {
 		s.synthFailed(w, r, sp, err, false)
 		return
@@ -296,7 +297,7 @@ func (l *lazyWriter) Flush() error {
 
 // speechStream writes audio as it is synthesized, flushed per sentence.
 // The timing values are known only at the end, so they are trailers.
-func (s *Server) speechStream(w http.ResponseWriter, r *http.Request, sp wire.Speech, req tts.Request, codec encode.Codec) {
+func (s *Server) speechStream(w http.ResponseWriter, r *http.Request, sp wire.Speech, p *tts.Prepared, codec encode.Codec) {
 	ri := info(r.Context())
 	lw := s.newLazyWriter(w, func() {
 		h := w.Header()
@@ -305,7 +306,7 @@ func (s *Server) speechStream(w http.ResponseWriter, r *http.Request, sp wire.Sp
 		h.Set("Trailer", streamTrailers)
 		w.WriteHeader(http.StatusOK)
 	})
-	res, err := s.synth.Stream(r.Context(), lw, req)
+	res, err := p.Stream(r.Context(), lw)
 	if err != nil {
 		s.synthFailed(w, r, sp, err, lw.started)
 		return
@@ -351,7 +352,7 @@ func (s *sseWriter) Flush() error {
 
 // speechSSE streams the audio, in the requested format, as base64 SSE
 // events, ending with speech.audio.done and [DONE].
-func (s *Server) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech, req tts.Request) {
+func (s *Server) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech, p *tts.Prepared) {
 	ri := info(r.Context())
 	sw := &sseWriter{lazyWriter: s.newLazyWriter(w, func() {
 		h := w.Header()
@@ -361,7 +362,7 @@ func (s *Server) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speec
 		h.Set("Trailer", streamTrailers)
 		w.WriteHeader(http.StatusOK)
 	})}
-	res, err := s.synth.Stream(r.Context(), sw, req)
+	res, err := p.Stream(r.Context(), sw)
 	if err == nil {
 		err = sw.Flush()
 	}

@@ -362,11 +362,12 @@ func (ws *wsSession) speech(ctx context.Context, data []byte) {
 		ws.end(fmt.Errorf("key refused: %s", werr.Code))
 		return
 	}
-	sp, req, werr := ws.s.speechRequest(data, ws.ri.account, "pcm")
+	sp, p, werr := ws.s.speechRequest(data, ws.ri.account, "pcm")
 	if werr != nil {
 		ws.sendError(ctx, m.ID, werr)
 		return
 	}
+	req := p.Request()
 	codec, err := ws.s.formats.Lookup(req.Format.Name)
 	if err != nil {
 		ws.sendError(ctx, m.ID, wire.ToError(err, sp.Voice))
@@ -386,7 +387,7 @@ func (ws *wsSession) speech(ctx context.Context, data []byte) {
 		return ws.send(ctx, wire.WSStartedMessage{Type: wire.WSStarted, ID: m.ID, Format: req.Format.Name,
 			ContentType: codec.ContentType, SampleRate: req.Format.Rate()})
 	}}
-	res, err := ws.s.synth.Stream(rctx, w, req)
+	res, err := p.Stream(rctx, w)
 	if err == nil {
 		err = w.Flush()
 	}

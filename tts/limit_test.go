@@ -46,7 +46,7 @@ func TestAudioLimit(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := tts.Request{Voice: "en-us", Input: tc.input, Speed: tc.speed, Format: pcm}
-			_, verr := s.Validate(req)
+			_, verr := s.Prepare(req)
 			var out bytes.Buffer
 			_, err := s.Stream(context.Background(), &out, req)
 			if !errors.Is(err, tts.ErrAudioTooLong) {

@@ -315,7 +315,7 @@ func TestStrictTags(t *testing.T) {
 			}
 			req.StrictTags = true
 			for _, call := range []func() error{
-				func() error { _, err := rig.synth.Validate(req); return err },
+				func() error { _, err := rig.synth.Prepare(req); return err },
 				func() error { _, err := rig.synth.Stream(ctx, &buf, req); return err },
 			} {
 				err := call()

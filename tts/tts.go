@@ -276,16 +276,56 @@ func (s *Synthesizer) SynthesizeRequest(ctx context.Context, req Request) ([]byt
 // sentence written as soon as it is ready. On error, what was written to w
 // is not a valid clip.
 func (s *Synthesizer) WriteClip(ctx context.Context, w io.Writer, req Request) (Result, error) {
-	req.Format.Streaming = false
-	return s.run(ctx, w, req)
+	p, err := s.Prepare(req)
+	if err != nil {
+		return Result{}, err
+	}
+	return p.WriteClip(ctx, w)
 }
 
-// Validate checks req as Stream would before writing anything, and returns
-// the catalog voice it names. It refuses with ErrAudioTooLong input whose
-// estimated audio passes Options.MaxAudio.
-func (s *Synthesizer) Validate(req Request) (voices.Voice, error) {
-	v, _, err := s.prepare(req)
-	return v, err
+// Prepared is a request validated, its voice found and its tags parsed,
+// once: Prepare's result, ready to run with Stream or WriteClip. A server
+// prepares a request to answer its errors before it starts a response,
+// then runs it without checking it again. It is not safe for concurrent
+// use, and runs once.
+type Prepared struct {
+	s      *Synthesizer
+	req    Request
+	voice  voices.Voice
+	script tags.Script
+}
+
+// Prepare checks req as Stream and WriteClip would before writing
+// anything: the voice, the input and its length, the speed, the format,
+// the tags (all of them with StrictTags) and the audio the input would
+// make (ErrAudioTooLong past Options.MaxAudio).
+func (s *Synthesizer) Prepare(req Request) (*Prepared, error) {
+	v, script, err := s.prepare(req)
+	if err != nil {
+		return nil, err
+	}
+	if s.engines[v.Engine] == nil {
+		return nil, fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
+	}
+	return &Prepared{s: s, req: req, voice: v, script: script}, nil
+}
+
+// Voice returns the catalog voice the request speaks with.
+func (p *Prepared) Voice() voices.Voice { return p.voice }
+
+// Request returns the request as prepared.
+func (p *Prepared) Request() Request { return p.req }
+
+// Stream is Synthesizer.Stream of the prepared request.
+func (p *Prepared) Stream(ctx context.Context, w io.Writer) (Result, error) {
+	p.req.Format.Streaming = true
+	return p.s.run(ctx, w, p)
+}
+
+// WriteClip is Synthesizer.WriteClip of the prepared request.
+func (p *Prepared) WriteClip(ctx context.Context, w io.Writer) (Result, error) {
+	p.req.Format.Streaming = false
+	return p.s.run(ctx, w, p)
 }
 
 // prepare validates req and parses its tags.
@@ -336,19 +376,18 @@ func (s *Synthesizer) prepare(req Request) (voices.Voice, tags.Script, error) {
 // file. Stream holds at most one sentence's samples (see maxHeld)
 // besides what the encoder holds.
 func (s *Synthesizer) Stream(ctx context.Context, w io.Writer, req Request) (Result, error) {
-	req.Format.Streaming = true
-	return s.run(ctx, w, req)
-}
-
-// run synthesizes req into w in the form req.Format.Streaming says.
-func (s *Synthesizer) run(ctx context.Context, w io.Writer, req Request) (Result, error) {
-	v, script, err := s.prepare(req)
+	p, err := s.Prepare(req)
 	if err != nil {
 		return Result{}, err
 	}
-	if s.engines[v.Engine] == nil {
-		return Result{}, fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
-	}
+	return p.Stream(ctx, w)
+}
+
+// run synthesizes a prepared request into w in the form its
+// Format.Streaming says.
+func (s *Synthesizer) run(ctx context.Context, w io.Writer, prep *Prepared) (Result, error) {
+	req, v, script := prep.req, prep.voice, prep.script
+	var err error
 	tw := &timedWriter{w: w}
 	res := Result{IgnoredTags: script.Ignored(), ClampedTags: script.Clamped()}
 	// timed runs f and adds its time, less blocked writes, to

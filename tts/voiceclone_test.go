@@ -106,7 +106,7 @@ func TestCloneStyle(t *testing.T) {
 		}
 	})
 	t.Run("other accounts", func(t *testing.T) {
-		_, err := s.Validate(tts.Request{Voice: "fast", Input: "hi", Format: encode.PCM, Account: "intruder"})
+		_, err := s.Prepare(tts.Request{Voice: "fast", Input: "hi", Format: encode.PCM, Account: "intruder"})
 		if !errors.Is(err, tts.ErrUnknownVoice) {
 			t.Errorf("another account used a clone: %v", err)
 		}

@@ -100,11 +100,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		Format: encode.Format{Name: *format, SampleRate: *rate},
 		Speed:  *speed,
 	}
-	if _, err := synth.Validate(req); err != nil {
+	prepared, err := synth.Prepare(req)
+	if err != nil {
 		return err // before creating the output file
 	}
 	if *out == "" {
-		_, err := synth.Stream(ctx, stdout, req)
+		_, err := prepared.Stream(ctx, stdout)
 		return err
 	}
 	// A file takes a complete clip, written through as it is made.
@@ -112,7 +113,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := synth.WriteClip(ctx, f, req)
+	res, err := prepared.WriteClip(ctx, f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
