@@ -257,7 +257,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // methods maps HTTP methods to handlers for one path.
-type methods map[string]http.HandlerFunc
+// handler serves a route: it writes the answer, or returns the error to
+// answer with — a *wire.Error as it is, any other error as a logged 500 —
+// so that one place (fail) turns errors into responses.
+type handler func(http.ResponseWriter, *http.Request) error
+
+type methods map[string]handler
 
 // route registers path with its own method dispatch, so that a wrong
 // method gets a JSON 405 with Allow rather than falling through to 404.
@@ -282,7 +287,9 @@ func (s *Server) route(path string, m methods) {
 			writeError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, allow))
 			return
 		}
-		h(w, r)
+		if err := h(w, r); err != nil {
+			s.fail(w, r, err)
+		}
 	})
 }
 
@@ -502,21 +509,31 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // authed wraps h so that it runs only for a valid bearer key, with the
 // key's account in the request info.
-func (s *Server) authed(need store.Scope, h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) authed(need store.Scope, h handler) handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		account, scope, werr := s.admit(r)
 		if werr != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="voxkit"`)
-			writeError(w, werr)
-			return
+			return werr
 		}
 		info(r.Context()).account = account
 		if need == store.ScopeAdmin && scope != store.ScopeAdmin {
-			writeError(w, wire.InsufficientScope(scope, need))
-			return
+			return wire.InsufficientScope(scope, need)
 		}
-		h(w, r)
+		return h(w, r)
 	}
+}
+
+// fail answers err: a *wire.Error as it is, anything else as a 500 whose
+// cause is logged with the request id.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var we *wire.Error
+	if errors.As(err, &we) {
+		writeError(w, we)
+		return
+	}
+	s.log.Error("server: internal error", "request_id", RequestID(r.Context()), "err", err)
+	writeError(w, wire.Internal(RequestID(r.Context())))
 }
 
 // admit returns the account and scope of r: by Options.Authenticate, else

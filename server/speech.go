@@ -109,22 +109,19 @@ func (s *Server) speechRequest(body []byte, account, defaultFormat string) (wire
 	return sp, p, nil
 }
 
-func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
+func (s *Server) speech(w http.ResponseWriter, r *http.Request) error {
 	ri := info(r.Context())
 	body, werr := s.readBody(w, r)
 	if werr != nil {
-		writeError(w, werr)
-		return
+		return werr
 	}
 	sp, p, werr := s.speechRequest(body, ri.account, "")
 	if werr != nil {
-		writeError(w, werr)
-		return
+		return werr
 	}
 	codec, err := s.formats.Lookup(p.Request().Format.Name)
 	if err != nil { // Prepare checked it; a registry changed underneath
-		writeError(w, wire.ToError(err, sp.Voice))
-		return
+		return wire.ToError(err, sp.Voice)
 	}
 	switch {
 	case sp.StreamFormat == wire.StreamSSE:
@@ -134,6 +131,7 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.speechClip(w, r, sp, p, codec)
 	}
+	return nil
 }
 
 // speechClip renders the whole clip, then sends it with exact length and

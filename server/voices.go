@@ -55,25 +55,26 @@ func catalogVoice(sv store.Voice) voices.Voice {
 	return voices.Voice{ID: sv.ID, Owner: sv.Account, Created: sv.Created, Description: sv.Name, Base: sv.Base, Style: st}
 }
 
-func (s *Server) listVoices(w http.ResponseWriter, r *http.Request) {
+func (s *Server) listVoices(w http.ResponseWriter, r *http.Request) error {
 	list, err := s.store.Voices(r.Context(), info(r.Context()).account)
 	if err != nil {
-		s.internal(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, wire.FromStoredVoices(list))
+	return nil
 }
 
-func (s *Server) getVoice(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getVoice(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	v, err := s.store.Voice(r.Context(), info(r.Context()).account, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		writeError(w, wire.VoiceNotFound(id))
+		return wire.VoiceNotFound(id)
 	case err != nil:
-		s.internal(w, r, err)
+		return err
 	default:
 		writeJSON(w, http.StatusOK, wire.FromStoredVoice(v))
+		return nil
 	}
 }
 
@@ -87,27 +88,23 @@ func (s *Server) reserved(id string) bool {
 	return err == nil && v.Global()
 }
 
-func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) {
+func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) error {
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); strings.HasPrefix(mt, "multipart/") ||
 		strings.HasPrefix(mt, "audio/") || mt == "application/octet-stream" {
-		writeError(w, wire.CloningFromAudio("file"))
-		return
+		return wire.CloningFromAudio("file")
 	}
 	body, werr := s.readBody(w, r)
 	if werr != nil {
-		writeError(w, werr)
-		return
+		return werr
 	}
 	req, err := wire.ParseVoiceCreate(body)
 	if err != nil {
-		writeError(w, wire.ToError(err, ""))
-		return
+		return wire.ToError(err, "")
 	}
 	ctx, account := r.Context(), info(r.Context()).account
 	base, err := s.voices.Lookup(account, s.resolveVoice(account, req.BaseVoice))
 	if err != nil {
-		writeError(w, wire.UnknownBaseVoice(req.BaseVoice))
-		return
+		return wire.UnknownBaseVoice(req.BaseVoice)
 	}
 	sv := store.Voice{ID: req.ID, Account: account, Name: req.Name, Base: base.ID, Speed: 1, Range: 1, Volume: 1}
 	if !base.Global() {
@@ -115,12 +112,10 @@ func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) {
 		// is the other clone's, so deleting one leaves the other intact.
 		parent, err := s.store.Voice(ctx, account, base.ID)
 		if errors.Is(err, store.ErrNotFound) {
-			writeError(w, wire.UnknownBaseVoice(req.BaseVoice))
-			return
+			return wire.UnknownBaseVoice(req.BaseVoice)
 		}
 		if err != nil {
-			s.internal(w, r, err)
-			return
+			return err
 		}
 		sv.Base, sv.Speed, sv.Pitch, sv.Range, sv.Volume, sv.Whisper = parent.Base, parent.Speed, parent.Pitch, parent.Range, parent.Volume, parent.Whisper
 	}
@@ -141,8 +136,7 @@ func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) {
 		sv.ID = "voice_" + hex.EncodeToString(b[:])
 	}
 	if s.reserved(sv.ID) {
-		writeError(w, wire.VoiceIDReserved(sv.ID))
-		return
+		return wire.VoiceIDReserved(sv.ID)
 	}
 	// The store and the catalog change together, so that parallel
 	// creations and deletions of one id cannot leave them disagreeing.
@@ -151,42 +145,37 @@ func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) {
 	created, err := s.store.CreateVoice(ctx, sv, s.maxVoices)
 	switch {
 	case errors.Is(err, store.ErrVoiceExists):
-		writeError(w, wire.VoiceIDTaken(sv.ID))
-		return
+		return wire.VoiceIDTaken(sv.ID)
 	case errors.Is(err, store.ErrLimit):
-		writeError(w, wire.VoiceLimit(s.maxVoices))
-		return
+		return wire.VoiceLimit(s.maxVoices)
 	case err != nil:
-		s.internal(w, r, err)
-		return
+		return err
 	}
 	sv = created
 	if err := s.voices.Add(catalogVoice(sv)); err != nil {
 		// A rescan made the id a global voice's meanwhile: undo the
 		// insert.
 		if _, derr := s.store.DeleteVoice(context.WithoutCancel(ctx), account, sv.ID); derr != nil {
-			s.internal(w, r, errors.Join(err, derr))
-			return
+			return errors.Join(err, derr)
 		}
-		writeError(w, wire.VoiceIDReserved(sv.ID))
-		return
+		return wire.VoiceIDReserved(sv.ID)
 	}
 	writeJSON(w, http.StatusCreated, wire.FromStoredVoice(sv))
+	return nil
 }
 
-func (s *Server) deleteVoice(w http.ResponseWriter, r *http.Request) {
+func (s *Server) deleteVoice(w http.ResponseWriter, r *http.Request) error {
 	id, account := r.PathValue("id"), info(r.Context()).account
 	s.voiceMu.Lock()
 	defer s.voiceMu.Unlock()
 	v, err := s.store.DeleteVoice(r.Context(), account, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		writeError(w, wire.VoiceNotFound(id))
-		return
+		return wire.VoiceNotFound(id)
 	case err != nil:
-		s.internal(w, r, err)
-		return
+		return err
 	}
 	s.voices.Remove(account, v.ID) // the caller's clone, never a global voice
 	writeJSON(w, http.StatusOK, wire.VoiceDeleted{ID: v.ID, Object: "voice", Deleted: true})
+	return nil
 }

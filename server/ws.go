@@ -39,33 +39,30 @@ const DefaultWSIdleTimeout = 5 * time.Minute
 // write fails or passes the write timeout, when the key stops being valid
 // (it is checked again before each request), after the idle timeout, or at
 // shutdown (which lets the request in progress finish).
-func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
+func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 	ri := info(r.Context())
 	if werr := s.checkUpgrade(w.Header(), r); werr != nil {
-		writeError(w, werr)
-		return
+		return werr
 	}
 	token := bearer(r)
 	if s.auth != nil || token != "" {
 		account, _, werr := s.admit(r)
 		switch {
 		case werr != nil && (token != "" || werr.Code == wire.CodeUnauthenticated):
-			writeError(w, werr)
-			return
+			return werr
 		case werr == nil:
 			ri.account = account
 		}
 	}
 	if s.closing.Err() != nil {
-		writeError(w, wire.Unavailable())
-		return
+		return wire.Unavailable()
 	}
 	// The connection outlives any server read deadline.
 	http.NewResponseController(w).SetReadDeadline(time.Time{})
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.origins})
 	if err != nil {
 		s.log.Info("server: websocket upgrade refused", "request_id", ri.id, "err", err)
-		return // Accept has answered
+		return nil // Accept has answered
 	}
 	s.sessions.Add(1)
 	defer s.sessions.Done()
@@ -79,10 +76,10 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		reader.Wait()
 	}()
 	if ri.account == "" && !sess.authFirst(ctx) {
-		return
+		return nil
 	}
 	if sess.send(ctx, wire.WSReadyMessage{Type: wire.WSReady, Account: ri.account, RequestID: ri.id}) != nil {
-		return
+		return nil
 	}
 	msgs := make(chan []byte, wsQueue)
 	reader.Go(func() { sess.read(ctx, msgs) })
@@ -92,21 +89,21 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		select {
 		case data, ok := <-msgs:
 			if !ok || ctx.Err() != nil {
-				return // the client closed or broke the connection
+				return nil // the client closed or broke the connection
 			}
 			sess.speech(ctx, data)
 			if ctx.Err() != nil {
-				return // a write failed or the key was refused
+				return nil // a write failed or the key was refused
 			}
 			idle.Reset(s.wsIdle)
 		case <-ctx.Done():
-			return
+			return nil
 		case <-idle.C:
 			c.Close(websocket.StatusNormalClosure, "idle for "+s.wsIdle.String())
-			return
+			return nil
 		case <-s.closing.Done():
 			c.Close(websocket.StatusGoingAway, "server shutting down")
-			return
+			return nil
 		}
 	}
 }
