@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Engine synthesizes speech.
@@ -45,6 +46,18 @@ type Request struct {
 	Text string
 	// Prosody asks for a speaking style; its zero value means neutral.
 	Prosody Prosody
+	// Breaks are silences to put in the speech, for engines that render
+	// FeatureBreaks (others never get any): each is inserted before the
+	// word that starts at or after its byte offset in Text (at the end
+	// when none does), and adds exactly its duration.
+	Breaks []Break
+}
+
+// Break is a silence of Duration before the word at Offset, a byte offset
+// into Request.Text.
+type Break struct {
+	Offset   int
+	Duration time.Duration
 }
 
 // Prosody holds the speaking-style controls of a request. The zero value

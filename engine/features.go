@@ -13,6 +13,9 @@ const (
 	FeatureWhisper  Feature = "whisper"
 	FeatureEmphasis Feature = "emphasis"
 	FeatureSpell    Feature = "spell"
+	// FeatureBreaks: the engine puts Request.Breaks in the speech it
+	// renders whole, without splitting the text around them.
+	FeatureBreaks Feature = "breaks"
 )
 
 // Renderer is implemented by engines that render Prosody controls beyond

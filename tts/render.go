@@ -55,6 +55,51 @@ type renderer struct {
 	seed  uint64 // varies the noise of successive events
 	buf   []float32
 	res   *Result
+	// breaks go with the next text part (see withBreaks).
+	breaks []engine.Break
+}
+
+// maxBreaks is the most silence withBreaks lets an engine put into one
+// sentence, which it renders in one piece: longer pauses are rendered
+// apart, so that memory stays bounded (see maxHeld).
+const maxBreaks = 10 * time.Second
+
+// withBreaks returns sen as one text part and its pauses as breaks, when
+// sen is text of one style with pauses between (no other events) and the
+// voice's engine renders breaks (engine.FeatureBreaks): a pause then adds
+// exactly its duration, where splitting the sentence around it would add
+// the engine's edge silences and an utterance-final lengthening of the
+// words before it.
+func (r *renderer) withBreaks(sen tags.Sentence) (tags.Part, []engine.Break, bool) {
+	var text strings.Builder
+	var breaks []engine.Break
+	var total time.Duration
+	var style *tags.Style
+	for _, p := range sen.Parts {
+		switch {
+		case p.IsEvent() && p.Event.Kind == tags.Pause:
+			breaks = append(breaks, engine.Break{Offset: text.Len(), Duration: p.Event.Duration})
+			total += p.Event.Duration
+		case p.IsEvent():
+			return tags.Part{}, nil, false
+		case style != nil && p.Style != *style:
+			return tags.Part{}, nil, false
+		default:
+			style = &p.Style
+			if t := text.String(); t != "" && !unicode.IsSpace(rune(t[len(t)-1])) && !strings.HasPrefix(p.Text, " ") {
+				text.WriteByte(' ') // the tag stood between two words
+			}
+			text.WriteString(p.Text)
+		}
+	}
+	if style == nil || len(breaks) == 0 || total > maxBreaks {
+		return tags.Part{}, nil, false
+	}
+	v, err := r.voiceOf(*style)
+	if err != nil || !engine.Renders(r.s.engines[v.Engine], engine.FeatureBreaks) {
+		return tags.Part{}, nil, false
+	}
+	return tags.Part{Text: text.String(), Style: *style}, breaks, true
 }
 
 // text renders a text part: the engine renders the style controls it
@@ -71,6 +116,15 @@ func (r *renderer) text(ctx context.Context, part tags.Part) error {
 	// A derived voice's default style lies under the input's tags.
 	pros, text, fx := plan(eng, v.StyleFor(part.Style), r.req.Speed, part.Text)
 	req := engine.Request{Voice: v.EngineVoice, Text: text, Prosody: pros}
+	if text == part.Text {
+		req.Breaks = r.breaks
+	} else {
+		// The text was respelled: the breaks' offsets no longer hold, so
+		// they go at the end.
+		for _, b := range r.breaks {
+			req.Breaks = append(req.Breaks, engine.Break{Offset: len(text), Duration: b.Duration})
+		}
+	}
 
 	start := time.Now()
 	r.p.emitTime = 0

@@ -445,6 +445,13 @@ func (s *Synthesizer) run(ctx context.Context, w io.Writer, prep *Prepared) (Res
 // a slow client never holds one: at the end of the sentence, or between
 // parts once maxHeld samples are waiting.
 func (s *Synthesizer) render(ctx context.Context, r *renderer, sen tags.Sentence) error {
+	if part, breaks, ok := r.withBreaks(sen); ok {
+		// One piece of text with its pauses as breaks: the engine speaks
+		// the sentence whole and puts the silences in it.
+		r.breaks = breaks
+		defer func() { r.breaks = nil }()
+		return s.inSlot(ctx, r, func() error { return r.text(ctx, part) })
+	}
 	for _, part := range sen.Parts {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -14,13 +14,18 @@ import "unsafe"
 // Returning 1 asks espeak to stop.
 //
 //export synthCallback
-func synthCallback(wav *C.short, n C.int, _ *C.espeak_EVENT) C.int {
+func synthCallback(wav *C.short, n C.int, events *C.espeak_EVENT) C.int {
 	job := active
 	if job == nil {
 		return 1
 	}
 	if job.ctx.Err() != nil {
 		return 1
+	}
+	for ev := events; ev != nil && ev._type != C.espeakEVENT_LIST_TERMINATED; ev = (*C.espeak_EVENT)(unsafe.Add(unsafe.Pointer(ev), unsafe.Sizeof(*ev))) {
+		if ev._type == C.espeakEVENT_WORD {
+			job.words = append(job.words, wordAt{char: int(ev.text_position), ms: int(ev.audio_position)})
+		}
 	}
 	if wav != nil && n > 0 {
 		for _, s := range unsafe.Slice((*int16)(unsafe.Pointer(wav)), int(n)) {

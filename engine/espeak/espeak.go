@@ -60,7 +60,12 @@ var (
 type job struct {
 	ctx     context.Context
 	samples []float32
+	words   []wordAt // where the words begin
 }
+
+// wordAt is where a word begins: at character char (1-based) of the text,
+// at ms milliseconds into the audio.
+type wordAt struct{ char, ms int }
 
 // Options configure the engine. The zero value works.
 type Options struct {
@@ -150,24 +155,32 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 	// sentence, and then other requests.
 	bufp := buffers.Get().(*[]float32)
 	defer buffers.Put(bufp)
+	cursor := 0
 	for _, text := range sentence.Split(req.Text, 0) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		start := cursor + max(0, strings.Index(req.Text[cursor:], text))
+		cursor = start + len(text)
+		breaks := breaksIn(req.Breaks, start, cursor, len(req.Text))
 		input := text
 		if ssml {
 			input = markup(text, req.Prosody)
 		}
-		samples, rate, err := synth(ctx, (*bufp)[:0], voice, input, wpm, ssml)
+		samples, words, rate, err := synth(ctx, (*bufp)[:0], voice, input, wpm, ssml)
 		*bufp = samples
 		if err != nil {
 			return err
 		}
-		if len(samples) == 0 {
+		if len(samples) == 0 && len(breaks) == 0 {
 			continue
 		}
+		before := len(samples)
 		if stretch < 0.99 {
 			samples = dsp.Stretch(samples, rate, stretch)
+		}
+		if len(breaks) > 0 {
+			samples = insertBreaks(samples, rate, float64(len(samples))/float64(max(before, 1)), text, start, breaks, words, ssml)
 		}
 		samples = dsp.AppendSilence(samples, pauseAfter(text, rate, speed))
 		if err := emit(engine.Chunk{Samples: samples, SampleRate: rate}); err != nil {
@@ -175,6 +188,48 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 		}
 	}
 	return ctx.Err()
+}
+
+// breaksIn returns the breaks of [start, end) of the text, with the
+// breaks at the text's end (textLen) going to its last piece.
+func breaksIn(all []engine.Break, start, end, textLen int) []engine.Break {
+	var out []engine.Break
+	for _, b := range all {
+		if b.Offset >= start && (b.Offset < end || end == textLen && b.Offset >= end) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// insertBreaks puts the silence of each break into samples (the audio of
+// text, which starts at byte start of the request's text), before the
+// word that begins at or after the break's offset, by the word positions
+// espeak-ng reported; at the end when no word follows. scale is how much
+// the audio was stretched after synthesis. With SSML input the reported
+// positions are those of the markup, so the breaks go at the end.
+func insertBreaks(samples []float32, rate int, scale float64, text string, start int, breaks []engine.Break, words []wordAt, ssml bool) []float32 {
+	at := func(b engine.Break) int {
+		if ssml {
+			return len(samples)
+		}
+		char := utf8.RuneCountInString(text[:min(len(text), max(0, b.Offset-start))]) + 1 // espeak counts from 1
+		for _, w := range words {
+			if w.char >= char {
+				return min(len(samples), int(float64(w.ms)*float64(rate)/1000*scale))
+			}
+		}
+		return len(samples)
+	}
+	// From the last break back, so that earlier positions stay valid.
+	breaks = slices.Clone(breaks)
+	slices.SortStableFunc(breaks, func(a, b engine.Break) int { return a.Offset - b.Offset })
+	for i := len(breaks) - 1; i >= 0; i-- {
+		pos := at(breaks[i])
+		n := int(breaks[i].Duration.Seconds()*float64(rate) + 0.5)
+		samples = slices.Insert(samples, pos, make([]float32, n)...)
+	}
+	return samples
 }
 
 // cText makes text safe to pass as a C string: NUL would end it early and
@@ -215,19 +270,19 @@ func lastRune(s string) string {
 var buffers = sync.Pool{New: func() any { return new([]float32) }}
 
 // synth renders one sentence under the library lock, appending its
-// samples to dst.
-func synth(ctx context.Context, dst []float32, voice, text string, wpm int, ssml bool) ([]float32, int, error) {
+// samples to dst, and says where its words begin.
+func synth(ctx context.Context, dst []float32, voice, text string, wpm int, ssml bool) ([]float32, []wordAt, int, error) {
 	ctext := C.CString(cText(text))
 	defer C.free(unsafe.Pointer(ctext))
 
 	mu.Lock()
 	defer mu.Unlock()
 	if err := setVoice(voice); err != nil {
-		return dst, 0, err
+		return dst, nil, 0, err
 	}
 	if wpm != currentWPM {
 		if rc := C.espeak_SetParameter(C.espeakRATE, C.int(wpm), 0); rc != C.EE_OK {
-			return dst, 0, fmt.Errorf("espeak: set rate %d: code %d", wpm, int(rc))
+			return dst, nil, 0, fmt.Errorf("espeak: set rate %d: code %d", wpm, int(rc))
 		}
 		currentWPM = wpm
 	}
@@ -241,12 +296,12 @@ func synth(ctx context.Context, dst []float32, voice, text string, wpm int, ssml
 	}
 	rc := C.espeak_Synth(unsafe.Pointer(ctext), size, 0, C.POS_CHARACTER, 0, flags, nil, nil)
 	if err := ctx.Err(); err != nil {
-		return j.samples, 0, err
+		return j.samples, nil, 0, err
 	}
 	if rc != C.EE_OK {
-		return j.samples, 0, fmt.Errorf("espeak: synthesis failed: code %d", int(rc))
+		return j.samples, nil, 0, fmt.Errorf("espeak: synthesis failed: code %d", int(rc))
 	}
-	return j.samples, sampleRate, nil
+	return j.samples, j.words, sampleRate, nil
 }
 
 // setVoice selects voice, a language code optionally followed by

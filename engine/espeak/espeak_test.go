@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
@@ -213,5 +214,36 @@ func TestVariants(t *testing.T) {
 	}
 	if len(f3.Samples) == 0 || slices.Equal(plain.Samples, f3.Samples) {
 		t.Errorf("en-us+f3: %d samples, the same as en-us: %v", len(f3.Samples), slices.Equal(plain.Samples, f3.Samples))
+	}
+}
+
+// Breaks put exactly their silence in the speech, before the word at their
+// offset, without splitting the sentence.
+func TestBreaks(t *testing.T) {
+	e := newEngine(t)
+	ctx := context.Background()
+	plain, err := enginetest.Collect(ctx, e, engine.Request{Voice: "en-us", Text: "Hello there world."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		breaks []engine.Break
+		add    time.Duration
+	}{
+		{[]engine.Break{{Offset: 6, Duration: time.Second}}, time.Second},
+		{[]engine.Break{{Offset: 6, Duration: 0}}, 0},
+		{[]engine.Break{{Offset: 5, Duration: 250 * time.Millisecond}, {Offset: 12, Duration: 500 * time.Millisecond}}, 750 * time.Millisecond},
+		{[]engine.Break{{Offset: 18, Duration: 300 * time.Millisecond}}, 300 * time.Millisecond}, // at the end
+	} {
+		got, err := enginetest.Collect(ctx, e, engine.Request{Voice: "en-us", Text: "Hello there world.", Breaks: tc.breaks})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Within 1 ms: espeak-ng's output varies by a few samples from
+		// call to call (its pitch flutter carries over).
+		want := len(plain.Samples) + int(tc.add.Seconds()*float64(plain.SampleRate)+0.5)
+		if d := len(got.Samples) - want; d > plain.SampleRate/1000 || d < -plain.SampleRate/1000 {
+			t.Errorf("%v: %d samples, want %d (%+d)", tc.breaks, len(got.Samples), want, d)
+		}
 	}
 }

@@ -19,7 +19,7 @@ var _ engine.Renderer = (*Engine)(nil)
 // and its volume saturates above 100%.
 func (e *Engine) Renders(f engine.Feature) bool {
 	switch f {
-	case engine.FeatureRate, engine.FeatureRange, engine.FeatureWhisper, engine.FeatureEmphasis, engine.FeatureSpell:
+	case engine.FeatureRate, engine.FeatureRange, engine.FeatureWhisper, engine.FeatureEmphasis, engine.FeatureSpell, engine.FeatureBreaks:
 		return true
 	}
 	return false
