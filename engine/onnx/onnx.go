@@ -42,9 +42,7 @@ type Options struct {
 	IntraOpThreads int
 	// MemArena turns on ONNX Runtime's CPU memory arena, which keeps each
 	// model's peak working memory allocated between runs. Off by default:
-	// with the Piper-medium benchmark model it doubled the memory a voice
-	// adds (about 145 MB instead of 67 MB after one sentence) with no
-	// measurable speed gain.
+	// it about doubles the memory each voice adds (docs/decisions.md).
 	MemArena bool
 	// Strict makes Load fail when any voice cannot load (a corrupt model,
 	// a model of another family, a missing or bad config, two voices of
@@ -56,13 +54,10 @@ type Options struct {
 }
 
 // DefaultIntraOpThreads is the intra-op thread count used when
-// Options.IntraOpThreads is 0. On the shared 2-core reference machine
-// (BenchmarkStreams, Piper-medium-sized model) two threads per run gave
-// more audio per second than one only while the machine was otherwise
-// idle (27 against 21 s/s for one stream), and collapsed to about 5 s/s
-// once other processes loaded it, since every operator waits for its
-// slowest thread; one thread held 19 to 45 s/s for two streams.
-// Concurrent requests use the other cores.
+// Options.IntraOpThreads is 0. One thread per run holds up when the
+// machine is loaded, where more collapse (every operator waits for its
+// slowest thread); concurrent requests use the other cores.
+// docs/decisions.md has the measurements.
 const DefaultIntraOpThreads = 1
 
 // Engine synthesizes speech with Piper (VITS) voices through ONNX Runtime.
