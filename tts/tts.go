@@ -58,6 +58,16 @@ func (e *UnknownVoiceError) Error() string {
 
 func (e *UnknownVoiceError) Unwrap() error { return ErrUnknownVoice }
 
+// SpeedError is the error for a Request.Speed outside MinSpeed to
+// MaxSpeed; errors.Is(err, ErrBadSpeed) holds for it.
+type SpeedError struct{ Speed float64 }
+
+func (e *SpeedError) Error() string {
+	return fmt.Sprintf("%v: %g is not between %g and %g", ErrBadSpeed, e.Speed, MinSpeed, MaxSpeed)
+}
+
+func (e *SpeedError) Unwrap() error { return ErrBadSpeed }
+
 // Speed limits, as in OpenAI's speech endpoint.
 const (
 	MinSpeed = tags.MinRate
@@ -344,7 +354,7 @@ func (s *Synthesizer) prepare(req Request) (voices.Voice, tags.Script, error) {
 		return voices.Voice{}, tags.Script{}, fmt.Errorf("%w: %d characters, the limit is %d", ErrInputTooLong, n, s.maxInput)
 	}
 	if req.Speed != 0 && (req.Speed < MinSpeed || req.Speed > MaxSpeed || math.IsNaN(req.Speed)) {
-		return voices.Voice{}, tags.Script{}, fmt.Errorf("%w: %g is not between %g and %g", ErrBadSpeed, req.Speed, MinSpeed, MaxSpeed)
+		return voices.Voice{}, tags.Script{}, &SpeedError{Speed: req.Speed}
 	}
 	if err := s.formats.Check(req.Format); err != nil {
 		return voices.Voice{}, tags.Script{}, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)

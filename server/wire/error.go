@@ -251,6 +251,7 @@ func Unavailable() *Error {
 func ToError(err error, voice string) *Error {
 	var we *Error
 	var unknown *tts.UnknownVoiceError
+	var speed *tts.SpeedError
 	switch {
 	case errors.As(err, &we):
 		return we
@@ -269,7 +270,9 @@ func ToError(err error, voice string) *Error {
 		return BadRequest(CodeStringTooLong, "input", "input is too long: %v", trimPrefix(err))
 	case errors.Is(err, tts.ErrAudioTooLong):
 		return BadRequest(CodeAudioTooLong, "input", "input makes too much audio: %v", strings.TrimPrefix(trimPrefix(err), "too much audio: "))
-	case errors.Is(err, tts.ErrBadSpeed):
+	case errors.As(err, &speed):
+		return speedError(speed.Speed, tts.MinSpeed, tts.MaxSpeed)
+	case errors.Is(err, tts.ErrBadSpeed): // no value to say which side
 		return BadRequest(CodeInvalidValue, "speed", "speed is out of range: %v", trimPrefix(err))
 	case errors.Is(err, tts.ErrUnsupportedFormat):
 		return BadRequest(CodeUnsupportedFormat, "response_format", "response_format is not supported: %v", trimPrefix(err))

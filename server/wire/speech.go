@@ -111,13 +111,8 @@ func ParseSpeech(body []byte, lim SpeechLimits) (Speech, error) {
 			return Speech{}, err
 		}
 		if lim.MinSpeed != 0 || lim.MaxSpeed != 0 {
-			switch {
-			case sp < lim.MinSpeed || math.IsNaN(sp):
-				return Speech{}, BadRequest(CodeDecimalTooSmall, "speed",
-					"speed %g is below the minimum of %g.", sp, lim.MinSpeed)
-			case sp > lim.MaxSpeed:
-				return Speech{}, BadRequest(CodeDecimalTooLarge, "speed",
-					"speed %g is above the maximum of %g.", sp, lim.MaxSpeed)
+			if e := speedError(sp, lim.MinSpeed, lim.MaxSpeed); e != nil {
+				return Speech{}, e
 			}
 		}
 		s.Speed = sp
@@ -266,4 +261,16 @@ func voiceField(v json.RawMessage) (string, error) {
 		return "", BadRequest(CodeStringTooShort, "voice", "voice must not be empty.")
 	}
 	return id, nil
+}
+
+// speedError is the one answer to a speed outside [lo, hi] (nil inside),
+// whether the body's parser or the synthesizer found it.
+func speedError(sp, lo, hi float64) *Error {
+	switch {
+	case sp < lo || math.IsNaN(sp):
+		return BadRequest(CodeDecimalTooSmall, "speed", "speed %g is below the minimum of %g.", sp, lo)
+	case sp > hi:
+		return BadRequest(CodeDecimalTooLarge, "speed", "speed %g is above the maximum of %g.", sp, hi)
+	}
+	return nil
 }

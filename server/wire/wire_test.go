@@ -81,6 +81,8 @@ func TestToError(t *testing.T) {
 		{fmt.Errorf("%w %q", tts.ErrUnknownVoice, "x"), 404, TypeProxy, CodeVoiceNotFound, "voice"},
 		{tts.ErrEmptyInput, 400, TypeInvalidRequest, CodeStringTooShort, "input"},
 		{fmt.Errorf("%w: 5000", tts.ErrInputTooLong), 400, TypeInvalidRequest, CodeStringTooLong, "input"},
+		{&tts.SpeedError{Speed: 5}, 400, TypeInvalidRequest, CodeDecimalTooLarge, "speed"},
+		{&tts.SpeedError{Speed: 0.1}, 400, TypeInvalidRequest, CodeDecimalTooSmall, "speed"},
 		{tts.ErrBadSpeed, 400, TypeInvalidRequest, CodeInvalidValue, "speed"},
 		{tts.ErrUnsupportedFormat, 400, TypeInvalidRequest, CodeUnsupportedFormat, "response_format"},
 		{tts.ErrBadTags, 400, TypeInvalidRequest, CodeInvalidTags, "input"},
