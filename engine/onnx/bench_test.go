@@ -316,7 +316,7 @@ func BenchmarkRSSPerVoice(b *testing.B) {
 		base := residentMB(b)
 		var rss []float64
 		for i, m := range models {
-			e := load(b, Options{Models: []string{m}})
+			e := load(b, Options{Models: []string{m}, Arena: map[string]Arena{"off": ArenaOff, "private": ArenaPerSession}[os.Getenv("VOXKIT_BENCH_ARENA")]})
 			err := e.Synthesize(context.Background(), engine.Request{Voice: "v" + strconv.Itoa(i), Text: "A warm-up sentence of ordinary length."}, func(engine.Chunk) error { return nil })
 			if err != nil {
 				b.Fatal(err)
@@ -403,4 +403,45 @@ func BenchmarkCancel(b *testing.B) {
 		total += time.Since(cancelled)
 	}
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-to-stop")
+}
+
+// BenchmarkArena compares ONNX Runtime's memory settings on the 20-sentence
+// text, at 1 and 2 intra-op threads: no arena (the default so far), an
+// arena per session (ArenaPerSession), and one arena shared by the
+// sessions (ArenaShared). The variants alternate within each iteration so that the
+// load of a shared machine hits them alike; compare the rtf of one run.
+func BenchmarkArena(b *testing.B) {
+	path := benchModel(b)
+	text := benchText(b)
+	for _, threads := range []int{1, 2} {
+		variants := []struct {
+			name string
+			opts Options
+		}{
+			{"off", Options{Arena: ArenaOff}},
+			{"private", Options{Arena: ArenaPerSession}},
+			{"shared", Options{Arena: ArenaShared}},
+		}
+		engines := make([]*Engine, len(variants))
+		for i, v := range variants {
+			v.opts.Models, v.opts.IntraOpThreads = []string{path}, threads
+			engines[i] = load(b, v.opts)
+			synthesizeText(b, engines[i], text) // warm up
+		}
+		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
+			spent := make([]time.Duration, len(variants))
+			audio := make([]float64, len(variants))
+			for i := 0; b.Loop(); i++ {
+				for k := range variants {
+					j := (k + i) % len(variants) // rotate who goes first
+					start := time.Now()
+					audio[j] += synthesizeText(b, engines[j], text)
+					spent[j] += time.Since(start)
+				}
+			}
+			for j, v := range variants {
+				b.ReportMetric(spent[j].Seconds()/audio[j], "rtf-"+v.name)
+			}
+		})
+	}
 }

@@ -87,8 +87,10 @@
 //   - 20 to 22 s of audio per second for one stream, up to 45 for two
 //     streams when both cores are free;
 //   - each voice loaded after the first adds 65 to 70 MB of resident memory
-//     (the weights are 62 MB; the first adds 125 to 140 MB with ONNX
-//     Runtime's own); with Options.MemArena about 145 MB;
+//     without an arena (the weights are 62 MB; the first adds 125 to 140
+//     MB with ONNX Runtime's own), 63 MB with the shared arena (the
+//     default since, with runs 14-15% faster), 142 MB with an arena per
+//     session (see Arena);
 //   - a cancelled request stops within 3 ms, in the middle of a run.
 //
 // Kokoro, measured the same way (BenchmarkKokoro, BenchmarkKokoroRSS) with

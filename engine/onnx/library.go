@@ -99,6 +99,9 @@ func libraryDirs() []string {
 var runtimeEnv struct {
 	mu   sync.Mutex
 	path string // library the environment was initialized from
+	// sharedArena says an arena allocator is registered on the
+	// environment for sessions to share (ArenaShared).
+	sharedArena bool
 }
 
 // initRuntime initializes the ONNX Runtime environment from the library at
@@ -120,8 +123,29 @@ func initRuntime(path string, log *slog.Logger) error {
 		return fmt.Errorf("onnx: cannot load ONNX Runtime from %s: %w; %s", path, err, InstallHint)
 	}
 	runtimeEnv.path = path
+	if err := registerSharedArena(); err != nil {
+		log.Warn("onnx: no shared arena allocator; sessions use their own allocators", "err", err)
+	} else {
+		runtimeEnv.sharedArena = true
+	}
 	log.Debug("onnx: ONNX Runtime loaded", "library", path, "version", ort.GetVersion())
 	return nil
+}
+
+// registerSharedArena registers one arena-backed CPU allocator on the
+// environment, which sessions opened with ArenaShared use instead
+// of an arena each.
+func registerSharedArena() error {
+	mem, err := ort.GetMemoryInfo()
+	if err != nil {
+		return err
+	}
+	cfg, err := ort.NewArenaCfg(0, -1, -1, -1) // ORT's defaults
+	if err != nil {
+		return err
+	}
+	defer cfg.Destroy()
+	return ort.CreateAndRegisterAllocator(mem, cfg)
 }
 
 func sameFile(a, b string) bool {

@@ -81,8 +81,8 @@ func openModel(name, path string, so sessionOptions) (*model, error) {
 
 // sessionOptions are the ORT settings of every model of an Engine.
 type sessionOptions struct {
-	threads  int
-	memArena bool
+	threads int
+	arena   Arena
 }
 
 func (m *model) open(so sessionOptions) error {
@@ -112,13 +112,19 @@ func newSession(path string, inputs, outputs []string, so sessionOptions) (*ort.
 		return nil, err
 	}
 	defer opts.Destroy()
+	shared := so.arena == ArenaShared && sharedArenaReady()
 	err = errors.Join(
 		opts.SetIntraOpNumThreads(so.threads),
 		opts.SetInterOpNumThreads(1),
-		opts.SetCpuMemArena(so.memArena),
+		opts.SetCpuMemArena(so.arena == ArenaPerSession || shared),
 	)
 	if err != nil {
 		return nil, err
+	}
+	if shared {
+		if err := opts.AddSessionConfigEntry("session.use_env_allocators", "1"); err != nil {
+			return nil, err
+		}
 	}
 	if so.threads > 1 {
 		// Spinning worker threads halved throughput on a busy machine
@@ -213,4 +219,12 @@ func (m *model) close() error {
 	}
 	m.closed = true
 	return m.session.Destroy()
+}
+
+// sharedArenaReady reports whether the environment has the shared arena
+// allocator.
+func sharedArenaReady() bool {
+	runtimeEnv.mu.Lock()
+	defer runtimeEnv.mu.Unlock()
+	return runtimeEnv.sharedArena
 }

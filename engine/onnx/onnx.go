@@ -40,10 +40,9 @@ type Options struct {
 	// IntraOpThreads is the number of threads ORT uses inside one model
 	// run. 0 means DefaultIntraOpThreads.
 	IntraOpThreads int
-	// MemArena turns on ONNX Runtime's CPU memory arena, which keeps each
-	// model's peak working memory allocated between runs. Off by default:
-	// it about doubles the memory each voice adds (docs/decisions.md).
-	MemArena bool
+	// Arena chooses how ONNX Runtime keeps the working memory of model
+	// runs: the zero value, ArenaShared, is one arena for every session.
+	Arena Arena
 	// Strict makes Load fail when any voice cannot load (a corrupt model,
 	// a model of another family, a missing or bad config, two voices of
 	// one name). By default such a voice is logged and left out, and the
@@ -52,6 +51,24 @@ type Options struct {
 	// Logger receives load and debug logs; nil means slog.Default().
 	Logger *slog.Logger
 }
+
+// Arena is a choice of ONNX Runtime CPU memory arena (Options.Arena).
+type Arena int
+
+// The arenas. An arena keeps a model run's peak working memory allocated
+// for the next run, which makes runs faster; one per session costs that
+// memory for every voice, one shared costs it once. docs/decisions.md
+// has the measurements (BenchmarkArena, BenchmarkRSSPerVoice).
+const (
+	// ArenaShared has every session use one arena-backed allocator
+	// registered on the ONNX Runtime environment
+	// (session.use_env_allocators). The default.
+	ArenaShared Arena = iota
+	// ArenaOff runs without an arena: the least memory, slower runs.
+	ArenaOff
+	// ArenaPerSession gives each session (model) an arena of its own.
+	ArenaPerSession
+)
 
 // DefaultIntraOpThreads is the intra-op thread count used when
 // Options.IntraOpThreads is 0. One thread per run holds up when the
@@ -202,7 +219,7 @@ func (e *Engine) sync(ctx context.Context, files map[string]string) (bool, error
 				continue
 			}
 		}
-		m, err := e.openVoice(name, path, sessionOptions{e.opts.IntraOpThreads, e.opts.MemArena}) // Piper or Kokoro
+		m, err := e.openVoice(name, path, sessionOptions{e.opts.IntraOpThreads, e.opts.Arena}) // Piper or Kokoro
 		if err == nil && m.cfg.PhonemeType == "espeak" && e.opts.Phonemizer == nil {
 			m.close()
 			err = fmt.Errorf("onnx: voice %s needs a phonemizer (Options.Phonemizer)", name)
