@@ -445,3 +445,44 @@ func BenchmarkArena(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSessionOptions compares ONNX Runtime session settings on the
+// 20-sentence text, interleaved as in BenchmarkArena: the defaults,
+// denormals flushed to zero, and (at 2 threads) spinning worker threads.
+func BenchmarkSessionOptions(b *testing.B) {
+	path := benchModel(b)
+	text := benchText(b)
+	for _, threads := range []int{1, 2} {
+		variants := []struct {
+			name string
+			opts Options
+		}{{"default", Options{}}, {"daz", Options{denormalsAsZero: true}}}
+		if threads > 1 {
+			variants = append(variants, struct {
+				name string
+				opts Options
+			}{"spin", Options{Spin: true}})
+		}
+		engines := make([]*Engine, len(variants))
+		for i, v := range variants {
+			v.opts.Models, v.opts.IntraOpThreads = []string{path}, threads
+			engines[i] = load(b, v.opts)
+			synthesizeText(b, engines[i], text) // warm up
+		}
+		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
+			spent := make([]time.Duration, len(variants))
+			audio := make([]float64, len(variants))
+			for i := 0; b.Loop(); i++ {
+				for k := range variants {
+					j := (k + i) % len(variants)
+					start := time.Now()
+					audio[j] += synthesizeText(b, engines[j], text)
+					spent[j] += time.Since(start)
+				}
+			}
+			for j, v := range variants {
+				b.ReportMetric(spent[j].Seconds()/audio[j], "rtf-"+v.name)
+			}
+		})
+	}
+}

@@ -83,6 +83,8 @@ func openModel(name, path string, so sessionOptions) (*model, error) {
 type sessionOptions struct {
 	threads int
 	arena   Arena
+	spin    bool // let intra-op worker threads spin between runs
+	daz     bool // denormals as zero
 }
 
 func (m *model) open(so sessionOptions) error {
@@ -126,10 +128,13 @@ func newSession(path string, inputs, outputs []string, so sessionOptions) (*ort.
 			return nil, err
 		}
 	}
-	if so.threads > 1 {
-		// Spinning worker threads halved throughput on a busy machine
-		// (BenchmarkStreams).
+	if so.threads > 1 && !so.spin {
 		if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+			return nil, err
+		}
+	}
+	if so.daz {
+		if err := opts.AddSessionConfigEntry("session.set_denormal_as_zero", "1"); err != nil {
 			return nil, err
 		}
 	}
