@@ -315,14 +315,13 @@ func synth(ctx context.Context, dst []float32, voice, text string, wpm int, ssml
 
 // Priming: libespeak-ng keeps one clause's phonemes at a time in a
 // static list, and while timing a clause's last phonemes it reads entries
-// past the clause's end (the "next vowel" rules of its phoneme programs),
-// which hold whatever earlier, longer clauses left there. "Hello world."
-// got 49 ms longer after "And this is two.". prime makes those entries the
-// same before every synthesis: it translates, without synthesizing, one
-// clause longer than any clause of the text, made of "1 " repeated (a
-// digit is two or more phonemes in every espeak-ng language; a letter is
-// not: French reads "a a a a" as three phonemes). Its cost is measured by
-// BenchmarkSynthesize.
+// past the clause's end, which hold whatever earlier, longer clauses left
+// there: the same text came out longer or shorter after other requests
+// (docs/tags.md, "Determinism"). prime makes those entries the same before
+// every synthesis: it translates, without synthesizing, one clause longer
+// than any clause of the text, made of "1 " repeated (a digit is two or
+// more phonemes in every language tried; a letter is not: French reads
+// "a a a a" as three phonemes). BenchmarkSynthesize measures its cost.
 const (
 	// maxPrimeWords keeps the priming text one clause: espeak-ng cuts a
 	// clause at 800 bytes.
