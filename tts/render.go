@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/internal/dsp"
@@ -102,9 +104,22 @@ func (r *renderer) withBreaks(sen tags.Sentence) (tags.Part, []engine.Break, boo
 	return tags.Part{Text: text.String(), Style: *style}, breaks, true
 }
 
+// seams says which ends of a text part meet another part of its sentence:
+// boundaries a tag made, where the engine's edge silence is cut (see
+// trim).
+type seams struct{ start, end bool }
+
+// seamsOf returns the seams of part i of sen.
+func seamsOf(sen tags.Sentence, i int) seams {
+	return seams{start: i > 0, end: i < len(sen.Parts)-1}
+}
+
 // text renders a text part: the engine renders the style controls it
-// declares, the shared DSP stage the rest.
-func (r *renderer) text(ctx context.Context, part tags.Part) error {
+// declares, the shared DSP stage the rest. At its seams the engine's edge
+// silence is cut, as if the sentence had been spoken whole; the silence
+// after a part that ends with punctuation stays, as the pause that the
+// punctuation asks for.
+func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 	v, err := r.voiceOf(part.Style)
 	if err != nil {
 		return err
@@ -126,15 +141,18 @@ func (r *renderer) text(ctx context.Context, part tags.Part) error {
 		}
 	}
 
+	if endsClause(part.Text) {
+		at.end = false // the punctuation's pause stays
+	}
 	start := time.Now()
 	r.p.emitTime = 0
 	rate0 := 0
 	if fx.none() {
-		err = eng.Synthesize(ctx, req, r.p.emit)
+		err = eng.Synthesize(ctx, req, trim(r.p.emit, at))
 	} else {
 		// Collect the part's audio, then apply the effects to it whole.
 		r.buf = r.buf[:0]
-		err = eng.Synthesize(ctx, req, func(c engine.Chunk) error {
+		err = eng.Synthesize(ctx, req, trim(func(c engine.Chunk) error {
 			if rate0 != 0 && c.SampleRate != rate0 {
 				return fmt.Errorf("tts: engine changed sample rate within a sentence")
 			}
@@ -144,7 +162,7 @@ func (r *renderer) text(ctx context.Context, part tags.Part) error {
 			}
 			r.buf = append(r.buf, c.Samples...)
 			return nil
-		})
+		}, at))
 	}
 	r.res.EngineTime += time.Since(start) - r.p.emitTime
 	if errors.Is(err, ErrAudioTooLong) {
@@ -167,6 +185,66 @@ func (r *renderer) text(ctx context.Context, part tags.Part) error {
 	dsp.Gain(x, fx.gain)
 	dsp.SoftLimit(x)
 	return r.p.emit(engine.Chunk{Samples: x, SampleRate: rate0})
+}
+
+// silence is the level below which a sample at a part's edge counts as
+// silence (−60 dBFS): espeak-ng's edge silence is exact zeros, a neural
+// model's a faint noise.
+const silence = 0.001
+
+// trim returns emit with the silence at the seams of a part's audio cut:
+// at its start, and at its end, where silence is held back until sound
+// follows (and so dropped if none does). The trimmed emit must see the
+// whole part, and the part must end with its last chunk.
+func trim(emit engine.ChunkFunc, at seams) engine.ChunkFunc {
+	if !at.start && !at.end {
+		return emit
+	}
+	begun := !at.start
+	var held []float32 // quiet samples at the end of what came so far
+	return func(c engine.Chunk) error {
+		x := c.Samples
+		if !begun {
+			i := 0
+			for i < len(x) && math.Abs(float64(x[i])) < silence {
+				i++
+			}
+			x = x[i:]
+			begun = len(x) > 0
+		}
+		if len(x) == 0 {
+			return nil
+		}
+		if !at.end {
+			return emit(engine.Chunk{Samples: x, SampleRate: c.SampleRate})
+		}
+		end := len(x)
+		for end > 0 && math.Abs(float64(x[end-1])) < silence {
+			end--
+		}
+		if end == 0 {
+			held = append(held, x...)
+			return nil
+		}
+		if len(held) > 0 {
+			if err := emit(engine.Chunk{Samples: held, SampleRate: c.SampleRate}); err != nil {
+				return err
+			}
+		}
+		if err := emit(engine.Chunk{Samples: x[:end], SampleRate: c.SampleRate}); err != nil {
+			return err
+		}
+		held = append(held[:0], x[end:]...)
+		return nil
+	}
+}
+
+// endsClause reports whether text ends with punctuation that closes a
+// clause or a sentence (closing quotes and brackets aside).
+func endsClause(text string) bool {
+	text = strings.TrimRight(text, " \t\r\n\"')]}”’»」』")
+	r, _ := utf8.DecodeLastRuneInString(text)
+	return strings.ContainsRune(",;:.!?…。！？、，；：", r)
 }
 
 // voiceOf returns the voice that speaks text styled st: the request's,

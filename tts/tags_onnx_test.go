@@ -80,6 +80,9 @@ func TestTagsOnONNX(t *testing.T) {
 	near("volume:0.5 RMS", dsp.RMS(say("<|volume:0.5|>"+sample))/r0, 0.5, 0.02)
 	near("loud RMS", dsp.RMS(say("<|loud|>"+sample))/r0, math.Pow(10, 4.0/20), 0.02)
 	near("pause duration", seconds(say("One.<|pause:1s|> "+sample))-seconds(say("One. "+sample)), 1, 0.01)
+	// Mid-sentence the engine speaks the two parts apart (it renders no
+	// breaks): the pause adds its duration to that, within a sample.
+	near("mid-sentence pause", seconds(say("Hello <|pause:1s|> world."))-seconds(say("Hello <|pause:0s|> world.")), 1, 0.0001)
 	p := audiotest.Periodicity(say("<|whisper|>"+sample), pcmRate)
 	t.Logf("whisper: periodicity %.2f → %.2f", p0, p)
 	// The fixture's pure sines are the hardest case for LPC whisper (one

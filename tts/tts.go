@@ -460,9 +460,9 @@ func (s *Synthesizer) render(ctx context.Context, r *renderer, sen tags.Sentence
 		// the sentence whole and puts the silences in it.
 		r.breaks = breaks
 		defer func() { r.breaks = nil }()
-		return s.inSlot(ctx, r, func() error { return r.text(ctx, part) })
+		return s.inSlot(ctx, r, func() error { return r.text(ctx, part, seams{}) })
 	}
-	for _, part := range sen.Parts {
+	for i, part := range sen.Parts {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -470,7 +470,7 @@ func (s *Synthesizer) render(ctx context.Context, r *renderer, sen tags.Sentence
 		if part.IsEvent() {
 			err = r.event(part)
 		} else {
-			err = s.inSlot(ctx, r, func() error { return r.text(ctx, part) })
+			err = s.inSlot(ctx, r, func() error { return r.text(ctx, part, seamsOf(sen, i)) })
 		}
 		if err != nil {
 			return err

@@ -19,6 +19,14 @@ static void voxkit_set_callback(void) {
 static const char* voxkit_phonemes(const void** text, int mode) {
 	return espeak_TextToPhonemes(text, espeakCHARS_UTF8, mode);
 }
+
+// voxkit_prime translates text, one clause, for the phoneme list it
+// leaves behind (see prime).
+static void voxkit_prime(const char* text) {
+	const void* p = text;
+	while (p != NULL)
+		espeak_TextToPhonemes(&p, espeakCHARS_UTF8, 0);
+}
 */
 import "C"
 
@@ -286,6 +294,7 @@ func synth(ctx context.Context, dst []float32, voice, text string, wpm int, ssml
 		}
 		currentWPM = wpm
 	}
+	prime(text)
 	j := &job{ctx: ctx, samples: dst}
 	active = j
 	defer func() { active = nil }()
@@ -302,6 +311,40 @@ func synth(ctx context.Context, dst []float32, voice, text string, wpm int, ssml
 		return j.samples, nil, 0, fmt.Errorf("espeak: synthesis failed: code %d", int(rc))
 	}
 	return j.samples, j.words, sampleRate, nil
+}
+
+// Priming: libespeak-ng keeps one clause's phonemes at a time in a
+// static list, and while timing a clause's last phonemes it reads entries
+// past the clause's end, which hold whatever earlier, longer clauses left
+// there: the same text came out longer or shorter after other requests
+// (docs/tags.md, "Determinism"). prime makes those entries the same before
+// every synthesis: it translates, without synthesizing, one clause longer
+// than any clause of the text, made of "1 " repeated (a digit is two or
+// more phonemes in every language tried; a letter is not: French reads
+// "a a a a" as three phonemes). BenchmarkSynthesize measures its cost.
+const (
+	// maxPrimeWords keeps the priming text one clause: espeak-ng cuts a
+	// clause at 800 bytes.
+	maxPrimeWords = 350
+	primeWords    = "1 "
+)
+
+// primeText is primeWords maxPrimeWords times, in C memory for good.
+var primeText = C.CString(strings.Repeat(primeWords, maxPrimeWords))
+
+// prime readies the phoneme list for text (see Priming); mu must be held.
+// Each word of the priming clause gives at least two phonemes, each
+// letter of text at most about one and each digit at most about eight
+// ("7" is "seven", "1000000" "one million").
+func prime(text string) {
+	n := utf8.RuneCountInString(text)
+	for _, c := range text {
+		if c >= '0' && c <= '9' {
+			n += 7
+		}
+	}
+	words := min(maxPrimeWords, n/2+16)
+	C.voxkit_prime((*C.char)(unsafe.Add(unsafe.Pointer(primeText), len(primeWords)*(maxPrimeWords-words))))
 }
 
 // setVoice selects voice, a language code optionally followed by
