@@ -2,8 +2,8 @@
 // binaries of Debian's postgresql package (/usr/lib/postgresql/*/bin) or
 // from PATH.
 //
-// Start returns the URL of a new, empty database. A test binary whose
-// TestMain calls Main shares one server among its tests, each test
+// Start returns the URL of a new, empty database (Database does too,
+// for examples, under Main). A test binary whose TestMain calls Main shares one server among its tests, each test
 // getting a database of its own (CREATE DATABASE takes milliseconds;
 // starting a server takes about a second); without Main, each Start
 // starts a server of its own and stops it when the test ends.
@@ -47,10 +47,21 @@ var shared struct {
 }
 
 // Main runs the tests of m, stops the server they shared (started by the
-// first Start) and exits. Call it from TestMain:
+// first Start or Database) and exits. Call it from TestMain:
 //
 //	func TestMain(m *testing.M) { pgtest.Main(m) }
+//
+// When PostgreSQL is not installed it runs nothing and exits 0 (1 when
+// $CI is set): every test of such a package needs it.
 func Main(m *testing.M) {
+	if _, err := binDir(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if os.Getenv("CI") != "" {
+			os.Exit(1)
+		}
+		fmt.Fprintln(os.Stderr, "pgtest: skipping the tests of this package")
+		os.Exit(0)
+	}
 	shared.main = true
 	code := m.Run()
 	if shared.srv != nil {
@@ -59,26 +70,37 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
+// Database returns the URL of a new, empty database on the server shared
+// under Main, for code that has no testing.TB, such as examples.
+func Database() (string, error) {
+	if !shared.main {
+		return "", errors.New("pgtest: Database needs TestMain to call Main")
+	}
+	shared.once.Do(func() { shared.srv, shared.err = start() })
+	if shared.err != nil {
+		return "", shared.err
+	}
+	return shared.srv.createDatabase()
+}
+
 // Start returns the URL (postgres://…) of a new, empty database on a
 // running server, which the database's owner, postgres, reaches without
 // a password. The test is skipped when PostgreSQL is not installed,
 // unless $CI is set.
 func Start(t testing.TB) string {
 	t.Helper()
-	var srv *server
 	if shared.main {
-		shared.once.Do(func() { shared.srv, shared.err = start() })
-		srv = shared.srv
-		if shared.err != nil {
-			fail(t, shared.err)
-		}
-	} else {
-		var err error
-		if srv, err = start(); err != nil {
+		dsn, err := Database()
+		if err != nil {
 			fail(t, err)
 		}
-		t.Cleanup(srv.stop)
+		return dsn
 	}
+	srv, err := start()
+	if err != nil {
+		fail(t, err)
+	}
+	t.Cleanup(srv.stop)
 	dsn, err := srv.createDatabase()
 	if err != nil {
 		t.Fatal(err)
