@@ -16,7 +16,9 @@
 // store at start.
 //
 // Flags (and their environment variables): -addr (VOXKIT_ADDR), -data
-// (VOXKIT_DATA: the directory of the SQLite database), -voices
+// (VOXKIT_DATA: the directory of the SQLite database), -store
+// (VOXKIT_STORE: a postgres:// URL to keep accounts, keys and clones in
+// PostgreSQL instead of SQLite), -voices
 // (VOXKIT_VOICES: Piper voices, needs ONNX Runtime via $ONNXRUNTIME_LIB),
 // -signup (VOXKIT_SIGNUP), -alias NAME=VOICE (repeatable; the OpenAI voice
 // names default to espeak-ng English voices). On the first start with an
@@ -50,6 +52,7 @@ import (
 	"github.com/voxkit/voxkit/engine/onnx"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/postgres"
 	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/tts"
 
@@ -77,6 +80,7 @@ type app struct {
 	ready func(net.Addr)
 
 	addr, data, voices string
+	storeURL           string
 	signup             bool
 	strict             bool
 	aliases            aliasFlag
@@ -121,6 +125,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 	a.aliases = aliasFlag{}
 	fs.StringVar(&a.addr, "addr", a.env("VOXKIT_ADDR", "127.0.0.1:8080"), "listen address ($VOXKIT_ADDR)")
 	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "data"), "data directory holding "+sqlite.FileName+" ($VOXKIT_DATA)")
+	fs.StringVar(&a.storeURL, "store", a.env("VOXKIT_STORE", ""),
+		"PostgreSQL URL (postgres://user:password@host/db) of the store ($VOXKIT_STORE); empty: SQLite in -data")
 	fs.StringVar(&a.voices, "voices", a.env("VOXKIT_VOICES", ""), "directory of Piper voices ($VOXKIT_VOICES); needs $ONNXRUNTIME_LIB")
 	signup, _ := strconv.ParseBool(a.env("VOXKIT_SIGNUP", "false"))
 	fs.BoolVar(&a.signup, "signup", signup, "let anyone create an account from the playground ($VOXKIT_SIGNUP)")
@@ -147,10 +153,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	default:
 		a.log = slog.New(slog.NewTextHandler(a.stderr, nil))
 	}
-	if err := os.MkdirAll(a.data, 0o700); err != nil {
-		return err
-	}
-	st, err := sqlite.Open(ctx, filepath.Join(a.data, sqlite.FileName))
+	st, err := a.openStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -251,6 +254,29 @@ func (a *app) run(ctx context.Context, args []string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown command %q (want accounts create|list, keys create|list|revoke, voices list|delete)", strings.Join(rest, " "))
+}
+
+// openStore opens the PostgreSQL store of -store, or the SQLite one in
+// -data when -store is empty.
+func (a *app) openStore(ctx context.Context) (store.Store, error) {
+	switch {
+	case strings.HasPrefix(a.storeURL, "postgres://"), strings.HasPrefix(a.storeURL, "postgresql://"):
+		return postgres.Open(ctx, a.storeURL)
+	case a.storeURL != "":
+		return nil, errors.New("-store: want a postgres:// or postgresql:// URL, or nothing for SQLite in -data")
+	}
+	if err := os.MkdirAll(a.data, 0o700); err != nil {
+		return nil, err
+	}
+	return sqlite.Open(ctx, filepath.Join(a.data, sqlite.FileName))
+}
+
+// storeName names the store for the log, without the URL's password.
+func (a *app) storeName() string {
+	if a.storeURL != "" {
+		return "postgres"
+	}
+	return "sqlite in " + a.data
 }
 
 // safe returns a stored string for a terminal: as it is when every
@@ -424,7 +450,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	a.log.Info("voxkit server listening", "addr", "http://"+ln.Addr().String(), "voices", len(synth.Voices().List("")),
-		"aliases", strings.Join(slices.Sorted(maps.Keys(aliases)), ","), "data", a.data, "signup", a.signup)
+		"aliases", strings.Join(slices.Sorted(maps.Keys(aliases)), ","), "store", a.storeName(), "signup", a.signup)
 	if a.ready != nil {
 		a.ready(ln.Addr())
 	}
