@@ -263,3 +263,29 @@ func isEventTag(name string) bool {
 	d, ok := vocabulary[name]
 	return ok && d.kind == eventTag
 }
+
+func TestOpenCarriesStyles(t *testing.T) {
+	first, err := Parse("<|whisper|><|rate:1.5|>One. <|loud|>Two.<|/loud|>", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(first.Open, ""), "<|whisper|><|rate:1.5|>"; got != want {
+		t.Fatalf("Open = %q, want %q", got, want)
+	}
+	next, err := Parse(strings.Join(first.Open, "")+"Three.", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(next.Parts) != 1 || next.Parts[0].Style != first.Parts[0].Style {
+		t.Fatalf("continued parts %v, want the style of %v", next.Parts, first.Parts[0])
+	}
+}
+
+func TestMask(t *testing.T) {
+	in := "Hi <|pause:1s|>there <|Pause|> you <|x <|/loud|>!"
+	got := Mask(in)
+	want := "Hi             there           you <|x          !"
+	if got != want || len(got) != len(in) {
+		t.Fatalf("Mask(%q)\n= %q\nwant %q", in, got, want)
+	}
+}
