@@ -85,22 +85,18 @@ func (s *Server) resolveVoice(account, name string) string {
 	return name
 }
 
-// speechRequest parses and validates a speech body into a tts.Request.
-func (s *Server) speechRequest(body []byte, account, defaultFormat string) (wire.Speech, *tts.Prepared, *wire.Error) {
-	sp, err := wire.ParseSpeech(body, wire.SpeechLimits{
-		Formats: s.formats.Names(), MaxInput: s.maxInput,
-		MinSpeed: tts.MinSpeed, MaxSpeed: tts.MaxSpeed, DefaultFormat: defaultFormat,
-	})
-	if err != nil {
-		return sp, nil, wire.ToError(err, "")
+// speechRequest parses and validates a speech body into a prepared
+// request: a POST body, or (ws) a speech.create message with whole input.
+func (s *Server) speechRequest(body []byte, account string, ws bool) (wire.Speech, *tts.Prepared, *wire.Error) {
+	sp, req, werr := s.parseSpeech(body, account, ws)
+	if werr != nil {
+		return sp, nil, werr
 	}
-	req := tts.Request{
-		Voice:      s.resolveVoice(account, sp.Voice),
-		Input:      sp.Input,
-		Format:     encode.Format{Name: sp.Format},
-		Speed:      sp.Speed,
-		Account:    account,
-		StrictTags: sp.StrictTags,
+	switch {
+	case sp.InputStream && !ws:
+		return sp, nil, wire.BadRequest(wire.CodeInvalidValue, "input_stream", "input_stream is for the WebSocket, GET /v1/audio/speech/ws; send the whole input here.")
+	case sp.Timestamps != "" && sp.StreamFormat != wire.StreamSSE && !ws:
+		return sp, nil, wire.BadRequest(wire.CodeInvalidValue, "timestamps", `timestamps need "stream_format": "sse" (or the WebSocket): a plain audio response has nowhere to put them.`)
 	}
 	p, err := s.synth.Prepare(req)
 	if err != nil {
@@ -109,13 +105,38 @@ func (s *Server) speechRequest(body []byte, account, defaultFormat string) (wire
 	return sp, p, nil
 }
 
+// parseSpeech decodes a speech request body, or (ws) a speech.create
+// message, whose format is pcm by default, into the request to
+// synthesize.
+func (s *Server) parseSpeech(body []byte, account string, ws bool) (wire.Speech, tts.Request, *wire.Error) {
+	defaultFormat := ""
+	if ws {
+		defaultFormat = "pcm"
+	}
+	sp, err := wire.ParseSpeech(body, wire.SpeechLimits{
+		Formats: s.formats.Names(), MaxInput: s.maxInput,
+		MinSpeed: tts.MinSpeed, MaxSpeed: tts.MaxSpeed, DefaultFormat: defaultFormat,
+	})
+	if err != nil {
+		return sp, tts.Request{}, wire.ToError(err, "")
+	}
+	return sp, tts.Request{
+		Voice:      s.resolveVoice(account, sp.Voice),
+		Input:      sp.Input,
+		Format:     encode.Format{Name: sp.Format},
+		Speed:      sp.Speed,
+		Account:    account,
+		StrictTags: sp.StrictTags,
+	}, nil
+}
+
 func (s *Server) speech(w http.ResponseWriter, r *http.Request) error {
 	ri := info(r.Context())
 	body, werr := s.readBody(w, r)
 	if werr != nil {
 		return werr
 	}
-	sp, p, werr := s.speechRequest(body, ri.account, "")
+	sp, p, werr := s.speechRequest(body, ri.account, false)
 	if werr != nil {
 		return werr
 	}
@@ -360,6 +381,9 @@ func (s *Server) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speec
 		h.Set("Trailer", streamTrailers)
 		w.WriteHeader(http.StatusOK)
 	})}
+	if sp.Timestamps == wire.TimestampsWord {
+		p.SetOnSentence(func(d tts.SentenceDone) { sw.lazyWriter.Write(wire.SSETimestamps(d)) })
+	}
 	res, err := p.Stream(r.Context(), sw)
 	if err == nil {
 		err = sw.Flush()

@@ -328,6 +328,9 @@ func (p *Prepared) Voice() voices.Voice { return p.voice }
 // Request returns the request as prepared.
 func (p *Prepared) Request() Request { return p.req }
 
+// SetOnSentence sets the prepared request's OnSentence (see Request).
+func (p *Prepared) SetOnSentence(f func(SentenceDone)) { p.req.OnSentence = f }
+
 // Stream is Synthesizer.Stream of the prepared request.
 func (p *Prepared) Stream(ctx context.Context, w io.Writer) (Result, error) {
 	p.req.Format.Streaming = true

@@ -66,6 +66,8 @@ const (
 	CodeKeyLimit           = "key_limit_reached"
 	CodeVoiceLimit         = "voice_limit_reached"
 	CodeOriginNotAllowed   = "origin_not_allowed"
+	CodeBufferFull         = "input_buffer_full"
+	CodeIdleTimeout        = "idle_timeout"
 )
 
 // Error is an API error: an HTTP status and the OpenAI-shaped error
