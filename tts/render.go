@@ -1,6 +1,7 @@
 package tts
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -349,10 +350,7 @@ func plan(eng engine.Engine, st tags.Style, speed float64, text string) (engine.
 // stage's synthetic sounds, at the rate of the audio so far. A pause that
 // would pass the audio limit fails before its silence is made.
 func (r *renderer) event(part tags.Part) error {
-	rate := r.p.inRate
-	if rate == 0 {
-		rate = r.p.outRate
-	}
+	rate := cmp.Or(r.p.inRate, r.p.lastRate, r.p.outRate)
 	r.seed++
 	var x []float32
 	switch part.Event.Kind {

@@ -489,6 +489,9 @@ func (o *output) sentence(ctx context.Context, sen tags.Sentence, whole bool) er
 	if err := o.timed(func() error { return o.s.render(ctx, o.r, sen) }); err != nil {
 		return err
 	}
+	if err := o.timed(o.p.endSentence); err != nil {
+		return err
+	}
 	if err := o.timed(o.p.encode); err != nil {
 		return err
 	}
@@ -582,6 +585,7 @@ type pipeline struct {
 	written  int
 	base     int           // samples written before the current engine rate began
 	fed      int           // samples at the current engine rate given to the resampler
+	lastRate int           // the engine rate of the sentence before
 	emitTime time.Duration // time spent in emit during the current engine call
 }
 
@@ -596,6 +600,19 @@ func (p *pipeline) emit(c engine.Chunk) error {
 	p.fed += len(c.Samples)
 	p.f32 = p.rs.Process(p.f32[:0], c.Samples)
 	return p.write(p.f32)
+}
+
+// endSentence drains the resampler, so that a sentence's audio is all
+// written when the sentence is (a stream's next sentence may be a while
+// coming); the next sentence starts a new resampler.
+func (p *pipeline) endSentence() error {
+	if p.rs == nil {
+		return nil
+	}
+	err := p.write(p.rs.Flush(p.f32[:0]))
+	p.lastRate = p.inRate
+	p.rs, p.inRate = nil, 0
+	return err
 }
 
 // pos returns where, in samples of the output, the next sample given to
