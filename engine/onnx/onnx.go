@@ -313,7 +313,8 @@ func (e *Engine) lookup(voice string) (*model, int64, error) {
 // one chunk per sentence at the voice's own sample rate. Prosody.Rate
 // divides the config's length_scale and Prosody.Gain scales the audio;
 // the other controls are ignored (see Renders). Samples are clipped to
-// [-1, 1] but not normalized. ctx is checked between sentences and also
+// [-1, 1] but not normalized. Each chunk carries the timings of its
+// words (see the package doc). ctx is checked between sentences and also
 // stops a model run under way.
 func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
 	m, sid, err := e.lookup(req.Voice)
