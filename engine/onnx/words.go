@@ -263,10 +263,14 @@ func textSentences(text string, piece span) []span {
 		if !strings.ContainsRune(".!?…", r) {
 			continue
 		}
-		for i < piece.to && strings.ContainsRune(".!?…\"'”’)]", rune(s[i])) {
-			i++
+		for i < piece.to {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !strings.ContainsRune(".!?…\"'”’)]", r) {
+				break
+			}
+			i += size
 		}
-		if i == piece.to || unicode.IsSpace(rune(s[i])) {
+		if r, _ := utf8.DecodeRuneInString(s[i:]); i == piece.to || unicode.IsSpace(r) {
 			if strings.TrimSpace(s[start:i]) != "" {
 				out = append(out, span{start, i})
 			}

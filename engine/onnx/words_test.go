@@ -326,6 +326,18 @@ func TestTextWords(t *testing.T) {
 	}
 }
 
+func TestTextSentences(t *testing.T) {
+	text := "x He said “hi.” Then… left! Dr. Who?! 3.5 it is"
+	var got []string
+	for _, s := range textSentences(text, span{2, len(text)}) {
+		got = append(got, strings.TrimSpace(text[s.from:s.to]))
+	}
+	want := []string{"He said “hi.”", "Then…", "left!", "Dr.", "Who?!", "3.5 it is"}
+	if !slices.Equal(got, want) {
+		t.Errorf("textSentences: %q, want %q", got, want)
+	}
+}
+
 func TestDealWords(t *testing.T) {
 	text := "Dr. Smith is in. He has 42 cats!"
 	whole := span{0, len(text)}
@@ -404,5 +416,36 @@ func TestHopLength(t *testing.T) {
 	}
 	if _, err := ParseConfig(configJSON(t, func(r map[string]any) { r["hop_length"] = 0 })); err == nil {
 		t.Error("hop_length 0 accepted")
+	}
+}
+
+// TestWordTimingsHardTexts: texts whose sentences espeak-ng cuts or reads
+// otherwise than the text's words still give valid timings of every word,
+// in order, with and without durations.
+func TestWordTimingsHardTexts(t *testing.T) {
+	e := load(t, Options{Models: []string{filepath.Join(alignDir, toneAlign+".onnx"), fixtureModels(toneLow)[0]}})
+	texts := []string{
+		"Mr. Smith arrived at 5 p.m. today, e.g. on time.",
+		"The U.S. costs $5.99 — or 10%... Well-known facts!",
+		"He said “hi.” Then he left.",
+		"3.14159 is pi; 1,000,000 is a million.",
+		"... !!! ???",
+		"Ünïcödé wörds ånd ﬁne ligatures.",
+	}
+	for _, voice := range []string{toneAlign, toneLow} {
+		for _, text := range texts {
+			clip := checkChunkWords(t, e, engine.Request{Voice: voice, Text: text})
+			if enginetest.CheckWords(t, text, clip) > 0 {
+				continue
+			}
+			want := textWordsOf(text)
+			var got []string
+			for _, w := range clip.Words {
+				got = append(got, text[w.Start:w.End])
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: %q: words %q, want %q", voice, text, got, want)
+			}
+		}
 	}
 }
