@@ -86,6 +86,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 	}
 	queue := make(chan *wsContext, wsQueue)
 	reader.Go(func() { sess.read(ctx, queue) })
+	reader.Go(func() { sess.keepalive(ctx) })
 	idle := time.NewTimer(s.wsIdle)
 	defer idle.Stop()
 	for {
@@ -239,6 +240,32 @@ func (ws *wsSession) sendLoop(ctx context.Context) {
 func (ws *wsSession) drain() {
 	ws.once.Do(func() { close(ws.quit) })
 	<-ws.sent
+}
+
+// wsPingInterval is how often the server pings the client; a client
+// that does not answer within the write timeout is gone.
+const wsPingInterval = 30 * time.Second
+
+// keepalive pings the client until the session ends, so that a peer that
+// vanished without closing (a dropped network) ends the session instead
+// of holding it until the idle timeout. Pongs are read by read.
+func (ws *wsSession) keepalive(ctx context.Context) {
+	t := time.NewTicker(wsPingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			pctx, cancel := context.WithTimeout(ctx, max(ws.s.writeTime, 5*time.Second))
+			err := ws.c.Ping(pctx)
+			cancel()
+			if err != nil && ctx.Err() == nil {
+				ws.fail(fmt.Errorf("no pong: %w", err))
+				return
+			}
+		}
+	}
 }
 
 // fail ends the session with work cut short (a write failed, or the client
@@ -600,7 +627,7 @@ func (ws *wsSession) speech(ctx context.Context, wc *wsContext) {
 	}
 	var res tts.Result
 	if sp.InputStream {
-		res, err = ws.inputStream(ctx, rctx, wc, sp, req, w)
+		res, err = ws.inputStream(ctx, rctx, wc, &sp, req, w)
 	} else {
 		var p *tts.Prepared
 		p, err = ws.s.synth.Prepare(req)

@@ -35,7 +35,9 @@ func (e *idleError) wire() *wire.Error {
 // after the audio of the text before it, and ends at input.done (or at
 // shutdown, once the text so far is spoken). rctx is cancelled by
 // speech.cancel; ctx ends with the session.
-func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp wire.Speech, req tts.Request, w *wsWriter) (tts.Result, error) {
+//
+// It sets sp.Input to all the text the stream received.
+func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp *wire.Speech, req tts.Request, w *wsWriter) (tts.Result, error) {
 	delay := DefaultMaxBufferDelay
 	if sp.MaxBufferDelayMS >= 0 {
 		delay = time.Duration(sp.MaxBufferDelayMS) * time.Millisecond
@@ -48,6 +50,7 @@ func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp wi
 	if err != nil {
 		return tts.Result{}, err
 	}
+	defer func() { sp.Input = ts.Text() }()
 	idle := time.NewTimer(idleAfter)
 	defer idle.Stop()
 	var buffered <-chan time.Time // fires when the tail has waited delay

@@ -88,6 +88,9 @@ func (t *TextStream) Write(p []byte) (int, error) {
 // WriteString is Write of a string.
 func (t *TextStream) WriteString(s string) (int, error) { return t.Write([]byte(s)) }
 
+// Text returns all the text written so far.
+func (t *TextStream) Text() string { return string(t.text) }
+
 // Buffered returns the number of bytes written that wait for the end of
 // their sentence.
 func (t *TextStream) Buffered() int { return len(t.text) - t.done }
