@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,8 +12,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/engine/onnx"
+	"github.com/voxkit/voxkit/internal/onnxtest"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -48,20 +47,7 @@ func BenchmarkInputStreamLatency(b *testing.B) {
 		if _, err := os.Stat(model); err != nil {
 			b.Skip("no generated Piper-medium model (make bench makes it):", err)
 		}
-		lib, err := onnx.FindLibrary(os.Getenv("ONNXRUNTIME_LIB"))
-		if err != nil {
-			b.Skip(err)
-		}
-		es, err := espeak.New(espeak.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		eng, err := onnx.Load(context.Background(), onnx.Options{LibraryPath: lib, Phonemizer: es, Models: []string{model},
-			Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { eng.Close() })
+		eng := onnxtest.Load(b, onnx.Options{Models: []string{model}})
 		e := newEnv(b, envOptions{synth: func(o *tts.Options) {
 			o.Engines["onnx"] = eng
 			if err := o.Voices.AddEngine(context.Background(), "onnx", eng, time.Now()); err != nil {
@@ -71,7 +57,6 @@ func BenchmarkInputStreamLatency(b *testing.B) {
 		benchLatency(b, e, "en_US-bench-medium")
 	})
 }
-
 
 func benchLatency(b *testing.B, e *env, voice string) {
 	c := dialWS(b, e, e.key)

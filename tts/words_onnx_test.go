@@ -1,17 +1,14 @@
 package tts_test
 
 import (
-	"context"
-	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/engine/onnx"
+	"github.com/voxkit/voxkit/internal/onnxtest"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -20,32 +17,14 @@ import (
 // placed in the request's audio across sentences and a pause, and both
 // slicing the input back to the word.
 func TestWordTimestampsONNX(t *testing.T) {
-	lib, err := onnx.FindLibrary(os.Getenv("ONNXRUNTIME_LIB"))
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	es, err := espeak.New(espeak.Options{})
+	eng := onnxtest.Load(t, onnx.Options{Models: []string{
+		filepath.Join("..", "engine", "onnx", "testdata", "voices", "en_US-tone-medium.onnx"),
+		filepath.Join("..", "engine", "onnx", "testdata", "align", "en_US-tonealign-low.onnx"),
+	}})
+	s, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"onnx": eng}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := onnx.Load(context.Background(), onnx.Options{
-		LibraryPath: lib, Phonemizer: es, Logger: slog.New(slog.DiscardHandler),
-		Models: []string{
-			filepath.Join("..", "engine", "onnx", "testdata", "voices", "en_US-tone-medium.onnx"),
-			filepath.Join("..", "engine", "onnx", "testdata", "align", "en_US-tonealign-low.onnx"),
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"onnx": eng}, CloseEngines: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
 	input := "Good morning, <|pause:400ms|>dear friend. How are you today?"
 	for _, tc := range []struct {
 		voice     string
