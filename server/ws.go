@@ -472,26 +472,32 @@ func (ws *wsSession) read(ctx context.Context, queue chan<- *wsContext) {
 // run answers in turn).
 func (ws *wsSession) create(ctx context.Context, m wire.WSClientMessage, data []byte, queue chan<- *wsContext) {
 	wc := &wsContext{id: m.ID, create: data, stream: m.Type == wire.WSCreate && m.Streams(), wake: make(chan struct{}, 1)}
+	if werr := ws.enqueue(wc, queue); werr != nil {
+		ws.sendError(ctx, m.ID, werr) // not under ws.mu: sending may wait
+	}
+}
+
+// enqueue queues wc, and registers it by id when it is an input stream.
+func (ws *wsSession) enqueue(wc *wsContext, queue chan<- *wsContext) *wire.Error {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	if wc.stream {
-		if m.ID == "" {
-			ws.sendError(ctx, "", wire.BadRequest(wire.CodeMissingParameter, "id", "An input stream needs an \"id\", which its input.append messages name."))
-			return
+		if wc.id == "" {
+			return wire.BadRequest(wire.CodeMissingParameter, "id", "An input stream needs an \"id\", which its input.append messages name.")
 		}
-		if ws.contexts[m.ID] != nil {
-			ws.sendError(ctx, m.ID, wire.BadRequest(wire.CodeInvalidValue, "id", "An input stream with id %q is already open on this connection.", m.ID))
-			return
+		if ws.contexts[wc.id] != nil {
+			return wire.BadRequest(wire.CodeInvalidValue, "id", "An input stream with id %q is already open on this connection.", wc.id)
 		}
 	}
 	select {
 	case queue <- wc:
 		if wc.stream {
-			ws.contexts[m.ID] = wc
+			ws.contexts[wc.id] = wc
 		}
+		return nil
 	default:
-		ws.sendError(ctx, m.ID, &wire.Error{Status: http.StatusTooManyRequests, Type: wire.TypeInvalidRequest,
-			Code: wire.CodeQueueFull, Message: "Too many speech requests are waiting on this connection."})
+		return &wire.Error{Status: http.StatusTooManyRequests, Type: wire.TypeInvalidRequest,
+			Code: wire.CodeQueueFull, Message: "Too many speech requests are waiting on this connection."}
 	}
 }
 

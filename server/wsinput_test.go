@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -324,5 +325,85 @@ func TestWSInputStreamErrors(t *testing.T) {
 			t.Errorf("%s: status %d", body, res.StatusCode)
 		}
 		res.Body.Close()
+	}
+}
+
+// A client that stops reading stalls synthesis: the server holds a few
+// sentences for it (its outbox, and what the sockets buffer) and
+// synthesizes no further until the client reads again.
+func TestWSInputStreamStallsForSlowReader(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	c := dialWS(t, e, e.key)
+	next(t, c) // ready
+	// Each sentence is about 15 s of audio, 720 KB of pcm.
+	sentence := strings.Repeat("word ", 50) + "end. "
+	sendWS(t, c, map[string]any{"type": "speech.create", "id": "s", "voice": "slow", "input_stream": true})
+	const n = 40
+	for range n {
+		sendWS(t, c, map[string]any{"type": "input.append", "id": "s", "text": sentence})
+	}
+	// Unblocked, the 40 sentences take about 2 s (40 ms each, and the
+	// audio); wait longer without reading.
+	time.Sleep(3 * time.Second)
+	stalled := len(e.slow.Requests())
+	if stalled >= n*3/4 {
+		t.Fatalf("%d of %d sentences synthesized for a client that reads nothing", stalled, n)
+	}
+	// Reading again lets it go on to the end.
+	sendWS(t, c, map[string]any{"type": "input.done", "id": "s"})
+	events := readContext(t, c)
+	if last := events[len(events)-1]; last.typ != "speech.done" || last.raw["sentences"] != float64(n) {
+		t.Fatalf("after reading: %+v", last.raw)
+	}
+	t.Logf("%d of %d sentences synthesized while the client did not read", stalled, n)
+}
+
+// Over HTTP, "stream_format": "sse" with "timestamps": "word" puts each
+// sentence's speech.timestamps event after its audio delta.
+func TestSSETimestamps(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	input := "Hello there. <|pause:200ms|>How are you?"
+	res := e.do("POST", "/v1/audio/speech", e.key, "application/json",
+		strings.NewReader(`{"voice":"en-us","input":"Hello there. <|pause:200ms|>How are you?","stream_format":"sse","timestamps":"word","response_format":"pcm"}`))
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	body := new(strings.Builder)
+	if _, err := io.Copy(body, res.Body); err != nil {
+		t.Fatal(err)
+	}
+	var events []wsEvent
+	for _, line := range strings.Split(body.String(), "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		var m struct {
+			Type  string   `json:"type"`
+			Audio []byte   `json:"audio"`
+			Index int      `json:"index"`
+			Words []wsWord `json:"words"`
+		}
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			t.Fatal(err)
+		}
+		switch m.Type {
+		case "speech.audio.delta":
+			events = append(events, wsEvent{typ: "binary", audio: m.Audio})
+		case "speech.timestamps":
+			events = append(events, wsEvent{typ: m.Type, index: m.Index, words: m.Words})
+		}
+	}
+	var kinds []string
+	for _, ev := range events {
+		kinds = append(kinds, ev.typ)
+	}
+	if got := strings.Join(kinds, " "); got != "binary speech.timestamps binary speech.timestamps" {
+		t.Fatalf("events %s, want each sentence's audio then its timestamps", got)
+	}
+	checkTimestamps(t, input, events)
+	if _, words := sentencesOf(events); wordList(words) != "Hello there How are you" {
+		t.Errorf("words %q", wordList(words))
 	}
 }

@@ -39,8 +39,8 @@ func (e *idleError) wire() *wire.Error {
 // It sets sp.Input to all the text the stream received.
 func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp *wire.Speech, req tts.Request, w *wsWriter) (tts.Result, error) {
 	delay := DefaultMaxBufferDelay
-	if sp.MaxBufferDelayMS >= 0 {
-		delay = time.Duration(sp.MaxBufferDelayMS) * time.Millisecond
+	if sp.MaxBufferDelayMS != nil {
+		delay = time.Duration(*sp.MaxBufferDelayMS) * time.Millisecond
 	}
 	idleAfter := DefaultWSContextIdle
 	if ws.s.wsIdle > 0 && ws.s.wsIdle < idleAfter {

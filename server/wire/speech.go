@@ -49,10 +49,10 @@ type Speech struct {
 	// whose text arrives in input.append messages; Input may then be
 	// empty.
 	InputStream bool
-	// MaxBufferDelay is max_buffer_delay_ms of an input stream: how long
-	// text that does not end a sentence waits for more before it is
-	// spoken. -1 when absent.
-	MaxBufferDelayMS int
+	// MaxBufferDelayMS is max_buffer_delay_ms of an input stream: how
+	// long text that does not end a sentence waits for more before it is
+	// spoken; nil when absent.
+	MaxBufferDelayMS *int
 }
 
 // TimestampsWord asks for word timestamps.
@@ -95,7 +95,6 @@ func ParseSpeech(body []byte, lim SpeechLimits) (Speech, error) {
 			return Speech{}, BadRequest(CodeInvalidType, "input_stream", "input_stream must be a boolean, got %s.", kind(v))
 		}
 	}
-	s.MaxBufferDelayMS = -1
 	if v, ok := raw["max_buffer_delay_ms"]; ok && !isNull(v) {
 		d, err := numberValue(v, "max_buffer_delay_ms")
 		if err != nil {
@@ -105,7 +104,8 @@ func ParseSpeech(body []byte, lim SpeechLimits) (Speech, error) {
 			return Speech{}, BadRequest(CodeInvalidValue, "max_buffer_delay_ms",
 				"max_buffer_delay_ms must be a whole number from 0 to %d, got %g.", MaxBufferDelayLimit, d)
 		}
-		s.MaxBufferDelayMS = int(d)
+		ms := int(d)
+		s.MaxBufferDelayMS = &ms
 	}
 	if t, ok, err := stringField(raw, "timestamps"); err != nil {
 		return Speech{}, err
