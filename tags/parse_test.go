@@ -289,3 +289,21 @@ func TestMask(t *testing.T) {
 		t.Fatalf("Mask(%q)\n= %q\nwant %q", in, got, want)
 	}
 }
+
+// Every tag of the vocabulary is described, and its example parses
+// (with text in place of "…") without issues.
+func TestVocabularyDescribed(t *testing.T) {
+	list := Vocabulary()
+	if len(list) != len(vocabulary) {
+		t.Fatalf("%d tags listed, %d in the vocabulary", len(list), len(vocabulary))
+	}
+	for _, tag := range list {
+		if tag.Doc == "" || tag.Example == "" || tag.Kind == "" {
+			t.Errorf("%+v: not described", tag)
+		}
+		s, err := Parse("a "+strings.ReplaceAll(tag.Example, "…", "words"), Options{Strict: true})
+		if err != nil || len(s.Parts) == 0 {
+			t.Errorf("%s: example %q: %v, %v", tag.Name, tag.Example, s.Parts, err)
+		}
+	}
+}
