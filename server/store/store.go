@@ -239,3 +239,35 @@ func ValidateAccountName(name string) error {
 	}
 	return nil
 }
+
+// Sessions is implemented by stores that keep accounts' passwords and
+// their sign-in sessions, which the server's web playground signs in
+// with. A store without it serves API keys only.
+type Sessions interface {
+	// SetPassword stores the hash of account's password (HashPassword's
+	// result) and ends the account's sessions, in one transaction.
+	// ErrNotFound if the account does not exist.
+	SetPassword(ctx context.Context, account, hash string) error
+	// PasswordHash returns the stored hash; ErrNotFound if the account
+	// does not exist or has no password.
+	PasswordHash(ctx context.Context, account string) (string, error)
+	// CreateSession stores a new session. ErrNotFound if its account does
+	// not exist.
+	CreateSession(ctx context.Context, s Session) error
+	// Session returns the live session whose token hashes to tokenHash
+	// (HashKey of the token); ErrNotFound if there is none or it has
+	// expired.
+	Session(ctx context.Context, tokenHash []byte) (Session, error)
+	// DeleteSession ends a session; ending one that does not exist is
+	// not an error.
+	DeleteSession(ctx context.Context, tokenHash []byte) error
+}
+
+// Session is a signed-in browser: the hash of its cookie's token (the
+// token itself is not stored), its account and when it ends.
+type Session struct {
+	TokenHash []byte
+	Account   string
+	Created   time.Time
+	Expires   time.Time
+}
