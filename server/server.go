@@ -114,6 +114,9 @@ type Server struct {
 	synth     *tts.Synthesizer
 	voices    *voices.Catalog
 	store     store.Store
+	logins    store.Sessions // the store's, nil if it keeps none
+	throttle  *throttle      // failed sign-ins
+	hashing   chan struct{}  // bounds concurrent password hashing
 	auth      func(*http.Request) (string, error)
 	formats   *encode.Registry
 	aliases   map[string]string
@@ -150,6 +153,8 @@ func New(opts Options) (*Server, error) {
 		synth:     opts.Synthesizer,
 		voices:    opts.Synthesizer.Voices(),
 		store:     opts.Store,
+		throttle:  newThrottle(),
+		hashing:   make(chan struct{}, maxHashing),
 		auth:      opts.Authenticate,
 		formats:   opts.Synthesizer.Formats(),
 		aliases:   make(map[string]string, len(opts.Aliases)),
@@ -194,6 +199,7 @@ func New(opts Options) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.logins, _ = s.store.(store.Sessions)
 	if s.store != nil {
 		if err := s.loadVoices(context.Background()); err != nil {
 			return nil, fmt.Errorf("server: loading voice clones: %w", err)
@@ -206,6 +212,11 @@ func New(opts Options) (*Server, error) {
 	s.route("/v1/models", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.listModels)})
 	s.route("/v1/models/{id}", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.getModel)})
 	s.route("/v1/account", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.getAccount)})
+	s.route("/v1/tags", methods{http.MethodGet: s.listTags})
+	if s.logins != nil {
+		s.route("/v1/session", methods{http.MethodGet: s.getSession, http.MethodPost: s.signIn, http.MethodDelete: s.signOut})
+		s.route("/v1/account/password", methods{http.MethodPost: s.authed(store.ScopeAdmin, s.changePassword)})
+	}
 	if s.store != nil {
 		s.route("/v1/accounts", methods{http.MethodPost: s.createAccount})
 		s.route("/v1/keys", methods{http.MethodGet: s.authed(store.ScopeAdmin, s.listKeys), http.MethodPost: s.authed(store.ScopeAdmin, s.createKey)})
@@ -536,8 +547,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	writeError(w, wire.Internal(RequestID(r.Context())))
 }
 
-// admit returns the account and scope of r: by Options.Authenticate, else
-// by its API key.
+// admit returns the account and scope of r: by Options.Authenticate, by
+// its API key, else by the playground's session cookie (admin scope).
 func (s *Server) admit(r *http.Request) (string, store.Scope, *wire.Error) {
 	if s.auth != nil {
 		account, err := s.auth(r)
@@ -547,6 +558,10 @@ func (s *Server) admit(r *http.Request) (string, store.Scope, *wire.Error) {
 		if account != "" {
 			return account, store.ScopeAdmin, nil
 		}
+	}
+	if token := s.sessionToken(r); token != "" && bearer(r) == "" {
+		account, werr := s.admitSession(r, token)
+		return account, store.ScopeAdmin, werr
 	}
 	k, werr := s.authenticate(r.Context(), bearer(r))
 	return k.Account, k.Scope, werr

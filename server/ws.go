@@ -46,10 +46,10 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 		return werr
 	}
 	token := bearer(r)
-	if s.auth != nil || token != "" {
+	if s.auth != nil || token != "" || s.sessionToken(r) != "" {
 		account, _, werr := s.admit(r)
 		switch {
-		case werr != nil && (token != "" || werr.Code == wire.CodeUnauthenticated):
+		case werr != nil && werr.Code != wire.CodeMissingAPIKey: // without one, the first message may carry it
 			return werr
 		case werr == nil:
 			ri.account = account
@@ -326,14 +326,15 @@ func (ws *wsSession) sendError(ctx context.Context, id string, e *wire.Error) er
 }
 
 // recheck admits the session's next request as the handshake was: by
-// Options.Authenticate again (the host application may have ended the
-// session it knows), or by the key again (it may have been revoked).
+// its credentials again (the host application may have ended the
+// session it knows, the playground's session may have been signed out),
+// or by the key again (it may have been revoked).
 func (ws *wsSession) recheck(ctx context.Context) *wire.Error {
-	if ws.token == "" && ws.s.auth != nil {
-		account, err := ws.s.auth(ws.r)
+	if ws.token == "" {
+		account, _, werr := ws.s.admit(ws.r)
 		switch {
-		case err != nil:
-			return wire.Unauthenticated(err.Error())
+		case werr != nil:
+			return werr
 		case account != ws.ri.account:
 			return wire.Unauthenticated("The session's sign-in has changed; reconnect.")
 		}

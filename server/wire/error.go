@@ -68,6 +68,10 @@ const (
 	CodeOriginNotAllowed   = "origin_not_allowed"
 	CodeBufferFull         = "input_buffer_full"
 	CodeIdleTimeout        = "idle_timeout"
+	CodeInvalidCredentials = "invalid_credentials"
+	CodeTooManyAttempts    = "too_many_attempts"
+	CodeBadCSRFToken       = "csrf_token_invalid"
+	CodeSessionExpired     = "session_expired"
 )
 
 // Error is an API error: an HTTP status and the OpenAI-shaped error
