@@ -1,7 +1,8 @@
 // Command server runs voxkit's OpenAI-compatible speech server.
 //
 //	server [flags]                                  serve (default 127.0.0.1:8080)
-//	server [flags] accounts create NAME             add an account
+//	server [flags] accounts create NAME             add an account, print its password
+//	server [flags] accounts passwd NAME             print a new password (ends its sessions)
 //	server [flags] accounts list
 //	server [flags] keys create --account NAME [--name LABEL]
 //	                                                print a new API key, once
@@ -20,7 +21,8 @@
 // (VOXKIT_VOICES: Piper voices, needs ONNX Runtime via $ONNXRUNTIME_LIB),
 // -signup (VOXKIT_SIGNUP), -alias NAME=VOICE (repeatable; the OpenAI voice
 // names default to espeak-ng English voices). On the first start with an
-// empty store it creates the account "local" and prints one key.
+// empty store it creates the account "local" and prints its playground
+// password and an API key.
 package main
 
 import (
@@ -179,7 +181,12 @@ func (a *app) run(ctx context.Context, args []string) error {
 			return err
 		}
 		fmt.Fprintf(a.stdout, "created account %s\n", acct.Name)
-		return nil
+		return a.newPassword(ctx, st, acct.Name)
+	case "accounts passwd":
+		if len(rest) != 3 || strings.HasPrefix(rest[2], "-") {
+			return errors.New("usage: accounts passwd NAME (prints a new playground password and signs the account out everywhere)")
+		}
+		return a.newPassword(ctx, st, rest[2])
 	case "accounts list":
 		list, err := st.Accounts(ctx)
 		if err != nil {
@@ -250,7 +257,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.stdout, "deleted voice %s (account %s)\n", safe(v.ID), safe(v.Account))
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (want accounts create|list, keys create|list|revoke, voices list|delete)", strings.Join(rest, " "))
+	return fmt.Errorf("unknown command %q (want accounts create|passwd|list, keys create|list|revoke, voices list|delete)", strings.Join(rest, " "))
 }
 
 // safe returns a stored string for a terminal: as it is when every
@@ -311,8 +318,9 @@ func (a *app) listVoices(ctx context.Context, st store.Store, account string) er
 	return tw.Flush()
 }
 
-// bootstrap creates the account "local" and one key on an empty store and
-// prints the key.
+// bootstrap creates the account "local" on an empty store, with a
+// playground password (when the store keeps passwords) and an API key,
+// and prints them.
 func (a *app) bootstrap(ctx context.Context, st store.Store) error {
 	accounts, err := st.Accounts(ctx)
 	if err != nil || len(accounts) > 0 {
@@ -325,8 +333,33 @@ func (a *app) bootstrap(ctx context.Context, st store.Store) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(a.stderr, `First start: created the account "local" and this API key. It is shown only once; keep it:`)
-	fmt.Fprintln(a.stdout, plain)
+	fmt.Fprintln(a.stderr, `First start: created the account "local". Its playground password and an API key are shown only once; keep them:`)
+	if err := a.newPassword(ctx, st, "local"); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout, "api key:  "+plain)
+	return nil
+}
+
+// newPassword gives account a new generated password, ending its
+// sessions, and prints it. A store that keeps no passwords is left alone.
+func (a *app) newPassword(ctx context.Context, st store.Store, account string) error {
+	logins, ok := st.(store.Sessions)
+	if !ok {
+		return nil
+	}
+	password, err := store.GeneratePassword()
+	if err != nil {
+		return err
+	}
+	hash, err := store.HashPassword(password)
+	if err != nil {
+		return err
+	}
+	if err := logins.SetPassword(ctx, account, hash); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout, "password: "+password)
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/sqlite"
 )
 
 func newApp(stdout, stderr io.Writer) *app {
@@ -31,12 +32,41 @@ func cmd(t *testing.T, dir string, args ...string) string {
 	return out.String()
 }
 
+// passwordOf and keyOf return what a command printed on its "password:"
+// and "api key:" lines.
+func passwordOf(out string) string { return printed(out, "password:") }
+func keyOf(out string) string      { return printed(out, "api key:") }
+
+func printed(out, label string) string {
+	for line := range strings.Lines(out) {
+		if v, ok := strings.CutPrefix(line, label); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
 func TestSubcommands(t *testing.T) {
 	dir := t.TempDir()
-	if out := cmd(t, dir, "accounts", "create", "acme"); !strings.Contains(out, "acme") {
+	out := cmd(t, dir, "accounts", "create", "acme")
+	first := passwordOf(out)
+	if !strings.Contains(out, "acme") || len(first) != 20 {
 		t.Errorf("accounts create: %q", out)
 	}
-	out := cmd(t, dir, "keys", "create", "--account", "acme", "--name", "ci")
+	second := passwordOf(cmd(t, dir, "accounts", "passwd", "acme"))
+	if len(second) != 20 || second == first {
+		t.Errorf("accounts passwd printed %q after %q", second, first)
+	}
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, err := st.PasswordHash(context.Background(), "acme")
+	st.Close()
+	if ok, _ := store.CheckPassword(hash, second); err != nil || !ok {
+		t.Errorf("the printed password does not match the stored hash (%v)", err)
+	}
+	out = cmd(t, dir, "keys", "create", "--account", "acme", "--name", "ci")
 	key := strings.TrimSuffix(out, "\n")
 	if !store.WellFormed(key) || strings.Count(out, "\n") != 1 {
 		t.Fatalf("keys create printed %q, want the key alone on a line", out)
@@ -83,8 +113,8 @@ func TestServeFirstStartAndShutdown(t *testing.T) {
 	var out, errOut bytes.Buffer
 	a := newApp(&out, &errOut)
 	addr, cancel, done := serve(t, a, &errOut, "-data", dir)
-	key := strings.TrimSpace(out.String())
-	if !store.WellFormed(key) || !strings.Contains(errOut.String(), `"local"`) {
+	key := keyOf(out.String())
+	if !store.WellFormed(key) || len(passwordOf(out.String())) != 20 || !strings.Contains(errOut.String(), `"local"`) {
 		t.Fatalf("first start printed %q / %q", out.String(), errOut.String())
 	}
 	body := `{"model":"tts-1","voice":"alloy","input":"Hello from the example server. Goodbye."}`
@@ -175,7 +205,7 @@ func TestRescanOnHangup(t *testing.T) {
 	}
 	addr, cancel, done := serve(t, a, &errOut, "-data", t.TempDir(), "-voices", voicesDir)
 	defer cancel()
-	key := strings.TrimSpace(out.String())
+	key := keyOf(out.String())
 	call := func(method, path, body string) (int, string) {
 		req, _ := http.NewRequest(method, "http://"+addr.String()+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+key)

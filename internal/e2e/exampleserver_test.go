@@ -42,8 +42,8 @@ func exampleServer(t *testing.T, args ...string) (addr, key string) {
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "sk_") {
-				keyc <- sc.Text()
+			if key, ok := strings.CutPrefix(sc.Text(), "api key:"); ok {
+				keyc <- strings.TrimSpace(key)
 			}
 		}
 	}()
