@@ -16,6 +16,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
@@ -73,6 +74,8 @@ type envOptions struct {
 	maxVoices    int
 	// synth, if set, adjusts the Synthesizer's options.
 	synth func(*tts.Options)
+	// metrics, if set, receives the server's collectors.
+	metrics prometheus.Registerer
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -137,7 +140,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	e.srv, err = server.New(server.Options{
 		Synthesizer: synth, Store: st, Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout,
 		WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys,
-		MaxVoicesPerAccount: o.maxVoices, Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
+		MaxVoicesPerAccount: o.maxVoices, Metrics: o.metrics, Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
 	})
 	if err != nil {
 		t.Fatal(err)

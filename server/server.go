@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
@@ -104,6 +106,11 @@ type Options struct {
 	// origins allowed to open the WebSocket; the server's own origin
 	// always is.
 	WebSocketOrigins []string
+	// Metrics, if set, receives the server's Prometheus collectors
+	// (requests, synthesis and overhead latencies, audio produced, render
+	// slots; see docs/server.md "Metrics"). Serve it on a listener of its
+	// own: the server does not expose it.
+	Metrics prometheus.Registerer
 	// Logger receives one line per request and the errors; nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -131,6 +138,7 @@ type Server struct {
 	signup    bool
 	origins   []string
 	log       *slog.Logger
+	metrics   *metrics // nil: none
 	mux       *http.ServeMux
 
 	// closing is cancelled by Shutdown; WebSocket sessions watch it.
@@ -200,6 +208,13 @@ func New(opts Options) (*Server, error) {
 		s.log = slog.Default()
 	}
 	s.logins, _ = s.store.(store.Sessions)
+	if opts.Metrics != nil {
+		m, err := newMetrics(opts.Metrics, s.synth)
+		if err != nil {
+			return nil, fmt.Errorf("server: registering metrics: %w", err)
+		}
+		s.metrics = m
+	}
 	if s.store != nil {
 		if err := s.loadVoices(context.Background()); err != nil {
 			return nil, fmt.Errorf("server: loading voice clones: %w", err)
@@ -213,6 +228,8 @@ func New(opts Options) (*Server, error) {
 	s.route("/v1/models/{id}", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.getModel)})
 	s.route("/v1/account", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.getAccount)})
 	s.route("/v1/tags", methods{http.MethodGet: s.listTags})
+	s.route("/healthz", methods{http.MethodGet: s.healthz})
+	s.route("/readyz", methods{http.MethodGet: s.readyz})
 	if s.logins != nil {
 		s.route("/v1/session", methods{http.MethodGet: s.getSession, http.MethodPost: s.signIn, http.MethodDelete: s.signOut})
 		s.route("/v1/account/password", methods{http.MethodPost: s.authed(store.ScopeAdmin, s.changePassword)})
@@ -298,6 +315,7 @@ func (s *Server) route(path string, m methods) {
 			writeError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, allow))
 			return
 		}
+		info(r.Context()).route = path
 		if err := h(w, r); err != nil {
 			s.fail(w, r, err)
 		}
@@ -309,6 +327,9 @@ type reqInfo struct {
 	id      string
 	start   time.Time
 	account string
+	route   string  // the pattern it was routed by, "" for none
+	format  string  // the audio format of a speech request
+	timing  *timing // a finished synthesis's, set with its timing headers
 	// abort, if set, is why a response already under way (a WebSocket
 	// session) was cut: the access log reports it aborted.
 	abort error
@@ -338,6 +359,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r, clean := cleanPath(r)
 	rec := &recorder{ResponseWriter: w}
 	r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri))
+	s.metrics.begin()
 	defer func() {
 		p := recover()
 		abort := p == http.ErrAbortHandler
@@ -373,6 +395,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			attrs = append(attrs, "abort_reason", cause.Error())
 		}
 		s.log.Info("request", attrs...)
+		s.metrics.end()
+		s.metrics.served(r, ri, status, rec.firstByte)
 		if abort {
 			panic(http.ErrAbortHandler)
 		}
@@ -382,6 +406,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mux.ServeHTTP(rec, r)
+}
+
+// timing is what a finished speech response reported in its timing
+// headers.
+type timing struct {
+	res     tts.Result
+	gateway time.Duration
 }
 
 // cors lets pages on other origins call the API, as OpenAI's does: the
@@ -456,9 +487,10 @@ const statusClientClosed = 499
 // upgrade reach the connection.
 type recorder struct {
 	http.ResponseWriter
-	status   int
-	bytes    int64
-	writeErr error
+	status    int
+	bytes     int64
+	writeErr  error
+	firstByte time.Time // of the body
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -471,6 +503,9 @@ func (r *recorder) WriteHeader(code int) {
 func (r *recorder) Write(p []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
+	}
+	if r.firstByte.IsZero() && len(p) > 0 {
+		r.firstByte = time.Now()
 	}
 	n, err := r.ResponseWriter.Write(p)
 	r.bytes += int64(n)

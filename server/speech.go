@@ -28,8 +28,9 @@ const (
 	streamTrailers = headerUpstream + ", " + headerEngine + ", " + headerGateway + ", " + headerIgnored + ", " + headerClamped
 )
 
-// setTiming sets the timing and tag headers (or trailers) from res.
-func setTiming(h http.Header, res tts.Result, start time.Time) {
+// setTiming sets the timing and tag headers (or trailers) from res, and
+// notes them for the metrics.
+func setTiming(h http.Header, res tts.Result, ri *reqInfo) {
 	h.Set(headerUpstream, ms(res.SynthesisTime))
 	h.Set(headerEngine, ms(res.EngineTime))
 	if len(res.IgnoredTags) > 0 {
@@ -38,7 +39,9 @@ func setTiming(h http.Header, res tts.Result, start time.Time) {
 	if len(res.ClampedTags) > 0 {
 		h.Set(headerClamped, strings.Join(res.ClampedTags, ","))
 	}
-	h.Set(headerGateway, ms(time.Since(start)))
+	gateway := time.Since(ri.start)
+	h.Set(headerGateway, ms(gateway))
+	ri.timing = &timing{res: res, gateway: gateway}
 }
 
 // readBody reads a JSON request body within the size limit.
@@ -144,6 +147,7 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) error {
 	if err != nil { // Prepare checked it; a registry changed underneath
 		return wire.ToError(err, sp.Voice)
 	}
+	ri.format = p.Request().Format.Name
 	switch {
 	case sp.StreamFormat == wire.StreamSSE:
 		s.speechSSE(w, r, sp, p)
@@ -173,7 +177,7 @@ func (s *Server) speechClip(w http.ResponseWriter, r *http.Request, sp wire.Spee
 		h.Set("Content-Type", codec.ContentType)
 		h.Set("Content-Length", strconv.FormatInt(clip.size, 10))
 		h.Set("Cache-Control", "no-store")
-		setTiming(h, res, ri.start)
+		setTiming(h, res, ri)
 		w.WriteHeader(http.StatusOK)
 	})
 	// CopyBuffer's buffer sets the size of each write: hide the
@@ -269,6 +273,7 @@ func (s *Server) synthFailed(w http.ResponseWriter, r *http.Request, sp wire.Spe
 		return
 	}
 	s.log.Error("server: synthesis failed", "request_id", RequestID(ctx), "voice", sp.Voice, "err", err, "started", started)
+	s.metrics.failed(wire.ToError(err, sp.Voice))
 	if started {
 		panic(http.ErrAbortHandler)
 	}
@@ -334,7 +339,7 @@ func (s *Server) speechStream(w http.ResponseWriter, r *http.Request, sp wire.Sp
 		lw.started = true
 		lw.start()
 	}
-	setTiming(w.Header(), res, ri.start)
+	setTiming(w.Header(), res, ri)
 }
 
 // sseWriter turns each flushed block of encoded audio into a
@@ -392,6 +397,7 @@ func (s *Server) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speec
 		if sw.started && r.Context().Err() == nil {
 			// The stream has begun: report in-band, as OpenAI does.
 			s.log.Error("server: synthesis failed", "request_id", ri.id, "voice", sp.Voice, "err", err)
+			s.metrics.failed(wire.ToError(err, sp.Voice))
 			sw.lazyWriter.Write(wire.SSEError(wire.ToError(err, sp.Voice)))
 			return
 		}
@@ -399,5 +405,5 @@ func (s *Server) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speec
 		return
 	}
 	sw.lazyWriter.Write(wire.SSEDone(wire.NewUsage(sp.Input, res.Audio)))
-	setTiming(w.Header(), res, ri.start)
+	setTiming(w.Header(), res, ri)
 }

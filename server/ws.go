@@ -664,12 +664,14 @@ func (ws *wsSession) speech(ctx context.Context, wc *wsContext) {
 			log.Error("server: websocket synthesis failed", "err", err)
 			werr = wire.ToError(err, sp.Voice)
 		}
+		ws.s.metrics.failed(werr)
 		ws.sendError(ctx, wc.id, werr)
 	default:
 		if !w.sent { // no audio at all: still announce the format
 			w.started()
 		}
 		ws.send(ctx, doneMessage(wc.id, sp, res, start))
+		ws.s.metrics.speech(sp.Format, res, time.Since(start))
 		log.Info("websocket speech", "sentences", res.Sentences, "upstream_ms", ms(res.SynthesisTime), "engine_ms", ms(res.EngineTime),
 			"gateway_ms", ms(time.Since(start)))
 	}

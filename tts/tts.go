@@ -252,6 +252,9 @@ type Result struct {
 	// waiting for an engine slot (Options.MaxParallel), not counting
 	// resampling, encoding and writing.
 	EngineTime time.Duration
+	// SlotWait is the part of EngineTime spent waiting for a render slot
+	// (Options.MaxParallel) while others used them all.
+	SlotWait time.Duration
 	// SynthesisTime is the time spent producing the audio: EngineTime
 	// plus tag effects, resampling and encoding. It leaves out parsing
 	// and validation and the time writes to w were blocked.
@@ -264,6 +267,20 @@ type Result struct {
 	// ClampedTags lists the audio tags that apply with their value
 	// clamped to its limit ("pause:6s", "rate:9"), in the same form.
 	ClampedTags []string
+}
+
+// Load is how busy a Synthesizer's render slots are (Options.MaxParallel).
+type Load struct {
+	// Busy is the number of slots rendering now.
+	Busy int
+	// Waiting is the number of pieces of text waiting for a slot.
+	Waiting int
+}
+
+// Load returns how busy the render slots are now.
+func (s *Synthesizer) Load() Load {
+	busy, waiting := s.slots.load()
+	return Load{Busy: busy, Waiting: waiting}
 }
 
 // Synthesize returns a complete clip of voice speaking input in format
@@ -562,7 +579,9 @@ func (s *Synthesizer) inSlot(ctx context.Context, r *renderer, f func() error) e
 		return err
 	}
 	defer s.slots.release(r.req.Account)
-	r.res.EngineTime += time.Since(start)
+	wait := time.Since(start)
+	r.res.EngineTime += wait
+	r.res.SlotWait += wait
 	return f()
 }
 

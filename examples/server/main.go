@@ -47,8 +47,12 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/espeak"
+
 	"github.com/voxkit/voxkit/engine/onnx"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
@@ -77,8 +81,11 @@ type app struct {
 	getenv         func(string) string
 	// ready, if set, is called with the listening address.
 	ready func(net.Addr)
+	// metricsReady, if set, is called with the metrics listener's address.
+	metricsReady func(net.Addr)
 
 	addr, data, voices string
+	metricsAddr        string
 	signup             bool
 	strict             bool
 	aliases            aliasFlag
@@ -122,6 +129,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.SetOutput(a.stderr)
 	a.aliases = aliasFlag{}
 	fs.StringVar(&a.addr, "addr", a.env("VOXKIT_ADDR", "127.0.0.1:8080"), "listen address ($VOXKIT_ADDR)")
+	fs.StringVar(&a.metricsAddr, "metrics-addr", a.env("VOXKIT_METRICS_ADDR", ""),
+		"address of a separate listener for Prometheus /metrics, /healthz and /readyz ($VOXKIT_METRICS_ADDR); empty: none")
 	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "data"), "data directory holding "+sqlite.FileName+" ($VOXKIT_DATA)")
 	fs.StringVar(&a.voices, "voices", a.env("VOXKIT_VOICES", ""), "directory of Piper voices ($VOXKIT_VOICES); needs $ONNXRUNTIME_LIB")
 	signup, _ := strconv.ParseBool(a.env("VOXKIT_SIGNUP", "false"))
@@ -363,6 +372,26 @@ func (a *app) newPassword(ctx context.Context, st store.Store, account string) e
 	return nil
 }
 
+// serveMetrics serves /metrics (reg), /healthz and /readyz (api's) on
+// -metrics-addr, a listener apart from the API's, until stop.
+func (a *app) serveMetrics(reg *prometheus.Registry, api *server.Server) (stop func(), err error) {
+	ln, err := net.Listen("tcp", a.metricsAddr)
+	if err != nil {
+		return nil, fmt.Errorf("-metrics-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("GET /healthz", api)
+	mux.Handle("GET /readyz", api)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	a.log.Info("metrics listening", "addr", "http://"+ln.Addr().String()+"/metrics")
+	if a.metricsReady != nil {
+		a.metricsReady(ln.Addr())
+	}
+	return func() { hs.Close() }, nil
+}
+
 // rescanOnHangup rescans the voices directory at every SIGHUP until ctx
 // ends: voices added to it appear, removed ones go, changed ones reload.
 func (a *app) rescanOnHangup(ctx context.Context, synth *tts.Synthesizer, piper *onnx.Engine) {
@@ -438,12 +467,28 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	for k, v := range a.aliases {
 		aliases[k] = v
 	}
-	api, err := server.New(server.Options{
+	var reg *prometheus.Registry
+	if a.metricsAddr != "" {
+		reg = prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	opts := server.Options{
 		Synthesizer: synth, Store: st, Aliases: aliases,
 		AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, WSIdleTimeout: a.wsIdleTimeout,
-	})
+	}
+	if reg != nil {
+		opts.Metrics = reg
+	}
+	api, err := server.New(opts)
 	if err != nil {
 		return err
+	}
+	if reg != nil {
+		stop, err := a.serveMetrics(reg, api)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	ln, err := net.Listen("tcp", a.addr)
 	if err != nil {

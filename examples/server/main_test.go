@@ -284,3 +284,48 @@ func TestSubcommandsAreDefensive(t *testing.T) {
 		t.Errorf("keys list printed raw control characters:\n%q", list)
 	}
 }
+
+// TestMetricsListener: -metrics-addr serves Prometheus metrics, /healthz
+// and /readyz on a listener of its own, and the API's listener has no
+// /metrics.
+func TestMetricsListener(t *testing.T) {
+	var out, errOut bytes.Buffer
+	a := newApp(&out, &errOut)
+	metricsAddr := make(chan net.Addr, 1)
+	a.metricsReady = func(addr net.Addr) { metricsAddr <- addr }
+	addr, cancel, done := serve(t, a, &errOut, "-data", t.TempDir(), "-metrics-addr", "127.0.0.1:0")
+	defer func() { cancel(); <-done }()
+	maddr := (<-metricsAddr).String()
+	get := func(url string) (int, string) {
+		t.Helper()
+		res, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		return res.StatusCode, string(b)
+	}
+	req, _ := http.NewRequest("POST", "http://"+addr.String()+"/v1/audio/speech",
+		strings.NewReader(`{"model":"tts-1","voice":"alloy","input":"Measured.","response_format":"mp3"}`))
+	req.Header.Set("Authorization", "Bearer "+keyOf(out.String()))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	code, body := get("http://" + maddr + "/metrics")
+	want := `voxkit_http_requests_total{format="mp3",method="POST",route="/v1/audio/speech",status="200"} 1`
+	if code != 200 || !strings.Contains(body, want) || !strings.Contains(body, "go_goroutines") {
+		t.Errorf("/metrics: %d, want a line %s in:\n%.2000s", code, want, body)
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if code, body := get("http://" + maddr + path); code != 200 {
+			t.Errorf("%s: %d %s", path, code, body)
+		}
+	}
+	if code, _ := get("http://" + addr.String() + "/metrics"); code != 404 {
+		t.Errorf("the API listener serves /metrics: %d", code)
+	}
+}

@@ -43,3 +43,9 @@ func FromVoices(vs []voices.Voice) ModelList {
 	}
 	return l
 }
+
+// Health is the body of GET /healthz and /readyz.
+type Health struct {
+	Status string `json:"status"` // "ok" or "unavailable"
+	Reason string `json:"reason,omitempty"`
+}

@@ -540,3 +540,8 @@ func (s *Store) DeleteSession(ctx context.Context, tokenHash []byte) error {
 	}
 	return nil
 }
+
+// Ping reports whether the database answers; a server's /readyz uses it.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.db.PingContext(ctx)
+}
