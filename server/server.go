@@ -106,6 +106,16 @@ type Options struct {
 	// origins allowed to open the WebSocket; the server's own origin
 	// always is.
 	WebSocketOrigins []string
+	// Limits bound each account's speech requests (per minute, at once);
+	// over them a request gets 429 rate_limit_exceeded with Retry-After.
+	// The zero value limits nothing. When Store is a store.Limiter the
+	// counts are kept there, shared by every server on the store;
+	// otherwise in this process.
+	Limits store.Limits
+	// MaxQueue is how many pieces of text may wait for a render slot
+	// (tts.Options.MaxParallel) before new speech requests are refused
+	// with 503 server_busy; 0 means DefaultMaxQueue, negative none.
+	MaxQueue int
 	// Metrics, if set, receives the server's Prometheus collectors
 	// (requests, synthesis and overhead latencies, audio produced, render
 	// slots; see docs/server.md "Metrics"). Serve it on a listener of its
@@ -139,6 +149,9 @@ type Server struct {
 	origins   []string
 	log       *slog.Logger
 	metrics   *metrics // nil: none
+	limits    store.Limits
+	limiter   store.Limiter
+	maxQueue  int
 	mux       *http.ServeMux
 
 	// closing is cancelled by Shutdown; WebSocket sessions watch it.
@@ -208,6 +221,18 @@ func New(opts Options) (*Server, error) {
 		s.log = slog.Default()
 	}
 	s.logins, _ = s.store.(store.Sessions)
+	s.limits = opts.Limits
+	if l, ok := s.store.(store.Limiter); ok {
+		s.limiter = l
+	} else {
+		s.limiter = newLocalLimiter()
+	}
+	switch s.maxQueue = opts.MaxQueue; {
+	case s.maxQueue == 0:
+		s.maxQueue = DefaultMaxQueue
+	case s.maxQueue < 0:
+		s.maxQueue = math.MaxInt
+	}
 	if opts.Metrics != nil {
 		m, err := newMetrics(opts.Metrics, s.synth)
 		if err != nil {

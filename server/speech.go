@@ -148,6 +148,11 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) error {
 		return wire.ToError(err, sp.Voice)
 	}
 	ri.format = p.Request().Format.Name
+	end, werr := s.admitSpeech(r.Context(), w, ri.account)
+	if werr != nil {
+		return werr
+	}
+	defer end()
 	switch {
 	case sp.StreamFormat == wire.StreamSSE:
 		s.speechSSE(w, r, sp, p)

@@ -614,6 +614,12 @@ func (ws *wsSession) speech(ctx context.Context, wc *wsContext) {
 		ws.sendError(ctx, wc.id, wire.ToError(err, sp.Voice))
 		return
 	}
+	end, werr := ws.s.admitSpeech(ctx, nil, ws.ri.account)
+	if werr != nil {
+		ws.sendError(ctx, wc.id, werr)
+		return
+	}
+	defer end()
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wc.mu.Lock()

@@ -96,6 +96,8 @@ type app struct {
 	idleTimeout        time.Duration
 	shutdownTimeout    time.Duration
 	maxAudio           time.Duration
+	limits             store.Limits
+	maxQueue           int
 	logFormat          string
 	gcPercent          int
 	log                *slog.Logger
@@ -143,6 +145,12 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.DurationVar(&a.idleTimeout, "idle-timeout", 120*time.Second, "keep-alive idle timeout")
 	fs.DurationVar(&a.shutdownTimeout, "shutdown-timeout", 30*time.Second, "time to drain in-flight requests on SIGINT/SIGTERM")
 	fs.BoolVar(&a.strict, "strict", false, "refuse to start when a voice of -voices cannot load (by default it is logged and left out)")
+	fs.IntVar(&a.limits.RequestsPerMinute, "rate-limit", a.envInt("VOXKIT_RATE_LIMIT", 0),
+		"speech requests per minute per account ($VOXKIT_RATE_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
+	fs.IntVar(&a.limits.Concurrent, "concurrency-limit", a.envInt("VOXKIT_CONCURRENCY_LIMIT", 0),
+		"speech requests at once per account ($VOXKIT_CONCURRENCY_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
+	fs.IntVar(&a.maxQueue, "max-queue", a.envInt("VOXKIT_MAX_QUEUE", server.DefaultMaxQueue),
+		"pieces of text that may wait for a render slot before speech gets 503 server_busy ($VOXKIT_MAX_QUEUE); negative: no bound")
 	fs.DurationVar(&a.maxAudio, "max-audio", tts.DefaultMaxAudio, "most audio one request may make; more is a 400 audio_too_long")
 	fs.IntVar(&a.gcPercent, "gc-percent", 400, "garbage collector target (debug.SetGCPercent) unless $GOGC is set: synthesis allocates "+
 		"megabytes per request on a small heap, and fewer collections cut the gateway overhead under load")
@@ -372,6 +380,15 @@ func (a *app) newPassword(ctx context.Context, st store.Store, account string) e
 	return nil
 }
 
+// envInt returns the integer of environment variable name, def when it
+// is unset or not an integer.
+func (a *app) envInt(name string, def int) int {
+	if n, err := strconv.Atoi(a.env(name, "")); err == nil {
+		return n
+	}
+	return def
+}
+
 // serveMetrics serves /metrics (reg), /healthz and /readyz (api's) on
 // -metrics-addr, a listener apart from the API's, until stop.
 func (a *app) serveMetrics(reg *prometheus.Registry, api *server.Server) (stop func(), err error) {
@@ -475,6 +492,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	opts := server.Options{
 		Synthesizer: synth, Store: st, Aliases: aliases,
 		AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, WSIdleTimeout: a.wsIdleTimeout,
+		Limits: a.limits, MaxQueue: a.maxQueue,
 	}
 	if reg != nil {
 		opts.Metrics = reg

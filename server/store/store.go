@@ -271,3 +271,39 @@ type Session struct {
 	Created   time.Time
 	Expires   time.Time
 }
+
+// Limits bound each account's speech requests. Zero fields mean no
+// limit.
+type Limits struct {
+	// RequestsPerMinute is the most speech requests an account may start
+	// in a minute (a WebSocket utterance counts as one).
+	RequestsPerMinute int
+	// Concurrent is the most speech requests an account may have running
+	// at once.
+	Concurrent int
+}
+
+// Limiter is implemented by stores that count accounts' requests where
+// every server sharing the store sees them, so that Limits hold across
+// a fleet. A server whose store is not one counts in its own memory.
+type Limiter interface {
+	// Begin admits a speech request of account under l and returns the
+	// function to call when it ends; or a *LimitError.
+	Begin(ctx context.Context, account string, l Limits) (end func(), err error)
+}
+
+// LimitError is a request refused by Limits.
+type LimitError struct {
+	// Concurrent is true when the concurrency limit refused it, false
+	// for the rate.
+	Concurrent bool
+	// RetryAfter is when to try again.
+	RetryAfter time.Duration
+}
+
+func (e *LimitError) Error() string {
+	if e.Concurrent {
+		return "store: too many concurrent requests"
+	}
+	return "store: too many requests per minute"
+}

@@ -29,6 +29,9 @@ const (
 	TypeServer = "server_error"
 	// TypePermission is a request the caller may not make (403).
 	TypePermission = "permission_error"
+	// TypeRateLimit is a request over the account's limits (429), as
+	// OpenAI's API names it.
+	TypeRateLimit = "rate_limit_error"
 )
 
 // Error codes, the "code" field of an error object.
@@ -72,6 +75,8 @@ const (
 	CodeTooManyAttempts    = "too_many_attempts"
 	CodeBadCSRFToken       = "csrf_token_invalid"
 	CodeSessionExpired     = "session_expired"
+	CodeRateLimit          = "rate_limit_exceeded"
+	CodeServerBusy         = "server_busy"
 )
 
 // Error is an API error: an HTTP status and the OpenAI-shaped error
