@@ -1,10 +1,8 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/storetest"
 )
 
 func openTemp(t testing.TB) (*Store, string) {
@@ -72,111 +71,6 @@ func TestWellFormed(t *testing.T) {
 	}
 }
 
-func TestAccountsAndKeys(t *testing.T) {
-	ctx := context.Background()
-	s, _ := openTemp(t)
-	if _, err := s.CreateAccount(ctx, "alice"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.CreateAccount(ctx, "alice"); !errors.Is(err, store.ErrAccountExists) {
-		t.Fatalf("duplicate account: %v", err)
-	}
-	for _, bad := range []string{"", "Alice", "-x", "a b", strings.Repeat("a", 65)} {
-		if _, err := s.CreateAccount(ctx, bad); err == nil {
-			t.Errorf("account %q accepted", bad)
-		}
-	}
-	if _, _, err := s.CreateKey(ctx, store.NewKey{Account: "nobody", Name: "", Scope: store.ScopeAdmin}); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("key for missing account: %v", err)
-	}
-	k, plain, err := s.CreateKey(ctx, store.NewKey{Account: "alice", Name: "laptop", Scope: store.ScopeAdmin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.VerifyKey(ctx, plain)
-	if err != nil || got.Account != "alice" || got.Prefix != k.Prefix || got.LastUsed.IsZero() {
-		t.Fatalf("verify: %+v %v", got, err)
-	}
-	for _, bad := range []string{"", "sk_x", plain[:len(plain)-1] + "0", strings.Replace(plain, plain[3:5], "zz", 1)} {
-		if bad == plain {
-			continue
-		}
-		if _, err := s.VerifyKey(ctx, bad); !errors.Is(err, store.ErrInvalidKey) {
-			t.Errorf("verify %q: %v", bad, err)
-		}
-	}
-	if _, err := s.RevokeKey(ctx, "bob", k.Prefix); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("revoke by another account: %v", err)
-	}
-	if _, err := s.RevokeKey(ctx, "", "sk_"); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("revoke with short prefix: %v", err)
-	}
-	if _, err := s.RevokeKey(ctx, "", k.Prefix[:8]); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := s.VerifyKey(ctx, plain); !errors.Is(err, store.ErrRevokedKey) || got.Prefix != k.Prefix {
-		t.Fatalf("verify revoked: %v", err)
-	}
-	keys, err := s.Keys(ctx, "alice")
-	if err != nil || len(keys) != 1 || keys[0].Revoked.IsZero() || keys[0].Name != "laptop" {
-		t.Fatalf("keys: %+v %v", keys, err)
-	}
-}
-
-func TestRestartKeepsKeysAndNoPlaintext(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), FileName)
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.CreateAccount(ctx, "local")
-	_, plain, err := s.CreateKey(ctx, store.NewKey{Account: "local", Name: "", Scope: store.ScopeAdmin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	s, err = Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.VerifyKey(ctx, plain); err != nil {
-		t.Fatalf("after restart: %v", err)
-	}
-	for _, f := range []string{path, path + "-wal"} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		if bytes.Contains(b, []byte(plain)) || bytes.Contains(b, []byte(plain[11:])) {
-			t.Fatalf("%s holds the plaintext key", f)
-		}
-	}
-}
-
-func TestConcurrentVerify(t *testing.T) {
-	ctx := context.Background()
-	s, _ := openTemp(t)
-	s.CreateAccount(ctx, "a")
-	_, plain, _ := s.CreateKey(ctx, store.NewKey{Account: "a", Name: "", Scope: store.ScopeAdmin})
-	var clock sync.Mutex
-	now := time.Now()
-	s.now = func() time.Time { clock.Lock(); defer clock.Unlock(); now = now.Add(time.Minute); return now }
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() {
-			for range 20 {
-				if _, err := s.VerifyKey(ctx, plain); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-}
-
 // TestScopeMigration opens a database of schema version 2, from before
 // key scopes, and finds its keys kept, working, and admin keys (they could
 // do everything before).
@@ -222,4 +116,36 @@ func openOld(t *testing.T, version int, statements ...string) *Store {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+func TestStore(t *testing.T) {
+	var paths sync.Map // store → its file
+	storetest.Suite{
+		Open: func(t *testing.T) store.Store {
+			s, path := openTemp(t)
+			paths.Store(s, path)
+			return s
+		},
+		Reopen: func(t *testing.T, s store.Store) store.Store {
+			path, _ := paths.Load(s)
+			s.Close()
+			s2, err := Open(context.Background(), path.(string))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s2.Close() })
+			paths.Store(s2, path)
+			return s2
+		},
+		Persisted: func(t *testing.T, s store.Store) []byte {
+			path, _ := paths.Load(s)
+			var all []byte
+			for _, f := range []string{path.(string), path.(string) + "-wal"} {
+				b, _ := os.ReadFile(f)
+				all = append(all, b...)
+			}
+			return all
+		},
+		SetNow: func(s store.Store, now func() time.Time) { s.(*Store).now = now },
+	}.Run(t)
 }
