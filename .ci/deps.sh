@@ -6,8 +6,10 @@
 #   run   what building and serving needs: a C toolchain, pkg-config,
 #         libespeak-ng, libopus and libmp3lame headers.
 #   test  also the tools the tests judge audio with (ffmpeg, sox, flac,
-#         opus-tools, pocketsphinx), chromium for browser tests and npm (to
-#         fetch ONNX Runtime) when the npm command is missing.
+#         opus-tools, pocketsphinx), chromium for browser tests, postgresql
+#         (the PostgreSQL store's tests start a server of their own; the
+#         service Debian starts with it is not used) and npm (to fetch ONNX
+#         Runtime) when the npm command is missing.
 #   bench also python3-torch and python3-onnx, which generate the
 #         Piper-sized model the ONNX benchmarks run.
 #
@@ -16,7 +18,7 @@
 set -eu
 
 run_pkgs="gcc pkg-config espeak-ng libespeak-ng-dev libopus-dev libmp3lame-dev"
-test_pkgs="$run_pkgs ffmpeg sox flac opus-tools pocketsphinx pocketsphinx-en-us chromium curl python3-onnx"
+test_pkgs="$run_pkgs ffmpeg sox flac opus-tools pocketsphinx pocketsphinx-en-us chromium curl python3-onnx postgresql"
 
 case "${1:-run}" in
 run) want=$run_pkgs ;;

@@ -246,6 +246,9 @@ func New(opts Options) (*Server, error) {
 		}
 	}
 	s.closing, s.shutdown = context.WithCancel(context.Background())
+	if w, ok := s.store.(store.VoiceWatcher); ok {
+		go w.WatchVoices(s.closing, s.voiceChanged)
+	}
 
 	s.route("/v1/audio/speech", methods{http.MethodPost: s.authed(store.ScopeSpeech, s.speech)})
 	s.route("/v1/audio/speech/ws", methods{http.MethodGet: s.websocket})

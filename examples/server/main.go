@@ -17,7 +17,9 @@
 // store at start.
 //
 // Flags (and their environment variables): -addr (VOXKIT_ADDR), -data
-// (VOXKIT_DATA: the directory of the SQLite database), -voices
+// (VOXKIT_DATA: the directory of the SQLite database), -store
+// (VOXKIT_STORE: a postgres:// URL to keep accounts, keys and clones in
+// PostgreSQL instead of SQLite), -voices
 // (VOXKIT_VOICES: Piper voices, needs ONNX Runtime via $ONNXRUNTIME_LIB),
 // -signup (VOXKIT_SIGNUP), -alias NAME=VOICE (repeatable; the OpenAI voice
 // names default to espeak-ng English voices). On the first start with an
@@ -56,6 +58,7 @@ import (
 	"github.com/voxkit/voxkit/engine/onnx"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/postgres"
 	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/tts"
 
@@ -86,6 +89,7 @@ type app struct {
 
 	addr, data, voices string
 	metricsAddr        string
+	storeURL           string
 	signup             bool
 	strict             bool
 	aliases            aliasFlag
@@ -134,6 +138,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.StringVar(&a.metricsAddr, "metrics-addr", a.env("VOXKIT_METRICS_ADDR", ""),
 		"address of a separate listener for Prometheus /metrics, /healthz and /readyz ($VOXKIT_METRICS_ADDR); empty: none")
 	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "data"), "data directory holding "+sqlite.FileName+" ($VOXKIT_DATA)")
+	fs.StringVar(&a.storeURL, "store", a.env("VOXKIT_STORE", ""),
+		"PostgreSQL URL (postgres://user:password@host/db) of the store ($VOXKIT_STORE); empty: SQLite in -data")
 	fs.StringVar(&a.voices, "voices", a.env("VOXKIT_VOICES", ""), "directory of Piper voices ($VOXKIT_VOICES); needs $ONNXRUNTIME_LIB")
 	signup, _ := strconv.ParseBool(a.env("VOXKIT_SIGNUP", "false"))
 	fs.BoolVar(&a.signup, "signup", signup, "let anyone create an account from the playground ($VOXKIT_SIGNUP)")
@@ -166,10 +172,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	default:
 		a.log = slog.New(slog.NewTextHandler(a.stderr, nil))
 	}
-	if err := os.MkdirAll(a.data, 0o700); err != nil {
-		return err
-	}
-	st, err := sqlite.Open(ctx, filepath.Join(a.data, sqlite.FileName))
+	st, err := a.openStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -275,6 +278,29 @@ func (a *app) run(ctx context.Context, args []string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown command %q (want accounts create|passwd|list, keys create|list|revoke, voices list|delete)", strings.Join(rest, " "))
+}
+
+// openStore opens the PostgreSQL store of -store, or the SQLite one in
+// -data when -store is empty.
+func (a *app) openStore(ctx context.Context) (store.Store, error) {
+	switch {
+	case strings.HasPrefix(a.storeURL, "postgres://"), strings.HasPrefix(a.storeURL, "postgresql://"):
+		return postgres.Open(ctx, a.storeURL)
+	case a.storeURL != "":
+		return nil, errors.New("-store: want a postgres:// or postgresql:// URL, or nothing for SQLite in -data")
+	}
+	if err := os.MkdirAll(a.data, 0o700); err != nil {
+		return nil, err
+	}
+	return sqlite.Open(ctx, filepath.Join(a.data, sqlite.FileName))
+}
+
+// storeName names the store for the log, without the URL's password.
+func (a *app) storeName() string {
+	if a.storeURL != "" {
+		return "postgres"
+	}
+	return "sqlite in " + a.data
 }
 
 // safe returns a stored string for a terminal: as it is when every
@@ -520,7 +546,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	a.log.Info("voxkit server listening", "addr", "http://"+ln.Addr().String(), "voices", len(synth.Voices().List("")),
-		"aliases", strings.Join(slices.Sorted(maps.Keys(aliases)), ","), "data", a.data, "signup", a.signup)
+		"aliases", strings.Join(slices.Sorted(maps.Keys(aliases)), ","), "store", a.storeName(), "signup", a.signup)
 	if a.ready != nil {
 		a.ready(ln.Addr())
 	}

@@ -329,3 +329,30 @@ func TestMetricsListener(t *testing.T) {
 		t.Errorf("the API listener serves /metrics: %d", code)
 	}
 }
+
+// -store takes a PostgreSQL URL or nothing; anything else is refused
+// before a SQLite database is made in -data. (internal/e2e runs the server
+// on a PostgreSQL store.)
+func TestStoreFlag(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	for _, bad := range []string{"mysql://db/voxkit", "host=db dbname=voxkit", dir + "/voxkit.db"} {
+		var errOut bytes.Buffer
+		err := newApp(io.Discard, &errOut).run(context.Background(), []string{"-data", dir, "-store", bad, "-log", "off", "accounts", "list"})
+		if err == nil || !strings.Contains(err.Error(), "postgres://") {
+			t.Errorf("-store %q: %v", bad, err)
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("-data was made for a refused -store: %v", err)
+	}
+	a := newApp(io.Discard, io.Discard)
+	a.getenv = func(k string) string {
+		if k == "VOXKIT_STORE" {
+			return "postgres://nobody@127.0.0.1:1/voxkit?connect_timeout=2"
+		}
+		return ""
+	}
+	if err := a.run(context.Background(), []string{"-data", dir, "-log", "off", "accounts", "list"}); err == nil || !strings.Contains(err.Error(), "store: postgres") {
+		t.Errorf("$VOXKIT_STORE with no server there: %v", err)
+	}
+}

@@ -307,3 +307,15 @@ func (e *LimitError) Error() string {
 	}
 	return "store: too many requests per minute"
 }
+
+// VoiceWatcher is implemented by stores that several servers share: it
+// tells each server when any of them creates or deletes a voice clone,
+// so that its catalog follows.
+type VoiceWatcher interface {
+	// WatchVoices calls changed with the account and id of each clone
+	// created or deleted, until ctx ends; and with ("", "") when changes
+	// may have been missed (when it starts, and after a lost
+	// connection), for the caller to reload every clone. Calls come one at
+	// a time.
+	WatchVoices(ctx context.Context, changed func(account, id string))
+}
