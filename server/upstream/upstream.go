@@ -9,11 +9,12 @@
 // pcm in SSE events with word timestamps, so the gateway gets the audio
 // as it is made and the words' times. The worker is the one with the
 // fewest requests outstanding among the healthy workers that have the
-// voice. A failed connection, a 5xx answer or a stream that breaks before
-// its first audio is retried on another worker; a worker that fails
-// mid-stream fails that piece (the gateway's response is cut as any
-// failed synthesis is) and is out of rotation until its health check
-// passes again. Health checks (GET /readyz, and the voice list from
+// voice. A piece is emitted only once the worker has sent all of it, so a
+// failed connection, a 5xx answer or a stream that breaks is retried on
+// another worker without repeating or losing audio; the failed worker is
+// out of rotation until its health check passes again. Only when no
+// worker can speak the piece does it fail, and the gateway's response
+// with it, as any failed synthesis does (a stream already begun is cut). Health checks (GET /readyz, and the voice list from
 // GET /v1/models) run every Options.CheckEvery.
 package upstream
 
@@ -375,53 +376,43 @@ type wordTime struct {
 	Estimated bool    `json:"estimated"`
 }
 
-// readEvents emits the audio of an SSE stream: each sentence's samples
-// with its words once its timestamps arrive, and what is left at the end.
+// readEvents reads a worker's SSE stream whole, then emits its audio as
+// one chunk with all its words. Emitting only a complete piece (a
+// sentence at most) means a worker that fails mid-stream can be retried
+// on another without repeating or losing audio; the worker sends a
+// sentence's audio only when the sentence is done anyway.
 func (p *Pool) readEvents(r io.Reader, text string, emit engine.ChunkFunc) (started bool, err error) {
 	byteOf := runeOffsets(text)
-	var pending []float32
-	var emitted int // samples emitted so far
-	flush := func(words []engine.Word) error {
-		if len(pending) == 0 && len(words) == 0 {
-			return nil
-		}
-		if err := emit(engine.Chunk{Samples: pending, SampleRate: SampleRate, Words: words}); err != nil {
-			return fmt.Errorf("%w: %w", errEmit, err)
-		}
-		started = true
-		emitted += len(pending)
-		pending = pending[:0]
-		return nil
-	}
+	var samples []float32
+	var words []engine.Word
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	done := false
-	for sc.Scan() {
+	for !done && sc.Scan() {
 		line, ok := strings.CutPrefix(sc.Text(), "data: ")
 		if !ok {
 			continue
 		}
 		if line == "[DONE]" {
 			done = true
-			break
+			continue
 		}
 		var ev event
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
-			return started, fmt.Errorf("upstream: a worker's event: %w", err)
+			return false, fmt.Errorf("upstream: a worker's event: %w", err)
 		}
 		switch {
 		case ev.Error != nil:
-			return started, fmt.Errorf("upstream: the worker failed mid-stream: %s", ev.Error)
+			return false, fmt.Errorf("upstream: the worker failed mid-stream: %s", ev.Error)
 		case ev.Type == "speech.audio.delta":
 			pcm, err := base64.StdEncoding.DecodeString(ev.Audio)
 			if err != nil {
-				return started, fmt.Errorf("upstream: a worker's audio: %w", err)
+				return false, fmt.Errorf("upstream: a worker's audio: %w", err)
 			}
 			for i := 0; i+1 < len(pcm); i += 2 {
-				pending = append(pending, float32(int16(binary.LittleEndian.Uint16(pcm[i:])))/32768)
+				samples = append(samples, float32(int16(binary.LittleEndian.Uint16(pcm[i:])))/32768)
 			}
 		case ev.Type == "speech.timestamps":
-			words := make([]engine.Word, 0, len(ev.Words))
 			for _, wt := range ev.Words {
 				if wt.CharStart < 0 || wt.CharEnd > len(byteOf)-1 || wt.CharStart >= wt.CharEnd {
 					continue
@@ -429,18 +420,21 @@ func (p *Pool) readEvents(r io.Reader, text string, emit engine.ChunkFunc) (star
 				words = append(words, engine.Word{Start: byteOf[wt.CharStart], End: byteOf[wt.CharEnd],
 					From: int(wt.StartMS * SampleRate / 1000), To: int(wt.EndMS * SampleRate / 1000), Estimated: wt.Estimated})
 			}
-			if err := flush(words); err != nil {
-				return started, err
-			}
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return started, fmt.Errorf("upstream: reading a worker's stream: %w", err)
+		return false, fmt.Errorf("upstream: reading a worker's stream: %w", err)
 	}
 	if !done {
-		return started, errors.New("upstream: the worker's stream ended early")
+		return false, errors.New("upstream: the worker's stream ended early")
 	}
-	return started, flush(nil)
+	if len(samples) == 0 && len(words) == 0 {
+		return false, nil
+	}
+	if err := emit(engine.Chunk{Samples: samples, SampleRate: SampleRate, Words: words}); err != nil {
+		return true, fmt.Errorf("%w: %w", errEmit, err)
+	}
+	return true, nil
 }
 
 // runeOffsets returns the byte offset of each code point of s, and

@@ -198,12 +198,11 @@ func (f flushWriter) Write(b []byte) (int, error) {
 }
 
 // TestPoolMidStreamFailure: a worker that breaks after a sentence of audio
-// fails the piece (no retry, which would repeat that sentence) and leaves
-// rotation.
+// has emitted nothing (a piece is emitted whole), so the piece goes to
+// another worker, and the broken one leaves rotation.
 func TestPoolMidStreamFailure(t *testing.T) {
 	good := worker(t)
-	var broken *httptest.Server
-	broken = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/audio/speech" {
 			// Health and voices: ask the good worker.
 			req, _ := http.NewRequest(r.Method, good.URL+r.URL.Path, nil)
@@ -218,28 +217,35 @@ func TestPoolMidStreamFailure(t *testing.T) {
 			io.Copy(w, res.Body)
 			return
 		}
-		w.Header().Set("Content-Type", "text/event-stream")
 		// A first sentence's audio and words, then nothing.
+		w.Header().Set("Content-Type", "text/event-stream")
 		w.Write(wire.SSEDelta(make([]byte, 4800)))
 		w.Write([]byte("data: {\"type\":\"speech.timestamps\",\"index\":0,\"words\":[]}\n\n"))
 		http.NewResponseController(w).Flush()
 		panic(http.ErrAbortHandler) // the connection breaks
 	}))
 	defer broken.Close()
-	p := newPool(t, broken.URL)
+
+	// Alone, it fails the piece, with nothing emitted.
+	alone := newPool(t, broken.URL)
 	var got int
-	err := p.Synthesize(context.Background(), engine.Request{Voice: "en-us", Text: "Broken halfway."}, func(c engine.Chunk) error {
+	err := alone.Synthesize(context.Background(), engine.Request{Voice: "en-us", Text: "Broken halfway. Second part."}, func(c engine.Chunk) error {
 		got += len(c.Samples)
 		return nil
 	})
-	if err == nil || errors.Is(err, upstream.ErrNoWorker) {
-		t.Fatalf("a broken stream: %v", err)
+	if err == nil || got != 0 {
+		t.Fatalf("a broken stream alone: %v, %d samples emitted", err, got)
 	}
-	if p.Ready(context.Background()) == nil {
+	if alone.Ready(context.Background()) == nil {
 		t.Error("the broken worker is still in rotation")
 	}
-	if got != 2400 {
-		t.Errorf("%d samples emitted, want the first sentence's 2400", got)
+	// With a good worker beside it, the piece is spoken whole.
+	p := newPool(t, broken.URL, good.URL)
+	for range 3 {
+		samples, _, err := speak(p, "Broken halfway. Second part.")
+		if err != nil || len(samples) < upstream.SampleRate {
+			t.Fatalf("with a good worker: %d samples, %v", len(samples), err)
+		}
 	}
 }
 
