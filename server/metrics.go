@@ -137,6 +137,9 @@ func (s *Server) Ready(ctx context.Context) error {
 			return errors.New("store unreachable: " + err.Error())
 		}
 	}
+	if s.ready != nil {
+		return s.ready(ctx)
+	}
 	return nil
 }
 

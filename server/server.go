@@ -116,6 +116,14 @@ type Options struct {
 	// (tts.Options.MaxParallel) before new speech requests are refused
 	// with 503 server_busy; 0 means DefaultMaxQueue, negative none.
 	MaxQueue int
+	// Gateway marks a server whose engines are other servers (package
+	// server/upstream): x-upstream-ms (and upstream_ms) then report the
+	// time spent in those workers as the gateway saw it (the engines'
+	// time) rather than all of synthesis.
+	Gateway bool
+	// Ready, if set, is one more condition of Server.Ready and /readyz
+	// (for a gateway: at least one healthy worker).
+	Ready func(context.Context) error
 	// Metrics, if set, receives the server's Prometheus collectors
 	// (requests, synthesis and overhead latencies, audio produced, render
 	// slots; see docs/server.md "Metrics"). Serve it on a listener of its
@@ -152,6 +160,8 @@ type Server struct {
 	limits    store.Limits
 	limiter   store.Limiter
 	maxQueue  int
+	gateway   bool
+	ready     func(context.Context) error
 	mux       *http.ServeMux
 
 	// closing is cancelled by Shutdown; WebSocket sessions watch it.
@@ -222,6 +232,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.logins, _ = s.store.(store.Sessions)
 	s.limits = opts.Limits
+	s.gateway, s.ready = opts.Gateway, opts.Ready
 	if l, ok := s.store.(store.Limiter); ok {
 		s.limiter = l
 	} else {

@@ -30,8 +30,8 @@ const (
 
 // setTiming sets the timing and tag headers (or trailers) from res, and
 // notes them for the metrics.
-func setTiming(h http.Header, res tts.Result, ri *reqInfo) {
-	h.Set(headerUpstream, ms(res.SynthesisTime))
+func (s *Server) setTiming(h http.Header, res tts.Result, ri *reqInfo) {
+	h.Set(headerUpstream, ms(s.upstreamTime(res)))
 	h.Set(headerEngine, ms(res.EngineTime))
 	if len(res.IgnoredTags) > 0 {
 		h.Set(headerIgnored, strings.Join(res.IgnoredTags, ","))
@@ -40,8 +40,18 @@ func setTiming(h http.Header, res tts.Result, ri *reqInfo) {
 		h.Set(headerClamped, strings.Join(res.ClampedTags, ","))
 	}
 	gateway := time.Since(ri.start)
+	res.SynthesisTime = s.upstreamTime(res) // what the metrics call synthesis
 	h.Set(headerGateway, ms(gateway))
 	ri.timing = &timing{res: res, gateway: gateway}
+}
+
+// upstreamTime is the x-upstream-ms of res: its synthesis time, or for a
+// gateway the workers' time (Options.Gateway).
+func (s *Server) upstreamTime(res tts.Result) time.Duration {
+	if s.gateway {
+		return res.EngineTime
+	}
+	return res.SynthesisTime
 }
 
 // readBody reads a JSON request body within the size limit.
@@ -182,7 +192,7 @@ func (s *Server) speechClip(w http.ResponseWriter, r *http.Request, sp wire.Spee
 		h.Set("Content-Type", codec.ContentType)
 		h.Set("Content-Length", strconv.FormatInt(clip.size, 10))
 		h.Set("Cache-Control", "no-store")
-		setTiming(h, res, ri)
+		s.setTiming(h, res, ri)
 		w.WriteHeader(http.StatusOK)
 	})
 	// CopyBuffer's buffer sets the size of each write: hide the
@@ -344,7 +354,7 @@ func (s *Server) speechStream(w http.ResponseWriter, r *http.Request, sp wire.Sp
 		lw.started = true
 		lw.start()
 	}
-	setTiming(w.Header(), res, ri)
+	s.setTiming(w.Header(), res, ri)
 }
 
 // sseWriter turns each flushed block of encoded audio into a
@@ -410,5 +420,5 @@ func (s *Server) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speec
 		return
 	}
 	sw.lazyWriter.Write(wire.SSEDone(wire.NewUsage(sp.Input, res.Audio)))
-	setTiming(w.Header(), res, ri)
+	s.setTiming(w.Header(), res, ri)
 }

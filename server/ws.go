@@ -676,6 +676,7 @@ func (ws *wsSession) speech(ctx context.Context, wc *wsContext) {
 		if !w.sent { // no audio at all: still announce the format
 			w.started()
 		}
+		res.SynthesisTime = ws.s.upstreamTime(res)
 		ws.send(ctx, doneMessage(wc.id, sp, res, start))
 		ws.s.metrics.speech(sp.Format, res, time.Since(start))
 		log.Info("websocket speech", "sentences", res.Sentences, "upstream_ms", ms(res.SynthesisTime), "engine_ms", ms(res.EngineTime),

@@ -60,6 +60,7 @@ import (
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/postgres"
 	"github.com/voxkit/voxkit/server/store/sqlite"
+	"github.com/voxkit/voxkit/server/upstream"
 	"github.com/voxkit/voxkit/tts"
 
 	// Serve mp3 and opus too (they need cgo): the OpenAI SDKs ask for mp3 by default.
@@ -90,6 +91,8 @@ type app struct {
 	addr, data, voices string
 	metricsAddr        string
 	storeURL           string
+	upstream           string
+	upstreamKey        string
 	signup             bool
 	strict             bool
 	aliases            aliasFlag
@@ -135,6 +138,10 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.SetOutput(a.stderr)
 	a.aliases = aliasFlag{}
 	fs.StringVar(&a.addr, "addr", a.env("VOXKIT_ADDR", "127.0.0.1:8080"), "listen address ($VOXKIT_ADDR)")
+	fs.StringVar(&a.upstream, "upstream", a.env("VOXKIT_UPSTREAM", ""),
+		"comma-separated worker URLs ($VOXKIT_UPSTREAM): serve as a gateway that sends synthesis to these voxkit servers")
+	fs.StringVar(&a.upstreamKey, "upstream-key", a.env("VOXKIT_UPSTREAM_KEY", ""),
+		"an API key the -upstream workers accept ($VOXKIT_UPSTREAM_KEY)")
 	fs.StringVar(&a.metricsAddr, "metrics-addr", a.env("VOXKIT_METRICS_ADDR", ""),
 		"address of a separate listener for Prometheus /metrics, /healthz and /readyz ($VOXKIT_METRICS_ADDR); empty: none")
 	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "data"), "data directory holding "+sqlite.FileName+" ($VOXKIT_DATA)")
@@ -415,6 +422,23 @@ func (a *app) envInt(name string, def int) int {
 	return def
 }
 
+// upstreamPool connects to the -upstream workers.
+func (a *app) upstreamPool(ctx context.Context) (*upstream.Pool, error) {
+	if a.upstreamKey == "" {
+		return nil, errors.New("-upstream needs -upstream-key, a key the workers accept")
+	}
+	var urls []string
+	for _, u := range strings.Split(a.upstream, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+				return nil, fmt.Errorf("-upstream: %q is not an http:// or https:// URL", u)
+			}
+			urls = append(urls, u)
+		}
+	}
+	return upstream.New(ctx, upstream.Options{URLs: urls, Key: a.upstreamKey, Logger: a.log})
+}
+
 // serveMetrics serves /metrics (reg), /healthz and /readyz (api's) on
 // -metrics-addr, a listener apart from the API's, until stop.
 func (a *app) serveMetrics(reg *prometheus.Registry, api *server.Server) (stop func(), err error) {
@@ -494,11 +518,24 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	if err := a.bootstrap(ctx, st); err != nil {
 		return err
 	}
-	engines, piper, err := a.engines(ctx)
-	if err != nil {
+	var engines map[string]engine.Engine
+	var piper *onnx.Engine
+	var pool *upstream.Pool
+	var err error
+	topts := tts.Options{CloseEngines: true, MaxAudio: a.maxAudio, Logger: a.log}
+	if a.upstream != "" {
+		if pool, err = a.upstreamPool(ctx); err != nil {
+			return err
+		}
+		engines = map[string]engine.Engine{"upstream": pool}
+		// Slots bound the requests in flight to the workers, which queue
+		// and render with slots of their own.
+		topts.MaxParallel = 32 * len(strings.Split(a.upstream, ","))
+	} else if engines, piper, err = a.engines(ctx); err != nil {
 		return err
 	}
-	synth, err := tts.New(tts.Options{Engines: engines, CloseEngines: true, MaxAudio: a.maxAudio, Logger: a.log})
+	topts.Engines = engines
+	synth, err := tts.New(topts)
 	if err != nil {
 		for _, e := range engines {
 			e.Close()
@@ -522,6 +559,12 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	}
 	if reg != nil {
 		opts.Metrics = reg
+	}
+	if pool != nil {
+		opts.Gateway, opts.Ready = true, pool.Ready
+		if reg != nil {
+			reg.MustRegister(pool.Collector())
+		}
 	}
 	api, err := server.New(opts)
 	if err != nil {
