@@ -528,9 +528,10 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 			return err
 		}
 		engines = map[string]engine.Engine{"upstream": pool}
-		// Slots bound the requests in flight to the workers, which queue
-		// and render with slots of their own.
-		topts.MaxParallel = 32 * len(strings.Split(a.upstream, ","))
+		// Slots bound the requests in flight to the workers (a few per
+		// worker: each renders a couple at a time and queues the rest);
+		// beyond them requests wait in the gateway's own bounded queue.
+		topts.MaxParallel = 8 * len(strings.Split(a.upstream, ","))
 	} else if engines, piper, err = a.engines(ctx); err != nil {
 		return err
 	}

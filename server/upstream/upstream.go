@@ -158,9 +158,13 @@ func (p *Pool) checkLoop(ctx context.Context) {
 	}
 }
 
+// checkTimeout bounds a health check: long enough that a worker slowed
+// by load is not taken for dead.
+const checkTimeout = 5 * time.Second
+
 // check asks w whether it is ready and which voices it has.
 func (p *Pool) check(ctx context.Context, w *worker) {
-	ctx, cancel := context.WithTimeout(ctx, max(p.every, time.Second))
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	err := p.get(ctx, w.url+"/readyz", nil)
 	var models struct {
@@ -253,14 +257,22 @@ func (p *Pool) Voices(context.Context) ([]engine.Voice, error) {
 func (p *Pool) Renders(f engine.Feature) bool { return f == engine.FeatureRate }
 
 // pick returns the healthy worker with voice that has the fewest requests
-// outstanding, leaving out those in tried; nil if there is none.
+// outstanding, leaving out those in tried; when no healthy one is left, an
+// unhealthy one (its last failure may have passed); nil if there is none.
 func (p *Pool) pick(voice string, tried []*worker) *worker {
+	if w := p.pickAmong(voice, tried, true); w != nil {
+		return w
+	}
+	return p.pickAmong(voice, tried, false)
+}
+
+func (p *Pool) pickAmong(voice string, tried []*worker, healthy bool) *worker {
 	var best *worker
 	// Start the scan at a rotating worker, so that ties go round.
 	first := int(p.turn.Add(1) % uint64(len(p.workers)))
 	for i := range p.workers {
 		w := p.workers[(first+i)%len(p.workers)]
-		if !w.healthy.Load() || slices.Contains(tried, w) {
+		if w.healthy.Load() != healthy || slices.Contains(tried, w) {
 			continue
 		}
 		w.mu.Lock()
@@ -308,6 +320,9 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 	}
 }
 
+// errBusy is a worker's 503 or 429: try another, but it is not broken.
+var errBusy = errors.New("upstream: worker busy")
+
 // errEmit wraps an error of the emit function.
 var errEmit = errors.New("upstream: emit")
 
@@ -331,7 +346,7 @@ func (p *Pool) speak(ctx context.Context, w *worker, body []byte, text string, e
 		if err != nil && !errors.Is(err, errEmit) && ctx.Err() == nil {
 			w.errors.Add(1)
 			var refused *refusal
-			if !errors.As(err, &refused) {
+			if !errors.As(err, &refused) && !errors.Is(err, errBusy) {
 				p.setHealthy(w, false, err) // until its next check passes
 			}
 		}
@@ -349,6 +364,9 @@ func (p *Pool) speak(ctx context.Context, w *worker, body []byte, text string, e
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
+		if res.StatusCode == http.StatusServiceUnavailable || res.StatusCode == http.StatusTooManyRequests {
+			return false, fmt.Errorf("%w: %s: %s", errBusy, res.Status, b)
+		}
 		if res.StatusCode >= 500 {
 			return false, fmt.Errorf("upstream: worker answered %s: %s", res.Status, b)
 		}
