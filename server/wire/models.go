@@ -14,6 +14,12 @@ type Model struct {
 	Object  string `json:"object"`
 	Created int64  `json:"created"`
 	OwnedBy string `json:"owned_by"`
+	// voxkit extensions, absent when unknown: the engine that renders
+	// the voice, its language (a BCP 47 tag) and a short label. The
+	// playground groups its voice picker by them.
+	Engine      string `json:"engine,omitempty"`
+	Language    string `json:"language,omitempty"`
+	Description string `json:"description,omitempty"`
 }
 
 // ModelList is the body of GET /v1/models.
@@ -24,7 +30,7 @@ type ModelList struct {
 
 // FromVoice converts a catalog voice into its model entry.
 func FromVoice(v voices.Voice) Model {
-	m := Model{ID: v.ID, Object: "model", OwnedBy: OwnedByService}
+	m := Model{ID: v.ID, Object: "model", OwnedBy: OwnedByService, Engine: v.Engine, Language: v.Language, Description: v.Description}
 	if !v.Global() {
 		m.OwnedBy = OwnedByUser
 	}
