@@ -314,7 +314,7 @@ func TestPlayground(t *testing.T) {
 	t.Run("code", func(t *testing.T) {
 		p.t = t
 		p.setText("It's here.", 0)
-		p.do(chromedp.Click("#tab-code"), chromedp.WaitVisible("#code-go"))
+		p.do(chromedp.Click("#tab-code"), chromedp.WaitVisible("#code-curl"))
 		curl := p.text("#code-curl")
 		if !strings.Contains(curl, e.ts.URL+"/v1/audio/speech") || !strings.Contains(curl, "$OPENAI_API_KEY") ||
 			!strings.Contains(curl, `It'\''s here.`) || strings.Contains(curl, "sk_") {
@@ -435,4 +435,28 @@ func TestPlayground(t *testing.T) {
 	if code, body := sendAs(t, e, "GET", "/v1/keys", "", cookie, "", ""); code != 401 {
 		t.Errorf("GET /v1/keys with the cookie after sign-out: %d %s", code, body)
 	}
+}
+
+// TestPlaygroundSignUp: with sign-up allowed, the page creates an account
+// and signs it in; repeated failures then get the throttling message.
+func TestPlaygroundSignUp(t *testing.T) {
+	p := newPage(t)
+	e := newEnv(t, envOptions{signup: true})
+	p.do(chromedp.Navigate(e.ts.URL+"/"), chromedp.WaitVisible("#signup-form"))
+	p.do(chromedp.SendKeys("#signup-name", "newcomer"), chromedp.SendKeys("#signup-password", "a long enough password"),
+		chromedp.Click("#signup-form button"), chromedp.WaitVisible("#tabs"))
+	if who := p.text("#who"); who != "newcomer" {
+		t.Errorf("signed up as %q", who)
+	}
+	p.do(chromedp.Click("#signout"), chromedp.WaitVisible("#signin-form"))
+	for range 12 {
+		res, _ := e.signIn("newcomer", "wrong password")
+		res.Body.Close()
+		if res.StatusCode == http.StatusTooManyRequests {
+			break
+		}
+	}
+	p.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("signin-account").value = "newcomer"`),
+		chromedp.SendKeys("#signin-password", "a long enough password"), chromedp.Click("#signin-form button"))
+	p.wait(`document.getElementById("signin-msg").textContent.startsWith("Too many")`)
 }
