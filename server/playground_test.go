@@ -251,6 +251,15 @@ func TestPlayground(t *testing.T) {
 		if a := eval[string](p, `document.getElementById("download").download`); a != "speech.wav" {
 			t.Errorf("download name %q", a)
 		}
+		// pcm, which <audio> cannot play, is decoded by the page.
+		p.do(chromedp.SetValue("#format", "pcm"))
+		if d := p.speak(); d < plain-0.05 || d > plain+0.05 {
+			t.Errorf("pcm: %.3fs, wav %.3fs", d, plain)
+		}
+		if a := eval[string](p, `document.getElementById("download").download`); a != "speech.pcm" {
+			t.Errorf("download name %q", a)
+		}
+		p.do(chromedp.SetValue("#format", "wav"))
 		// A pause from the palette goes in at the cursor and lengthens
 		// the speech.
 		p.setText("Hello there. This is a test.", len("Hello there."))
