@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go/format"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -333,6 +334,11 @@ func TestPlayground(t *testing.T) {
 			if c := p.text(id); !strings.Contains(c, e.ts.URL+"/v1") || !strings.Contains(c, `"It's here."`) || !strings.Contains(c, `"en-us"`) {
 				t.Errorf("%s: %s", id, c)
 			}
+		}
+		// The Go snippet is gofmt's layout (and, run by hand, compiles).
+		g := p.text("#code-go")
+		if f, err := format.Source([]byte(g)); err != nil || string(f) != g+"\n" {
+			t.Errorf("Go snippet not gofmt'd (%v):\n%s", err, g)
 		}
 		p.shot("code")
 	})
