@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/format"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,21 +19,27 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/sqlite"
+	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/voices"
 )
 
-// page drives the playground in headless Chromium for one test.
-type page struct {
+// browserPage drives the playground in headless Chromium for one test.
+type browserPage struct {
 	t     *testing.T
 	ctx   context.Context
 	shots string // directory of the screenshots
 }
 
 // newPage starts headless Chromium, skipping without it (failing in CI).
-func newPage(t *testing.T) *page {
+func newPage(t *testing.T) *browserPage {
 	t.Helper()
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
@@ -61,19 +68,25 @@ func newPage(t *testing.T) *page {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p := &page{t: t, ctx: ctx, shots: dir}
+	p := &browserPage{t: t, ctx: ctx, shots: dir}
 	p.do(chromedp.EmulateViewport(1280, 900))
+	// Every page records what its Content-Security-Policy blocks.
+	p.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+			Source: `window.blocked = []; document.addEventListener("securitypolicyviolation", (e) => blocked.push(e.violatedDirective + " " + e.blockedURI));`})
+		return err
+	}))
 	return p
 }
 
-func (p *page) do(actions ...chromedp.Action[chromedp.Void]) {
+func (p *browserPage) do(actions ...chromedp.Action[chromedp.Void]) {
 	p.t.Helper()
 	if err := chromedp.Do(p.ctx, actions...); err != nil {
 		p.t.Fatal(err)
 	}
 }
 
-func (p *page) text(sel string) string {
+func (p *browserPage) text(sel string) string {
 	p.t.Helper()
 	v, err := chromedp.Run(p.ctx, chromedp.TextContent(sel))
 	if err != nil {
@@ -83,7 +96,7 @@ func (p *page) text(sel string) string {
 }
 
 // eval runs js (awaiting a promise it returns) and decodes its value.
-func eval[T any](p *page, js string) T {
+func eval[T any](p *browserPage, js string) T {
 	p.t.Helper()
 	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
 	if err != nil {
@@ -93,7 +106,7 @@ func eval[T any](p *page, js string) T {
 }
 
 // wait polls js until it is true.
-func (p *page) wait(js string) {
+func (p *browserPage) wait(js string) {
 	p.t.Helper()
 	if _, err := chromedp.Run(p.ctx, chromedp.Poll[chromedp.Void](js)); err != nil {
 		p.t.Fatalf("waiting for %s: %v", js, err)
@@ -102,7 +115,7 @@ func (p *page) wait(js string) {
 
 // shot saves screenshots of the whole page at 1280 and 375 CSS pixels
 // wide, and checks that the narrow one has no horizontal scroll.
-func (p *page) shot(name string) {
+func (p *browserPage) shot(name string) {
 	p.t.Helper()
 	for _, w := range []int64{1280, 375} {
 		var opts []chromedp.EmulateViewportOption
@@ -128,7 +141,7 @@ func (p *page) shot(name string) {
 }
 
 // cookie returns the browser's session cookie for url.
-func (p *page) cookie(url string) *http.Cookie {
+func (p *browserPage) cookie(url string) *http.Cookie {
 	p.t.Helper()
 	res, err := chromedp.Run(p.ctx, func(ctx context.Context, t *chromedp.Target) (*network.GetCookiesResult, error) {
 		r, err := cdp.Call(ctx, t, network.GetCookies, network.GetCookiesParams{URLs: []string{url}})
@@ -150,7 +163,7 @@ func (p *page) cookie(url string) *http.Cookie {
 }
 
 // speak presses Speak and returns the duration of the result.
-func (p *page) speak() float64 {
+func (p *browserPage) speak() float64 {
 	p.t.Helper()
 	p.do(chromedp.Evaluate[chromedp.Void](`delete document.getElementById("result").dataset.duration`))
 	p.do(chromedp.Click("#speak", chromedp.NodeVisible))
@@ -166,7 +179,7 @@ func (p *page) speak() float64 {
 }
 
 // inked counts the pixels painted on the waveform canvas.
-func (p *page) inked() int {
+func (p *browserPage) inked() int {
 	p.t.Helper()
 	return eval[int](p, `(() => {
 		const c = document.getElementById("wave"), d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
@@ -177,7 +190,7 @@ func (p *page) inked() int {
 }
 
 // setText puts text in the speech box with the cursor at pos.
-func (p *page) setText(text string, pos int) {
+func (p *browserPage) setText(text string, pos int) {
 	p.t.Helper()
 	q, _ := json.Marshal(text)
 	p.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const t = document.getElementById("text"); t.value = %s; t.focus(); t.setSelectionRange(%d, %d); })()`, q, pos, pos)))
@@ -287,6 +300,9 @@ func TestPlayground(t *testing.T) {
 		words := strings.Fields("One two three four five. Six seven eight nine ten.")
 		p.setText(strings.Join(words, " "), 0)
 		p.do(chromedp.Click("#stream"))
+		// Slower speech keeps a word lit across a stalled frame or two on
+		// a busy machine.
+		p.do(chromedp.SetValue("#speed", "0.7"))
 		// Record the words highlighted, in the order they light up.
 		p.do(chromedp.Evaluate[chromedp.Void](`window.heard = []; new MutationObserver((ms) => {
 			for (const m of ms) {
@@ -318,7 +334,7 @@ func TestPlayground(t *testing.T) {
 		if n := p.inked(); n < 500 {
 			t.Errorf("waveform of the stream: %d pixels painted", n)
 		}
-		p.do(chromedp.Click("#stream"))
+		p.do(chromedp.Click("#stream"), chromedp.SetValue("#speed", "1"))
 	})
 
 	t.Run("code", func(t *testing.T) {
@@ -411,6 +427,9 @@ func TestPlayground(t *testing.T) {
 		}
 	})
 	p.t = t
+	if blocked := eval[[]string](p, `blocked`); len(blocked) > 0 {
+		t.Errorf("the CSP blocked %q", blocked)
+	}
 
 	// The cookie works from Go as the page's, but a state-changing request
 	// without the CSRF token is refused, and so is a form of another
@@ -453,7 +472,8 @@ func TestPlayground(t *testing.T) {
 }
 
 // TestPlaygroundSignUp: with sign-up allowed, the page creates an account
-// and signs it in; repeated failures then get the throttling message.
+// and signs it in; the password changes; repeated failures then get the
+// throttling message.
 func TestPlaygroundSignUp(t *testing.T) {
 	p := newPage(t)
 	e := newEnv(t, envOptions{signup: true})
@@ -463,6 +483,16 @@ func TestPlaygroundSignUp(t *testing.T) {
 	if who := p.text("#who"); who != "newcomer" {
 		t.Errorf("signed up as %q", who)
 	}
+	// Change the password, then sign in with the new one.
+	p.do(chromedp.Click("#tab-keys"), chromedp.SendKeys("#pw-current", "a long enough password"),
+		chromedp.SendKeys("#pw-new", "another long password"), chromedp.Click("#password-form button"))
+	p.wait(`document.getElementById("pw-msg").textContent !== ""`)
+	if m := p.text("#pw-msg"); !strings.HasPrefix(m, "Password changed") {
+		t.Fatalf("password change: %q", m)
+	}
+	p.do(chromedp.Click("#signout"), chromedp.WaitVisible("#signin-form"))
+	p.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("signin-account").value = "newcomer"`),
+		chromedp.SendKeys("#signin-password", "another long password"), chromedp.Click("#signin-form button"), chromedp.WaitVisible("#tabs"))
 	p.do(chromedp.Click("#signout"), chromedp.WaitVisible("#signin-form"))
 	for range 12 {
 		res, _ := e.signIn("newcomer", "wrong password")
@@ -472,6 +502,37 @@ func TestPlaygroundSignUp(t *testing.T) {
 		}
 	}
 	p.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("signin-account").value = "newcomer"`),
-		chromedp.SendKeys("#signin-password", "a long enough password"), chromedp.Click("#signin-form button"))
+		chromedp.SendKeys("#signin-password", "another long password"), chromedp.Click("#signin-form button"))
 	p.wait(`document.getElementById("signin-msg").textContent.startsWith("Too many")`)
+}
+
+// keysOnly is a store that keeps no sessions: no password sign-in.
+type keysOnly struct{ store.Store }
+
+// TestPlaygroundWithoutSessions: over a store without sessions the page
+// explains that there is no password sign-in.
+func TestPlaygroundWithoutSessions(t *testing.T) {
+	p := newPage(t)
+	fake := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"fake"}})
+	cat := new(voices.Catalog)
+	if err := cat.AddEngine(context.Background(), "fake", fake, time.Unix(1700000000, 0)); err != nil {
+		t.Fatal(err)
+	}
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"fake": fake}, Voices: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	srv, err := server.New(server.Options{Synthesizer: synth, Store: keysOnly{st}, Aliases: map[string]string{},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	p.do(chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible("#nosessions"), chromedp.WaitNotVisible("#signin-form"))
 }
