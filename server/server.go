@@ -201,6 +201,9 @@ func New(opts Options) (*Server, error) {
 		log:       opts.Logger,
 		mux:       http.NewServeMux(),
 	}
+	if s.log == nil { // before the aliases, which may warn
+		s.log = slog.Default()
+	}
 	aliases := opts.Aliases
 	if aliases == nil {
 		aliases = DefaultAliases()
@@ -226,9 +229,6 @@ func New(opts Options) (*Server, error) {
 		s.wsIdle = DefaultWSIdleTimeout
 	case s.wsIdle < 0:
 		s.wsIdle = math.MaxInt64 // none
-	}
-	if s.log == nil {
-		s.log = slog.Default()
 	}
 	s.logins, _ = s.store.(store.Sessions)
 	s.limits = opts.Limits

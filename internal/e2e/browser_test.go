@@ -184,7 +184,7 @@ func TestPlaygroundSignInWithPrintedPassword(t *testing.T) {
 		t.Fatalf("the first start printed password %q", password)
 	}
 	if err := chromedp.Do(ctx, chromedp.Navigate("http://"+addr+"/"), chromedp.WaitVisible(chromedp.CSS("#signin-form")),
-		chromedp.SendKeys(chromedp.CSS("#signin-password"), password), chromedp.Click(chromedp.CSS("#signin-button")),
+		chromedp.SendKeys(chromedp.CSS("#signin-password"), password), chromedp.Click(chromedp.CSS("#signin-form button")),
 		chromedp.WaitVisible(chromedp.CSS("#speech-form"))); err != nil {
 		t.Fatal(err)
 	}
