@@ -71,6 +71,9 @@ type Request struct {
 	// word that starts at or after its byte offset in Text (at the end
 	// when none does), and adds exactly its duration.
 	Breaks []Break
+	// Words asks for Chunk.Words. An engine may leave them out when it
+	// is false, where finding them costs time.
+	Words bool
 }
 
 // Break is a silence of Duration before the word at Offset, a byte offset

@@ -135,7 +135,7 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 	}
 	// A derived voice's default style lies under the input's tags.
 	pros, text, fx := plan(eng, v.StyleFor(part.Style), r.req.Speed, part.Text)
-	req := engine.Request{Voice: v.EngineVoice, Text: text, Prosody: pros}
+	req := engine.Request{Voice: v.EngineVoice, Text: text, Prosody: pros, Words: r.loc != nil}
 	if text == part.Text {
 		req.Breaks = r.breaks
 	} else {

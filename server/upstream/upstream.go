@@ -6,8 +6,8 @@
 //
 // Each piece of text the gateway's synthesizer renders (a sentence, or a
 // part of one between tags) is one POST /v1/audio/speech to a worker, as
-// pcm in SSE events with word timestamps, so the gateway gets the audio
-// as it is made and the words' times. The worker is the one with the
+// pcm; when the gateway's caller wants word timestamps, in SSE events with
+// the words' times. The worker is the one with the
 // fewest requests outstanding among the healthy workers that have the
 // voice. A piece is emitted only once the worker has sent all of it, so a
 // failed connection, a 5xx answer or a stream that breaks is retried on
@@ -287,10 +287,18 @@ func (p *Pool) pickAmong(voice string, tried []*worker, healthy bool) *worker {
 
 // Synthesize implements engine.Engine: req.Text spoken by a worker.
 func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
-	body, _ := json.Marshal(map[string]any{
+	fields := map[string]any{
 		"model": "tts-1", "voice": req.Voice, "input": req.Text, "response_format": "pcm",
-		"stream_format": "sse", "timestamps": "word", "speed": math.Max(0.25, math.Min(4, req.Prosody.RateOrDefault())),
-	})
+		"stream_format": "sse", "speed": math.Max(0.25, math.Min(4, req.Prosody.RateOrDefault())),
+	}
+	if req.Words {
+		// Words come as SSE events beside the audio; without them the
+		// audio comes bare, which costs less on both sides.
+		fields["stream_format"], fields["timestamps"] = "sse", "word"
+	} else {
+		delete(fields, "stream_format")
+	}
+	body, _ := json.Marshal(fields)
 	var tried []*worker
 	for {
 		w := p.pick(req.Voice, tried)
@@ -361,7 +369,11 @@ func (p *Pool) speak(ctx context.Context, w *worker, body []byte, text string, e
 	if err != nil {
 		return false, err
 	}
-	defer res.Body.Close()
+	defer func() {
+		// Read to the end, so that the connection is reused.
+		io.Copy(io.Discard, io.LimitReader(res.Body, 1<<16))
+		res.Body.Close()
+	}()
 	if res.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
 		if res.StatusCode == http.StatusServiceUnavailable || res.StatusCode == http.StatusTooManyRequests {
@@ -374,6 +386,9 @@ func (p *Pool) speak(ctx context.Context, w *worker, body []byte, text string, e
 			return false, fmt.Errorf("%w %q: %w", engine.ErrUnknownVoice, w.url, &refusal{res.StatusCode, string(b)})
 		}
 		return false, &refusal{res.StatusCode, string(b)}
+	}
+	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		return p.readPCM(res.Body, emit)
 	}
 	return p.readEvents(res.Body, text, emit)
 }
@@ -450,6 +465,26 @@ func (p *Pool) readEvents(r io.Reader, text string, emit engine.ChunkFunc) (star
 		return false, nil
 	}
 	if err := emit(engine.Chunk{Samples: samples, SampleRate: SampleRate, Words: words}); err != nil {
+		return true, fmt.Errorf("%w: %w", errEmit, err)
+	}
+	return true, nil
+}
+
+// readPCM reads a worker's bare pcm answer whole (a stream the worker cut
+// ends in an error here), then emits it as one chunk.
+func (p *Pool) readPCM(r io.Reader, emit engine.ChunkFunc) (started bool, err error) {
+	pcm, err := io.ReadAll(r)
+	if err != nil {
+		return false, fmt.Errorf("upstream: reading a worker's audio: %w", err)
+	}
+	if len(pcm) < 2 {
+		return false, nil
+	}
+	samples := make([]float32, len(pcm)/2)
+	for i := range samples {
+		samples[i] = float32(int16(binary.LittleEndian.Uint16(pcm[2*i:]))) / 32768
+	}
+	if err := emit(engine.Chunk{Samples: samples, SampleRate: SampleRate}); err != nil {
 		return true, fmt.Errorf("%w: %w", errEmit, err)
 	}
 	return true, nil

@@ -28,7 +28,7 @@ var quiet = slog.New(slog.DiscardHandler)
 
 // worker starts an ordinary voxkit server on espeak-ng that admits
 // workerKey, as a fleet's workers would.
-func worker(t *testing.T) *httptest.Server {
+func worker(t testing.TB) *httptest.Server {
 	t.Helper()
 	es, err := espeak.New(espeak.Options{})
 	if err != nil {
@@ -63,7 +63,7 @@ func deadURL(t *testing.T) string {
 	return "http://" + ln.Addr().String()
 }
 
-func newPool(t *testing.T, urls ...string) *upstream.Pool {
+func newPool(t testing.TB, urls ...string) *upstream.Pool {
 	t.Helper()
 	p, err := upstream.New(context.Background(), upstream.Options{URLs: urls, Key: workerKey, CheckEvery: 50 * time.Millisecond, Logger: quiet})
 	if err != nil {
@@ -77,7 +77,7 @@ func newPool(t *testing.T, urls ...string) *upstream.Pool {
 func speak(p *upstream.Pool, text string) ([]float32, []engine.Word, error) {
 	var samples []float32
 	var words []engine.Word
-	err := p.Synthesize(context.Background(), engine.Request{Voice: "en-us", Text: text}, func(c engine.Chunk) error {
+	err := p.Synthesize(context.Background(), engine.Request{Voice: "en-us", Text: text, Words: true}, func(c engine.Chunk) error {
 		if c.SampleRate != upstream.SampleRate {
 			return fmt.Errorf("rate %d", c.SampleRate)
 		}
@@ -217,6 +217,14 @@ func TestPoolMidStreamFailure(t *testing.T) {
 			io.Copy(w, res.Body)
 			return
 		}
+		body, _ := io.ReadAll(r.Body)
+		if !strings.Contains(string(body), `"stream_format":"sse"`) {
+			// Bare pcm: a first sentence's audio, then nothing.
+			w.Header().Set("Content-Type", "audio/pcm")
+			w.Write(make([]byte, 4800))
+			http.NewResponseController(w).Flush()
+			panic(http.ErrAbortHandler)
+		}
 		// A first sentence's audio and words, then nothing.
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Write(wire.SSEDelta(make([]byte, 4800)))
@@ -228,13 +236,16 @@ func TestPoolMidStreamFailure(t *testing.T) {
 
 	// Alone, it fails the piece, with nothing emitted.
 	alone := newPool(t, broken.URL)
-	var got int
-	err := alone.Synthesize(context.Background(), engine.Request{Voice: "en-us", Text: "Broken halfway. Second part."}, func(c engine.Chunk) error {
-		got += len(c.Samples)
-		return nil
-	})
-	if err == nil || got != 0 {
-		t.Fatalf("a broken stream alone: %v, %d samples emitted", err, got)
+	for _, words := range []bool{false, true} { // bare pcm, SSE
+		var got int
+		err := alone.Synthesize(context.Background(), engine.Request{Voice: "en-us", Text: "Broken halfway. Second part.", Words: words},
+			func(c engine.Chunk) error {
+				got += len(c.Samples)
+				return nil
+			})
+		if err == nil || got != 0 {
+			t.Fatalf("a broken stream alone (words %v): %v, %d samples emitted", words, err, got)
+		}
 	}
 	if alone.Ready(context.Background()) == nil {
 		t.Error("the broken worker is still in rotation")
@@ -242,7 +253,15 @@ func TestPoolMidStreamFailure(t *testing.T) {
 	// With a good worker beside it, the piece is spoken whole.
 	p := newPool(t, broken.URL, good.URL)
 	for range 3 {
-		samples, _, err := speak(p, "Broken halfway. Second part.")
+		var samples []float32
+		err := p.Synthesize(context.Background(), engine.Request{Voice: "en-us", Text: "Broken halfway. Second part."}, func(c engine.Chunk) error {
+			samples = append(samples, c.Samples...)
+			return nil
+		})
+		if err != nil || len(samples) < upstream.SampleRate {
+			t.Fatalf("bare pcm with a good worker: %d samples, %v", len(samples), err)
+		}
+		samples, _, err = speak(p, "Broken halfway. Second part.")
 		if err != nil || len(samples) < upstream.SampleRate {
 			t.Fatalf("with a good worker: %d samples, %v", len(samples), err)
 		}
@@ -285,12 +304,19 @@ func TestGatewayServer(t *testing.T) {
 			t.Errorf("%s: no x-upstream-ms", f)
 		}
 	}
+	// Word timestamps pass through the gateway.
+	res := post(`{"model":"tts-1","voice":"en-us","input":"Words come through.","stream_format":"sse","timestamps":"word"}`)
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(b), `"speech.timestamps"`) || !strings.Contains(string(b), `"word":"through"`) {
+		t.Errorf("SSE with timestamps through the gateway: %.600s", b)
+	}
 	if res, _ := http.Get(ts.URL + "/readyz"); res.StatusCode != 200 {
 		t.Errorf("readyz with a worker: %d", res.StatusCode)
 	}
 	w.Close()
-	res := post(`{"model":"tts-1","voice":"en-us","input":"Nobody there.","response_format":"wav"}`)
-	b, _ := io.ReadAll(res.Body)
+	res = post(`{"model":"tts-1","voice":"en-us","input":"Nobody there.","response_format":"wav"}`)
+	b, _ = io.ReadAll(res.Body)
 	res.Body.Close()
 	if res.StatusCode != 502 || !strings.Contains(string(b), `"proxy_error"`) {
 		t.Errorf("no worker: %d %s", res.StatusCode, b)
