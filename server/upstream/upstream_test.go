@@ -334,3 +334,55 @@ func TestGatewayServer(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestGatewayCutsWhenNoWorkerIsLeft: when the last worker goes away in the
+// middle of a response, a pcm stream already begun is cut short (no
+// trailers), and an SSE stream ends with an error event.
+func TestGatewayCutsWhenNoWorkerIsLeft(t *testing.T) {
+	input := strings.Repeat("This sentence is one of many. ", 60)
+	for _, tc := range []struct{ name, body string }{
+		{"pcm", `{"model":"tts-1","voice":"en-us","input":"` + input + `","response_format":"pcm"}`},
+		{"sse", `{"model":"tts-1","voice":"en-us","input":"` + input + `","stream_format":"sse"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := worker(t)
+			p := newPool(t, w.URL)
+			synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"upstream": p}, MaxParallel: 8})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gw, err := server.New(server.Options{Synthesizer: synth, Gateway: true, Ready: p.Ready, Logger: quiet,
+				Authenticate: func(*http.Request) (string, error) { return "caller", nil }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(gw)
+			defer ts.Close()
+			res, err := http.Post(ts.URL+"/v1/audio/speech", "application/json", strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			if res.StatusCode != 200 {
+				t.Fatalf("status %d", res.StatusCode)
+			}
+			first := make([]byte, 1000)
+			if _, err := io.ReadFull(res.Body, first); err != nil {
+				t.Fatal(err)
+			}
+			w.CloseClientConnections()
+			w.Close() // the only worker is gone
+			rest, err := io.ReadAll(res.Body)
+			switch tc.name {
+			case "pcm":
+				if err == nil || res.Trailer.Get("x-upstream-ms") != "" {
+					t.Errorf("pcm stream ended cleanly (%v, trailer %q) after %d more bytes: want it cut", err, res.Trailer.Get("x-upstream-ms"), len(rest))
+				}
+			case "sse":
+				if !strings.Contains(string(rest), `"proxy_error"`) || strings.Contains(string(rest), "[DONE]") {
+					t.Errorf("SSE stream's end: %.300q", rest[max(0, len(rest)-300):])
+				}
+			}
+		})
+	}
+}
