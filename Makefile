@@ -15,7 +15,7 @@ export VOXKIT_NODE_SDK_DIR ?= $(NODE_SDK)
 .PHONY: run test build deps-run deps-test deps-bench onnxruntime node-sdk bench vet fuzz clean
 
 ## run: install what is missing, build, and serve the OpenAI-compatible API and
-## playground on http://$(ADDR) (first start prints an API key; data in ./data)
+## playground on http://$(ADDR) (first start prints the password of account local and an API key; data in ./data)
 run: deps-run build $(if $(VOICES),onnxruntime)
 	$(BIN)/server -addr $(ADDR) -data $(CURDIR)/data $(if $(VOICES),-voices $(VOICES))
 

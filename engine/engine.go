@@ -36,6 +36,26 @@ type Chunk struct {
 	Samples []float32
 	// SampleRate is in hertz. An engine keeps it constant for a voice.
 	SampleRate int
+	// Words are the words of Request.Text whose audio begins in this
+	// chunk, in order, for engines that report word timings; nil
+	// otherwise.
+	Words []Word
+}
+
+// Word says where a word of Request.Text is heard in the audio of one
+// Synthesize call.
+type Word struct {
+	// Start and End are the word's byte offsets in Request.Text:
+	// Text[Start:End] is the word as written.
+	Start, End int
+	// From and To are sample offsets counted from the first sample of
+	// the call's first chunk: the word is heard in samples [From, To).
+	// Words do not overlap: To is at most the next word's From, and the
+	// silence after a word (a comma's pause, a Break) is not in it.
+	From, To int
+	// Estimated is set when the timing is an estimate (from the phonemes'
+	// count, say) rather than the engine's own alignment.
+	Estimated bool
 }
 
 // Request is what an engine is asked to say.
@@ -51,6 +71,9 @@ type Request struct {
 	// word that starts at or after its byte offset in Text (at the end
 	// when none does), and adds exactly its duration.
 	Breaks []Break
+	// Words asks for Chunk.Words. An engine may leave them out when it
+	// is false, where finding them costs time.
+	Words bool
 }
 
 // Break is a silence of Duration before the word at Offset, a byte offset

@@ -36,25 +36,36 @@ func (s *Server) getAccount(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// createAccount is the playground's sign-up: a new account and its first
-// key. It needs Options.AllowSignup.
+// createAccount is the playground's sign-up. It needs
+// Options.AllowSignup. With a store that keeps passwords it takes
+// {"name", "password"} and signs the new account in; with one that does
+// not, it takes {"name"} and returns the account's first key.
 func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if !s.signup {
 		return &wire.Error{Status: http.StatusForbidden, Type: wire.TypeInvalidRequest, Code: wire.CodeSignupDisabled,
-			Message: "Sign-up is disabled on this server; ask its operator for an API key."}
+			Message: "Sign-up is disabled on this server; ask its operator for an account."}
 	}
 	body, werr := s.readBody(w, r)
 	if werr != nil {
 		return werr
 	}
-	name, err := wire.ParseName(body, "name", 64)
+	var in wire.SignIn
+	var err error
+	if s.logins != nil {
+		in, err = wire.ParseSignIn(body, "name")
+	} else {
+		in.Account, err = wire.ParseName(body, "name", 64)
+	}
 	if err != nil {
 		return wire.ToError(err, "")
 	}
-	if err := store.ValidateAccountName(name); err != nil {
+	if err := store.ValidateAccountName(in.Account); err != nil {
 		return wire.BadRequest(wire.CodeInvalidValue, "name", "%s", err.Error()[len("store: "):])
 	}
-	a, err := s.store.CreateAccount(r.Context(), name)
+	if s.logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
+		return wire.WeakPassword("password", store.MinPasswordLen)
+	}
+	a, err := s.store.CreateAccount(r.Context(), in.Account)
 	if errors.Is(err, store.ErrAccountExists) {
 		return &wire.Error{Status: http.StatusConflict, Type: wire.TypeInvalidRequest, Code: wire.CodeAccountExists,
 			Param: "name", Message: "An account with this name already exists."}
@@ -62,12 +73,26 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	k, plain, err := s.store.CreateKey(r.Context(), store.NewKey{Account: a.Name, Name: "playground", Scope: store.ScopeAdmin})
-	if err != nil {
-		return err
-	}
 	info(r.Context()).account = a.Name
-	writeJSON(w, http.StatusCreated, wire.Signup{Account: wire.FromAccount(a), Key: wire.FromKey(k, plain)})
+	out := wire.Signup{Account: wire.FromAccount(a)}
+	if s.logins != nil {
+		if err := s.setPassword(r.Context(), a.Name, in.Password); err != nil {
+			return err
+		}
+		ss, err := s.startSession(w, r, a.Name)
+		if err != nil {
+			return err
+		}
+		out.Session = &ss
+	} else {
+		k, plain, err := s.store.CreateKey(r.Context(), store.NewKey{Account: a.Name, Name: "playground", Scope: store.ScopeAdmin})
+		if err != nil {
+			return err
+		}
+		key := wire.FromKey(k, plain)
+		out.Key = &key
+	}
+	writeJSON(w, http.StatusCreated, out)
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
@@ -55,6 +56,7 @@ type env struct {
 	dbPath   string
 	slow     *enginetest.Fake
 	catalog  *voices.Catalog
+	synth    *tts.Synthesizer
 	key      string      // account "local"
 	otherKey string      // account "other"
 	revoked  string      // account "local", revoked
@@ -73,6 +75,10 @@ type envOptions struct {
 	maxVoices    int
 	// synth, if set, adjusts the Synthesizer's options.
 	synth func(*tts.Options)
+	// metrics, if set, receives the server's collectors.
+	metrics  prometheus.Registerer
+	limits   store.Limits
+	maxQueue int
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -118,7 +124,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, store: st, dbPath: o.dbPath, slow: slow, catalog: cat, done: make(chan string, 1000)}
+	e := &env{t: t, store: st, dbPath: o.dbPath, slow: slow, catalog: cat, synth: synth, done: make(chan string, 1000)}
 	if _, err := st.Account(ctx, "local"); err != nil {
 		st.CreateAccount(ctx, "local")
 		st.CreateAccount(ctx, "other")
@@ -137,7 +143,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	e.srv, err = server.New(server.Options{
 		Synthesizer: synth, Store: st, Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout,
 		WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys,
-		MaxVoicesPerAccount: o.maxVoices, Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
+		MaxVoicesPerAccount: o.maxVoices, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
 	})
 	if err != nil {
 		t.Fatal(err)

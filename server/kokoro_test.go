@@ -3,15 +3,13 @@ package server_test
 import (
 	"bytes"
 	"context"
-	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/engine/onnx"
+	"github.com/voxkit/voxkit/internal/onnxtest"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -20,23 +18,7 @@ import (
 // jf_alpha, among others).
 func kokoroEnv(t *testing.T) *env {
 	t.Helper()
-	lib, err := onnx.FindLibrary(os.Getenv("ONNXRUNTIME_LIB"))
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	es, err := espeak.New(espeak.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := onnx.Load(context.Background(), onnx.Options{LibraryPath: lib, Phonemizer: es, Strict: true,
-		VoicesDir: filepath.Join("..", "engine", "onnx", "testdata", "kokoro"), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { k.Close() })
+	k := onnxtest.Load(t, onnx.Options{Strict: true, VoicesDir: filepath.Join("..", "engine", "onnx", "testdata", "kokoro")})
 	return newEnv(t, envOptions{synth: func(o *tts.Options) {
 		o.Engines["onnx"] = k
 		if err := o.Voices.AddEngine(context.Background(), "onnx", k, time.Now()); err != nil {

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
@@ -104,6 +106,29 @@ type Options struct {
 	// origins allowed to open the WebSocket; the server's own origin
 	// always is.
 	WebSocketOrigins []string
+	// Limits bound each account's speech requests (per minute, at once);
+	// over them a request gets 429 rate_limit_exceeded with Retry-After.
+	// The zero value limits nothing. When Store is a store.Limiter the
+	// counts are kept there, shared by every server on the store;
+	// otherwise in this process.
+	Limits store.Limits
+	// MaxQueue is how many pieces of text may wait for a render slot
+	// (tts.Options.MaxParallel) before new speech requests are refused
+	// with 503 server_busy; 0 means DefaultMaxQueue, negative none.
+	MaxQueue int
+	// Gateway marks a server whose engines are other servers (package
+	// server/upstream): x-upstream-ms (and upstream_ms) then report the
+	// time spent in those workers as the gateway saw it (the engines'
+	// time) rather than all of synthesis.
+	Gateway bool
+	// Ready, if set, is one more condition of Server.Ready and /readyz
+	// (for a gateway: at least one healthy worker).
+	Ready func(context.Context) error
+	// Metrics, if set, receives the server's Prometheus collectors
+	// (requests, synthesis and overhead latencies, audio produced, render
+	// slots; see docs/server.md "Metrics"). Serve it on a listener of its
+	// own: the server does not expose it.
+	Metrics prometheus.Registerer
 	// Logger receives one line per request and the errors; nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -114,6 +139,9 @@ type Server struct {
 	synth     *tts.Synthesizer
 	voices    *voices.Catalog
 	store     store.Store
+	logins    store.Sessions // the store's, nil if it keeps none
+	throttle  *throttle      // failed sign-ins
+	hashing   chan struct{}  // bounds concurrent password hashing
 	auth      func(*http.Request) (string, error)
 	formats   *encode.Registry
 	aliases   map[string]string
@@ -128,6 +156,12 @@ type Server struct {
 	signup    bool
 	origins   []string
 	log       *slog.Logger
+	metrics   *metrics // nil: none
+	limits    store.Limits
+	limiter   store.Limiter
+	maxQueue  int
+	gateway   bool
+	ready     func(context.Context) error
 	mux       *http.ServeMux
 
 	// closing is cancelled by Shutdown; WebSocket sessions watch it.
@@ -150,6 +184,8 @@ func New(opts Options) (*Server, error) {
 		synth:     opts.Synthesizer,
 		voices:    opts.Synthesizer.Voices(),
 		store:     opts.Store,
+		throttle:  newThrottle(),
+		hashing:   make(chan struct{}, maxHashing),
 		auth:      opts.Authenticate,
 		formats:   opts.Synthesizer.Formats(),
 		aliases:   make(map[string]string, len(opts.Aliases)),
@@ -164,6 +200,9 @@ func New(opts Options) (*Server, error) {
 		origins:   slices.Clone(opts.WebSocketOrigins),
 		log:       opts.Logger,
 		mux:       http.NewServeMux(),
+	}
+	if s.log == nil { // before the aliases, which may warn
+		s.log = slog.Default()
 	}
 	aliases := opts.Aliases
 	if aliases == nil {
@@ -191,8 +230,26 @@ func New(opts Options) (*Server, error) {
 	case s.wsIdle < 0:
 		s.wsIdle = math.MaxInt64 // none
 	}
-	if s.log == nil {
-		s.log = slog.Default()
+	s.logins, _ = s.store.(store.Sessions)
+	s.limits = opts.Limits
+	s.gateway, s.ready = opts.Gateway, opts.Ready
+	if l, ok := s.store.(store.Limiter); ok {
+		s.limiter = l
+	} else {
+		s.limiter = newLocalLimiter()
+	}
+	switch s.maxQueue = opts.MaxQueue; {
+	case s.maxQueue == 0:
+		s.maxQueue = DefaultMaxQueue
+	case s.maxQueue < 0:
+		s.maxQueue = math.MaxInt
+	}
+	if opts.Metrics != nil {
+		m, err := newMetrics(opts.Metrics, s.synth)
+		if err != nil {
+			return nil, fmt.Errorf("server: registering metrics: %w", err)
+		}
+		s.metrics = m
 	}
 	if s.store != nil {
 		if err := s.loadVoices(context.Background()); err != nil {
@@ -200,12 +257,22 @@ func New(opts Options) (*Server, error) {
 		}
 	}
 	s.closing, s.shutdown = context.WithCancel(context.Background())
+	if w, ok := s.store.(store.VoiceWatcher); ok {
+		go w.WatchVoices(s.closing, s.voiceChanged)
+	}
 
 	s.route("/v1/audio/speech", methods{http.MethodPost: s.authed(store.ScopeSpeech, s.speech)})
 	s.route("/v1/audio/speech/ws", methods{http.MethodGet: s.websocket})
 	s.route("/v1/models", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.listModels)})
 	s.route("/v1/models/{id}", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.getModel)})
 	s.route("/v1/account", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.getAccount)})
+	s.route("/v1/tags", methods{http.MethodGet: s.listTags})
+	s.route("/healthz", methods{http.MethodGet: s.healthz})
+	s.route("/readyz", methods{http.MethodGet: s.readyz})
+	if s.logins != nil {
+		s.route("/v1/session", methods{http.MethodGet: s.getSession, http.MethodPost: s.signIn, http.MethodDelete: s.signOut})
+		s.route("/v1/account/password", methods{http.MethodPost: s.authed(store.ScopeAdmin, s.changePassword)})
+	}
 	if s.store != nil {
 		s.route("/v1/accounts", methods{http.MethodPost: s.createAccount})
 		s.route("/v1/keys", methods{http.MethodGet: s.authed(store.ScopeAdmin, s.listKeys), http.MethodPost: s.authed(store.ScopeAdmin, s.createKey)})
@@ -287,6 +354,7 @@ func (s *Server) route(path string, m methods) {
 			writeError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, allow))
 			return
 		}
+		info(r.Context()).route = path
 		if err := h(w, r); err != nil {
 			s.fail(w, r, err)
 		}
@@ -298,6 +366,9 @@ type reqInfo struct {
 	id      string
 	start   time.Time
 	account string
+	route   string  // the pattern it was routed by, "" for none
+	format  string  // the audio format of a speech request
+	timing  *timing // a finished synthesis's, set with its timing headers
 	// abort, if set, is why a response already under way (a WebSocket
 	// session) was cut: the access log reports it aborted.
 	abort error
@@ -327,6 +398,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r, clean := cleanPath(r)
 	rec := &recorder{ResponseWriter: w}
 	r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri))
+	s.metrics.begin()
 	defer func() {
 		p := recover()
 		abort := p == http.ErrAbortHandler
@@ -362,6 +434,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			attrs = append(attrs, "abort_reason", cause.Error())
 		}
 		s.log.Info("request", attrs...)
+		s.metrics.end()
+		s.metrics.served(r, ri, status, rec.firstByte)
 		if abort {
 			panic(http.ErrAbortHandler)
 		}
@@ -371,6 +445,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mux.ServeHTTP(rec, r)
+}
+
+// timing is what a finished speech response reported in its timing
+// headers.
+type timing struct {
+	res     tts.Result
+	gateway time.Duration
 }
 
 // cors lets pages on other origins call the API, as OpenAI's does: the
@@ -445,9 +526,10 @@ const statusClientClosed = 499
 // upgrade reach the connection.
 type recorder struct {
 	http.ResponseWriter
-	status   int
-	bytes    int64
-	writeErr error
+	status    int
+	bytes     int64
+	writeErr  error
+	firstByte time.Time // of the body
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -460,6 +542,9 @@ func (r *recorder) WriteHeader(code int) {
 func (r *recorder) Write(p []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
+	}
+	if r.firstByte.IsZero() && len(p) > 0 {
+		r.firstByte = time.Now()
 	}
 	n, err := r.ResponseWriter.Write(p)
 	r.bytes += int64(n)
@@ -536,8 +621,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	writeError(w, wire.Internal(RequestID(r.Context())))
 }
 
-// admit returns the account and scope of r: by Options.Authenticate, else
-// by its API key.
+// admit returns the account and scope of r: by Options.Authenticate, by
+// its API key, else by the playground's session cookie (admin scope).
 func (s *Server) admit(r *http.Request) (string, store.Scope, *wire.Error) {
 	if s.auth != nil {
 		account, err := s.auth(r)
@@ -547,6 +632,10 @@ func (s *Server) admit(r *http.Request) (string, store.Scope, *wire.Error) {
 		if account != "" {
 			return account, store.ScopeAdmin, nil
 		}
+	}
+	if token := s.sessionToken(r); token != "" && bearer(r) == "" {
+		account, werr := s.admitSession(r, token)
+		return account, store.ScopeAdmin, werr
 	}
 	k, werr := s.authenticate(r.Context(), bearer(r))
 	return k.Account, k.Scope, werr

@@ -405,17 +405,24 @@ func TestKeysSurviveRestart(t *testing.T) {
 
 func TestKeyManagement(t *testing.T) {
 	e := newEnv(t, envOptions{signup: true})
-	res := e.do("POST", "/v1/accounts", "", "application/json", strings.NewReader(`{"name":"carol"}`))
+	res := e.do("POST", "/v1/accounts", "", "application/json", strings.NewReader(`{"name":"carol","password":"`+testPassword+`"}`))
 	var su wire.Signup
 	json.NewDecoder(res.Body).Decode(&su)
 	res.Body.Close()
-	if res.StatusCode != 201 || su.Account.Name != "carol" || !store.WellFormed(su.Key.Key) {
+	if res.StatusCode != 201 || su.Account.Name != "carol" || su.Session == nil {
 		t.Fatalf("signup: %d %+v", res.StatusCode, su)
 	}
-	res = e.do("POST", "/v1/accounts", "", "application/json", strings.NewReader(`{"name":"carol"}`))
+	res = e.do("POST", "/v1/accounts", "", "application/json", strings.NewReader(`{"name":"carol","password":"`+testPassword+`"}`))
 	res.Body.Close()
 	if res.StatusCode != 409 {
 		t.Errorf("duplicate signup: %d", res.StatusCode)
+	}
+	_, bs := e.signIn("carol", testPassword)
+	res = e.doAs(bs, true, "POST", "/v1/keys", `{"name":"laptop","scope":"admin"}`)
+	json.NewDecoder(res.Body).Decode(&su.Key)
+	res.Body.Close()
+	if res.StatusCode != 201 || !store.WellFormed(su.Key.Key) {
+		t.Fatalf("first key: %d %+v", res.StatusCode, su.Key)
 	}
 	res = e.do("GET", "/v1/keys", su.Key.Key, "", nil)
 	var list wire.KeyList

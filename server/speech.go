@@ -28,9 +28,10 @@ const (
 	streamTrailers = headerUpstream + ", " + headerEngine + ", " + headerGateway + ", " + headerIgnored + ", " + headerClamped
 )
 
-// setTiming sets the timing and tag headers (or trailers) from res.
-func setTiming(h http.Header, res tts.Result, start time.Time) {
-	h.Set(headerUpstream, ms(res.SynthesisTime))
+// setTiming sets the timing and tag headers (or trailers) from res, and
+// notes them for the metrics.
+func (s *Server) setTiming(h http.Header, res tts.Result, ri *reqInfo) {
+	h.Set(headerUpstream, ms(s.upstreamTime(res)))
 	h.Set(headerEngine, ms(res.EngineTime))
 	if len(res.IgnoredTags) > 0 {
 		h.Set(headerIgnored, strings.Join(res.IgnoredTags, ","))
@@ -38,7 +39,19 @@ func setTiming(h http.Header, res tts.Result, start time.Time) {
 	if len(res.ClampedTags) > 0 {
 		h.Set(headerClamped, strings.Join(res.ClampedTags, ","))
 	}
-	h.Set(headerGateway, ms(time.Since(start)))
+	gateway := time.Since(ri.start)
+	res.SynthesisTime = s.upstreamTime(res) // what the metrics call synthesis
+	h.Set(headerGateway, ms(gateway))
+	ri.timing = &timing{res: res, gateway: gateway}
+}
+
+// upstreamTime is the x-upstream-ms of res: its synthesis time, or for a
+// gateway the workers' time (Options.Gateway).
+func (s *Server) upstreamTime(res tts.Result) time.Duration {
+	if s.gateway {
+		return res.EngineTime
+	}
+	return res.SynthesisTime
 }
 
 // readBody reads a JSON request body within the size limit.
@@ -85,22 +98,18 @@ func (s *Server) resolveVoice(account, name string) string {
 	return name
 }
 
-// speechRequest parses and validates a speech body into a tts.Request.
-func (s *Server) speechRequest(body []byte, account, defaultFormat string) (wire.Speech, *tts.Prepared, *wire.Error) {
-	sp, err := wire.ParseSpeech(body, wire.SpeechLimits{
-		Formats: s.formats.Names(), MaxInput: s.maxInput,
-		MinSpeed: tts.MinSpeed, MaxSpeed: tts.MaxSpeed, DefaultFormat: defaultFormat,
-	})
-	if err != nil {
-		return sp, nil, wire.ToError(err, "")
+// speechRequest parses and validates a speech body into a prepared
+// request: a POST body, or (ws) a speech.create message with whole input.
+func (s *Server) speechRequest(body []byte, account string, ws bool) (wire.Speech, *tts.Prepared, *wire.Error) {
+	sp, req, werr := s.parseSpeech(body, account, ws)
+	if werr != nil {
+		return sp, nil, werr
 	}
-	req := tts.Request{
-		Voice:      s.resolveVoice(account, sp.Voice),
-		Input:      sp.Input,
-		Format:     encode.Format{Name: sp.Format},
-		Speed:      sp.Speed,
-		Account:    account,
-		StrictTags: sp.StrictTags,
+	switch {
+	case sp.InputStream && !ws:
+		return sp, nil, wire.BadRequest(wire.CodeInvalidValue, "input_stream", "input_stream is for the WebSocket, GET /v1/audio/speech/ws; send the whole input here.")
+	case sp.Timestamps != "" && sp.StreamFormat != wire.StreamSSE && !ws:
+		return sp, nil, wire.BadRequest(wire.CodeInvalidValue, "timestamps", `timestamps need "stream_format": "sse" (or the WebSocket): a plain audio response has nowhere to put them.`)
 	}
 	p, err := s.synth.Prepare(req)
 	if err != nil {
@@ -109,13 +118,38 @@ func (s *Server) speechRequest(body []byte, account, defaultFormat string) (wire
 	return sp, p, nil
 }
 
+// parseSpeech decodes a speech request body, or (ws) a speech.create
+// message, whose format is pcm by default, into the request to
+// synthesize.
+func (s *Server) parseSpeech(body []byte, account string, ws bool) (wire.Speech, tts.Request, *wire.Error) {
+	defaultFormat := ""
+	if ws {
+		defaultFormat = "pcm"
+	}
+	sp, err := wire.ParseSpeech(body, wire.SpeechLimits{
+		Formats: s.formats.Names(), MaxInput: s.maxInput,
+		MinSpeed: tts.MinSpeed, MaxSpeed: tts.MaxSpeed, DefaultFormat: defaultFormat,
+	})
+	if err != nil {
+		return sp, tts.Request{}, wire.ToError(err, "")
+	}
+	return sp, tts.Request{
+		Voice:      s.resolveVoice(account, sp.Voice),
+		Input:      sp.Input,
+		Format:     encode.Format{Name: sp.Format},
+		Speed:      sp.Speed,
+		Account:    account,
+		StrictTags: sp.StrictTags,
+	}, nil
+}
+
 func (s *Server) speech(w http.ResponseWriter, r *http.Request) error {
 	ri := info(r.Context())
 	body, werr := s.readBody(w, r)
 	if werr != nil {
 		return werr
 	}
-	sp, p, werr := s.speechRequest(body, ri.account, "")
+	sp, p, werr := s.speechRequest(body, ri.account, false)
 	if werr != nil {
 		return werr
 	}
@@ -123,6 +157,12 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) error {
 	if err != nil { // Prepare checked it; a registry changed underneath
 		return wire.ToError(err, sp.Voice)
 	}
+	ri.format = p.Request().Format.Name
+	end, werr := s.admitSpeech(r.Context(), w, ri.account)
+	if werr != nil {
+		return werr
+	}
+	defer end()
 	switch {
 	case sp.StreamFormat == wire.StreamSSE:
 		s.speechSSE(w, r, sp, p)
@@ -152,7 +192,7 @@ func (s *Server) speechClip(w http.ResponseWriter, r *http.Request, sp wire.Spee
 		h.Set("Content-Type", codec.ContentType)
 		h.Set("Content-Length", strconv.FormatInt(clip.size, 10))
 		h.Set("Cache-Control", "no-store")
-		setTiming(h, res, ri.start)
+		s.setTiming(h, res, ri)
 		w.WriteHeader(http.StatusOK)
 	})
 	// CopyBuffer's buffer sets the size of each write: hide the
@@ -248,6 +288,7 @@ func (s *Server) synthFailed(w http.ResponseWriter, r *http.Request, sp wire.Spe
 		return
 	}
 	s.log.Error("server: synthesis failed", "request_id", RequestID(ctx), "voice", sp.Voice, "err", err, "started", started)
+	s.metrics.failed(wire.ToError(err, sp.Voice))
 	if started {
 		panic(http.ErrAbortHandler)
 	}
@@ -313,7 +354,7 @@ func (s *Server) speechStream(w http.ResponseWriter, r *http.Request, sp wire.Sp
 		lw.started = true
 		lw.start()
 	}
-	setTiming(w.Header(), res, ri.start)
+	s.setTiming(w.Header(), res, ri)
 }
 
 // sseWriter turns each flushed block of encoded audio into a
@@ -360,6 +401,9 @@ func (s *Server) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speec
 		h.Set("Trailer", streamTrailers)
 		w.WriteHeader(http.StatusOK)
 	})}
+	if sp.Timestamps == wire.TimestampsWord {
+		p.SetOnSentence(func(d tts.SentenceDone) { sw.lazyWriter.Write(wire.SSETimestamps(d)) })
+	}
 	res, err := p.Stream(r.Context(), sw)
 	if err == nil {
 		err = sw.Flush()
@@ -368,6 +412,7 @@ func (s *Server) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speec
 		if sw.started && r.Context().Err() == nil {
 			// The stream has begun: report in-band, as OpenAI does.
 			s.log.Error("server: synthesis failed", "request_id", ri.id, "voice", sp.Voice, "err", err)
+			s.metrics.failed(wire.ToError(err, sp.Voice))
 			sw.lazyWriter.Write(wire.SSEError(wire.ToError(err, sp.Voice)))
 			return
 		}
@@ -375,5 +420,5 @@ func (s *Server) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speec
 		return
 	}
 	sw.lazyWriter.Write(wire.SSEDone(wire.NewUsage(sp.Input, res.Audio)))
-	setTiming(w.Header(), res, ri.start)
+	s.setTiming(w.Header(), res, ri)
 }

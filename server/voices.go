@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
@@ -35,6 +36,73 @@ func (s *Server) loadVoices(ctx context.Context) error {
 		}
 		if err := s.voices.Add(catalogVoice(sv)); err != nil {
 			s.log.Warn("server: voice clone left out", "voice", sv.ID, "account", sv.Account, "err", err)
+		}
+	}
+	return nil
+}
+
+// voiceChanged brings the catalog in line with the store after another
+// server created or deleted the clone id of account, or, for ("", ""),
+// after changes may have been missed (store.VoiceWatcher).
+func (s *Server) voiceChanged(account, id string) {
+	ctx, cancel := context.WithTimeout(s.closing, 30*time.Second)
+	defer cancel()
+	s.voiceMu.Lock()
+	defer s.voiceMu.Unlock()
+	if account == "" {
+		if err := s.resyncVoices(ctx); err != nil {
+			s.log.Error("server: reloading voice clones", "err", err)
+		}
+		return
+	}
+	sv, err := s.store.Voice(ctx, account, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		s.voices.Remove(account, id)
+	case err != nil:
+		s.log.Error("server: reading a changed voice clone", "account", account, "voice", id, "err", err)
+	default:
+		s.applyVoice(sv)
+	}
+}
+
+// applyVoice puts the stored clone sv in the catalog, replacing an entry
+// of the same account and id that differs. s.voiceMu is held.
+func (s *Server) applyVoice(sv store.Voice) {
+	want := catalogVoice(sv)
+	if v, err := s.voices.Lookup(sv.Account, sv.ID); err == nil && v.Owner == sv.Account {
+		if v.Base == want.Base && v.Style == want.Style && v.Description == want.Description {
+			return
+		}
+		s.voices.Remove(sv.Account, sv.ID)
+	}
+	if err := s.voices.Add(want); err != nil {
+		s.log.Warn("server: voice clone left out", "voice", sv.ID, "account", sv.Account, "err", err)
+	}
+}
+
+// resyncVoices makes the catalog's clones those of the store. s.voiceMu
+// is held.
+func (s *Server) resyncVoices(ctx context.Context) error {
+	list, err := s.store.Voices(ctx, "")
+	if err != nil {
+		return err
+	}
+	accounts, err := s.store.Accounts(ctx)
+	if err != nil {
+		return err
+	}
+	type key struct{ account, id string }
+	stored := make(map[key]bool, len(list))
+	for _, sv := range list {
+		stored[key{sv.Account, sv.ID}] = true
+		s.applyVoice(sv)
+	}
+	for _, a := range accounts {
+		for _, v := range s.voices.List(a.Name) {
+			if v.Owner == a.Name && !stored[key{a.Name, v.ID}] {
+				s.voices.Remove(a.Name, v.ID)
+			}
 		}
 	}
 	return nil

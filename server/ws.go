@@ -11,6 +11,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -45,10 +46,10 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 		return werr
 	}
 	token := bearer(r)
-	if s.auth != nil || token != "" {
+	if s.auth != nil || token != "" || s.sessionToken(r) != "" {
 		account, _, werr := s.admit(r)
 		switch {
-		case werr != nil && (token != "" || werr.Code == wire.CodeUnauthenticated):
+		case werr != nil && werr.Code != wire.CodeMissingAPIKey: // without one, the first message may carry it
 			return werr
 		case werr == nil:
 			ri.account = account
@@ -68,9 +69,11 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 	defer s.sessions.Done()
 	c.SetReadLimit(s.maxBody)
 	ctx, end := context.WithCancelCause(r.Context())
-	sess := &wsSession{s: s, c: c, ri: ri, r: r, token: token, end: end}
+	sess := newWSSession(s, c, ri, r, token, end)
+	go sess.sendLoop(ctx)
 	var reader sync.WaitGroup
 	defer func() {
+		sess.drain()
 		end(errSessionOver)
 		c.CloseNow()
 		reader.Wait()
@@ -81,17 +84,18 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 	if sess.send(ctx, wire.WSReadyMessage{Type: wire.WSReady, Account: ri.account, RequestID: ri.id}) != nil {
 		return nil
 	}
-	msgs := make(chan []byte, wsQueue)
-	reader.Go(func() { sess.read(ctx, msgs) })
+	queue := make(chan *wsContext, wsQueue)
+	reader.Go(func() { sess.read(ctx, queue) })
+	reader.Go(func() { sess.keepalive(ctx) })
 	idle := time.NewTimer(s.wsIdle)
 	defer idle.Stop()
 	for {
 		select {
-		case data, ok := <-msgs:
+		case wc, ok := <-queue:
 			if !ok || ctx.Err() != nil {
 				return nil // the client closed or broke the connection
 			}
-			sess.speech(ctx, data)
+			sess.run(ctx, wc)
 			if ctx.Err() != nil {
 				return nil // a write failed or the key was refused
 			}
@@ -99,9 +103,11 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 		case <-ctx.Done():
 			return nil
 		case <-idle.C:
+			sess.drain()
 			c.Close(websocket.StatusNormalClosure, "idle for "+s.wsIdle.String())
 			return nil
 		case <-s.closing.Done():
+			sess.drain()
 			c.Close(websocket.StatusGoingAway, "server shutting down")
 			return nil
 		}
@@ -179,8 +185,87 @@ type wsSession struct {
 	token string                  // the key, checked again before each request
 	end   context.CancelCauseFunc // ends the session
 
-	mu     sync.Mutex
-	cancel context.CancelFunc // of the request in progress
+	out  chan wsOut    // messages for sendLoop, in order
+	quit chan struct{} // closed by drain: send what is queued and stop
+	sent chan struct{} // closed when sendLoop has stopped
+	once sync.Once
+
+	mu       sync.Mutex
+	contexts map[string]*wsContext // input streams open or queued, by id
+	active   *wsContext            // the request in progress
+}
+
+func newWSSession(s *Server, c *websocket.Conn, ri *reqInfo, r *http.Request, token string, end context.CancelCauseFunc) *wsSession {
+	return &wsSession{s: s, c: c, ri: ri, r: r, token: token, end: end,
+		out: make(chan wsOut, wsOutbox), quit: make(chan struct{}), sent: make(chan struct{}),
+		contexts: make(map[string]*wsContext)}
+}
+
+// wsOutbox is how many messages may wait to be sent: a sentence's audio
+// and its timestamps while the next sentence is synthesized. A client
+// that reads slower than that stalls synthesis.
+const wsOutbox = 4
+
+// wsOut is a message waiting to be sent. Audio of a cancelled context is
+// dropped.
+type wsOut struct {
+	typ  websocket.MessageType
+	data []byte
+	of   *wsContext // the context the audio belongs to, or nil
+}
+
+// sendLoop writes the queued messages in order, each within the write
+// timeout, until drain.
+func (ws *wsSession) sendLoop(ctx context.Context) {
+	defer close(ws.sent)
+	for {
+		select {
+		case m := <-ws.out:
+			ws.write(ctx, m)
+		case <-ws.quit:
+			for {
+				select {
+				case m := <-ws.out:
+					ws.write(ctx, m)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// drain lets sendLoop send what is queued and waits until it has (each
+// message within the write timeout); later messages are not sent.
+func (ws *wsSession) drain() {
+	ws.once.Do(func() { close(ws.quit) })
+	<-ws.sent
+}
+
+// wsPingInterval is how often the server pings the client; a client
+// that does not answer within the write timeout is gone.
+const wsPingInterval = 30 * time.Second
+
+// keepalive pings the client until the session ends, so that a peer that
+// vanished without closing (a dropped network) ends the session instead
+// of holding it until the idle timeout. Pongs are read by read.
+func (ws *wsSession) keepalive(ctx context.Context) {
+	t := time.NewTicker(wsPingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			pctx, cancel := context.WithTimeout(ctx, max(ws.s.writeTime, 5*time.Second))
+			err := ws.c.Ping(pctx)
+			cancel()
+			if err != nil && ctx.Err() == nil {
+				ws.fail(fmt.Errorf("no pong: %w", err))
+				return
+			}
+		}
+	}
 }
 
 // fail ends the session with work cut short (a write failed, or the client
@@ -194,30 +279,46 @@ func (ws *wsSession) fail(err error) {
 	ws.end(err)
 }
 
+// send queues a JSON message.
 func (ws *wsSession) send(ctx context.Context, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return ws.write(ctx, websocket.MessageText, b)
+	return ws.queue(ctx, wsOut{typ: websocket.MessageText, data: b})
+}
+
+// queue hands m to sendLoop, waiting while the outbox is full.
+func (ws *wsSession) queue(ctx context.Context, m wsOut) error {
+	select {
+	case ws.out <- m:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-ws.quit:
+		return errSessionOver
+	}
 }
 
 // write sends one message within the write timeout, so a client that
-// stops reading cannot hold the session.
-func (ws *wsSession) write(ctx context.Context, typ websocket.MessageType, b []byte) error {
+// stops reading cannot hold the session. After a failed write the
+// session is over and the rest is dropped.
+func (ws *wsSession) write(ctx context.Context, m wsOut) {
+	if ctx.Err() != nil || m.of != nil && m.of.dropped.Load() {
+		return
+	}
 	if ws.s.writeTime > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, ws.s.writeTime)
 		defer cancel()
 	}
-	err := ws.c.Write(ctx, typ, b)
+	err := ws.c.Write(ctx, m.typ, m.data)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("write timeout (%v): %w", ws.s.writeTime, err)
 		}
 		ws.fail(err)
 	}
-	return err
 }
 
 func (ws *wsSession) sendError(ctx context.Context, id string, e *wire.Error) error {
@@ -225,14 +326,15 @@ func (ws *wsSession) sendError(ctx context.Context, id string, e *wire.Error) er
 }
 
 // recheck admits the session's next request as the handshake was: by
-// Options.Authenticate again (the host application may have ended the
-// session it knows), or by the key again (it may have been revoked).
+// its credentials again (the host application may have ended the
+// session it knows, the playground's session may have been signed out),
+// or by the key again (it may have been revoked).
 func (ws *wsSession) recheck(ctx context.Context) *wire.Error {
-	if ws.token == "" && ws.s.auth != nil {
-		account, err := ws.s.auth(ws.r)
+	if ws.token == "" {
+		account, _, werr := ws.s.admit(ws.r)
 		switch {
-		case err != nil:
-			return wire.Unauthenticated(err.Error())
+		case werr != nil:
+			return werr
 		case account != ws.ri.account:
 			return wire.Unauthenticated("The session's sign-in has changed; reconnect.")
 		}
@@ -252,27 +354,87 @@ func (ws *wsSession) authFirst(ctx context.Context) bool {
 		ws.c.Close(websocket.StatusPolicyViolation, "no auth message")
 		return false
 	}
+	refuse := func(e *wire.Error, reason string) bool {
+		ws.sendError(ctx, "", e)
+		ws.drain()
+		ws.c.Close(websocket.StatusPolicyViolation, reason)
+		return false
+	}
 	var m wire.WSClientMessage
 	if typ != websocket.MessageText || json.Unmarshal(data, &m) != nil || m.Type != wire.WSAuth {
-		ws.sendError(ctx, "", wire.MissingKey())
-		ws.c.Close(websocket.StatusPolicyViolation, "the first message must be {\"type\":\"auth\",\"api_key\":...}")
-		return false
+		return refuse(wire.MissingKey(), "the first message must be {\"type\":\"auth\",\"api_key\":...}")
 	}
 	k, werr := ws.s.authenticate(ctx, m.APIKey)
 	if werr != nil {
-		ws.sendError(ctx, "", werr)
-		ws.c.Close(websocket.StatusPolicyViolation, werr.Code)
-		return false
+		return refuse(werr, werr.Code)
 	}
 	ws.ri.account = k.Account
 	ws.token = m.APIKey
 	return true
 }
 
-// read passes text messages to msgs, except speech.cancel, which it acts
-// on at once. It closes msgs when the connection ends.
-func (ws *wsSession) read(ctx context.Context, msgs chan<- []byte) {
-	defer close(msgs)
+// wsContext is one speech.create: a request with its whole input, or an
+// input stream whose text arrives in input.append messages.
+type wsContext struct {
+	id     string
+	create []byte // the speech.create message
+	stream bool   // an input stream
+
+	dropped atomic.Bool // cancelled: its audio still queued is not sent
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc // set while it runs
+	inputs  []wire.WSClientMessage
+	pending int           // bytes of text in inputs
+	wake    chan struct{} // signalled when inputs grow
+}
+
+// wsMaxPending is the most text, in bytes, that may wait in an input
+// stream's messages for synthesis to take it.
+const wsMaxPending = 64 << 10
+
+// add queues an input message of the context. It fails when too much
+// text waits.
+func (wc *wsContext) add(m wire.WSClientMessage) bool {
+	wc.mu.Lock()
+	defer wc.mu.Unlock()
+	if wc.pending+len(m.Text) > wsMaxPending {
+		return false
+	}
+	wc.inputs = append(wc.inputs, m)
+	wc.pending += len(m.Text)
+	select {
+	case wc.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// take returns the input messages queued so far.
+func (wc *wsContext) take() []wire.WSClientMessage {
+	wc.mu.Lock()
+	defer wc.mu.Unlock()
+	in := wc.inputs
+	wc.inputs, wc.pending = nil, 0
+	return in
+}
+
+// stop cancels the context: the work in progress stops within a sentence
+// and the audio it has queued is dropped.
+func (wc *wsContext) stop() {
+	wc.dropped.Store(true)
+	wc.mu.Lock()
+	if wc.cancel != nil {
+		wc.cancel()
+	}
+	wc.mu.Unlock()
+}
+
+// read queues speech.create messages as contexts, routes input messages
+// to their contexts and acts on speech.cancel at once. It closes queue
+// when the connection ends.
+func (ws *wsSession) read(ctx context.Context, queue chan<- *wsContext) {
+	defer close(queue)
 	for {
 		typ, data, err := ws.c.Read(ctx)
 		if err != nil {
@@ -281,7 +443,7 @@ func (ws *wsSession) read(ctx context.Context, msgs chan<- []byte) {
 			// A connection closed here (after a failed write) was
 			// reported by the write.
 			ws.mu.Lock()
-			busy := ws.cancel != nil || len(msgs) > 0
+			busy := ws.active != nil || len(queue) > 0
 			ws.mu.Unlock()
 			cause := fmt.Errorf("client closed the connection: %w", err)
 			if busy && !errors.Is(err, net.ErrClosed) {
@@ -296,28 +458,123 @@ func (ws *wsSession) read(ctx context.Context, msgs chan<- []byte) {
 			ws.sendError(ctx, "", wire.BadRequest(wire.CodeInvalidJSON, "", "Messages must be JSON text objects with a \"type\"."))
 			continue
 		}
-		if m.Type == wire.WSCancel {
-			ws.mu.Lock()
-			if ws.cancel != nil {
-				ws.cancel()
-			}
-			ws.mu.Unlock()
-			continue
-		}
-		select {
-		case msgs <- data:
-		default:
-			ws.sendError(ctx, m.ID, &wire.Error{Status: http.StatusTooManyRequests, Type: wire.TypeInvalidRequest,
-				Code: wire.CodeQueueFull, Message: "Too many speech requests are waiting on this connection."})
+		switch m.Type {
+		case wire.WSCancel:
+			ws.cancel(ctx, m.ID)
+		case wire.WSAppend, wire.WSFlush, wire.WSInputDone:
+			ws.input(ctx, m)
+		default: // speech.create, or a type run reports
+			ws.create(ctx, m, data, queue)
 		}
 	}
 }
 
-// wsWriter sends what tts.Stream writes as one binary message per flush,
-// that is per sentence, preceded by speech.started.
+// create queues a speech.create (or a message of an unknown type, which
+// run answers in turn).
+func (ws *wsSession) create(ctx context.Context, m wire.WSClientMessage, data []byte, queue chan<- *wsContext) {
+	wc := &wsContext{id: m.ID, create: data, stream: m.Type == wire.WSCreate && m.Streams(), wake: make(chan struct{}, 1)}
+	if werr := ws.enqueue(wc, queue); werr != nil {
+		ws.sendError(ctx, m.ID, werr) // not under ws.mu: sending may wait
+	}
+}
+
+// enqueue queues wc, and registers it by id when it is an input stream.
+func (ws *wsSession) enqueue(wc *wsContext, queue chan<- *wsContext) *wire.Error {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if wc.stream {
+		if wc.id == "" {
+			return wire.BadRequest(wire.CodeMissingParameter, "id", "An input stream needs an \"id\", which its input.append messages name.")
+		}
+		if ws.contexts[wc.id] != nil {
+			return wire.BadRequest(wire.CodeInvalidValue, "id", "An input stream with id %q is already open on this connection.", wc.id)
+		}
+	}
+	select {
+	case queue <- wc:
+		if wc.stream {
+			ws.contexts[wc.id] = wc
+		}
+		return nil
+	default:
+		return &wire.Error{Status: http.StatusTooManyRequests, Type: wire.TypeInvalidRequest,
+			Code: wire.CodeQueueFull, Message: "Too many speech requests are waiting on this connection."}
+	}
+}
+
+// cancel stops the context named id (queued or in progress), or with no
+// id the one in progress.
+func (ws *wsSession) cancel(ctx context.Context, id string) {
+	ws.mu.Lock()
+	wc := ws.active
+	if id != "" {
+		wc = ws.contexts[id]
+		if ws.active != nil && ws.active.id == id {
+			wc = ws.active
+		}
+	}
+	ws.mu.Unlock()
+	if wc != nil {
+		wc.stop()
+	}
+}
+
+// input routes an input.append, input.flush or input.done to its stream.
+func (ws *wsSession) input(ctx context.Context, m wire.WSClientMessage) {
+	ws.mu.Lock()
+	wc := ws.contexts[m.ID]
+	ws.mu.Unlock()
+	switch {
+	case wc == nil:
+		ws.sendError(ctx, m.ID, wire.BadRequest(wire.CodeInvalidValue, "id",
+			"No input stream with id %q is open on this connection: open one with speech.create and \"input_stream\": true.", m.ID))
+	case !wc.add(m):
+		ws.sendError(ctx, m.ID, wire.BadRequest(wire.CodeBufferFull, "text",
+			"More than %d KiB of text wait for synthesis in input stream %q: the stream is cancelled. Send text no faster than it is spoken.", wsMaxPending>>10, m.ID))
+		wc.stop()
+	}
+}
+
+// run answers one queued context in turn.
+func (ws *wsSession) run(ctx context.Context, wc *wsContext) {
+	ws.mu.Lock()
+	ws.active = wc
+	ws.mu.Unlock()
+	defer func() {
+		ws.mu.Lock()
+		ws.active = nil
+		if ws.contexts[wc.id] == wc {
+			delete(ws.contexts, wc.id)
+		}
+		ws.mu.Unlock()
+	}()
+	var m wire.WSClientMessage
+	json.Unmarshal(wc.create, &m) // read has checked it
+	switch {
+	case m.Type != wire.WSCreate:
+		ws.sendError(ctx, m.ID, wire.BadRequest(wire.CodeInvalidValue, "type",
+			"Unknown message type %q: send speech.create, input.append, input.flush, input.done or speech.cancel.", m.Type))
+		return
+	case wc.dropped.Load(): // cancelled while queued
+		ws.send(ctx, wire.WSCancelledMessage{Type: wire.WSCancelled, ID: wc.id})
+		return
+	}
+	if werr := ws.recheck(ctx); werr != nil {
+		ws.sendError(ctx, m.ID, werr)
+		ws.drain()
+		ws.c.Close(websocket.StatusPolicyViolation, werr.Code)
+		ws.end(fmt.Errorf("key refused: %s", werr.Code))
+		return
+	}
+	ws.speech(ctx, wc)
+}
+
+// wsWriter hands what tts writes to the outbox as one binary message per
+// flush, that is per sentence, preceded by speech.started.
 type wsWriter struct {
 	ctx     context.Context
 	ws      *wsSession
+	of      *wsContext
 	started func() error
 	buf     []byte
 	sent    bool
@@ -338,71 +595,90 @@ func (w *wsWriter) Flush() error {
 			return err
 		}
 	}
-	err := w.ws.write(w.ctx, websocket.MessageBinary, w.buf)
-	w.buf = w.buf[:0]
+	err := w.ws.queue(w.ctx, wsOut{typ: websocket.MessageBinary, data: w.buf, of: w.of})
+	w.buf = nil // the outbox has it
 	return err
 }
 
-// speech runs one speech.create message.
-func (ws *wsSession) speech(ctx context.Context, data []byte) {
+// speech runs one speech.create: with its whole input, or as an input
+// stream.
+func (ws *wsSession) speech(ctx context.Context, wc *wsContext) {
 	start := time.Now()
-	var m wire.WSClientMessage
-	json.Unmarshal(data, &m) // read has checked it
-	if m.Type != wire.WSCreate {
-		ws.sendError(ctx, m.ID, wire.BadRequest(wire.CodeInvalidValue, "type",
-			"Unknown message type %q: send speech.create or speech.cancel.", m.Type))
-		return
-	}
-	if werr := ws.recheck(ctx); werr != nil {
-		ws.sendError(ctx, m.ID, werr)
-		ws.c.Close(websocket.StatusPolicyViolation, werr.Code)
-		ws.end(fmt.Errorf("key refused: %s", werr.Code))
-		return
-	}
-	sp, p, werr := ws.s.speechRequest(data, ws.ri.account, "pcm")
+	sp, req, werr := ws.s.parseSpeech(wc.create, ws.ri.account, true)
 	if werr != nil {
-		ws.sendError(ctx, m.ID, werr)
+		ws.sendError(ctx, wc.id, werr)
 		return
 	}
-	req := p.Request()
 	codec, err := ws.s.formats.Lookup(req.Format.Name)
 	if err != nil {
-		ws.sendError(ctx, m.ID, wire.ToError(err, sp.Voice))
+		ws.sendError(ctx, wc.id, wire.ToError(err, sp.Voice))
 		return
 	}
+	end, werr := ws.s.admitSpeech(ctx, nil, ws.ri.account)
+	if werr != nil {
+		ws.sendError(ctx, wc.id, werr)
+		return
+	}
+	defer end()
 	rctx, cancel := context.WithCancel(ctx)
-	ws.mu.Lock()
-	ws.cancel = cancel
-	ws.mu.Unlock()
-	defer func() {
-		ws.mu.Lock()
-		ws.cancel = nil
-		ws.mu.Unlock()
+	defer cancel()
+	wc.mu.Lock()
+	wc.cancel = cancel
+	wc.mu.Unlock()
+	if wc.dropped.Load() { // cancelled just now
 		cancel()
-	}()
-	w := &wsWriter{ctx: ctx, ws: ws, started: func() error {
-		return ws.send(ctx, wire.WSStartedMessage{Type: wire.WSStarted, ID: m.ID, Format: req.Format.Name,
+	}
+	w := &wsWriter{ctx: ctx, ws: ws, of: wc, started: func() error {
+		return ws.send(ctx, wire.WSStartedMessage{Type: wire.WSStarted, ID: wc.id, Format: req.Format.Name,
 			ContentType: codec.ContentType, SampleRate: req.Format.Rate()})
 	}}
-	res, err := p.Stream(rctx, w)
+	if sp.Timestamps == wire.TimestampsWord {
+		req.OnSentence = func(d tts.SentenceDone) {
+			b, _ := json.Marshal(wire.NewTimestamps(wc.id, d))
+			ws.queue(ctx, wsOut{typ: websocket.MessageText, data: b, of: wc})
+		}
+	}
+	var res tts.Result
+	if sp.InputStream {
+		res, err = ws.inputStream(ctx, rctx, wc, &sp, req, w)
+	} else {
+		var p *tts.Prepared
+		p, err = ws.s.synth.Prepare(req)
+		if err != nil {
+			ws.sendError(ctx, wc.id, wire.ToError(err, sp.Voice))
+			return
+		}
+		res, err = p.Stream(rctx, w)
+	}
 	if err == nil {
 		err = w.Flush()
 	}
-	log := ws.s.log.With("request_id", ws.ri.id, "id", m.ID, "voice", sp.Voice)
+	log := ws.s.log.With("request_id", ws.ri.id, "id", wc.id, "voice", sp.Voice)
+	var idle *idleError
 	switch {
 	case err != nil && ctx.Err() != nil:
 		log.Info("server: websocket speech stopped: the session ended", "err", err, "cause", context.Cause(ctx))
 	case err != nil && rctx.Err() != nil:
 		log.Info("server: websocket speech cancelled")
-		ws.send(ctx, wire.WSCancelledMessage{Type: wire.WSCancelled, ID: m.ID})
+		ws.send(ctx, wire.WSCancelledMessage{Type: wire.WSCancelled, ID: wc.id})
+	case errors.As(err, &idle):
+		log.Info("server: websocket input stream idle", "after", idle.after)
+		ws.sendError(ctx, wc.id, idle.wire())
 	case err != nil:
-		log.Error("server: websocket synthesis failed", "err", err)
-		ws.sendError(ctx, m.ID, wire.ToError(err, sp.Voice))
+		var werr *wire.Error
+		if !errors.As(err, &werr) {
+			log.Error("server: websocket synthesis failed", "err", err)
+			werr = wire.ToError(err, sp.Voice)
+		}
+		ws.s.metrics.failed(werr)
+		ws.sendError(ctx, wc.id, werr)
 	default:
 		if !w.sent { // no audio at all: still announce the format
 			w.started()
 		}
-		ws.send(ctx, doneMessage(m.ID, sp, res, start))
+		res.SynthesisTime = ws.s.upstreamTime(res)
+		ws.send(ctx, doneMessage(wc.id, sp, res, start))
+		ws.s.metrics.speech(sp.Format, res, time.Since(start))
 		log.Info("websocket speech", "sentences", res.Sentences, "upstream_ms", ms(res.SynthesisTime), "engine_ms", ms(res.EngineTime),
 			"gateway_ms", ms(time.Since(start)))
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/coder/websocket"
 )
 
-func dialWS(t *testing.T, e *env, key string) *websocket.Conn {
+func dialWS(t testing.TB, e *env, key string) *websocket.Conn {
 	t.Helper()
 	opts := &websocket.DialOptions{HTTPClient: e.ts.Client()}
 	if key != "" {

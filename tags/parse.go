@@ -32,6 +32,10 @@ type Script struct {
 	Parts []Part
 	// Issues lists the tags that were dropped or clamped, in input order.
 	Issues []*TagError
+	// Open lists the style tags still open at the end of the input, as
+	// tags (such as "<|whisper|>"), oldest first: input that continues
+	// this input keeps its styles when parsed with them in front.
+	Open []string
 }
 
 // Ignored returns the dropped tags without their delimiters (such as
@@ -122,12 +126,46 @@ func Parse(input string, opts Options) (Script, error) {
 	}
 	p.text(textStart, input[textStart:])
 	p.flush()
+	for _, t := range p.open {
+		tag := "<|" + t.name
+		if t.value != "" {
+			tag += ":" + t.value
+		}
+		p.script.Open = append(p.script.Open, tag+"|>")
+	}
 	// Leftover delimiters are found when text is flushed, after later tags.
 	slices.SortStableFunc(p.script.Issues, func(a, b *TagError) int { return a.Pos - b.Pos })
 	if opts.Strict && len(p.script.Issues) > 0 {
 		return Script{}, &StrictError{Tags: p.script.Issues}
 	}
 	return p.script, nil
+}
+
+// Mask returns input with each tag, and each piece of tag-shaped text
+// that Parse would remove as malformed, replaced by as many spaces: what
+// is left is the text Parse keeps, at its place in input.
+func Mask(input string) string {
+	b := []byte(input)
+	for i := 0; i < len(input); {
+		j := strings.Index(input[i:], "<|")
+		if j < 0 {
+			break
+		}
+		pos := i + j
+		n, ok := matchTag(input[pos:])
+		if !ok {
+			n, ok = matchMalformed(input[pos:])
+		}
+		if !ok {
+			i = pos + 1
+			continue
+		}
+		for k := pos; k < pos+n; k++ {
+			b[k] = ' '
+		}
+		i = pos + n
+	}
+	return string(b)
 }
 
 // openTag is a style tag in force.

@@ -263,3 +263,47 @@ func isEventTag(name string) bool {
 	d, ok := vocabulary[name]
 	return ok && d.kind == eventTag
 }
+
+func TestOpenCarriesStyles(t *testing.T) {
+	first, err := Parse("<|whisper|><|rate:1.5|>One. <|loud|>Two.<|/loud|>", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(first.Open, ""), "<|whisper|><|rate:1.5|>"; got != want {
+		t.Fatalf("Open = %q, want %q", got, want)
+	}
+	next, err := Parse(strings.Join(first.Open, "")+"Three.", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(next.Parts) != 1 || next.Parts[0].Style != first.Parts[0].Style {
+		t.Fatalf("continued parts %v, want the style of %v", next.Parts, first.Parts[0])
+	}
+}
+
+func TestMask(t *testing.T) {
+	in := "Hi <|pause:1s|>there <|Pause|> you <|x <|/loud|>!"
+	got := Mask(in)
+	want := "Hi             there           you <|x          !"
+	if got != want || len(got) != len(in) {
+		t.Fatalf("Mask(%q)\n= %q\nwant %q", in, got, want)
+	}
+}
+
+// Every tag of the vocabulary is described, and its example parses
+// (with text in place of "…") without issues.
+func TestVocabularyDescribed(t *testing.T) {
+	list := Vocabulary()
+	if len(list) != len(vocabulary) {
+		t.Fatalf("%d tags listed, %d in the vocabulary", len(list), len(vocabulary))
+	}
+	for _, tag := range list {
+		if tag.Doc == "" || tag.Example == "" || tag.Kind == "" {
+			t.Errorf("%+v: not described", tag)
+		}
+		s, err := Parse("a "+strings.ReplaceAll(tag.Example, "…", "words"), Options{Strict: true})
+		if err != nil || len(s.Parts) == 0 {
+			t.Errorf("%s: example %q: %v, %v", tag.Name, tag.Example, s.Parts, err)
+		}
+	}
+}

@@ -68,3 +68,44 @@ func ExampleSynthesizer_Prepare() {
 	// true
 	// en-us [wink] RIFF
 }
+
+// Text that arrives in pieces, as a language model writes it, is spoken
+// sentence by sentence as each one's end is known; OnSentence reports
+// each sentence with its words' timings once its audio is written.
+func ExampleSynthesizer_StreamText() {
+	synth, err := espeak.NewSynthesizer(espeak.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer synth.Close()
+	var audio bytes.Buffer
+	req := tts.Request{Voice: "en-us", Format: encode.PCM, OnSentence: func(d tts.SentenceDone) {
+		for _, w := range d.Words {
+			fmt.Printf("sentence %d: %q, characters %d to %d\n", d.Index, w.Word, w.CharStart, w.CharEnd)
+		}
+	}}
+	ts, err := synth.StreamText(context.Background(), &audio, req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, token := range []string{"Hel", "lo the", "re. <|pa", "use:200ms|>Bye", " now"} {
+		if _, err := ts.WriteString(token); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	res, err := ts.Close()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Sentences, "sentences")
+	// Output:
+	// sentence 0: "Hello", characters 0 to 5
+	// sentence 0: "there", characters 6 to 11
+	// sentence 1: "Bye", characters 28 to 31
+	// sentence 1: "now", characters 32 to 35
+	// 2 sentences
+}

@@ -1,6 +1,7 @@
 package tts
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -59,6 +60,10 @@ type renderer struct {
 	res   *Result
 	// breaks go with the next text part (see withBreaks).
 	breaks []engine.Break
+	// loc finds the words in the input; words are the timings of the
+	// sentence being rendered. Both are nil when nobody asked for words.
+	loc   *locator
+	words []Word
 }
 
 // maxBreaks is the most silence withBreaks lets an engine put into one
@@ -130,7 +135,7 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 	}
 	// A derived voice's default style lies under the input's tags.
 	pros, text, fx := plan(eng, v.StyleFor(part.Style), r.req.Speed, part.Text)
-	req := engine.Request{Voice: v.EngineVoice, Text: text, Prosody: pros}
+	req := engine.Request{Voice: v.EngineVoice, Text: text, Prosody: pros, Words: r.loc != nil}
 	if text == part.Text {
 		req.Breaks = r.breaks
 	} else {
@@ -147,12 +152,26 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 	start := time.Now()
 	r.p.emitTime = 0
 	rate0 := 0
+	begin, lead := r.p.pos(), 0 // where the part's audio goes, and the silence trim cut before it
+	var words []engine.Word
+	withWords := func(emit engine.ChunkFunc) engine.ChunkFunc {
+		if r.loc == nil {
+			return emit
+		}
+		return func(c engine.Chunk) error {
+			words = append(words, c.Words...)
+			return emit(c)
+		}
+	}
 	if fx.none() {
-		err = eng.Synthesize(ctx, req, trim(r.p.emit, at))
+		err = eng.Synthesize(ctx, req, withWords(trim(func(c engine.Chunk) error {
+			rate0 = c.SampleRate
+			return r.p.emit(c)
+		}, at, &lead)))
 	} else {
 		// Collect the part's audio, then apply the effects to it whole.
 		r.buf = r.buf[:0]
-		err = eng.Synthesize(ctx, req, trim(func(c engine.Chunk) error {
+		err = eng.Synthesize(ctx, req, withWords(trim(func(c engine.Chunk) error {
 			if rate0 != 0 && c.SampleRate != rate0 {
 				return fmt.Errorf("tts: engine changed sample rate within a sentence")
 			}
@@ -162,9 +181,18 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 			}
 			r.buf = append(r.buf, c.Samples...)
 			return nil
-		}, at))
+		}, at, &lead)))
 	}
 	r.res.EngineTime += time.Since(start) - r.p.emitTime
+	defer func() {
+		if err == nil && rate0 != 0 {
+			end := r.p.pos()
+			r.partWords(words, text, part.Text, func(x int) time.Duration {
+				n := begin + int(float64(x-lead)*float64(r.p.outRate)/float64(rate0))
+				return r.p.duration(max(begin, min(end, n)))
+			})
+		}
+	}()
 	if errors.Is(err, ErrAudioTooLong) {
 		return err
 	}
@@ -196,7 +224,9 @@ const silence = 0.001
 // at its start, and at its end, where silence is held back until sound
 // follows (and so dropped if none does). The trimmed emit must see the
 // whole part, and the part must end with its last chunk.
-func trim(emit engine.ChunkFunc, at seams) engine.ChunkFunc {
+//
+// *lead counts the samples cut at the start.
+func trim(emit engine.ChunkFunc, at seams, lead *int) engine.ChunkFunc {
 	if !at.start && !at.end {
 		return emit
 	}
@@ -210,6 +240,7 @@ func trim(emit engine.ChunkFunc, at seams) engine.ChunkFunc {
 				i++
 			}
 			x = x[i:]
+			*lead += i
 			begun = len(x) > 0
 		}
 		if len(x) == 0 {
@@ -319,10 +350,7 @@ func plan(eng engine.Engine, st tags.Style, speed float64, text string) (engine.
 // stage's synthetic sounds, at the rate of the audio so far. A pause that
 // would pass the audio limit fails before its silence is made.
 func (r *renderer) event(part tags.Part) error {
-	rate := r.p.inRate
-	if rate == 0 {
-		rate = r.p.outRate
-	}
+	rate := cmp.Or(r.p.inRate, r.p.lastRate, r.p.outRate)
 	r.seed++
 	var x []float32
 	switch part.Event.Kind {

@@ -76,6 +76,17 @@ func (s *scheduler) acquire(ctx context.Context, name string, waiting func()) er
 	return ctx.Err()
 }
 
+// load returns the slots held and the pieces waiting for one.
+func (s *scheduler) load() (held, waiting int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.accounts {
+		held += a.held
+		waiting += len(a.waiting)
+	}
+	return held, waiting
+}
+
 // release frees a slot name holds and grants it to the next waiter.
 func (s *scheduler) release(name string) {
 	s.mu.Lock()

@@ -4,19 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"log/slog"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/engine/onnx"
 	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/internal/dsp"
+	"github.com/voxkit/voxkit/internal/onnxtest"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )
@@ -25,28 +23,8 @@ import (
 // "tone" fixture, whose audio is a sine per phoneme id): rate goes through
 // length_scale, the rest through the DSP stage.
 func TestTagsOnONNX(t *testing.T) {
-	lib, err := onnx.FindLibrary(os.Getenv("ONNXRUNTIME_LIB"))
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	es, err := espeak.New(espeak.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	eng, err := onnx.Load(ctx, onnx.Options{
-		LibraryPath: lib,
-		Phonemizer:  es,
-		Logger:      slog.New(slog.DiscardHandler),
-		Models:      []string{filepath.Join("..", "engine", "onnx", "testdata", "voices", "en_US-tone-medium.onnx")},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
+	eng := onnxtest.Load(t, onnx.Options{Models: []string{filepath.Join("..", "engine", "onnx", "testdata", "voices", "en_US-tone-medium.onnx")}})
 	cat := new(voices.Catalog)
 	if err := cat.AddEngine(ctx, "onnx", eng, time.Now()); err != nil {
 		t.Fatal(err)

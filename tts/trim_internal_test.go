@@ -15,24 +15,26 @@ func TestTrim(t *testing.T) {
 	for _, tc := range []struct {
 		at   seams
 		want []float32
+		lead int
 	}{
-		{seams{}, []float32{0, 0, 0, q, 0.5, 0, 0, 0, 0.25, q, 0, 0}},
-		{seams{start: true}, []float32{0.5, 0, 0, 0, 0.25, q, 0, 0}},
-		{seams{end: true}, []float32{0, 0, 0, q, 0.5, 0, 0, 0, 0.25}},
-		{seams{start: true, end: true}, []float32{0.5, 0, 0, 0, 0.25}},
+		{seams{}, []float32{0, 0, 0, q, 0.5, 0, 0, 0, 0.25, q, 0, 0}, 0},
+		{seams{start: true}, []float32{0.5, 0, 0, 0, 0.25, q, 0, 0}, 4},
+		{seams{end: true}, []float32{0, 0, 0, q, 0.5, 0, 0, 0, 0.25}, 0},
+		{seams{start: true, end: true}, []float32{0.5, 0, 0, 0, 0.25}, 4},
 	} {
 		var got []float32
+		lead := 0
 		emit := trim(func(c engine.Chunk) error {
 			got = append(got, c.Samples...)
 			return nil
-		}, tc.at)
+		}, tc.at, &lead)
 		for _, c := range chunks {
 			if err := emit(engine.Chunk{Samples: slices.Clone(c), SampleRate: 16000}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("%+v: got %v, want %v", tc.at, got, tc.want)
+		if !slices.Equal(got, tc.want) || lead != tc.lead {
+			t.Errorf("%+v: got %v, cut %d at the start; want %v, %d", tc.at, got, lead, tc.want, tc.lead)
 		}
 	}
 }

@@ -235,6 +235,11 @@ type Request struct {
 	// written (unknown, bad or out-of-range values, voices the account
 	// may not use) with ErrBadTags, instead of dropping them.
 	StrictTags bool
+	// OnSentence, when set, is called after each sentence's audio has
+	// been written to the writer (and flushed, when streaming), with
+	// where it lies in the audio and the timings of its words. It runs on
+	// the synthesizing goroutine: synthesis waits for it.
+	OnSentence func(SentenceDone)
 }
 
 // Result describes a finished synthesis.
@@ -247,6 +252,9 @@ type Result struct {
 	// waiting for an engine slot (Options.MaxParallel), not counting
 	// resampling, encoding and writing.
 	EngineTime time.Duration
+	// SlotWait is the part of EngineTime spent waiting for a render slot
+	// (Options.MaxParallel) while others used them all.
+	SlotWait time.Duration
 	// SynthesisTime is the time spent producing the audio: EngineTime
 	// plus tag effects, resampling and encoding. It leaves out parsing
 	// and validation and the time writes to w were blocked.
@@ -259,6 +267,20 @@ type Result struct {
 	// ClampedTags lists the audio tags that apply with their value
 	// clamped to its limit ("pause:6s", "rate:9"), in the same form.
 	ClampedTags []string
+}
+
+// Load is how busy a Synthesizer's render slots are (Options.MaxParallel).
+type Load struct {
+	// Busy is the number of slots rendering now.
+	Busy int
+	// Waiting is the number of pieces of text waiting for a slot.
+	Waiting int
+}
+
+// Load returns how busy the render slots are now.
+func (s *Synthesizer) Load() Load {
+	busy, waiting := s.slots.load()
+	return Load{Busy: busy, Waiting: waiting}
 }
 
 // Synthesize returns a complete clip of voice speaking input in format
@@ -314,9 +336,6 @@ func (s *Synthesizer) Prepare(req Request) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.engines[v.Engine] == nil {
-		return nil, fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
-	}
 	return &Prepared{s: s, req: req, voice: v, script: script}, nil
 }
 
@@ -325,6 +344,9 @@ func (p *Prepared) Voice() voices.Voice { return p.voice }
 
 // Request returns the request as prepared.
 func (p *Prepared) Request() Request { return p.req }
+
+// SetOnSentence sets the prepared request's OnSentence (see Request).
+func (p *Prepared) SetOnSentence(f func(SentenceDone)) { p.req.OnSentence = f }
 
 // Stream is Synthesizer.Stream of the prepared request.
 func (p *Prepared) Stream(ctx context.Context, w io.Writer) (Result, error) {
@@ -340,24 +362,15 @@ func (p *Prepared) WriteClip(ctx context.Context, w io.Writer) (Result, error) {
 
 // prepare validates req and parses its tags.
 func (s *Synthesizer) prepare(req Request) (voices.Voice, tags.Script, error) {
-	v, err := s.voices.Lookup(req.Account, req.Voice)
-	if errors.Is(err, engine.ErrUnsupportedVoice) {
-		return voices.Voice{}, tags.Script{}, fmt.Errorf("tts: %w %q: %w", ErrUnknownVoice, req.Voice, err)
-	}
+	v, err := s.check(req)
 	if err != nil {
-		return voices.Voice{}, tags.Script{}, &UnknownVoiceError{Voice: req.Voice, Suggestions: s.voices.Suggest(req.Account, req.Voice, 3)}
+		return voices.Voice{}, tags.Script{}, err
 	}
 	if strings.TrimSpace(req.Input) == "" {
 		return voices.Voice{}, tags.Script{}, ErrEmptyInput
 	}
 	if n := utf8.RuneCountInString(req.Input); n > s.maxInput {
 		return voices.Voice{}, tags.Script{}, fmt.Errorf("%w: %d characters, the limit is %d", ErrInputTooLong, n, s.maxInput)
-	}
-	if req.Speed != 0 && (req.Speed < MinSpeed || req.Speed > MaxSpeed || math.IsNaN(req.Speed)) {
-		return voices.Voice{}, tags.Script{}, &SpeedError{Speed: req.Speed}
-	}
-	if err := s.formats.Check(req.Format); err != nil {
-		return voices.Voice{}, tags.Script{}, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
 	}
 	script, err := s.ParseTags(req)
 	if err != nil {
@@ -367,6 +380,28 @@ func (s *Synthesizer) prepare(req Request) (voices.Voice, tags.Script, error) {
 		return voices.Voice{}, tags.Script{}, err
 	}
 	return v, script, nil
+}
+
+// check validates what a request holds besides its input: the voice, the
+// speed and the format.
+func (s *Synthesizer) check(req Request) (voices.Voice, error) {
+	v, err := s.voices.Lookup(req.Account, req.Voice)
+	if errors.Is(err, engine.ErrUnsupportedVoice) {
+		return voices.Voice{}, fmt.Errorf("tts: %w %q: %w", ErrUnknownVoice, req.Voice, err)
+	}
+	if err != nil {
+		return voices.Voice{}, &UnknownVoiceError{Voice: req.Voice, Suggestions: s.voices.Suggest(req.Account, req.Voice, 3)}
+	}
+	if req.Speed != 0 && (req.Speed < MinSpeed || req.Speed > MaxSpeed || math.IsNaN(req.Speed)) {
+		return voices.Voice{}, &SpeedError{Speed: req.Speed}
+	}
+	if err := s.formats.Check(req.Format); err != nil {
+		return voices.Voice{}, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
+	}
+	if s.engines[v.Engine] == nil {
+		return voices.Voice{}, fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
+	}
+	return v, nil
 }
 
 // Stream synthesizes req and writes the encoded audio to w sentence by
@@ -396,56 +431,108 @@ func (s *Synthesizer) Stream(ctx context.Context, w io.Writer, req Request) (Res
 // run synthesizes a prepared request into w in the form its
 // Format.Streaming says.
 func (s *Synthesizer) run(ctx context.Context, w io.Writer, prep *Prepared) (Result, error) {
-	req, v, script := prep.req, prep.voice, prep.script
-	var err error
-	tw := &timedWriter{w: w}
-	res := Result{IgnoredTags: script.Ignored(), ClampedTags: script.Clamped()}
-	// timed runs f and adds its time, less blocked writes, to
-	// SynthesisTime: everything from the encoder's start to its final
-	// flush is synthesis.
-	timed := func(f func() error) error {
-		start, blocked := time.Now(), tw.blocked
-		err := f()
-		res.SynthesisTime += time.Since(start) - (tw.blocked - blocked)
-		return err
-	}
-	var enc encode.Encoder
-	err = timed(func() (err error) {
-		enc, err = s.formats.NewEncoder(tw.target(), req.Format)
-		return err
-	})
+	o, err := s.newOutput(w, prep.req, prep.voice)
 	if err != nil {
-		return Result{}, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
+		return Result{}, err
 	}
-	p := &pipeline{enc: enc, outRate: req.Format.Rate(), max: s.maxAudio}
-	r := &renderer{s: s, req: req, voice: v, p: p, res: &res}
+	o.res.IgnoredTags, o.res.ClampedTags = prep.script.Ignored(), prep.script.Clamped()
+	if o.r.loc != nil {
+		o.r.loc.reset(prep.req.Input)
+	}
 	// Tags are parsed once; each sentence is rendered part by part (text
 	// in its style, or an event), then encoded, written and flushed.
-	sentences := script.Sentences(0)
+	sentences := prep.script.Sentences(0)
 	whole := len(sentences)
-	if req.Format.Streaming {
+	if prep.req.Format.Streaming {
 		sentences = quickStart(sentences, s.quick)
 	}
 	cut := len(sentences) > whole // the first sentence is two pieces
 	for i, sen := range sentences {
-		if err := timed(func() error { return s.render(ctx, r, sen) }); err != nil {
-			return res, err
+		if err := o.sentence(ctx, sen, !cut || i > 0); err != nil {
+			return o.res, err
 		}
-		if err := timed(p.encode); err != nil {
-			return res, err
-		}
-		if !cut || i > 0 {
-			res.Sentences++
-		}
-		flush(w)
 	}
-	if err := timed(p.close); err != nil {
-		return res, err
+	return o.close()
+}
+
+// output is one request's audio in the making: its encoder and pipeline,
+// the renderer and the result so far. run gives it the sentences of a
+// whole input, a TextStream those of its text as it arrives.
+type output struct {
+	s        *Synthesizer
+	w        io.Writer
+	tw       *timedWriter
+	p        *pipeline
+	r        *renderer
+	res      Result
+	index    int // sentences written, for SentenceDone
+	onSpoken func(SentenceDone)
+}
+
+// newOutput starts the encoder of req's format on w.
+func (s *Synthesizer) newOutput(w io.Writer, req Request, v voices.Voice) (*output, error) {
+	o := &output{s: s, w: w, tw: &timedWriter{w: w}, onSpoken: req.OnSentence}
+	var enc encode.Encoder
+	err := o.timed(func() (err error) {
+		enc, err = s.formats.NewEncoder(o.tw.target(), req.Format)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
 	}
-	flush(w)
-	res.Samples = p.written
-	res.Audio = time.Duration(p.written) * time.Second / time.Duration(p.outRate)
-	return res, nil
+	o.p = &pipeline{enc: enc, outRate: req.Format.Rate(), max: s.maxAudio}
+	o.r = &renderer{s: s, req: req, voice: v, p: o.p, res: &o.res}
+	if req.OnSentence != nil {
+		o.r.loc = new(locator)
+	}
+	return o, nil
+}
+
+// timed runs f and adds its time, less blocked writes, to SynthesisTime:
+// everything from the encoder's start to its final flush is synthesis.
+func (o *output) timed(f func() error) error {
+	start, blocked := time.Now(), o.tw.blocked
+	err := f()
+	o.res.SynthesisTime += time.Since(start) - (o.tw.blocked - blocked)
+	return err
+}
+
+// sentence renders, encodes, writes and flushes one sentence, then tells
+// Request.OnSentence. whole is false for the first clause of a sentence
+// that QuickStart cut, which Result.Sentences does not count.
+func (o *output) sentence(ctx context.Context, sen tags.Sentence, whole bool) error {
+	begin := o.p.pos()
+	o.r.words = o.r.words[:0]
+	if err := o.timed(func() error { return o.s.render(ctx, o.r, sen) }); err != nil {
+		return err
+	}
+	if err := o.timed(o.p.endSentence); err != nil {
+		return err
+	}
+	if err := o.timed(o.p.encode); err != nil {
+		return err
+	}
+	if whole {
+		o.res.Sentences++
+	}
+	flush(o.w)
+	if o.onSpoken != nil {
+		o.onSpoken(SentenceDone{Index: o.index, Start: o.p.duration(begin), End: o.p.duration(o.p.pos()),
+			Words: slices.Clone(o.r.words)})
+	}
+	o.index++
+	return nil
+}
+
+// close ends the audio: the resampler's and the encoder's last samples.
+func (o *output) close() (Result, error) {
+	if err := o.timed(o.p.close); err != nil {
+		return o.res, err
+	}
+	flush(o.w)
+	o.res.Samples = o.p.written
+	o.res.Audio = o.p.duration(o.p.written)
+	return o.res, nil
 }
 
 // render renders the parts of one sentence into r's pipeline. Each text
@@ -492,7 +579,9 @@ func (s *Synthesizer) inSlot(ctx context.Context, r *renderer, f func() error) e
 		return err
 	}
 	defer s.slots.release(r.req.Account)
-	r.res.EngineTime += time.Since(start)
+	wait := time.Since(start)
+	r.res.EngineTime += wait
+	r.res.SlotWait += wait
 	return f()
 }
 
@@ -513,6 +602,9 @@ type pipeline struct {
 	f32      []float32
 	held     []int16 // resampled, not yet encoded
 	written  int
+	base     int           // samples written before the current engine rate began
+	fed      int           // samples at the current engine rate given to the resampler
+	lastRate int           // the engine rate of the sentence before
 	emitTime time.Duration // time spent in emit during the current engine call
 }
 
@@ -524,8 +616,37 @@ func (p *pipeline) emit(c engine.Chunk) error {
 			return err
 		}
 	}
+	p.fed += len(c.Samples)
 	p.f32 = p.rs.Process(p.f32[:0], c.Samples)
 	return p.write(p.f32)
+}
+
+// endSentence drains the resampler, so that a sentence's audio is all
+// written when the sentence is (a stream's next sentence may be a while
+// coming); the next sentence starts a new resampler.
+func (p *pipeline) endSentence() error {
+	if p.rs == nil {
+		return nil
+	}
+	err := p.write(p.rs.Flush(p.f32[:0]))
+	p.lastRate = p.inRate
+	p.rs, p.inRate = nil, 0
+	return err
+}
+
+// pos returns where, in samples of the output, the next sample given to
+// emit will be: the resampler holds a few samples back, which pos counts
+// as written.
+func (p *pipeline) pos() int {
+	if p.inRate == 0 {
+		return p.written
+	}
+	return p.base + int(int64(p.fed)*int64(p.outRate)/int64(p.inRate))
+}
+
+// duration returns the time of n samples of the output.
+func (p *pipeline) duration(n int) time.Duration {
+	return time.Duration(int64(n) * int64(time.Second) / int64(p.outRate))
 }
 
 // switchRate starts resampling from a new engine rate, draining the old
@@ -541,6 +662,7 @@ func (p *pipeline) switchRate(rate int) error {
 		return fmt.Errorf("tts: %w", err)
 	}
 	p.rs, p.inRate = rs, rate
+	p.base, p.fed = p.written, 0
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -306,5 +307,47 @@ func TestSynthesisTimeLeavesOutBlockedWrites(t *testing.T) {
 	}
 	if res.SynthesisTime > total-150*time.Millisecond {
 		t.Errorf("synthesis %v of %v in all counts blocked writes", res.SynthesisTime, total)
+	}
+}
+
+// TestLoadAndSlotWait: with one render slot and two requests, Load shows
+// one busy and one waiting, and the second request's Result says it
+// waited.
+func TestLoadAndSlotWait(t *testing.T) {
+	f := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"fake"}, SentenceDelay: 200 * time.Millisecond})
+	cat := new(voices.Catalog)
+	if err := cat.AddEngine(context.Background(), "fake", f, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"fake": f}, Voices: cat, MaxParallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := s.Load(); l != (tts.Load{}) {
+		t.Fatalf("idle load %+v", l)
+	}
+	results := make(chan tts.Result, 2)
+	for range 2 {
+		go func() {
+			res, err := s.Stream(context.Background(), io.Discard, tts.Request{Voice: "fake", Input: "One sentence.", Format: encode.PCM})
+			if err != nil {
+				t.Error(err)
+			}
+			results <- res
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Load() != (tts.Load{Busy: 1, Waiting: 1}) {
+		if time.Now().After(deadline) {
+			t.Fatalf("load never showed one busy and one waiting: %+v", s.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	a, b := <-results, <-results
+	if waited := max(a.SlotWait, b.SlotWait); waited == 0 || min(a.SlotWait, b.SlotWait) > waited/2 {
+		t.Errorf("slot waits %v and %v: want one request to have waited", a.SlotWait, b.SlotWait)
+	}
+	if l := s.Load(); l != (tts.Load{}) {
+		t.Fatalf("load after %+v", l)
 	}
 }

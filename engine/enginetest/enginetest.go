@@ -19,6 +19,8 @@ type Clip struct {
 	Samples    []float32
 	SampleRate int
 	Chunks     int
+	// Words are the word timings the chunks carried, in order.
+	Words []engine.Word
 }
 
 // Duration returns the clip's length.
@@ -45,6 +47,7 @@ func Collect(ctx context.Context, e engine.Engine, req engine.Request) (Clip, er
 		}
 		c.SampleRate = ch.SampleRate
 		c.Samples = append(c.Samples, ch.Samples...)
+		c.Words = append(c.Words, ch.Words...)
 		c.Chunks++
 		return nil
 	})
@@ -220,4 +223,38 @@ func Run(t *testing.T, e engine.Engine, voice string) {
 			t.Errorf("unknown voice: got %v, want engine.ErrUnknownVoice", err)
 		}
 	})
+}
+
+// CheckWords checks the word timings of a clip of text: each word is a
+// non-empty run of text without white space, the words come in text
+// order without overlapping, each lies within the clip's audio, and each
+// word's audio that is not Estimated holds sound. It returns the number
+// of problems it reported.
+func CheckWords(t testing.TB, text string, c Clip) int {
+	t.Helper()
+	bad := 0
+	fail := func(format string, args ...any) {
+		t.Helper()
+		bad++
+		t.Errorf(format, args...)
+	}
+	prevEnd, prevTo := 0, 0
+	for i, w := range c.Words {
+		if w.Start < prevEnd || w.End <= w.Start || w.End > len(text) {
+			fail("word %d: bytes [%d,%d) of %d, after a word ending at %d", i, w.Start, w.End, len(text), prevEnd)
+			continue
+		}
+		if word := text[w.Start:w.End]; strings.TrimSpace(word) != word || strings.ContainsAny(word, " \t\n") {
+			fail("word %d: %q is not a word", i, word)
+		}
+		if w.From < prevTo || w.To <= w.From || w.To > len(c.Samples) {
+			fail("word %d %q: samples [%d,%d) of %d, after a word ending at %d", i, text[w.Start:w.End], w.From, w.To, len(c.Samples), prevTo)
+			continue
+		}
+		if !w.Estimated && dsp.RMS(c.Samples[w.From:w.To]) < silenceRMS {
+			fail("word %d %q: samples [%d,%d) are silent", i, text[w.Start:w.End], w.From, w.To)
+		}
+		prevEnd, prevTo = w.End, w.To
+	}
+	return bad
 }

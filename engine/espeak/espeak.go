@@ -164,6 +164,7 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 	bufp := buffers.Get().(*[]float32)
 	defer buffers.Put(bufp)
 	cursor := 0
+	offset := 0 // samples emitted so far
 	for _, text := range sentence.Split(req.Text, 0) {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -187,11 +188,15 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 		if stretch < 0.99 {
 			samples = dsp.Stretch(samples, rate, stretch)
 		}
+		scale := float64(len(samples)) / float64(max(before, 1))
+		spoken := wordsOf(text, start, words, len(samples), rate, scale, ssml, req.Prosody)
 		if len(breaks) > 0 {
-			samples = insertBreaks(samples, rate, float64(len(samples))/float64(max(before, 1)), text, start, breaks, words, ssml)
+			samples = insertBreaks(samples, rate, scale, text, start, breaks, words, ssml, spoken)
 		}
+		timeWords(samples, spoken, offset)
 		samples = dsp.AppendSilence(samples, pauseAfter(text, rate, speed))
-		if err := emit(engine.Chunk{Samples: samples, SampleRate: rate}); err != nil {
+		offset += len(samples)
+		if err := emit(engine.Chunk{Samples: samples, SampleRate: rate, Words: spoken}); err != nil {
 			return err
 		}
 	}
@@ -216,7 +221,10 @@ func breaksIn(all []engine.Break, start, end, textLen int) []engine.Break {
 // espeak-ng reported; at the end when no word follows. scale is how much
 // the audio was stretched after synthesis. With SSML input the reported
 // positions are those of the markup, so the breaks go at the end.
-func insertBreaks(samples []float32, rate int, scale float64, text string, start int, breaks []engine.Break, words []wordAt, ssml bool) []float32 {
+//
+// The words' From, in samples of the sentence, move with the silence
+// put before them.
+func insertBreaks(samples []float32, rate int, scale float64, text string, start int, breaks []engine.Break, words []wordAt, ssml bool, spoken []engine.Word) []float32 {
 	at := func(b engine.Break) int {
 		if ssml {
 			return len(samples)
@@ -236,6 +244,11 @@ func insertBreaks(samples []float32, rate int, scale float64, text string, start
 		pos := at(breaks[i])
 		n := int(breaks[i].Duration.Seconds()*float64(rate) + 0.5)
 		samples = slices.Insert(samples, pos, make([]float32, n)...)
+		for j := range spoken {
+			if spoken[j].From >= pos {
+				spoken[j].From += n
+			}
+		}
 	}
 	return samples
 }

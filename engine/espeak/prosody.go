@@ -4,6 +4,7 @@ package espeak
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/voxkit/voxkit/engine"
@@ -34,6 +35,12 @@ func needsSSML(p engine.Prosody) bool {
 // There is no <speak> root: in library mode espeak-ng adds about 0.3 s of
 // silence for it.
 func markup(text string, p engine.Prosody) string {
+	open, close := markupTags(p)
+	return open + escapeXML(text) + close
+}
+
+// markupTags returns the SSML elements that markup puts around the text.
+func markupTags(p engine.Prosody) (open, close string) {
 	var b strings.Builder
 	var closers []string
 	if p.Range > 0 && p.Range != 1 {
@@ -48,11 +55,8 @@ func markup(text string, p engine.Prosody) string {
 		b.WriteString(`<say-as interpret-as="characters">`)
 		closers = append(closers, "</say-as>")
 	}
-	b.WriteString(escapeXML(text))
-	for i := len(closers) - 1; i >= 0; i-- {
-		b.WriteString(closers[i])
-	}
-	return b.String()
+	slices.Reverse(closers)
+	return b.String(), strings.Join(closers, "")
 }
 
 var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")

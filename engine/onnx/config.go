@@ -28,6 +28,9 @@ const (
 	defaultNoiseScale  = 0.667
 	defaultLengthScale = 1.0
 	defaultNoiseW      = 0.8
+	// defaultHopLength is piper1-gpl's samples per frame (of a duration
+	// output) when a config has no hop_length.
+	defaultHopLength = 256
 )
 
 // Config is a Piper voice config, the NAME.onnx.json beside NAME.onnx.
@@ -59,6 +62,10 @@ type Config struct {
 	Language string
 	// Dataset names the voice's training data, e.g. "lessac".
 	Dataset string
+	// HopLength is the number of samples per frame of the model's
+	// phoneme durations (see the package doc on word timings): the
+	// config's hop_length, 256 when it has none.
+	HopLength int
 }
 
 // rawConfig mirrors the JSON file.
@@ -84,7 +91,8 @@ type rawConfig struct {
 	Language     struct {
 		Code string `json:"code"`
 	} `json:"language"`
-	Dataset string `json:"dataset"`
+	Dataset   string `json:"dataset"`
+	HopLength *int   `json:"hop_length"`
 }
 
 // ReadConfig reads and checks a Piper voice config file.
@@ -122,6 +130,10 @@ func ParseConfig(data []byte) (*Config, error) {
 		NumSpeakers: max(raw.NumSpeakers, 1),
 		Language:    strings.ReplaceAll(raw.Language.Code, "_", "-"),
 		Dataset:     raw.Dataset,
+		HopLength:   defaultHopLength,
+	}
+	if raw.HopLength != nil {
+		c.HopLength = *raw.HopLength
 	}
 	if c.PhonemeType == "" {
 		c.PhonemeType = "espeak"
@@ -135,6 +147,8 @@ func ParseConfig(data []byte) (*Config, error) {
 		return nil, bad("espeak.voice is missing")
 	case c.LengthScale <= 0:
 		return nil, bad("inference.length_scale %g is not positive", c.LengthScale)
+	case c.HopLength <= 0:
+		return nil, bad("hop_length %d is not positive", c.HopLength)
 	case c.NoiseScale < 0 || c.NoiseW < 0:
 		return nil, bad("inference.noise_scale and noise_w must not be negative")
 	case len(raw.PhonemeIDMap) == 0:
@@ -215,14 +229,23 @@ func onePhoneme(s string) (rune, error) {
 // with phonemes that have no id skipped. It appends to dst and returns the
 // extended slice.
 func (c *Config) IDs(dst []int64, phonemes string) []int64 {
+	return c.ids(dst, phonemes, nil)
+}
+
+// ids is IDs, recording what each id stands for in t when t is not nil.
+func (c *Config) ids(dst []int64, phonemes string, t *wordTracker) []int64 {
 	pad := c.PhonemeIDs[rune(padPhoneme[0])]
-	dst = append(dst, c.PhonemeIDs[rune(bosPhoneme[0])]...)
+	bos := c.PhonemeIDs[rune(bosPhoneme[0])]
+	dst = append(dst, bos...)
 	dst = append(dst, pad...)
+	t.edge(len(bos) + len(pad))
 	add := func(r rune) {
-		if ids, ok := c.PhonemeIDs[r]; ok {
+		ids, ok := c.PhonemeIDs[r]
+		if ok {
 			dst = append(dst, ids...)
 			dst = append(dst, pad...)
 		}
+		t.phoneme(r, len(ids), len(pad))
 	}
 	var it norm.Iter
 	it.InitString(norm.NFD, phonemes)
@@ -240,7 +263,9 @@ func (c *Config) IDs(dst []int64, phonemes string) []int64 {
 			add(r)
 		}
 	}
-	return append(dst, c.PhonemeIDs[rune(eosPhoneme[0])]...)
+	eos := c.PhonemeIDs[rune(eosPhoneme[0])]
+	t.edge(len(eos))
+	return append(dst, eos...)
 }
 
 // speakerNames returns the config's speaker names ordered by speaker id.

@@ -66,6 +66,46 @@
 // so words espeak-ng reads differently from misaki's lexicon sound as
 // espeak-ng reads them.
 //
+// # Word timings
+//
+// Every chunk carries engine.Word timings for the words of the request's
+// text heard in it: runs of letters, digits and apostrophes, given as
+// byte offsets into the text and as samples counted from the first
+// sample of the Synthesize call. A word spans its phonemes (with the pad
+// after each, for Piper); the pause of the space or punctuation after it
+// is left out.
+//
+// Exact timings (Estimated false) come from a model that reports how long
+// it makes each input id:
+//
+//   - A Piper voice patched for alignments by piper1-gpl (below), whose
+//     second output is the duration predictor's Ceil node: frames per
+//     phoneme id, [1,1,N]. Load uses the first output of any Piper model
+//     as its audio and the second, when there is one, as these durations,
+//     in frames of the config's hop_length samples (256 when the config
+//     has none).
+//   - A Kokoro export with an output named duration or durations: frames
+//     of 600 samples per token, its pads included.
+//
+// To patch a Piper voice, with piper1-gpl and the onnx Python package
+// installed (the patched model still runs in any Piper):
+//
+//	python3 -m piper.patch_voice_with_alignment model.onnx
+//
+// Voices without such an output (Piper voices as published, Kokoro
+// exports with an audio output only) get estimates
+// (Estimated true): the audio of a sentence is shared out over its ids,
+// a phoneme counting 1, a stress or length mark 0.4, a pad 0.25, a space
+// 0.5 and punctuation 3. They place words well enough to follow the
+// reading along, not to cut audio at word boundaries.
+//
+// Phoneme words are matched to the text's words sentence by sentence.
+// Where espeak-ng reads a sentence as more or fewer words than it has
+// (numbers: "42" is "forty-two"; symbols, abbreviations, hyphenated
+// words), that sentence's words share out its speech in proportion to
+// their length, a digit counting three letters, and are Estimated even
+// with durations.
+//
 // ONNX Runtime is a shared library loaded at run time (cgo and dlopen);
 // see FindLibrary for where it is looked for and InstallHint for how to
 // get it. Its environment is global to the process: the first Load

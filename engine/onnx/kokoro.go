@@ -32,6 +32,7 @@ type TiePhonemizer interface {
 type kokoroModel struct {
 	ids      string // "tokens" (kokoro-onnx v1.0) or "input_ids"
 	audio    string // "audio" or "waveform"
+	duration string // "duration" or "durations" (frames per token), or ""
 	intSpeed bool   // speed is int32 (kokoro-onnx v1.1-zh)
 	packs    map[string]pack
 	source   string // NAME.voices or NAME.voices.bin
@@ -96,12 +97,16 @@ func openKokoro(name, path, source string, so sessionOptions) (*model, error) {
 		name: name, path: path, stamp: stamp, kokoro: k,
 		cfg: &Config{SampleRate: KokoroSampleRate, PhonemeType: "espeak", NumSpeakers: len(k.packs), Quality: "kokoro", LengthScale: 1},
 	}
-	m.session, err = newSession(path, []string{k.ids, kokoroStyle, kokoroSpeed}, []string{k.audio}, so)
+	m.outputs = []string{k.audio}
+	if k.duration != "" {
+		m.outputs = append(m.outputs, k.duration)
+	}
+	m.session, err = newSession(path, []string{k.ids, kokoroStyle, kokoroSpeed}, m.outputs, so)
 	if err != nil {
 		return fail(err)
 	}
 	first := k.packs[slices.Sorted(maps.Keys(k.packs))[0]]
-	if _, err := m.runKokoro(context.Background(), []int64{kokoroVocab['ə']}, first.row(1), 1); err != nil {
+	if _, _, err := m.runKokoro(context.Background(), []int64{kokoroVocab['ə']}, first.row(1), 1); err != nil {
 		m.session.Destroy()
 		return fail(fmt.Errorf("test run: %w", err))
 	}
@@ -132,6 +137,9 @@ func kokoroExport(path string) (*kokoroModel, []string, error) {
 		if (out.Name == "audio" || out.Name == "waveform") && out.DataType == ort.TensorElementDataTypeFloat {
 			k.audio = out.Name
 		}
+		if (out.Name == "duration" || out.Name == "durations") && numericType(out.DataType) {
+			k.duration = out.Name
+		}
 	}
 	if k.ids == "" || types[kokoroStyle] != ort.TensorElementDataTypeFloat || !hasSpeed ||
 		speed != ort.TensorElementDataTypeFloat && !k.intSpeed || k.audio == "" {
@@ -157,14 +165,15 @@ func kokoroExport(path string) (*kokoroModel, []string, error) {
 }
 
 // runKokoro synthesizes one chunk of at most KokoroMaxTokens ids (without
-// the pads) with a style vector, and returns 24 kHz audio. A model whose
+// the pads) with a style vector, and returns 24 kHz audio, and the frames
+// of each token (pads included) when the model gives them. A model whose
 // speed input is int32 gets the speed rounded to a whole number, at least
 // 1. A done ctx terminates the run.
-func (m *model) runKokoro(ctx context.Context, ids []int64, style []float32, speed float64) ([]float32, error) {
+func (m *model) runKokoro(ctx context.Context, ids []int64, style []float32, speed float64) (audio []float32, durations []float64, err error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
-		return nil, errModelClosed
+		return nil, nil, errModelClosed
 	}
 	k := m.kokoro
 	padded := make([]int64, len(ids)+2)
@@ -177,7 +186,7 @@ func (m *model) runKokoro(ctx context.Context, ids []int64, style []float32, spe
 	} else {
 		in.add(ort.NewTensor(ort.NewShape(1), []float32{float32(speed)}))
 	}
-	return runAudio(ctx, m.session, &in, k.audio)
+	return runAudio(ctx, m.session, &in, m.outputs)
 }
 
 // kokoroOwners maps each usable pack name to its model: when two Kokoro
@@ -321,6 +330,7 @@ func (e *Engine) synthesizeKokoro(ctx context.Context, req engine.Request, emit 
 	}
 	speed := req.Prosody.RateOrDefault()
 	gain := gainOf(req.Prosody)
+	at, from := 0, 0 // samples emitted, bytes of req.Text passed
 	for _, text := range sentence.Split(req.Text, 0) {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -329,26 +339,65 @@ func (e *Engine) synthesizeKokoro(ctx context.Context, req engine.Request, emit 
 		if err != nil {
 			return fmt.Errorf("onnx: phonemize for voice %s: %w", req.Voice, err)
 		}
+		var runs []idRun
 		for _, s := range sentencesOf(clauses) {
-			for _, chunk := range splitTokens(kokoroTokens(v.lang.kokoroPhonemes(s))) {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				audio, err := v.m.runKokoro(ctx, chunk, v.style.row(len(chunk)), speed)
-				if err != nil {
-					if ctx.Err() != nil {
-						return ctx.Err()
-					}
-					return fmt.Errorf("onnx: voice %s: %w", req.Voice, err)
-				}
-				scale(audio, gain)
-				if err := emit(engine.Chunk{Samples: audio, SampleRate: KokoroSampleRate}); err != nil {
-					return err
-				}
+			t := &wordTracker{}
+			ids := kokoroTokensTracked(v.lang.kokoroPhonemes(s), t)
+			for _, c := range splitTokenSpans(ids) {
+				r := idRun{ids: ids[c.from:c.to]}
+				r.info, r.words = chunkWords(t.info[c.from:c.to])
+				runs = append(runs, r)
 			}
+		}
+		words := dealPiece(req.Text, text, &from, runs)
+		for i, r := range runs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			audio, durations, err := v.m.runKokoro(ctx, r.ids, v.style.row(len(r.ids)), speed)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return fmt.Errorf("onnx: voice %s: %w", req.Voice, err)
+			}
+			scale(audio, gain)
+			c := engine.Chunk{Samples: audio, SampleRate: KokoroSampleRate}
+			c.Words = words.timings(i, durations, kokoroFrame, at, len(audio))
+			if err := emit(c); err != nil {
+				return err
+			}
+			at += len(audio)
 		}
 	}
 	return ctx.Err()
+}
+
+// kokoroFrame is the number of samples of one frame of a Kokoro model's
+// durations.
+const kokoroFrame = 600
+
+// chunkWords returns the idInfo of a chunk of tokens with its two pads,
+// its phoneme words numbered from 0, and their number.
+func chunkWords(info []idInfo) ([]idInfo, int) {
+	out := make([]idInfo, 0, len(info)+2)
+	out = append(out, idInfo{idEdge, -1})
+	first, last := int32(-1), int32(-1)
+	for _, id := range info {
+		if id.word >= 0 {
+			if first < 0 {
+				first = id.word
+			}
+			last = id.word
+			id.word -= first
+		}
+		out = append(out, id)
+	}
+	out = append(out, idInfo{idEdge, -1})
+	if first < 0 {
+		return out, 0
+	}
+	return out, int(last - first + 1)
 }
 
 // currentStamp returns the stamp of the model's files as they are now: the

@@ -37,10 +37,20 @@ const KokoroMaxTokens = 510
 // kokoroTokens returns the ids of the symbols of phonemes, dropping those
 // that are not in the vocabulary, without the pads.
 func kokoroTokens(phonemes string) []int64 {
+	return kokoroTokensTracked(phonemes, nil)
+}
+
+// kokoroTokensTracked is kokoroTokens, recording what each token stands
+// for in t when t is not nil.
+func kokoroTokensTracked(phonemes string, t *wordTracker) []int64 {
 	ids := make([]int64, 0, len(phonemes))
 	for _, r := range phonemes {
-		if id, ok := kokoroVocab[r]; ok {
+		id, ok := kokoroVocab[r]
+		if ok {
 			ids = append(ids, id)
+			t.phoneme(r, 1, 0)
+		} else {
+			t.phoneme(r, 0, 0)
 		}
 	}
 	return ids
@@ -63,11 +73,21 @@ var (
 // at the limit. Spaces at the edges of a chunk are dropped.
 func splitTokens(ids []int64) [][]int64 {
 	var out [][]int64
+	for _, r := range splitTokenSpans(ids) {
+		out = append(out, ids[r.from:r.to])
+	}
+	return out
+}
+
+// splitTokenSpans is splitTokens giving the chunks as spans of ids.
+func splitTokenSpans(ids []int64) []span {
+	var out []span
+	lo, hi := 0, len(ids)
 	for {
-		ids = trimSpaceTokens(ids)
-		if len(ids) <= KokoroMaxTokens {
-			if len(ids) > 0 {
-				out = append(out, ids)
+		lo, hi = trimSpaceTokens(ids, lo, hi)
+		if hi-lo <= KokoroMaxTokens {
+			if hi > lo {
+				out = append(out, span{lo, hi})
 			}
 			return out
 		}
@@ -75,14 +95,15 @@ func splitTokens(ids []int64) [][]int64 {
 	classes:
 		for _, marks := range kokoroBreaks {
 			for i := KokoroMaxTokens - 1; i > 0; i-- {
-				if containsID(marks, ids[i]) {
+				if containsID(marks, ids[lo+i]) {
 					cut = i + 1
 					break classes
 				}
 			}
 		}
-		out = append(out, trimSpaceTokens(ids[:cut]))
-		ids = ids[cut:]
+		a, b := trimSpaceTokens(ids, lo, lo+cut)
+		out = append(out, span{a, b})
+		lo += cut
 	}
 }
 
@@ -95,14 +116,15 @@ func containsID(ids []int64, id int64) bool {
 	return false
 }
 
-func trimSpaceTokens(ids []int64) []int64 {
-	for len(ids) > 0 && ids[0] == kokoroSpace {
-		ids = ids[1:]
+// trimSpaceTokens narrows ids[lo:hi] to leave out spaces at its edges.
+func trimSpaceTokens(ids []int64, lo, hi int) (int, int) {
+	for lo < hi && ids[lo] == kokoroSpace {
+		lo++
 	}
-	for len(ids) > 0 && ids[len(ids)-1] == kokoroSpace {
-		ids = ids[:len(ids)-1]
+	for hi > lo && ids[hi-1] == kokoroSpace {
+		hi--
 	}
-	return ids
+	return lo, hi
 }
 
 // ErrUnsupportedLanguage is returned (wrapped, with engine.ErrUnknownVoice)

@@ -18,7 +18,6 @@ const (
 	inputLengths = "input_lengths"
 	inputScales  = "scales"
 	inputSpeaker = "sid"
-	outputAudio  = "output"
 )
 
 // errModelClosed is returned by run once the model was unloaded (by Close
@@ -35,6 +34,10 @@ type model struct {
 	stamp   fileStamp // of the .onnx and .onnx.json, to notice changes
 	multi   bool      // the model takes a sid input
 	session *ort.DynamicAdvancedSession
+	// outputs are the session's outputs: the audio, then the phoneme
+	// durations when the model has them (a Piper model patched for
+	// alignments; see modelOutputs).
+	outputs []string
 	kokoro  *kokoroModel // set for a Kokoro model (kokoro.go)
 
 	mu     sync.RWMutex // read-held by runs, write-held by close
@@ -93,17 +96,50 @@ func (m *model) open(so sessionOptions) error {
 		inputs = append(inputs, inputSpeaker)
 	}
 	var err error
-	m.session, err = newSession(m.path, inputs, []string{outputAudio}, so)
+	if m.outputs, err = piperOutputs(m.path); err != nil {
+		return err
+	}
+	m.session, err = newSession(m.path, inputs, m.outputs, so)
 	if err != nil {
 		return err
 	}
 	// One run of an empty sentence checks the inputs and output and warms
 	// the session up.
-	if _, err := m.run(context.Background(), m.cfg.IDs(nil, ""), m.cfg.LengthScale, 0); err != nil {
+	if _, _, err := m.run(context.Background(), m.cfg.IDs(nil, ""), m.cfg.LengthScale, 0); err != nil {
 		m.session.Destroy()
 		return fmt.Errorf("test run: %w", err)
 	}
 	return nil
+}
+
+// piperOutputs returns the outputs of a Piper model to run: its audio
+// output, then its phoneme durations when it has a second output, as
+// piper1-gpl's patch_voice_with_alignment adds (the output of the
+// duration predictor's Ceil node, frames per id, shape [1,1,N]).
+func piperOutputs(path string) ([]string, error) {
+	_, outs, err := ort.GetInputOutputInfo(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(outs) == 0 {
+		return nil, errors.New("the model has no outputs")
+	}
+	names := []string{outs[0].Name}
+	if len(outs) > 1 && numericType(outs[1].DataType) {
+		names = append(names, outs[1].Name)
+	}
+	return names, nil
+}
+
+// numericType reports whether a tensor element type is one that
+// durations can be read from.
+func numericType(t ort.TensorElementDataType) bool {
+	switch t {
+	case ort.TensorElementDataTypeFloat, ort.TensorElementDataTypeDouble,
+		ort.TensorElementDataTypeInt64, ort.TensorElementDataTypeInt32:
+		return true
+	}
+	return false
 }
 
 // newSession creates the ORT session of a model file with the engine's
@@ -142,12 +178,13 @@ func newSession(path string, inputs, outputs []string, so sessionOptions) (*ort.
 }
 
 // run synthesizes one id sequence and returns the audio at the config's
-// sample rate. A done ctx terminates the run.
-func (m *model) run(ctx context.Context, ids []int64, lengthScale float32, sid int64) ([]float32, error) {
+// sample rate, and the frames of each id when the model gives them (nil
+// otherwise). A done ctx terminates the run.
+func (m *model) run(ctx context.Context, ids []int64, lengthScale float32, sid int64) (audio []float32, durations []float64, err error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
-		return nil, errModelClosed
+		return nil, nil, errModelClosed
 	}
 	var in tensors
 	in.add(ort.NewTensor(ort.NewShape(1, int64(len(ids))), ids))
@@ -156,7 +193,7 @@ func (m *model) run(ctx context.Context, ids []int64, lengthScale float32, sid i
 	if m.multi {
 		in.add(ort.NewTensor(ort.NewShape(1), []int64{sid}))
 	}
-	return runAudio(ctx, m.session, &in, outputAudio)
+	return runAudio(ctx, m.session, &in, m.outputs)
 }
 
 // tensors collects the inputs of one run, and the first error making them.
@@ -173,46 +210,77 @@ func (t *tensors) add(v ort.Value, err error) {
 	t.vals = append(t.vals, v)
 }
 
-// runAudio runs s on the inputs and returns its one output, a float32
-// tensor named output, as a Go slice; the inputs and output are destroyed.
-// A done ctx terminates the run and its error is returned.
-func runAudio(ctx context.Context, s *ort.DynamicAdvancedSession, in *tensors, output string) ([]float32, error) {
+// runAudio runs s on the inputs and returns its first output, a float32
+// tensor of audio, and its second, the durations, if outputs names one;
+// the inputs and outputs are destroyed. A done ctx terminates the run
+// and its error is returned.
+func runAudio(ctx context.Context, s *ort.DynamicAdvancedSession, in *tensors, outputs []string) ([]float32, []float64, error) {
 	defer func() {
 		for _, v := range in.vals {
 			v.Destroy()
 		}
 	}()
 	if in.err != nil {
-		return nil, in.err
+		return nil, nil, in.err
 	}
 	var runOpts *ort.RunOptions
 	if ctx.Done() != nil {
 		var err error
 		if runOpts, err = ort.NewRunOptions(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer runOpts.Destroy()
 		stop := context.AfterFunc(ctx, func() { runOpts.Terminate() })
 		defer stop()
 	}
-	out := []ort.Value{nil}
+	out := make([]ort.Value, len(outputs))
 	err := s.RunWithOptions(in.vals, out, runOpts)
-	if out[0] != nil {
-		defer out[0].Destroy()
+	for _, v := range out {
+		if v != nil {
+			defer v.Destroy()
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	t, ok := out[0].(*ort.Tensor[float32])
 	if !ok {
-		return nil, fmt.Errorf("output %q is %s, want a float32 tensor", output, out[0].GetONNXType())
+		return nil, nil, fmt.Errorf("output %q is %s, want a float32 tensor", outputs[0], out[0].GetONNXType())
 	}
 	// The tensor's data is a Go slice (ORT's output is copied into it), so
 	// it outlives the tensor.
-	return t.GetData(), nil
+	var durations []float64
+	if len(out) > 1 {
+		durations = numbers(out[1])
+	}
+	return t.GetData(), durations, nil
+}
+
+// numbers returns the values of a numeric tensor (of any shape) as
+// float64s, nil for another value.
+func numbers(v ort.Value) []float64 {
+	switch t := v.(type) {
+	case *ort.Tensor[float32]:
+		return toFloat64(t.GetData())
+	case *ort.Tensor[float64]:
+		return toFloat64(t.GetData())
+	case *ort.Tensor[int64]:
+		return toFloat64(t.GetData())
+	case *ort.Tensor[int32]:
+		return toFloat64(t.GetData())
+	}
+	return nil
+}
+
+func toFloat64[T float32 | float64 | int64 | int32](x []T) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
 }
 
 // close waits for running requests and frees the session.

@@ -313,7 +313,8 @@ func (e *Engine) lookup(voice string) (*model, int64, error) {
 // one chunk per sentence at the voice's own sample rate. Prosody.Rate
 // divides the config's length_scale and Prosody.Gain scales the audio;
 // the other controls are ignored (see Renders). Samples are clipped to
-// [-1, 1] but not normalized. ctx is checked between sentences and also
+// [-1, 1] but not normalized. Each chunk carries the timings of its
+// words (see the package doc). ctx is checked between sentences and also
 // stops a model run under way.
 func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
 	m, sid, err := e.lookup(req.Voice)
@@ -325,7 +326,7 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 	}
 	lengthScale := m.cfg.LengthScale / float32(req.Prosody.RateOrDefault())
 	gain := gainOf(req.Prosody)
-	var ids []int64
+	at, from := 0, 0 // samples emitted, bytes of req.Text passed
 	for _, text := range sentence.Split(req.Text, 0) {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -334,15 +335,20 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 		if err != nil {
 			return err
 		}
-		for _, phonemes := range sentences {
+		runs := make([]idRun, len(sentences))
+		for i, phonemes := range sentences {
+			t := &wordTracker{}
+			runs[i] = idRun{ids: m.cfg.ids(nil, phonemes, t), info: t.info, words: int(t.words)}
+		}
+		words := dealPiece(req.Text, text, &from, runs)
+		for i, r := range runs {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			ids = m.cfg.IDs(ids[:0], phonemes)
-			if len(ids) <= 3 { // ^ _ $: nothing to say
+			if len(r.ids) <= 3 { // ^ _ $: nothing to say
 				continue
 			}
-			audio, err := m.run(ctx, ids, lengthScale, sid)
+			audio, durations, err := m.run(ctx, r.ids, lengthScale, sid)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -350,9 +356,12 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 				return fmt.Errorf("onnx: voice %s: %w", req.Voice, err)
 			}
 			scale(audio, gain)
-			if err := emit(engine.Chunk{Samples: audio, SampleRate: m.cfg.SampleRate}); err != nil {
+			c := engine.Chunk{Samples: audio, SampleRate: m.cfg.SampleRate}
+			c.Words = words.timings(i, durations, float64(m.cfg.HopLength), at, len(audio))
+			if err := emit(c); err != nil {
 				return err
 			}
+			at += len(audio)
 		}
 	}
 	return ctx.Err()

@@ -174,6 +174,16 @@ func one(ctx context.Context, client *http.Client, c config, format, input strin
 		return s
 	}
 	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		// An API error: note its type, so a report tells a clean
+		// proxy_error from anything else.
+		var e struct {
+			Error struct{ Type, Code string } `json:"error"`
+		}
+		json.NewDecoder(io.LimitReader(res.Body, 1<<16)).Decode(&e)
+		s.status, s.err, s.latency = res.StatusCode, e.Error.Type, time.Since(start)
+		return s
+	}
 	var first [1]byte
 	n, err := io.ReadFull(res.Body, first[:])
 	if n == 1 {
@@ -223,8 +233,11 @@ func report(w io.Writer, samples []sample, elapsed time.Duration) {
 	for _, s := range samples {
 		if s.status != http.StatusOK {
 			key := strconv.Itoa(s.status)
-			if s.status == 0 {
+			switch {
+			case s.status == 0:
 				key = "transport"
+			case s.err != "":
+				key += " " + s.err // the error's type
 			}
 			errs[key]++
 			continue

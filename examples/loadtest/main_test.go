@@ -30,8 +30,8 @@ func TestLoadAgainstServer(t *testing.T) {
 	}
 	out.Reset()
 	run(ctx, []string{"-url", ts.URL, "-key", "sk_wrong", "-c", "2", "-d", "300ms"}, &out, &out)
-	if !strings.Contains(out.String(), "401×") {
-		t.Errorf("errors by status missing:\n%s", out.String())
+	if !strings.Contains(out.String(), "401 invalid_request_error×") {
+		t.Errorf("errors by status and type missing:\n%s", out.String())
 	}
 }
 

@@ -1,7 +1,8 @@
 // Command server runs voxkit's OpenAI-compatible speech server.
 //
 //	server [flags]                                  serve (default 127.0.0.1:8080)
-//	server [flags] accounts create NAME             add an account
+//	server [flags] accounts create NAME             add an account, print its password
+//	server [flags] accounts passwd NAME             print a new password (ends its sessions)
 //	server [flags] accounts list
 //	server [flags] keys create --account NAME [--name LABEL]
 //	                                                print a new API key, once
@@ -22,7 +23,8 @@
 // (VOXKIT_VOICES: Piper voices, needs ONNX Runtime via $ONNXRUNTIME_LIB),
 // -signup (VOXKIT_SIGNUP), -alias NAME=VOICE (repeatable; the OpenAI voice
 // names default to espeak-ng English voices). On the first start with an
-// empty store it creates the account "local" and prints one key.
+// empty store it creates the account "local" and prints its playground
+// password and an API key.
 package main
 
 import (
@@ -47,13 +49,18 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/espeak"
+
 	"github.com/voxkit/voxkit/engine/onnx"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/postgres"
 	"github.com/voxkit/voxkit/server/store/sqlite"
+	"github.com/voxkit/voxkit/server/upstream"
 	"github.com/voxkit/voxkit/tts"
 
 	// Serve mp3 and opus too (they need cgo): the OpenAI SDKs ask for mp3 by default.
@@ -78,9 +85,14 @@ type app struct {
 	getenv         func(string) string
 	// ready, if set, is called with the listening address.
 	ready func(net.Addr)
+	// metricsReady, if set, is called with the metrics listener's address.
+	metricsReady func(net.Addr)
 
 	addr, data, voices string
+	metricsAddr        string
 	storeURL           string
+	upstream           string
+	upstreamKey        string
 	signup             bool
 	strict             bool
 	aliases            aliasFlag
@@ -91,6 +103,8 @@ type app struct {
 	idleTimeout        time.Duration
 	shutdownTimeout    time.Duration
 	maxAudio           time.Duration
+	limits             store.Limits
+	maxQueue           int
 	logFormat          string
 	gcPercent          int
 	log                *slog.Logger
@@ -124,6 +138,12 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.SetOutput(a.stderr)
 	a.aliases = aliasFlag{}
 	fs.StringVar(&a.addr, "addr", a.env("VOXKIT_ADDR", "127.0.0.1:8080"), "listen address ($VOXKIT_ADDR)")
+	fs.StringVar(&a.upstream, "upstream", a.env("VOXKIT_UPSTREAM", ""),
+		"comma-separated worker URLs ($VOXKIT_UPSTREAM): serve as a gateway that sends synthesis to these voxkit servers")
+	fs.StringVar(&a.upstreamKey, "upstream-key", a.env("VOXKIT_UPSTREAM_KEY", ""),
+		"an API key the -upstream workers accept ($VOXKIT_UPSTREAM_KEY)")
+	fs.StringVar(&a.metricsAddr, "metrics-addr", a.env("VOXKIT_METRICS_ADDR", ""),
+		"address of a separate listener for Prometheus /metrics, /healthz and /readyz ($VOXKIT_METRICS_ADDR); empty: none")
 	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "data"), "data directory holding "+sqlite.FileName+" ($VOXKIT_DATA)")
 	fs.StringVar(&a.storeURL, "store", a.env("VOXKIT_STORE", ""),
 		"PostgreSQL URL (postgres://user:password@host/db) of the store ($VOXKIT_STORE); empty: SQLite in -data")
@@ -138,6 +158,12 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.DurationVar(&a.idleTimeout, "idle-timeout", 120*time.Second, "keep-alive idle timeout")
 	fs.DurationVar(&a.shutdownTimeout, "shutdown-timeout", 30*time.Second, "time to drain in-flight requests on SIGINT/SIGTERM")
 	fs.BoolVar(&a.strict, "strict", false, "refuse to start when a voice of -voices cannot load (by default it is logged and left out)")
+	fs.IntVar(&a.limits.RequestsPerMinute, "rate-limit", a.envInt("VOXKIT_RATE_LIMIT", 0),
+		"speech requests per minute per account ($VOXKIT_RATE_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
+	fs.IntVar(&a.limits.Concurrent, "concurrency-limit", a.envInt("VOXKIT_CONCURRENCY_LIMIT", 0),
+		"speech requests at once per account ($VOXKIT_CONCURRENCY_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
+	fs.IntVar(&a.maxQueue, "max-queue", a.envInt("VOXKIT_MAX_QUEUE", server.DefaultMaxQueue),
+		"pieces of text that may wait for a render slot before speech gets 503 server_busy ($VOXKIT_MAX_QUEUE); negative: no bound")
 	fs.DurationVar(&a.maxAudio, "max-audio", tts.DefaultMaxAudio, "most audio one request may make; more is a 400 audio_too_long")
 	fs.IntVar(&a.gcPercent, "gc-percent", 400, "garbage collector target (debug.SetGCPercent) unless $GOGC is set: synthesis allocates "+
 		"megabytes per request on a small heap, and fewer collections cut the gateway overhead under load")
@@ -182,7 +208,12 @@ func (a *app) run(ctx context.Context, args []string) error {
 			return err
 		}
 		fmt.Fprintf(a.stdout, "created account %s\n", acct.Name)
-		return nil
+		return a.newPassword(ctx, st, acct.Name)
+	case "accounts passwd":
+		if len(rest) != 3 || strings.HasPrefix(rest[2], "-") {
+			return errors.New("usage: accounts passwd NAME (prints a new playground password and signs the account out everywhere)")
+		}
+		return a.newPassword(ctx, st, rest[2])
 	case "accounts list":
 		list, err := st.Accounts(ctx)
 		if err != nil {
@@ -253,7 +284,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.stdout, "deleted voice %s (account %s)\n", safe(v.ID), safe(v.Account))
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (want accounts create|list, keys create|list|revoke, voices list|delete)", strings.Join(rest, " "))
+	return fmt.Errorf("unknown command %q (want accounts create|passwd|list, keys create|list|revoke, voices list|delete)", strings.Join(rest, " "))
 }
 
 // openStore opens the PostgreSQL store of -store, or the SQLite one in
@@ -337,8 +368,9 @@ func (a *app) listVoices(ctx context.Context, st store.Store, account string) er
 	return tw.Flush()
 }
 
-// bootstrap creates the account "local" and one key on an empty store and
-// prints the key.
+// bootstrap creates the account "local" on an empty store, with a
+// playground password (when the store keeps passwords) and an API key,
+// and prints them.
 func (a *app) bootstrap(ctx context.Context, st store.Store) error {
 	accounts, err := st.Accounts(ctx)
 	if err != nil || len(accounts) > 0 {
@@ -351,9 +383,80 @@ func (a *app) bootstrap(ctx context.Context, st store.Store) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(a.stderr, `First start: created the account "local" and this API key. It is shown only once; keep it:`)
-	fmt.Fprintln(a.stdout, plain)
+	fmt.Fprintln(a.stderr, `First start: created the account "local". Its playground password and an API key are shown only once; keep them:`)
+	if err := a.newPassword(ctx, st, "local"); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout, "api key:  "+plain)
 	return nil
+}
+
+// newPassword gives account a new generated password, ending its
+// sessions, and prints it. A store that keeps no passwords is left alone.
+func (a *app) newPassword(ctx context.Context, st store.Store, account string) error {
+	logins, ok := st.(store.Sessions)
+	if !ok {
+		return nil
+	}
+	password, err := store.GeneratePassword()
+	if err != nil {
+		return err
+	}
+	hash, err := store.HashPassword(password)
+	if err != nil {
+		return err
+	}
+	if err := logins.SetPassword(ctx, account, hash); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout, "password: "+password)
+	return nil
+}
+
+// envInt returns the integer of environment variable name, def when it
+// is unset or not an integer.
+func (a *app) envInt(name string, def int) int {
+	if n, err := strconv.Atoi(a.env(name, "")); err == nil {
+		return n
+	}
+	return def
+}
+
+// upstreamPool connects to the -upstream workers.
+func (a *app) upstreamPool(ctx context.Context) (*upstream.Pool, error) {
+	if a.upstreamKey == "" {
+		return nil, errors.New("-upstream needs -upstream-key, a key the workers accept")
+	}
+	var urls []string
+	for _, u := range strings.Split(a.upstream, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+				return nil, fmt.Errorf("-upstream: %q is not an http:// or https:// URL", u)
+			}
+			urls = append(urls, u)
+		}
+	}
+	return upstream.New(ctx, upstream.Options{URLs: urls, Key: a.upstreamKey, Logger: a.log})
+}
+
+// serveMetrics serves /metrics (reg), /healthz and /readyz (api's) on
+// -metrics-addr, a listener apart from the API's, until stop.
+func (a *app) serveMetrics(reg *prometheus.Registry, api *server.Server) (stop func(), err error) {
+	ln, err := net.Listen("tcp", a.metricsAddr)
+	if err != nil {
+		return nil, fmt.Errorf("-metrics-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("GET /healthz", api)
+	mux.Handle("GET /readyz", api)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	a.log.Info("metrics listening", "addr", "http://"+ln.Addr().String()+"/metrics")
+	if a.metricsReady != nil {
+		a.metricsReady(ln.Addr())
+	}
+	return func() { hs.Close() }, nil
 }
 
 // rescanOnHangup rescans the voices directory at every SIGHUP until ctx
@@ -415,11 +518,25 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	if err := a.bootstrap(ctx, st); err != nil {
 		return err
 	}
-	engines, piper, err := a.engines(ctx)
-	if err != nil {
+	var engines map[string]engine.Engine
+	var piper *onnx.Engine
+	var pool *upstream.Pool
+	var err error
+	topts := tts.Options{CloseEngines: true, MaxAudio: a.maxAudio, Logger: a.log}
+	if a.upstream != "" {
+		if pool, err = a.upstreamPool(ctx); err != nil {
+			return err
+		}
+		engines = map[string]engine.Engine{"upstream": pool}
+		// Slots bound the requests in flight to the workers (a few per
+		// worker: each renders a couple at a time and queues the rest);
+		// beyond them requests wait in the gateway's own bounded queue.
+		topts.MaxParallel = 8 * len(strings.Split(a.upstream, ","))
+	} else if engines, piper, err = a.engines(ctx); err != nil {
 		return err
 	}
-	synth, err := tts.New(tts.Options{Engines: engines, CloseEngines: true, MaxAudio: a.maxAudio, Logger: a.log})
+	topts.Engines = engines
+	synth, err := tts.New(topts)
 	if err != nil {
 		for _, e := range engines {
 			e.Close()
@@ -431,12 +548,35 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	for k, v := range a.aliases {
 		aliases[k] = v
 	}
-	api, err := server.New(server.Options{
+	var reg *prometheus.Registry
+	if a.metricsAddr != "" {
+		reg = prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	opts := server.Options{
 		Synthesizer: synth, Store: st, Aliases: aliases,
 		AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, WSIdleTimeout: a.wsIdleTimeout,
-	})
+		Limits: a.limits, MaxQueue: a.maxQueue,
+	}
+	if reg != nil {
+		opts.Metrics = reg
+	}
+	if pool != nil {
+		opts.Gateway, opts.Ready = true, pool.Ready
+		if reg != nil {
+			reg.MustRegister(pool.Collector())
+		}
+	}
+	api, err := server.New(opts)
 	if err != nil {
 		return err
+	}
+	if reg != nil {
+		stop, err := a.serveMetrics(reg, api)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	ln, err := net.Listen("tcp", a.addr)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/sqlite"
 )
 
 func newApp(stdout, stderr io.Writer) *app {
@@ -31,12 +32,41 @@ func cmd(t *testing.T, dir string, args ...string) string {
 	return out.String()
 }
 
+// passwordOf and keyOf return what a command printed on its "password:"
+// and "api key:" lines.
+func passwordOf(out string) string { return printed(out, "password:") }
+func keyOf(out string) string      { return printed(out, "api key:") }
+
+func printed(out, label string) string {
+	for line := range strings.Lines(out) {
+		if v, ok := strings.CutPrefix(line, label); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
 func TestSubcommands(t *testing.T) {
 	dir := t.TempDir()
-	if out := cmd(t, dir, "accounts", "create", "acme"); !strings.Contains(out, "acme") {
+	out := cmd(t, dir, "accounts", "create", "acme")
+	first := passwordOf(out)
+	if !strings.Contains(out, "acme") || len(first) != 20 {
 		t.Errorf("accounts create: %q", out)
 	}
-	out := cmd(t, dir, "keys", "create", "--account", "acme", "--name", "ci")
+	second := passwordOf(cmd(t, dir, "accounts", "passwd", "acme"))
+	if len(second) != 20 || second == first {
+		t.Errorf("accounts passwd printed %q after %q", second, first)
+	}
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, err := st.PasswordHash(context.Background(), "acme")
+	st.Close()
+	if ok, _ := store.CheckPassword(hash, second); err != nil || !ok {
+		t.Errorf("the printed password does not match the stored hash (%v)", err)
+	}
+	out = cmd(t, dir, "keys", "create", "--account", "acme", "--name", "ci")
 	key := strings.TrimSuffix(out, "\n")
 	if !store.WellFormed(key) || strings.Count(out, "\n") != 1 {
 		t.Fatalf("keys create printed %q, want the key alone on a line", out)
@@ -83,8 +113,8 @@ func TestServeFirstStartAndShutdown(t *testing.T) {
 	var out, errOut bytes.Buffer
 	a := newApp(&out, &errOut)
 	addr, cancel, done := serve(t, a, &errOut, "-data", dir)
-	key := strings.TrimSpace(out.String())
-	if !store.WellFormed(key) || !strings.Contains(errOut.String(), `"local"`) {
+	key := keyOf(out.String())
+	if !store.WellFormed(key) || len(passwordOf(out.String())) != 20 || !strings.Contains(errOut.String(), `"local"`) {
 		t.Fatalf("first start printed %q / %q", out.String(), errOut.String())
 	}
 	body := `{"model":"tts-1","voice":"alloy","input":"Hello from the example server. Goodbye."}`
@@ -175,7 +205,7 @@ func TestRescanOnHangup(t *testing.T) {
 	}
 	addr, cancel, done := serve(t, a, &errOut, "-data", t.TempDir(), "-voices", voicesDir)
 	defer cancel()
-	key := strings.TrimSpace(out.String())
+	key := keyOf(out.String())
 	call := func(method, path, body string) (int, string) {
 		req, _ := http.NewRequest(method, "http://"+addr.String()+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+key)
@@ -252,6 +282,51 @@ func TestSubcommandsAreDefensive(t *testing.T) {
 	list := cmd(t, dir, "keys", "list")
 	if strings.ContainsAny(list, "\x1b\x07\u202e") || strings.Count(list, "\n") != 2 {
 		t.Errorf("keys list printed raw control characters:\n%q", list)
+	}
+}
+
+// TestMetricsListener: -metrics-addr serves Prometheus metrics, /healthz
+// and /readyz on a listener of its own, and the API's listener has no
+// /metrics.
+func TestMetricsListener(t *testing.T) {
+	var out, errOut bytes.Buffer
+	a := newApp(&out, &errOut)
+	metricsAddr := make(chan net.Addr, 1)
+	a.metricsReady = func(addr net.Addr) { metricsAddr <- addr }
+	addr, cancel, done := serve(t, a, &errOut, "-data", t.TempDir(), "-metrics-addr", "127.0.0.1:0")
+	defer func() { cancel(); <-done }()
+	maddr := (<-metricsAddr).String()
+	get := func(url string) (int, string) {
+		t.Helper()
+		res, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		return res.StatusCode, string(b)
+	}
+	req, _ := http.NewRequest("POST", "http://"+addr.String()+"/v1/audio/speech",
+		strings.NewReader(`{"model":"tts-1","voice":"alloy","input":"Measured.","response_format":"mp3"}`))
+	req.Header.Set("Authorization", "Bearer "+keyOf(out.String()))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	code, body := get("http://" + maddr + "/metrics")
+	want := `voxkit_http_requests_total{format="mp3",method="POST",route="/v1/audio/speech",status="200"} 1`
+	if code != 200 || !strings.Contains(body, want) || !strings.Contains(body, "go_goroutines") {
+		t.Errorf("/metrics: %d, want a line %s in:\n%.2000s", code, want, body)
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if code, body := get("http://" + maddr + path); code != 200 {
+			t.Errorf("%s: %d %s", path, code, body)
+		}
+	}
+	if code, _ := get("http://" + addr.String() + "/metrics"); code != 404 {
+		t.Errorf("the API listener serves /metrics: %d", code)
 	}
 }
 

@@ -13,7 +13,10 @@ import (
 //
 // The filter passes up to 0.8 of the lower rate's Nyquist frequency flat
 // and attenuates everything above that Nyquist frequency by about 70 dB.
+// Between equal rates there is no filter: the samples pass unchanged, with
+// no delay (a gateway's 24 kHz audio from its workers, say).
 type Resampler struct {
+	same     bool        // equal rates: pass the samples through
 	up, down int         // rational ratio out/in = up/down, reduced
 	half     int         // taps on each side of the centre
 	phases   [][]float32 // phases[p][k]: coefficients for phase p/up
@@ -29,6 +32,9 @@ const stopbandDB = 70
 func NewResampler(inRate, outRate int) (*Resampler, error) {
 	if inRate <= 0 || outRate <= 0 {
 		return nil, fmt.Errorf("dsp: bad sample rates %d → %d", inRate, outRate)
+	}
+	if inRate == outRate {
+		return &Resampler{same: true, up: 1, down: 1}, nil
 	}
 	g := gcd(inRate, outRate)
 	up, down := outRate/g, inRate/g
@@ -82,6 +88,11 @@ func (r *Resampler) Process(dst, src []float32) []float32 {
 	if r.flushed {
 		panic("dsp: Resampler.Process after Flush")
 	}
+	if r.same {
+		r.in += int64(len(src))
+		r.out = r.in
+		return append(dst, src...)
+	}
 	r.buf = append(r.buf, src...)
 	r.in += int64(len(src))
 	return r.drain(dst, r.wanted())
@@ -95,6 +106,9 @@ func (r *Resampler) Flush(dst []float32) []float32 {
 		return dst
 	}
 	r.flushed = true
+	if r.same {
+		return dst
+	}
 	r.buf = append(r.buf, make([]float32, 2*r.half)...)
 	return r.drain(dst, r.wanted())
 }

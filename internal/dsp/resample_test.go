@@ -3,6 +3,7 @@ package dsp
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -109,5 +110,21 @@ func BenchmarkResample22050To24000(b *testing.B) {
 	for b.Loop() {
 		r, _ := NewResampler(22050, 24000)
 		r.Flush(r.Process(nil, x))
+	}
+}
+
+// TestResampleSameRate: between equal rates the samples pass unchanged and
+// undelayed.
+func TestResampleSameRate(t *testing.T) {
+	r, err := NewResampler(24000, 24000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := []float32{0.5, -0.25, 1, 0}
+	got := r.Process(nil, x[:3])
+	got = r.Process(got, x[3:])
+	got = r.Flush(got)
+	if !slices.Equal(got, x) {
+		t.Errorf("got %v, want %v", got, x)
 	}
 }

@@ -173,3 +173,23 @@ func TestBrowserCrossOrigin(t *testing.T) {
 		t.Errorf("cross-origin fetch: %q (want 200, a readable x-request-id and the audio)", got)
 	}
 }
+
+// TestPlaygroundSignInWithPrintedPassword: a newcomer's first minute —
+// start the example server, open the playground it serves, and sign in
+// as local with the password the first start printed.
+func TestPlaygroundSignInWithPrintedPassword(t *testing.T) {
+	ctx := browser(t)
+	addr, _, password := exampleServerPassword(t)
+	if len(password) < 10 {
+		t.Fatalf("the first start printed password %q", password)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate("http://"+addr+"/"), chromedp.WaitVisible(chromedp.CSS("#signin-form")),
+		chromedp.SendKeys(chromedp.CSS("#signin-password"), password), chromedp.Click(chromedp.CSS("#signin-form button")),
+		chromedp.WaitVisible(chromedp.CSS("#speech-form"))); err != nil {
+		t.Fatal(err)
+	}
+	who, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#who")))
+	if err != nil || who != "local" {
+		t.Fatalf("signed in as %q (%v)", who, err)
+	}
+}

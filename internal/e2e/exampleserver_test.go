@@ -23,6 +23,14 @@ import (
 // first start.
 func exampleServer(t *testing.T, args ...string) (addr, key string) {
 	t.Helper()
+	addr, key, _ = exampleServerPassword(t, args...)
+	return addr, key
+}
+
+// exampleServerPassword is exampleServer that also returns the password
+// of the account "local" printed on first start.
+func exampleServerPassword(t *testing.T, args ...string) (addr, key, password string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the example server")
 	}
@@ -42,8 +50,11 @@ func exampleServer(t *testing.T, args ...string) (addr, key string) {
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "sk_") {
-				keyc <- sc.Text()
+			if key, ok := strings.CutPrefix(sc.Text(), "api key:"); ok {
+				keyc <- strings.TrimSpace(key)
+			}
+			if pw, ok := strings.CutPrefix(sc.Text(), "password:"); ok {
+				password = strings.TrimSpace(pw) // printed before the key
 			}
 		}
 	}()
@@ -65,7 +76,7 @@ func exampleServer(t *testing.T, args ...string) (addr, key string) {
 			t.Fatal("example server did not start")
 		}
 	}
-	return addr, key
+	return addr, key, password
 }
 
 var exampleBuild struct {

@@ -38,7 +38,7 @@ func TestExampleServerPostgresStore(t *testing.T) {
 	if st, body := call(key, "/v1/audio/speech", speech); st != 200 {
 		t.Fatalf("speech with the first key: %d %s", st, body)
 	}
-	if st, body := call(key, "/v1/voices", `{"id":"quick","base_voice":"alloy","speed":2}`); st != 201 {
+	if st, body := call(key, "/v1/voices", `{"id":"quick","name":"Quick","base_voice":"alloy","speed":2}`); st != 201 {
 		t.Fatalf("create voice: %d %s", st, body)
 	}
 
@@ -60,7 +60,7 @@ func TestExampleServerPostgresStore(t *testing.T) {
 	if st, body := call(other, "/v1/audio/speech", speech); st != 200 {
 		t.Errorf("speech with a key made in the database: %d %s", st, body)
 	}
-	if st, _ := call(other, "/v1/voices", `{"id":"slow","base_voice":"alloy","speed":0.5}`); st != 403 {
+	if st, _ := call(other, "/v1/voices", `{"id":"slow","name":"Slow","base_voice":"alloy","speed":0.5}`); st != 403 {
 		t.Errorf("a speech key made a clone: %d", st)
 	}
 	if matches, _ := filepath.Glob(filepath.Join(os.TempDir(), "*", "*", "data", "voxkit.db")); len(matches) > 0 {

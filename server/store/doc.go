@@ -3,8 +3,12 @@
 // implementation shares (key format and hashing, account names, voice
 // settings). Implementations live in packages of their own, as
 // database/sql keeps drivers apart: server/store/sqlite is the embedded
-// one (modernc.org/sqlite, pure Go), and a program that brings its own
-// store does not link it.
+// one (modernc.org/sqlite, pure Go), server/store/postgres the one for
+// several servers on one database, and a program that brings its own
+// store links neither. Optional interfaces add what a store may keep
+// beside: Sessions (playground passwords and sign-ins), Limiter (request
+// counts shared by every server on the store) and VoiceWatcher (telling
+// each server of clones the others made or deleted).
 //
 // An API key is "sk_" followed by 43 base62 characters (256 random bits).
 // Only its SHA-256 hash and a short display prefix ("sk_" and the next 8

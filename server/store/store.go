@@ -239,3 +239,83 @@ func ValidateAccountName(name string) error {
 	}
 	return nil
 }
+
+// Sessions is implemented by stores that keep accounts' passwords and
+// their sign-in sessions, which the server's web playground signs in
+// with. A store without it serves API keys only.
+type Sessions interface {
+	// SetPassword stores the hash of account's password (HashPassword's
+	// result) and ends the account's sessions, in one transaction.
+	// ErrNotFound if the account does not exist.
+	SetPassword(ctx context.Context, account, hash string) error
+	// PasswordHash returns the stored hash; ErrNotFound if the account
+	// does not exist or has no password.
+	PasswordHash(ctx context.Context, account string) (string, error)
+	// CreateSession stores a new session. ErrNotFound if its account does
+	// not exist.
+	CreateSession(ctx context.Context, s Session) error
+	// Session returns the live session whose token hashes to tokenHash
+	// (HashKey of the token); ErrNotFound if there is none or it has
+	// expired.
+	Session(ctx context.Context, tokenHash []byte) (Session, error)
+	// DeleteSession ends a session; ending one that does not exist is
+	// not an error.
+	DeleteSession(ctx context.Context, tokenHash []byte) error
+}
+
+// Session is a signed-in browser: the hash of its cookie's token (the
+// token itself is not stored), its account and when it ends.
+type Session struct {
+	TokenHash []byte
+	Account   string
+	Created   time.Time
+	Expires   time.Time
+}
+
+// Limits bound each account's speech requests. Zero fields mean no
+// limit.
+type Limits struct {
+	// RequestsPerMinute is the most speech requests an account may start
+	// in a minute (a WebSocket utterance counts as one).
+	RequestsPerMinute int
+	// Concurrent is the most speech requests an account may have running
+	// at once.
+	Concurrent int
+}
+
+// Limiter is implemented by stores that count accounts' requests where
+// every server sharing the store sees them, so that Limits hold across
+// a fleet. A server whose store is not one counts in its own memory.
+type Limiter interface {
+	// Begin admits a speech request of account under l and returns the
+	// function to call when it ends; or a *LimitError.
+	Begin(ctx context.Context, account string, l Limits) (end func(), err error)
+}
+
+// LimitError is a request refused by Limits.
+type LimitError struct {
+	// Concurrent is true when the concurrency limit refused it, false
+	// for the rate.
+	Concurrent bool
+	// RetryAfter is when to try again.
+	RetryAfter time.Duration
+}
+
+func (e *LimitError) Error() string {
+	if e.Concurrent {
+		return "store: too many concurrent requests"
+	}
+	return "store: too many requests per minute"
+}
+
+// VoiceWatcher is implemented by stores that several servers share: it
+// tells each server when any of them creates or deletes a voice clone,
+// so that its catalog follows.
+type VoiceWatcher interface {
+	// WatchVoices calls changed with the account and id of each clone
+	// created or deleted, until ctx ends; and with ("", "") when changes
+	// may have been missed (when it starts, and after a lost
+	// connection), for the caller to reload every clone. Calls come one at
+	// a time.
+	WatchVoices(ctx context.Context, changed func(account, id string))
+}

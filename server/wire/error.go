@@ -29,6 +29,9 @@ const (
 	TypeServer = "server_error"
 	// TypePermission is a request the caller may not make (403).
 	TypePermission = "permission_error"
+	// TypeRateLimit is a request over the account's limits (429), as
+	// OpenAI's API names it.
+	TypeRateLimit = "rate_limit_error"
 )
 
 // Error codes, the "code" field of an error object.
@@ -66,6 +69,14 @@ const (
 	CodeKeyLimit           = "key_limit_reached"
 	CodeVoiceLimit         = "voice_limit_reached"
 	CodeOriginNotAllowed   = "origin_not_allowed"
+	CodeBufferFull         = "input_buffer_full"
+	CodeIdleTimeout        = "idle_timeout"
+	CodeInvalidCredentials = "invalid_credentials"
+	CodeTooManyAttempts    = "too_many_attempts"
+	CodeBadCSRFToken       = "csrf_token_invalid"
+	CodeSessionExpired     = "session_expired"
+	CodeRateLimit          = "rate_limit_exceeded"
+	CodeServerBusy         = "server_busy"
 )
 
 // Error is an API error: an HTTP status and the OpenAI-shaped error

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"time"
 	"unicode/utf8"
+
+	"github.com/voxkit/voxkit/tts"
 )
 
 // SSE event types of stream_format "sse".
@@ -68,3 +70,43 @@ func sseData(v any) []byte {
 	b = append(b, j...)
 	return append(b, "\n\n"...)
 }
+
+// EventTimestamps is the type of the word timings sent after each
+// sentence's audio, as an SSE event and as a WebSocket message, when a
+// request asks for "timestamps": "word".
+const EventTimestamps = "speech.timestamps"
+
+// Timestamps are the word timings of one sentence.
+type Timestamps struct {
+	Type string `json:"type"`
+	// ID is the WebSocket context's id; absent over SSE.
+	ID string `json:"id,omitempty"`
+	// Index counts the sentences of the request from 0.
+	Index int        `json:"index"`
+	Words []WordTime `json:"words"`
+}
+
+// WordTime is where one word is heard: milliseconds from the start of the
+// request's audio, and the word's characters (Unicode code points) in the
+// text the client sent, tags included.
+type WordTime struct {
+	Word      string  `json:"word"`
+	StartMS   float64 `json:"start_ms"`
+	EndMS     float64 `json:"end_ms"`
+	CharStart int     `json:"char_start"`
+	CharEnd   int     `json:"char_end"`
+	Estimated bool    `json:"estimated,omitempty"`
+}
+
+// NewTimestamps returns the message of a sentence's word timings.
+func NewTimestamps(id string, d tts.SentenceDone) Timestamps {
+	ms := func(t time.Duration) float64 { return float64(t.Microseconds()) / 1000 }
+	words := make([]WordTime, len(d.Words))
+	for i, w := range d.Words {
+		words[i] = WordTime{Word: w.Word, StartMS: ms(w.Start), EndMS: ms(w.End), CharStart: w.CharStart, CharEnd: w.CharEnd, Estimated: w.Estimated}
+	}
+	return Timestamps{Type: EventTimestamps, ID: id, Index: d.Index, Words: words}
+}
+
+// SSETimestamps returns the SSE event of a sentence's word timings.
+func SSETimestamps(d tts.SentenceDone) []byte { return sseData(NewTimestamps("", d)) }

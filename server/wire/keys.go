@@ -36,11 +36,13 @@ type KeyList struct {
 	Data   []APIKey `json:"data"`
 }
 
-// Signup is the body of POST /v1/accounts' response: the new account and
+// Signup is the body of POST /v1/accounts' response: the new account
+// and, when the store keeps passwords, its signed-in session; otherwise
 // its first key, with the plaintext.
 type Signup struct {
-	Account Account `json:"account"`
-	Key     APIKey  `json:"key"`
+	Account Account  `json:"account"`
+	Session *Session `json:"session,omitempty"`
+	Key     *APIKey  `json:"key,omitempty"`
 }
 
 // FromAccount converts a stored account.

@@ -8,12 +8,20 @@ const (
 	OwnedByUser    = "user"    // the caller's own voice clone
 )
 
-// Model is one voice in the model list.
+// Model is one voice in the model list: OpenAI's four fields, then
+// voxkit's own, which a picker groups and labels voices by (OpenAI's
+// SDKs ignore fields they do not know).
 type Model struct {
 	ID      string `json:"id"`
 	Object  string `json:"object"`
 	Created int64  `json:"created"`
 	OwnedBy string `json:"owned_by"`
+	// Language is the voice's BCP 47 tag, when known.
+	Language string `json:"language,omitempty"`
+	// Engine names the engine that speaks it ("espeak", "piper", …).
+	Engine string `json:"engine,omitempty"`
+	// Description is a short label, when the engine gives one.
+	Description string `json:"description,omitempty"`
 }
 
 // ModelList is the body of GET /v1/models.
@@ -24,7 +32,7 @@ type ModelList struct {
 
 // FromVoice converts a catalog voice into its model entry.
 func FromVoice(v voices.Voice) Model {
-	m := Model{ID: v.ID, Object: "model", OwnedBy: OwnedByService}
+	m := Model{ID: v.ID, Object: "model", OwnedBy: OwnedByService, Language: v.Language, Engine: v.Engine, Description: v.Description}
 	if !v.Global() {
 		m.OwnedBy = OwnedByUser
 	}
@@ -42,4 +50,10 @@ func FromVoices(vs []voices.Voice) ModelList {
 		l.Data = append(l.Data, FromVoice(v))
 	}
 	return l
+}
+
+// Health is the body of GET /healthz and /readyz.
+type Health struct {
+	Status string `json:"status"` // "ok" or "unavailable"
+	Reason string `json:"reason,omitempty"`
 }

@@ -41,7 +41,25 @@ type Speech struct {
 	// StrictTags, a voxkit extension ("strict_tags": true), rejects input
 	// whose audio tags cannot all be applied instead of dropping them.
 	StrictTags bool
+	// Timestamps, a voxkit extension, is TimestampsWord to have the
+	// words' timings sent after each sentence's audio (SSE and WebSocket
+	// only), or empty.
+	Timestamps string
+	// InputStream, a voxkit extension of the WebSocket, opens a context
+	// whose text arrives in input.append messages; Input may then be
+	// empty.
+	InputStream bool
+	// MaxBufferDelayMS is max_buffer_delay_ms of an input stream: how
+	// long text that does not end a sentence waits for more before it is
+	// spoken; nil when absent.
+	MaxBufferDelayMS *int
 }
+
+// TimestampsWord asks for word timestamps.
+const TimestampsWord = "word"
+
+// MaxBufferDelayLimit is the largest max_buffer_delay_ms accepted.
+const MaxBufferDelayLimit = 10000
 
 // SpeechLimits are the checks ParseSpeech makes beyond JSON shape.
 type SpeechLimits struct {
@@ -72,14 +90,39 @@ func ParseSpeech(body []byte, lim SpeechLimits) (Speech, error) {
 	if s.Voice, err = voiceField(raw["voice"]); err != nil {
 		return Speech{}, err
 	}
+	if v, ok := raw["input_stream"]; ok && !isNull(v) {
+		if err := json.Unmarshal(v, &s.InputStream); err != nil {
+			return Speech{}, BadRequest(CodeInvalidType, "input_stream", "input_stream must be a boolean, got %s.", kind(v))
+		}
+	}
+	if v, ok := raw["max_buffer_delay_ms"]; ok && !isNull(v) {
+		d, err := numberValue(v, "max_buffer_delay_ms")
+		if err != nil {
+			return Speech{}, err
+		}
+		if d < 0 || d > MaxBufferDelayLimit || d != math.Trunc(d) {
+			return Speech{}, BadRequest(CodeInvalidValue, "max_buffer_delay_ms",
+				"max_buffer_delay_ms must be a whole number from 0 to %d, got %g.", MaxBufferDelayLimit, d)
+		}
+		ms := int(d)
+		s.MaxBufferDelayMS = &ms
+	}
+	if t, ok, err := stringField(raw, "timestamps"); err != nil {
+		return Speech{}, err
+	} else if ok && t != "none" {
+		if t != TimestampsWord {
+			return Speech{}, BadRequest(CodeInvalidValue, "timestamps", "Invalid timestamps %s: supported values are word, none.", echo(t))
+		}
+		s.Timestamps = t
+	}
 	in, ok, err := stringField(raw, "input")
 	if err != nil {
 		return Speech{}, err
 	}
-	if !ok {
+	switch {
+	case !ok && !s.InputStream:
 		return Speech{}, BadRequest(CodeMissingParameter, "input", "Missing required parameter: 'input'.")
-	}
-	if strings.TrimSpace(in) == "" {
+	case strings.TrimSpace(in) == "" && !s.InputStream:
 		return Speech{}, BadRequest(CodeStringTooShort, "input", "input must contain text to speak.")
 	}
 	if n := utf8.RuneCountInString(in); lim.MaxInput > 0 && n > lim.MaxInput {

@@ -1,11 +1,18 @@
 package wire
 
+import "encoding/json"
+
 // WebSocket message types (see docs/server.md, "WebSocket").
 const (
 	WSAuth         = "auth"             // client: {"type":"auth","api_key":"sk_..."}
 	WSReady        = "ready"            // server: authenticated
 	WSCreate       = "speech.create"    // client: a speech request
-	WSCancel       = "speech.cancel"    // client: stop the current request
+	WSCancel       = "speech.cancel"    // client: stop a request (by id) or the current one
+	WSAppend       = "input.append"     // client: more text for an input stream
+	WSFlush        = "input.flush"      // client: speak an input stream's text now
+	WSInputDone    = "input.done"       // client: an input stream's text is complete
+	WSFlushDone    = "flush.done"       // server: the audio of the text before a flush is sent
+	WSTimestamps   = EventTimestamps    // server: a sentence's word timings
 	WSStarted      = "speech.started"   // server: audio follows as binary messages
 	WSDone         = "speech.done"      // server: the request finished
 	WSCancelled    = "speech.cancelled" // server: the request was cancelled
@@ -19,6 +26,20 @@ type WSClientMessage struct {
 	Type   string `json:"type"`
 	ID     string `json:"id,omitempty"`
 	APIKey string `json:"api_key,omitempty"`
+	// InputStream is a speech.create's input_stream, checked in full by
+	// ParseSpeech.
+	InputStream json.RawMessage `json:"input_stream,omitempty"`
+	// Text is the text of an input.append.
+	Text string `json:"text,omitempty"`
+	// FlushID names an input.flush, for its flush.done.
+	FlushID string `json:"flush_id,omitempty"`
+}
+
+// WSFlushDoneMessage follows the audio of the text before an input.flush.
+type WSFlushDoneMessage struct {
+	Type    string `json:"type"`
+	ID      string `json:"id"`
+	FlushID string `json:"flush_id,omitempty"`
 }
 
 // WSReadyMessage answers a successful authentication.
@@ -63,3 +84,6 @@ type WSErrorMsg struct {
 	ID    string `json:"id,omitempty"`
 	Error any    `json:"error"` // Error.Object()
 }
+
+// Streams reports whether the message opens an input stream.
+func (m WSClientMessage) Streams() bool { return string(m.InputStream) == "true" }

@@ -69,6 +69,32 @@ var migrations = []string{
 		created     timestamptz NOT NULL,
 		PRIMARY KEY (account, id)
 	);`,
+	// Passwords and sign-in sessions (store.Sessions), and the counts of
+	// the request limits (store.Limiter).
+	`CREATE TABLE passwords (
+		account text PRIMARY KEY REFERENCES accounts(name) ON DELETE CASCADE,
+		hash    text NOT NULL,
+		updated timestamptz NOT NULL
+	);
+	CREATE TABLE sessions (
+		token_hash bytea PRIMARY KEY,
+		account    text NOT NULL REFERENCES accounts(name) ON DELETE CASCADE,
+		created    timestamptz NOT NULL,
+		expires    timestamptz NOT NULL
+	);
+	CREATE INDEX sessions_account ON sessions(account);
+	CREATE TABLE rate_windows (
+		account      text NOT NULL,
+		window_start timestamptz NOT NULL,
+		n            integer NOT NULL,
+		PRIMARY KEY (account, window_start)
+	);
+	CREATE TABLE leases (
+		id      bigserial PRIMARY KEY,
+		account text NOT NULL,
+		expires timestamptz NOT NULL
+	);
+	CREATE INDEX leases_account ON leases(account, expires);`,
 }
 
 // Store is the store.Store on a PostgreSQL database.
@@ -377,7 +403,10 @@ func (s *Store) CreateVoice(ctx context.Context, v store.Voice, max int) (store.
 		}
 		_, err = tx.Exec(ctx, "INSERT INTO voices("+voiceColumns+") VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
 			v.ID, v.Account, v.Base, v.Name, v.Speed, v.Pitch, v.Range, v.Volume, v.Whisper, v.Created)
-		return err
+		if err != nil {
+			return err
+		}
+		return notifyVoice(ctx, tx, v.Account, v.ID)
 	})
 	switch {
 	case isUnique(err):
@@ -427,7 +456,15 @@ func (s *Store) Voices(ctx context.Context, account string) ([]store.Voice, erro
 
 // DeleteVoice implements store.Store.
 func (s *Store) DeleteVoice(ctx context.Context, account, id string) (store.Voice, error) {
-	v, err := scanVoice(s.pool.QueryRow(ctx, "DELETE FROM voices WHERE account = $1 AND id = $2 RETURNING "+voiceColumns, account, id))
+	var v store.Voice
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		v, err = scanVoice(tx.QueryRow(ctx, "DELETE FROM voices WHERE account = $1 AND id = $2 RETURNING "+voiceColumns, account, id))
+		if err != nil {
+			return err
+		}
+		return notifyVoice(ctx, tx, account, id)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Voice{}, fmt.Errorf("%w: voice %q of account %q", store.ErrNotFound, id, account)
 	}
@@ -435,4 +472,9 @@ func (s *Store) DeleteVoice(ctx context.Context, account, id string) (store.Voic
 		return store.Voice{}, fmt.Errorf("store: delete voice: %w", err)
 	}
 	return v, nil
+}
+
+func isForeignKey(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23503" // foreign_key_violation
 }

@@ -77,6 +77,19 @@ var migrations = []string{
 	INSERT INTO voices_by_account SELECT id, account, base, name, speed, pitch, pitch_range, volume, whisper, created FROM voices;
 	DROP TABLE voices;
 	ALTER TABLE voices_by_account RENAME TO voices;`,
+	// Passwords and sign-in sessions of the web playground.
+	`CREATE TABLE passwords (
+		account TEXT PRIMARY KEY REFERENCES accounts(name) ON DELETE CASCADE,
+		hash    TEXT NOT NULL,
+		updated INTEGER NOT NULL
+	) STRICT;
+	CREATE TABLE sessions (
+		token_hash BLOB PRIMARY KEY,
+		account    TEXT NOT NULL REFERENCES accounts(name) ON DELETE CASCADE,
+		created    INTEGER NOT NULL,
+		expires    INTEGER NOT NULL
+	) STRICT;
+	CREATE INDEX sessions_account ON sessions(account);`,
 }
 
 // SQLite is the embedded Store: one database file in WAL mode.
@@ -85,7 +98,10 @@ type Store struct {
 	now func() time.Time
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store    = (*Store)(nil)
+	_ store.Sessions = (*Store)(nil)
+)
 
 // Open opens (creating if needed) the database at path and applies
 // pending migrations.
@@ -442,4 +458,90 @@ func (s *Store) DeleteVoice(ctx context.Context, account, id string) (store.Voic
 		return store.Voice{}, fmt.Errorf("store: delete voice: %w", err)
 	}
 	return v, nil
+}
+
+// SetPassword implements store.Sessions.
+func (s *Store) SetPassword(ctx context.Context, account, hash string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: set password: %w", err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM accounts WHERE name = ?", account).Scan(&n); err != nil {
+		return fmt.Errorf("store: set password: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%w: account %q", store.ErrNotFound, account)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO passwords(account, hash, updated) VALUES(?, ?, ?)
+		ON CONFLICT(account) DO UPDATE SET hash = excluded.hash, updated = excluded.updated`, account, hash, unix(s.now())); err != nil {
+		return fmt.Errorf("store: set password: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM sessions WHERE account = ?", account); err != nil {
+		return fmt.Errorf("store: set password: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: set password: %w", err)
+	}
+	return nil
+}
+
+// PasswordHash implements store.Sessions.
+func (s *Store) PasswordHash(ctx context.Context, account string) (string, error) {
+	var hash string
+	err := s.db.QueryRowContext(ctx, "SELECT hash FROM passwords WHERE account = ?", account).Scan(&hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("%w: password of %q", store.ErrNotFound, account)
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: password: %w", err)
+	}
+	return hash, nil
+}
+
+// CreateSession implements store.Sessions. Expired sessions are removed
+// on the way.
+func (s *Store) CreateSession(ctx context.Context, ss store.Session) error {
+	if _, err := s.db.ExecContext(ctx, "DELETE FROM sessions WHERE expires <= ?", unix(s.now())); err != nil {
+		return fmt.Errorf("store: create session: %w", err)
+	}
+	_, err := s.db.ExecContext(ctx, "INSERT INTO sessions(token_hash, account, created, expires) VALUES(?, ?, ?, ?)",
+		ss.TokenHash, ss.Account, unix(ss.Created), unix(ss.Expires))
+	if isConstraint(err) {
+		return fmt.Errorf("%w: account %q", store.ErrNotFound, ss.Account)
+	}
+	if err != nil {
+		return fmt.Errorf("store: create session: %w", err)
+	}
+	return nil
+}
+
+// Session implements store.Sessions.
+func (s *Store) Session(ctx context.Context, tokenHash []byte) (store.Session, error) {
+	ss := store.Session{TokenHash: tokenHash}
+	var created, expires int64
+	err := s.db.QueryRowContext(ctx, "SELECT account, created, expires FROM sessions WHERE token_hash = ? AND expires > ?",
+		tokenHash, unix(s.now())).Scan(&ss.Account, &created, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Session{}, fmt.Errorf("%w: session", store.ErrNotFound)
+	}
+	if err != nil {
+		return store.Session{}, fmt.Errorf("store: session: %w", err)
+	}
+	ss.Created, ss.Expires = fromUnix(created), fromUnix(expires)
+	return ss, nil
+}
+
+// DeleteSession implements store.Sessions.
+func (s *Store) DeleteSession(ctx context.Context, tokenHash []byte) error {
+	if _, err := s.db.ExecContext(ctx, "DELETE FROM sessions WHERE token_hash = ?", tokenHash); err != nil {
+		return fmt.Errorf("store: delete session: %w", err)
+	}
+	return nil
+}
+
+// Ping reports whether the database answers; a server's /readyz uses it.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.db.PingContext(ctx)
 }

@@ -60,6 +60,7 @@ func (s Suite) Run(t *testing.T) {
 		{"RestartKeepsKeysAndNoPlaintext", testRestartKeepsKeysAndNoPlaintext},
 		{"Voices", testVoices},
 		{"VoiceNamespacesAndLimit", testVoiceNamespacesAndLimit},
+		{"Sessions", testSessions},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, s) })
 	}
@@ -461,5 +462,79 @@ func testVoiceNamespacesAndLimit(t *testing.T, su Suite) {
 	}
 	if list, err := s.Voices(ctx, "ann"); err != nil || len(list) != 1 || list[0].ID != "second" {
 		t.Errorf("Voices(ann) = %+v, %v", list, err)
+	}
+}
+
+// testSessions: passwords are stored hashed and survive a restart; a new
+// password ends the account's sessions; expired and deleted sessions are
+// gone.
+func testSessions(t *testing.T, su Suite) {
+	ctx := context.Background()
+	opened := su.Open(t)
+	st, ok := opened.(store.Sessions)
+	if !ok {
+		t.Skip("the store keeps no passwords (store.Sessions)")
+	}
+	if _, err := opened.CreateAccount(ctx, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.PasswordHash(ctx, "ann"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("no password yet: %v", err)
+	}
+	if err := st.SetPassword(ctx, "nobody", "x"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("password of no account: %v", err)
+	}
+	hash, err := store.HashPassword("correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetPassword(ctx, "ann", hash); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	live := store.Session{TokenHash: store.HashKey("live"), Account: "ann", Created: now, Expires: now.Add(time.Hour)}
+	old := store.Session{TokenHash: store.HashKey("old"), Account: "ann", Created: now.Add(-2 * time.Hour), Expires: now.Add(-time.Hour)}
+	for _, s := range []store.Session{live, old} {
+		if err := st.CreateSession(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.CreateSession(ctx, store.Session{TokenHash: store.HashKey("x"), Account: "nobody", Expires: now.Add(time.Hour)}); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("session of no account: %v", err)
+	}
+	if got, err := st.Session(ctx, live.TokenHash); err != nil || got.Account != "ann" {
+		t.Fatalf("live session: %+v, %v", got, err)
+	}
+	if _, err := st.Session(ctx, old.TokenHash); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("expired session: %v", err)
+	}
+	if su.Reopen != nil {
+		st = su.Reopen(t, opened).(store.Sessions)
+	}
+	got, err := st.PasswordHash(ctx, "ann")
+	if ok, _ := store.CheckPassword(got, "correct horse battery"); err != nil || !ok {
+		t.Fatalf("after restart: %q, %v", got, err)
+	}
+	if ok, _ := store.CheckPassword(got, "wrong horse battery"); ok {
+		t.Fatal("a wrong password matched")
+	}
+	if _, err := st.Session(ctx, live.TokenHash); err != nil {
+		t.Fatalf("the session did not survive (a restart): %v", err)
+	}
+	// A new password ends the sessions.
+	if err := st.SetPassword(ctx, "ann", hash); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Session(ctx, live.TokenHash); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("session after a password change: %v", err)
+	}
+	if err := st.CreateSession(ctx, live); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DeleteSession(ctx, live.TokenHash); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Session(ctx, live.TokenHash); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("deleted session: %v", err)
 	}
 }

@@ -2,11 +2,14 @@
 """Generate a benchmark voice with the architecture and cost of a Piper
 "medium" VITS voice (random weights; it babbles, it does not speak).
 
-    /usr/bin/python3 engine/onnx/testdata/gen/medium.py OUTDIR
+    /usr/bin/python3 engine/onnx/testdata/gen/medium.py [--align] OUTDIR
 
 writes OUTDIR/en_US-bench-medium.onnx (about 65 MB, never committed) and
 OUTDIR/en_US-bench-medium.onnx.json (the lessac-medium config with
-length_scale 1). Needs Debian's python3-torch and python3-onnx; takes a
+length_scale 1). With --align it writes en_US-benchalign-medium instead: the
+same voice patched for alignments as piper1-gpl's patch_voice_with_alignment
+leaves one, the output of the length regulator's Ceil node (frames per id,
+float32 [1,1,N], hop 256) added as a second output, w_ceil. Needs Debian's python3-torch and python3-onnx; takes a
 few seconds. The weights come from a fixed seed, so the file is the same
 on every run.
 
@@ -199,8 +202,9 @@ class Generator(nn.Module):
 
 
 class Voice(nn.Module):
-    def __init__(self):
+    def __init__(self, align=False):
         super().__init__()
+        self.align = align
         self.enc = TextEncoder()
         self.dp = DurationPredictor()
         self.flow = Flow()
@@ -210,7 +214,8 @@ class Voice(nn.Module):
         noise_scale, length_scale, noise_w = scales[0], scales[1], scales[2]
         x, m, logs = self.enc(input[:, : input_lengths[0]])
         logw = self.dp(x, noise_w)
-        w = torch.ceil(torch.exp(logw) * length_scale)[0, 0]  # [N] frames per id
+        w_ceil = torch.ceil(torch.exp(logw) * length_scale)  # [1, 1, N] frames per id
+        w = w_ceil[0, 0]
         ends = torch.cumsum(w, 0)
         starts = ends - w
         t = torch.arange(ends[-1].long()).to(w.dtype).unsqueeze(1) + 0.5  # [T, 1]
@@ -219,32 +224,45 @@ class Voice(nn.Module):
         logs = torch.matmul(logs[0], path.t()).unsqueeze(0)
         z = m + torch.randn_like(m) * torch.exp(logs) * noise_scale
         z = self.flow.reverse(z)
-        return self.dec(z).unsqueeze(1)  # [1, 1, 1, T * HOP]
+        audio = self.dec(z).unsqueeze(1)  # [1, 1, 1, T * HOP]
+        if self.align:
+            return audio, w_ceil
+        return audio
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: medium.py OUTDIR")
-    outdir = sys.argv[1]
+    args = sys.argv[1:]
+    align = args[:1] == ["--align"]
+    if align:
+        args = args[1:]
+    if len(args) != 1:
+        sys.exit("usage: medium.py [--align] OUTDIR")
+    outdir = args[0]
+    name = "en_US-benchalign-medium" if align else NAME
     os.makedirs(outdir, exist_ok=True)
     torch.manual_seed(1234)
-    model = Voice().eval()
+    model = Voice(align).eval()
     params = sum(p.numel() for p in model.parameters())
     ids = torch.tensor([[1, 0, 20, 0, 59, 0, 24, 0, 120, 0, 27, 0, 100, 0, 4, 0, 2]], dtype=torch.long)
     lengths = torch.tensor([ids.shape[1]], dtype=torch.long)
     scales = torch.tensor([0.667, 1.0, 0.8], dtype=torch.float32)
     with torch.no_grad():
         audio = model(ids, lengths, scales)
-        path = os.path.join(outdir, NAME + ".onnx")
+        outputs, axes = ["output"], {"input": {1: "phonemes"}, "output": {3: "time"}}
+        if align:
+            audio = audio[0]
+            outputs.append("w_ceil")
+            axes["w_ceil"] = {2: "phonemes"}
+        path = os.path.join(outdir, name + ".onnx")
         torch.onnx.export(
             model, (ids, lengths, scales), path, opset_version=15,
-            input_names=["input", "input_lengths", "scales"], output_names=["output"],
-            dynamic_axes={"input": {1: "phonemes"}, "output": {3: "time"}})
+            input_names=["input", "input_lengths", "scales"], output_names=outputs,
+            dynamic_axes=axes)
     with open(os.path.join(HERE, "..", "configs", "en_US-lessac-medium.onnx.json"), encoding="utf-8") as f:
         config = json.load(f)
     config["dataset"] = "bench"
     config["inference"]["length_scale"] = 1.0
-    with open(os.path.join(outdir, NAME + ".onnx.json"), "w", encoding="utf-8") as f:
+    with open(os.path.join(outdir, name + ".onnx.json"), "w", encoding="utf-8") as f:
         json.dump(config, f, ensure_ascii=False, indent=2, sort_keys=True)
         f.write("\n")
     print(f"{path}: {params / 1e6:.2f} M parameters, {audio.shape[-1] / SAMPLE_RATE * 1000 / ids.shape[1]:.1f} ms per id",

@@ -1,0 +1,343 @@
+package deploy
+
+// The image's build steps run here, and the manifests parse and agree
+// with the server's flags, its probes and each other.
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+var built struct {
+	once sync.Once
+	dir  string
+	out  []byte
+	err  error
+}
+
+// build runs build.sh once per test binary, as the image's build stage
+// does, and returns its output directory.
+func build(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the server")
+	}
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "voxkit-deploy")
+		if built.err != nil {
+			return
+		}
+		cmd := exec.Command("sh", "build.sh", built.dir)
+		built.out, built.err = cmd.CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("build.sh: %v\n%s", built.err, built.out)
+	}
+	return built.dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// serverHelp returns the built server's -h text: its flags and their
+// environment variables.
+func serverHelp(t *testing.T) string {
+	t.Helper()
+	out, _ := exec.Command(filepath.Join(build(t), "voxkit-server"), "-h").CombinedOutput()
+	if !strings.Contains(string(out), "-addr") {
+		t.Fatalf("voxkit-server -h:\n%s", out)
+	}
+	return string(out)
+}
+
+// TestBuildScript: the image's build stage, run here, makes a server that
+// starts, answers its probes, and finds every shared library it links,
+// beside the ONNX Runtime library it carries.
+func TestBuildScript(t *testing.T) {
+	dir := build(t)
+	ldd, err := exec.Command("ldd", filepath.Join(dir, "voxkit-server")).CombinedOutput()
+	if err != nil || bytes.Contains(ldd, []byte("not found")) {
+		t.Fatalf("ldd: %v\n%s", err, ldd)
+	}
+	for _, lib := range []string{"libespeak-ng", "libopus", "libmp3lame"} {
+		if !bytes.Contains(ldd, []byte(lib)) {
+			t.Errorf("the server does not link %s:\n%s", lib, ldd)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "libonnxruntime.so.1")); err != nil || fi.Size() < 1<<20 {
+		t.Fatalf("ONNX Runtime library: %v", err)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(filepath.Join(dir, "voxkit-server"), "-addr", addr, "-data", t.TempDir(), "-log", "off")
+	cmd.Env = append(os.Environ(), "ONNXRUNTIME_LIB="+filepath.Join(dir, "libonnxruntime.so.1"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the built server is not ready: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	res, err := http.Get("http://" + addr + "/healthz")
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("/healthz: %v %v", res, err)
+	}
+	res.Body.Close()
+}
+
+// docs reads the YAML documents of a file.
+func docs(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	for {
+		var d map[string]any
+		if err := dec.Decode(&d); err != nil {
+			if err.Error() == "EOF" {
+				return out
+			}
+			t.Fatalf("%s: %v", path, err)
+		}
+		if d != nil {
+			out = append(out, d)
+		}
+	}
+}
+
+// get walks a parsed YAML tree by keys and list indexes; nil when absent.
+func get(v any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil
+			}
+			v = m[k]
+		case int:
+			l, ok := v.([]any)
+			if !ok || k >= len(l) {
+				return nil
+			}
+			v = l[k]
+		}
+	}
+	return v
+}
+
+func list(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+var flagName = regexp.MustCompile(`^-([a-z][a-z-]*)$`)
+
+// checkArgs fails for every flag in args and every VOXKIT_ variable in
+// env that the server does not document in its -h.
+func checkArgs(t *testing.T, where string, help string, args []any, env []string) {
+	t.Helper()
+	for _, a := range args {
+		if m := flagName.FindStringSubmatch(fmt.Sprint(a)); m != nil && !strings.Contains(help, "-"+m[1]+" ") && !strings.Contains(help, "-"+m[1]+"\n") {
+			t.Errorf("%s: flag -%s is not one of the server's", where, m[1])
+		}
+	}
+	for _, name := range env {
+		if strings.HasPrefix(name, "VOXKIT_") && !strings.Contains(help, "$"+name) {
+			t.Errorf("%s: environment variable %s is not one the server reads", where, name)
+		}
+	}
+}
+
+// TestKubernetesManifests: the manifests parse; each Deployment runs as
+// non-root with resource requests and probes on /healthz and /readyz; its
+// flags, variables and secrets exist; each Service selects pods.
+func TestKubernetesManifests(t *testing.T) {
+	help := serverHelp(t)
+	all := docs(t, filepath.Join("k8s", "voxkit.yaml"))
+	secrets := map[string]map[string]any{}
+	var deployments, services []map[string]any
+	for _, d := range all {
+		if d["apiVersion"] == nil || d["kind"] == nil || get(d, "metadata", "name") == nil {
+			t.Errorf("document without apiVersion, kind or name: %v", d)
+		}
+		switch d["kind"] {
+		case "Secret":
+			data, _ := get(d, "stringData").(map[string]any)
+			secrets[get(d, "metadata", "name").(string)] = data
+		case "Deployment":
+			deployments = append(deployments, d)
+		case "Service":
+			services = append(services, d)
+		}
+	}
+	if len(deployments) != 2 || len(services) != 2 || len(secrets) != 1 {
+		t.Fatalf("%d Deployments, %d Services, %d Secrets; want the gateway's and the workers' and one Secret", len(deployments), len(services), len(secrets))
+	}
+	for _, d := range deployments {
+		name := get(d, "metadata", "name")
+		pod := get(d, "spec", "template", "spec")
+		if get(pod, "securityContext", "runAsNonRoot") != true {
+			t.Errorf("%s: not runAsNonRoot", name)
+		}
+		for _, c := range list(get(pod, "containers")) {
+			if p := get(c, "livenessProbe", "httpGet", "path"); p != "/healthz" {
+				t.Errorf("%s: liveness probe %v, want /healthz", name, p)
+			}
+			if p := get(c, "readinessProbe", "httpGet", "path"); p != "/readyz" {
+				t.Errorf("%s: readiness probe %v, want /readyz", name, p)
+			}
+			if get(c, "resources", "requests", "cpu") == nil || get(c, "resources", "requests", "memory") == nil {
+				t.Errorf("%s: no cpu and memory requests", name)
+			}
+			var env []string
+			for _, e := range list(get(c, "env")) {
+				env = append(env, fmt.Sprint(get(e, "name")))
+				if ref := get(e, "valueFrom", "secretKeyRef"); ref != nil {
+					s, ok := secrets[fmt.Sprint(get(ref, "name"))]
+					if _, has := s[fmt.Sprint(get(ref, "key"))]; !ok || !has {
+						t.Errorf("%s: %v refers to a secret key that does not exist", name, ref)
+					}
+				}
+			}
+			checkArgs(t, fmt.Sprint(name), help, list(get(c, "args")), env)
+		}
+	}
+	for _, s := range services {
+		sel, _ := get(s, "spec", "selector").(map[string]any)
+		matched := slices.ContainsFunc(deployments, func(d map[string]any) bool {
+			labels, _ := get(d, "spec", "template", "metadata", "labels").(map[string]any)
+			for k, v := range sel {
+				if labels[k] != v {
+					return false
+				}
+			}
+			return len(sel) > 0
+		})
+		if !matched {
+			t.Errorf("service %v selects no Deployment's pods", get(s, "metadata", "name"))
+		}
+	}
+}
+
+// TestCompose: the compose file parses, has PostgreSQL, two workers and a
+// gateway routing to them, with variables the server reads.
+func TestCompose(t *testing.T) {
+	help := serverHelp(t)
+	c := docs(t, "compose.yaml")[0]
+	services, _ := c["services"].(map[string]any)
+	for _, name := range []string{"postgres", "worker1", "worker2", "gateway"} {
+		if services[name] == nil {
+			t.Fatalf("no service %s", name)
+		}
+	}
+	for name, s := range services {
+		if name == "postgres" {
+			continue
+		}
+		env, _ := get(s, "environment").(map[string]any)
+		var names []string
+		for k := range env {
+			names = append(names, k)
+		}
+		checkArgs(t, name, help, list(get(s, "command")), names)
+		if !strings.HasPrefix(fmt.Sprint(env["VOXKIT_STORE"]), "postgres://") {
+			t.Errorf("%s: store %v, want the PostgreSQL service", name, env["VOXKIT_STORE"])
+		}
+	}
+	upstream := fmt.Sprint(get(services["gateway"], "environment", "VOXKIT_UPSTREAM"))
+	for _, w := range []string{"http://worker1:8080", "http://worker2:8080"} {
+		if !strings.Contains(upstream, w) {
+			t.Errorf("gateway upstream %q lacks %s", upstream, w)
+		}
+	}
+}
+
+// TestDockerfile: the image is built by build.sh, runs the server it
+// built as a non-root user, and sets only variables the server reads.
+func TestDockerfile(t *testing.T) {
+	help := serverHelp(t)
+	f, err := os.Open("Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var stages int
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "FROM ") {
+			stages++
+			lines = nil // keep the last stage
+		}
+		lines = append(lines, line)
+	}
+	final := strings.Join(lines, "\n")
+	if stages != 2 {
+		t.Errorf("%d stages, want a build stage and a runtime stage", stages)
+	}
+	b, _ := os.ReadFile("Dockerfile")
+	if !strings.Contains(string(b), "RUN sh examples/deploy/build.sh /out") {
+		t.Error("the build stage does not run examples/deploy/build.sh")
+	}
+	user := regexp.MustCompile(`(?m)^USER (\S+)$`).FindStringSubmatch(final)
+	if user == nil || user[1] == "root" || user[1] == "0" {
+		t.Errorf("runtime stage user %v: want a non-root one", user)
+	}
+	for _, want := range []string{"COPY --from=build /out/voxkit-server /usr/local/bin/voxkit-server",
+		`ENTRYPOINT ["/usr/local/bin/voxkit-server"]`, "espeak-ng-data", "libonnxruntime.so.1"} {
+		if !strings.Contains(final, want) {
+			t.Errorf("runtime stage lacks %q", want)
+		}
+	}
+	var env []string
+	for _, m := range regexp.MustCompile(`(VOXKIT_[A-Z_]+)=`).FindAllStringSubmatch(final, -1) {
+		env = append(env, m[1])
+	}
+	if len(env) == 0 {
+		t.Error("the image sets no VOXKIT_ variables")
+	}
+	checkArgs(t, "Dockerfile", help, nil, env)
+}

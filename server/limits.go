@@ -1,0 +1,89 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+)
+
+// DefaultMaxQueue is how many pieces of text may wait for a render slot
+// when Options.MaxQueue is 0.
+const DefaultMaxQueue = 64
+
+// admitSpeech lets a speech request (or WebSocket utterance) of account
+// start: within the account's limits and with room in the queue in front
+// of the render slots. It returns the function to call when it ends.
+func (s *Server) admitSpeech(ctx context.Context, w http.ResponseWriter, account string) (end func(), werr *wire.Error) {
+	if s.synth.Load().Waiting >= s.maxQueue {
+		if w != nil {
+			w.Header().Set("Retry-After", "1")
+		}
+		return nil, &wire.Error{Status: http.StatusServiceUnavailable, Type: wire.TypeServer, Code: wire.CodeServerBusy,
+			Message: "The server is busy: too many requests are waiting for synthesis. Retry shortly."}
+	}
+	end, err := s.limiter.Begin(ctx, account, s.limits)
+	var le *store.LimitError
+	switch {
+	case errors.As(err, &le):
+		retry := max(1, int(le.RetryAfter.Seconds()+0.999))
+		if w != nil {
+			w.Header().Set("Retry-After", strconv.Itoa(retry))
+		}
+		msg := fmt.Sprintf("Rate limit reached: at most %d speech requests per minute for this account; retry in %d s.", s.limits.RequestsPerMinute, retry)
+		if le.Concurrent {
+			msg = fmt.Sprintf("Rate limit reached: at most %d concurrent speech requests for this account; retry when one ends.", s.limits.Concurrent)
+		}
+		return nil, &wire.Error{Status: http.StatusTooManyRequests, Type: wire.TypeRateLimit, Code: wire.CodeRateLimit, Message: msg}
+	case err != nil:
+		s.log.Error("server: counting a request against the limits", "err", err, "request_id", RequestID(ctx))
+		return nil, wire.Internal(RequestID(ctx))
+	}
+	return end, nil
+}
+
+// localLimiter counts requests in this process's memory: the limits of a
+// server whose store is not a store.Limiter.
+type localLimiter struct {
+	mu       sync.Mutex
+	rate     *throttle
+	inFlight map[string]int
+}
+
+func newLocalLimiter() *localLimiter {
+	return &localLimiter{rate: newThrottle(), inFlight: map[string]int{}}
+}
+
+// Begin implements store.Limiter. The rate is a bucket of
+// RequestsPerMinute requests refilled evenly over the minute.
+func (l *localLimiter) Begin(ctx context.Context, account string, lim store.Limits) (func(), error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if lim.Concurrent > 0 && l.inFlight[account] >= lim.Concurrent {
+		return nil, &store.LimitError{Concurrent: true, RetryAfter: time.Second}
+	}
+	if lim.RequestsPerMinute > 0 {
+		k := throttleKey{"account " + account, rate{burst: lim.RequestsPerMinute, every: time.Minute / time.Duration(lim.RequestsPerMinute)}}
+		if wait := l.rate.wait(k); wait > 0 {
+			return nil, &store.LimitError{RetryAfter: wait}
+		}
+		l.rate.fail(k)
+	}
+	l.inFlight[account]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			if l.inFlight[account]--; l.inFlight[account] == 0 {
+				delete(l.inFlight, account)
+			}
+		})
+	}, nil
+}

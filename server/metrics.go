@@ -1,0 +1,162 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
+)
+
+// metrics are the server's Prometheus collectors. A nil *metrics counts
+// nothing, so the server calls it unconditionally.
+type metrics struct {
+	requests     *prometheus.CounterVec   // route, method, status, format
+	synthesis    *prometheus.HistogramVec // format
+	engine       *prometheus.HistogramVec // format
+	overhead     *prometheus.HistogramVec // format
+	firstByte    *prometheus.HistogramVec // format
+	slotWait     prometheus.Histogram
+	audio        *prometheus.CounterVec // format
+	engineErrors prometheus.Counter
+	inFlight     prometheus.Gauge
+}
+
+// Buckets of the latency histograms, in seconds: from half a millisecond
+// (gateway overhead) to a minute (a long clip).
+var latencyBuckets = []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
+
+func newMetrics(reg prometheus.Registerer, synth *tts.Synthesizer) (*metrics, error) {
+	byFormat := func(name, help string) *prometheus.HistogramVec {
+		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "voxkit", Name: name, Help: help, Buckets: latencyBuckets}, []string{"format"})
+	}
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "voxkit", Name: "http_requests_total",
+			Help: "HTTP requests answered, by route, method, status and audio format (\"\" when none)."},
+			[]string{"route", "method", "status", "format"}),
+		synthesis: byFormat("synthesis_seconds", "Time producing a speech response's audio (x-upstream-ms): engine, effects, resampling, encoding."),
+		engine:    byFormat("engine_seconds", "Time inside the engines, waiting for a render slot included (x-engine-ms)."),
+		overhead:  byFormat("gateway_overhead_seconds", "A speech response's time outside synthesis until its timing was known (x-gateway-ms minus x-upstream-ms)."),
+		firstByte: byFormat("time_to_first_byte_seconds", "Time from a speech request's arrival to the first byte of its body."),
+		slotWait: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: "voxkit", Name: "slot_wait_seconds",
+			Help: "Time a speech request waited for render slots that others held.", Buckets: latencyBuckets}),
+		audio: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "voxkit", Name: "audio_seconds_total",
+			Help: "Seconds of audio produced, by format."}, []string{"format"}),
+		engineErrors: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "voxkit", Name: "engine_errors_total",
+			Help: "Syntheses that failed in an engine (502 engine_error, or the same error in a stream)."}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "voxkit", Name: "requests_in_flight",
+			Help: "HTTP requests being served, WebSocket sessions included."}),
+	}
+	busy := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "voxkit", Name: "render_slots_busy",
+		Help: "Render slots (tts.Options.MaxParallel) in use."}, func() float64 { return float64(synth.Load().Busy) })
+	queue := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "voxkit", Name: "render_queue_depth",
+		Help: "Pieces of text waiting for a render slot."}, func() float64 { return float64(synth.Load().Waiting) })
+	for _, c := range []prometheus.Collector{m.requests, m.synthesis, m.engine, m.overhead, m.firstByte, m.slotWait,
+		m.audio, m.engineErrors, m.inFlight, busy, queue} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// served counts a finished HTTP request: its route, status and format,
+// and for speech its timings.
+func (m *metrics) served(r *http.Request, ri *reqInfo, status int, firstByte time.Time) {
+	if m == nil {
+		return
+	}
+	route := ri.route
+	if route == "" {
+		route = "other"
+	}
+	m.requests.WithLabelValues(route, r.Method, strconv.Itoa(status), ri.format).Inc()
+	if ri.timing != nil {
+		m.speech(ri.format, ri.timing.res, ri.timing.gateway)
+	}
+	if ri.format != "" && status == http.StatusOK && !firstByte.IsZero() { // audio, not an error
+		m.firstByte.WithLabelValues(ri.format).Observe(firstByte.Sub(ri.start).Seconds())
+	}
+}
+
+// speech counts one finished synthesis (a request, or one utterance of a
+// WebSocket session).
+func (m *metrics) speech(format string, res tts.Result, gateway time.Duration) {
+	if m == nil {
+		return
+	}
+	m.synthesis.WithLabelValues(format).Observe(res.SynthesisTime.Seconds())
+	m.engine.WithLabelValues(format).Observe(res.EngineTime.Seconds())
+	m.overhead.WithLabelValues(format).Observe(max(0, gateway-res.SynthesisTime).Seconds())
+	m.slotWait.Observe(res.SlotWait.Seconds())
+	m.audio.WithLabelValues(format).Add(res.Audio.Seconds())
+}
+
+// failed counts a synthesis error that is the engine's.
+func (m *metrics) failed(e *wire.Error) {
+	if m != nil && e.Code == wire.CodeEngineError {
+		m.engineErrors.Inc()
+	}
+}
+
+func (m *metrics) begin() {
+	if m != nil {
+		m.inFlight.Inc()
+	}
+}
+
+func (m *metrics) end() {
+	if m != nil {
+		m.inFlight.Dec()
+	}
+}
+
+// Pinger is implemented by stores that can say whether they are
+// reachable; Ready uses it.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Ready reports whether the server can serve speech: it is not shutting
+// down, it has voices, and its store (when it has one that is a Pinger)
+// answers. GET /readyz answers with it.
+func (s *Server) Ready(ctx context.Context) error {
+	if s.closing.Err() != nil {
+		return errors.New("shutting down")
+	}
+	if len(s.voices.List("")) == 0 {
+		return errors.New("no voices loaded")
+	}
+	if p, ok := s.store.(Pinger); ok {
+		if err := p.Ping(ctx); err != nil {
+			return errors.New("store unreachable: " + err.Error())
+		}
+	}
+	if s.ready != nil {
+		return s.ready(ctx)
+	}
+	return nil
+}
+
+// healthz answers GET /healthz: the process is alive and serving HTTP.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, wire.Health{Status: "ok"})
+	return nil
+}
+
+// readyz answers GET /readyz with Ready: 200, or 503 saying why not.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.Ready(ctx); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, wire.Health{Status: "unavailable", Reason: err.Error()})
+		return nil
+	}
+	writeJSON(w, http.StatusOK, wire.Health{Status: "ok"})
+	return nil
+}

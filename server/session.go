@@ -1,0 +1,397 @@
+package server
+
+// Sign-in with a password, for the playground: a server-side session
+// named by a random token in an HttpOnly cookie, CSRF tokens derived
+// from it, and throttled attempts. API clients never see any of it: a
+// session is not a bearer key.
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tags"
+)
+
+// SessionCookie is the name of the playground's sign-in cookie.
+const SessionCookie = "voxkit_session"
+
+// SessionLifetime is how long a sign-in lasts.
+const SessionLifetime = 7 * 24 * time.Hour
+
+// csrfHeader carries the session's CSRF token on every state-changing
+// request made with the cookie.
+const csrfHeader = "X-CSRF-Token"
+
+// Sign-in throttling: failed attempts per account and per client
+// address, each a bucket refilled one attempt at a time.
+var (
+	accountAttempts = rate{burst: 10, every: 30 * time.Second}
+	addressAttempts = rate{burst: 30, every: 2 * time.Second}
+)
+
+// maxHashing bounds concurrent password hashing: each argon2id hash
+// takes 19 MiB and tens of milliseconds of CPU.
+const maxHashing = 2
+
+// newSessionToken returns a random cookie token: 256 bits, base64url.
+func newSessionToken() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+// csrfToken derives a session's CSRF token from its cookie token. A page
+// of another site can neither read the cookie nor the JSON that carries
+// this token (CORS never allows credentials here), so it cannot send it.
+func csrfToken(sessionToken string) string {
+	h := sha256.Sum256([]byte("voxkit csrf\x00" + sessionToken))
+	return base64.RawURLEncoding.EncodeToString(h[:])
+}
+
+// safeMethod reports whether a request of method changes nothing, so
+// needs no CSRF token.
+func safeMethod(method string) bool {
+	return method == http.MethodGet || method == http.MethodHead || method == http.MethodOptions
+}
+
+// sessionToken returns the token of r's session cookie, "" if it has
+// none or the server keeps no sessions.
+func (s *Server) sessionToken(r *http.Request) string {
+	if s.logins == nil {
+		return ""
+	}
+	c, err := r.Cookie(SessionCookie)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+// admitSession returns the account of the live session of token, and
+// checks the CSRF token of a state-changing request.
+func (s *Server) admitSession(r *http.Request, token string) (string, *wire.Error) {
+	ss, err := s.logins.Session(r.Context(), store.HashKey(token))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return "", wire.SessionExpired()
+	case err != nil:
+		s.log.Error("server: reading session", "err", err, "request_id", RequestID(r.Context()))
+		return "", wire.Internal(RequestID(r.Context()))
+	}
+	if !safeMethod(r.Method) && subtle.ConstantTimeCompare([]byte(r.Header.Get(csrfHeader)), []byte(csrfToken(token))) != 1 {
+		return "", wire.BadCSRFToken()
+	}
+	return ss.Account, nil
+}
+
+// getSession answers GET /v1/session: who is signed in, if anyone.
+func (s *Server) getSession(w http.ResponseWriter, r *http.Request) error {
+	out := wire.Session{Object: "session", Signup: s.signup}
+	if token := s.sessionToken(r); token != "" {
+		ss, err := s.logins.Session(r.Context(), store.HashKey(token))
+		switch {
+		case err == nil:
+			out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, ss.Account, csrfToken(token), ss.Expires.Unix()
+			info(r.Context()).account = ss.Account
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// signIn answers POST /v1/session: the password checked, a new session
+// and its cookie.
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request) error {
+	body, werr := s.readBody(w, r)
+	if werr != nil {
+		return werr
+	}
+	in, err := wire.ParseSignIn(body, "account")
+	if err != nil {
+		return wire.ToError(err, "")
+	}
+	if werr := s.checkPassword(w, r, in.Account, in.Password); werr != nil {
+		return werr
+	}
+	out, err := s.startSession(w, r, in.Account)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// signOut answers DELETE /v1/session: the session ended and its cookie
+// cleared. Without a live session there is nothing to end.
+func (s *Server) signOut(w http.ResponseWriter, r *http.Request) error {
+	token := s.sessionToken(r)
+	if token != "" {
+		if _, werr := s.admitSession(r, token); werr != nil && werr.Code == wire.CodeBadCSRFToken {
+			return werr
+		}
+		if err := s.logins.DeleteSession(r.Context(), store.HashKey(token)); err != nil {
+			return err
+		}
+	}
+	s.setCookie(w, r, "", time.Time{})
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// changePassword answers POST /v1/account/password: the current password
+// checked, the new one stored, every session of the account ended, and a
+// new one started when the request came with the cookie.
+func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
+	body, werr := s.readBody(w, r)
+	if werr != nil {
+		return werr
+	}
+	pc, err := wire.ParsePasswordChange(body)
+	if err != nil {
+		return wire.ToError(err, "")
+	}
+	if len([]rune(pc.New)) < store.MinPasswordLen {
+		return wire.WeakPassword("new_password", store.MinPasswordLen)
+	}
+	account := info(r.Context()).account
+	if werr := s.checkPassword(w, r, account, pc.Current); werr != nil {
+		if werr.Code == wire.CodeInvalidCredentials {
+			return &wire.Error{Status: http.StatusBadRequest, Type: wire.TypeInvalidRequest, Code: wire.CodeInvalidCredentials,
+				Param: "current_password", Message: "The current password is wrong."}
+		}
+		return werr
+	}
+	if err := s.setPassword(r.Context(), account, pc.New); err != nil {
+		return err
+	}
+	out := wire.Session{Object: "session", Signup: s.signup}
+	if s.sessionToken(r) != "" {
+		if out, err = s.startSession(w, r, account); err != nil {
+			return err
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// setPassword hashes password and stores it, ending account's sessions.
+func (s *Server) setPassword(ctx context.Context, account, password string) error {
+	if err := s.acquireHashing(ctx); err != nil {
+		return err
+	}
+	hash, err := store.HashPassword(password)
+	<-s.hashing
+	if err != nil {
+		return err
+	}
+	return s.logins.SetPassword(ctx, account, hash)
+}
+
+// startSession stores a new session of account and sets its cookie.
+func (s *Server) startSession(w http.ResponseWriter, r *http.Request, account string) (wire.Session, error) {
+	token, err := newSessionToken()
+	if err != nil {
+		return wire.Session{}, err
+	}
+	now := time.Now()
+	ss := store.Session{TokenHash: store.HashKey(token), Account: account, Created: now, Expires: now.Add(SessionLifetime)}
+	if err := s.logins.CreateSession(r.Context(), ss); err != nil {
+		return wire.Session{}, err
+	}
+	s.setCookie(w, r, token, ss.Expires)
+	info(r.Context()).account = account
+	return wire.Session{Object: "session", SignedIn: true, Account: account, CSRFToken: csrfToken(token),
+		ExpiresAt: ss.Expires.Unix(), Signup: s.signup}, nil
+}
+
+// setCookie sets the session cookie to token until expires, or clears it
+// when token is "".
+func (s *Server) setCookie(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
+	c := &http.Cookie{Name: SessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
+		Secure: r.TLS != nil, Expires: expires}
+	if token == "" {
+		c.MaxAge = -1
+	}
+	http.SetCookie(w, c)
+}
+
+// checkPassword checks account's password under the throttle. Every
+// refusal says the same whether the account exists or not, and takes as
+// long.
+func (s *Server) checkPassword(w http.ResponseWriter, r *http.Request, account, password string) *wire.Error {
+	keys := []throttleKey{{"account " + account, accountAttempts}, {"address " + clientAddress(r), addressAttempts}}
+	if wait := s.throttle.wait(keys...); wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
+		return wire.TooManyAttempts(wait)
+	}
+	hash, err := s.logins.PasswordHash(r.Context(), account)
+	known := err == nil
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		hash = decoyHash()
+	case err != nil:
+		s.log.Error("server: reading password", "err", err, "request_id", RequestID(r.Context()))
+		return wire.Internal(RequestID(r.Context()))
+	}
+	if err := s.acquireHashing(r.Context()); err != nil {
+		return wire.ToError(err, "")
+	}
+	ok, err := store.CheckPassword(hash, password)
+	<-s.hashing
+	if err != nil {
+		s.log.Error("server: stored password hash", "account", account, "err", err)
+	}
+	if !ok || !known {
+		s.throttle.fail(keys...)
+		s.log.Info("server: sign-in refused", "account", printable(account), "address", clientAddress(r), "request_id", RequestID(r.Context()))
+		return wire.InvalidCredentials()
+	}
+	return nil
+}
+
+func (s *Server) acquireHashing(ctx context.Context) error {
+	select {
+	case s.hashing <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// decoyHash is a hash no password matches, checked for accounts that do
+// not exist so that they answer as slowly as those that do.
+var decoyHash = sync.OnceValue(func() string {
+	h, err := store.HashPassword(base64.RawURLEncoding.EncodeToString([]byte(time.Now().String())))
+	if err != nil {
+		panic("server: " + err.Error())
+	}
+	return h
+})
+
+// clientAddress is the address sign-ins are throttled by: the peer's IP,
+// an IPv6 one cut to its /64 (one host's share). Behind a proxy it is the
+// proxy's; X-Forwarded-For is not trusted.
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return host
+	}
+	if ip.To4() == nil {
+		return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
+	}
+	return ip.String()
+}
+
+// listTags answers GET /v1/tags: the audio tag vocabulary, for the
+// playground's palette. It needs no credentials.
+func (s *Server) listTags(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, wire.FromTags(tags.Vocabulary()))
+	return nil
+}
+
+// rate is a throttle bucket's shape: burst attempts, one more every
+// period.
+type rate struct {
+	burst int
+	every time.Duration
+}
+
+type throttleKey struct {
+	key  string
+	rate rate
+}
+
+// maxBuckets bounds the throttle's memory: past it, full buckets (which
+// hold nothing worth keeping) are dropped, then arbitrary ones.
+const maxBuckets = 100_000
+
+// throttle counts failed attempts per key.
+type throttle struct {
+	mu      sync.Mutex
+	buckets map[string]*bucket
+	now     func() time.Time
+}
+
+// bucket holds the attempts left at a time, and when it is full again.
+type bucket struct {
+	left     float64
+	at, full time.Time
+}
+
+func newThrottle() *throttle {
+	return &throttle{buckets: make(map[string]*bucket), now: time.Now}
+}
+
+// level returns the attempts key has left now.
+func (t *throttle) level(k throttleKey, now time.Time) float64 {
+	b, ok := t.buckets[k.key]
+	if !ok {
+		return float64(k.rate.burst)
+	}
+	return min(float64(k.rate.burst), b.left+float64(now.Sub(b.at))/float64(k.rate.every))
+}
+
+// wait returns how long until every key has an attempt left; 0 if they
+// all have one now.
+func (t *throttle) wait(keys ...throttleKey) time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.now()
+	var wait time.Duration
+	for _, k := range keys {
+		if left := t.level(k, now); left < 1 {
+			wait = max(wait, time.Duration((1-left)*float64(k.rate.every)))
+		}
+	}
+	return wait
+}
+
+// fail takes an attempt from each key.
+func (t *throttle) fail(keys ...throttleKey) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.now()
+	if len(t.buckets) >= maxBuckets {
+		t.prune(now)
+	}
+	for _, k := range keys {
+		left := t.level(k, now) - 1
+		full := now.Add(time.Duration((float64(k.rate.burst) - left) * float64(k.rate.every)))
+		t.buckets[k.key] = &bucket{left: left, at: now, full: full}
+	}
+}
+
+// prune drops the buckets that have refilled, then, if that is not
+// enough, arbitrary ones down to half of maxBuckets.
+func (t *throttle) prune(now time.Time) {
+	for key, b := range t.buckets {
+		if !now.Before(b.full) {
+			delete(t.buckets, key)
+		}
+	}
+	for key := range t.buckets {
+		if len(t.buckets) <= maxBuckets/2 {
+			break
+		}
+		delete(t.buckets, key)
+	}
+}

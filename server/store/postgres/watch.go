@@ -1,0 +1,73 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/voxkit/voxkit/server/store"
+)
+
+var _ store.VoiceWatcher = (*Store)(nil)
+
+// voiceChannel is the NOTIFY channel of clone changes. A notification is
+// sent in the transaction of the change, so it is delivered when (and
+// only if) the change commits.
+const voiceChannel = "voxkit_voices"
+
+// voiceChange is a notification's payload.
+type voiceChange struct {
+	Account string `json:"account"`
+	ID      string `json:"id"`
+}
+
+func notifyVoice(ctx context.Context, tx pgx.Tx, account, id string) error {
+	payload, _ := json.Marshal(voiceChange{Account: account, ID: id})
+	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", voiceChannel, string(payload))
+	return err
+}
+
+// WatchVoices implements store.VoiceWatcher with LISTEN on a connection
+// of its own (taken out of the pool). When the connection is lost it
+// reconnects, waiting up to 5 s between attempts, and reports ("", "")
+// once it listens again: what changed meanwhile is not known.
+func (s *Store) WatchVoices(ctx context.Context, changed func(account, id string)) {
+	wait := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		if s.listen(ctx, changed) {
+			wait = 100 * time.Millisecond
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+}
+
+// listen listens until its connection fails or ctx ends; it reports
+// whether it got as far as listening.
+func (s *Store) listen(ctx context.Context, changed func(account, id string)) bool {
+	pc, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return false
+	}
+	conn := pc.Hijack() // a listening connection never goes back to the pool
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "LISTEN "+voiceChannel); err != nil {
+		return false
+	}
+	changed("", "")
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return true
+		}
+		var c voiceChange
+		if json.Unmarshal([]byte(n.Payload), &c) == nil && c.Account != "" {
+			changed(c.Account, c.ID)
+		}
+	}
+}

@@ -1,0 +1,388 @@
+package upstream_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/server/upstream"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
+)
+
+const workerKey = "worker-key"
+
+var quiet = slog.New(slog.DiscardHandler)
+
+// worker starts an ordinary voxkit server on espeak-ng that admits
+// workerKey, as a fleet's workers would.
+func worker(t testing.TB) *httptest.Server {
+	t.Helper()
+	es, err := espeak.New(espeak.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"espeak": es}, CloseEngines: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Options{Synthesizer: synth, Logger: quiet,
+		Authenticate: func(r *http.Request) (string, error) {
+			if r.Header.Get("Authorization") != "Bearer "+workerKey {
+				return "", errors.New("not the gateway")
+			}
+			return "gateway", nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() { ts.Close(); synth.Close() })
+	return ts
+}
+
+// deadURL is an address where nothing listens.
+func deadURL(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+	return "http://" + ln.Addr().String()
+}
+
+func newPool(t testing.TB, urls ...string) *upstream.Pool {
+	t.Helper()
+	p, err := upstream.New(context.Background(), upstream.Options{URLs: urls, Key: workerKey, CheckEvery: 50 * time.Millisecond, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// speak runs one Synthesize and returns its samples and words.
+func speak(p *upstream.Pool, text string) ([]float32, []engine.Word, error) {
+	var samples []float32
+	var words []engine.Word
+	err := p.Synthesize(context.Background(), engine.Request{Voice: "en-us", Text: text, Words: true}, func(c engine.Chunk) error {
+		if c.SampleRate != upstream.SampleRate {
+			return fmt.Errorf("rate %d", c.SampleRate)
+		}
+		samples = append(samples, c.Samples...)
+		words = append(words, c.Words...)
+		return nil
+	})
+	return samples, words, err
+}
+
+// TestPoolSpeaksAndRetries: the voices are the workers'; speech comes
+// back with its words; a worker that is gone is skipped, and one that
+// dies is retried around and taken out of rotation until it is back.
+func TestPoolSpeaksAndRetries(t *testing.T) {
+	a, b := worker(t), worker(t)
+	p := newPool(t, a.URL, b.URL, deadURL(t))
+	vs, _ := p.Voices(context.Background())
+	if len(vs) < 10 || !strings.Contains(fmt.Sprint(vs), "en-us") {
+		t.Fatalf("voices: %v", vs)
+	}
+	text := "Hello from the workers. And again."
+	samples, words, err := speak(p, text)
+	if err != nil || len(samples) < upstream.SampleRate {
+		t.Fatalf("%d samples, %v", len(samples), err)
+	}
+	var said []string
+	for _, w := range words {
+		said = append(said, text[w.Start:w.End])
+		if w.From >= w.To || w.To > len(samples) {
+			t.Errorf("word %q at samples [%d, %d) of %d", text[w.Start:w.End], w.From, w.To, len(samples))
+		}
+	}
+	if strings.Join(said, " ") != "Hello from the workers And again" {
+		t.Errorf("words %q", said)
+	}
+	// One worker dies: every request still succeeds.
+	a.CloseClientConnections()
+	a.Close()
+	for range 4 {
+		if _, _, err := speak(p, "Still here."); err != nil {
+			t.Fatalf("with a worker gone: %v", err)
+		}
+	}
+	if err := p.Ready(context.Background()); err != nil {
+		t.Fatalf("ready with one worker: %v", err)
+	}
+	// All gone: an error, and not ready.
+	b.Close()
+	if _, _, err := speak(p, "Anyone?"); !errors.Is(err, upstream.ErrNoWorker) {
+		t.Fatalf("no worker: %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for p.Ready(context.Background()) == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("still ready with every worker gone")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestPoolBackInRotation: a worker whose health check passes again takes
+// requests again.
+func TestPoolBackInRotation(t *testing.T) {
+	var down sync.Mutex
+	fail := false
+	inner := worker(t)
+	flaky := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		down.Lock()
+		f := fail
+		down.Unlock()
+		if f {
+			http.Error(w, `{"error":{"message":"down"}}`, http.StatusServiceUnavailable)
+			return
+		}
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, inner.URL+r.URL.Path, r.Body)
+		req.Header = r.Header.Clone()
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer res.Body.Close()
+		for k, v := range res.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(res.StatusCode)
+		io.Copy(flushWriter{w}, res.Body)
+	}))
+	defer flaky.Close()
+	p := newPool(t, flaky.URL)
+	down.Lock()
+	fail = true
+	down.Unlock()
+	if _, _, err := speak(p, "Down now."); err == nil {
+		t.Fatal("spoke through a failing worker")
+	}
+	down.Lock()
+	fail = false
+	down.Unlock()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, _, err := speak(p, "Back again."); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the worker never came back into rotation")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type flushWriter struct{ w http.ResponseWriter }
+
+func (f flushWriter) Write(b []byte) (int, error) {
+	n, err := f.w.Write(b)
+	http.NewResponseController(f.w).Flush()
+	return n, err
+}
+
+// TestPoolMidStreamFailure: a worker that breaks after a sentence of audio
+// has emitted nothing (a piece is emitted whole), so the piece goes to
+// another worker, and the broken one leaves rotation.
+func TestPoolMidStreamFailure(t *testing.T) {
+	good := worker(t)
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/audio/speech" {
+			// Health and voices: ask the good worker.
+			req, _ := http.NewRequest(r.Method, good.URL+r.URL.Path, nil)
+			req.Header = r.Header.Clone()
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				http.Error(w, err.Error(), 502)
+				return
+			}
+			defer res.Body.Close()
+			w.WriteHeader(res.StatusCode)
+			io.Copy(w, res.Body)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		if !strings.Contains(string(body), `"stream_format":"sse"`) {
+			// Bare pcm: a first sentence's audio, then nothing.
+			w.Header().Set("Content-Type", "audio/pcm")
+			w.Write(make([]byte, 4800))
+			http.NewResponseController(w).Flush()
+			panic(http.ErrAbortHandler)
+		}
+		// A first sentence's audio and words, then nothing.
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(wire.SSEDelta(make([]byte, 4800)))
+		w.Write([]byte("data: {\"type\":\"speech.timestamps\",\"index\":0,\"words\":[]}\n\n"))
+		http.NewResponseController(w).Flush()
+		panic(http.ErrAbortHandler) // the connection breaks
+	}))
+	defer broken.Close()
+
+	// Alone, it fails the piece, with nothing emitted.
+	alone := newPool(t, broken.URL)
+	for _, words := range []bool{false, true} { // bare pcm, SSE
+		var got int
+		err := alone.Synthesize(context.Background(), engine.Request{Voice: "en-us", Text: "Broken halfway. Second part.", Words: words},
+			func(c engine.Chunk) error {
+				got += len(c.Samples)
+				return nil
+			})
+		if err == nil || got != 0 {
+			t.Fatalf("a broken stream alone (words %v): %v, %d samples emitted", words, err, got)
+		}
+	}
+	if alone.Ready(context.Background()) == nil {
+		t.Error("the broken worker is still in rotation")
+	}
+	// With a good worker beside it, the piece is spoken whole.
+	p := newPool(t, broken.URL, good.URL)
+	for range 3 {
+		var samples []float32
+		err := p.Synthesize(context.Background(), engine.Request{Voice: "en-us", Text: "Broken halfway. Second part."}, func(c engine.Chunk) error {
+			samples = append(samples, c.Samples...)
+			return nil
+		})
+		if err != nil || len(samples) < upstream.SampleRate {
+			t.Fatalf("bare pcm with a good worker: %d samples, %v", len(samples), err)
+		}
+		samples, _, err = speak(p, "Broken halfway. Second part.")
+		if err != nil || len(samples) < upstream.SampleRate {
+			t.Fatalf("with a good worker: %d samples, %v", len(samples), err)
+		}
+	}
+}
+
+// TestGatewayServer: a voxkit server on the pool is a gateway: speech in
+// every format, 502 proxy_error when no worker can speak, and /readyz
+// following the workers.
+func TestGatewayServer(t *testing.T) {
+	w := worker(t)
+	p := newPool(t, w.URL)
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"upstream": p}, MaxParallel: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := server.New(server.Options{Synthesizer: synth, Gateway: true, Ready: p.Ready, Logger: quiet,
+		Authenticate: func(*http.Request) (string, error) { return "caller", nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(gw)
+	defer ts.Close()
+	post := func(body string) *http.Response {
+		t.Helper()
+		res, err := http.Post(ts.URL+"/v1/audio/speech", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	for _, f := range []string{"wav", "flac", "pcm"} {
+		res := post(`{"model":"tts-1","voice":"en-us","input":"Through the gateway.","response_format":"` + f + `"}`)
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || len(b) < 10000 {
+			t.Errorf("%s: %d, %d bytes", f, res.StatusCode, len(b))
+		}
+		if up := res.Header.Get("x-upstream-ms") + res.Trailer.Get("x-upstream-ms"); up == "" {
+			t.Errorf("%s: no x-upstream-ms", f)
+		}
+	}
+	// Word timestamps pass through the gateway.
+	res := post(`{"model":"tts-1","voice":"en-us","input":"Words come through.","stream_format":"sse","timestamps":"word"}`)
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(b), `"speech.timestamps"`) || !strings.Contains(string(b), `"word":"through"`) {
+		t.Errorf("SSE with timestamps through the gateway: %.600s", b)
+	}
+	if res, _ := http.Get(ts.URL + "/readyz"); res.StatusCode != 200 {
+		t.Errorf("readyz with a worker: %d", res.StatusCode)
+	}
+	w.Close()
+	res = post(`{"model":"tts-1","voice":"en-us","input":"Nobody there.","response_format":"wav"}`)
+	b, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 502 || !strings.Contains(string(b), `"proxy_error"`) {
+		t.Errorf("no worker: %d %s", res.StatusCode, b)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		res, _ := http.Get(ts.URL + "/readyz")
+		res.Body.Close()
+		if res.StatusCode == 503 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("readyz stays 200 with no worker")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestGatewayCutsWhenNoWorkerIsLeft: when the last worker goes away in the
+// middle of a response, a pcm stream already begun is cut short (no
+// trailers), and an SSE stream ends with an error event.
+func TestGatewayCutsWhenNoWorkerIsLeft(t *testing.T) {
+	input := strings.Repeat("This sentence is one of many. ", 60)
+	for _, tc := range []struct{ name, body string }{
+		{"pcm", `{"model":"tts-1","voice":"en-us","input":"` + input + `","response_format":"pcm"}`},
+		{"sse", `{"model":"tts-1","voice":"en-us","input":"` + input + `","stream_format":"sse"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := worker(t)
+			p := newPool(t, w.URL)
+			synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"upstream": p}, MaxParallel: 8})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gw, err := server.New(server.Options{Synthesizer: synth, Gateway: true, Ready: p.Ready, Logger: quiet,
+				Authenticate: func(*http.Request) (string, error) { return "caller", nil }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(gw)
+			defer ts.Close()
+			res, err := http.Post(ts.URL+"/v1/audio/speech", "application/json", strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			if res.StatusCode != 200 {
+				t.Fatalf("status %d", res.StatusCode)
+			}
+			first := make([]byte, 1000)
+			if _, err := io.ReadFull(res.Body, first); err != nil {
+				t.Fatal(err)
+			}
+			w.CloseClientConnections()
+			w.Close() // the only worker is gone
+			rest, err := io.ReadAll(res.Body)
+			switch tc.name {
+			case "pcm":
+				if err == nil || res.Trailer.Get("x-upstream-ms") != "" {
+					t.Errorf("pcm stream ended cleanly (%v, trailer %q) after %d more bytes: want it cut", err, res.Trailer.Get("x-upstream-ms"), len(rest))
+				}
+			case "sse":
+				if !strings.Contains(string(rest), `"proxy_error"`) || strings.Contains(string(rest), "[DONE]") {
+					t.Errorf("SSE stream's end: %.300q", rest[max(0, len(rest)-300):])
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,150 @@
+package wire
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/voxkit/voxkit/tags"
+)
+
+// Session is the body of GET, POST /v1/session and of a password change:
+// whether the browser is signed in and, if so, as whom, with the token
+// its state-changing requests send in the X-CSRF-Token header. Signup
+// tells a page that is not signed in whether it may offer to create an
+// account.
+type Session struct {
+	Object    string `json:"object"` // "session"
+	SignedIn  bool   `json:"signed_in"`
+	Account   string `json:"account,omitempty"`
+	CSRFToken string `json:"csrf_token,omitempty"`
+	ExpiresAt int64  `json:"expires_at,omitempty"`
+	Signup    bool   `json:"signup"`
+}
+
+// SignIn is the body of POST /v1/session, and of POST /v1/accounts when
+// the store keeps passwords.
+type SignIn struct {
+	Account  string
+	Password string
+}
+
+// MaxPassword is the longest password accepted, in bytes: hashing is
+// costly enough without megabyte inputs.
+const MaxPassword = 256
+
+// ParseSignIn reads {"account": "local", "password": "..."}; field names
+// the account ("account" to sign in, "name" to sign up).
+func ParseSignIn(body []byte, field string) (SignIn, error) {
+	raw, err := decodeObject(body, `{"`+field+`":"local","password":"..."}`)
+	if err != nil {
+		return SignIn{}, err
+	}
+	var in SignIn
+	if in.Account, err = nameField(raw, field, 64); err != nil {
+		return SignIn{}, err
+	}
+	if in.Account == "" {
+		return SignIn{}, BadRequest(CodeMissingParameter, field, "Missing required parameter: '%s'.", field)
+	}
+	if in.Password, err = requiredString(raw, "password", MaxPassword); err != nil {
+		return SignIn{}, err
+	}
+	return in, nil
+}
+
+// PasswordChange is the body of POST /v1/account/password.
+type PasswordChange struct {
+	Current, New string
+}
+
+// ParsePasswordChange reads {"current_password": "...", "new_password":
+// "..."}.
+func ParsePasswordChange(body []byte) (PasswordChange, error) {
+	raw, err := decodeObject(body, `{"current_password":"...","new_password":"..."}`)
+	if err != nil {
+		return PasswordChange{}, err
+	}
+	var pc PasswordChange
+	if pc.Current, err = requiredString(raw, "current_password", MaxPassword); err != nil {
+		return PasswordChange{}, err
+	}
+	if pc.New, err = requiredString(raw, "new_password", MaxPassword); err != nil {
+		return PasswordChange{}, err
+	}
+	return pc, nil
+}
+
+// requiredString reads a string field that must be present, non-empty
+// and at most maxLen bytes.
+func requiredString(raw map[string]json.RawMessage, field string, maxLen int) (string, error) {
+	s, ok, err := stringField(raw, field)
+	switch {
+	case err != nil:
+		return "", err
+	case !ok || s == "":
+		return "", BadRequest(CodeMissingParameter, field, "Missing required parameter: '%s'.", field)
+	case len(s) > maxLen:
+		return "", BadRequest(CodeStringTooLong, field, "%s is longer than %d bytes.", field, maxLen)
+	}
+	return s, nil
+}
+
+// InvalidCredentials is the 401 of a failed sign-in. It does not say
+// whether the account exists.
+func InvalidCredentials() *Error {
+	return &Error{Status: http.StatusUnauthorized, Type: TypeInvalidRequest, Code: CodeInvalidCredentials,
+		Message: "Wrong account name or password."}
+}
+
+// TooManyAttempts is the 429 of a sign-in refused by throttling; the
+// caller sets Retry-After.
+func TooManyAttempts(retry time.Duration) *Error {
+	return &Error{Status: http.StatusTooManyRequests, Type: TypeInvalidRequest, Code: CodeTooManyAttempts,
+		Message: fmt.Sprintf("Too many failed sign-ins; try again in %s seconds.", strconv.Itoa(int(retry.Seconds()+0.999)))}
+}
+
+// BadCSRFToken is the 403 of a state-changing request made with the
+// session cookie but without the session's X-CSRF-Token header: a form
+// or script of another site.
+func BadCSRFToken() *Error {
+	return &Error{Status: http.StatusForbidden, Type: TypePermission, Code: CodeBadCSRFToken,
+		Message: "This request was made with the playground's sign-in cookie but without its X-CSRF-Token header; reload the playground."}
+}
+
+// SessionExpired is the 401 of a request whose session cookie names no
+// live session (signed out, expired or ended by a password change).
+func SessionExpired() *Error {
+	return &Error{Status: http.StatusUnauthorized, Type: TypeInvalidRequest, Code: CodeSessionExpired,
+		Message: "Your sign-in has ended; sign in again."}
+}
+
+// WeakPassword is the 400 of a new password shorter than min characters.
+func WeakPassword(param string, min int) *Error {
+	return BadRequest(CodeStringTooShort, param, "The password must have at least %d characters.", min)
+}
+
+// Tag is one audio tag of GET /v1/tags.
+type Tag struct {
+	Name        string `json:"name"`
+	Kind        string `json:"kind"`
+	Example     string `json:"example"`
+	Description string `json:"description"`
+}
+
+// TagList is the body of GET /v1/tags.
+type TagList struct {
+	Object string `json:"object"` // "list"
+	Data   []Tag  `json:"data"`
+}
+
+// FromTags converts the tag vocabulary.
+func FromTags(ts []tags.TagInfo) TagList {
+	l := TagList{Object: "list", Data: make([]Tag, 0, len(ts))}
+	for _, t := range ts {
+		l.Data = append(l.Data, Tag{Name: t.Name, Kind: t.Kind, Example: t.Example, Description: t.Doc})
+	}
+	return l
+}

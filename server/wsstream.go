@@ -1,0 +1,112 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
+)
+
+// DefaultMaxBufferDelay is how long text of an input stream that does not
+// end a sentence waits for more before it is spoken, when the
+// speech.create names no max_buffer_delay_ms (Cartesia's default).
+const DefaultMaxBufferDelay = 3 * time.Second
+
+// DefaultWSContextIdle is how long an input stream may go without an
+// input message before it is closed with an idle_timeout error; a shorter
+// Options.WSIdleTimeout shortens it.
+const DefaultWSContextIdle = time.Minute
+
+// idleError ends an input stream that received no input for too long.
+type idleError struct{ after time.Duration }
+
+func (e *idleError) Error() string { return fmt.Sprintf("server: input stream idle for %v", e.after) }
+
+func (e *idleError) wire() *wire.Error {
+	return wire.BadRequest(wire.CodeIdleTimeout, "",
+		"The input stream received no input.append, input.flush or input.done for %v: it is closed, and the audio of its text so far was sent. Open a new one to go on.", e.after)
+}
+
+// inputStream runs an input stream: it synthesizes each sentence of the
+// text as soon as its end is known, speaks an unfinished tail after the
+// stream's max_buffer_delay_ms, answers each input.flush with flush.done
+// after the audio of the text before it, and ends at input.done (or at
+// shutdown, once the text so far is spoken). rctx is cancelled by
+// speech.cancel; ctx ends with the session.
+//
+// It sets sp.Input to all the text the stream received.
+func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp *wire.Speech, req tts.Request, w *wsWriter) (tts.Result, error) {
+	delay := DefaultMaxBufferDelay
+	if sp.MaxBufferDelayMS != nil {
+		delay = time.Duration(*sp.MaxBufferDelayMS) * time.Millisecond
+	}
+	idleAfter := DefaultWSContextIdle
+	if ws.s.wsIdle > 0 && ws.s.wsIdle < idleAfter {
+		idleAfter = ws.s.wsIdle
+	}
+	ts, err := ws.s.synth.StreamText(rctx, w, req)
+	if err != nil {
+		return tts.Result{}, err
+	}
+	defer func() { sp.Input = ts.Text() }()
+	idle := time.NewTimer(idleAfter)
+	defer idle.Stop()
+	var buffered <-chan time.Time // fires when the tail has waited delay
+	var tail *time.Timer
+	defer func() {
+		if tail != nil {
+			tail.Stop()
+		}
+	}()
+	// watch arms the tail's timer when text starts waiting, and disarms
+	// it when none does.
+	watch := func() {
+		switch {
+		case ts.Buffered() == 0 && tail != nil:
+			tail.Stop()
+			tail, buffered = nil, nil
+		case ts.Buffered() > 0 && tail == nil:
+			tail = time.NewTimer(delay)
+			buffered = tail.C
+		}
+	}
+	for {
+		select {
+		case <-wc.wake:
+			for _, m := range wc.take() {
+				switch m.Type {
+				case wire.WSAppend:
+					_, err = ts.WriteString(m.Text)
+				case wire.WSFlush:
+					if err = ts.Flush(); err == nil {
+						err = ws.send(ctx, wire.WSFlushDoneMessage{Type: wire.WSFlushDone, ID: wc.id, FlushID: m.FlushID})
+					}
+				case wire.WSInputDone:
+					return ts.Close()
+				}
+				if err != nil {
+					return tts.Result{}, err
+				}
+			}
+			idle.Reset(idleAfter)
+		case <-buffered:
+			tail, buffered = nil, nil
+			if err := ts.Flush(); err != nil {
+				return tts.Result{}, err
+			}
+		case <-idle.C:
+			if _, err := ts.Close(); err != nil {
+				return tts.Result{}, err
+			}
+			return tts.Result{}, &idleError{after: idleAfter}
+		case <-ws.s.closing.Done():
+			return ts.Close()
+		case <-rctx.Done():
+			ts.Close()
+			return tts.Result{}, rctx.Err()
+		}
+		watch()
+	}
+}

@@ -1,0 +1,95 @@
+package tts
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/tags"
+)
+
+// Word is where a word of the input is heard in a request's audio.
+type Word struct {
+	// Word is the word as written in the input.
+	Word string
+	// Start and End are where the word is heard, from the start of the
+	// request's audio (pauses, events and earlier sentences included).
+	Start, End time.Duration
+	// CharStart and CharEnd index the input in characters (Unicode code
+	// points), tags included: the word is Input's characters
+	// [CharStart, CharEnd).
+	CharStart, CharEnd int
+	// Estimated is set when the engine estimated the timing rather than
+	// measured it (see docs/server.md, "Word timestamps").
+	Estimated bool
+}
+
+// SentenceDone describes a sentence whose audio has been written to the
+// request's writer (and flushed, when streaming).
+type SentenceDone struct {
+	// Index counts the sentences written, from 0. The first clause of a
+	// first sentence that QuickStart cut is a sentence of its own here.
+	Index int
+	// Start and End are where the sentence's audio lies in the request's
+	// audio.
+	Start, End time.Duration
+	// Words are its words in order, for engines that report word timings
+	// (espeak-ng measures them; see engine.Word); nil for others.
+	Words []Word
+}
+
+// locator finds words in the input, in order, and says where they are in
+// characters.
+type locator struct {
+	text  string // the input with its tags masked (tags.Mask)
+	pos   int    // bytes of text searched past
+	chars int    // characters before pos
+}
+
+// reset makes the locator search input, which continues what it searched
+// before (the text of a TextStream grows).
+func (l *locator) reset(input string) { l.text = tags.Mask(input) }
+
+// find returns the characters of the next occurrence of word, or an
+// empty span where the search stands when word is not there (its text was
+// rewritten).
+func (l *locator) find(word string) (start, end int) {
+	i := strings.Index(l.text[l.pos:], word)
+	if i < 0 || word == "" {
+		return l.chars, l.chars
+	}
+	start = l.chars + utf8.RuneCountInString(l.text[l.pos:l.pos+i])
+	end = start + utf8.RuneCountInString(word)
+	l.pos += i + len(word)
+	l.chars = end
+	return start, end
+}
+
+// partWords turns the words an engine reported for one text part into
+// Words. text is what the engine was asked to say, and original the
+// part's own text, which differs when it was respelled: its words then
+// go as one. at maps an engine sample offset to a time in the request's
+// audio.
+func (r *renderer) partWords(words []engine.Word, text, original string, at func(int) time.Duration) {
+	if len(words) == 0 {
+		return
+	}
+	if text != original {
+		first, last := words[0], words[len(words)-1]
+		est := false
+		for _, w := range words {
+			est = est || w.Estimated
+		}
+		original = strings.TrimSpace(original)
+		words, text = []engine.Word{{Start: 0, End: len(original), From: first.From, To: last.To, Estimated: est}}, original
+	}
+	for _, w := range words {
+		if w.Start < 0 || w.End > len(text) || w.Start >= w.End {
+			continue
+		}
+		word := text[w.Start:w.End]
+		cs, ce := r.loc.find(word)
+		r.words = append(r.words, Word{Word: word, Start: at(w.From), End: at(w.To), CharStart: cs, CharEnd: ce, Estimated: w.Estimated})
+	}
+}
