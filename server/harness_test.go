@@ -79,6 +79,9 @@ type envOptions struct {
 	metrics  prometheus.Registerer
 	limits   store.Limits
 	maxQueue int
+	// wrap, if set, gives the server its store in place of the SQLite one
+	// (which it may wrap).
+	wrap func(*sqlite.Store) store.Store
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -140,8 +143,12 @@ func newEnv(t testing.TB, o envOptions) *env {
 	for _, n := range server.OpenAIVoiceNames() {
 		aliases[n] = "en-us"
 	}
+	var served store.Store = st
+	if o.wrap != nil {
+		served = o.wrap(st)
+	}
 	e.srv, err = server.New(server.Options{
-		Synthesizer: synth, Store: st, Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout,
+		Synthesizer: synth, Store: served, Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout,
 		WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys,
 		MaxVoicesPerAccount: o.maxVoices, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
 	})

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/engine/espeak"
@@ -138,24 +140,40 @@ func TestReplicasShareState(t *testing.T) {
 		t.Fatalf("clone on A: %d %s", st, body)
 	}
 	speech := `{"model":"tts-1","voice":"fast-anna","input":"Made on the other server.","response_format":"pcm"}`
-	created := within(t, time.Second, "clone listed and spoken on B", func() bool {
-		_, models := b.call("GET", "/v1/models", admin, "")
-		if !strings.Contains(string(models), `"fast-anna"`) {
-			return false
-		}
-		st, _ := b.call("POST", "/v1/audio/speech", admin, speech)
-		return st == 200
-	})
+	listed := func(r *replica, id string) bool {
+		_, models := r.call("GET", "/v1/models", admin, "")
+		return strings.Contains(string(models), `"`+id+`"`)
+	}
+	created := within(t, time.Second, "clone listed on B", func() bool { return listed(b, "fast-anna") })
+	if st, body := b.call("POST", "/v1/audio/speech", admin, speech); st != 200 {
+		t.Fatalf("A's clone spoken on B: %d %s", st, body)
+	}
 	// Deleted on A, gone on B.
 	if st, body := a.call("DELETE", "/v1/voices/fast-anna", admin, ""); st != 200 {
 		t.Fatalf("delete on A: %d %s", st, body)
 	}
-	deleted := within(t, time.Second, "clone gone on B", func() bool {
-		_, models := b.call("GET", "/v1/models", admin, "")
-		st, _ := b.call("POST", "/v1/audio/speech", admin, speech)
-		return !strings.Contains(string(models), `"fast-anna"`) && st == 404
-	})
+	deleted := within(t, time.Second, "clone gone on B", func() bool { return !listed(b, "fast-anna") })
+	if st, body := b.call("POST", "/v1/audio/speech", admin, speech); st != 404 {
+		t.Errorf("A's deleted clone spoken on B: %d %s", st, body)
+	}
 	t.Logf("seen by the other replica after: revocation %v, clone %v, deletion %v", revoked, created, deleted)
+
+	// B's listening connection is cut (a database restart or a network
+	// failure would do it): B listens again and reloads the clones, so one
+	// made on A meanwhile reaches it too.
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var cut int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %') t").Scan(&cut); err != nil || cut != 2 {
+		t.Fatalf("cutting the replicas' listeners: %d, %v", cut, err)
+	}
+	if st, body := a.call("POST", "/v1/voices", admin, `{"id":"slow-bob","name":"Slow Bob","base_voice":"en-us","speed":0.8}`); st != 201 {
+		t.Fatalf("clone on A: %d %s", st, body)
+	}
+	within(t, 10*time.Second, "clone made while B reconnected listed on B", func() bool { return listed(b, "slow-bob") })
 }
 
 // TestLimitsAcrossReplicas: an account's concurrency limit holds across

@@ -168,6 +168,9 @@ type Server struct {
 	closing  context.Context
 	shutdown context.CancelFunc
 	sessions sync.WaitGroup
+	// watching counts the goroutine following the store's clone changes
+	// (store.VoiceWatcher), which ends with closing.
+	watching sync.WaitGroup
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -258,7 +261,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.closing, s.shutdown = context.WithCancel(context.Background())
 	if w, ok := s.store.(store.VoiceWatcher); ok {
-		go w.WatchVoices(s.closing, s.voiceChanged)
+		s.watching.Go(func() { w.WatchVoices(s.closing, s.voiceChanged) })
 	}
 
 	s.route("/v1/audio/speech", methods{http.MethodPost: s.authed(store.ScopeSpeech, s.speech)})
@@ -309,12 +312,15 @@ func DefaultAliases() map[string]string {
 }
 
 // Shutdown ends the WebSocket sessions — each finishes the utterance in
-// progress and is closed with status 1001 — and waits for them or for ctx.
+// progress and is closed with status 1001 — and stops following the
+// store's clone changes (store.VoiceWatcher), and waits for both or for
+// ctx. Once it has returned nil, only requests still being served call
+// the store.
 // http.Server.Shutdown does not track hijacked connections; call both.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.shutdown()
 	done := make(chan struct{})
-	go func() { s.sessions.Wait(); close(done) }()
+	go func() { s.sessions.Wait(); s.watching.Wait(); close(done) }()
 	select {
 	case <-done:
 		return nil

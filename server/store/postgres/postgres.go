@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -101,6 +102,14 @@ var migrations = []string{
 type Store struct {
 	pool *pgxpool.Pool
 	now  func() time.Time
+
+	// watchers counts the WatchVoices calls running; Close ends them
+	// (unwatch) and waits for them. mu guards closed and watchers.Add.
+	mu       sync.Mutex
+	closed   bool
+	unwatch  context.CancelFunc
+	watchCtx context.Context
+	watchers sync.WaitGroup
 }
 
 var _ store.Store = (*Store)(nil)
@@ -116,6 +125,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		return nil, fmt.Errorf("store: postgres: %w", err)
 	}
 	s := &Store{pool: pool, now: time.Now}
+	s.watchCtx, s.unwatch = context.WithCancel(context.Background())
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("store: postgres: %w", err)
@@ -155,8 +165,15 @@ func (s *Store) migrate(ctx context.Context) error {
 	})
 }
 
-// Close closes the pool's connections.
+// Close ends the running WatchVoices calls, waiting for them to return
+// (so it must not be called from their callback), and closes the pool's
+// connections. Calling it again does nothing.
 func (s *Store) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.unwatch()
+	s.watchers.Wait()
 	s.pool.Close()
 	return nil
 }

@@ -32,8 +32,21 @@ func notifyVoice(ctx context.Context, tx pgx.Tx, account, id string) error {
 // WatchVoices implements store.VoiceWatcher with LISTEN on a connection
 // of its own (taken out of the pool). When the connection is lost it
 // reconnects, waiting up to 5 s between attempts, and reports ("", "")
-// once it listens again: what changed meanwhile is not known.
+// once it listens again: what changed meanwhile is not known. It returns
+// when ctx ends or the store is closed.
 func (s *Store) WatchVoices(ctx context.Context, changed func(account, id string)) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.watchers.Add(1)
+	s.mu.Unlock()
+	defer s.watchers.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer context.AfterFunc(s.watchCtx, cancel)()
+	defer cancel()
+
 	wait := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		if s.listen(ctx, changed) {
