@@ -475,9 +475,7 @@ func testSessions(t *testing.T, su Suite) {
 	if !ok {
 		t.Skip("the store keeps no passwords (store.Sessions)")
 	}
-	if _, err := opened.CreateAccount(ctx, "ann"); err != nil {
-		t.Fatal(err)
-	}
+	accounts(t, opened, "ann", "bob")
 	if _, err := st.PasswordHash(ctx, "ann"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("no password yet: %v", err)
 	}
@@ -494,7 +492,8 @@ func testSessions(t *testing.T, su Suite) {
 	now := time.Now()
 	live := store.Session{TokenHash: store.HashKey("live"), Account: "ann", Created: now, Expires: now.Add(time.Hour)}
 	old := store.Session{TokenHash: store.HashKey("old"), Account: "ann", Created: now.Add(-2 * time.Hour), Expires: now.Add(-time.Hour)}
-	for _, s := range []store.Session{live, old} {
+	bobs := store.Session{TokenHash: store.HashKey("bob's"), Account: "bob", Created: now, Expires: now.Add(time.Hour)}
+	for _, s := range []store.Session{live, old, bobs} {
 		if err := st.CreateSession(ctx, s); err != nil {
 			t.Fatal(err)
 		}
@@ -527,6 +526,9 @@ func testSessions(t *testing.T, su Suite) {
 	}
 	if _, err := st.Session(ctx, live.TokenHash); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("session after a password change: %v", err)
+	}
+	if got, err := st.Session(ctx, bobs.TokenHash); err != nil || got.Account != "bob" {
+		t.Fatalf("ann's new password ended bob's session: %+v, %v", got, err)
 	}
 	if err := st.CreateSession(ctx, live); err != nil {
 		t.Fatal(err)
