@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -253,8 +254,11 @@ type Result struct {
 	// resampling, encoding and writing.
 	EngineTime time.Duration
 	// SynthesisTime is the time spent producing the audio: EngineTime
-	// plus tag effects, resampling and encoding. It leaves out parsing
-	// and validation and the time writes to w were blocked.
+	// plus tag effects, resampling and encoding, up to the encoder's
+	// final flush. It leaves out parsing and validation and the time
+	// writes to w were blocked, except for a complete clip written
+	// through to an io.WriterAt (see WriteClip), where writing is part
+	// of making the clip and counts.
 	SynthesisTime time.Duration
 	// Sentences is the number of sentences synthesized.
 	Sentences int
@@ -287,7 +291,8 @@ func (s *Synthesizer) SynthesizeRequest(ctx context.Context, req Request) ([]byt
 // WriteClip writes a complete clip of req to w: its header carries the
 // clip's exact length, so nothing reaches w until the end unless w is also
 // an io.WriterAt whose offset 0 is the clip's first byte (a new file, say),
-// which the clip is then written through to. Use Stream to have each
+// which the clip is then written through to (and the time that takes is
+// synthesis time: see Result.SynthesisTime). Use Stream to have each
 // sentence written as soon as it is ready. On error, what was written to w
 // is not a valid clip.
 func (s *Synthesizer) WriteClip(ctx context.Context, w io.Writer, req Request) (Result, error) {
@@ -429,6 +434,7 @@ func (s *Synthesizer) run(ctx context.Context, w io.Writer, prep *Prepared) (Res
 	if prep.req.Format.Streaming {
 		sentences = quickStart(sentences, s.quick)
 	}
+	defer o.release()
 	cut := len(sentences) > whole // the first sentence is two pieces
 	for i, sen := range sentences {
 		if err := o.sentence(ctx, sen, !cut || i > 0); err != nil {
@@ -455,6 +461,11 @@ type output struct {
 // newOutput starts the encoder of req's format on w.
 func (s *Synthesizer) newOutput(w io.Writer, req Request, v voices.Voice) (*output, error) {
 	o := &output{s: s, w: w, tw: &timedWriter{w: w}, onSpoken: req.OnSentence}
+	// A complete clip written through to an io.WriterAt (a file, a
+	// server's spool) is made there: nothing waits on a reader, and its
+	// writes, the encoder's header rewrite at Close among them, are
+	// synthesis.
+	o.tw.through = encode.WriterAt(w, req.Format) != nil
 	var enc encode.Encoder
 	err := o.timed(func() (err error) {
 		enc, err = s.formats.NewEncoder(o.tw.target(), req.Format)
@@ -464,11 +475,35 @@ func (s *Synthesizer) newOutput(w io.Writer, req Request, v voices.Voice) (*outp
 		return nil, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
 	}
 	o.p = &pipeline{enc: enc, outRate: req.Format.Rate(), max: s.maxAudio}
+	if b, ok := pipeBuffers.Get().(*pipeScratch); ok {
+		o.p.f32, o.p.held = b.f32, b.held
+	}
 	o.r = &renderer{s: s, req: req, voice: v, p: o.p, res: &o.res}
 	if req.OnSentence != nil {
 		o.r.loc = new(locator)
 	}
 	return o, nil
+}
+
+// release returns the pipeline's buffers for the next request's; o is
+// not used after.
+func (o *output) release() {
+	p := o.p
+	if cap(p.held) > 2*maxHeld { // a rare long part: let it go
+		p.held = nil
+	}
+	pipeBuffers.Put(&pipeScratch{f32: p.f32[:0], held: p.held[:0]})
+	p.f32, p.held = nil, nil
+}
+
+// pipeBuffers holds the sample buffers of finished requests' pipelines
+// (*pipeScratch): each request would otherwise grow its own, sentence by
+// sentence, to the size of its longest.
+var pipeBuffers sync.Pool
+
+type pipeScratch struct {
+	f32  []float32
+	held []int16
 }
 
 // timed runs f and adds its time, less blocked writes, to SynthesisTime:
@@ -689,13 +724,17 @@ func (p *pipeline) close() error {
 }
 
 // timedWriter adds up the time its Writes take: time blocked on the
-// destination, which is not synthesis.
+// destination, which is not synthesis, unless through is set.
 type timedWriter struct {
 	w       io.Writer
 	blocked time.Duration
+	through bool // a complete clip's io.WriterAt: writing it is synthesis
 }
 
 func (t *timedWriter) Write(b []byte) (int, error) {
+	if t.through {
+		return t.w.Write(b)
+	}
 	start := time.Now()
 	n, err := t.w.Write(b)
 	t.blocked += time.Since(start)
@@ -717,6 +756,9 @@ type timedWriterAt struct {
 }
 
 func (t timedWriterAt) WriteAt(b []byte, off int64) (int, error) {
+	if t.through {
+		return t.at.WriteAt(b, off)
+	}
 	start := time.Now()
 	n, err := t.at.WriteAt(b, off)
 	t.blocked += time.Since(start)

@@ -3,6 +3,7 @@ package dsp
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -106,6 +107,7 @@ func (r *Resampler) wanted() int64 {
 
 func (r *Resampler) drain(dst []float32, limit int64) []float32 {
 	n := 2 * r.half
+	dst = slices.Grow(dst, int(limit-r.out)) // once, not doubling
 	for r.out < limit && r.i+n < len(r.buf) {
 		dst = append(dst, dot(r.buf[r.i+1:r.i+1+n], r.phases[r.phase]))
 		r.out++
