@@ -218,6 +218,8 @@ func (e *flacEncoder) writeFrame() error {
 }
 
 func (e *flacEncoder) Close() error {
+	putS16(e.le)
+	e.le = nil
 	if e.err != nil {
 		return e.err
 	}
