@@ -477,6 +477,9 @@ func (s *Synthesizer) newOutput(w io.Writer, req Request, v voices.Voice) (*outp
 	o.p = &pipeline{enc: enc, outRate: req.Format.Rate(), max: s.maxAudio}
 	if b, ok := pipeBuffers.Get().(*pipeScratch); ok {
 		o.p.f32, o.p.held = b.f32, b.held
+		if b.outRate == o.p.outRate {
+			o.p.spare, o.p.spareRate = b.spare, b.inRate
+		}
 	}
 	o.r = &renderer{s: s, req: req, voice: v, p: o.p, res: &o.res}
 	if req.OnSentence != nil {
@@ -492,8 +495,12 @@ func (o *output) release() {
 	if cap(p.held) > 2*maxHeld { // a rare long part: let it go
 		p.held = nil
 	}
-	pipeBuffers.Put(&pipeScratch{f32: p.f32[:0], held: p.held[:0]})
-	p.f32, p.held = nil, nil
+	b := &pipeScratch{f32: p.f32[:0], held: p.held[:0], spare: p.spare, inRate: p.spareRate, outRate: p.outRate}
+	if p.rs != nil { // the request stopped short
+		b.spare, b.inRate = p.rs, p.inRate
+	}
+	pipeBuffers.Put(b)
+	p.f32, p.held, p.rs, p.spare = nil, nil, nil, nil
 }
 
 // pipeBuffers holds the sample buffers of finished requests' pipelines
@@ -502,8 +509,10 @@ func (o *output) release() {
 var pipeBuffers sync.Pool
 
 type pipeScratch struct {
-	f32  []float32
-	held []int16
+	f32             []float32
+	held            []int16
+	spare           *dsp.Resampler // from inRate to outRate, or nil
+	inRate, outRate int
 }
 
 // timed runs f and adds its time, less blocked writes, to SynthesisTime:
@@ -610,18 +619,20 @@ const maxHeld = 1 << 18
 // samples of a sentence are held until encode. It counts the samples it
 // writes and fails with ErrAudioTooLong once they pass max.
 type pipeline struct {
-	enc      encode.Encoder
-	outRate  int
-	max      time.Duration
-	inRate   int
-	rs       *dsp.Resampler
-	f32      []float32
-	held     []int16 // resampled, not yet encoded
-	written  int
-	base     int           // samples written before the current engine rate began
-	fed      int           // samples at the current engine rate given to the resampler
-	lastRate int           // the engine rate of the sentence before
-	emitTime time.Duration // time spent in emit during the current engine call
+	enc       encode.Encoder
+	outRate   int
+	max       time.Duration
+	inRate    int
+	rs        *dsp.Resampler
+	spare     *dsp.Resampler // a finished resampler from spareRate, for reuse
+	spareRate int
+	f32       []float32
+	held      []int16 // resampled, not yet encoded
+	written   int
+	base      int           // samples written before the current engine rate began
+	fed       int           // samples at the current engine rate given to the resampler
+	lastRate  int           // the engine rate of the sentence before
+	emitTime  time.Duration // time spent in emit during the current engine call
 }
 
 func (p *pipeline) emit(c engine.Chunk) error {
@@ -646,6 +657,7 @@ func (p *pipeline) endSentence() error {
 	}
 	err := p.write(p.rs.Flush(p.f32[:0]))
 	p.lastRate = p.inRate
+	p.spare, p.spareRate = p.rs, p.inRate
 	p.rs, p.inRate = nil, 0
 	return err
 }
@@ -672,12 +684,20 @@ func (p *pipeline) switchRate(rate int) error {
 		if err := p.write(p.rs.Flush(p.f32[:0])); err != nil {
 			return err
 		}
+		p.spare, p.spareRate = p.rs, p.inRate
+		p.rs = nil
 	}
-	rs, err := dsp.NewResampler(rate, p.outRate)
-	if err != nil {
-		return fmt.Errorf("tts: %w", err)
+	if p.spare != nil && p.spareRate == rate {
+		p.spare.Reset()
+		p.rs, p.spare = p.spare, nil
+	} else {
+		rs, err := dsp.NewResampler(rate, p.outRate)
+		if err != nil {
+			return fmt.Errorf("tts: %w", err)
+		}
+		p.rs = rs
 	}
-	p.rs, p.inRate = rs, rate
+	p.inRate = rate
 	p.base, p.fed = p.written, 0
 	return nil
 }

@@ -78,6 +78,14 @@ func NewResampler(inRate, outRate int) (*Resampler, error) {
 // are only read once made.
 var kernels sync.Map
 
+// Reset readies r for a new stream at the same rates, as NewResampler
+// would, keeping the memory it has grown.
+func (r *Resampler) Reset() {
+	r.buf = r.buf[:r.half]
+	clear(r.buf)
+	r.i, r.phase, r.in, r.out, r.flushed = 0, 0, 0, 0, false
+}
+
 // Process resamples src and appends the output to dst.
 func (r *Resampler) Process(dst, src []float32) []float32 {
 	if r.flushed {

@@ -3,6 +3,7 @@ package dsp
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -83,6 +84,24 @@ func TestResamplerChunkingInvariant(t *testing.T) {
 	for i := range y {
 		if y[i] != whole[i] {
 			t.Fatalf("sample %d differs: %v vs %v", i, y[i], whole[i])
+		}
+	}
+}
+
+func TestResamplerReset(t *testing.T) {
+	x := tone(440, 22050, 5000)
+	whole := resampleAll(t, 22050, 24000, x)
+	r, _ := NewResampler(22050, 24000)
+	for _, stop := range []bool{true, false} { // flushed, then left midway
+		r.Reset()
+		r.Process(nil, tone(1000, 22050, 3000))
+		if stop {
+			r.Flush(nil)
+		}
+		r.Reset()
+		y := r.Flush(r.Process(nil, x))
+		if !slices.Equal(y, whole) {
+			t.Fatalf("after Reset (flushed %v): %d samples differ from a new resampler's %d", stop, len(y), len(whole))
 		}
 	}
 }
