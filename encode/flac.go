@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"slices"
 
 	"github.com/mewkiz/flac"
 	"github.com/mewkiz/flac/frame"
@@ -40,6 +41,8 @@ type flacEncoder struct {
 	an        *flaclpc.Analyzer
 	block     []int32
 	sub       frame.Subframe
+	parts     []frame.RicePartition // the frame's Rice partitions, reused
+	rice      frame.RiceSubframe
 	fr        frame.Frame
 	md5       hash.Hash
 	le        []byte
@@ -185,14 +188,16 @@ func (e *flacEncoder) writeFrame() error {
 			sub.CoeffShift = int32(s.Shift)
 		}
 		sub.ResidualCodingMethod = frame.ResidualCodingMethodRice1
-		parts := make([]frame.RicePartition, len(s.Params))
+		parts := slices.Grow(e.parts[:0], len(s.Params))[:len(s.Params)]
+		e.parts = parts
 		for i, k := range s.Params {
 			parts[i].Param = uint(k)
 			if k > 14 {
 				sub.ResidualCodingMethod = frame.ResidualCodingMethodRice2
 			}
 		}
-		sub.RiceSubframe = &frame.RiceSubframe{PartOrder: s.PartitionOrder, Partitions: parts}
+		e.rice = frame.RiceSubframe{PartOrder: s.PartitionOrder, Partitions: parts}
+		sub.RiceSubframe = &e.rice
 	}
 	e.fr.BlockSize = uint16(len(e.block))
 	e.sink.n = 0
@@ -213,6 +218,8 @@ func (e *flacEncoder) writeFrame() error {
 }
 
 func (e *flacEncoder) Close() error {
+	putS16(e.le)
+	e.le = nil
 	if e.err != nil {
 		return e.err
 	}

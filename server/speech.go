@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/voxkit/voxkit/encode"
@@ -29,8 +29,10 @@ const (
 )
 
 // setTiming sets the timing and tag headers (or trailers) from res, and
-// notes them for the metrics.
-func (s *Server) setTiming(h http.Header, res tts.Result, ri *reqInfo) {
+// notes them for the metrics. sending is the time writes to the client
+// took so far (a stream's): it is left out of x-gateway-ms, as a clip's
+// sending, which follows it, is.
+func (s *Server) setTiming(h http.Header, res tts.Result, ri *reqInfo, sending time.Duration) {
 	h.Set(headerUpstream, ms(s.upstreamTime(res)))
 	h.Set(headerEngine, ms(res.EngineTime))
 	if len(res.IgnoredTags) > 0 {
@@ -39,7 +41,7 @@ func (s *Server) setTiming(h http.Header, res tts.Result, ri *reqInfo) {
 	if len(res.ClampedTags) > 0 {
 		h.Set(headerClamped, strings.Join(res.ClampedTags, ","))
 	}
-	gateway := time.Since(ri.start)
+	gateway := time.Since(ri.start) - sending
 	res.SynthesisTime = s.upstreamTime(res) // what the metrics call synthesis
 	h.Set(headerGateway, ms(gateway))
 	ri.timing = &timing{res: res, gateway: gateway}
@@ -177,11 +179,13 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) error {
 // speechClip renders the whole clip, then sends it with exact length and
 // the timing headers. The clip is spooled (see spool), and sent in pieces
 // that each get their own write deadline, so a slow reader holds a file
-// and a small buffer, not the clip in memory.
+// (or a pooled buffer of at most clipMemory), not the clip in memory.
 func (s *Server) speechClip(w http.ResponseWriter, r *http.Request, sp wire.Speech, p *tts.Prepared, codec encode.Codec) {
 	ri := info(r.Context())
 	clip := new(spool)
 	defer clip.Close()
+	// Writing the spool is part of making the clip: tts counts it, the
+	// encoder's final flush and header rewrite included, as synthesis.
 	res, err := p.WriteClip(r.Context(), clip)
 	if err != nil {
 		s.synthFailed(w, r, sp, err, false)
@@ -192,12 +196,10 @@ func (s *Server) speechClip(w http.ResponseWriter, r *http.Request, sp wire.Spee
 		h.Set("Content-Type", codec.ContentType)
 		h.Set("Content-Length", strconv.FormatInt(clip.size, 10))
 		h.Set("Cache-Control", "no-store")
-		s.setTiming(h, res, ri)
+		s.setTiming(h, res, ri, 0)
 		w.WriteHeader(http.StatusOK)
 	})
-	// CopyBuffer's buffer sets the size of each write: hide the
-	// readers' WriteTo, which would write all at once.
-	if _, err := io.CopyBuffer(lw, struct{ io.Reader }{clip.reader()}, make([]byte, clipChunk)); err != nil {
+	if err := clip.send(lw); err != nil {
 		s.log.Info("server: sending a clip failed", "request_id", ri.id, "err", err)
 		return
 	}
@@ -215,17 +217,32 @@ const (
 )
 
 // spool holds a complete clip while it is encoded: its first clipMemory
-// bytes in memory, then all of it in an unnamed temporary file (in
-// os.TempDir, removed as soon as it is made). It is an io.WriterAt, so the
-// encoders write the clip through and rewrite its header at the end
-// instead of holding it (see encode.Format.Streaming).
+// bytes in memory (a buffer from spoolBuffers), then all of it in an
+// unnamed temporary file (in os.TempDir, removed as soon as it is made).
+// It is an io.WriterAt, so the encoders write the clip through and
+// rewrite its header at the end instead of holding it (see
+// encode.Format.Streaming).
 type spool struct {
 	mem  []byte
+	buf  *[]byte // mem's pooled buffer
 	file *os.File
 	size int64
 }
 
+// spoolBuffers holds the memory of finished spools (*[]byte, of at most
+// clipMemory): each clip would otherwise grow its own, doubling, and a
+// clip's finishing touches would wait on the collector that this feeds.
+// sendBuffers holds the buffers a spool's file is sent through.
+var spoolBuffers, sendBuffers sync.Pool
+
 func (c *spool) Write(p []byte) (int, error) {
+	if c.buf == nil && c.file == nil {
+		if b, ok := spoolBuffers.Get().(*[]byte); ok {
+			c.buf, c.mem = b, (*b)[:0]
+		} else {
+			c.buf = new([]byte)
+		}
+	}
 	if c.file == nil && len(c.mem)+len(p) > clipMemory {
 		f, err := os.CreateTemp("", "voxkit-clip-*")
 		if err != nil {
@@ -236,7 +253,7 @@ func (c *spool) Write(p []byte) (int, error) {
 		if _, err := f.Write(c.mem); err != nil {
 			return 0, fmt.Errorf("server: spooling a clip: %w", err)
 		}
-		c.mem = nil
+		c.release()
 	}
 	if c.file != nil {
 		n, err := c.file.Write(p)
@@ -262,16 +279,46 @@ func (c *spool) WriteAt(p []byte, off int64) (int, error) {
 	return copy(c.mem[off:], p), nil
 }
 
-// reader returns the clip from its start.
-func (c *spool) reader() io.Reader {
-	if c.file != nil {
-		return io.NewSectionReader(c.file, 0, c.size)
+// send writes the clip to w in writes of clipChunk bytes: from memory as
+// it lies, from the file through a pooled buffer.
+func (c *spool) send(w io.Writer) error {
+	if c.file == nil {
+		for b := c.mem; len(b) > 0; {
+			n := min(len(b), clipChunk)
+			if _, err := w.Write(b[:n]); err != nil {
+				return err
+			}
+			b = b[n:]
+		}
+		return nil
 	}
-	return bytes.NewReader(c.mem)
+	buf, ok := sendBuffers.Get().(*[]byte)
+	if !ok {
+		b := make([]byte, clipChunk)
+		buf = &b
+	}
+	defer sendBuffers.Put(buf)
+	// CopyBuffer's buffer sets the size of each write: hide the reader's
+	// WriteTo, which would write all at once.
+	_, err := io.CopyBuffer(w, struct{ io.Reader }{io.NewSectionReader(c.file, 0, c.size)}, *buf)
+	return err
 }
 
-// Close releases the file.
+// release returns the memory buffer to spoolBuffers.
+func (c *spool) release() {
+	if c.buf == nil {
+		return
+	}
+	if cap(c.mem) <= clipMemory {
+		*c.buf = c.mem[:0]
+		spoolBuffers.Put(c.buf)
+	}
+	c.buf, c.mem = nil, nil
+}
+
+// Close releases the memory and the file; the spool is not used after.
 func (c *spool) Close() error {
+	c.release()
 	if c.file == nil {
 		return nil
 	}
@@ -303,6 +350,9 @@ type lazyWriter struct {
 	start        func()
 	started      bool
 	writeTimeout time.Duration
+	// sending is the time Write and Flush took: the client's reading,
+	// which x-gateway-ms leaves out.
+	sending time.Duration
 }
 
 func (s *Server) newLazyWriter(w http.ResponseWriter, start func()) *lazyWriter {
@@ -319,11 +369,15 @@ func (l *lazyWriter) Write(p []byte) (int, error) {
 		l.started = true
 		l.start()
 	}
+	now := time.Now()
+	defer l.sent(now)
 	if l.writeTimeout > 0 {
-		l.rc.SetWriteDeadline(time.Now().Add(l.writeTimeout))
+		l.rc.SetWriteDeadline(now.Add(l.writeTimeout))
 	}
 	return l.w.Write(p)
 }
+
+func (l *lazyWriter) sent(since time.Time) { l.sending += time.Since(since) }
 
 // Flush sends what was written so far; tts.Stream calls it after each
 // sentence.
@@ -331,6 +385,7 @@ func (l *lazyWriter) Flush() error {
 	if !l.started {
 		return nil
 	}
+	defer l.sent(time.Now())
 	return l.rc.Flush()
 }
 
@@ -354,7 +409,7 @@ func (s *Server) speechStream(w http.ResponseWriter, r *http.Request, sp wire.Sp
 		lw.started = true
 		lw.start()
 	}
-	s.setTiming(w.Header(), res, ri)
+	s.setTiming(w.Header(), res, ri, lw.sending)
 }
 
 // sseWriter turns each flushed block of encoded audio into a
@@ -420,5 +475,5 @@ func (s *Server) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speec
 		return
 	}
 	sw.lazyWriter.Write(wire.SSEDone(wire.NewUsage(sp.Input, res.Audio)))
-	s.setTiming(w.Header(), res, ri)
+	s.setTiming(w.Header(), res, ri, sw.sending)
 }

@@ -125,6 +125,7 @@ func (t *TextStream) Close() (Result, error) {
 	if err != nil {
 		return res, t.fail(err)
 	}
+	t.o.release()
 	t.err = ErrStreamClosed
 	return res, nil
 }

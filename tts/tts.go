@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -256,8 +257,11 @@ type Result struct {
 	// (Options.MaxParallel) while others used them all.
 	SlotWait time.Duration
 	// SynthesisTime is the time spent producing the audio: EngineTime
-	// plus tag effects, resampling and encoding. It leaves out parsing
-	// and validation and the time writes to w were blocked.
+	// plus tag effects, resampling and encoding, up to the encoder's
+	// final flush. It leaves out parsing and validation and the time
+	// writes to w were blocked, except for a complete clip written
+	// through to an io.WriterAt (see WriteClip), where writing is part
+	// of making the clip and counts.
 	SynthesisTime time.Duration
 	// Sentences is the number of sentences synthesized.
 	Sentences int
@@ -304,7 +308,8 @@ func (s *Synthesizer) SynthesizeRequest(ctx context.Context, req Request) ([]byt
 // WriteClip writes a complete clip of req to w: its header carries the
 // clip's exact length, so nothing reaches w until the end unless w is also
 // an io.WriterAt whose offset 0 is the clip's first byte (a new file, say),
-// which the clip is then written through to. Use Stream to have each
+// which the clip is then written through to (and the time that takes is
+// synthesis time: see Result.SynthesisTime). Use Stream to have each
 // sentence written as soon as it is ready. On error, what was written to w
 // is not a valid clip.
 func (s *Synthesizer) WriteClip(ctx context.Context, w io.Writer, req Request) (Result, error) {
@@ -446,6 +451,7 @@ func (s *Synthesizer) run(ctx context.Context, w io.Writer, prep *Prepared) (Res
 	if prep.req.Format.Streaming {
 		sentences = quickStart(sentences, s.quick)
 	}
+	defer o.release()
 	cut := len(sentences) > whole // the first sentence is two pieces
 	for i, sen := range sentences {
 		if err := o.sentence(ctx, sen, !cut || i > 0); err != nil {
@@ -472,6 +478,11 @@ type output struct {
 // newOutput starts the encoder of req's format on w.
 func (s *Synthesizer) newOutput(w io.Writer, req Request, v voices.Voice) (*output, error) {
 	o := &output{s: s, w: w, tw: &timedWriter{w: w}, onSpoken: req.OnSentence}
+	// A complete clip written through to an io.WriterAt (a file, a
+	// server's spool) is made there: nothing waits on a reader, and its
+	// writes, the encoder's header rewrite at Close among them, are
+	// synthesis.
+	o.tw.through = encode.WriterAt(w, req.Format) != nil
 	var enc encode.Encoder
 	err := o.timed(func() (err error) {
 		enc, err = s.formats.NewEncoder(o.tw.target(), req.Format)
@@ -481,11 +492,44 @@ func (s *Synthesizer) newOutput(w io.Writer, req Request, v voices.Voice) (*outp
 		return nil, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
 	}
 	o.p = &pipeline{enc: enc, outRate: req.Format.Rate(), max: s.maxAudio}
+	if b, ok := pipeBuffers.Get().(*pipeScratch); ok {
+		o.p.f32, o.p.held = b.f32, b.held
+		if b.outRate == o.p.outRate {
+			o.p.spare, o.p.spareRate = b.spare, b.inRate
+		}
+	}
 	o.r = &renderer{s: s, req: req, voice: v, p: o.p, res: &o.res}
 	if req.OnSentence != nil {
 		o.r.loc = new(locator)
 	}
 	return o, nil
+}
+
+// release returns the pipeline's buffers for the next request's; o is
+// not used after.
+func (o *output) release() {
+	p := o.p
+	if cap(p.held) > 2*maxHeld { // a rare long part: let it go
+		p.held = nil
+	}
+	b := &pipeScratch{f32: p.f32[:0], held: p.held[:0], spare: p.spare, inRate: p.spareRate, outRate: p.outRate}
+	if p.rs != nil { // the request stopped short
+		b.spare, b.inRate = p.rs, p.inRate
+	}
+	pipeBuffers.Put(b)
+	p.f32, p.held, p.rs, p.spare = nil, nil, nil, nil
+}
+
+// pipeBuffers holds the sample buffers of finished requests' pipelines
+// (*pipeScratch): each request would otherwise grow its own, sentence by
+// sentence, to the size of its longest.
+var pipeBuffers sync.Pool
+
+type pipeScratch struct {
+	f32             []float32
+	held            []int16
+	spare           *dsp.Resampler // from inRate to outRate, or nil
+	inRate, outRate int
 }
 
 // timed runs f and adds its time, less blocked writes, to SynthesisTime:
@@ -594,18 +638,20 @@ const maxHeld = 1 << 18
 // samples of a sentence are held until encode. It counts the samples it
 // writes and fails with ErrAudioTooLong once they pass max.
 type pipeline struct {
-	enc      encode.Encoder
-	outRate  int
-	max      time.Duration
-	inRate   int
-	rs       *dsp.Resampler
-	f32      []float32
-	held     []int16 // resampled, not yet encoded
-	written  int
-	base     int           // samples written before the current engine rate began
-	fed      int           // samples at the current engine rate given to the resampler
-	lastRate int           // the engine rate of the sentence before
-	emitTime time.Duration // time spent in emit during the current engine call
+	enc       encode.Encoder
+	outRate   int
+	max       time.Duration
+	inRate    int
+	rs        *dsp.Resampler
+	spare     *dsp.Resampler // a finished resampler from spareRate, for reuse
+	spareRate int
+	f32       []float32
+	held      []int16 // resampled, not yet encoded
+	written   int
+	base      int           // samples written before the current engine rate began
+	fed       int           // samples at the current engine rate given to the resampler
+	lastRate  int           // the engine rate of the sentence before
+	emitTime  time.Duration // time spent in emit during the current engine call
 }
 
 func (p *pipeline) emit(c engine.Chunk) error {
@@ -630,6 +676,7 @@ func (p *pipeline) endSentence() error {
 	}
 	err := p.write(p.rs.Flush(p.f32[:0]))
 	p.lastRate = p.inRate
+	p.spare, p.spareRate = p.rs, p.inRate
 	p.rs, p.inRate = nil, 0
 	return err
 }
@@ -656,12 +703,20 @@ func (p *pipeline) switchRate(rate int) error {
 		if err := p.write(p.rs.Flush(p.f32[:0])); err != nil {
 			return err
 		}
+		p.spare, p.spareRate = p.rs, p.inRate
+		p.rs = nil
 	}
-	rs, err := dsp.NewResampler(rate, p.outRate)
-	if err != nil {
-		return fmt.Errorf("tts: %w", err)
+	if p.spare != nil && p.spareRate == rate {
+		p.spare.Reset()
+		p.rs, p.spare = p.spare, nil
+	} else {
+		rs, err := dsp.NewResampler(rate, p.outRate)
+		if err != nil {
+			return fmt.Errorf("tts: %w", err)
+		}
+		p.rs = rs
 	}
-	p.rs, p.inRate = rs, rate
+	p.inRate = rate
 	p.base, p.fed = p.written, 0
 	return nil
 }
@@ -708,13 +763,17 @@ func (p *pipeline) close() error {
 }
 
 // timedWriter adds up the time its Writes take: time blocked on the
-// destination, which is not synthesis.
+// destination, which is not synthesis, unless through is set.
 type timedWriter struct {
 	w       io.Writer
 	blocked time.Duration
+	through bool // a complete clip's io.WriterAt: writing it is synthesis
 }
 
 func (t *timedWriter) Write(b []byte) (int, error) {
+	if t.through {
+		return t.w.Write(b)
+	}
 	start := time.Now()
 	n, err := t.w.Write(b)
 	t.blocked += time.Since(start)
@@ -736,6 +795,9 @@ type timedWriterAt struct {
 }
 
 func (t timedWriterAt) WriteAt(b []byte, off int64) (int, error) {
+	if t.through {
+		return t.at.WriteAt(b, off)
+	}
 	start := time.Now()
 	n, err := t.at.WriteAt(b, off)
 	t.blocked += time.Since(start)

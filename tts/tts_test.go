@@ -351,3 +351,31 @@ func TestLoadAndSlotWait(t *testing.T) {
 		t.Fatalf("load after %+v", l)
 	}
 }
+
+// slowWriterAt is a slowWriter that also rewrites, as a file would.
+type slowWriterAt struct{ slowWriter }
+
+func (w slowWriterAt) WriteAt(p []byte, off int64) (int, error) {
+	time.Sleep(w.delay)
+	return len(p), nil
+}
+
+// TestSynthesisTimeCountsClipWrites checks that writing a complete clip
+// through to an io.WriterAt, header rewrite included, is synthesis: the
+// clip is made there, no reader waits on it.
+func TestSynthesisTimeCountsClipWrites(t *testing.T) {
+	s, _ := fakeSynth(t, enginetest.FakeOptions{})
+	for _, name := range []string{"wav", "flac"} {
+		t.Run(name, func(t *testing.T) {
+			res, err := s.WriteClip(context.Background(), slowWriterAt{slowWriter{20 * time.Millisecond}},
+				tts.Request{Voice: "fake", Input: "One. Two.", Format: encode.Format{Name: name}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// At least the header and the header's rewrite at Close.
+			if res.SynthesisTime < 40*time.Millisecond {
+				t.Errorf("synthesis %v leaves out the writes of the clip", res.SynthesisTime)
+			}
+		})
+	}
+}

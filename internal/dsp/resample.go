@@ -3,6 +3,7 @@ package dsp
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -83,6 +84,14 @@ func NewResampler(inRate, outRate int) (*Resampler, error) {
 // are only read once made.
 var kernels sync.Map
 
+// Reset readies r for a new stream at the same rates, as NewResampler
+// would, keeping the memory it has grown.
+func (r *Resampler) Reset() {
+	r.buf = r.buf[:r.half]
+	clear(r.buf)
+	r.i, r.phase, r.in, r.out, r.flushed = 0, 0, 0, 0, false
+}
+
 // Process resamples src and appends the output to dst.
 func (r *Resampler) Process(dst, src []float32) []float32 {
 	if r.flushed {
@@ -120,6 +129,7 @@ func (r *Resampler) wanted() int64 {
 
 func (r *Resampler) drain(dst []float32, limit int64) []float32 {
 	n := 2 * r.half
+	dst = slices.Grow(dst, int(limit-r.out)) // once, not doubling
 	for r.out < limit && r.i+n < len(r.buf) {
 		dst = append(dst, dot(r.buf[r.i+1:r.i+1+n], r.phases[r.phase]))
 		r.out++

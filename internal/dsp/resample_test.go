@@ -88,6 +88,24 @@ func TestResamplerChunkingInvariant(t *testing.T) {
 	}
 }
 
+func TestResamplerReset(t *testing.T) {
+	x := tone(440, 22050, 5000)
+	whole := resampleAll(t, 22050, 24000, x)
+	r, _ := NewResampler(22050, 24000)
+	for _, stop := range []bool{true, false} { // flushed, then left midway
+		r.Reset()
+		r.Process(nil, tone(1000, 22050, 3000))
+		if stop {
+			r.Flush(nil)
+		}
+		r.Reset()
+		y := r.Flush(r.Process(nil, x))
+		if !slices.Equal(y, whole) {
+			t.Fatalf("after Reset (flushed %v): %d samples differ from a new resampler's %d", stop, len(y), len(whole))
+		}
+	}
+}
+
 func TestResamplerDelayAligned(t *testing.T) {
 	// A click at input sample 1000 must come out at the matching output time.
 	x := make([]float32, 2000)

@@ -79,6 +79,8 @@ type Analyzer struct {
 	res      [2][]int32 // candidate and best residuals
 	coefs    [2][]int32
 	sums     []uint64
+	params   [2][]int // Rice parameters of the residuals in res
+	trial    []int    // Rice parameters being tried
 	best     Subframe
 }
 
@@ -113,7 +115,7 @@ func (a *Analyzer) Analyze(x []int32) Subframe {
 	for order := 0; order <= 4 && order < n; order++ {
 		ri := 1 - bi
 		r := fixedResidual(a.resBuf(ri, n-order), x, order)
-		try(a.rice(Subframe{Kind: Fixed, Order: order, Residual: r}, 8+order*a.bps, n), ri)
+		try(a.rice(Subframe{Kind: Fixed, Order: order, Residual: r}, 8+order*a.bps, n, ri), ri)
 	}
 	if a.opt.MaxOrder > 0 && n > a.opt.MaxOrder {
 		maxOrder := a.opt.MaxOrder
@@ -137,7 +139,7 @@ func (a *Analyzer) Analyze(x []int32) Subframe {
 			}
 			head := 8 + p*a.bps + 4 + 5 + p*a.opt.Precision
 			s := Subframe{Kind: LPC, Order: p, Coeffs: coefs, Precision: a.opt.Precision, Shift: shift, Residual: r}
-			try(a.rice(s, head, n), ri)
+			try(a.rice(s, head, n, ri), ri)
 		}
 	}
 	return best

@@ -5,8 +5,9 @@ import "math/bits"
 // rice finds the partition order and Rice parameters that code s.Residual
 // in the fewest bits, and sets s.Bits to head bits (subframe header,
 // warm-up samples, coefficients) plus the residual coding. n is the block
-// size.
-func (a *Analyzer) rice(s Subframe, head, n int) Subframe {
+// size. s.Params is kept in the analyzer's buffer ri (as the residual is),
+// so the best candidate's survives the next one's.
+func (a *Analyzer) rice(s Subframe, head, n, ri int) Subframe {
 	order := s.Order
 	// The highest partition order that divides the block and leaves the
 	// first partition room for the warm-up samples.
@@ -36,8 +37,15 @@ func (a *Analyzer) rice(s Subframe, head, n int) Subframe {
 		start = end
 	}
 	bestBits, bestP := -1, 0
-	var bestParams [1 << MaxPartitionOrder]int
-	var params [1 << MaxPartitionOrder]int
+	// Scratch of the analyzer: arrays of 1<<MaxPartitionOrder would be
+	// 256 KiB each, too big for the stack, and allocated on every call.
+	if cap(a.params[ri]) < parts {
+		a.params[ri] = make([]int, parts)
+	}
+	if cap(a.trial) < parts {
+		a.trial = make([]int, parts)
+	}
+	bestParams, params := a.params[ri][:parts], a.trial[:parts]
 	for p := maxP; p >= 0; p-- {
 		np := 1 << p
 		bitsP := 2 + 4 // coding method, partition order
@@ -69,7 +77,7 @@ func (a *Analyzer) rice(s Subframe, head, n int) Subframe {
 		}
 	}
 	s.PartitionOrder = bestP
-	s.Params = append(s.Params[:0], bestParams[:1<<bestP]...)
+	s.Params = bestParams[:1<<bestP]
 	s.Bits = head + bestBits
 	return s
 }
