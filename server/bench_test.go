@@ -12,14 +12,23 @@ import (
 // BenchmarkSpeech measures a whole speech request over loopback HTTP and
 // reports the gateway overhead (x-gateway-ms − x-upstream-ms) the server
 // announces. voice "fake" renders without resampling cost beyond the
-// engine's 16 kHz; "en-us" is espeak-ng at 22.05 kHz.
+// engine's 16 kHz; "en-us" is espeak-ng at 22.05 kHz. The sentence cases
+// ("en-us/sentence/FORMAT") are one short sentence in each format, as the
+// load tool sends: their overhead is each format's finishing work that
+// synthesis time leaves out.
 func BenchmarkSpeech(b *testing.B) {
-	for _, bc := range []struct{ voice, format, input string }{
-		{"en-us", "pcm", "Hi."},
-		{"en-us", "wav", "The quick brown fox jumps over the lazy dog."},
-		{"fake", "pcm", "Hi."},
-	} {
-		b.Run(bc.voice+"/"+bc.format, func(b *testing.B) {
+	const sentence = "The quick brown fox jumps over the lazy dog."
+	cases := []struct{ name, voice, format, input string }{
+		{"en-us/pcm", "en-us", "pcm", "Hi."},
+		{"en-us/wav", "en-us", "wav", sentence},
+		{"fake/pcm", "fake", "pcm", "Hi."},
+	}
+	for _, f := range []string{"pcm", "wav", "mp3", "opus", "flac"} {
+		cases = append(cases, struct{ name, voice, format, input string }{"en-us/sentence/" + f, "en-us", f, sentence})
+	}
+	for _, bc := range cases {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
 			e := newEnv(b, envOptions{})
 			body := `{"voice":"` + bc.voice + `","input":"` + bc.input + `","response_format":"` + bc.format + `"}`
 			var over, up float64
