@@ -143,6 +143,7 @@ type Server struct {
 	throttle  *throttle      // failed sign-ins
 	hashing   chan struct{}  // bounds concurrent password hashing
 	auth      func(*http.Request) (string, error)
+	known     knownKeys // keys the store verified, for authedAlongside
 	formats   *encode.Registry
 	aliases   map[string]string
 	maxBody   int64
@@ -264,7 +265,7 @@ func New(opts Options) (*Server, error) {
 		s.watching.Go(func() { w.WatchVoices(s.closing, s.voiceChanged) })
 	}
 
-	s.route("/v1/audio/speech", methods{http.MethodPost: s.authed(store.ScopeSpeech, s.speech)})
+	s.route("/v1/audio/speech", methods{http.MethodPost: s.authedAlongside(store.ScopeSpeech, s.speech)})
 	s.route("/v1/audio/speech/ws", methods{http.MethodGet: s.websocket})
 	s.route("/v1/models", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.listModels)})
 	s.route("/v1/models/{id}", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.getModel)})
@@ -667,13 +668,16 @@ func (s *Server) authenticate(ctx context.Context, token string) (store.Key, *wi
 	k, err := s.store.VerifyKey(ctx, token)
 	switch {
 	case errors.Is(err, store.ErrRevokedKey):
+		s.known.forget(token)
 		return store.Key{}, wire.InvalidKey(k.Prefix, true)
 	case errors.Is(err, store.ErrInvalidKey):
+		s.known.forget(token)
 		return store.Key{}, wire.InvalidKey(store.DisplayPrefix(printable(token)), false)
 	case err != nil:
 		s.log.Error("server: verifying key", "err", err, "request_id", RequestID(ctx))
 		return store.Key{}, wire.Internal(RequestID(ctx))
 	}
+	s.known.put(token, k)
 	return k, nil
 }
 

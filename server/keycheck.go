@@ -1,0 +1,172 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"net/http"
+	"sync"
+
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+)
+
+// A speech request's API key is checked against the store while the
+// speech is made, not before: the check is a database read (with file
+// locks for SQLite, a round trip for PostgreSQL) that would otherwise sit
+// between the request and its synthesis, and on a busy machine that read
+// is where a request waits longest outside synthesis. The store still
+// decides every request: nothing of the response — audio, headers or an
+// error — leaves before the check has passed, and a key revoked a moment
+// ago (by this server, another replica or the CLI) gets its 401 as
+// before. Only keys this process has verified before are checked
+// alongside (knownKeys); any other key is checked first, so an unknown
+// caller makes the server do no work. The work done for a request whose
+// key turns out revoked is cut short when the check ends.
+
+// maxKnownKeys bounds knownKeys; past it an arbitrary entry makes room.
+const maxKnownKeys = 10000
+
+// knownKeys remembers the account and scope of keys the store verified,
+// by the key's SHA-256. It is a hint of whom a request is for, never the
+// decision: that stays with the store's check.
+type knownKeys struct {
+	mu   sync.Mutex
+	keys map[[sha256.Size]byte]store.Key
+}
+
+func (c *knownKeys) get(token string) (store.Key, bool) {
+	h := sha256.Sum256([]byte(token))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k, ok := c.keys[h]
+	return k, ok
+}
+
+func (c *knownKeys) put(token string, k store.Key) {
+	h := sha256.Sum256([]byte(token))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.keys == nil {
+		c.keys = make(map[[sha256.Size]byte]store.Key)
+	}
+	if _, ok := c.keys[h]; !ok && len(c.keys) >= maxKnownKeys {
+		for old := range c.keys {
+			delete(c.keys, old)
+			break
+		}
+	}
+	c.keys[h] = store.Key{Prefix: k.Prefix, Account: k.Account, Scope: k.Scope}
+}
+
+func (c *knownKeys) forget(token string) {
+	h := sha256.Sum256([]byte(token))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.keys, h)
+}
+
+// authedAlongside is authed for a handler whose work has no effect but
+// its response (speech): a bearer key this process verified before lets
+// h start at once while the store checks the key again, and h's response
+// is held back until that check has passed (see checkedWriter). Other
+// credentials, and keys not seen before, are checked first, as authed
+// does.
+func (s *Server) authedAlongside(need store.Scope, h handler) handler {
+	first := s.authed(need, h)
+	return func(w http.ResponseWriter, r *http.Request) error {
+		token := bearer(r)
+		if s.auth != nil || s.store == nil || token == "" || s.sessionToken(r) != "" {
+			return first(w, r)
+		}
+		known, ok := s.known.get(token)
+		if !ok || (need == store.ScopeAdmin && known.Scope != store.ScopeAdmin) {
+			return first(w, r)
+		}
+		ctx, cancel := context.WithCancelCause(r.Context())
+		defer cancel(nil)
+		checked := make(chan *wire.Error, 1)
+		go func() {
+			// Not cancelled with the request: the check's answer decides
+			// what the client is told, and it is short.
+			_, werr := s.authenticate(context.WithoutCancel(ctx), token)
+			if werr != nil {
+				cancel(errKeyRefused) // stop the work now, not at its first write
+			}
+			checked <- werr
+		}()
+		cw := &checkedWriter{ResponseWriter: w, before: w.Header().Clone(), checked: checked}
+		info(ctx).account = known.Account
+		err := h(cw, r.WithContext(ctx))
+		if !cw.pass() {
+			return nil // the refusal is the response
+		}
+		return err
+	}
+}
+
+// errKeyRefused is what a checkedWriter's writes return once the key
+// check has failed: the handler's response is dropped.
+var errKeyRefused = errors.New("server: the request's API key was refused")
+
+// checkedWriter holds a response back until the request's key check has
+// answered. If it passed, the response goes out as written; if not, the
+// headers the handler set are dropped, the check's error is the
+// response and the handler's writes fail (its context was cancelled
+// when the check failed).
+type checkedWriter struct {
+	http.ResponseWriter
+	before  http.Header // the headers before the handler ran
+	checked <-chan *wire.Error
+	done    bool
+	refused bool
+}
+
+// pass waits for the key check once, answers a refusal, and reports
+// whether the response may go out.
+func (w *checkedWriter) pass() bool {
+	if w.done {
+		return !w.refused
+	}
+	w.done = true
+	werr := <-w.checked
+	if werr == nil {
+		return true
+	}
+	w.refused = true
+	h := w.ResponseWriter.Header()
+	for k := range h {
+		delete(h, k)
+	}
+	for k, v := range w.before {
+		h[k] = v
+	}
+	h.Set("WWW-Authenticate", `Bearer realm="voxkit"`)
+	writeError(w.ResponseWriter, werr)
+	return false
+}
+
+func (w *checkedWriter) WriteHeader(code int) {
+	if w.pass() {
+		w.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (w *checkedWriter) Write(p []byte) (int, error) {
+	if !w.pass() {
+		return 0, errKeyRefused
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *checkedWriter) Flush() { w.FlushError() }
+
+// FlushError is what http.ResponseController's Flush calls.
+func (w *checkedWriter) FlushError() error {
+	if !w.pass() {
+		return errKeyRefused
+	}
+	return http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *checkedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
