@@ -91,10 +91,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *wire
 // resolveVoice maps an alias to its voice unless the account has a voice
 // of that very id.
 func (s *Server) resolveVoice(account, name string) string {
-	if _, err := s.voices.Lookup(account, name); err == nil {
-		return name
-	}
-	if v, ok := s.aliases[name]; ok {
+	if v, ok := s.aliases[name]; ok && !s.voices.Has(account, name) {
 		return v
 	}
 	return name

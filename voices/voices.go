@@ -150,6 +150,19 @@ func (c *Catalog) Remove(owner, id string) {
 	}
 }
 
+// Has reports whether id is exactly the id of a global voice or of a
+// clone that account owns: Lookup's matching by case or language, and
+// the engines' unlisted voices, are left out.
+func (c *Catalog) Has(account, id string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if _, ok := c.globals[id]; ok {
+		return true
+	}
+	_, ok := c.clones[account][id]
+	return ok && account != ""
+}
+
 // Lookup returns the voice id as seen by account: a global voice, or a
 // clone that account owns. An empty account sees only global voices. An
 // id found nowhere as written may still name a global voice by case or

@@ -45,6 +45,12 @@ func TestCatalogScoping(t *testing.T) {
 		if err != nil && !errors.Is(err, voices.ErrUnknownVoice) {
 			t.Errorf("Lookup(%q, %q) error %v is not ErrUnknownVoice", tt.account, tt.id, err)
 		}
+		if has := c.Has(tt.account, tt.id); has != tt.ok {
+			t.Errorf("Has(%q, %q) = %v, want %v", tt.account, tt.id, has, tt.ok)
+		}
+	}
+	if c.Has("", "EN-US") || c.Has("acct-a", "en") {
+		t.Error("Has matched by case or language; it takes ids exactly")
 	}
 	if got := c.List("acct-a"); len(got) != 2 || got[0].ID != "alice-clone" || got[1].ID != "en-us" {
 		t.Errorf("List(acct-a) = %+v", got)
