@@ -149,13 +149,20 @@ func BenchmarkSynthesize(b *testing.B) {
 
 // BenchmarkOverhead compares the pipeline (sentence split, espeak-ng,
 // ids, tensors, run, clip, emit) with bare ORT runs of the same id
-// sequences. The two alternate sentence by sentence, in alternating order,
-// so that the load of a shared machine hits both alike; the model's noise
-// makes single runs vary, so use -benchtime 3x or more. glue-% is the
-// steady part of the difference measured on its own: phonemizing, ids and
-// clipping, over the bare run time.
+// sequences, at 1 and 2 intra-op threads. The two alternate sentence by
+// sentence, in alternating order, so that the load of a shared machine
+// hits both alike; the model's noise makes single runs vary, so use
+// -benchtime 3x or more. glue-% is the steady part of the difference
+// measured on its own: phonemizing, ids and clipping, over the bare run
+// time.
 func BenchmarkOverhead(b *testing.B) {
-	e := load(b, Options{Models: []string{benchModel(b)}})
+	for _, threads := range []int{1, 2} {
+		e := load(b, Options{Models: []string{benchModel(b)}, IntraOpThreads: threads})
+		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) { benchOverhead(b, e) })
+	}
+}
+
+func benchOverhead(b *testing.B, e *Engine) {
 	m := e.models[benchVoice]
 	ctx := context.Background()
 	sentences := sentence.Split(benchText(b), 0)
