@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"maps"
 	"net/http"
 	"sync"
 
@@ -135,12 +136,8 @@ func (w *checkedWriter) pass() bool {
 	}
 	w.refused = true
 	h := w.ResponseWriter.Header()
-	for k := range h {
-		delete(h, k)
-	}
-	for k, v := range w.before {
-		h[k] = v
-	}
+	clear(h)
+	maps.Copy(h, w.before)
 	h.Set("WWW-Authenticate", `Bearer realm="voxkit"`)
 	writeError(w.ResponseWriter, werr)
 	return false
