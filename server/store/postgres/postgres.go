@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -186,6 +187,19 @@ func isUnique(err error) bool {
 	return errors.As(err, &pe) && pe.Code == "23505" // unique_violation
 }
 
+// storable reports whether every string can be a text value: PostgreSQL
+// refuses a NUL byte or invalid UTF-8 outright (an error, not "no row"),
+// so a lookup by such an id, which a client may put in a path, is
+// answered as not found without asking.
+func storable(ss ...string) bool {
+	for _, s := range ss {
+		if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // time returns a nullable column's time, zero for NULL.
 func timeOf(t *time.Time) time.Time {
 	if t == nil {
@@ -212,6 +226,9 @@ func (s *Store) CreateAccount(ctx context.Context, name string) (store.Account, 
 
 // Account implements store.Store.
 func (s *Store) Account(ctx context.Context, name string) (store.Account, error) {
+	if !storable(name) {
+		return store.Account{}, fmt.Errorf("%w: account %q", store.ErrNotFound, name)
+	}
 	a := store.Account{Name: name}
 	err := s.pool.QueryRow(ctx, "SELECT created FROM accounts WHERE name = $1", name).Scan(&a.Created)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -341,7 +358,7 @@ func (s *Store) Keys(ctx context.Context, account string) ([]store.Key, error) {
 
 // RevokeKey implements store.Store.
 func (s *Store) RevokeKey(ctx context.Context, account, prefix string) (store.Key, error) {
-	if len(prefix) < len(store.KeyPrefix)+4 || !strings.HasPrefix(prefix, store.KeyPrefix) {
+	if len(prefix) < len(store.KeyPrefix)+4 || !strings.HasPrefix(prefix, store.KeyPrefix) || !storable(account, prefix) {
 		return store.Key{}, fmt.Errorf("%w: key prefix %q (give sk_ and at least 4 more characters)", store.ErrNotFound, prefix)
 	}
 	prefix = store.DisplayPrefix(prefix) // a whole key may be given
@@ -450,6 +467,9 @@ func collectVoice(row pgx.CollectableRow) (store.Voice, error) { return scanVoic
 
 // Voice implements store.Store.
 func (s *Store) Voice(ctx context.Context, account, id string) (store.Voice, error) {
+	if !storable(account, id) {
+		return store.Voice{}, fmt.Errorf("%w: voice %q of account %q", store.ErrNotFound, id, account)
+	}
 	v, err := scanVoice(s.pool.QueryRow(ctx, "SELECT "+voiceColumns+" FROM voices WHERE account = $1 AND id = $2", account, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Voice{}, fmt.Errorf("%w: voice %q of account %q", store.ErrNotFound, id, account)
@@ -473,6 +493,9 @@ func (s *Store) Voices(ctx context.Context, account string) ([]store.Voice, erro
 
 // DeleteVoice implements store.Store.
 func (s *Store) DeleteVoice(ctx context.Context, account, id string) (store.Voice, error) {
+	if !storable(account, id) {
+		return store.Voice{}, fmt.Errorf("%w: voice %q of account %q", store.ErrNotFound, id, account)
+	}
 	var v store.Voice
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error

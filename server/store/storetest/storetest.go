@@ -59,6 +59,7 @@ func (s Suite) Run(t *testing.T) {
 		{"ConcurrentVerify", testConcurrentVerify},
 		{"RestartKeepsKeysAndNoPlaintext", testRestartKeepsKeysAndNoPlaintext},
 		{"Voices", testVoices},
+		{"UnstorableLookups", testUnstorableLookups},
 		{"VoiceNamespacesAndLimit", testVoiceNamespacesAndLimit},
 		{"Sessions", testSessions},
 	} {
@@ -433,6 +434,31 @@ func testVoices(t *testing.T, su Suite) {
 
 // Clone ids are per account; store.Voice finds one clone by account and id; the
 // limit counts the account's clones only.
+// testUnstorableLookups: an id no row can hold (a NUL byte, invalid
+// UTF-8), as a client may put in a path, is not found, like any other
+// unknown id: not a database error.
+func testUnstorableLookups(t *testing.T, su Suite) {
+	s, ctx := su.Open(t), t.Context()
+	accounts(t, s, "alice")
+	for _, id := range []string{"a\x00b", "\xff\xfe", "sk_\x00abcdef", "sk_ab\xc3("} {
+		if _, err := s.Voice(ctx, "alice", id); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("Voice(%q): %v, want ErrNotFound", id, err)
+		}
+		if _, err := s.DeleteVoice(ctx, "alice", id); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("DeleteVoice(%q): %v, want ErrNotFound", id, err)
+		}
+		if _, err := s.RevokeKey(ctx, "alice", id); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("RevokeKey(%q): %v, want ErrNotFound", id, err)
+		}
+		if _, err := s.Account(ctx, id); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("Account(%q): %v, want ErrNotFound", id, err)
+		}
+		if _, err := s.VerifyKey(ctx, id); !errors.Is(err, store.ErrInvalidKey) {
+			t.Errorf("VerifyKey(%q): %v, want ErrInvalidKey", id, err)
+		}
+	}
+}
+
 func testVoiceNamespacesAndLimit(t *testing.T, su Suite) {
 	ctx := context.Background()
 	s := su.Open(t)
