@@ -39,6 +39,11 @@ func TestEncodedSeparatorsAreNotRoutes(t *testing.T) {
 		{"GET", "/v1/models/x%2F..%2F..%2Fkeys", ""},
 		{"GET", "/v1/models/en-us%2F", ""},
 		{"DELETE", "/v1/voices/x%2F..%2F..%2Fkeys%2Fsk_abcd", ""},
+		{"POST", "/v1/audio/speech/../../keys", `{"name":"sneaky"}`},
+		{"POST", "/v1/audio/speech/./../../v1/keys", `{"name":"sneaky"}`},
+		{"GET", "/v1/./models", ""},
+		{"GET", "/v1/audio/../models", ""},
+		{"GET", "/v1/models/..", ""},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 			res := e.do(tc.method, tc.path, e.key, "application/json", strings.NewReader(tc.body))

@@ -79,6 +79,7 @@ type envOptions struct {
 	metrics  prometheus.Registerer
 	limits   store.Limits
 	maxQueue int
+	keyCheck time.Duration // Options.KeyCheckTimeout
 	// wrap, if set, gives the server its store in place of the SQLite one
 	// (which it may wrap).
 	wrap func(*sqlite.Store) store.Store
@@ -150,7 +151,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	e.srv, err = server.New(server.Options{
 		Synthesizer: synth, Store: served, Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout,
 		WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys,
-		MaxVoicesPerAccount: o.maxVoices, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
+		MaxVoicesPerAccount: o.maxVoices, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, KeyCheckTimeout: o.keyCheck, Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -43,7 +43,7 @@ func TestHTTPDetails(t *testing.T) {
 	if res := req("GET", "/v1/models", withOrigin); !strings.Contains(res.Header.Get("Access-Control-Expose-Headers"), "x-request-id") {
 		t.Errorf("CORS on a response: %v", res.Header)
 	}
-	for _, p := range []string{"//v1/models", "/v1//models", "/v1/./models", "/v1/audio/../models"} {
+	for _, p := range []string{"//v1/models", "/v1//models", "//v1///models"} {
 		if res := req("GET", p, auth); res.StatusCode != 200 {
 			t.Errorf("GET %s: %d", p, res.StatusCode)
 		}

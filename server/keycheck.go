@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
@@ -86,17 +87,24 @@ func (s *Server) authedAlongside(need store.Scope, h handler) handler {
 		}
 		ctx, cancel := context.WithCancelCause(r.Context())
 		defer cancel(nil)
+		// The work stops when the check is late, even if the store does
+		// not heed its deadline; pass then answers 503.
+		late := time.AfterFunc(s.keyCheck, func() { cancel(errKeyCheckLate) })
+		defer late.Stop()
 		checked := make(chan *wire.Error, 1)
 		go func() {
-			// Not cancelled with the request: the check's answer decides
-			// what the client is told, and it is short.
-			_, werr := s.authenticate(context.WithoutCancel(ctx), token)
+			// Cancelled with the request (a client that left is told
+			// nothing) and bounded by authenticate's deadline.
+			_, werr := s.authenticate(r.Context(), token)
+			if werr == nil {
+				late.Stop()
+			}
+			checked <- werr
 			if werr != nil {
 				cancel(errKeyRefused) // stop the work now, not at its first write
 			}
-			checked <- werr
 		}()
-		cw := &checkedWriter{ResponseWriter: w, before: w.Header().Clone(), checked: checked}
+		cw := &checkedWriter{ResponseWriter: w, before: w.Header().Clone(), checked: checked, ctx: ctx, late: s.keyCheck}
 		info(ctx).account = known.Account
 		err := h(cw, r.WithContext(ctx))
 		if !cw.pass() {
@@ -110,6 +118,10 @@ func (s *Server) authedAlongside(need store.Scope, h handler) handler {
 // check has failed: the handler's response is dropped.
 var errKeyRefused = errors.New("server: the request's API key was refused")
 
+// errKeyCheckLate ends the work of a request whose key check passed its
+// deadline.
+var errKeyCheckLate = errors.New("server: the request's API key check is late")
+
 // checkedWriter holds a response back until the request's key check has
 // answered. If it passed, the response goes out as written; if not, the
 // headers the handler set are dropped, the check's error is the
@@ -119,18 +131,34 @@ type checkedWriter struct {
 	http.ResponseWriter
 	before  http.Header // the headers before the handler ran
 	checked <-chan *wire.Error
+	ctx     context.Context // the work's: ends when the client leaves or the check is late
+	late    time.Duration   // the check's deadline
 	done    bool
 	refused bool
 }
 
 // pass waits for the key check once, answers a refusal, and reports
-// whether the response may go out.
+// whether the response may go out. It stops waiting when the client
+// leaves (nothing is answered) or the check passes its deadline (503).
 func (w *checkedWriter) pass() bool {
 	if w.done {
 		return !w.refused
 	}
 	w.done = true
-	werr := <-w.checked
+	var werr *wire.Error
+	select {
+	case werr = <-w.checked:
+	case <-w.ctx.Done():
+		select {
+		case werr = <-w.checked: // the check's own answer (it cancels after sending)
+		default:
+			w.refused = true
+			if context.Cause(w.ctx) != errKeyCheckLate {
+				return false // the client left: nobody to answer
+			}
+			werr = wire.KeyCheckTimeout(w.late)
+		}
+	}
 	if werr == nil {
 		return true
 	}
@@ -138,7 +166,9 @@ func (w *checkedWriter) pass() bool {
 	h := w.ResponseWriter.Header()
 	clear(h)
 	maps.Copy(h, w.before)
-	h.Set("WWW-Authenticate", `Bearer realm="voxkit"`)
+	if werr.Status == http.StatusUnauthorized {
+		h.Set("WWW-Authenticate", `Bearer realm="voxkit"`)
+	}
 	writeError(w.ResponseWriter, werr)
 	return false
 }

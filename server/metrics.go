@@ -75,13 +75,25 @@ func (m *metrics) served(r *http.Request, ri *reqInfo, status int, firstByte tim
 	if route == "" {
 		route = "other"
 	}
-	m.requests.WithLabelValues(route, r.Method, strconv.Itoa(status), ri.format).Inc()
+	m.requests.WithLabelValues(route, methodLabel(r.Method), strconv.Itoa(status), ri.format).Inc()
 	if ri.timing != nil {
 		m.speech(ri.format, ri.timing.res, ri.timing.gateway)
 	}
 	if ri.format != "" && status == http.StatusOK && !firstByte.IsZero() { // audio, not an error
 		m.firstByte.WithLabelValues(ri.format).Observe(firstByte.Sub(ri.start).Seconds())
 	}
+}
+
+// methodLabel is a request's method as a metrics label: the methods of
+// RFC 9110 and PATCH as they are, any other "other", so that clients
+// cannot grow the label set (each label value is a series kept forever).
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return method
+	}
+	return "other"
 }
 
 // speech counts one finished synthesis (a request, or one utterance of a
@@ -124,23 +136,54 @@ type Pinger interface {
 
 // Ready reports whether the server can serve speech: it is not shutting
 // down, it has voices, and its store (when it has one that is a Pinger)
-// answers. GET /readyz answers with it.
+// answers. GET /readyz answers with it. Its error's text may name the
+// store's address or user: ReadyReason gives what a client may be told.
 func (s *Server) Ready(ctx context.Context) error {
 	if s.closing.Err() != nil {
-		return errors.New("shutting down")
+		return &notReady{reason: "shutting down"}
 	}
 	if len(s.voices.List("")) == 0 {
-		return errors.New("no voices loaded")
+		return &notReady{reason: "no voices loaded"}
 	}
 	if p, ok := s.store.(Pinger); ok {
 		if err := p.Ping(ctx); err != nil {
-			return errors.New("store unreachable: " + err.Error())
+			return &notReady{reason: "store unreachable", err: err}
 		}
 	}
 	if s.ready != nil {
-		return s.ready(ctx)
+		if err := s.ready(ctx); err != nil {
+			return &notReady{reason: "not ready", err: err}
+		}
 	}
 	return nil
+}
+
+// notReady is Ready's error: a reason any client may read, and the
+// details behind it, for the log and the operator's own listener.
+type notReady struct {
+	reason string
+	err    error
+}
+
+func (e *notReady) Error() string {
+	if e.err == nil {
+		return e.reason
+	}
+	return e.reason + ": " + e.err.Error()
+}
+
+func (e *notReady) Unwrap() error { return e.err }
+
+// ReadyReason returns the part of an error of Ready that is safe to show
+// to anyone: "shutting down", "no voices loaded", "store unreachable" or
+// "not ready", without the details (addresses, users) that the error's
+// full text may hold.
+func ReadyReason(err error) string {
+	var nr *notReady
+	if errors.As(err, &nr) {
+		return nr.reason
+	}
+	return "not ready"
 }
 
 // healthz answers GET /healthz: the process is alive and serving HTTP.
@@ -149,12 +192,14 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// readyz answers GET /readyz with Ready: 200, or 503 saying why not.
+// readyz answers GET /readyz with Ready: 200, or 503 with the reason
+// (ReadyReason; the details are logged).
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.Ready(ctx); err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, wire.Health{Status: "unavailable", Reason: err.Error()})
+		s.log.Warn("server: not ready", "request_id", RequestID(r.Context()), "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, wire.Health{Status: "unavailable", Reason: ReadyReason(err)})
 		return nil
 	}
 	writeJSON(w, http.StatusOK, wire.Health{Status: "ok"})

@@ -44,6 +44,10 @@ const DefaultMaxVoicesPerAccount = 200
 // when Options.MaxKeysPerAccount is 0.
 const DefaultMaxKeysPerAccount = 100
 
+// DefaultKeyCheckTimeout is how long a request waits for the store to
+// verify its API key when Options.KeyCheckTimeout is 0.
+const DefaultKeyCheckTimeout = 5 * time.Second
+
 // DefaultWriteTimeout is the time allowed for one write of a response when
 // Options.WriteTimeout is 0.
 const DefaultWriteTimeout = 30 * time.Second
@@ -86,6 +90,11 @@ type Options struct {
 	// stream gets its own), so a client that stops reading cannot hold a
 	// handler; 0 means DefaultWriteTimeout, negative means none.
 	WriteTimeout time.Duration
+	// KeyCheckTimeout bounds the store's check of a request's API key:
+	// past it the request is refused with 503 (and any work begun for
+	// it is dropped), so a stalled store cannot hold requests and their
+	// connections. 0 means DefaultKeyCheckTimeout.
+	KeyCheckTimeout time.Duration
 	// MaxVoicesPerAccount is the most voice clones one account may hold;
 	// 0 means DefaultMaxVoicesPerAccount.
 	MaxVoicesPerAccount int
@@ -150,6 +159,7 @@ type Server struct {
 	maxInput  int
 	readTime  time.Duration
 	writeTime time.Duration
+	keyCheck  time.Duration
 	wsIdle    time.Duration
 	maxKeys   int
 	maxVoices int
@@ -197,6 +207,7 @@ func New(opts Options) (*Server, error) {
 		maxInput:  opts.Synthesizer.MaxInput(),
 		readTime:  opts.ReadTimeout,
 		writeTime: opts.WriteTimeout,
+		keyCheck:  cmp.Or(opts.KeyCheckTimeout, DefaultKeyCheckTimeout),
 		wsIdle:    opts.WSIdleTimeout,
 		maxKeys:   cmp.Or(opts.MaxKeysPerAccount, DefaultMaxKeysPerAccount),
 		maxVoices: cmp.Or(opts.MaxVoicesPerAccount, DefaultMaxVoicesPerAccount),
@@ -484,19 +495,24 @@ func cors(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// cleanPath serves "//v1/audio/speech" and "/v1/./models" as their clean
-// forms instead of letting ServeMux answer them with a bodiless redirect.
-// ok is false for a path with an encoded slash, backslash or dot
-// ("%2F", "%5C", "%2E"): decoded, those would become separators or dot
-// segments that a proxy in front, which routes on the path as sent,
-// never saw ("/v1/audio/speech%2F..%2F..%2Fkeys" is not /v1/keys). Such a
-// path names no route: 404.
+// cleanPath serves "//v1/audio/speech" as its clean form instead of
+// letting ServeMux answer it with a bodiless redirect. ok is false for a
+// path with a dot segment ("/v1/audio/speech/../../keys", "/v1/./models")
+// or an encoded slash, backslash or dot ("%2F", "%5C", "%2E"): resolved,
+// those would name another route than the one a proxy in front, which
+// routes on the path as sent, allowed ("/v1/audio/speech/../../keys" is
+// not /v1/keys). Such a path names no route: 404.
 func cleanPath(r *http.Request) (_ *http.Request, ok bool) {
 	if raw := strings.ToLower(r.URL.EscapedPath()); strings.Contains(raw, "%2f") ||
 		strings.Contains(raw, "%5c") || strings.Contains(raw, "%2e") {
 		return r, false
 	}
 	p := r.URL.Path
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "." || seg == ".." {
+			return r, false
+		}
+	}
 	c := path.Clean("/" + p)
 	if strings.HasSuffix(p, "/") && c != "/" {
 		c += "/"
@@ -665,8 +681,15 @@ func (s *Server) authenticate(ctx context.Context, token string) (store.Key, *wi
 	if token == "" {
 		return store.Key{}, wire.MissingKey()
 	}
+	ctx, cancel := context.WithTimeout(ctx, s.keyCheck)
+	defer cancel()
 	k, err := s.store.VerifyKey(ctx, token)
 	switch {
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		s.log.Warn("server: the store did not verify a key in time", "after", s.keyCheck, "err", err, "request_id", RequestID(ctx))
+		return store.Key{}, wire.KeyCheckTimeout(s.keyCheck)
+	case err != nil && ctx.Err() != nil: // the client went away
+		return store.Key{}, wire.Internal(RequestID(ctx))
 	case errors.Is(err, store.ErrRevokedKey):
 		s.known.forget(token)
 		return store.Key{}, wire.InvalidKey(k.Prefix, true)

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -132,13 +134,23 @@ func (s *Server) checkUpgrade(h http.Header, r *http.Request) *wire.Error {
 		h.Set("Sec-WebSocket-Version", "13")
 		return wire.BadWebSocketVersion(v)
 	}
-	if r.Header.Get("Sec-WebSocket-Key") == "" {
+	switch keys := r.Header.Values("Sec-WebSocket-Key"); {
+	case len(keys) == 0 || keys[0] == "":
 		return wire.MissingWebSocketKey()
+	case len(keys) > 1 || !validWebSocketKey(keys[0]):
+		return wire.BadWebSocketKey()
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin, r.Host) {
 		return wire.OriginNotAllowed(origin)
 	}
 	return nil
+}
+
+// validWebSocketKey reports whether key is what RFC 6455 asks of a
+// Sec-WebSocket-Key: 16 bytes in base64, around spaces.
+func validWebSocketKey(key string) bool {
+	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(key))
+	return err == nil && len(b) == 16
 }
 
 // originAllowed reports whether a page of origin may open the WebSocket:
@@ -385,24 +397,37 @@ type wsContext struct {
 	mu      sync.Mutex
 	cancel  context.CancelFunc // set while it runs
 	inputs  []wire.WSClientMessage
-	pending int           // bytes of text in inputs
+	pending int           // bytes of inputs' text and ids
 	wake    chan struct{} // signalled when inputs grow
 }
 
-// wsMaxPending is the most text, in bytes, that may wait in an input
-// stream's messages for synthesis to take it.
+// wsMaxPending is the most input, in bytes of text and ids, that may wait
+// in an input stream's messages for synthesis to take it.
 const wsMaxPending = 64 << 10
 
-// add queues an input message of the context. It fails when too much
-// text waits.
+// wsMaxInputs is the most input messages that may wait in an input
+// stream. Consecutive input.append messages wait as one, so only flushes
+// count towards it in practice.
+const wsMaxInputs = 256
+
+// add queues an input message of the context, its text joined to the
+// last waiting input.append's when it is one too. It fails when too much
+// input waits; the stream is then cancelled (stop), which lets go of it.
 func (wc *wsContext) add(m wire.WSClientMessage) bool {
 	wc.mu.Lock()
 	defer wc.mu.Unlock()
-	if wc.pending+len(m.Text) > wsMaxPending {
+	last := len(wc.inputs) - 1
+	join := m.Type == wire.WSAppend && last >= 0 && wc.inputs[last].Type == wire.WSAppend
+	size := len(m.Text) + len(m.FlushID)
+	if wc.pending+size > wsMaxPending || !join && len(wc.inputs) >= wsMaxInputs {
 		return false
 	}
-	wc.inputs = append(wc.inputs, m)
-	wc.pending += len(m.Text)
+	if join {
+		wc.inputs[last].Text += m.Text
+	} else {
+		wc.inputs = append(wc.inputs, wire.WSClientMessage{Type: m.Type, Text: m.Text, FlushID: m.FlushID})
+	}
+	wc.pending += size
 	select {
 	case wc.wake <- struct{}{}:
 	default:
@@ -427,6 +452,7 @@ func (wc *wsContext) stop() {
 	if wc.cancel != nil {
 		wc.cancel()
 	}
+	wc.inputs, wc.pending = nil, 0
 	wc.mu.Unlock()
 }
 
@@ -435,8 +461,9 @@ func (wc *wsContext) stop() {
 // when the connection ends.
 func (ws *wsSession) read(ctx context.Context, queue chan<- *wsContext) {
 	defer close(queue)
+	var buf bytes.Buffer // each message is read into it: one buffer, not one per message
 	for {
-		typ, data, err := ws.c.Read(ctx)
+		typ, data, err := ws.readMessage(ctx, &buf)
 		if err != nil {
 			// Work cut short is an aborted session; an idle one that
 			// closes has ended normally.
@@ -453,9 +480,18 @@ func (ws *wsSession) read(ctx context.Context, queue chan<- *wsContext) {
 			}
 			return
 		}
+		if len(data) > wsMaxInputMessage && typ == websocket.MessageText && !isCreate(data) {
+			ws.sendError(ctx, "", wire.BadRequest(wire.CodeInvalidValue, "",
+				"A message other than speech.create may be at most %d KiB long; this one has %d bytes.", wsMaxInputMessage>>10, len(data)))
+			continue
+		}
 		var m wire.WSClientMessage
 		if typ != websocket.MessageText || json.Unmarshal(data, &m) != nil {
 			ws.sendError(ctx, "", wire.BadRequest(wire.CodeInvalidJSON, "", "Messages must be JSON text objects with a \"type\"."))
+			continue
+		}
+		if werr := m.CheckEchoed(); werr != nil {
+			ws.sendError(ctx, "", werr)
 			continue
 		}
 		switch m.Type {
@@ -469,10 +505,38 @@ func (ws *wsSession) read(ctx context.Context, queue chan<- *wsContext) {
 	}
 }
 
+// wsMaxInputMessage is the longest message other than speech.create: an
+// input.append of as much text as may wait, and room for the rest.
+const wsMaxInputMessage = wsMaxPending + 4<<10
+
+// isCreate reports whether a JSON message is a speech.create, decoding
+// only its type (the other fields are skipped, not copied).
+func isCreate(data []byte) bool {
+	var head struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(data, &head) == nil && head.Type == wire.WSCreate
+}
+
+// readMessage reads the next message into buf, reused from message to
+// message, so a client sending large messages costs one buffer. data is
+// buf's: copy what outlives the next read.
+func (ws *wsSession) readMessage(ctx context.Context, buf *bytes.Buffer) (websocket.MessageType, []byte, error) {
+	typ, r, err := ws.c.Reader(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	buf.Reset()
+	if _, err := buf.ReadFrom(r); err != nil {
+		return 0, nil, err
+	}
+	return typ, buf.Bytes(), nil
+}
+
 // create queues a speech.create (or a message of an unknown type, which
 // run answers in turn).
 func (ws *wsSession) create(ctx context.Context, m wire.WSClientMessage, data []byte, queue chan<- *wsContext) {
-	wc := &wsContext{id: m.ID, create: data, stream: m.Type == wire.WSCreate && m.Streams(), wake: make(chan struct{}, 1)}
+	wc := &wsContext{id: m.ID, create: bytes.Clone(data), stream: m.Type == wire.WSCreate && m.Streams(), wake: make(chan struct{}, 1)}
 	if werr := ws.enqueue(wc, queue); werr != nil {
 		ws.sendError(ctx, m.ID, werr) // not under ws.mu: sending may wait
 	}
@@ -530,7 +594,7 @@ func (ws *wsSession) input(ctx context.Context, m wire.WSClientMessage) {
 			"No input stream with id %q is open on this connection: open one with speech.create and \"input_stream\": true.", m.ID))
 	case !wc.add(m):
 		ws.sendError(ctx, m.ID, wire.BadRequest(wire.CodeBufferFull, "text",
-			"More than %d KiB of text wait for synthesis in input stream %q: the stream is cancelled. Send text no faster than it is spoken.", wsMaxPending>>10, m.ID))
+			"More than %d KiB of text or %d messages wait for synthesis in input stream %q: the stream is cancelled. Send text no faster than it is spoken.", wsMaxPending>>10, wsMaxInputs, m.ID))
 		wc.stop()
 	}
 }
@@ -560,13 +624,19 @@ func (ws *wsSession) run(ctx context.Context, wc *wsContext) {
 		return
 	}
 	if werr := ws.recheck(ctx); werr != nil {
-		ws.sendError(ctx, m.ID, werr)
-		ws.drain()
-		ws.c.Close(websocket.StatusPolicyViolation, werr.Code)
-		ws.end(fmt.Errorf("key refused: %s", werr.Code))
+		ws.refuse(ctx, m.ID, werr)
 		return
 	}
 	ws.speech(ctx, wc)
+}
+
+// refuse ends the session whose credentials recheck refused: the error,
+// then close status 1008.
+func (ws *wsSession) refuse(ctx context.Context, id string, werr *wire.Error) {
+	ws.sendError(ctx, id, werr)
+	ws.drain()
+	ws.c.Close(websocket.StatusPolicyViolation, werr.Code)
+	ws.end(fmt.Errorf("credentials refused: %s", werr.Code))
 }
 
 // wsWriter hands what tts writes to the outbox as one binary message per

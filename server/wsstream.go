@@ -19,6 +19,10 @@ const DefaultMaxBufferDelay = 3 * time.Second
 // Options.WSIdleTimeout shortens it.
 const DefaultWSContextIdle = time.Minute
 
+// wsRecheckInterval is how often an input stream checks its session's
+// credentials again; it also does at each input.flush and input.done.
+const wsRecheckInterval = 5 * time.Second
+
 // idleError ends an input stream that received no input for too long.
 type idleError struct{ after time.Duration }
 
@@ -53,6 +57,17 @@ func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp *w
 	defer func() { sp.Input = ts.Text() }()
 	idle := time.NewTimer(idleAfter)
 	defer idle.Stop()
+	recheck := time.NewTicker(wsRecheckInterval)
+	defer recheck.Stop()
+	// refused checks the session's credentials again, as before each
+	// request: an input stream may last long after its key was revoked.
+	refused := func() error {
+		if werr := ws.recheck(ctx); werr != nil {
+			ws.refuse(ctx, wc.id, werr)
+			return werr
+		}
+		return nil
+	}
 	var buffered <-chan time.Time // fires when the tail has waited delay
 	var tail *time.Timer
 	defer func() {
@@ -80,17 +95,27 @@ func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp *w
 				case wire.WSAppend:
 					_, err = ts.WriteString(m.Text)
 				case wire.WSFlush:
-					if err = ts.Flush(); err == nil {
+					if err = refused(); err == nil {
+						err = ts.Flush()
+					}
+					if err == nil {
 						err = ws.send(ctx, wire.WSFlushDoneMessage{Type: wire.WSFlushDone, ID: wc.id, FlushID: m.FlushID})
 					}
 				case wire.WSInputDone:
-					return ts.Close()
+					if err = refused(); err == nil {
+						return ts.Close()
+					}
 				}
 				if err != nil {
 					return tts.Result{}, err
 				}
 			}
 			idle.Reset(idleAfter)
+		case <-recheck.C:
+			if err := refused(); err != nil {
+				ts.Close()
+				return tts.Result{}, err
+			}
 		case <-buffered:
 			tail, buffered = nil, nil
 			if err := ts.Flush(); err != nil {

@@ -79,10 +79,14 @@ func (t *TextStream) Write(p []byte) (int, error) {
 		return 0, t.err
 	}
 	t.text = append(t.text, p...)
-	if n := utf8.RuneCount(t.text[t.done:]); n > t.o.s.maxInput {
-		return 0, t.fail(fmt.Errorf("%w: %d characters wait for a sentence end, the limit is %d", ErrInputTooLong, n, t.o.s.maxInput))
+	if err := t.synthesize(false); err != nil {
+		return len(p), err
 	}
-	return len(p), t.synthesize(false)
+	// Only what still waits counts: one write may hold many sentences.
+	if n := utf8.RuneCount(t.text[t.done:]); n > t.o.s.maxInput {
+		return len(p), t.fail(fmt.Errorf("%w: %d characters wait for a sentence end, the limit is %d", ErrInputTooLong, n, t.o.s.maxInput))
+	}
+	return len(p), nil
 }
 
 // WriteString is Write of a string.

@@ -29,6 +29,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -99,6 +100,7 @@ type app struct {
 	readHeaderTimeout  time.Duration
 	readTimeout        time.Duration
 	writeTimeout       time.Duration
+	keyCheckTimeout    time.Duration
 	wsIdleTimeout      time.Duration
 	idleTimeout        time.Duration
 	shutdownTimeout    time.Duration
@@ -154,6 +156,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.DurationVar(&a.readHeaderTimeout, "read-header-timeout", 10*time.Second, "time allowed to read request headers")
 	fs.DurationVar(&a.readTimeout, "read-timeout", server.DefaultReadTimeout, "time allowed to read a request body")
 	fs.DurationVar(&a.writeTimeout, "write-timeout", server.DefaultWriteTimeout, "time allowed for each write of a response (each sentence of a stream)")
+	fs.DurationVar(&a.keyCheckTimeout, "key-check-timeout", server.DefaultKeyCheckTimeout, "time allowed for the store to check a request's API key; past it the request gets 503")
 	fs.DurationVar(&a.wsIdleTimeout, "ws-idle-timeout", server.DefaultWSIdleTimeout, "time an authenticated WebSocket session may stay idle (negative: no limit)")
 	fs.DurationVar(&a.idleTimeout, "idle-timeout", 120*time.Second, "keep-alive idle timeout")
 	fs.DurationVar(&a.shutdownTimeout, "shutdown-timeout", 30*time.Second, "time to drain in-flight requests on SIGINT/SIGTERM")
@@ -449,7 +452,19 @@ func (a *app) serveMetrics(reg *prometheus.Registry, api *server.Server) (stop f
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.Handle("GET /healthz", api)
-	mux.Handle("GET /readyz", api)
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		// The operator's listener: unlike the API's /readyz, it says why
+		// in full (the store's error names its host and user).
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		status, body := http.StatusOK, map[string]string{"status": "ok"}
+		if err := api.Ready(ctx); err != nil {
+			status, body = http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": err.Error()}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(body)
+	})
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(ln)
 	a.log.Info("metrics listening", "addr", "http://"+ln.Addr().String()+"/metrics")
@@ -555,7 +570,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	}
 	opts := server.Options{
 		Synthesizer: synth, Store: st, Aliases: aliases,
-		AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, WSIdleTimeout: a.wsIdleTimeout,
+		AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, KeyCheckTimeout: a.keyCheckTimeout, WSIdleTimeout: a.wsIdleTimeout,
 		Limits: a.limits, MaxQueue: a.maxQueue,
 	}
 	if reg != nil {

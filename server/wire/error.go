@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -254,6 +255,13 @@ func Unavailable() *Error {
 		Message: "The server is shutting down; retry shortly."}
 }
 
+// KeyCheckTimeout is the 503 of a request whose API key the store did
+// not verify within the server's deadline: it is not served.
+func KeyCheckTimeout(after time.Duration) *Error {
+	return &Error{Status: http.StatusServiceUnavailable, Type: TypeServer, Code: CodeServiceUnavailable,
+		Message: fmt.Sprintf("The server could not check the API key within %v; retry shortly.", after)}
+}
+
 // ToError converts an error from tts.Synthesizer (or from this package)
 // into the API error to send. A *Error passes through; tts's validation
 // sentinels become 400s naming their field and ErrUnknownVoice the 404
@@ -320,6 +328,12 @@ func BadWebSocketVersion(version string) *Error {
 // MissingWebSocketKey is a handshake without its Sec-WebSocket-Key.
 func MissingWebSocketKey() *Error {
 	return BadRequest(CodeMissingParameter, "Sec-WebSocket-Key", "The WebSocket handshake needs a Sec-WebSocket-Key header.")
+}
+
+// BadWebSocketKey is a handshake whose Sec-WebSocket-Key is not one
+// base64-encoded 16-byte value (RFC 6455, 4.1). The key is not echoed.
+func BadWebSocketKey() *Error {
+	return BadRequest(CodeInvalidValue, "Sec-WebSocket-Key", "The WebSocket handshake needs one Sec-WebSocket-Key header holding 16 bytes in base64.")
 }
 
 // OriginNotAllowed is a WebSocket handshake from a page of another origin

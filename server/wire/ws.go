@@ -85,5 +85,20 @@ type WSErrorMsg struct {
 	Error any    `json:"error"` // Error.Object()
 }
 
+// MaxClientID is the longest type, id or flush_id, in bytes, a client
+// message may carry: the server echoes them in its messages.
+const MaxClientID = 128
+
+// CheckEchoed refuses a type, id or flush_id longer than MaxClientID. The
+// error does not echo them.
+func (m WSClientMessage) CheckEchoed() *Error {
+	for _, f := range []struct{ param, v string }{{"type", m.Type}, {"id", m.ID}, {"flush_id", m.FlushID}} {
+		if len(f.v) > MaxClientID {
+			return BadRequest(CodeInvalidValue, f.param, "%q may be at most %d bytes long; this one has %d.", f.param, MaxClientID, len(f.v))
+		}
+	}
+	return nil
+}
+
 // Streams reports whether the message opens an input stream.
 func (m WSClientMessage) Streams() bool { return string(m.InputStream) == "true" }
