@@ -65,7 +65,21 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if s.logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
 		return wire.WeakPassword("password", store.MinPasswordLen)
 	}
-	a, err := s.store.CreateAccount(r.Context(), in.Account)
+	if werr := s.reserveAttempt(w, throttleKey{"signup " + clientAddress(r), signupAttempts}); werr != nil {
+		return werr
+	}
+	var a store.Account
+	if s.logins != nil {
+		// Hashed first, then the account and its password in one
+		// transaction: an interrupted sign-up leaves nothing behind.
+		hash, err := s.hashPassword(w, r.Context(), in.Password)
+		if err != nil {
+			return err
+		}
+		a, err = s.logins.CreateAccountWithPassword(r.Context(), in.Account, hash)
+	} else {
+		a, err = s.store.CreateAccount(r.Context(), in.Account)
+	}
 	if errors.Is(err, store.ErrAccountExists) {
 		return &wire.Error{Status: http.StatusConflict, Type: wire.TypeInvalidRequest, Code: wire.CodeAccountExists,
 			Param: "name", Message: "An account with this name already exists."}
@@ -76,9 +90,6 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	info(r.Context()).account = a.Name
 	out := wire.Signup{Account: wire.FromAccount(a)}
 	if s.logins != nil {
-		if err := s.setPassword(r.Context(), a.Name, in.Password); err != nil {
-			return err
-		}
 		ss, err := s.startSession(w, r, a.Name)
 		if err != nil {
 			return err

@@ -70,10 +70,9 @@ func (l *localLimiter) Begin(ctx context.Context, account string, lim store.Limi
 	}
 	if lim.RequestsPerMinute > 0 {
 		k := throttleKey{"account " + account, rate{burst: lim.RequestsPerMinute, every: time.Minute / time.Duration(lim.RequestsPerMinute)}}
-		if wait := l.rate.wait(k); wait > 0 {
+		if wait := l.rate.reserve(k); wait > 0 {
 			return nil, &store.LimitError{RetryAfter: wait}
 		}
-		l.rate.fail(k)
 	}
 	l.inFlight[account]++
 	var once sync.Once

@@ -104,14 +104,21 @@ func TestKeyLimit(t *testing.T) {
 	}
 }
 
-// Names are text: control characters, bidirectional formatting characters
-// and invalid UTF-8 are refused in key, account and voice clone names.
+// Names are text: control characters, bidirectional formatting and
+// invisible characters, line separators and invalid UTF-8 are refused in
+// key, account and voice clone names.
 func TestNamesAreText(t *testing.T) {
 	e := newEnv(t, envOptions{signup: true})
 	bad := []string{
 		`"a\u001b]0;pwned\u0007b"`, // OSC: retitles a terminal
 		`"row\r\nsk_fake  local"`,  // a forged table row
 		`"abc\u202edcba"`,          // right-to-left override
+		`"ad\u200bmin"`,            // zero-width space: looks like "admin"
+		`"ad\u200dmin"`,            // zero-width joiner
+		`"a\u2028b"`,               // line separator
+		`"a\u2029b"`,               // paragraph separator
+		`"\ufeffadmin"`,            // byte order mark
+		`"admin\udb40\udc41"`,      // tag character U+E0041
 		`"tab\there"`,
 		`"lone \udc00 surrogate"`,
 		"\"raw \xff byte\"",

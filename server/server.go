@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -145,35 +146,37 @@ type Options struct {
 
 // Server is the HTTP API. It is an http.Handler, safe for concurrent use.
 type Server struct {
-	synth     *tts.Synthesizer
-	voices    *voices.Catalog
-	store     store.Store
-	logins    store.Sessions // the store's, nil if it keeps none
-	throttle  *throttle      // failed sign-ins
-	hashing   chan struct{}  // bounds concurrent password hashing
-	auth      func(*http.Request) (string, error)
-	known     knownKeys // keys the store verified, for authedAlongside
-	formats   *encode.Registry
-	aliases   map[string]string
-	maxBody   int64
-	maxInput  int
-	readTime  time.Duration
-	writeTime time.Duration
-	keyCheck  time.Duration
-	wsIdle    time.Duration
-	maxKeys   int
-	maxVoices int
-	voiceMu   sync.Mutex // serializes clone changes to the store and catalog
-	signup    bool
-	origins   []string
-	log       *slog.Logger
-	metrics   *metrics // nil: none
-	limits    store.Limits
-	limiter   store.Limiter
-	maxQueue  int
-	gateway   bool
-	ready     func(context.Context) error
-	mux       *http.ServeMux
+	synth    *tts.Synthesizer
+	voices   *voices.Catalog
+	store    store.Store
+	logins   store.Sessions // the store's, nil if it keeps none
+	throttle *throttle      // failed sign-ins
+	hashing  chan struct{}  // bounds concurrent password hashing
+	// hashWaiting counts the attempts waiting for hashing (maxHashQueue).
+	hashWaiting atomic.Int64
+	auth        func(*http.Request) (string, error)
+	known       knownKeys // keys the store verified, for authedAlongside
+	formats     *encode.Registry
+	aliases     map[string]string
+	maxBody     int64
+	maxInput    int
+	readTime    time.Duration
+	writeTime   time.Duration
+	keyCheck    time.Duration
+	wsIdle      time.Duration
+	maxKeys     int
+	maxVoices   int
+	voiceMu     sync.Mutex // serializes clone changes to the store and catalog
+	signup      bool
+	origins     []string
+	log         *slog.Logger
+	metrics     *metrics // nil: none
+	limits      store.Limits
+	limiter     store.Limiter
+	maxQueue    int
+	gateway     bool
+	ready       func(context.Context) error
+	mux         *http.ServeMux
 
 	// closing is cancelled by Shutdown; WebSocket sessions watch it.
 	closing  context.Context

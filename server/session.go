@@ -33,16 +33,26 @@ const SessionLifetime = 7 * 24 * time.Hour
 // request made with the cookie.
 const csrfHeader = "X-CSRF-Token"
 
-// Sign-in throttling: failed attempts per account and per client
-// address, each a bucket refilled one attempt at a time.
+// Sign-in throttling: attempts per account and per client address,
+// each a bucket refilled one attempt at a time. An attempt is taken from
+// every bucket before its password is hashed and given back when it
+// signs in, so concurrent guesses cannot pass the allowance, and a
+// bucket is never below empty, so the wait is at most one refill
+// (the lockout's cap). Sign-ups take from a bucket of their address.
 var (
 	accountAttempts = rate{burst: 10, every: 30 * time.Second}
 	addressAttempts = rate{burst: 30, every: 2 * time.Second}
+	signupAttempts  = rate{burst: 5, every: time.Minute}
 )
 
 // maxHashing bounds concurrent password hashing: each argon2id hash
 // takes 19 MiB and tens of milliseconds of CPU.
 const maxHashing = 2
+
+// maxHashQueue bounds the attempts waiting to hash: past it an attempt
+// gets 429 before any hashing, so a flood from many addresses cannot
+// queue work without end.
+const maxHashQueue = 32
 
 // newSessionToken returns a random cookie token: 256 bits, base64url.
 func newSessionToken() (string, error) {
@@ -176,7 +186,7 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 		}
 		return werr
 	}
-	if err := s.setPassword(r.Context(), account, pc.New); err != nil {
+	if err := s.setPassword(w, r.Context(), account, pc.New); err != nil {
 		return err
 	}
 	out := wire.Session{Object: "session", Signup: s.signup}
@@ -190,16 +200,21 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 }
 
 // setPassword hashes password and stores it, ending account's sessions.
-func (s *Server) setPassword(ctx context.Context, account, password string) error {
-	if err := s.acquireHashing(ctx); err != nil {
-		return err
-	}
-	hash, err := store.HashPassword(password)
-	<-s.hashing
+func (s *Server) setPassword(w http.ResponseWriter, ctx context.Context, account, password string) error {
+	hash, err := s.hashPassword(w, ctx, password)
 	if err != nil {
 		return err
 	}
 	return s.logins.SetPassword(ctx, account, hash)
+}
+
+// hashPassword hashes password in one of the hashing slots.
+func (s *Server) hashPassword(w http.ResponseWriter, ctx context.Context, password string) (string, error) {
+	if werr := s.acquireHashing(w, ctx); werr != nil {
+		return "", werr
+	}
+	defer s.releaseHashing()
+	return store.HashPassword(password)
 }
 
 // startSession stores a new session of account and sets its cookie.
@@ -235,9 +250,8 @@ func (s *Server) setCookie(w http.ResponseWriter, r *http.Request, token string,
 // long.
 func (s *Server) checkPassword(w http.ResponseWriter, r *http.Request, account, password string) *wire.Error {
 	keys := []throttleKey{{"account " + account, accountAttempts}, {"address " + clientAddress(r), addressAttempts}}
-	if wait := s.throttle.wait(keys...); wait > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
-		return wire.TooManyAttempts(wait)
+	if werr := s.reserveAttempt(w, keys...); werr != nil {
+		return werr
 	}
 	hash, err := s.logins.PasswordHash(r.Context(), account)
 	known := err == nil
@@ -248,30 +262,50 @@ func (s *Server) checkPassword(w http.ResponseWriter, r *http.Request, account, 
 		s.log.Error("server: reading password", "err", err, "request_id", RequestID(r.Context()))
 		return wire.Internal(RequestID(r.Context()))
 	}
-	if err := s.acquireHashing(r.Context()); err != nil {
-		return wire.ToError(err, "")
+	if werr := s.acquireHashing(w, r.Context()); werr != nil {
+		return werr
 	}
 	ok, err := store.CheckPassword(hash, password)
-	<-s.hashing
+	s.releaseHashing()
 	if err != nil {
 		s.log.Error("server: stored password hash", "account", account, "err", err)
 	}
 	if !ok || !known {
-		s.throttle.fail(keys...)
 		s.log.Info("server: sign-in refused", "account", printable(account), "address", clientAddress(r), "request_id", RequestID(r.Context()))
 		return wire.InvalidCredentials()
+	}
+	s.throttle.refund(keys...)
+	return nil
+}
+
+// reserveAttempt takes an attempt from every key's bucket, or answers
+// 429 with how long until each has one.
+func (s *Server) reserveAttempt(w http.ResponseWriter, keys ...throttleKey) *wire.Error {
+	if wait := s.throttle.reserve(keys...); wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
+		return wire.TooManyAttempts(wait)
 	}
 	return nil
 }
 
-func (s *Server) acquireHashing(ctx context.Context) error {
+// acquireHashing waits for one of the maxHashing hashing slots, unless
+// maxHashQueue attempts wait already: then 429 at once.
+func (s *Server) acquireHashing(w http.ResponseWriter, ctx context.Context) *wire.Error {
+	if s.hashWaiting.Add(1) > maxHashQueue {
+		s.hashWaiting.Add(-1)
+		w.Header().Set("Retry-After", "1")
+		return wire.TooManyAttempts(time.Second)
+	}
+	defer s.hashWaiting.Add(-1)
 	select {
 	case s.hashing <- struct{}{}:
 		return nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return wire.ToError(ctx.Err(), "")
 	}
 }
+
+func (s *Server) releaseHashing() { <-s.hashing }
 
 // decoyHash is a hash no password matches, checked for accounts that do
 // not exist so that they answer as slowly as those that do.
@@ -350,9 +384,11 @@ func (t *throttle) level(k throttleKey, now time.Time) float64 {
 	return min(float64(k.rate.burst), b.left+float64(now.Sub(b.at))/float64(k.rate.every))
 }
 
-// wait returns how long until every key has an attempt left; 0 if they
-// all have one now.
-func (t *throttle) wait(keys ...throttleKey) time.Duration {
+// reserve takes an attempt from every key when each has one left, and
+// returns 0; otherwise it takes none and returns how long until each
+// has one (at most the slowest key's refill period: a bucket is never
+// below empty).
+func (t *throttle) reserve(keys ...throttleKey) time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()
@@ -362,19 +398,28 @@ func (t *throttle) wait(keys ...throttleKey) time.Duration {
 			wait = max(wait, time.Duration((1-left)*float64(k.rate.every)))
 		}
 	}
-	return wait
+	if wait > 0 {
+		return wait
+	}
+	t.add(now, -1, keys...)
+	return 0
 }
 
-// fail takes an attempt from each key.
-func (t *throttle) fail(keys ...throttleKey) {
+// refund gives back an attempt reserve took, for an attempt that
+// succeeded.
+func (t *throttle) refund(keys ...throttleKey) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	now := t.now()
+	t.add(t.now(), 1, keys...)
+}
+
+// add changes each key's attempts left by n, within 0 and its burst.
+func (t *throttle) add(now time.Time, n float64, keys ...throttleKey) {
 	if len(t.buckets) >= maxBuckets {
 		t.prune(now)
 	}
 	for _, k := range keys {
-		left := t.level(k, now) - 1
+		left := max(0, min(float64(k.rate.burst), t.level(k, now)+n))
 		full := now.Add(time.Duration((float64(k.rate.burst) - left) * float64(k.rate.every)))
 		t.buckets[k.key] = &bucket{left: left, at: now, full: full}
 	}

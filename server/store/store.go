@@ -248,6 +248,11 @@ type Sessions interface {
 	// result) and ends the account's sessions, in one transaction.
 	// ErrNotFound if the account does not exist.
 	SetPassword(ctx context.Context, account, hash string) error
+	// CreateAccountWithPassword creates account name with the hash of
+	// its password (HashPassword's result) in one transaction, so that no
+	// account is ever left without the password it was created with.
+	// Errors as CreateAccount.
+	CreateAccountWithPassword(ctx context.Context, name, hash string) (Account, error)
 	// PasswordHash returns the stored hash; ErrNotFound if the account
 	// does not exist or has no password.
 	PasswordHash(ctx context.Context, account string) (string, error)

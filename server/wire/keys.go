@@ -142,16 +142,19 @@ func nameField(raw map[string]json.RawMessage, field string, maxLen int) (string
 // checkText refuses a name that is not plain text: the U+FFFD that invalid
 // UTF-8 or a lone surrogate escape decodes to, control characters (which
 // would let a name forge table rows or retitle the terminal of whoever
-// lists names), and bidirectional formatting characters (which reorder
-// what a reader sees).
+// lists names), format characters — bidirectional controls, which
+// reorder what a reader sees, and invisible ones (zero-width spaces and
+// joiners U+200B–U+200D, U+FEFF, tag characters U+E0000–U+E007F), which
+// make two names look alike — and the line and paragraph separators
+// U+2028/U+2029.
 func checkText(field, s string) error {
 	for _, r := range s {
 		switch {
 		case r == utf8.RuneError:
 			return BadRequest(CodeInvalidValue, field, "%s is not valid UTF-8 text.", field)
-		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r):
+		case unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Bidi_Control):
 			return BadRequest(CodeInvalidValue, field,
-				"%s may not contain U+%04X: control and bidirectional formatting characters are refused.", field, r)
+				"%s may not contain U+%04X: control, format (bidirectional, invisible) and line separator characters are refused.", field, r)
 		}
 	}
 	return nil

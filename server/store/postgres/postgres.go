@@ -224,6 +224,28 @@ func (s *Store) CreateAccount(ctx context.Context, name string) (store.Account, 
 	return a, nil
 }
 
+// CreateAccountWithPassword implements store.Sessions.
+func (s *Store) CreateAccountWithPassword(ctx context.Context, name, hash string) (store.Account, error) {
+	if err := store.ValidateAccountName(name); err != nil {
+		return store.Account{}, err
+	}
+	a := store.Account{Name: name, Created: s.stamp()}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "INSERT INTO accounts(name, created) VALUES($1, $2)", name, a.Created); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, "INSERT INTO passwords(account, hash, updated) VALUES($1, $2, $3)", name, hash, a.Created)
+		return err
+	})
+	if isUnique(err) {
+		return store.Account{}, fmt.Errorf("%w: %q", store.ErrAccountExists, name)
+	}
+	if err != nil {
+		return store.Account{}, fmt.Errorf("store: create account: %w", err)
+	}
+	return a, nil
+}
+
 // Account implements store.Store.
 func (s *Store) Account(ctx context.Context, name string) (store.Account, error) {
 	if !storable(name) {

@@ -187,6 +187,33 @@ func (s *Store) CreateAccount(ctx context.Context, name string) (store.Account, 
 	return a, nil
 }
 
+// CreateAccountWithPassword implements store.Sessions.
+func (s *Store) CreateAccountWithPassword(ctx context.Context, name, hash string) (store.Account, error) {
+	if err := store.ValidateAccountName(name); err != nil {
+		return store.Account{}, err
+	}
+	a := store.Account{Name: name, Created: s.now().Truncate(time.Millisecond)}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return store.Account{}, fmt.Errorf("store: create account: %w", err)
+	}
+	defer tx.Rollback()
+	_, err = tx.ExecContext(ctx, "INSERT INTO accounts(name, created) VALUES(?, ?)", name, unix(a.Created))
+	if isConstraint(err) {
+		return store.Account{}, fmt.Errorf("%w: %q", store.ErrAccountExists, name)
+	}
+	if err == nil {
+		_, err = tx.ExecContext(ctx, "INSERT INTO passwords(account, hash, updated) VALUES(?, ?, ?)", name, hash, unix(a.Created))
+	}
+	if err == nil {
+		err = tx.Commit()
+	}
+	if err != nil {
+		return store.Account{}, fmt.Errorf("store: create account: %w", err)
+	}
+	return a, nil
+}
+
 func isConstraint(err error) bool {
 	var se *sqlite.Error
 	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT

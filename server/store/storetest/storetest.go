@@ -62,6 +62,7 @@ func (s Suite) Run(t *testing.T) {
 		{"UnstorableLookups", testUnstorableLookups},
 		{"VoiceNamespacesAndLimit", testVoiceNamespacesAndLimit},
 		{"Sessions", testSessions},
+		{"AccountWithPassword", testAccountWithPassword},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, s) })
 	}
@@ -494,6 +495,50 @@ func testVoiceNamespacesAndLimit(t *testing.T, su Suite) {
 // testSessions: passwords are stored hashed and survive a restart; a new
 // password ends the account's sessions; expired and deleted sessions are
 // gone.
+// testAccountWithPassword: a sign-up's account and password are made
+// together or not at all.
+func testAccountWithPassword(t *testing.T, su Suite) {
+	ctx := t.Context()
+	opened := su.Open(t)
+	st, ok := opened.(store.Sessions)
+	if !ok {
+		t.Skip("the store keeps no passwords (store.Sessions)")
+	}
+	accounts(t, opened, "taken")
+	a, err := st.CreateAccountWithPassword(ctx, "carol", "hash-of-carol")
+	if err != nil || a.Name != "carol" || a.Created.IsZero() {
+		t.Fatalf("CreateAccountWithPassword: %+v, %v", a, err)
+	}
+	if h, err := st.PasswordHash(ctx, "carol"); err != nil || h != "hash-of-carol" {
+		t.Errorf("password of the new account: %q, %v", h, err)
+	}
+	if _, err := opened.Account(ctx, "carol"); err != nil {
+		t.Errorf("the new account: %v", err)
+	}
+	// An existing name: refused, and its account keeps no password.
+	if _, err := st.CreateAccountWithPassword(ctx, "taken", "hash"); !errors.Is(err, store.ErrAccountExists) {
+		t.Errorf("an existing name: %v, want ErrAccountExists", err)
+	}
+	if _, err := st.PasswordHash(ctx, "taken"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the existing account got a password: %v", err)
+	}
+	if _, err := st.CreateAccountWithPassword(ctx, "Bad Name!", "hash"); err == nil {
+		t.Error("an invalid name was accepted")
+	}
+	// Interrupted before it runs: nothing is left behind.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := st.CreateAccountWithPassword(cancelled, "dave", "hash"); err == nil {
+		t.Error("a cancelled sign-up succeeded")
+	}
+	if _, err := opened.Account(ctx, "dave"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a cancelled sign-up left an account: %v", err)
+	}
+	if _, err := st.CreateAccountWithPassword(ctx, "dave", "hash"); err != nil {
+		t.Errorf("the name of a cancelled sign-up cannot be used: %v", err)
+	}
+}
+
 func testSessions(t *testing.T, su Suite) {
 	ctx := context.Background()
 	opened := su.Open(t)
