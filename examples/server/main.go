@@ -439,7 +439,7 @@ func (a *app) upstreamPool(ctx context.Context) (*upstream.Pool, error) {
 			urls = append(urls, u)
 		}
 	}
-	return upstream.New(ctx, upstream.Options{URLs: urls, Key: a.upstreamKey, Logger: a.log})
+	return upstream.New(ctx, upstream.Options{URLs: urls, Key: a.upstreamKey, Logger: a.log, MaxAudio: a.maxAudio})
 }
 
 // serveMetrics serves /metrics (reg), /healthz and /readyz (api's) on

@@ -21,6 +21,7 @@ package upstream
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -41,6 +42,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/wire"
 )
 
 // SampleRate is the rate of the pcm the workers send.
@@ -49,6 +51,22 @@ const SampleRate = 24000
 // DefaultCheckEvery is the time between health checks when
 // Options.CheckEvery is 0.
 const DefaultCheckEvery = time.Second
+
+// DefaultMaxAudio is the most audio a piece may bring when
+// Options.MaxAudio is 0: the synthesizer's default limit of a whole
+// request (tts.DefaultMaxAudio).
+const DefaultMaxAudio = 10 * time.Minute
+
+// DefaultIdleTimeout is how long a piece's answer may go without a byte
+// when Options.IdleTimeout is 0; DefaultPieceTimeout bounds a piece's
+// whole answer when Options.PieceTimeout is 0.
+const (
+	DefaultIdleTimeout  = 30 * time.Second
+	DefaultPieceTimeout = 2 * time.Minute
+)
+
+// maxModelsBody bounds a worker's /v1/models answer (some 60,000 voices).
+const maxModelsBody = 16 << 20
 
 // ErrNoWorker is returned (wrapped) when no healthy worker has the voice.
 var ErrNoWorker = errors.New("upstream: no healthy worker has the voice")
@@ -66,6 +84,16 @@ type Options struct {
 	CheckEvery time.Duration
 	// Logger receives health changes; nil means slog.Default().
 	Logger *slog.Logger
+	// MaxAudio is the most audio one piece's answer may hold (the
+	// gateway's own limit of a request: no piece can need more); a worker
+	// that sends more fails the piece, which is tried on another worker.
+	// 0 means DefaultMaxAudio.
+	MaxAudio time.Duration
+	// IdleTimeout fails a piece whose worker sends nothing for that long,
+	// and PieceTimeout one whose whole answer takes longer (a worker that
+	// trickles bytes): the piece is tried on another worker. 0 means
+	// DefaultIdleTimeout and DefaultPieceTimeout.
+	IdleTimeout, PieceTimeout time.Duration
 }
 
 // Pool is a set of workers, and the engine that speaks through them. It
@@ -74,6 +102,10 @@ type Pool struct {
 	key     string
 	client  *http.Client
 	every   time.Duration
+	// maxBytes is the most pcm a piece's answer may hold; idle and
+	// piece bound the time it may take (Options).
+	maxBytes    int64
+	idle, piece time.Duration
 	log     *slog.Logger
 	workers []*worker
 	turn    atomic.Uint64 // rotates the start of pick's scan
@@ -113,6 +145,10 @@ func New(ctx context.Context, opts Options) (*Pool, error) {
 	if p.every <= 0 {
 		p.every = DefaultCheckEvery
 	}
+	maxAudio := cmp.Or(opts.MaxAudio, DefaultMaxAudio)
+	p.maxBytes = int64(maxAudio.Seconds()*SampleRate)*2 + 2*SampleRate // and a second's slack
+	p.idle = cmp.Or(opts.IdleTimeout, DefaultIdleTimeout)
+	p.piece = cmp.Or(opts.PieceTimeout, DefaultPieceTimeout)
 	if p.log == nil {
 		p.log = slog.Default()
 	}
@@ -219,11 +255,16 @@ func (p *Pool) get(ctx context.Context, url string, into any) error {
 		io.Copy(io.Discard, io.LimitReader(res.Body, 4096))
 		return fmt.Errorf("%s: %s", url, res.Status)
 	}
+	body := &io.LimitedReader{R: res.Body, N: maxModelsBody + 1}
 	if into == nil {
-		_, err = io.Copy(io.Discard, res.Body)
-		return err
+		_, err = io.Copy(io.Discard, body)
+	} else {
+		err = json.NewDecoder(body).Decode(into)
 	}
-	return json.NewDecoder(res.Body).Decode(into)
+	if body.N <= 0 {
+		return fmt.Errorf("%s: the answer is larger than %d MiB", url, maxModelsBody>>20)
+	}
+	return err
 }
 
 // Ready reports whether at least one worker is healthy.
@@ -300,11 +341,12 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 	}
 	body, _ := json.Marshal(fields)
 	var tried []*worker
+	var last error
 	for {
 		w := p.pick(req.Voice, tried)
 		if w == nil {
 			if len(tried) > 0 {
-				return fmt.Errorf("%w %q: %d tried", ErrNoWorker, req.Voice, len(tried))
+				return fmt.Errorf("%w %q: %d tried, the last: %v", ErrNoWorker, req.Voice, len(tried), last)
 			}
 			return fmt.Errorf("%w %q", ErrNoWorker, req.Voice)
 		}
@@ -315,15 +357,18 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 			return ctx.Err()
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case errors.Is(err, errEmit): // the caller's own failure
-			return errors.Unwrap(err)
 		case started:
+			var emitted *emitError
+			if errors.As(err, &emitted) {
+				return emitted.err // the caller's own failure, as it is
+			}
 			return err
 		}
 		var refused *refusal
 		if errors.As(err, &refused) {
 			return err // the worker judged the request: another would too
 		}
+		last = err
 		p.log.Warn("upstream: retrying on another worker", "worker", w.url, "voice", req.Voice, "err", err)
 	}
 }
@@ -331,17 +376,47 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 // errBusy is a worker's 503 or 429: try another, but it is not broken.
 var errBusy = errors.New("upstream: worker busy")
 
-// errEmit wraps an error of the emit function.
-var errEmit = errors.New("upstream: emit")
+// emitError is an error of the emit function: the caller's own (its
+// audio limit, a client gone), returned as it is.
+type emitError struct{ err error }
+
+func (e *emitError) Error() string { return "upstream: emit: " + e.err.Error() }
+func (e *emitError) Unwrap() error { return e.err }
 
 // refusal is a worker's 4xx answer.
 type refusal struct {
 	status int
 	body   string
+	// client is the worker's error when it judged the request itself (a
+	// 400, 413 or 422: its audio limit, say), which the gateway answers
+	// as its own; nil for a refusal of the gateway (401, 403), which is
+	// the gateway's failure, not its caller's.
+	client *wire.Error
 }
 
 func (r *refusal) Error() string {
 	return fmt.Sprintf("upstream: worker answered %d: %s", r.status, r.body)
+}
+
+func (r *refusal) Unwrap() error {
+	if r.client == nil {
+		return nil
+	}
+	return r.client
+}
+
+// newRefusal reads a worker's 4xx answer.
+func newRefusal(status int, body []byte) *refusal {
+	r := &refusal{status: status, body: string(body)}
+	switch status {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
+		var we wire.Error
+		if json.Unmarshal(body, &we) == nil && we.Message != "" {
+			we.Status = status
+			r.client = &we
+		}
+	}
+	return r
 }
 
 // speak runs one request on w and emits its audio. started reports
@@ -351,7 +426,8 @@ func (p *Pool) speak(ctx context.Context, w *worker, body []byte, text string, e
 	defer w.outstanding.Add(-1)
 	w.requests.Add(1)
 	defer func() {
-		if err != nil && !errors.Is(err, errEmit) && ctx.Err() == nil {
+		var emitted *emitError
+		if err != nil && !errors.As(err, &emitted) && ctx.Err() == nil {
 			w.errors.Add(1)
 			var refused *refusal
 			if !errors.As(err, &refused) && !errors.Is(err, errBusy) {
@@ -359,7 +435,17 @@ func (p *Pool) speak(ctx context.Context, w *worker, body []byte, text string, e
 			}
 		}
 	}()
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url+"/v1/audio/speech", bytes.NewReader(body))
+	// The piece's deadlines: its whole answer within p.piece, and no
+	// wait for a byte longer than p.idle.
+	// (ctx stays the caller's: the deferred check above asks whether the
+	// caller gave up.)
+	timed, cancel := context.WithTimeoutCause(ctx, p.piece, errPieceTimeout)
+	defer cancel()
+	pctx, stall := context.WithCancelCause(timed)
+	defer stall(nil)
+	idle := time.AfterFunc(p.idle, func() { stall(errIdle) })
+	defer idle.Stop()
+	hreq, err := http.NewRequestWithContext(pctx, http.MethodPost, w.url+"/v1/audio/speech", bytes.NewReader(body))
 	if err != nil {
 		return false, err
 	}
@@ -367,7 +453,7 @@ func (p *Pool) speak(ctx context.Context, w *worker, body []byte, text string, e
 	hreq.Header.Set("Content-Type", "application/json")
 	res, err := p.client.Do(hreq)
 	if err != nil {
-		return false, err
+		return false, p.late(ctx, pctx, err)
 	}
 	defer func() {
 		// Read to the end, so that the connection is reused.
@@ -383,15 +469,60 @@ func (p *Pool) speak(ctx context.Context, w *worker, body []byte, text string, e
 			return false, fmt.Errorf("upstream: worker answered %s: %s", res.Status, b)
 		}
 		if res.StatusCode == http.StatusNotFound {
-			return false, fmt.Errorf("%w %q: %w", engine.ErrUnknownVoice, w.url, &refusal{res.StatusCode, string(b)})
+			return false, fmt.Errorf("%w %q: %w", engine.ErrUnknownVoice, w.url, &refusal{status: res.StatusCode, body: string(b)})
 		}
-		return false, &refusal{res.StatusCode, string(b)}
+		return false, newRefusal(res.StatusCode, b)
 	}
+	r := &idleReader{r: res.Body, timer: idle, idle: p.idle}
 	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		return p.readPCM(res.Body, emit)
+		started, err = p.readPCM(r, emit)
+	} else {
+		started, err = p.readEvents(r, text, emit)
 	}
-	return p.readEvents(res.Body, text, emit)
+	return started, p.late(ctx, pctx, err)
 }
+
+// Causes of a piece that took too long.
+var (
+	errIdle         = errors.New("upstream: the worker sent nothing for too long")
+	errPieceTimeout = errors.New("upstream: the worker's answer took too long")
+)
+
+// late names the deadline of piece, the context of a piece's request,
+// that failed it, when one did; a piece failed by its caller's context
+// (ctx) keeps its error.
+func (p *Pool) late(ctx, piece context.Context, err error) error {
+	if err == nil || ctx.Err() != nil || piece.Err() == nil {
+		return err
+	}
+	switch cause := context.Cause(piece); cause {
+	case errIdle:
+		return fmt.Errorf("%w (%v): %w", errIdle, p.idle, err)
+	case errPieceTimeout:
+		return fmt.Errorf("%w (%v): %w", errPieceTimeout, p.piece, err)
+	}
+	return err
+}
+
+// idleReader restarts a piece's idle timer at every read that brings
+// bytes.
+type idleReader struct {
+	r     io.Reader
+	timer *time.Timer
+	idle  time.Duration
+}
+
+func (r *idleReader) Read(b []byte) (int, error) {
+	n, err := r.r.Read(b)
+	if n > 0 {
+		r.timer.Reset(r.idle)
+	}
+	return n, err
+}
+
+// errTooMuch fails a piece whose worker sends more audio than a piece
+// may hold.
+var errTooMuch = errors.New("upstream: the worker sent more audio than a piece may hold")
 
 // event is one SSE event of a worker's answer.
 type event struct {
@@ -419,7 +550,8 @@ func (p *Pool) readEvents(r io.Reader, text string, emit engine.ChunkFunc) (star
 	var samples []float32
 	var words []engine.Word
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	// A line holds at most a piece's audio in base64, and its JSON.
+	sc.Buffer(make([]byte, 64<<10), int(p.maxBytes*4/3)+64<<10)
 	done := false
 	for !done && sc.Scan() {
 		line, ok := strings.CutPrefix(sc.Text(), "data: ")
@@ -442,6 +574,9 @@ func (p *Pool) readEvents(r io.Reader, text string, emit engine.ChunkFunc) (star
 			if err != nil {
 				return false, fmt.Errorf("upstream: a worker's audio: %w", err)
 			}
+			if int64(2*len(samples)+len(pcm)) > p.maxBytes {
+				return false, fmt.Errorf("%w (%d bytes)", errTooMuch, p.maxBytes)
+			}
 			for i := 0; i+1 < len(pcm); i += 2 {
 				samples = append(samples, float32(int16(binary.LittleEndian.Uint16(pcm[i:])))/32768)
 			}
@@ -455,7 +590,9 @@ func (p *Pool) readEvents(r io.Reader, text string, emit engine.ChunkFunc) (star
 			}
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return false, fmt.Errorf("%w: an event line over %d bytes", errTooMuch, p.maxBytes*4/3+64<<10)
+	} else if err != nil {
 		return false, fmt.Errorf("upstream: reading a worker's stream: %w", err)
 	}
 	if !done {
@@ -465,7 +602,7 @@ func (p *Pool) readEvents(r io.Reader, text string, emit engine.ChunkFunc) (star
 		return false, nil
 	}
 	if err := emit(engine.Chunk{Samples: samples, SampleRate: SampleRate, Words: words}); err != nil {
-		return true, fmt.Errorf("%w: %w", errEmit, err)
+		return true, &emitError{err}
 	}
 	return true, nil
 }
@@ -473,9 +610,12 @@ func (p *Pool) readEvents(r io.Reader, text string, emit engine.ChunkFunc) (star
 // readPCM reads a worker's bare pcm answer whole (a stream the worker cut
 // ends in an error here), then emits it as one chunk.
 func (p *Pool) readPCM(r io.Reader, emit engine.ChunkFunc) (started bool, err error) {
-	pcm, err := io.ReadAll(r)
+	pcm, err := io.ReadAll(io.LimitReader(r, p.maxBytes+1))
 	if err != nil {
 		return false, fmt.Errorf("upstream: reading a worker's audio: %w", err)
+	}
+	if int64(len(pcm)) > p.maxBytes {
+		return false, fmt.Errorf("%w (%d bytes)", errTooMuch, p.maxBytes)
 	}
 	if len(pcm) < 2 {
 		return false, nil
@@ -485,7 +625,7 @@ func (p *Pool) readPCM(r io.Reader, emit engine.ChunkFunc) (started bool, err er
 		samples[i] = float32(int16(binary.LittleEndian.Uint16(pcm[2*i:]))) / 32768
 	}
 	if err := emit(engine.Chunk{Samples: samples, SampleRate: SampleRate}); err != nil {
-		return true, fmt.Errorf("%w: %w", errEmit, err)
+		return true, &emitError{err}
 	}
 	return true, nil
 }
