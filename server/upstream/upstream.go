@@ -99,18 +99,18 @@ type Options struct {
 // Pool is a set of workers, and the engine that speaks through them. It
 // is safe for concurrent use.
 type Pool struct {
-	key     string
-	client  *http.Client
-	every   time.Duration
+	key    string
+	client *http.Client
+	every  time.Duration
 	// maxBytes is the most pcm a piece's answer may hold; idle and
 	// piece bound the time it may take (Options).
 	maxBytes    int64
 	idle, piece time.Duration
-	log     *slog.Logger
-	workers []*worker
-	turn    atomic.Uint64 // rotates the start of pick's scan
-	stop    context.CancelFunc
-	done    chan struct{}
+	log         *slog.Logger
+	workers     []*worker
+	turn        atomic.Uint64 // rotates the start of pick's scan
+	stop        context.CancelFunc
+	done        chan struct{}
 }
 
 var (
