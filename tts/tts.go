@@ -132,8 +132,11 @@ type Synthesizer struct {
 // New returns a Synthesizer. It checks that every engine the catalog's
 // voices name is present.
 func New(opts Options) (*Synthesizer, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
 	if opts.Voices == nil {
-		cat, err := catalogOf(opts.Engines)
+		cat, err := catalogOf(opts.Engines, opts.Logger)
 		if err != nil {
 			return nil, err
 		}
@@ -179,15 +182,22 @@ func New(opts Options) (*Synthesizer, error) {
 	return s, nil
 }
 
-// catalogOf returns a catalog of the voices the engines list.
-func catalogOf(engines map[string]engine.Engine) (*voices.Catalog, error) {
+// catalogOf returns a catalog of the voices the engines list. A voice the
+// catalog refuses (a bad id, an id an engine earlier in name order has)
+// is logged and left out, as a voices directory's rescan does; an engine
+// that cannot list its voices fails.
+func catalogOf(engines map[string]engine.Engine, log *slog.Logger) (*voices.Catalog, error) {
 	cat := new(voices.Catalog)
 	now := time.Now()
 	for _, name := range slices.Sorted(maps.Keys(engines)) {
 		if _, ok := engines[name].(engine.VoiceLister); !ok {
 			continue
 		}
-		if err := cat.AddEngine(context.Background(), name, engines[name], now); err != nil {
+		err := cat.AddEngine(context.Background(), name, engines[name], now)
+		switch {
+		case errors.Is(err, voices.ErrVoiceLeftOut):
+			log.Warn("tts: voices left out", "engine", name, "err", err)
+		case err != nil:
 			return nil, fmt.Errorf("tts: %w", err)
 		}
 	}

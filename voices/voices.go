@@ -79,6 +79,11 @@ var ErrUnknownVoice = engine.ErrUnknownVoice
 // ErrDuplicateVoice is returned by Add for an id that is already taken.
 var ErrDuplicateVoice = errors.New("voices: duplicate voice id")
 
+// ErrVoiceLeftOut is wrapped by the errors of AddEngine for the voices it
+// leaves out (an id ValidateID refuses, an id another engine has) while
+// it adds the others.
+var ErrVoiceLeftOut = errors.New("voices: voice left out")
+
 // A Catalog holds voices: global voices, which every account may use, and
 // each account's clones, in a namespace of the account's own. Two
 // accounts may each own a clone of the same id. A global voice's id is
@@ -423,11 +428,11 @@ func (c *Catalog) AddEngine(ctx context.Context, engineName string, eng engine.E
 	listed := make(map[string]bool, len(list))
 	for _, v := range list {
 		if err := ValidateID(v.Name); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("%w: engine %q: %w", ErrVoiceLeftOut, engineName, err))
 			continue
 		}
 		if old, ok := c.globals[v.Name]; ok && old.Engine != engineName {
-			errs = append(errs, fmt.Errorf("%w %q: engine %q and engine %q both have it", ErrDuplicateVoice, v.Name, old.Engine, engineName))
+			errs = append(errs, fmt.Errorf("%w: %w %q: engine %q and engine %q both have it", ErrVoiceLeftOut, ErrDuplicateVoice, v.Name, old.Engine, engineName))
 			continue
 		}
 		listed[v.Name] = true

@@ -108,6 +108,11 @@ func ReadConfig(path string) (*Config, error) {
 	return c, nil
 }
 
+// MaxSpeakers is the most speakers a Piper voice may have (libritts_r
+// has 904): each is a voice of the catalog, so a config claiming more is
+// refused.
+const MaxSpeakers = 2048
+
 // ParseConfig parses and checks a Piper voice config. Errors wrap
 // ErrBadConfig.
 func ParseConfig(data []byte) (*Config, error) {
@@ -153,6 +158,8 @@ func ParseConfig(data []byte) (*Config, error) {
 		return nil, bad("inference.noise_scale and noise_w must not be negative")
 	case len(raw.PhonemeIDMap) == 0:
 		return nil, bad("phoneme_id_map is missing")
+	case raw.NumSpeakers > MaxSpeakers:
+		return nil, bad("num_speakers %d is more than %d", raw.NumSpeakers, MaxSpeakers)
 	}
 	c.PhonemeIDs = make(map[rune][]int64, len(raw.PhonemeIDMap))
 	for p, ids := range raw.PhonemeIDMap {

@@ -2,7 +2,6 @@ package onnx
 
 import (
 	"archive/zip"
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -24,6 +23,11 @@ const (
 	styleDim  = 256
 	packBytes = packRows * styleDim * 4 // 522,240
 )
+
+// MaxPacks is the most voice packs one Kokoro model may have (Kokoro
+// v1.0 has 54, v1.1-zh 103): each pack takes 510 KiB of memory, so a
+// file of more is refused whole, before any is read.
+const MaxPacks = 256
 
 // ErrBadPack is returned (wrapped) for a voice pack file that cannot be
 // used.
@@ -53,14 +57,22 @@ func readPacks(path string, speakerNames []string) (map[string]pack, error) {
 	if st.IsDir() {
 		return readPackDir(path)
 	}
+	if zr, err := zip.OpenReader(path); err == nil {
+		defer zr.Close()
+		return readNPZ(path, &zr.Reader)
+	}
+	if n := st.Size() / packBytes; n > MaxPacks {
+		return nil, tooManyPacks(path, int(n))
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadPack, err)
 	}
-	if bytes.HasPrefix(data, []byte("PK\x03\x04")) {
-		return readNPZ(path, data)
-	}
 	return readConcatenated(path, data, speakerNames)
+}
+
+func tooManyPacks(path string, n int) error {
+	return fmt.Errorf("%w: %s holds %d voice packs, more than %d: left out whole", ErrBadPack, path, n, MaxPacks)
 }
 
 // readPackDir reads every VOICE.bin of dir, each one raw pack.
@@ -68,6 +80,9 @@ func readPackDir(dir string) (map[string]pack, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadPack, err)
+	}
+	if n := countFunc(entries, func(e os.DirEntry) bool { return strings.HasSuffix(e.Name(), ".bin") && !e.IsDir() }); n > MaxPacks {
+		return nil, tooManyPacks(dir, n)
 	}
 	packs := map[string]pack{}
 	var errs []error
@@ -112,10 +127,9 @@ func readConcatenated(path string, data []byte, names []string) (map[string]pack
 
 // readNPZ reads a NumPy .npz archive of NAME.npy packs (kokoro-onnx's
 // voices-v1.0.bin).
-func readNPZ(path string, data []byte) (map[string]pack, error) {
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrBadPack, path, err)
+func readNPZ(path string, zr *zip.Reader) (map[string]pack, error) {
+	if n := countFunc(zr.File, func(f *zip.File) bool { return strings.HasSuffix(f.Name, ".npy") }); n > MaxPacks {
+		return nil, tooManyPacks(path, n)
 	}
 	packs := map[string]pack{}
 	var errs []error
@@ -135,6 +149,17 @@ func readNPZ(path string, data []byte) (map[string]pack, error) {
 		errs = append(errs, fmt.Errorf("%w: %s has no .npy arrays", ErrBadPack, path))
 	}
 	return packs, errors.Join(errs...)
+}
+
+// countFunc counts the elements of s for which f is true.
+func countFunc[E any](s []E, f func(E) bool) int {
+	n := 0
+	for _, e := range s {
+		if f(e) {
+			n++
+		}
+	}
+	return n
 }
 
 // npyShape matches the shape entry of a .npy header.

@@ -104,9 +104,18 @@ func (m *model) open(so sessionOptions) error {
 		return err
 	}
 	// One run of an empty sentence checks the inputs and output and warms
-	// the session up.
-	if _, _, err := m.run(context.Background(), m.cfg.IDs(nil, ""), m.cfg.LengthScale, 0); err != nil {
+	// the session up. It speaks as the last speaker the config names, so
+	// a config that claims more speakers than the model has is refused
+	// here (the model's speaker table has no such row).
+	var last int64
+	if m.multi {
+		last = int64(m.cfg.NumSpeakers - 1)
+	}
+	if _, _, err := m.run(context.Background(), m.cfg.IDs(nil, ""), m.cfg.LengthScale, last); err != nil {
 		m.session.Destroy()
+		if last > 0 {
+			return fmt.Errorf("test run as speaker %d (num_speakers is %d): %w", last, m.cfg.NumSpeakers, err)
+		}
 		return fmt.Errorf("test run: %w", err)
 	}
 	return nil
