@@ -72,9 +72,9 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if s.logins != nil {
 		// Hashed first, then the account and its password in one
 		// transaction: an interrupted sign-up leaves nothing behind.
-		hash, err := s.hashPassword(w, r.Context(), in.Password)
-		if err != nil {
-			return err
+		hash, werr := s.hashPassword(w, r.Context(), in.Password)
+		if werr != nil {
+			return werr
 		}
 		a, err = s.logins.CreateAccountWithPassword(r.Context(), in.Account, hash)
 	} else {
