@@ -26,6 +26,7 @@ test: deps-test onnxruntime node-sdk
 	@! grep -rn '"github.com/voxkit/voxkit/internal' examples/ || (echo "examples/ must use only the public API" && false)
 	$(GO) test -race -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -run 'TestMemoryAtTheAudioLimit' ./server
+	$(GO) test -count=1 -run 'TestMemoryPerRequest' ./examples/server
 
 build:
 	$(GO) build -o $(BIN)/ ./examples/...

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/servertest"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -244,35 +244,6 @@ func TestFairSlots(t *testing.T) {
 	}
 }
 
-// peakRSS returns the process's peak resident memory since the last
-// resetPeakRSS, from /proc (Linux).
-func peakRSS(t *testing.T) int64 {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skipf("no /proc: %v", err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Skip("no VmHWM in /proc/self/status")
-	return 0
-}
-
-// resetPeakRSS starts a new peak resident memory measurement.
-func resetPeakRSS(t *testing.T) {
-	t.Helper()
-	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
-		t.Skipf("cannot reset the peak RSS: %v", err)
-	}
-}
-
 // rssBound is the documented bound on the server's resident memory growth
 // while eight requests at the audio limit run at once (docs/server.md).
 const rssBound = 128 << 20
@@ -293,8 +264,8 @@ func TestMemoryAtTheAudioLimit(t *testing.T) {
 	for _, format := range []string{"pcm", "wav", "mp3", "opus", "flac"} {
 		runtime.GC()
 		debug.FreeOSMemory()
-		resetPeakRSS(t)
-		base := peakRSS(t)
+		servertest.ResetPeakRSS(t)
+		base := servertest.PeakRSS(t)
 		var wg sync.WaitGroup
 		sizes := make([]int64, 8)
 		for i := range sizes {
@@ -311,7 +282,7 @@ func TestMemoryAtTheAudioLimit(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		growth := peakRSS(t) - base
+		growth := servertest.PeakRSS(t) - base
 		t.Logf("%s: 8 × %.1f MB: peak RSS +%.1f MB", format, float64(sizes[0])/1e6, float64(growth)/1e6)
 		if growth > rssBound {
 			t.Errorf("%s: peak RSS grew by %d MB, the bound is %d MB", format, growth>>20, rssBound>>20)

@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/voxkit/voxkit/engine/sentence"
 	"github.com/voxkit/voxkit/tags"
 )
 
@@ -76,4 +77,25 @@ func checkAudio(script tags.Script, speed float64, max time.Duration) error {
 			ErrAudioTooLong, d.Round(time.Second), max)
 	}
 	return nil
+}
+
+// pieceLen is the longest piece, in characters, that the sentences of
+// script are cut into (at a clause, else a word): the splitter's 300 at
+// normal speed and faster, and proportionally less for slow speech — the
+// request's speed times the slowest rate a tag asks for, down to a quarter
+// (75 characters) — so that a piece never makes much more audio than a
+// long sentence at normal speed. A piece's audio is held whole while it is
+// rendered (resampled, given its effects, encoded), so this is what bounds
+// a request's memory when the speech is slow.
+func pieceLen(script tags.Script, speed float64) int {
+	if speed == 0 {
+		speed = 1
+	}
+	slowest := speed
+	for _, p := range script.Parts {
+		if !p.IsEvent() {
+			slowest = min(slowest, speed*p.Style.RateOrDefault())
+		}
+	}
+	return int(float64(sentence.DefaultMaxLen) * max(MinSpeed, min(1, slowest)))
 }

@@ -174,7 +174,7 @@ func (t *TextStream) speak(piece string) error {
 	if t.o.r.loc != nil {
 		t.o.r.loc.reset(string(t.text))
 	}
-	sens := script.Sentences(0)
+	sens := script.Sentences(pieceLen(script, t.req.Speed))
 	if !hasSpeech(sens) {
 		return nil // white space, closing tags or stray punctuation
 	}

@@ -456,7 +456,7 @@ func (s *Synthesizer) run(ctx context.Context, w io.Writer, prep *Prepared) (Res
 	}
 	// Tags are parsed once; each sentence is rendered part by part (text
 	// in its style, or an event), then encoded, written and flushed.
-	sentences := prep.script.Sentences(0)
+	sentences := prep.script.Sentences(pieceLen(prep.script, prep.req.Speed))
 	whole := len(sentences)
 	if prep.req.Format.Streaming {
 		sentences = quickStart(sentences, s.quick)

@@ -1,0 +1,39 @@
+package servertest
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// PeakRSS returns the process's peak resident memory, in bytes, since the
+// last ResetPeakRSS (or its start), for tests that bound what serving
+// costs. It skips the test where Linux's /proc does not tell.
+func PeakRSS(t testing.TB) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Skip("no VmHWM in /proc/self/status")
+	return 0
+}
+
+// ResetPeakRSS starts a new peak measurement: PeakRSS then reports the
+// peak from here on. It skips the test where Linux's /proc cannot.
+func ResetPeakRSS(t testing.TB) {
+	t.Helper()
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		t.Skipf("cannot reset the peak RSS: %v", err)
+	}
+}
