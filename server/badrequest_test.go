@@ -2,13 +2,19 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"net/http"
+	"os"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 )
 
 // errorJSON is the exact shape of an error body: every field present.
@@ -21,9 +27,53 @@ type errorJSON struct {
 	} `json:"error"`
 }
 
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// varying matches what differs between runs: request ids, key prefixes.
+var varying = regexp.MustCompile(`req_[0-9a-f]+|sk_[0-9A-Za-z_-]{8}…`)
+
+// checkGolden compares got with the JSON object in file, byte for byte,
+// or rewrites the file with -update. Error bodies are part of the
+// interface: a refactoring must not change one.
+func checkGolden(t *testing.T, file string, got map[string]string) {
+	t.Helper()
+	if *update {
+		b, err := json.MarshalIndent(got, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]string
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	for name, w := range want {
+		if g, ok := got[name]; !ok {
+			t.Errorf("%s: no response", name)
+		} else if g != w {
+			t.Errorf("%s: body changed\n got %s\nwant %s", name, g, w)
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("%s: not in %s (run with -update)", name, file)
+		}
+	}
+}
+
 func TestBadRequests(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	baseline := runtime.NumGoroutine()
+	bodies := map[string]string{}
+	defer checkGolden(t, "testdata/bad_requests.json", bodies)
 	const speech = "/v1/audio/speech"
 	const json_ = "application/json"
 	ok := `"voice":"en-us","input":"Hi."`
@@ -94,11 +144,20 @@ func TestBadRequests(t *testing.T) {
 		{"key name too long", "POST", "/v1/keys", e.key, json_, `{"name":"` + strings.Repeat("n", 101) + `"}`, 400, "invalid_request_error", "string_above_max_length", "name", ""},
 		{"engine failure", "POST", speech, e.key, json_, `{"voice":"faulty","input":"Please FAIL now."}`, 502, "proxy_error", "engine_error", "", ""},
 		{"engine panic", "POST", speech, e.key, json_, `{"voice":"faulty","input":"Please PANIC now."}`, 500, "server_error", "internal_error", "", ""},
+		{"audio too long", "POST", speech, e.key, json_, `{"voice":"en-us","input":"Hi.` + strings.Repeat("<|pause:5s|>", 130) + `"}`, 400, "invalid_request_error", "audio_too_long", "input", ""},
+		{"key scope", "POST", "/v1/keys", e.key, json_, `{"name":"k","scope":"root"}`, 400, "invalid_request_error", "invalid_value", "scope", ""},
+		{"key name bidi", "POST", "/v1/keys", e.key, json_, `{"name":"a\u202eb"}`, 400, "invalid_request_error", "invalid_value", "name", ""},
+		{"clone over a global voice", "POST", "/v1/voices", e.key, json_, `{"id":"en-us","name":"x","base_voice":"en-us"}`, 400, "invalid_request_error", "invalid_value", "id", ""},
+		{"clone of an unknown voice", "POST", "/v1/voices", e.key, json_, `{"id":"mine","name":"x","base_voice":"nobody"}`, 400, "invalid_request_error", "invalid_value", "base_voice", ""},
+		{"clone unknown field", "POST", "/v1/voices", e.key, json_, `{"id":"mine","name":"x","base_voice":"en-us","colour":"blue"}`, 400, "invalid_request_error", "unknown_parameter", "colour", ""},
+		{"unknown clone", "GET", "/v1/voices/nobody", e.key, "", ``, 404, "invalid_request_error", "voice_not_found", "id", ""},
+		{"ws without upgrade", "GET", "/v1/audio/speech/ws", e.key, "", ``, 426, "invalid_request_error", "upgrade_required", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := e.do(tc.method, tc.path, tc.key, tc.ct, strings.NewReader(tc.body))
 			body, _ := io.ReadAll(res.Body)
 			res.Body.Close()
+			bodies[tc.name] = varying.ReplaceAllString(string(body), "ID")
 			if res.StatusCode != tc.status {
 				t.Fatalf("status %d, want %d: %s", res.StatusCode, tc.status, body)
 			}
@@ -158,5 +217,43 @@ func TestBadRequests(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > baseline {
 		buf := make([]byte, 1<<16)
 		t.Errorf("%d goroutines, baseline %d:\n%s", n, baseline, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// TestBadWebSocketMessages: the error events of bad messages on an open
+// WebSocket, byte for byte.
+func TestBadWebSocketMessages(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	c := dialWS(t, e, e.key)
+	if m := next(t, c); m.Type != "ready" {
+		t.Fatalf("first message %+v", m)
+	}
+	bodies := map[string]string{}
+	defer checkGolden(t, "testdata/bad_ws_messages.json", bodies)
+	for _, tc := range []struct{ name, msg string }{
+		{"not json", `{"type":`},
+		{"no type", `{"voice":"en-us"}`},
+		{"unknown type", `{"type":"speech.frobnicate"}`},
+		{"voice missing", `{"type":"speech.create","input":"Hi."}`},
+		{"input blank", `{"type":"speech.create","voice":"en-us","input":" "}`},
+		{"unknown voice", `{"type":"speech.create","voice":"nobody","input":"Hi."}`},
+		{"speed", `{"type":"speech.create","voice":"en-us","input":"Hi.","speed":9}`},
+		{"format", `{"type":"speech.create","voice":"en-us","input":"Hi.","response_format":"aac"}`},
+		{"audio too long", `{"type":"speech.create","voice":"en-us","input":"Hi.` + strings.Repeat("<|pause:5s|>", 130) + `"}`},
+		{"strict tags", `{"type":"speech.create","voice":"en-us","input":"<|frobnicate|> Hi.","strict_tags":true}`},
+		{"input stream text", `{"type":"speech.create","voice":"en-us","input":"Hi.","input_stream":true}`},
+		{"append without stream", `{"type":"input.append","id":"nope","text":"Hi."}`},
+		{"long id", `{"type":"speech.create","id":"` + strings.Repeat("i", 129) + `","voice":"en-us","input":"Hi."}`},
+	} {
+		if err := c.Write(context.Background(), websocket.MessageText, []byte(tc.msg)); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, data, err := c.Read(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		bodies[tc.name] = varying.ReplaceAllString(string(data), "ID")
 	}
 }
