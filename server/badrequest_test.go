@@ -150,6 +150,8 @@ func TestBadRequests(t *testing.T) {
 		{"clone over a global voice", "POST", "/v1/voices", e.key, json_, `{"id":"en-us","name":"x","base_voice":"en-us"}`, 400, "invalid_request_error", "invalid_value", "id", ""},
 		{"clone of an unknown voice", "POST", "/v1/voices", e.key, json_, `{"id":"mine","name":"x","base_voice":"nobody"}`, 400, "invalid_request_error", "invalid_value", "base_voice", ""},
 		{"clone unknown field", "POST", "/v1/voices", e.key, json_, `{"id":"mine","name":"x","base_voice":"en-us","colour":"blue"}`, 400, "invalid_request_error", "unknown_parameter", "colour", ""},
+		{"clone speed", "POST", "/v1/voices", e.key, json_, `{"id":"mine","name":"x","base_voice":"en-us","speed":9}`, 400, "invalid_request_error", "decimal_above_max_value", "speed", ""},
+		{"clone range", "POST", "/v1/voices", e.key, json_, `{"id":"mine","name":"x","base_voice":"en-us","range":0.1}`, 400, "invalid_request_error", "decimal_below_min_value", "range", ""},
 		{"unknown clone", "GET", "/v1/voices/nobody", e.key, "", ``, 404, "invalid_request_error", "voice_not_found", "id", ""},
 		{"ws without upgrade", "GET", "/v1/audio/speech/ws", e.key, "", ``, 426, "invalid_request_error", "upgrade_required", "", ""},
 	} {
