@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -124,6 +125,27 @@ var ErrUnknownVoice = errors.New("unknown voice")
 // voice an engine has but cannot speak, such as a Kokoro Japanese pack
 // without a Japanese front end. The error says why.
 var ErrUnsupportedVoice = errors.New("engine: voice not supported")
+
+// UnsupportedVoiceError is the error for a voice an engine has but cannot
+// speak, with the reason in words a caller can act on. errors.Is(err,
+// ErrUnsupportedVoice) and errors.Is(err, ErrUnknownVoice) hold for it,
+// and for Err, which may name the engine's own cause.
+type UnsupportedVoiceError struct {
+	Voice  string
+	Reason string
+	Err    error
+}
+
+func (e *UnsupportedVoiceError) Error() string {
+	return fmt.Sprintf("engine: voice %q cannot be spoken: %s", e.Voice, e.Reason)
+}
+
+func (e *UnsupportedVoiceError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrUnsupportedVoice, ErrUnknownVoice, e.Err}
+	}
+	return []error{ErrUnsupportedVoice, ErrUnknownVoice}
+}
 
 // Voice describes one voice an engine offers.
 type Voice struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/tts/espeaktts"
 )
 
 // server.New with nothing but a Synthesizer and a Store answers the
@@ -35,12 +36,12 @@ func TestServerDefaults(t *testing.T) {
 	apiError(t, res, 400, "string_above_max_length")
 }
 
-// defaultServer is server.New with nothing but espeak.NewSynthesizer and a
+// defaultServer is server.New with nothing but espeaktts.New and a
 // store with one admin key.
 func defaultServer(t *testing.T) (*env, string, *tts.Synthesizer) {
 	t.Helper()
 	ctx := context.Background()
-	synth, err := espeak.NewSynthesizer(espeak.Options{})
+	synth, err := espeaktts.New(espeak.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/coder/websocket"
-
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/tts/espeaktts"
 )
 
 // An application with its own users embeds the server behind its own
@@ -21,7 +21,7 @@ import (
 // for its signed-in users, the key, voice and account routes do not exist,
 // and its refusals are the documented JSON.
 func TestEmbeddedWithOwnAuth(t *testing.T) {
-	synth, err := espeak.NewSynthesizer(espeak.Options{})
+	synth, err := espeaktts.New(espeak.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

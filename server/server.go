@@ -159,7 +159,6 @@ type Server struct {
 	formats     *encode.Registry
 	aliases     map[string]string
 	maxBody     int64
-	maxInput    int
 	readTime    time.Duration
 	writeTime   time.Duration
 	keyCheck    time.Duration
@@ -207,7 +206,6 @@ func New(opts Options) (*Server, error) {
 		formats:   opts.Synthesizer.Formats(),
 		aliases:   make(map[string]string, len(opts.Aliases)),
 		maxBody:   opts.MaxBody,
-		maxInput:  opts.Synthesizer.MaxInput(),
 		readTime:  opts.ReadTimeout,
 		writeTime: opts.WriteTimeout,
 		keyCheck:  cmp.Or(opts.KeyCheckTimeout, DefaultKeyCheckTimeout),

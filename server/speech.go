@@ -125,10 +125,10 @@ func (s *Server) parseSpeech(body []byte, account string, ws bool) (wire.Speech,
 	if ws {
 		defaultFormat = "pcm"
 	}
-	sp, err := wire.ParseSpeech(body, wire.SpeechLimits{
-		Formats: s.formats.Names(), MaxInput: s.maxInput,
-		MinSpeed: tts.MinSpeed, MaxSpeed: tts.MaxSpeed, DefaultFormat: defaultFormat,
-	})
+	sp, err := wire.ParseSpeech(body, defaultFormat)
+	if err == nil {
+		err = tts.CheckSpeed(sp.Speed) // a speed the client sent: 0 is out of range, not the default
+	}
 	if err != nil {
 		return sp, tts.Request{}, wire.ToError(err, "")
 	}
@@ -152,7 +152,7 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) error {
 	if werr != nil {
 		return werr
 	}
-	codec, err := s.formats.Lookup(p.Request().Format.Name)
+	codec, err := s.synth.Codec(p.Request().Format)
 	if err != nil { // Prepare checked it; a registry changed underneath
 		return wire.ToError(err, sp.Voice)
 	}

@@ -198,6 +198,9 @@ func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) error {
 	if req.Whisper != nil {
 		sv.Whisper = *req.Whisper
 	}
+	if err := voices.CheckSettings(sv.Speed, sv.Pitch, sv.Range, sv.Volume); err != nil {
+		return wire.ToError(err, "")
+	}
 	if sv.ID == "" {
 		var b [8]byte
 		rand.Read(b[:])

@@ -679,7 +679,7 @@ func (ws *wsSession) speech(ctx context.Context, wc *wsContext) {
 		ws.sendError(ctx, wc.id, werr)
 		return
 	}
-	codec, err := ws.s.formats.Lookup(req.Format.Name)
+	codec, err := ws.s.synth.Codec(req.Format)
 	if err != nil {
 		ws.sendError(ctx, wc.id, wire.ToError(err, sp.Voice))
 		return

@@ -10,6 +10,5 @@
 // input.
 //
 // New builds a Synthesizer from engines (its catalog lists their voices);
-// engine/espeak's NewSynthesizer is the ready default on the embedded
-// voices.
+// tts/espeaktts's New is the ready default on the embedded voices.
 package tts

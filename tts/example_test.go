@@ -12,6 +12,7 @@ import (
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/tts/espeaktts"
 	"github.com/voxkit/voxkit/voices"
 )
 
@@ -46,13 +47,13 @@ func Example() {
 // A server prepares a request to answer its mistakes before it starts a
 // response, then runs it without checking it again.
 func ExampleSynthesizer_Prepare() {
-	synth, err := espeak.NewSynthesizer(espeak.Options{})
+	synth, err := espeaktts.New(espeak.Options{})
 	if err != nil {
 		panic(err)
 	}
 	defer synth.Close()
 	if _, err := synth.Prepare(tts.Request{Voice: "xx-nobody", Input: "Hi."}); err != nil {
-		fmt.Println(errors.Is(err, tts.ErrUnknownVoice))
+		fmt.Println(errors.Is(err, engine.ErrUnknownVoice))
 	}
 	p, err := synth.Prepare(tts.Request{Voice: "en-US", Input: "Hello <|wink|> there."})
 	if err != nil {
@@ -73,7 +74,7 @@ func ExampleSynthesizer_Prepare() {
 // sentence by sentence as each one's end is known; OnSentence reports
 // each sentence with its words' timings once its audio is written.
 func ExampleSynthesizer_StreamText() {
-	synth, err := espeak.NewSynthesizer(espeak.Options{})
+	synth, err := espeaktts.New(espeak.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

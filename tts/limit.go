@@ -22,6 +22,28 @@ const DefaultMaxAudio = 10 * time.Minute
 // produced pass the limit, having written the audio before.
 var ErrAudioTooLong = errors.New("tts: too much audio")
 
+// AudioLimitError is the error for a request that would make (Estimate,
+// before any audio) or has made (Estimate 0) more audio than Limit;
+// errors.Is(err, ErrAudioTooLong) holds for it.
+type AudioLimitError struct {
+	Estimate time.Duration
+	Limit    time.Duration
+}
+
+func (e *AudioLimitError) Error() string {
+	return fmt.Sprintf("%v: %s", ErrAudioTooLong, e.Reason())
+}
+
+// Reason says what passed the limit, in a sentence for the caller.
+func (e *AudioLimitError) Reason() string {
+	if e.Estimate > 0 {
+		return fmt.Sprintf("the input would make at least %v of audio, the limit is %v", e.Estimate, e.Limit)
+	}
+	return fmt.Sprintf("the audio passed the limit of %v", e.Limit)
+}
+
+func (e *AudioLimitError) Unwrap() error { return ErrAudioTooLong }
+
 // Speech estimates per character, at speed 1. They are on the low side of
 // espeak-ng's rates (docs/decisions.md), so that the estimate never
 // refuses input whose audio would fit: the count of samples during
@@ -51,7 +73,7 @@ func estimate(script tags.Script, speed float64) time.Duration {
 			if p.Style.Emphasis {
 				rate *= emphasisRate
 			}
-			rate = max(MinSpeed, min(MaxSpeed, rate))
+			rate = max(tags.MinRate, min(tags.MaxRate, rate))
 			var speech time.Duration
 			for _, c := range p.Text {
 				switch {
@@ -73,8 +95,7 @@ func estimate(script tags.Script, speed float64) time.Duration {
 // checkAudio refuses script when its estimated audio passes max.
 func checkAudio(script tags.Script, speed float64, max time.Duration) error {
 	if d := estimate(script, speed); d > max {
-		return fmt.Errorf("%w: the input would make at least %v of audio, the limit is %v",
-			ErrAudioTooLong, d.Round(time.Second), max)
+		return &AudioLimitError{Estimate: d.Round(time.Second), Limit: max}
 	}
 	return nil
 }
@@ -97,5 +118,5 @@ func pieceLen(script tags.Script, speed float64) int {
 			slowest = min(slowest, speed*p.Style.RateOrDefault())
 		}
 	}
-	return int(float64(sentence.DefaultMaxLen) * max(MinSpeed, min(1, slowest)))
+	return int(float64(sentence.DefaultMaxLen) * max(tags.MinRate, min(1, slowest)))
 }

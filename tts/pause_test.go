@@ -11,6 +11,7 @@ import (
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/tts/espeaktts"
 )
 
 // jitter is how much espeak-ng speech may vary in length from call to
@@ -35,7 +36,7 @@ var others = []tts.Request{
 
 func espeakSynth(t *testing.T) *tts.Synthesizer {
 	t.Helper()
-	synth, err := espeak.NewSynthesizer(espeak.Options{})
+	synth, err := espeaktts.New(espeak.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

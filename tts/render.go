@@ -286,7 +286,7 @@ func (r *renderer) voiceOf(st tags.Style) (voices.Voice, error) {
 	}
 	v, err := r.s.voices.Lookup(r.req.Account, st.Voice)
 	if err != nil { // ParseTags has checked it; the catalog changed since
-		return voices.Voice{}, fmt.Errorf("tts: %w %q", ErrUnknownVoice, st.Voice)
+		return voices.Voice{}, fmt.Errorf("tts: %w %q", engine.ErrUnknownVoice, st.Voice)
 	}
 	return v, nil
 }
@@ -322,7 +322,7 @@ func plan(eng engine.Engine, st tags.Style, speed float64, text string) (engine.
 			fx.gain += emphasisGain
 		}
 	}
-	pros.Rate = max(MinSpeed, min(MaxSpeed, rate))
+	pros.Rate = max(tags.MinRate, min(tags.MaxRate, rate))
 	if st.Spell {
 		if renders(engine.FeatureSpell) {
 			pros.Spell = true

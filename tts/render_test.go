@@ -31,7 +31,7 @@ func TestPlan(t *testing.T) {
 		wantFx   effects
 	}{
 		{"neutral", bareEngine{}, tags.Style{}, 0, engine.Prosody{Rate: 1}, "ab1", effects{span: 1}},
-		{"speed times rate", bareEngine{}, tags.Style{Rate: 3}, 2, engine.Prosody{Rate: MaxSpeed}, "ab1", effects{span: 1}},
+		{"speed times rate", bareEngine{}, tags.Style{Rate: 3}, 2, engine.Prosody{Rate: tags.MaxRate}, "ab1", effects{span: 1}},
 		{"all by DSP", bareEngine{}, rich, 1, engine.Prosody{Rate: 2 * emphasisRate}, "A B 1", effects{whisper: true, pitch: 3 + emphasisPitch, span: 1.5, gain: -6 + emphasisGain}},
 		{"all native", fullEngine{}, rich, 1, engine.Prosody{Rate: 2, Pitch: 3, Range: 1.5, Gain: -6, Whisper: true, Emphasis: true, Spell: true}, "ab1", effects{span: 1}},
 		{"silence", bareEngine{}, tags.Style{Gain: math.Inf(-1)}, 1, engine.Prosody{Rate: 1}, "ab1", effects{span: 1, gain: math.Inf(-1)}},

@@ -13,6 +13,7 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/tts/espeaktts"
 )
 
 // sentenceWatch is the espeak engine, noting how many bytes out held when
@@ -94,7 +95,7 @@ func TestStreamWritesFirstSentenceFirst(t *testing.T) {
 // A Synthesizer made from engines alone lists their voices; the zero
 // Format is wav; Close closes the engines it was told to.
 func TestSynthesizerFromEngines(t *testing.T) {
-	synth, err := espeak.NewSynthesizer(espeak.Options{})
+	synth, err := espeaktts.New(espeak.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

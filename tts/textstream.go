@@ -3,7 +3,6 @@ package tts
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -84,7 +83,7 @@ func (t *TextStream) Write(p []byte) (int, error) {
 	}
 	// Only what still waits counts: one write may hold many sentences.
 	if n := utf8.RuneCount(t.text[t.done:]); n > t.o.s.maxInput {
-		return len(p), t.fail(fmt.Errorf("%w: %d characters wait for a sentence end, the limit is %d", ErrInputTooLong, n, t.o.s.maxInput))
+		return len(p), t.fail(&InputTooLongError{Length: n, Max: t.o.s.maxInput, Waiting: true})
 	}
 	return len(p), nil
 }

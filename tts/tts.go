@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -29,10 +28,9 @@ import (
 const DefaultMaxInput = 4096
 
 // Errors returned (wrapped) by Synthesize and Stream before any audio is
-// written.
+// written; the typed errors below carry their details. An unknown voice
+// is engine.ErrUnknownVoice (see UnknownVoiceError).
 var (
-	ErrUnknownVoice = engine.ErrUnknownVoice // the one sentinel, aliased
-
 	ErrEmptyInput        = errors.New("tts: input is empty")
 	ErrInputTooLong      = errors.New("tts: input is too long")
 	ErrUnsupportedFormat = errors.New("tts: unsupported format")
@@ -41,7 +39,8 @@ var (
 
 // UnknownVoiceError is the error for a voice id the catalog does not
 // have (or that belongs to another account). errors.Is(err,
-// ErrUnknownVoice) holds for it.
+// engine.ErrUnknownVoice) holds for it. A voice the catalog has but its
+// engine cannot speak is an *engine.UnsupportedVoiceError instead.
 type UnknownVoiceError struct {
 	Voice string
 	// Suggestions are up to three ids of voices the caller may use that
@@ -50,30 +49,71 @@ type UnknownVoiceError struct {
 }
 
 func (e *UnknownVoiceError) Error() string {
-	msg := fmt.Sprintf("tts: %v %q", ErrUnknownVoice, e.Voice)
+	msg := fmt.Sprintf("tts: %v %q", engine.ErrUnknownVoice, e.Voice)
 	if len(e.Suggestions) > 0 {
 		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(e.Suggestions, ", "))
 	}
 	return msg
 }
 
-func (e *UnknownVoiceError) Unwrap() error { return ErrUnknownVoice }
+func (e *UnknownVoiceError) Unwrap() error { return engine.ErrUnknownVoice }
 
-// SpeedError is the error for a Request.Speed outside MinSpeed to
-// MaxSpeed; errors.Is(err, ErrBadSpeed) holds for it.
-type SpeedError struct{ Speed float64 }
+// SpeedError is the error for a Request.Speed outside the speaking-rate
+// range, tags.MinRate to tags.MaxRate (those of OpenAI's speech
+// endpoint); errors.Is(err, ErrBadSpeed) holds for it.
+type SpeedError struct {
+	Speed    float64
+	Min, Max float64
+}
 
 func (e *SpeedError) Error() string {
-	return fmt.Sprintf("%v: %g is not between %g and %g", ErrBadSpeed, e.Speed, MinSpeed, MaxSpeed)
+	return fmt.Sprintf("%v: %g is not between %g and %g", ErrBadSpeed, e.Speed, e.Min, e.Max)
 }
 
 func (e *SpeedError) Unwrap() error { return ErrBadSpeed }
 
-// Speed limits, as in OpenAI's speech endpoint.
-const (
-	MinSpeed = tags.MinRate
-	MaxSpeed = tags.MaxRate
-)
+// CheckSpeed returns a *SpeedError for a speed outside tags.MinRate to
+// tags.MaxRate, 0 and NaN included (a Request's Speed of 0 means 1: check
+// a speed a caller gave explicitly with CheckSpeed).
+func CheckSpeed(speed float64) error {
+	if speed >= tags.MinRate && speed <= tags.MaxRate {
+		return nil
+	}
+	return &SpeedError{Speed: speed, Min: tags.MinRate, Max: tags.MaxRate}
+}
+
+// InputTooLongError is the error for an input of more characters than
+// the Synthesizer's MaxInput, or (Waiting) for text a TextStream holds
+// that has not reached a sentence end; errors.Is(err, ErrInputTooLong)
+// holds for it.
+type InputTooLongError struct {
+	Length, Max int
+	Waiting     bool
+}
+
+func (e *InputTooLongError) Error() string {
+	if e.Waiting {
+		return fmt.Sprintf("%v: %d characters wait for a sentence end, the limit is %d", ErrInputTooLong, e.Length, e.Max)
+	}
+	return fmt.Sprintf("%v: %d characters, the limit is %d", ErrInputTooLong, e.Length, e.Max)
+}
+
+func (e *InputTooLongError) Unwrap() error { return ErrInputTooLong }
+
+// FormatError is the error for a Request.Format the Synthesizer's codecs
+// cannot encode: its name is not one of Supported, or (Err) the codec
+// refuses its settings. errors.Is(err, ErrUnsupportedFormat) holds for it.
+type FormatError struct {
+	Format    encode.Format
+	Supported []string
+	Err       error
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("%v: %v", ErrUnsupportedFormat, e.Err)
+}
+
+func (e *FormatError) Unwrap() []error { return []error{ErrUnsupportedFormat, e.Err} }
 
 // Options configure a Synthesizer.
 type Options struct {
@@ -220,6 +260,15 @@ func (s *Synthesizer) Voices() *voices.Catalog { return s.voices }
 // Formats returns the registry of the formats the Synthesizer writes.
 func (s *Synthesizer) Formats() *encode.Registry { return s.formats }
 
+// Codec returns the codec that encodes format f, or a *FormatError when
+// the Synthesizer cannot encode it.
+func (s *Synthesizer) Codec(f encode.Format) (encode.Codec, error) {
+	if err := s.formats.Check(f); err != nil {
+		return encode.Codec{}, &FormatError{Format: f, Supported: s.formats.Names(), Err: err}
+	}
+	return s.formats.Lookup(f.Name)
+}
+
 // MaxInput returns the longest input, in characters, it accepts.
 func (s *Synthesizer) MaxInput() int { return s.maxInput }
 
@@ -234,7 +283,7 @@ type Request struct {
 	Input string
 	// Format is the output format.
 	Format encode.Format
-	// Speed multiplies the speaking rate, from MinSpeed to MaxSpeed; 0
+	// Speed multiplies the speaking rate, from tags.MinRate to tags.MaxRate; 0
 	// means 1.
 	Speed float64
 	// Account is the caller's account id, which may use its own voice
@@ -385,7 +434,7 @@ func (s *Synthesizer) prepare(req Request) (voices.Voice, tags.Script, error) {
 		return voices.Voice{}, tags.Script{}, ErrEmptyInput
 	}
 	if n := utf8.RuneCountInString(req.Input); n > s.maxInput {
-		return voices.Voice{}, tags.Script{}, fmt.Errorf("%w: %d characters, the limit is %d", ErrInputTooLong, n, s.maxInput)
+		return voices.Voice{}, tags.Script{}, &InputTooLongError{Length: n, Max: s.maxInput}
 	}
 	script, err := s.ParseTags(req)
 	if err != nil {
@@ -402,16 +451,18 @@ func (s *Synthesizer) prepare(req Request) (voices.Voice, tags.Script, error) {
 func (s *Synthesizer) check(req Request) (voices.Voice, error) {
 	v, err := s.voices.Lookup(req.Account, req.Voice)
 	if errors.Is(err, engine.ErrUnsupportedVoice) {
-		return voices.Voice{}, fmt.Errorf("tts: %w %q: %w", ErrUnknownVoice, req.Voice, err)
+		return voices.Voice{}, fmt.Errorf("tts: voice %q: %w", req.Voice, err)
 	}
 	if err != nil {
 		return voices.Voice{}, &UnknownVoiceError{Voice: req.Voice, Suggestions: s.voices.Suggest(req.Account, req.Voice, 3)}
 	}
-	if req.Speed != 0 && (req.Speed < MinSpeed || req.Speed > MaxSpeed || math.IsNaN(req.Speed)) {
-		return voices.Voice{}, &SpeedError{Speed: req.Speed}
+	if req.Speed != 0 {
+		if err := CheckSpeed(req.Speed); err != nil {
+			return voices.Voice{}, err
+		}
 	}
-	if err := s.formats.Check(req.Format); err != nil {
-		return voices.Voice{}, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
+	if _, err := s.Codec(req.Format); err != nil {
+		return voices.Voice{}, err
 	}
 	if s.engines[v.Engine] == nil {
 		return voices.Voice{}, fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
@@ -499,7 +550,7 @@ func (s *Synthesizer) newOutput(w io.Writer, req Request, v voices.Voice) (*outp
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnsupportedFormat, err)
+		return nil, &FormatError{Format: req.Format, Supported: s.formats.Names(), Err: err}
 	}
 	o.p = &pipeline{enc: enc, outRate: req.Format.Rate(), max: s.maxAudio}
 	if b, ok := pipeBuffers.Get().(*pipeScratch); ok {
@@ -747,7 +798,7 @@ func (p *pipeline) room(rate int) int {
 }
 
 func (p *pipeline) tooLong() error {
-	return fmt.Errorf("%w: the audio passed the limit of %v", ErrAudioTooLong, p.max)
+	return &AudioLimitError{Limit: p.max}
 }
 
 // encode sends the held samples to the encoder.

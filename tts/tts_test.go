@@ -72,7 +72,7 @@ func TestValidationErrors(t *testing.T) {
 		req  tts.Request
 		want error
 	}{
-		{"unknown voice", tts.Request{Voice: "nobody", Input: "x", Format: encode.WAV}, tts.ErrUnknownVoice},
+		{"unknown voice", tts.Request{Voice: "nobody", Input: "x", Format: encode.WAV}, engine.ErrUnknownVoice},
 		{"empty", tts.Request{Voice: "fake", Input: "", Format: encode.WAV}, tts.ErrEmptyInput},
 		{"blank", tts.Request{Voice: "fake", Input: " \n\t", Format: encode.WAV}, tts.ErrEmptyInput},
 		{"too long", tts.Request{Voice: "fake", Input: strings.Repeat("é", 4097), Format: encode.WAV}, tts.ErrInputTooLong},

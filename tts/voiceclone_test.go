@@ -107,7 +107,7 @@ func TestCloneStyle(t *testing.T) {
 	})
 	t.Run("other accounts", func(t *testing.T) {
 		_, err := s.Prepare(tts.Request{Voice: "fast", Input: "hi", Format: encode.PCM, Account: "intruder"})
-		if !errors.Is(err, tts.ErrUnknownVoice) {
+		if !errors.Is(err, engine.ErrUnknownVoice) {
 			t.Errorf("another account used a clone: %v", err)
 		}
 	})

@@ -71,10 +71,42 @@ func (v Voice) StyleFor(st tags.Style) tags.Style {
 	return d
 }
 
-// ErrUnknownVoice is returned (wrapped) for a voice id that does not exist
-// or that belongs to another account.
-// It is engine.ErrUnknownVoice.
-var ErrUnknownVoice = engine.ErrUnknownVoice
+// Limits of a clone's settings (a store.Voice's): speed, pitch and volume
+// are those of the tags that set the same things (tags.MinRate to
+// tags.MaxRate, ±tags.MaxPitch semitones, 0 to tags.MaxVolume).
+const (
+	MinRange = 0.5 // pitch range multiplier
+	MaxRange = 2.0
+)
+
+// SettingError is the error for a voice setting outside its range.
+type SettingError struct {
+	Setting  string // "speed", "pitch", "range" or "volume"
+	Value    float64
+	Min, Max float64
+}
+
+func (e *SettingError) Error() string {
+	return fmt.Sprintf("voices: %s %g is not between %g and %g", e.Setting, e.Value, e.Min, e.Max)
+}
+
+// CheckSettings returns a *SettingError for the first of a clone's
+// settings outside its range: speed (a rate multiplier), pitch
+// (semitones), range (a pitch range multiplier) and volume (a linear
+// amplitude factor).
+func CheckSettings(speed, pitch, rng, volume float64) error {
+	for _, s := range []SettingError{
+		{"speed", speed, tags.MinRate, tags.MaxRate},
+		{"pitch", pitch, -tags.MaxPitch, tags.MaxPitch},
+		{"range", rng, MinRange, MaxRange},
+		{"volume", volume, 0, tags.MaxVolume},
+	} {
+		if !(s.Value >= s.Min && s.Value <= s.Max) { // NaN too
+			return &s
+		}
+	}
+	return nil
+}
 
 // ErrDuplicateVoice is returned by Add for an id that is already taken.
 var ErrDuplicateVoice = errors.New("voices: duplicate voice id")
@@ -191,7 +223,7 @@ func (c *Catalog) Lookup(account, id string) (Voice, error) {
 	case ok:
 		return v, nil
 	case errors.Is(why, engine.ErrUnsupportedVoice):
-		return Voice{}, fmt.Errorf("voices: %w %q: %w", ErrUnknownVoice, id, why)
+		return Voice{}, fmt.Errorf("voices: %w %q: %w", engine.ErrUnknownVoice, id, why)
 	}
 	if v, ok := c.languageMatch(id); ok {
 		return v, nil
@@ -204,7 +236,7 @@ func (c *Catalog) Lookup(account, id string) (Voice, error) {
 			return v, nil
 		}
 	}
-	return Voice{}, fmt.Errorf("voices: %w %q", ErrUnknownVoice, id)
+	return Voice{}, fmt.Errorf("voices: %w %q", engine.ErrUnknownVoice, id)
 }
 
 // languageMatch finds the global voice an id that differs only in case, or
@@ -496,5 +528,5 @@ func (c *Catalog) unlisted(id string) (Voice, error) {
 		}
 		errs = append(errs, err)
 	}
-	return Voice{}, cmp.Or(errors.Join(errs...), ErrUnknownVoice)
+	return Voice{}, cmp.Or(errors.Join(errs...), engine.ErrUnknownVoice)
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/tags"
-	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )
 
@@ -42,7 +42,7 @@ func TestCatalogScoping(t *testing.T) {
 		if (err == nil) != tt.ok {
 			t.Errorf("Lookup(%q, %q) = %v, want ok=%v", tt.account, tt.id, err, tt.ok)
 		}
-		if err != nil && !errors.Is(err, voices.ErrUnknownVoice) {
+		if err != nil && !errors.Is(err, engine.ErrUnknownVoice) {
 			t.Errorf("Lookup(%q, %q) error %v is not ErrUnknownVoice", tt.account, tt.id, err)
 		}
 		if has := c.Has(tt.account, tt.id); has != tt.ok {
@@ -235,7 +235,7 @@ func TestDerivedVoiceFollowsBase(t *testing.T) {
 		t.Errorf("List = %+v", l)
 	}
 	c.Remove("", "amy")
-	if _, err := c.Lookup("acct", "quick-amy"); !errors.Is(err, voices.ErrUnknownVoice) {
+	if _, err := c.Lookup("acct", "quick-amy"); !errors.Is(err, engine.ErrUnknownVoice) {
 		t.Errorf("clone of a missing base: %v", err)
 	}
 	if l := c.List("acct"); len(l) != 0 {
@@ -289,7 +289,7 @@ func TestLookupAsWritten(t *testing.T) {
 func TestOneUnknownVoiceSentinel(t *testing.T) {
 	var c voices.Catalog
 	_, err := c.Lookup("", "nobody")
-	for _, target := range []error{engine.ErrUnknownVoice, voices.ErrUnknownVoice, tts.ErrUnknownVoice, tags.ErrUnknownVoice} {
+	for _, target := range []error{engine.ErrUnknownVoice, engine.ErrUnknownVoice, engine.ErrUnknownVoice, tags.ErrUnknownVoice} {
 		if target == tags.ErrUnknownVoice {
 			if !errors.Is(target, engine.ErrUnknownVoice) {
 				t.Error("tags.ErrUnknownVoice does not wrap engine.ErrUnknownVoice")
@@ -298,6 +298,36 @@ func TestOneUnknownVoiceSentinel(t *testing.T) {
 		}
 		if !errors.Is(err, target) {
 			t.Errorf("the catalog's %v is not %v", err, target)
+		}
+	}
+}
+
+func TestCheckSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name                      string
+		speed, pitch, rng, volume float64
+		setting                   string
+	}{
+		{"defaults", 1, 0, 1, 1, ""},
+		{"edges", 0.25, -12, 0.5, 0, ""},
+		{"other edges", 4, 12, 2, 2, ""},
+		{"speed low", 0.2, 0, 1, 1, "speed"},
+		{"speed high", 4.5, 0, 1, 1, "speed"},
+		{"speed NaN", math.NaN(), 0, 1, 1, "speed"},
+		{"pitch low", 1, -13, 1, 1, "pitch"},
+		{"pitch high", 1, 12.5, 1, 1, "pitch"},
+		{"range low", 1, 0, 0.4, 1, "range"},
+		{"range high", 1, 0, 3, 1, "range"},
+		{"volume negative", 1, 0, 1, -0.1, "volume"},
+		{"volume high", 1, 0, 1, 2.01, "volume"},
+	} {
+		err := voices.CheckSettings(tc.speed, tc.pitch, tc.rng, tc.volume)
+		var se *voices.SettingError
+		switch {
+		case tc.setting == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.setting != "" && (!errors.As(err, &se) || se.Setting != tc.setting):
+			t.Errorf("%s: got %v, want a SettingError for %s", tc.name, err, tc.setting)
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/espeak"
 )
@@ -35,19 +34,4 @@ func Example() {
 	// sample rate 22050
 	// sample rate 22050
 	// 2 sentences, error: <nil>
-}
-
-// The shortest way to speech: a Synthesizer on the embedded voices.
-func ExampleNewSynthesizer() {
-	synth, err := espeak.NewSynthesizer(espeak.Options{})
-	if err != nil {
-		panic(err)
-	}
-	defer synth.Close()
-	wav, err := synth.Synthesize(context.Background(), "en-us", "Hello world.", encode.WAV)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(string(wav[:4]), string(wav[8:12]), len(wav) > 24000)
-	// Output: RIFF WAVE true
 }

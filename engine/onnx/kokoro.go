@@ -277,9 +277,11 @@ func (e *Engine) kokoroVoice(id string) (kokoroVoice, error) {
 		owner := owners[t.name]
 		switch {
 		case owner == nil:
-			return unknown(nil)
+			return unknown(&engine.UnsupportedVoiceError{Voice: id,
+				Reason: fmt.Sprintf("the blend's part %s is not a Kokoro voice of this server", t.name)})
 		case m != nil && owner != m:
-			return unknown(fmt.Errorf("onnx: a blend mixes packs of one model; %s is in %s, not %s", t.name, owner.name, m.name))
+			return unknown(&engine.UnsupportedVoiceError{Voice: id,
+				Reason: fmt.Sprintf("a blend mixes the packs of one Kokoro model, and %s is a pack of %s while %s is of %s", t.name, owner.name, terms[0].name, m.name)})
 		}
 		if _, err := kokoroLanguageOf(t.name); err != nil {
 			return unknown(err)

@@ -519,7 +519,7 @@ func TestKokoroBlend(t *testing.T) {
 		t.Errorf("catalog lookup of a blend: %+v, %v", v, err)
 	}
 	for _, bad := range []string{"af_a(2)+af_nobody", "af_a(0)", "af_a+"} {
-		if _, err := cat.Lookup("", bad); !errors.Is(err, voices.ErrUnknownVoice) {
+		if _, err := cat.Lookup("", bad); !errors.Is(err, engine.ErrUnknownVoice) {
 			t.Errorf("%s: got %v, want unknown voice", bad, err)
 		}
 		if _, err := e.ResolveVoice(bad); !errors.Is(err, engine.ErrUnknownVoice) {

@@ -155,17 +155,20 @@ var kokoroLanguages = map[byte]kokoroLanguage{
 }
 
 // kokoroLanguageOf returns the language of a voice (pack) name. An error
-// wraps ErrUnsupportedLanguage.
+// is an *engine.UnsupportedVoiceError wrapping ErrUnsupportedLanguage.
 func kokoroLanguageOf(voice string) (kokoroLanguage, error) {
+	unsupported := func(format string, args ...any) error {
+		return &engine.UnsupportedVoiceError{Voice: voice, Reason: fmt.Sprintf(format, args...), Err: ErrUnsupportedLanguage}
+	}
 	if voice == "" {
-		return kokoroLanguage{}, fmt.Errorf("%w: empty voice name", ErrUnsupportedLanguage)
+		return kokoroLanguage{}, unsupported("an empty name names no Kokoro voice")
 	}
 	l, ok := kokoroLanguages[voice[0]]
 	switch {
 	case !ok:
-		return l, fmt.Errorf("%w: Kokoro voice %s: the prefix %q names no known language (a b e f h i p j z)", ErrUnsupportedLanguage, voice, voice[:1])
+		return l, unsupported("Kokoro voice %s: the prefix %q names no known language (a b e f h i p j z)", voice, voice[:1])
 	case l.espeak == "":
-		return l, fmt.Errorf("%w: Kokoro voice %s speaks %s, which needs its own front end (misaki's), not espeak-ng; voxkit cannot phonemize it yet", ErrUnsupportedLanguage, voice, l.name)
+		return l, unsupported("Kokoro voice %s speaks %s, which needs its own front end (misaki's), not espeak-ng; voxkit cannot phonemize it yet", voice, l.name)
 	}
 	return l, nil
 }

@@ -18,14 +18,14 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	// Serve mp3 and opus too (they need cgo): the OpenAI SDKs ask for mp3 by default.
 
+	_ "github.com/voxkit/voxkit/encode/mp3"
+	_ "github.com/voxkit/voxkit/encode/opus"
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store/sqlite"
-
-	// Serve mp3 and opus too (they need cgo): the OpenAI SDKs ask for mp3 by default.
-	_ "github.com/voxkit/voxkit/encode/mp3"
-	_ "github.com/voxkit/voxkit/encode/opus"
+	"github.com/voxkit/voxkit/tts/espeaktts"
 )
 
 func main() {
@@ -62,7 +62,7 @@ func run(addr, data string) error {
 		return err
 	}
 	defer st.Close()
-	synth, err := espeak.NewSynthesizer(espeak.Options{})
+	synth, err := espeaktts.New(espeak.Options{})
 	if err != nil {
 		return err
 	}

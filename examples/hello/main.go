@@ -8,10 +8,11 @@ import (
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/tts/espeaktts"
 )
 
 func main() {
-	synth, err := espeak.NewSynthesizer(espeak.Options{})
+	synth, err := espeaktts.New(espeak.Options{})
 	if err != nil {
 		panic(err)
 	}

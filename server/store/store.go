@@ -7,11 +7,10 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strings"
 	"time"
-
-	"github.com/voxkit/voxkit/tags"
 )
 
 // Errors returned (wrapped) by a Store.
@@ -128,40 +127,35 @@ type Voice struct {
 	Base string
 	// Name is a free label.
 	Name string
-	// Speed multiplies the speaking rate, 0.25 to 4.
+	// Speed multiplies the speaking rate (voices.CheckSettings holds
+	// the ranges of the settings; a Store refuses only what no voice can
+	// be: a value that is not a finite number, a speed or range that is
+	// not positive, a negative volume).
 	Speed float64
-	// Pitch shifts the voice in semitones, -12 to 12.
+	// Pitch shifts the voice in semitones.
 	Pitch float64
-	// Range multiplies the pitch range, 0.5 to 2.
+	// Range multiplies the pitch range.
 	Range float64
-	// Volume multiplies the amplitude, 0 (silence) to 2.
+	// Volume multiplies the amplitude; 0 is silence.
 	Volume  float64
 	Whisper bool
 	Created time.Time
 }
 
-// Limits of Voice's settings.
-const (
-	MinVoiceSpeed, MaxVoiceSpeed   = tags.MinRate, tags.MaxRate
-	MaxVoicePitch                  = 12.0
-	MinVoiceRange, MaxVoiceRange   = 0.5, 2.0
-	MinVoiceVolume, MaxVoiceVolume = 0.0, 2.0
-)
-
 // Check reports a Voice that cannot be stored (a Store refuses it).
 func (v Voice) Check() error {
-	in := func(x, lo, hi float64) bool { return x >= lo && x <= hi } // false for NaN
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	switch {
 	case v.ID == "" || v.Account == "" || v.Base == "":
 		return errors.New("store: voice needs an id, an account and a base")
-	case !in(v.Speed, MinVoiceSpeed, MaxVoiceSpeed):
-		return fmt.Errorf("store: voice speed %g is not between %g and %g", v.Speed, MinVoiceSpeed, MaxVoiceSpeed)
-	case !in(v.Pitch, -MaxVoicePitch, MaxVoicePitch):
-		return fmt.Errorf("store: voice pitch %g is not between %g and %g", v.Pitch, -MaxVoicePitch, MaxVoicePitch)
-	case !in(v.Range, MinVoiceRange, MaxVoiceRange):
-		return fmt.Errorf("store: voice range %g is not between %g and %g", v.Range, MinVoiceRange, MaxVoiceRange)
-	case !in(v.Volume, MinVoiceVolume, MaxVoiceVolume):
-		return fmt.Errorf("store: voice volume %g is not between %g and %g", v.Volume, MinVoiceVolume, MaxVoiceVolume)
+	case !finite(v.Speed) || v.Speed <= 0:
+		return fmt.Errorf("store: voice speed %g is not a positive number", v.Speed)
+	case !finite(v.Pitch):
+		return fmt.Errorf("store: voice pitch %g is not a number", v.Pitch)
+	case !finite(v.Range) || v.Range <= 0:
+		return fmt.Errorf("store: voice range %g is not a positive number", v.Range)
+	case !finite(v.Volume) || v.Volume < 0:
+		return fmt.Errorf("store: voice volume %g is not a number of at least 0", v.Volume)
 	}
 	return nil
 }

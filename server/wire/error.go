@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,7 +15,9 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/tags"
 	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/voices"
 )
 
 // Error types, the "type" field of an error object.
@@ -263,38 +266,53 @@ func KeyCheckTimeout(after time.Duration) *Error {
 }
 
 // ToError converts an error from tts.Synthesizer (or from this package)
-// into the API error to send. A *Error passes through; tts's validation
-// sentinels become 400s naming their field and ErrUnknownVoice the 404
-// proxy_error; anything else is an engine failure, 502 proxy_error.
-// voice is the voice as the caller named it.
+// into the API error to send: the one place where the typed errors of
+// the packages that decide (tts, engine, voices, tags) become OpenAI
+// errors. A *Error passes through; a request tts refuses is a 400 naming
+// its field, an unknown voice the 404 proxy_error; anything else is an
+// engine failure, 502 proxy_error. voice is the voice as the caller named
+// it.
 func ToError(err error, voice string) *Error {
-	var we *Error
-	var unknown *tts.UnknownVoiceError
-	var speed *tts.SpeedError
+	var (
+		we          *Error
+		strict      *tags.StrictError
+		unsupported *engine.UnsupportedVoiceError
+		unknown     *tts.UnknownVoiceError
+		tooLong     *tts.InputTooLongError
+		audio       *tts.AudioLimitError
+		speed       *tts.SpeedError
+		format      *tts.FormatError
+		setting     *voices.SettingError
+	)
 	switch {
 	case errors.As(err, &we):
 		return we
-	case errors.Is(err, tts.ErrBadTags): // before the unknown voice a voice tag may name
+	case errors.As(err, &strict): // before the unknown voice a voice tag may name
 		return BadRequest(CodeInvalidTags, "input", "input has audio tags that cannot be applied as written "+
-			"(send strict_tags false to drop them instead): %v", strings.TrimPrefix(trimPrefix(err), "bad audio tags: "))
-	case errors.Is(err, engine.ErrUnsupportedVoice):
-		return BadRequest(CodeInvalidValue, "voice", "The voice %s cannot be spoken by this server: %s", echo(voice), clip(unsupportedReason(err), 300))
+			"(send strict_tags false to drop them instead): %v", strict)
+	case errors.As(err, &unsupported):
+		return BadRequest(CodeInvalidValue, "voice", "The voice %s cannot be spoken by this server: %s", echo(voice), clip(unsupported.Reason, 300))
 	case errors.As(err, &unknown):
 		return UnknownVoice(voice, unknown.Suggestions...)
-	case errors.Is(err, tts.ErrUnknownVoice):
+	case errors.Is(err, engine.ErrUnknownVoice):
 		return UnknownVoice(voice)
 	case errors.Is(err, tts.ErrEmptyInput):
 		return BadRequest(CodeStringTooShort, "input", "input must contain text to speak.")
-	case errors.Is(err, tts.ErrInputTooLong):
-		return BadRequest(CodeStringTooLong, "input", "input is too long: %v", trimPrefix(err))
-	case errors.Is(err, tts.ErrAudioTooLong):
-		return BadRequest(CodeAudioTooLong, "input", "input makes too much audio: %v", strings.TrimPrefix(trimPrefix(err), "too much audio: "))
+	case errors.As(err, &tooLong) && tooLong.Waiting:
+		return BadRequest(CodeStringTooLong, "input", "%d characters wait for a sentence end; the limit is %d characters.", tooLong.Length, tooLong.Max)
+	case errors.As(err, &tooLong):
+		return BadRequest(CodeStringTooLong, "input", "input is %d characters long; the limit is %d characters.", tooLong.Length, tooLong.Max)
+	case errors.As(err, &audio):
+		return BadRequest(CodeAudioTooLong, "input", "input makes too much audio: %s", audio.Reason())
 	case errors.As(err, &speed):
-		return speedError(speed.Speed, tts.MinSpeed, tts.MaxSpeed)
-	case errors.Is(err, tts.ErrBadSpeed): // no value to say which side
-		return BadRequest(CodeInvalidValue, "speed", "speed is out of range: %v", trimPrefix(err))
-	case errors.Is(err, tts.ErrUnsupportedFormat):
-		return BadRequest(CodeUnsupportedFormat, "response_format", "response_format is not supported: %v", trimPrefix(err))
+		return outOfRange("speed", speed.Speed, speed.Min, speed.Max)
+	case errors.As(err, &setting):
+		return outOfRange(setting.Setting, setting.Value, setting.Min, setting.Max)
+	case errors.As(err, &format) && !slices.Contains(format.Supported, format.Format.Name):
+		return BadRequest(CodeInvalidValue, "response_format",
+			"Invalid response_format %s: supported values are %s.", echo(format.Format.Name), strings.Join(format.Supported, ", "))
+	case errors.As(err, &format):
+		return BadRequest(CodeUnsupportedFormat, "response_format", "response_format %s is not supported: %v", echo(format.Format.Name), format.Err)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &Error{Status: http.StatusServiceUnavailable, Type: TypeProxy, Code: CodeEngineError,
 			Message: "Synthesis was cancelled."}
@@ -304,13 +322,12 @@ func ToError(err error, voice string) *Error {
 	}
 }
 
-// trimPrefix drops the "tts: " of an error message for client display.
-func trimPrefix(err error) string {
-	s := err.Error()
-	if len(s) > 5 && s[:5] == "tts: " {
-		return s[5:]
+// outOfRange is the 400 for a number outside [lo, hi] (NaN is below).
+func outOfRange(name string, x, lo, hi float64) *Error {
+	if x > hi {
+		return BadRequest(CodeDecimalTooLarge, name, "%s %g is above the maximum of %g.", name, x, hi)
 	}
-	return s
+	return BadRequest(CodeDecimalTooSmall, name, "%s %g is below the minimum of %g.", name, x, lo)
 }
 
 // UpgradeRequired is the WebSocket endpoint asked for without a WebSocket
@@ -352,16 +369,6 @@ func InsufficientScope(have, need store.Scope) *Error {
 // KeyLimit is a key creation past the account's limit.
 func KeyLimit(max int) *Error {
 	return BadRequest(CodeKeyLimit, "", "This account holds %d API keys, the most it may; revoke one first.", max)
-}
-
-// unsupportedReason returns the engine's words for why a voice cannot be
-// spoken: the message after the last "unknown voice \"id\": ".
-func unsupportedReason(err error) string {
-	msg := err.Error()
-	if i := strings.LastIndex(msg, "\": "); i >= 0 {
-		msg = msg[i+3:]
-	}
-	return msg
 }
 
 // Unauthenticated is the 401 of a request that an application's own

@@ -2,11 +2,11 @@ package wire
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -61,32 +61,21 @@ const TimestampsWord = "word"
 // MaxBufferDelayLimit is the largest max_buffer_delay_ms accepted.
 const MaxBufferDelayLimit = 10000
 
-// SpeechLimits are the checks ParseSpeech makes beyond JSON shape.
-type SpeechLimits struct {
-	// Formats are the response_format values the server can encode.
-	Formats []string
-	// MaxInput is the longest input in characters; 0 means no limit here.
-	MaxInput int
-	// MinSpeed and MaxSpeed bound speed; both 0 means no bound here.
-	MinSpeed, MaxSpeed float64
-	// DefaultFormat is the response_format of a request naming none;
-	// empty means DefaultResponseFormat.
-	DefaultFormat string
-}
-
-// ParseSpeech decodes and checks a speech request body. Every failure is
-// a *Error with status 400 whose Param names the field at fault (empty
-// for a body that is not a JSON object at all). Unknown fields are
-// ignored, so newer SDKs keep working; null counts as absent.
-func ParseSpeech(body []byte, lim SpeechLimits) (Speech, error) {
+// ParseSpeech decodes a speech request body and checks its shape: the
+// fields' JSON types, the values of its enumerations (stream_format,
+// timestamps) and that input has text. Ranges and limits (speed, input
+// length, formats, voices) are tts's to check. defaultFormat is the
+// response_format of a request naming none; empty means
+// DefaultResponseFormat. Every failure is a *Error with status 400 whose
+// Param names the field at fault (empty for a body that is not a JSON
+// object at all). Unknown fields are ignored, so newer SDKs keep working;
+// null counts as absent.
+func ParseSpeech(body []byte, defaultFormat string) (Speech, error) {
 	raw, err := decodeObject(body, `{"voice":"...","input":"..."}`)
 	if err != nil {
 		return Speech{}, err
 	}
-	s := Speech{Format: DefaultResponseFormat, Speed: 1, StreamFormat: StreamAudio}
-	if lim.DefaultFormat != "" {
-		s.Format = lim.DefaultFormat
-	}
+	s := Speech{Format: cmp.Or(defaultFormat, DefaultResponseFormat), Speed: 1, StreamFormat: StreamAudio}
 	if s.Voice, err = voiceField(raw["voice"]); err != nil {
 		return Speech{}, err
 	}
@@ -125,18 +114,10 @@ func ParseSpeech(body []byte, lim SpeechLimits) (Speech, error) {
 	case strings.TrimSpace(in) == "" && !s.InputStream:
 		return Speech{}, BadRequest(CodeStringTooShort, "input", "input must contain text to speak.")
 	}
-	if n := utf8.RuneCountInString(in); lim.MaxInput > 0 && n > lim.MaxInput {
-		return Speech{}, BadRequest(CodeStringTooLong, "input",
-			"input is %d characters long; the limit is %d characters.", n, lim.MaxInput)
-	}
 	s.Input = in
 	if f, ok, err := stringField(raw, "response_format"); err != nil {
 		return Speech{}, err
 	} else if ok {
-		if lim.Formats != nil && !slices.Contains(lim.Formats, f) {
-			return Speech{}, BadRequest(CodeInvalidValue, "response_format",
-				"Invalid response_format %s: supported values are %s.", echo(f), strings.Join(lim.Formats, ", "))
-		}
 		s.Format = f
 	}
 	if f, ok, err := stringField(raw, "stream_format"); err != nil {
@@ -152,11 +133,6 @@ func ParseSpeech(body []byte, lim SpeechLimits) (Speech, error) {
 		sp, err := numberValue(v, "speed")
 		if err != nil {
 			return Speech{}, err
-		}
-		if lim.MinSpeed != 0 || lim.MaxSpeed != 0 {
-			if e := speedError(sp, lim.MinSpeed, lim.MaxSpeed); e != nil {
-				return Speech{}, e
-			}
 		}
 		s.Speed = sp
 	}
@@ -304,16 +280,4 @@ func voiceField(v json.RawMessage) (string, error) {
 		return "", BadRequest(CodeStringTooShort, "voice", "voice must not be empty.")
 	}
 	return id, nil
-}
-
-// speedError is the one answer to a speed outside [lo, hi] (nil inside),
-// whether the body's parser or the synthesizer found it.
-func speedError(sp, lo, hi float64) *Error {
-	switch {
-	case sp < lo || math.IsNaN(sp):
-		return BadRequest(CodeDecimalTooSmall, "speed", "speed %g is below the minimum of %g.", sp, lo)
-	case sp > hi:
-		return BadRequest(CodeDecimalTooLarge, "speed", "speed %g is above the maximum of %g.", sp, hi)
-	}
-	return nil
 }

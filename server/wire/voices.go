@@ -3,7 +3,6 @@ package wire
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -98,16 +97,10 @@ func ParseVoiceCreate(body []byte) (VoiceCreate, error) {
 		return VoiceCreate{}, BadRequest(CodeStringTooShort, "base_voice", "base_voice must not be empty.")
 	}
 	for _, f := range []struct {
-		name   string
-		dst    **float64
-		lo, hi float64
-	}{
-		{"speed", &v.Speed, store.MinVoiceSpeed, store.MaxVoiceSpeed},
-		{"pitch", &v.Pitch, -store.MaxVoicePitch, store.MaxVoicePitch},
-		{"range", &v.Range, store.MinVoiceRange, store.MaxVoiceRange},
-		{"volume", &v.Volume, store.MinVoiceVolume, store.MaxVoiceVolume},
-	} {
-		if *f.dst, err = numberField(raw, f.name, f.lo, f.hi); err != nil {
+		name string
+		dst  **float64
+	}{{"speed", &v.Speed}, {"pitch", &v.Pitch}, {"range", &v.Range}, {"volume", &v.Volume}} {
+		if *f.dst, err = numberField(raw, f.name); err != nil {
 			return VoiceCreate{}, err
 		}
 	}
@@ -121,9 +114,8 @@ func ParseVoiceCreate(body []byte) (VoiceCreate, error) {
 	return v, nil
 }
 
-// numberField reads raw[name] as a number in [lo, hi]; nil when absent or
-// null.
-func numberField(raw map[string]json.RawMessage, name string, lo, hi float64) (*float64, error) {
+// numberField reads raw[name] as a number; nil when absent or null.
+func numberField(raw map[string]json.RawMessage, name string) (*float64, error) {
 	v, present := raw[name]
 	if !present || isNull(v) {
 		return nil, nil
@@ -131,12 +123,6 @@ func numberField(raw map[string]json.RawMessage, name string, lo, hi float64) (*
 	x, err := numberValue(v, name)
 	if err != nil {
 		return nil, err
-	}
-	switch {
-	case x < lo || math.IsNaN(x):
-		return nil, BadRequest(CodeDecimalTooSmall, name, "%s %g is below the minimum of %g.", name, x, lo)
-	case x > hi:
-		return nil, BadRequest(CodeDecimalTooLarge, name, "%s %g is above the maximum of %g.", name, x, hi)
 	}
 	return &x, nil
 }

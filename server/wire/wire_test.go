@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/tags"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )
-
-var limits = SpeechLimits{Formats: []string{"pcm", "wav"}, MaxInput: 10, MinSpeed: 0.25, MaxSpeed: 4}
 
 func TestParseSpeech(t *testing.T) {
 	for _, tc := range []struct {
@@ -26,12 +27,12 @@ func TestParseSpeech(t *testing.T) {
 			Speech{Voice: "a", Input: "hi", Format: "wav", Speed: 1, StreamFormat: "audio", StrictTags: true}},
 		{` {"voice":"a","input":"éééééééééé"} `, Speech{Voice: "a", Input: "éééééééééé", Format: "wav", Speed: 1, StreamFormat: "audio"}},
 	} {
-		got, err := ParseSpeech([]byte(tc.body), limits)
+		got, err := ParseSpeech([]byte(tc.body), "")
 		if err != nil || got != tc.want {
 			t.Errorf("ParseSpeech(%s) = %+v, %v; want %+v", tc.body, got, err, tc.want)
 		}
 	}
-	got, _ := ParseSpeech([]byte(`{"voice":"a","input":"hi"}`), SpeechLimits{DefaultFormat: "pcm"})
+	got, _ := ParseSpeech([]byte(`{"voice":"a","input":"hi"}`), "pcm")
 	if got.Format != "pcm" {
 		t.Errorf("DefaultFormat not applied: %q", got.Format)
 	}
@@ -55,15 +56,13 @@ func TestParseSpeechErrors(t *testing.T) {
 		{`{"voice":{"name":"a"},"input":"hi"}`, CodeMissingParameter, "voice.id"},
 		{`{"voice":"a"}`, CodeMissingParameter, "input"},
 		{`{"voice":"a","input":""}`, CodeStringTooShort, "input"},
-		{`{"voice":"a","input":"12345678901"}`, CodeStringTooLong, "input"},
-		{`{"voice":"a","input":"hi","response_format":"mp3"}`, CodeInvalidValue, "response_format"},
-		{`{"voice":"a","input":"hi","speed":0.24}`, CodeDecimalTooSmall, "speed"},
-		{`{"voice":"a","input":"hi","speed":4.5}`, CodeDecimalTooLarge, "speed"},
+		{`{"voice":"a","input":"hi","response_format":7}`, CodeInvalidType, "response_format"},
+		{`{"voice":"a","input":"hi","speed":1e400}`, CodeDecimalTooLarge, "speed"},
 		{`{"voice":"a","input":"hi","speed":[1]}`, CodeInvalidType, "speed"},
 		{`{"voice":"a","input":"hi","stream_format":"x"}`, CodeInvalidValue, "stream_format"},
 		{`{"voice":"a","input":"hi","strict_tags":1}`, CodeInvalidType, "strict_tags"},
 	} {
-		_, err := ParseSpeech([]byte(tc.body), limits)
+		_, err := ParseSpeech([]byte(tc.body), "")
 		var we *Error
 		if !errors.As(err, &we) || we.Status != 400 || we.Code != tc.code || we.Param != tc.param || we.Type != TypeInvalidRequest {
 			t.Errorf("ParseSpeech(%q) error %+v; want code %q param %q", tc.body, we, tc.code, tc.param)
@@ -78,14 +77,17 @@ func TestToError(t *testing.T) {
 		typ, code string
 		param     string
 	}{
-		{fmt.Errorf("%w %q", tts.ErrUnknownVoice, "x"), 404, TypeProxy, CodeVoiceNotFound, "voice"},
+		{fmt.Errorf("%w %q", engine.ErrUnknownVoice, "x"), 404, TypeProxy, CodeVoiceNotFound, "voice"},
+		{fmt.Errorf("tts: %w", &engine.UnsupportedVoiceError{Voice: "x", Reason: "it is Klingon"}), 400, TypeInvalidRequest, CodeInvalidValue, "voice"},
 		{tts.ErrEmptyInput, 400, TypeInvalidRequest, CodeStringTooShort, "input"},
-		{fmt.Errorf("%w: 5000", tts.ErrInputTooLong), 400, TypeInvalidRequest, CodeStringTooLong, "input"},
-		{&tts.SpeedError{Speed: 5}, 400, TypeInvalidRequest, CodeDecimalTooLarge, "speed"},
-		{&tts.SpeedError{Speed: 0.1}, 400, TypeInvalidRequest, CodeDecimalTooSmall, "speed"},
-		{tts.ErrBadSpeed, 400, TypeInvalidRequest, CodeInvalidValue, "speed"},
-		{tts.ErrUnsupportedFormat, 400, TypeInvalidRequest, CodeUnsupportedFormat, "response_format"},
-		{tts.ErrBadTags, 400, TypeInvalidRequest, CodeInvalidTags, "input"},
+		{&tts.InputTooLongError{Length: 5000, Max: 4096}, 400, TypeInvalidRequest, CodeStringTooLong, "input"},
+		{&tts.AudioLimitError{Limit: time.Minute}, 400, TypeInvalidRequest, CodeAudioTooLong, "input"},
+		{&tts.SpeedError{Speed: 5, Min: 0.25, Max: 4}, 400, TypeInvalidRequest, CodeDecimalTooLarge, "speed"},
+		{&tts.SpeedError{Speed: 0.1, Min: 0.25, Max: 4}, 400, TypeInvalidRequest, CodeDecimalTooSmall, "speed"},
+		{&voices.SettingError{Setting: "range", Value: 3, Min: 0.5, Max: 2}, 400, TypeInvalidRequest, CodeDecimalTooLarge, "range"},
+		{&tts.FormatError{Format: encode.Format{Name: "aac"}, Supported: []string{"wav"}, Err: errors.New("unknown")}, 400, TypeInvalidRequest, CodeInvalidValue, "response_format"},
+		{&tts.FormatError{Format: encode.Format{Name: "wav", SampleRate: 3}, Supported: []string{"wav"}, Err: errors.New("rate")}, 400, TypeInvalidRequest, CodeUnsupportedFormat, "response_format"},
+		{fmt.Errorf("%w: %w", tts.ErrBadTags, &tags.StrictError{}), 400, TypeInvalidRequest, CodeInvalidTags, "input"},
 		{errors.New("engine exploded"), 502, TypeProxy, CodeEngineError, ""},
 		{BodyTooLarge(5), 413, TypeInvalidRequest, CodeBodyTooLarge, ""},
 	} {

@@ -1,0 +1,68 @@
+package layers
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/voxkit/voxkit"
+
+// forbidden maps a package pattern (a path, or a path ending in "/..."
+// for it and its subpackages) to the packages it must not depend on, even
+// indirectly.
+var forbidden = map[string][]string{
+	// Engines are below tts: tts drives them, they never import it.
+	"engine/...": {"tts", "voices", "server"},
+	// The stores keep accounts, keys and voice settings; tags, engines and
+	// synthesis are not theirs to know.
+	"server/store/...": {"tags", "tts", "engine", "voices"},
+	// The protocol's words and codecs know nothing of servers.
+	"tags/...":   {"tts", "server"},
+	"encode/...": {"tts", "server", "engine"},
+	"voices/...": {"tts", "server"},
+	"tts/...":    {"server"},
+}
+
+func TestImportGraph(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps=false", "-f", `{{.ImportPath}} {{join .Deps " "}}`, module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := map[string][]string{}
+	for line := range strings.Lines(string(out)) {
+		fields := strings.Fields(line)
+		deps[strings.TrimPrefix(fields[0], module+"/")] = fields[1:]
+	}
+	if len(deps) < 10 {
+		t.Fatalf("go list found %d packages", len(deps))
+	}
+	for pattern, banned := range forbidden {
+		matched := false
+		for pkg, ds := range deps {
+			if !matches(pattern, pkg) {
+				continue
+			}
+			matched = true
+			for _, d := range ds {
+				rel, ok := strings.CutPrefix(d, module+"/")
+				if ok && slices.ContainsFunc(banned, func(b string) bool { return matches(b+"/...", rel) }) {
+					t.Errorf("%s depends on %s", pkg, rel)
+				}
+			}
+		}
+		if !matched {
+			t.Errorf("no package matches %s", pattern)
+		}
+	}
+}
+
+// matches reports whether pkg is pattern, or under it when pattern ends
+// in "/...".
+func matches(pattern, pkg string) bool {
+	if dir, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return pkg == dir || strings.HasPrefix(pkg, dir+"/")
+	}
+	return pkg == pattern
+}
