@@ -41,6 +41,9 @@ type browserPage struct {
 // newPage starts headless Chromium, skipping without it (failing in CI).
 func newPage(t *testing.T) *browserPage {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("browser tests are slow; make test runs them")
+	}
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		if os.Getenv("CI") != "" {

@@ -13,6 +13,9 @@ import (
 // TestTaggedSpeechIntelligible: styled espeak speech, with DSP effects
 // applied, is still heard as the right sentence by a recognizer.
 func TestTaggedSpeechIntelligible(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the recognizer listens for seconds; make test runs it")
+	}
 	audiotest.Require(t, "pocketsphinx_continuous", "ffmpeg")
 	rig := tagRigs(t)[1]
 	// Whisper is left out: the recognizer's acoustic model knows no

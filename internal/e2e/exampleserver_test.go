@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -106,8 +107,15 @@ func buildExampleServer(t *testing.T) string {
 	return exampleBuild.bin
 }
 
-// TestMain removes the example server binary after the tests.
+// TestMain removes the example server binary after the tests. With
+// -short it runs none: these are the slow end-to-end tests (built
+// binaries, browsers, SDKs, fleets) that make test runs in full.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		fmt.Println("e2e: end-to-end tests skipped with -short")
+		os.Exit(0)
+	}
 	code := m.Run()
 	if exampleBuild.bin != "" {
 		os.RemoveAll(filepath.Dir(exampleBuild.bin))
