@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -65,7 +66,7 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if s.logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
 		return wire.WeakPassword("password", store.MinPasswordLen)
 	}
-	if werr := s.reserveAttempt(w, throttleKey{"signup " + clientAddress(r), signupAttempts}); werr != nil {
+	if werr := s.reserveAttempt(w, throttle.Key{Name: "signup " + clientAddress(r), Rate: signupAttempts}); werr != nil {
 		return werr
 	}
 	var a store.Account

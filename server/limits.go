@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"sync"
-	"time"
 
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
@@ -46,43 +44,4 @@ func (s *Server) admitSpeech(ctx context.Context, w http.ResponseWriter, account
 		return nil, wire.Internal(RequestID(ctx))
 	}
 	return end, nil
-}
-
-// localLimiter counts requests in this process's memory: the limits of a
-// server whose store is not a store.Limiter.
-type localLimiter struct {
-	mu       sync.Mutex
-	rate     *throttle
-	inFlight map[string]int
-}
-
-func newLocalLimiter() *localLimiter {
-	return &localLimiter{rate: newThrottle(), inFlight: map[string]int{}}
-}
-
-// Begin implements store.Limiter. The rate is a bucket of
-// RequestsPerMinute requests refilled evenly over the minute.
-func (l *localLimiter) Begin(ctx context.Context, account string, lim store.Limits) (func(), error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if lim.Concurrent > 0 && l.inFlight[account] >= lim.Concurrent {
-		return nil, &store.LimitError{Concurrent: true, RetryAfter: time.Second}
-	}
-	if lim.RequestsPerMinute > 0 {
-		k := throttleKey{"account " + account, rate{burst: lim.RequestsPerMinute, every: time.Minute / time.Duration(lim.RequestsPerMinute)}}
-		if wait := l.rate.reserve(k); wait > 0 {
-			return nil, &store.LimitError{RetryAfter: wait}
-		}
-	}
-	l.inFlight[account]++
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			l.mu.Lock()
-			defer l.mu.Unlock()
-			if l.inFlight[account]--; l.inFlight[account] == 0 {
-				delete(l.inFlight, account)
-			}
-		})
-	}, nil
 }

@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -149,9 +149,9 @@ type Server struct {
 	synth    *tts.Synthesizer
 	voices   *voices.Catalog
 	store    store.Store
-	logins   store.Sessions // the store's, nil if it keeps none
-	throttle *throttle      // failed sign-ins
-	hashing  chan struct{}  // bounds concurrent password hashing
+	logins   store.Sessions     // the store's, nil if it keeps none
+	attempts *throttle.Throttle // sign-in and sign-up attempts
+	hashing  chan struct{}      // bounds concurrent password hashing
 	// hashWaiting counts the attempts waiting for hashing (maxHashQueue).
 	hashWaiting atomic.Int64
 	auth        func(*http.Request) (string, error)
@@ -200,7 +200,7 @@ func New(opts Options) (*Server, error) {
 		synth:     opts.Synthesizer,
 		voices:    opts.Synthesizer.Voices(),
 		store:     opts.Store,
-		throttle:  newThrottle(),
+		attempts:  throttle.New(),
 		hashing:   make(chan struct{}, maxHashing),
 		auth:      opts.Authenticate,
 		formats:   opts.Synthesizer.Formats(),
@@ -252,7 +252,7 @@ func New(opts Options) (*Server, error) {
 	if l, ok := s.store.(store.Limiter); ok {
 		s.limiter = l
 	} else {
-		s.limiter = newLocalLimiter()
+		s.limiter = throttle.NewLimiter()
 	}
 	switch s.maxQueue = opts.MaxQueue; {
 	case s.maxQueue == 0:

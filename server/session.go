@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tags"
@@ -40,9 +41,9 @@ const csrfHeader = "X-CSRF-Token"
 // bucket is never below empty, so the wait is at most one refill
 // (the lockout's cap). Sign-ups take from a bucket of their address.
 var (
-	accountAttempts = rate{burst: 10, every: 30 * time.Second}
-	addressAttempts = rate{burst: 30, every: 2 * time.Second}
-	signupAttempts  = rate{burst: 5, every: time.Minute}
+	accountAttempts = throttle.Rate{Burst: 10, Every: 30 * time.Second}
+	addressAttempts = throttle.Rate{Burst: 30, Every: 2 * time.Second}
+	signupAttempts  = throttle.Rate{Burst: 5, Every: time.Minute}
 )
 
 // maxHashing bounds concurrent password hashing: each argon2id hash
@@ -249,7 +250,7 @@ func (s *Server) setCookie(w http.ResponseWriter, r *http.Request, token string,
 // refusal says the same whether the account exists or not, and takes as
 // long.
 func (s *Server) checkPassword(w http.ResponseWriter, r *http.Request, account, password string) *wire.Error {
-	keys := []throttleKey{{"account " + account, accountAttempts}, {"address " + clientAddress(r), addressAttempts}}
+	keys := []throttle.Key{{Name: "account " + account, Rate: accountAttempts}, {Name: "address " + clientAddress(r), Rate: addressAttempts}}
 	if werr := s.reserveAttempt(w, keys...); werr != nil {
 		return werr
 	}
@@ -274,14 +275,14 @@ func (s *Server) checkPassword(w http.ResponseWriter, r *http.Request, account, 
 		s.log.Info("server: sign-in refused", "account", printable(account), "address", clientAddress(r), "request_id", RequestID(r.Context()))
 		return wire.InvalidCredentials()
 	}
-	s.throttle.refund(keys...)
+	s.attempts.Refund(keys...)
 	return nil
 }
 
 // reserveAttempt takes an attempt from every key's bucket, or answers
 // 429 with how long until each has one.
-func (s *Server) reserveAttempt(w http.ResponseWriter, keys ...throttleKey) *wire.Error {
-	if wait := s.throttle.reserve(keys...); wait > 0 {
+func (s *Server) reserveAttempt(w http.ResponseWriter, keys ...throttle.Key) *wire.Error {
+	if wait := s.attempts.Reserve(keys...); wait > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
 		return wire.TooManyAttempts(wait)
 	}
@@ -340,103 +341,4 @@ func clientAddress(r *http.Request) string {
 func (s *Server) listTags(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, wire.FromTags(tags.Vocabulary()))
 	return nil
-}
-
-// rate is a throttle bucket's shape: burst attempts, one more every
-// period.
-type rate struct {
-	burst int
-	every time.Duration
-}
-
-type throttleKey struct {
-	key  string
-	rate rate
-}
-
-// maxBuckets bounds the throttle's memory: past it, full buckets (which
-// hold nothing worth keeping) are dropped, then arbitrary ones.
-const maxBuckets = 100_000
-
-// throttle counts failed attempts per key.
-type throttle struct {
-	mu      sync.Mutex
-	buckets map[string]*bucket
-	now     func() time.Time
-}
-
-// bucket holds the attempts left at a time, and when it is full again.
-type bucket struct {
-	left     float64
-	at, full time.Time
-}
-
-func newThrottle() *throttle {
-	return &throttle{buckets: make(map[string]*bucket), now: time.Now}
-}
-
-// level returns the attempts key has left now.
-func (t *throttle) level(k throttleKey, now time.Time) float64 {
-	b, ok := t.buckets[k.key]
-	if !ok {
-		return float64(k.rate.burst)
-	}
-	return min(float64(k.rate.burst), b.left+float64(now.Sub(b.at))/float64(k.rate.every))
-}
-
-// reserve takes an attempt from every key when each has one left, and
-// returns 0; otherwise it takes none and returns how long until each
-// has one (at most the slowest key's refill period: a bucket is never
-// below empty).
-func (t *throttle) reserve(keys ...throttleKey) time.Duration {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	now := t.now()
-	var wait time.Duration
-	for _, k := range keys {
-		if left := t.level(k, now); left < 1 {
-			wait = max(wait, time.Duration((1-left)*float64(k.rate.every)))
-		}
-	}
-	if wait > 0 {
-		return wait
-	}
-	t.add(now, -1, keys...)
-	return 0
-}
-
-// refund gives back an attempt reserve took, for an attempt that
-// succeeded.
-func (t *throttle) refund(keys ...throttleKey) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.add(t.now(), 1, keys...)
-}
-
-// add changes each key's attempts left by n, within 0 and its burst.
-func (t *throttle) add(now time.Time, n float64, keys ...throttleKey) {
-	if len(t.buckets) >= maxBuckets {
-		t.prune(now)
-	}
-	for _, k := range keys {
-		left := max(0, min(float64(k.rate.burst), t.level(k, now)+n))
-		full := now.Add(time.Duration((float64(k.rate.burst) - left) * float64(k.rate.every)))
-		t.buckets[k.key] = &bucket{left: left, at: now, full: full}
-	}
-}
-
-// prune drops the buckets that have refilled, then, if that is not
-// enough, arbitrary ones down to half of maxBuckets.
-func (t *throttle) prune(now time.Time) {
-	for key, b := range t.buckets {
-		if !now.Before(b.full) {
-			delete(t.buckets, key)
-		}
-	}
-	for key := range t.buckets {
-		if len(t.buckets) <= maxBuckets/2 {
-			break
-		}
-		delete(t.buckets, key)
-	}
 }
