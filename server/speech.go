@@ -9,10 +9,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/internal/spool"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -179,7 +179,7 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) error {
 // (or a pooled buffer of at most clipMemory), not the clip in memory.
 func (s *Server) speechClip(w http.ResponseWriter, r *http.Request, sp wire.Speech, p *tts.Prepared, codec encode.Codec) {
 	ri := info(r.Context())
-	clip := new(spool)
+	clip := new(spool.Spool)
 	defer clip.Close()
 	// Writing the spool is part of making the clip: tts counts it, the
 	// encoder's final flush and header rewrite included, as synthesis.
@@ -191,12 +191,12 @@ func (s *Server) speechClip(w http.ResponseWriter, r *http.Request, sp wire.Spee
 	lw := s.newLazyWriter(w, func() {
 		h := w.Header()
 		h.Set("Content-Type", codec.ContentType)
-		h.Set("Content-Length", strconv.FormatInt(clip.size, 10))
+		h.Set("Content-Length", strconv.FormatInt(clip.Size(), 10))
 		h.Set("Cache-Control", "no-store")
 		s.setTiming(h, res, ri, 0)
 		w.WriteHeader(http.StatusOK)
 	})
-	if err := clip.send(lw); err != nil {
+	if err := clip.Send(lw); err != nil {
 		s.log.Info("server: sending a clip failed", "request_id", ri.id, "err", err)
 		return
 	}
@@ -204,122 +204,6 @@ func (s *Server) speechClip(w http.ResponseWriter, r *http.Request, sp wire.Spee
 		lw.started = true
 		lw.start()
 	}
-}
-
-// clipMemory is the most of a complete clip held in memory; clipChunk is
-// the size of each write of it to the client.
-const (
-	clipMemory = 1 << 20
-	clipChunk  = 64 << 10
-)
-
-// spool holds a complete clip while it is encoded: its first clipMemory
-// bytes in memory (a buffer from spoolBuffers), then all of it in an
-// unnamed temporary file (in os.TempDir, removed as soon as it is made).
-// It is an io.WriterAt, so the encoders write the clip through and
-// rewrite its header at the end instead of holding it (see
-// encode.Format.Streaming).
-type spool struct {
-	mem  []byte
-	buf  *[]byte // mem's pooled buffer
-	file *os.File
-	size int64
-}
-
-// spoolBuffers holds the memory of finished spools (*[]byte, of at most
-// clipMemory): each clip would otherwise grow its own, doubling, and a
-// clip's finishing touches would wait on the collector that this feeds.
-// sendBuffers holds the buffers a spool's file is sent through.
-var spoolBuffers, sendBuffers sync.Pool
-
-func (c *spool) Write(p []byte) (int, error) {
-	if c.buf == nil && c.file == nil {
-		if b, ok := spoolBuffers.Get().(*[]byte); ok {
-			c.buf, c.mem = b, (*b)[:0]
-		} else {
-			c.buf = new([]byte)
-		}
-	}
-	if c.file == nil && len(c.mem)+len(p) > clipMemory {
-		f, err := os.CreateTemp("", "voxkit-clip-*")
-		if err != nil {
-			return 0, fmt.Errorf("server: spooling a clip: %w", err)
-		}
-		os.Remove(f.Name()) // the open file lives on, unnamed
-		c.file = f
-		if _, err := f.Write(c.mem); err != nil {
-			return 0, fmt.Errorf("server: spooling a clip: %w", err)
-		}
-		c.release()
-	}
-	if c.file != nil {
-		n, err := c.file.Write(p)
-		c.size += int64(n)
-		if err != nil {
-			return n, fmt.Errorf("server: spooling a clip: %w", err)
-		}
-		return n, nil
-	}
-	c.mem = append(c.mem, p...)
-	c.size += int64(len(p))
-	return len(p), nil
-}
-
-// WriteAt rewrites bytes already written.
-func (c *spool) WriteAt(p []byte, off int64) (int, error) {
-	if c.file != nil {
-		return c.file.WriteAt(p, off)
-	}
-	if off < 0 || off+int64(len(p)) > int64(len(c.mem)) {
-		return 0, errors.New("server: spool: WriteAt past the end of the clip")
-	}
-	return copy(c.mem[off:], p), nil
-}
-
-// send writes the clip to w in writes of clipChunk bytes: from memory as
-// it lies, from the file through a pooled buffer.
-func (c *spool) send(w io.Writer) error {
-	if c.file == nil {
-		for b := c.mem; len(b) > 0; {
-			n := min(len(b), clipChunk)
-			if _, err := w.Write(b[:n]); err != nil {
-				return err
-			}
-			b = b[n:]
-		}
-		return nil
-	}
-	buf, ok := sendBuffers.Get().(*[]byte)
-	if !ok {
-		b := make([]byte, clipChunk)
-		buf = &b
-	}
-	defer sendBuffers.Put(buf)
-	// CopyBuffer's buffer sets the size of each write: hide the reader's
-	// WriteTo, which would write all at once.
-	_, err := io.CopyBuffer(w, struct{ io.Reader }{io.NewSectionReader(c.file, 0, c.size)}, *buf)
-	return err
-}
-
-// release returns the memory buffer to spoolBuffers.
-func (c *spool) release() {
-	if c.buf == nil {
-		return
-	}
-	if cap(c.mem) <= clipMemory {
-		*c.buf = c.mem[:0]
-		spoolBuffers.Put(c.buf)
-	}
-	c.buf, c.mem = nil, nil
-}
-
-// Close releases the memory and the file; the spool is not used after.
-func (c *spool) Close() error {
-	c.release()
-	if c.file == nil {
-		return nil
-	}
-	return c.file.Close()
 }
 
 // synthFailed reports a synthesis error. Before the response has started
