@@ -15,7 +15,7 @@ import (
 // size of each write of Send.
 const (
 	MemoryLimit = 1 << 20
-	Chunk  = 64 << 10
+	Chunk       = 64 << 10
 )
 
 // Spool holds a complete clip while it is encoded: its first MemoryLimit
