@@ -9,21 +9,6 @@ import (
 	"github.com/voxkit/voxkit/server/wire"
 )
 
-func (s *Server) listModels(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, wire.FromVoices(s.voices.List(info(r.Context()).account)))
-	return nil
-}
-
-func (s *Server) getModel(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	v, err := s.voices.Lookup(info(r.Context()).account, id)
-	if err != nil {
-		return wire.UnknownModel(id)
-	}
-	writeJSON(w, http.StatusOK, wire.FromVoice(v))
-	return nil
-}
-
 func (s *Server) getAccount(w http.ResponseWriter, r *http.Request) error {
 	if s.store == nil { // an account of the host application's
 		writeJSON(w, http.StatusOK, wire.FromAccount(store.Account{Name: info(r.Context()).account}))

@@ -360,7 +360,13 @@ func TestSignInConcurrentGuesses(t *testing.T) {
 	if checked := count[200] + count[401]; checked > 10 || count[429] < n-10 {
 		t.Errorf("of %d concurrent guesses %d were checked (%v); want at most 10", n, checked, count)
 	}
+	// The right password, if it was among those checked, refunded its
+	// attempt: one more guess may be checked, and then none.
 	res, _ := e.signIn("local", "one more guess")
+	if count[200] == 1 && res.StatusCode == http.StatusUnauthorized {
+		res.Body.Close()
+		res, _ = e.signIn("local", "and one more")
+	}
 	if ra, err := time.ParseDuration(res.Header.Get("Retry-After") + "s"); res.StatusCode != 429 || err != nil || ra > 30*time.Second {
 		t.Errorf("after the burst: %d, Retry-After %q; want 429 within 30 s", res.StatusCode, res.Header.Get("Retry-After"))
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
-	"github.com/voxkit/voxkit/tags"
 )
 
 // SessionCookie is the name of the playground's sign-in cookie.
@@ -334,11 +333,4 @@ func clientAddress(r *http.Request) string {
 		return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 	}
 	return ip.String()
-}
-
-// listTags answers GET /v1/tags: the audio tag vocabulary, for the
-// playground's palette. It needs no credentials.
-func (s *Server) listTags(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, wire.FromTags(tags.Vocabulary()))
-	return nil
 }

@@ -307,6 +307,12 @@ func (e *LimitError) Error() string {
 	return "store: too many requests per minute"
 }
 
+// Pinger is implemented by stores that can say whether they are
+// reachable; the server's readiness check (server.Server.Ready) uses it.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
 // VoiceWatcher is implemented by stores that several servers share: it
 // tells each server when any of them creates or deletes a voice clone,
 // so that its catalog follows.
