@@ -2,8 +2,11 @@
 //
 // An Encoder is built like the standard library's encoders: NewEncoder wraps
 // an io.Writer, Encode writes samples as they arrive, and Close flushes the
-// tail without closing the underlying writer. No encoder needs to seek, so
-// output can stream straight into an http.ResponseWriter. The bytes written
+// tail without closing the underlying writer. A stream (Format.Streaming)
+// is written as it is made, straight into an http.ResponseWriter; a
+// complete wav, mp3 or flac clip needs its length in its header, so it is
+// written through and its header rewritten at Close when the writer is
+// also an io.WriterAt (see WriterAt), and held until Close otherwise. The bytes written
 // never depend on how the samples are divided between Encode calls. Use one
 // encoder per response: separately encoded mp3 or Ogg pieces glued together
 // are not one valid stream.

@@ -342,12 +342,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 }
 
-// methods maps HTTP methods to handlers for one path.
 // handler serves a route: it writes the answer, or returns the error to
 // answer with — a *wire.Error as it is, any other error as a logged 500 —
 // so that one place (fail) turns errors into responses.
 type handler func(http.ResponseWriter, *http.Request) error
 
+// methods maps HTTP methods to handlers for one path.
 type methods map[string]handler
 
 // route registers path with its own method dispatch, so that a wrong

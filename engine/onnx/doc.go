@@ -113,38 +113,11 @@
 //
 // # Performance
 //
-// Measured with `go test -bench . ./engine/onnx` on the shared 2-core
-// reference machine (AMD EPYC, ONNX Runtime 1.30.0) with a generated model
-// of a Piper medium voice's architecture and size (testdata/gen/medium.py:
-// 15.4 M parameters, 22.05 kHz, about 84 ms per phoneme) speaking a fixed
-// 20-sentence text (126 s of audio):
-//
-//   - real-time factor 0.043 to 0.055 for one stream with one intra-op
-//     thread (0.12 while other processes loaded the machine);
-//   - the pipeline (sentences, espeak-ng, ids, tensors, clipping) costs
-//     0.5 to 1.2 % over bare ORT runs of the same id sequences (median per
-//     sentence), of which phonemizing, ids and clipping are 0.1 to 0.15 %;
-//   - 20 to 22 s of audio per second for one stream, up to 45 for two
-//     streams when both cores are free;
-//   - each voice loaded after the first adds 65 to 70 MB of resident memory
-//     without an arena (the weights are 62 MB; the first adds 125 to 140
-//     MB with ONNX Runtime's own), 63 MB with the shared arena (the
-//     default since, with runs 14-15% faster), 142 MB with an arena per
-//     session (see Arena);
-//   - a cancelled request stops within 3 ms, in the middle of a run.
-//
-// Kokoro, measured the same way (BenchmarkKokoro, BenchmarkKokoroRSS) with
-// a generated model of Kokoro-82M's architecture and size
-// (testdata/gen/kokoro_bench.py: 81.9 M parameters, 328 MB of float32
-// weights, ALBERT 12 × 768, BiLSTM prosody, iSTFTNet-style decoder)
-// speaking the first 5 sentences of the same text (19.4 s of audio):
-//
-//   - real-time factor 0.48 to 0.49 with one intra-op thread, 0.28 to
-//     0.30 with two (an idle machine would do better with two);
-//   - the first audio (the first sentence) after 2.2 s with one
-//     thread, 1.25 to 1.33 s with two: a sentence is one model run;
-//   - a loaded model with one pack, warmed up, adds 420 to 810 MB of
-//     resident memory (two runs; ORT's working buffers for the
-//     1024-channel decoder dominate), each voice pack 0.5 MB (its
-//     522,240 bytes of float32 in the Go heap).
+// The benchmarks in bench_test.go (BenchmarkSynthesize, BenchmarkOverhead,
+// BenchmarkStreams, BenchmarkRSSPerVoice, BenchmarkCancel, BenchmarkArena,
+// BenchmarkSessionOptions, BenchmarkKokoro, BenchmarkKokoroRSS) measure
+// real-time factor, overhead over bare ONNX Runtime runs, memory per
+// loaded voice and cancellation; their
+// figures on the reference machine are in docs/decisions.md, "ONNX
+// engine performance".
 package onnx

@@ -87,7 +87,6 @@ type sessionOptions struct {
 	threads int
 	arena   Arena
 	spin    bool // let intra-op worker threads spin between runs
-	daz     bool // denormals as zero
 }
 
 func (m *model) open(so sessionOptions) error {
@@ -175,11 +174,6 @@ func newSession(path string, inputs, outputs []string, so sessionOptions) (*ort.
 	}
 	if so.threads > 1 && !so.spin {
 		if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
-			return nil, err
-		}
-	}
-	if so.daz {
-		if err := opts.AddSessionConfigEntry("session.set_denormal_as_zero", "1"); err != nil {
 			return nil, err
 		}
 	}

@@ -48,9 +48,6 @@ type Options struct {
 	// on an idle machine, costly on a busy one (docs/decisions.md). Off by
 	// default.
 	Spin bool
-	// denormalsAsZero flushes denormal floats to zero in model runs (a
-	// setting measured by BenchmarkSessionOptions).
-	denormalsAsZero bool
 	// Strict makes Load fail when any voice cannot load (a corrupt model,
 	// a model of another family, a missing or bad config, two voices of
 	// one name). By default such a voice is logged and left out, and the
@@ -227,7 +224,7 @@ func (e *Engine) sync(ctx context.Context, files map[string]string) (bool, error
 				continue
 			}
 		}
-		m, err := e.openVoice(name, path, sessionOptions{threads: e.opts.IntraOpThreads, arena: e.opts.Arena, spin: e.opts.Spin, daz: e.opts.denormalsAsZero}) // Piper or Kokoro
+		m, err := e.openVoice(name, path, sessionOptions{threads: e.opts.IntraOpThreads, arena: e.opts.Arena, spin: e.opts.Spin}) // Piper or Kokoro
 		if err == nil && m.cfg.PhonemeType == "espeak" && e.opts.Phonemizer == nil {
 			m.close()
 			err = fmt.Errorf("onnx: voice %s needs a phonemizer (Options.Phonemizer)", name)

@@ -8,7 +8,7 @@ import (
 	"net/http"
 )
 
-// contentTypes are the seed's Content-Type per response_format.
+// contentTypes are the interface specification's Content-Type per response_format.
 var contentTypes = map[string]string{
 	"wav":  "audio/wav",
 	"mp3":  "audio/mpeg",
@@ -65,7 +65,7 @@ func sniff(b []byte) string {
 }
 
 // checkAudio verifies that a 2xx speech response's Content-Type is the
-// seed's for format and that the bytes are of that format (pcm, having
+// interface specification's for format and that the bytes are of that format (pcm, having
 // no header, only needs an even length).
 func checkAudio(h http.Header, body []byte, format string) error {
 	want := contentTypes[format]

@@ -35,9 +35,8 @@ type env struct {
 }
 
 type envOptions struct {
-	// espeak loads the real espeak-ng engine and its voices (through
-	// internal/setup, as the example server does); otherwise only the
-	// fake engine is there.
+	// espeak loads the real espeak-ng engine and its voices, as the
+	// example server does; otherwise only the fake engine is there.
 	espeak bool
 	// noListen skips the loopback listener (fuzzing calls ServeHTTP).
 	noListen bool

@@ -20,7 +20,7 @@ import (
 )
 
 // TestCurlAsPasted runs the real curl command the way the OpenAI docs
-// print it (no response_format, so the seed's default applies) and checks
+// print it (no response_format, so the documented default applies) and checks
 // that Content-Type matches the bytes and the words are right.
 func TestCurlAsPasted(t *testing.T) {
 	audiotest.Require(t, "curl", "ffprobe", "pocketsphinx_continuous")
@@ -43,7 +43,7 @@ func TestCurlAsPasted(t *testing.T) {
 		t.Errorf("Content-Type %q but the bytes are %q", ct, f)
 	}
 	if ct != "audio/wav" {
-		t.Errorf("default response_format gave %q; the seed's default is wav", ct)
+		t.Errorf("default response_format gave %q; the documented default is wav", ct)
 	}
 	for _, h := range []string{"cache-control", "x-upstream-ms", "x-gateway-ms", "x-request-id"} {
 		if headerLine(string(headers), h) == "" {

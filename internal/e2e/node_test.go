@@ -205,7 +205,7 @@ func TestNodeSDK(t *testing.T) {
 		body, _ := os.ReadFile(r.File)
 		got := sniff(body)
 		if got != "wav" || r.ContentType != "audio/wav" {
-			t.Errorf("no response_format: Content-Type %q, bytes %q; the seed's default is wav", r.ContentType, got)
+			t.Errorf("no response_format: Content-Type %q, bytes %q; the documented default is wav", r.ContentType, got)
 		}
 		recognize(t, r.File, 0)
 	})

@@ -1,14 +1,15 @@
-// Package store defines the small Store interface behind which voxkit
-// keeps accounts, API keys and voice clones, and the rules every
-// implementation shares (key format and hashing, account names, voice
-// settings). Implementations live in packages of their own, as
+// Package store defines the Store interface behind which voxkit keeps
+// accounts, API keys and voice clones, and the rules every
+// implementation shares (key format and hashing, account names, what a
+// stored voice may hold). Implementations live in packages of their own, as
 // database/sql keeps drivers apart: server/store/sqlite is the embedded
 // one (modernc.org/sqlite, pure Go), server/store/postgres the one for
 // several servers on one database, and a program that brings its own
-// store links neither. Optional interfaces add what a store may keep
-// beside: Sessions (playground passwords and sign-ins), Limiter (request
-// counts shared by every server on the store) and VoiceWatcher (telling
-// each server of clones the others made or deleted).
+// store links neither. Optional interfaces, as database/sql/driver has
+// them, add what a store may keep beside: Sessions (playground passwords
+// and sign-ins), Limiter (request counts shared by every server on the
+// store), VoiceWatcher (telling each server of clones the others made or
+// deleted) and Pinger (whether it is reachable, for readiness).
 //
 // An API key is "sk_" followed by 43 base62 characters (256 random bits).
 // Only its SHA-256 hash and a short display prefix ("sk_" and the next 8

@@ -7,15 +7,16 @@
 // Each piece of text the gateway's synthesizer renders (a sentence, or a
 // part of one between tags) is one POST /v1/audio/speech to a worker, as
 // pcm; when the gateway's caller wants word timestamps, in SSE events with
-// the words' times. The worker is the one with the
-// fewest requests outstanding among the healthy workers that have the
-// voice. A piece is emitted only once the worker has sent all of it, so a
-// failed connection, a 5xx answer or a stream that breaks is retried on
-// another worker without repeating or losing audio; the failed worker is
-// out of rotation until its health check passes again. Only when no
-// worker can speak the piece does it fail, and the gateway's response
-// with it, as any failed synthesis does (a stream already begun is cut). Health checks (GET /readyz, and the voice list from
-// GET /v1/models) run every Options.CheckEvery.
+// the words' times. The worker is the one with the fewest requests
+// outstanding among the healthy workers that have the voice. A piece is
+// emitted only once the worker has sent all of it, so a failed
+// connection, a 5xx answer or a stream that breaks is retried on another
+// worker without repeating or losing audio; the failed worker is out of
+// rotation until its health check passes again. Only when no worker can
+// speak the piece does it fail, and the gateway's response with it, as
+// any failed synthesis does (a stream already begun is cut). Health
+// checks (GET /readyz, and the voice list from GET /v1/models) run every
+// Options.CheckEvery.
 package upstream
 
 import (

@@ -26,7 +26,7 @@ const (
 	// parameters, its credentials or its path. Status 4xx.
 	TypeInvalidRequest = "invalid_request_error"
 	// TypeProxy is a problem with the voice or the engine behind it: an
-	// unknown voice (404) or a failed synthesis (502). The seed documents
+	// unknown voice (404) or a failed synthesis (502). The interface specification documents
 	// it for the unknown voice.
 	TypeProxy = "proxy_error"
 	// TypeServer is a bug in the server (500).
@@ -184,7 +184,7 @@ func BadRequest(code, param, format string, args ...any) *Error {
 		Message: fmt.Sprintf(format, args...)}
 }
 
-// UnknownVoice is the seed's documented error: 404, type proxy_error.
+// UnknownVoice is the interface specification's documented error: 404, type proxy_error.
 func UnknownVoice(voice string, suggestions ...string) *Error {
 	hint := ""
 	if len(suggestions) > 0 {

@@ -18,7 +18,7 @@ const (
 )
 
 // DefaultResponseFormat is the response_format of a request that names
-// none, as the seed documents.
+// none, as the interface specification documents.
 const DefaultResponseFormat = "wav"
 
 // Speech is a parsed POST /v1/audio/speech body.
