@@ -110,3 +110,43 @@ func ExampleSynthesizer_StreamText() {
 	// sentence 1: "now", characters 32 to 35
 	// 2 sentences
 }
+
+// A language model's tokens arrive on a channel while speech is made:
+// Write synthesizes on the caller's goroutine whenever a sentence is
+// complete, so the tokens are read on a goroutine of their own and
+// handed over through the channel, and a slow sentence never stalls the
+// model's stream.
+func ExampleTextStream_channel() {
+	synth, err := espeaktts.New(espeak.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer synth.Close()
+	tokens := make(chan string, 64) // the model's stream; buffered so it runs ahead
+	go func() {
+		defer close(tokens)
+		for _, t := range []string{"The ", "answer ", "is ", "forty", "-two. ", "Any", " more", "?"} {
+			tokens <- t
+		}
+	}()
+	var audio bytes.Buffer
+	ts, err := synth.StreamText(context.Background(), &audio, tts.Request{Voice: "en-us", Format: encode.PCM})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for t := range tokens {
+		if _, err := ts.WriteString(t); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	res, err := ts.Close() // speaks what is left, the last sentence
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Sentences, "sentences,", audio.Len() > 0)
+	// Output: 2 sentences, true
+}

@@ -484,8 +484,9 @@ func (s *Synthesizer) check(req Request) (voices.Voice, error) {
 // short. Do not present it as complete: an HTTP handler aborts the
 // response (panic(http.ErrAbortHandler), as package server does, so the
 // client sees a cut, not a short success); a file writer deletes the
-// file. Stream holds at most one sentence's samples (see maxHeld)
-// besides what the encoder holds.
+// file. Stream's memory does not grow with the input: it holds at most
+// one piece of a sentence's samples (about 11 s at 24 kHz) besides what
+// the encoder holds.
 func (s *Synthesizer) Stream(ctx context.Context, w io.Writer, req Request) (Result, error) {
 	p, err := s.Prepare(req)
 	if err != nil {

@@ -11,9 +11,12 @@ import (
 
 // Account is the JSON of an account.
 type Account struct {
-	Object  string `json:"object"` // "account"
-	Name    string `json:"name"`
-	Created int64  `json:"created"`
+	Object string `json:"object"` // "account"
+	Name   string `json:"name"`
+	// Created is when the account was made, in Unix seconds; absent for
+	// an account of the host application's (server.Options.Authenticate),
+	// which the server knows only by name.
+	Created int64 `json:"created,omitempty"`
 }
 
 // APIKey is the JSON of an API key. Key, the plaintext, is set only in
@@ -47,7 +50,11 @@ type Signup struct {
 
 // FromAccount converts a stored account.
 func FromAccount(a store.Account) Account {
-	return Account{Object: "account", Name: a.Name, Created: a.Created.Unix()}
+	out := Account{Object: "account", Name: a.Name}
+	if !a.Created.IsZero() {
+		out.Created = a.Created.Unix()
+	}
+	return out
 }
 
 func unixOrNil(t time.Time) *int64 {
