@@ -97,17 +97,17 @@ func (s *Server) resolveVoice(account, name string) string {
 	return name
 }
 
-// speechRequest parses and validates a speech body into a prepared
-// request: a POST body, or (ws) a speech.create message with whole input.
-func (s *Server) speechRequest(body []byte, account string, ws bool) (wire.Speech, *tts.Prepared, *wire.Error) {
-	sp, req, werr := s.parseSpeech(body, account, ws)
+// speechRequest parses and validates the body of a POST
+// /v1/audio/speech into a prepared request.
+func (s *Server) speechRequest(body []byte, account string) (wire.Speech, *tts.Prepared, *wire.Error) {
+	sp, req, werr := s.parseSpeech(body, account, false)
 	if werr != nil {
 		return sp, nil, werr
 	}
 	switch {
-	case sp.InputStream && !ws:
+	case sp.InputStream:
 		return sp, nil, wire.BadRequest(wire.CodeInvalidValue, "input_stream", "input_stream is for the WebSocket, GET /v1/audio/speech/ws; send the whole input here.")
-	case sp.Timestamps != "" && sp.StreamFormat != wire.StreamSSE && !ws:
+	case sp.Timestamps != "" && sp.StreamFormat != wire.StreamSSE:
 		return sp, nil, wire.BadRequest(wire.CodeInvalidValue, "timestamps", `timestamps need "stream_format": "sse" (or the WebSocket): a plain audio response has nowhere to put them.`)
 	}
 	p, err := s.synth.Prepare(req)
@@ -148,7 +148,7 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) error {
 	if werr != nil {
 		return werr
 	}
-	sp, p, werr := s.speechRequest(body, ri.account, false)
+	sp, p, werr := s.speechRequest(body, ri.account)
 	if werr != nil {
 		return werr
 	}

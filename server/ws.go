@@ -1,5 +1,26 @@
 package server
 
+// A WebSocket session (GET /v1/audio/speech/ws) runs on four goroutines,
+// each owning one part of it:
+//
+//   - the handler's own (websocket, then run and speech) authenticates,
+//     takes the queued speech.create contexts one at a time and
+//     synthesizes each; it alone starts and ends a request, and it ends
+//     the session (drain, then close) on idle, shutdown or refusal;
+//   - read owns the connection's reads: it checks each message's shape,
+//     queues a speech.create as a wsContext (the queue channel, at most
+//     wsQueue), hands input.append/flush/done to their context (wsContext.add,
+//     under the context's mutex) and acts on speech.cancel at once; it
+//     closes the queue when the connection ends;
+//   - sendLoop owns the connection's writes: every message (events, audio)
+//     goes through the out channel in order, each written within the
+//     write timeout; audio of a cancelled context is dropped there;
+//   - keepalive pings the client.
+//
+// wsSession.mu guards the map of open input streams and the request in
+// progress (read cancels through them); everything else a goroutine
+// touches is its own or passes through a channel.
+
 import (
 	"bytes"
 	"context"
