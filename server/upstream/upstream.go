@@ -204,14 +204,7 @@ func (p *Pool) check(ctx context.Context, w *worker) {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	err := p.get(ctx, w.url+"/readyz", nil)
-	var models struct {
-		Data []struct {
-			ID          string `json:"id"`
-			OwnedBy     string `json:"owned_by"`
-			Language    string `json:"language"`
-			Description string `json:"description"`
-		} `json:"data"`
-	}
+	var models wire.ModelList
 	if err == nil {
 		err = p.get(ctx, w.url+"/v1/models", &models)
 	}
@@ -525,22 +518,6 @@ func (r *idleReader) Read(b []byte) (int, error) {
 // may hold.
 var errTooMuch = errors.New("upstream: the worker sent more audio than a piece may hold")
 
-// event is one SSE event of a worker's answer.
-type event struct {
-	Type  string          `json:"type"`
-	Audio string          `json:"audio"`
-	Words []wordTime      `json:"words"`
-	Error json.RawMessage `json:"error"`
-}
-
-type wordTime struct {
-	StartMS   float64 `json:"start_ms"`
-	EndMS     float64 `json:"end_ms"`
-	CharStart int     `json:"char_start"`
-	CharEnd   int     `json:"char_end"`
-	Estimated bool    `json:"estimated"`
-}
-
 // readEvents reads a worker's SSE stream whole, then emits its audio as
 // one chunk with all its words. Emitting only a complete piece (a
 // sentence at most) means a worker that fails mid-stream can be retried
@@ -563,14 +540,14 @@ func (p *Pool) readEvents(r io.Reader, text string, emit engine.ChunkFunc) (star
 			done = true
 			continue
 		}
-		var ev event
+		var ev wire.Event
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
 			return false, fmt.Errorf("upstream: a worker's event: %w", err)
 		}
 		switch {
 		case ev.Error != nil:
 			return false, fmt.Errorf("upstream: the worker failed mid-stream: %s", ev.Error)
-		case ev.Type == "speech.audio.delta":
+		case ev.Type == wire.EventAudioDelta:
 			pcm, err := base64.StdEncoding.DecodeString(ev.Audio)
 			if err != nil {
 				return false, fmt.Errorf("upstream: a worker's audio: %w", err)
@@ -581,7 +558,7 @@ func (p *Pool) readEvents(r io.Reader, text string, emit engine.ChunkFunc) (star
 			for i := 0; i+1 < len(pcm); i += 2 {
 				samples = append(samples, float32(int16(binary.LittleEndian.Uint16(pcm[i:])))/32768)
 			}
-		case ev.Type == "speech.timestamps":
+		case ev.Type == wire.EventTimestamps:
 			for _, wt := range ev.Words {
 				if wt.CharStart < 0 || wt.CharEnd > len(byteOf)-1 || wt.CharStart >= wt.CharEnd {
 					continue

@@ -43,6 +43,16 @@ func NewUsage(input string, audio time.Duration) Usage {
 	return Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out}
 }
 
+// Event is any one event of an SSE stream as a client reads it (the
+// gateway reading a worker's answer): Type says which of the other fields
+// it holds. An error event has no type, only Error (an Error's object).
+type Event struct {
+	Type  string          `json:"type"`
+	Audio string          `json:"audio"`
+	Words []WordTime      `json:"words"`
+	Error json.RawMessage `json:"error"`
+}
+
 // SSEDelta returns the SSE event carrying audio, with its trailing blank
 // line.
 func SSEDelta(audio []byte) []byte {
