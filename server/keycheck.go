@@ -68,8 +68,9 @@ func (c *knownKeys) forget(token string) {
 	delete(c.keys, h)
 }
 
-// authedAlongside is authed for a handler whose work has no effect but
-// its response (speech): a bearer key this process verified before lets
+// authedAlongside wraps the key provider (keyAuth) for a handler whose
+// work has no effect but its response (speech): a bearer key this
+// process verified before lets
 // h start at once while the store checks the key again, and h's response
 // is held back until that check has passed (see checkedWriter). Other
 // credentials, and keys not seen before, are checked first, as authed
@@ -78,10 +79,10 @@ func (s *Server) authedAlongside(need store.Scope, h handler) handler {
 	first := s.authed(need, h)
 	return func(w http.ResponseWriter, r *http.Request) error {
 		token := bearer(r)
-		if s.auth != nil || s.store == nil || token == "" || s.sessionToken(r) != "" {
+		if s.hosted || s.store == nil || token == "" || s.sessionToken(r) != "" {
 			return first(w, r)
 		}
-		known, ok := s.known.get(token)
+		known, ok := s.keys.known.get(token)
 		if !ok || (need == store.ScopeAdmin && known.Scope != store.ScopeAdmin) {
 			return first(w, r)
 		}
@@ -94,8 +95,8 @@ func (s *Server) authedAlongside(need store.Scope, h handler) handler {
 		checked := make(chan *wire.Error, 1)
 		go func() {
 			// Cancelled with the request (a client that left is told
-			// nothing) and bounded by authenticate's deadline.
-			_, werr := s.authenticate(r.Context(), token)
+			// nothing) and bounded by the check's deadline.
+			_, werr := s.keys.check(r.Context(), token)
 			if werr == nil {
 				late.Stop()
 			}

@@ -154,8 +154,9 @@ type Server struct {
 	hashing  chan struct{}      // bounds concurrent password hashing
 	// hashWaiting counts the attempts waiting for hashing (maxHashQueue).
 	hashWaiting atomic.Int64
-	auth        func(*http.Request) (string, error)
-	known       knownKeys // keys the store verified, for authedAlongside
+	auth        []authenticator // asked in turn (auth.go)
+	keys        *keyAuth        // the last of auth
+	hosted      bool            // auth has Options.Authenticate
 	formats     *encode.Registry
 	aliases     map[string]string
 	maxBody     int64
@@ -202,7 +203,6 @@ func New(opts Options) (*Server, error) {
 		store:     opts.Store,
 		attempts:  throttle.New(),
 		hashing:   make(chan struct{}, maxHashing),
-		auth:      opts.Authenticate,
 		formats:   opts.Synthesizer.Formats(),
 		aliases:   make(map[string]string, len(opts.Aliases)),
 		maxBody:   opts.MaxBody,
@@ -247,6 +247,14 @@ func New(opts Options) (*Server, error) {
 		s.wsIdle = math.MaxInt64 // none
 	}
 	s.logins, _ = s.store.(store.Sessions)
+	s.keys = &keyAuth{store: s.store, timeout: s.keyCheck, log: s.log}
+	if opts.Authenticate != nil {
+		s.auth, s.hosted = append(s.auth, hostAuth(opts.Authenticate)), true
+	}
+	if s.logins != nil {
+		s.auth = append(s.auth, sessionAuth{s})
+	}
+	s.auth = append(s.auth, s.keys)
 	s.limits = opts.Limits
 	s.gateway, s.ready = opts.Gateway, opts.Ready
 	if l, ok := s.store.(store.Limiter); ok {
@@ -616,23 +624,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Write(append(b, '\n'))
 }
 
-// authed wraps h so that it runs only for a valid bearer key, with the
-// key's account in the request info.
-func (s *Server) authed(need store.Scope, h handler) handler {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		account, scope, werr := s.admit(r)
-		if werr != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="voxkit"`)
-			return werr
-		}
-		info(r.Context()).account = account
-		if need == store.ScopeAdmin && scope != store.ScopeAdmin {
-			return wire.InsufficientScope(scope, need)
-		}
-		return h(w, r)
-	}
-}
-
 // fail answers err: a *wire.Error as it is, anything else as a 500 whose
 // cause is logged with the request id.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
@@ -643,75 +634,4 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	s.log.Error("server: internal error", "request_id", RequestID(r.Context()), "err", err)
 	writeError(w, wire.Internal(RequestID(r.Context())))
-}
-
-// admit returns the account and scope of r: by Options.Authenticate, by
-// its API key, else by the playground's session cookie (admin scope).
-func (s *Server) admit(r *http.Request) (string, store.Scope, *wire.Error) {
-	if s.auth != nil {
-		account, err := s.auth(r)
-		if err != nil {
-			return "", "", wire.Unauthenticated(err.Error())
-		}
-		if account != "" {
-			return account, store.ScopeAdmin, nil
-		}
-	}
-	if token := s.sessionToken(r); token != "" && bearer(r) == "" {
-		account, werr := s.admitSession(r, token)
-		return account, store.ScopeAdmin, werr
-	}
-	k, werr := s.authenticate(r.Context(), bearer(r))
-	return k.Account, k.Scope, werr
-}
-
-// bearer returns the token of an "Authorization: Bearer" header, "" if
-// there is none.
-func bearer(r *http.Request) string {
-	a := r.Header.Get("Authorization")
-	if len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
-		return strings.TrimSpace(a[7:])
-	}
-	return ""
-}
-
-func (s *Server) authenticate(ctx context.Context, token string) (store.Key, *wire.Error) {
-	if s.store == nil {
-		return store.Key{}, wire.Unauthenticated("This server takes no API keys; sign in to the application that serves it.")
-	}
-	if token == "" {
-		return store.Key{}, wire.MissingKey()
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.keyCheck)
-	defer cancel()
-	k, err := s.store.VerifyKey(ctx, token)
-	switch {
-	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		s.log.Warn("server: the store did not verify a key in time", "after", s.keyCheck, "err", err, "request_id", RequestID(ctx))
-		return store.Key{}, wire.KeyCheckTimeout(s.keyCheck)
-	case err != nil && ctx.Err() != nil: // the client went away
-		return store.Key{}, wire.Internal(RequestID(ctx))
-	case errors.Is(err, store.ErrRevokedKey):
-		s.known.forget(token)
-		return store.Key{}, wire.InvalidKey(k.Prefix, true)
-	case errors.Is(err, store.ErrInvalidKey):
-		s.known.forget(token)
-		return store.Key{}, wire.InvalidKey(store.DisplayPrefix(printable(token)), false)
-	case err != nil:
-		s.log.Error("server: verifying key", "err", err, "request_id", RequestID(ctx))
-		return store.Key{}, wire.Internal(RequestID(ctx))
-	}
-	s.known.put(token, k)
-	return k, nil
-}
-
-// printable keeps only characters that may appear in a key, so a message
-// never echoes control characters.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x21 || r > 0x7e {
-			return '?'
-		}
-		return r
-	}, s)
 }

@@ -69,13 +69,13 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 		return werr
 	}
 	token := bearer(r)
-	if s.auth != nil || token != "" || s.sessionToken(r) != "" {
-		account, _, werr := s.admit(r)
+	if s.hosted || token != "" || s.sessionToken(r) != "" {
+		c, werr := s.admit(r)
 		switch {
 		case werr != nil && werr.Code != wire.CodeMissingAPIKey: // without one, the first message may carry it
 			return werr
 		case werr == nil:
-			ri.account = account
+			ri.account = c.account
 		}
 	}
 	if s.closing.Err() != nil {
@@ -364,16 +364,16 @@ func (ws *wsSession) sendError(ctx context.Context, id string, e *wire.Error) er
 // or by the key again (it may have been revoked).
 func (ws *wsSession) recheck(ctx context.Context) *wire.Error {
 	if ws.token == "" {
-		account, _, werr := ws.s.admit(ws.r)
+		c, werr := ws.s.admit(ws.r)
 		switch {
 		case werr != nil:
 			return werr
-		case account != ws.ri.account:
+		case c.account != ws.ri.account:
 			return wire.Unauthenticated("The session's sign-in has changed; reconnect.")
 		}
 		return nil
 	}
-	_, werr := ws.s.authenticate(ctx, ws.token)
+	_, werr := ws.s.keys.check(ctx, ws.token)
 	return werr
 }
 
@@ -397,7 +397,7 @@ func (ws *wsSession) authFirst(ctx context.Context) bool {
 	if typ != websocket.MessageText || json.Unmarshal(data, &m) != nil || m.Type != wire.WSAuth {
 		return refuse(wire.MissingKey(), "the first message must be {\"type\":\"auth\",\"api_key\":...}")
 	}
-	k, werr := ws.s.authenticate(ctx, m.APIKey)
+	k, werr := ws.s.keys.check(ctx, m.APIKey)
 	if werr != nil {
 		return refuse(werr, werr.Code)
 	}
