@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"os"
@@ -100,7 +101,11 @@ func (s *Server) resolveVoice(account, name string) string {
 // speechRequest parses and validates the body of a POST
 // /v1/audio/speech into a prepared request.
 func (s *Server) speechRequest(body []byte, account string) (wire.Speech, *tts.Prepared, *wire.Error) {
-	sp, req, werr := s.parseSpeech(body, account, false)
+	sp, err := wire.ParseSpeech(body, "")
+	if err != nil {
+		return sp, nil, wire.ToError(err, "")
+	}
+	req, werr := s.requestOf(sp, account)
 	if werr != nil {
 		return sp, nil, werr
 	}
@@ -117,22 +122,13 @@ func (s *Server) speechRequest(body []byte, account string) (wire.Speech, *tts.P
 	return sp, p, nil
 }
 
-// parseSpeech decodes a speech request body, or (ws) a speech.create
-// message, whose format is pcm by default, into the request to
-// synthesize.
-func (s *Server) parseSpeech(body []byte, account string, ws bool) (wire.Speech, tts.Request, *wire.Error) {
-	defaultFormat := ""
-	if ws {
-		defaultFormat = "pcm"
+// requestOf turns a parsed speech request (a POST body or a speech.create)
+// into the request to synthesize.
+func (s *Server) requestOf(sp wire.Speech, account string) (tts.Request, *wire.Error) {
+	if err := tts.CheckSpeed(sp.Speed); err != nil { // a speed the client sent: 0 is out of range, not the default
+		return tts.Request{}, wire.ToError(err, "")
 	}
-	sp, err := wire.ParseSpeech(body, defaultFormat)
-	if err == nil {
-		err = tts.CheckSpeed(sp.Speed) // a speed the client sent: 0 is out of range, not the default
-	}
-	if err != nil {
-		return sp, tts.Request{}, wire.ToError(err, "")
-	}
-	return sp, tts.Request{
+	return tts.Request{
 		Voice:      s.resolveVoice(account, sp.Voice),
 		Input:      sp.Input,
 		Format:     encode.Format{Name: sp.Format},
@@ -215,12 +211,27 @@ func (s *Server) synthFailed(w http.ResponseWriter, r *http.Request, sp wire.Spe
 		s.log.Info("server: client went away during synthesis", "request_id", RequestID(ctx), "err", err)
 		return
 	}
-	s.log.Error("server: synthesis failed", "request_id", RequestID(ctx), "voice", sp.Voice, "err", err, "started", started)
-	s.metrics.failed(wire.ToError(err, sp.Voice))
+	werr := s.synthesisFailed(s.log.With("request_id", RequestID(ctx), "voice", sp.Voice, "started", started), sp.Voice, err)
 	if started {
 		panic(http.ErrAbortHandler)
 	}
-	writeError(w, wire.ToError(err, sp.Voice))
+	writeError(w, werr)
+}
+
+// synthesisFailed is the one account of a synthesis that failed while its
+// client waits, over HTTP or WebSocket: the cause is logged (at error
+// level unless it is an API error, the request's own doing) and counted,
+// and the error to send is returned.
+func (s *Server) synthesisFailed(log *slog.Logger, voice string, err error) *wire.Error {
+	var werr *wire.Error
+	if errors.As(err, &werr) {
+		log.Info("server: speech refused", "err", err)
+	} else {
+		log.Error("server: synthesis failed", "err", err)
+		werr = wire.ToError(err, voice)
+	}
+	s.metrics.failed(werr)
+	return werr
 }
 
 // lazyWriter starts the response on its first write, so that an error

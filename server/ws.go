@@ -410,8 +410,8 @@ func (ws *wsSession) authFirst(ctx context.Context) bool {
 // input stream whose text arrives in input.append messages.
 type wsContext struct {
 	id     string
-	create []byte // the speech.create message
-	stream bool   // an input stream
+	msg    wire.WSIncoming // the speech.create message, decoded
+	stream bool            // an input stream
 
 	dropped atomic.Bool // cancelled: its audio still queued is not sent
 
@@ -506,9 +506,13 @@ func (ws *wsSession) read(ctx context.Context, queue chan<- *wsContext) {
 				"A message other than speech.create may be at most %d KiB long; this one has %d bytes.", wsMaxInputMessage>>10, len(data)))
 			continue
 		}
-		var m wire.WSClientMessage
-		if typ != websocket.MessageText || json.Unmarshal(data, &m) != nil {
+		if typ != websocket.MessageText {
 			ws.sendError(ctx, "", wire.BadRequest(wire.CodeInvalidJSON, "", "Messages must be JSON text objects with a \"type\"."))
+			continue
+		}
+		m, werr := wire.ParseWSMessage(data)
+		if werr != nil {
+			ws.sendError(ctx, "", wire.ToError(werr, ""))
 			continue
 		}
 		if werr := m.CheckEchoed(); werr != nil {
@@ -519,9 +523,9 @@ func (ws *wsSession) read(ctx context.Context, queue chan<- *wsContext) {
 		case wire.WSCancel:
 			ws.cancel(ctx, m.ID)
 		case wire.WSAppend, wire.WSFlush, wire.WSInputDone:
-			ws.input(ctx, m)
+			ws.input(ctx, m.WSClientMessage)
 		default: // speech.create, or a type run reports
-			ws.create(ctx, m, data, queue)
+			ws.create(ctx, m, queue)
 		}
 	}
 }
@@ -555,9 +559,11 @@ func (ws *wsSession) readMessage(ctx context.Context, buf *bytes.Buffer) (websoc
 }
 
 // create queues a speech.create (or a message of an unknown type, which
-// run answers in turn).
-func (ws *wsSession) create(ctx context.Context, m wire.WSClientMessage, data []byte, queue chan<- *wsContext) {
-	wc := &wsContext{id: m.ID, create: bytes.Clone(data), stream: m.Type == wire.WSCreate && m.Streams(), wake: make(chan struct{}, 1)}
+// run answers in turn). A speech.create that failed its checks opens no
+// input stream; its error is answered in turn.
+func (ws *wsSession) create(ctx context.Context, m wire.WSIncoming, queue chan<- *wsContext) {
+	stream := m.Type == wire.WSCreate && m.SpeechErr == nil && m.Speech.InputStream
+	wc := &wsContext{id: m.ID, msg: m, stream: stream, wake: make(chan struct{}, 1)}
 	if werr := ws.enqueue(wc, queue); werr != nil {
 		ws.sendError(ctx, m.ID, werr) // not under ws.mu: sending may wait
 	}
@@ -633,8 +639,7 @@ func (ws *wsSession) run(ctx context.Context, wc *wsContext) {
 		}
 		ws.mu.Unlock()
 	}()
-	var m wire.WSClientMessage
-	json.Unmarshal(wc.create, &m) // read has checked it
+	m := wc.msg
 	switch {
 	case m.Type != wire.WSCreate:
 		ws.sendError(ctx, m.ID, wire.BadRequest(wire.CodeInvalidValue, "type",
@@ -695,7 +700,12 @@ func (w *wsWriter) Flush() error {
 // stream.
 func (ws *wsSession) speech(ctx context.Context, wc *wsContext) {
 	start := time.Now()
-	sp, req, werr := ws.s.parseSpeech(wc.create, ws.ri.account, true)
+	if wc.msg.SpeechErr != nil {
+		ws.sendError(ctx, wc.id, wire.ToError(wc.msg.SpeechErr, ""))
+		return
+	}
+	sp := wc.msg.Speech
+	req, werr := ws.s.requestOf(sp, ws.ri.account)
 	if werr != nil {
 		ws.sendError(ctx, wc.id, werr)
 		return
@@ -756,13 +766,7 @@ func (ws *wsSession) speech(ctx context.Context, wc *wsContext) {
 		log.Info("server: websocket input stream idle", "after", idle.after)
 		ws.sendError(ctx, wc.id, idle.wire())
 	case err != nil:
-		var werr *wire.Error
-		if !errors.As(err, &werr) {
-			log.Error("server: websocket synthesis failed", "err", err)
-			werr = wire.ToError(err, sp.Voice)
-		}
-		ws.s.metrics.failed(werr)
-		ws.sendError(ctx, wc.id, werr)
+		ws.sendError(ctx, wc.id, ws.s.synthesisFailed(log, sp.Voice, err))
 	default:
 		if !w.sent { // no audio at all: still announce the format
 			w.started()

@@ -75,6 +75,12 @@ func ParseSpeech(body []byte, defaultFormat string) (Speech, error) {
 	if err != nil {
 		return Speech{}, err
 	}
+	return speechOf(raw, defaultFormat)
+}
+
+// speechOf checks a decoded speech request, as ParseSpeech does.
+func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, error) {
+	var err error
 	s := Speech{Format: cmp.Or(defaultFormat, DefaultResponseFormat), Speed: 1, StreamFormat: StreamAudio}
 	if s.Voice, err = voiceField(raw["voice"]); err != nil {
 		return Speech{}, err

@@ -144,3 +144,24 @@ func TestSSE(t *testing.T) {
 		t.Errorf("error event %q", got)
 	}
 }
+
+func TestParseWSMessage(t *testing.T) {
+	m, err := ParseWSMessage([]byte(`{"type":"speech.create","id":"a","voice":"v","input_stream":true}`))
+	if err != nil || m.Type != WSCreate || m.ID != "a" || m.SpeechErr != nil || !m.Speech.InputStream || m.Speech.Format != "pcm" {
+		t.Errorf("create: %+v, %v", m, err)
+	}
+	m, err = ParseWSMessage([]byte(`{"type":"speech.create","id":"b","voice":"v","input":"hi","speed":"fast"}`))
+	var we *Error
+	if err != nil || m.ID != "b" || !errors.As(m.SpeechErr, &we) || we.Param != "speed" {
+		t.Errorf("bad create: %+v, %v; its error is kept for its turn", m, err)
+	}
+	m, err = ParseWSMessage([]byte(`{"type":"input.append","id":"a","text":"Hello ","flush_id":"f"}`))
+	if err != nil || m.Text != "Hello " || m.FlushID != "f" || m.SpeechErr != nil {
+		t.Errorf("append: %+v, %v", m, err)
+	}
+	for _, bad := range []string{`{"type":`, `[1]`, `{"type":5}`, `{"type":"input.append","id":7}`, `{"type":"x"} {}`, "{\"type\":\"\xff\"}"} {
+		if _, err := ParseWSMessage([]byte(bad)); !errors.As(err, &we) || we.Code != CodeInvalidJSON {
+			t.Errorf("%q: %v, want invalid_json", bad, err)
+		}
+	}
+}

@@ -1,7 +1,5 @@
 package wire
 
-import "encoding/json"
-
 // WebSocket message types (see docs/server.md, "WebSocket").
 const (
 	WSAuth         = "auth"             // client: {"type":"auth","api_key":"sk_..."}
@@ -26,13 +24,43 @@ type WSClientMessage struct {
 	Type   string `json:"type"`
 	ID     string `json:"id,omitempty"`
 	APIKey string `json:"api_key,omitempty"`
-	// InputStream is a speech.create's input_stream, checked in full by
-	// ParseSpeech.
-	InputStream json.RawMessage `json:"input_stream,omitempty"`
 	// Text is the text of an input.append.
 	Text string `json:"text,omitempty"`
 	// FlushID names an input.flush, for its flush.done.
 	FlushID string `json:"flush_id,omitempty"`
+}
+
+// WSIncoming is a client message as ParseWSMessage decodes it.
+type WSIncoming struct {
+	WSClientMessage
+	// Speech is a speech.create's request, with pcm as its default
+	// format; SpeechErr is why it is not one (ParseSpeech's error), to be
+	// answered in the request's turn.
+	Speech    Speech
+	SpeechErr error
+}
+
+// ParseWSMessage decodes one client message, once: its envelope and, for
+// a speech.create, the request it carries. A message that is not a JSON
+// object whose envelope fields are strings is an invalid_json error.
+func ParseWSMessage(data []byte) (WSIncoming, error) {
+	raw, err := decodeObject(data, `{"type":"speech.create",...}`)
+	var m WSIncoming
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"type", &m.Type}, {"id", &m.ID}, {"api_key", &m.APIKey}, {"text", &m.Text}, {"flush_id", &m.FlushID}} {
+		if err == nil {
+			*f.dst, _, err = stringField(raw, f.name)
+		}
+	}
+	if err != nil {
+		return WSIncoming{}, BadRequest(CodeInvalidJSON, "", "Messages must be JSON text objects with a \"type\".")
+	}
+	if m.Type == WSCreate {
+		m.Speech, m.SpeechErr = speechOf(raw, "pcm")
+	}
+	return m, nil
 }
 
 // WSFlushDoneMessage follows the audio of the text before an input.flush.
@@ -99,6 +127,3 @@ func (m WSClientMessage) CheckEchoed() *Error {
 	}
 	return nil
 }
-
-// Streams reports whether the message opens an input stream.
-func (m WSClientMessage) Streams() bool { return string(m.InputStream) == "true" }
