@@ -79,7 +79,7 @@ func (s *Server) authedAlongside(need store.Scope, h handler) handler {
 	first := s.authed(need, h)
 	return func(w http.ResponseWriter, r *http.Request) error {
 		token := bearer(r)
-		if s.hosted || s.store == nil || token == "" || s.sessionToken(r) != "" {
+		if s.host != nil || s.store == nil || token == "" || s.sessionToken(r) != "" {
 			return first(w, r)
 		}
 		known, ok := s.keys.known.get(token)

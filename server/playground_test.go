@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"go/format"
 	"io"
@@ -21,7 +22,6 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
-
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/server"
@@ -538,4 +538,61 @@ func TestPlaygroundWithoutSessions(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	p.do(chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible("#nosessions"), chromedp.WaitNotVisible("#signin-form"))
+}
+
+// TestPlaygroundUnderHostAuth: a server mounted in an application that
+// signs its users in (Options.Authenticate) and keeps no store serves a
+// playground that uses that sign-in: signed in there, it speaks, with no
+// sign-out, password, keys or voices of its own; signed out, it says to
+// sign in to the application, and never names a command of ours.
+func TestPlaygroundUnderHostAuth(t *testing.T) {
+	p := newPage(t)
+	fake := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"fake"}})
+	cat := new(voices.Catalog)
+	if err := cat.AddEngine(context.Background(), "fake", fake, time.Unix(1700000000, 0)); err != nil {
+		t.Fatal(err)
+	}
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"fake": fake}, Voices: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Options{Synthesizer: synth, Aliases: map[string]string{},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Authenticate: func(r *http.Request) (string, error) {
+			if c, err := r.Cookie("app"); err == nil && c.Value == "alice" {
+				return "alice", nil
+			}
+			return "", errors.New("Sign in to the app first.")
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/app/login", func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "app", Value: "alice", Path: "/"})
+		http.Redirect(w, r, "/", http.StatusFound)
+	})
+	mux.Handle("/", srv)
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+
+	p.do(chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible("#hostsignin"))
+	for _, id := range []string{"signin-form", "passwd-hint", "tabs"} {
+		if visible := eval[bool](p, `!document.getElementById("`+id+`").hidden`); visible {
+			t.Errorf("signed out: #%s is shown", id)
+		}
+	}
+	p.do(chromedp.Navigate(ts.URL+"/app/login"), chromedp.WaitVisible("#tabs"))
+	if who := p.text("#who"); who != "alice" {
+		t.Errorf("signed in as %q, want alice", who)
+	}
+	for _, id := range []string{"signout", "tab-keys", "tab-voices", "password-card"} {
+		if visible := eval[bool](p, `!document.getElementById("`+id+`").hidden`); visible {
+			t.Errorf("signed in by the host: #%s is shown", id)
+		}
+	}
+	p.do(chromedp.SetValue("#voice", "fake"))
+	if d := p.speak(); d <= 0 {
+		t.Errorf("spoke %v s", d)
+	}
 }

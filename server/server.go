@@ -156,7 +156,7 @@ type Server struct {
 	hashWaiting atomic.Int64
 	auth        []authenticator // asked in turn (auth.go)
 	keys        *keyAuth        // the last of auth
-	hosted      bool            // auth has Options.Authenticate
+	host        hostAuth        // Options.Authenticate, the first of auth; nil if none
 	formats     *encode.Registry
 	aliases     map[string]string
 	maxBody     int64
@@ -249,7 +249,8 @@ func New(opts Options) (*Server, error) {
 	s.logins, _ = s.store.(store.Sessions)
 	s.keys = &keyAuth{store: s.store, timeout: s.keyCheck, log: s.log}
 	if opts.Authenticate != nil {
-		s.auth, s.hosted = append(s.auth, hostAuth(opts.Authenticate)), true
+		s.host = hostAuth(opts.Authenticate)
+		s.auth = append(s.auth, s.host)
 	}
 	if s.logins != nil {
 		s.auth = append(s.auth, sessionAuth{s})
@@ -293,7 +294,9 @@ func New(opts Options) (*Server, error) {
 	s.route("/v1/tags", methods{http.MethodGet: s.listTags})
 	s.route("/healthz", methods{http.MethodGet: s.healthz})
 	s.route("/readyz", methods{http.MethodGet: s.readyz})
-	if s.logins != nil {
+	if s.logins == nil {
+		s.route("/v1/session", methods{http.MethodGet: s.getSession})
+	} else {
 		s.route("/v1/session", methods{http.MethodGet: s.getSession, http.MethodPost: s.signIn, http.MethodDelete: s.signOut})
 		s.route("/v1/account/password", methods{http.MethodPost: s.authed(store.ScopeAdmin, s.changePassword)})
 	}

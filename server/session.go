@@ -109,7 +109,17 @@ func (s *Server) admitSession(r *http.Request, token string) (string, *wire.Erro
 
 // getSession answers GET /v1/session: who is signed in, if anyone.
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request) error {
-	out := wire.Session{Object: "session", Signup: s.signup}
+	out := s.sessionInfo()
+	if s.host != nil {
+		c, ok, werr := s.host.authenticate(r)
+		if ok && werr == nil {
+			out.SignedIn, out.Account, out.HostAuth = true, c.account, true
+			info(r.Context()).account = c.account
+			writeJSON(w, http.StatusOK, out)
+			return nil
+		}
+		out.HostAuth = s.logins == nil // the host application's sign-in is the only one
+	}
 	if token := s.sessionToken(r); token != "" {
 		ss, err := s.logins.Session(r.Context(), store.HashKey(token))
 		switch {
@@ -189,7 +199,7 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if err := s.setPassword(w, r.Context(), account, pc.New); err != nil {
 		return err
 	}
-	out := wire.Session{Object: "session", Signup: s.signup}
+	out := s.sessionInfo()
 	if s.sessionToken(r) != "" {
 		if out, err = s.startSession(w, r, account); err != nil {
 			return err
@@ -230,8 +240,15 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, account st
 	}
 	s.setCookie(w, r, token, ss.Expires)
 	info(r.Context()).account = account
-	return wire.Session{Object: "session", SignedIn: true, Account: account, CSRFToken: csrfToken(token),
-		ExpiresAt: ss.Expires.Unix(), Signup: s.signup}, nil
+	out := s.sessionInfo()
+	out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, account, csrfToken(token), ss.Expires.Unix()
+	return out, nil
+}
+
+// sessionInfo is the part of a wire.Session that describes the server:
+// how it signs users in and what they may manage.
+func (s *Server) sessionInfo() wire.Session {
+	return wire.Session{Object: "session", Signup: s.signup, Passwords: s.logins != nil, Keys: s.store != nil}
 }
 
 // setCookie sets the session cookie to token until expires, or clears it

@@ -69,7 +69,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 		return werr
 	}
 	token := bearer(r)
-	if s.hosted || token != "" || s.sessionToken(r) != "" {
+	if s.host != nil || token != "" || s.sessionToken(r) != "" {
 		c, werr := s.admit(r)
 		switch {
 		case werr != nil && werr.Code != wire.CodeMissingAPIKey: // without one, the first message may carry it

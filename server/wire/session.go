@@ -22,6 +22,14 @@ type Session struct {
 	CSRFToken string `json:"csrf_token,omitempty"`
 	ExpiresAt int64  `json:"expires_at,omitempty"`
 	Signup    bool   `json:"signup"`
+	// HostAuth says the server is mounted in an application that signs
+	// its users in (server.Options.Authenticate): the page uses that
+	// sign-in, and has no sign-out or password of its own.
+	HostAuth bool `json:"host_auth,omitempty"`
+	// Passwords says the server signs users in with passwords
+	// (POST /v1/session); Keys that it keeps API keys and clones.
+	Passwords bool `json:"passwords"`
+	Keys      bool `json:"keys"`
 }
 
 // SignIn is the body of POST /v1/session, and of POST /v1/accounts when
