@@ -509,13 +509,9 @@ func TestPlaygroundSignUp(t *testing.T) {
 	p.wait(`document.getElementById("signin-msg").textContent.startsWith("Too many")`)
 }
 
-// keysOnly is a store that keeps no sessions: no password sign-in.
-type keysOnly struct{ store.Store }
-
-// TestPlaygroundWithoutSessions: over a store without sessions the page
-// explains that there is no password sign-in.
-func TestPlaygroundWithoutSessions(t *testing.T) {
-	p := newPage(t)
+// fakeSynthesizer is a Synthesizer of the fake engine's voice "fake".
+func fakeSynthesizer(t *testing.T) *tts.Synthesizer {
+	t.Helper()
 	fake := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"fake"}})
 	cat := new(voices.Catalog)
 	if err := cat.AddEngine(context.Background(), "fake", fake, time.Unix(1700000000, 0)); err != nil {
@@ -525,6 +521,17 @@ func TestPlaygroundWithoutSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return synth
+}
+
+// keysOnly is a store that keeps no sessions: no password sign-in.
+type keysOnly struct{ store.Store }
+
+// TestPlaygroundWithoutSessions: over a store without sessions the page
+// explains that there is no password sign-in.
+func TestPlaygroundWithoutSessions(t *testing.T) {
+	p := newPage(t)
+	synth := fakeSynthesizer(t)
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), sqlite.FileName))
 	if err != nil {
 		t.Fatal(err)
@@ -547,15 +554,7 @@ func TestPlaygroundWithoutSessions(t *testing.T) {
 // sign in to the application, and never names a command of ours.
 func TestPlaygroundUnderHostAuth(t *testing.T) {
 	p := newPage(t)
-	fake := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"fake"}})
-	cat := new(voices.Catalog)
-	if err := cat.AddEngine(context.Background(), "fake", fake, time.Unix(1700000000, 0)); err != nil {
-		t.Fatal(err)
-	}
-	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"fake": fake}, Voices: cat})
-	if err != nil {
-		t.Fatal(err)
-	}
+	synth := fakeSynthesizer(t)
 	srv, err := server.New(server.Options{Synthesizer: synth, Aliases: map[string]string{},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Authenticate: func(r *http.Request) (string, error) {
