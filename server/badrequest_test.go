@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/voxkit/voxkit/internal/wait"
 )
 
 // errorJSON is the exact shape of an error body: every field present.
@@ -212,11 +213,8 @@ func TestBadRequests(t *testing.T) {
 		t.Fatalf("after the bad requests: %d", res.StatusCode)
 	}
 	e.ts.Client().CloseIdleConnections()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > baseline && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > baseline {
+	if !wait.For(5*time.Second, func() bool { return runtime.NumGoroutine() <= baseline }) {
+		n := runtime.NumGoroutine()
 		buf := make([]byte, 1<<16)
 		t.Errorf("%d goroutines, baseline %d:\n%s", n, baseline, buf[:runtime.Stack(buf, true)])
 	}

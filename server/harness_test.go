@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,11 +16,11 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/server/servertest"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/tts"
@@ -121,41 +120,27 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.dbPath == "" {
-		o.dbPath = filepath.Join(t.TempDir(), sqlite.FileName)
-	}
-	st, err := sqlite.Open(ctx, o.dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &env{t: t, store: st, dbPath: o.dbPath, slow: slow, catalog: cat, synth: synth, done: make(chan string, 1000)}
-	if _, err := st.Account(ctx, "local"); err != nil {
-		st.CreateAccount(ctx, "local")
-		st.CreateAccount(ctx, "other")
-	}
-	_, e.key, _ = st.CreateKey(ctx, store.NewKey{Account: "local", Name: "test", Scope: store.ScopeAdmin})
-	_, e.otherKey, _ = st.CreateKey(ctx, store.NewKey{Account: "other", Name: "test", Scope: store.ScopeAdmin})
-	k, revoked, _ := st.CreateKey(ctx, store.NewKey{Account: "local", Name: "revoked", Scope: store.ScopeAdmin})
-	if _, err := st.RevokeKey(ctx, "local", k.Prefix); err != nil {
-		t.Fatal(err)
-	}
-	e.revoked = revoked
 	aliases := map[string]string{}
 	for _, n := range server.OpenAIVoiceNames() {
 		aliases[n] = "en-us"
 	}
-	var served store.Store = st
-	if o.wrap != nil {
-		served = o.wrap(st)
-	}
-	e.srv, err = server.New(server.Options{
-		Synthesizer: synth, Store: served, Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout,
-		WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys,
-		MaxVoicesPerAccount: o.maxVoices, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, KeyCheckTimeout: o.keyCheck, Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
-	})
+	se := servertest.Start(t, servertest.Options{Synthesizer: synth, Accounts: []string{"local", "other"}, DBPath: o.dbPath, Wrap: o.wrap,
+		Server: server.Options{
+			Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout,
+			WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys,
+			MaxVoicesPerAccount: o.maxVoices, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, KeyCheckTimeout: o.keyCheck,
+			Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
+		}})
+	e := &env{t: t, srv: se.Server, store: se.Store, dbPath: se.DBPath, slow: slow, catalog: cat, synth: synth, done: make(chan string, 1000),
+		key: se.Keys["local"], otherKey: se.Keys["other"]}
+	k, revoked, err := se.Store.CreateKey(ctx, store.NewKey{Account: "local", Name: "revoked", Scope: store.ScopeAdmin})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := se.Store.RevokeKey(ctx, "local", k.Prefix); err != nil {
+		t.Fatal(err)
+	}
+	e.revoked = revoked
 	e.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			select {
@@ -165,11 +150,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		}()
 		e.srv.ServeHTTP(w, r)
 	}))
-	t.Cleanup(func() {
-		e.ts.Close()
-		e.srv.Shutdown(context.Background())
-		st.Close()
-	})
+	t.Cleanup(e.ts.Close)
 	return e
 }
 

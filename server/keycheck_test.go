@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/internal/wait"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"
 )
@@ -170,12 +171,8 @@ func TestRefusalCutsWorkShort(t *testing.T) {
 		done <- answer{res, body}
 	}()
 	<-cs.entered
-	deadline := time.Now().Add(10 * time.Second)
-	for len(e.slow.Requests()) == before {
-		if time.Now().After(deadline) {
-			t.Fatal("no synthesis started while the key check was under way")
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !wait.For(10*time.Second, func() bool { return len(e.slow.Requests()) > before }) {
+		t.Fatal("no synthesis started while the key check was under way")
 	}
 	release()
 	release = nil
@@ -202,9 +199,9 @@ func TestUnknownKeyCheckedFirst(t *testing.T) {
 		done <- res.StatusCode
 	}()
 	<-cs.entered
-	time.Sleep(200 * time.Millisecond) // time enough to start, were it allowed to
-	if n := len(e.slow.Requests()) - before; n != 0 {
-		t.Errorf("%d sentences rendered before an unknown key was checked", n)
+	// Time enough to start, were it allowed to.
+	if !wait.Never(200*time.Millisecond, func() bool { return len(e.slow.Requests()) > before }) {
+		t.Errorf("%d sentences rendered before an unknown key was checked", len(e.slow.Requests())-before)
 	}
 	release()
 	if st := <-done; st != http.StatusOK {

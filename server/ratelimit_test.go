@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/internal/wait"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -48,18 +49,15 @@ func TestConcurrencyLimitPerAccount(t *testing.T) {
 	// Once the long one ends, local may speak again.
 	io.Copy(io.Discard, long.Body)
 	long.Body.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	status := 0
+	if !wait.For(10*time.Second, func() bool {
 		res := quickSpeech(e, e.key)
 		io.Copy(io.Discard, res.Body)
 		res.Body.Close()
-		if res.StatusCode == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still %d after the first request ended", res.StatusCode)
-		}
-		time.Sleep(10 * time.Millisecond)
+		status = res.StatusCode
+		return status == 200
+	}) {
+		t.Fatalf("still %d after the first request ended", status)
 	}
 }
 

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/internal/pgtest"
+	"github.com/voxkit/voxkit/internal/wait"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/postgres"
@@ -92,11 +92,8 @@ func (r *replica) call(method, path, key, body string) (int, []byte) {
 func within(t *testing.T, limit time.Duration, what string, ok func() bool) time.Duration {
 	t.Helper()
 	start := time.Now()
-	for !ok() {
-		if time.Since(start) > limit {
-			t.Fatalf("%s: not within %v", what, limit)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !wait.For(limit, ok) {
+		t.Fatalf("%s: not within %v", what, limit)
 	}
 	return time.Since(start)
 }

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/coder/websocket"
+	"github.com/voxkit/voxkit/internal/wait"
 )
 
 // streamText is ten sentences with tags inside and between them.
@@ -345,11 +346,10 @@ func TestWSInputStreamStallsForSlowReader(t *testing.T) {
 	}
 	// Unblocked, the 40 sentences take about 2 s (40 ms each, and the
 	// audio); wait longer without reading.
-	time.Sleep(3 * time.Second)
-	stalled := len(e.slow.Requests())
-	if stalled >= n*3/4 {
-		t.Fatalf("%d of %d sentences synthesized for a client that reads nothing", stalled, n)
+	if !wait.Never(3*time.Second, func() bool { return len(e.slow.Requests()) >= n*3/4 }) {
+		t.Fatalf("%d of %d sentences synthesized for a client that reads nothing", len(e.slow.Requests()), n)
 	}
+	stalled := len(e.slow.Requests())
 	// Reading again lets it go on to the end.
 	sendWS(t, c, map[string]any{"type": "input.done", "id": "s"})
 	events := readContext(t, c)

@@ -7,40 +7,18 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/voxkit/voxkit/internal/browsertest"
 )
 
 // browser starts headless Chromium, skipping (failing in CI) without it.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed (.ci/deps.sh test installs it)")
-		}
-		t.Skip("chromium is not installed")
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()), chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("autoplay-policy", "no-user-gesture-required"))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancel)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("chromium does not start: %v", err)
-	}
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
+	return browsertest.Start(t, 60*time.Second)
 }
 
 func awaitPromise(p *runtime.EvaluateParams) {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/internal/pgtest"
+	"github.com/voxkit/voxkit/internal/wait"
 )
 
 // freeAddr returns a loopback address nothing listens on.
@@ -64,18 +65,17 @@ func startAt(t *testing.T, bin, addr string, args ...string) *process {
 		}
 	}()
 	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		res, err := http.Get("http://" + addr + "/healthz")
-		if err == nil {
+	var err error
+	if !wait.For(60*time.Second, func() bool {
+		var res *http.Response
+		if res, err = http.Get("http://" + addr + "/healthz"); err == nil {
 			res.Body.Close()
-			return p
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not start: %v", addr, err)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return err == nil
+	}) {
+		t.Fatalf("%s did not start: %v", addr, err)
 	}
+	return p
 }
 
 // buildLoadTool builds examples/loadtest.

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -15,8 +14,9 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/internal/wait"
 	"github.com/voxkit/voxkit/server"
-	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/servertest"
 	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
@@ -106,41 +106,15 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &env{t: t, store: st, fake: fake}
-	for _, acct := range []string{"local", "other"} {
-		if _, err := st.CreateAccount(ctx, acct); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, e.key, err = st.CreateKey(ctx, store.NewKey{Account: "local", Name: "e2e", Scope: store.ScopeAdmin}); err != nil {
-		t.Fatal(err)
-	}
-	if _, e.otherKey, err = st.CreateKey(ctx, store.NewKey{Account: "other", Name: "e2e", Scope: store.ScopeAdmin}); err != nil {
-		t.Fatal(err)
-	}
-	e.srv, err = server.New(server.Options{
-		Synthesizer: synth, Store: st, Aliases: openAIAliases(aliasTarget),
-		Logger: slog.New(slog.DiscardHandler),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	se := servertest.Start(t, servertest.Options{Synthesizer: synth, Accounts: []string{"local", "other"},
+		Server: server.Options{Aliases: openAIAliases(aliasTarget)}})
+	e := &env{t: t, srv: se.Server, store: se.Store, fake: fake, key: se.Keys["local"], otherKey: se.Keys["other"]}
 	if !o.noListen {
 		e.ts = httptest.NewUnstartedServer(e.srv)
 		e.ts.Config.ReadHeaderTimeout = 10 * time.Second
 		e.ts.Start()
+		t.Cleanup(e.ts.Close)
 	}
-	t.Cleanup(func() {
-		if e.ts != nil {
-			e.ts.Close()
-		}
-		e.srv.Shutdown(context.Background())
-		st.Close()
-	})
 	return e
 }
 
@@ -179,13 +153,8 @@ func readAll(t testing.TB, res *http.Response) []byte {
 // goroutine's stack if it does not.
 func expectGoroutines(t *testing.T, base int, settle func() int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	n := settle()
-	for n > base+2 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-		n = settle()
-	}
-	if n > base+2 {
+	var n int
+	if !wait.For(10*time.Second, func() bool { n = settle(); return n <= base+2 }) {
 		buf := make([]byte, 1<<20)
 		t.Errorf("goroutines: %d before, %d after\n%s", base, n, buf[:runtime.Stack(buf, true)])
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/internal/wait"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/upstream"
 	"github.com/voxkit/voxkit/server/wire"
@@ -129,12 +130,8 @@ func TestPoolSpeaksAndRetries(t *testing.T) {
 	if _, _, err := speak(p, "Anyone?"); !errors.Is(err, upstream.ErrNoWorker) {
 		t.Fatalf("no worker: %v", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for p.Ready(context.Background()) == nil {
-		if time.Now().After(deadline) {
-			t.Fatal("still ready with every worker gone")
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !wait.For(5*time.Second, func() bool { return p.Ready(context.Background()) != nil }) {
+		t.Fatal("still ready with every worker gone")
 	}
 }
 
@@ -177,15 +174,8 @@ func TestPoolBackInRotation(t *testing.T) {
 	down.Lock()
 	fail = false
 	down.Unlock()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, _, err := speak(p, "Back again."); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the worker never came back into rotation")
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !wait.For(5*time.Second, func() bool { _, _, err := speak(p, "Back again."); return err == nil }) {
+		t.Fatal("the worker never came back into rotation")
 	}
 }
 
@@ -321,17 +311,15 @@ func TestGatewayServer(t *testing.T) {
 	if res.StatusCode != 502 || !strings.Contains(string(b), `"proxy_error"`) {
 		t.Errorf("no worker: %d %s", res.StatusCode, b)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		res, _ := http.Get(ts.URL + "/readyz")
+	if !wait.For(5*time.Second, func() bool {
+		res, err := http.Get(ts.URL + "/readyz")
+		if err != nil {
+			return false
+		}
 		res.Body.Close()
-		if res.StatusCode == 503 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("readyz stays 200 with no worker")
-		}
-		time.Sleep(20 * time.Millisecond)
+		return res.StatusCode == 503
+	}) {
+		t.Fatal("readyz stays 200 with no worker")
 	}
 }
 
