@@ -12,10 +12,11 @@ package server
 //     wsQueue), hands input.append/flush/done to their context (wsContext.add,
 //     under the context's mutex) and acts on speech.cancel at once; it
 //     closes the queue when the connection ends;
-//   - sendLoop owns the connection's writes: every message (events, audio)
-//     goes through the out channel in order, each written within the
-//     write timeout; audio of a cancelled context is dropped there;
-//   - keepalive pings the client.
+//   - the outbox's Run (server/internal/outbox) owns the connection's
+//     writes: every message (events, audio) is queued there in order, each
+//     written within the write timeout; audio of a cancelled context is
+//     skipped there;
+//   - the outbox's Keepalive pings the client.
 //
 // wsSession.mu guards the map of open input streams and the request in
 // progress (read cancels through them); everything else a goroutine
@@ -38,7 +39,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-
+	"github.com/voxkit/voxkit/server/internal/outbox"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -93,7 +94,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 	c.SetReadLimit(s.maxBody)
 	ctx, end := context.WithCancelCause(r.Context())
 	sess := newWSSession(s, c, ri, r, token, end)
-	go sess.sendLoop(ctx)
+	go sess.out.Run(ctx)
 	var reader sync.WaitGroup
 	defer func() {
 		sess.drain()
@@ -109,7 +110,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 	}
 	queue := make(chan *wsContext, wsQueue)
 	reader.Go(func() { sess.read(ctx, queue) })
-	reader.Go(func() { sess.keepalive(ctx) })
+	reader.Go(func() { sess.out.Keepalive(ctx, wsPingInterval) })
 	idle := time.NewTimer(s.wsIdle)
 	defer idle.Stop()
 	for {
@@ -218,10 +219,7 @@ type wsSession struct {
 	token string                  // the key, checked again before each request
 	end   context.CancelCauseFunc // ends the session
 
-	out  chan wsOut    // messages for sendLoop, in order
-	quit chan struct{} // closed by drain: send what is queued and stop
-	sent chan struct{} // closed when sendLoop has stopped
-	once sync.Once
+	out *outbox.Outbox // every write to the connection
 
 	mu       sync.Mutex
 	contexts map[string]*wsContext // input streams open or queued, by id
@@ -229,9 +227,9 @@ type wsSession struct {
 }
 
 func newWSSession(s *Server, c *websocket.Conn, ri *reqInfo, r *http.Request, token string, end context.CancelCauseFunc) *wsSession {
-	return &wsSession{s: s, c: c, ri: ri, r: r, token: token, end: end,
-		out: make(chan wsOut, wsOutbox), quit: make(chan struct{}), sent: make(chan struct{}),
-		contexts: make(map[string]*wsContext)}
+	ws := &wsSession{s: s, c: c, ri: ri, r: r, token: token, end: end, contexts: make(map[string]*wsContext)}
+	ws.out = outbox.New(c, wsOutbox, s.writeTime, ws.fail)
+	return ws
 }
 
 // wsOutbox is how many messages may wait to be sent: a sentence's audio
@@ -239,67 +237,9 @@ func newWSSession(s *Server, c *websocket.Conn, ri *reqInfo, r *http.Request, to
 // that reads slower than that stalls synthesis.
 const wsOutbox = 4
 
-// wsOut is a message waiting to be sent. Audio of a cancelled context is
-// dropped.
-type wsOut struct {
-	typ  websocket.MessageType
-	data []byte
-	of   *wsContext // the context the audio belongs to, or nil
-}
-
-// sendLoop writes the queued messages in order, each within the write
-// timeout, until drain.
-func (ws *wsSession) sendLoop(ctx context.Context) {
-	defer close(ws.sent)
-	for {
-		select {
-		case m := <-ws.out:
-			ws.write(ctx, m)
-		case <-ws.quit:
-			for {
-				select {
-				case m := <-ws.out:
-					ws.write(ctx, m)
-				default:
-					return
-				}
-			}
-		}
-	}
-}
-
-// drain lets sendLoop send what is queued and waits until it has (each
-// message within the write timeout); later messages are not sent.
-func (ws *wsSession) drain() {
-	ws.once.Do(func() { close(ws.quit) })
-	<-ws.sent
-}
-
 // wsPingInterval is how often the server pings the client; a client
 // that does not answer within the write timeout is gone.
 const wsPingInterval = 30 * time.Second
-
-// keepalive pings the client until the session ends, so that a peer that
-// vanished without closing (a dropped network) ends the session instead
-// of holding it until the idle timeout. Pongs are read by read.
-func (ws *wsSession) keepalive(ctx context.Context) {
-	t := time.NewTicker(wsPingInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			pctx, cancel := context.WithTimeout(ctx, max(ws.s.writeTime, 5*time.Second))
-			err := ws.c.Ping(pctx)
-			cancel()
-			if err != nil && ctx.Err() == nil {
-				ws.fail(fmt.Errorf("no pong: %w", err))
-				return
-			}
-		}
-	}
-}
 
 // fail ends the session with work cut short (a write failed, or the client
 // left with requests pending): the access log reports it aborted.
@@ -318,41 +258,11 @@ func (ws *wsSession) send(ctx context.Context, v any) error {
 	if err != nil {
 		return err
 	}
-	return ws.queue(ctx, wsOut{typ: websocket.MessageText, data: b})
+	return ws.out.Queue(ctx, outbox.Message{Type: websocket.MessageText, Data: b})
 }
 
-// queue hands m to sendLoop, waiting while the outbox is full.
-func (ws *wsSession) queue(ctx context.Context, m wsOut) error {
-	select {
-	case ws.out <- m:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-ws.quit:
-		return errSessionOver
-	}
-}
-
-// write sends one message within the write timeout, so a client that
-// stops reading cannot hold the session. After a failed write the
-// session is over and the rest is dropped.
-func (ws *wsSession) write(ctx context.Context, m wsOut) {
-	if ctx.Err() != nil || m.of != nil && m.of.dropped.Load() {
-		return
-	}
-	if ws.s.writeTime > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, ws.s.writeTime)
-		defer cancel()
-	}
-	err := ws.c.Write(ctx, m.typ, m.data)
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("write timeout (%v): %w", ws.s.writeTime, err)
-		}
-		ws.fail(err)
-	}
-}
+// drain sends what is queued, and nothing after.
+func (ws *wsSession) drain() { ws.out.Drain() }
 
 func (ws *wsSession) sendError(ctx context.Context, id string, e *wire.Error) error {
 	return ws.send(ctx, wire.WSErrorMsg{Type: wire.WSErrorMessage, ID: id, Error: e.Object()})
@@ -691,7 +601,7 @@ func (w *wsWriter) Flush() error {
 			return err
 		}
 	}
-	err := w.ws.queue(w.ctx, wsOut{typ: websocket.MessageBinary, data: w.buf, of: w.of})
+	err := w.ws.out.Queue(w.ctx, outbox.Message{Type: websocket.MessageBinary, Data: w.buf, Skip: &w.of.dropped})
 	w.buf = nil // the outbox has it
 	return err
 }
@@ -736,7 +646,7 @@ func (ws *wsSession) speech(ctx context.Context, wc *wsContext) {
 	if sp.Timestamps == wire.TimestampsWord {
 		req.OnSentence = func(d tts.SentenceDone) {
 			b, _ := json.Marshal(wire.NewTimestamps(wc.id, d))
-			ws.queue(ctx, wsOut{typ: websocket.MessageText, data: b, of: wc})
+			ws.out.Queue(ctx, outbox.Message{Type: websocket.MessageText, Data: b, Skip: &wc.dropped})
 		}
 	}
 	var res tts.Result
