@@ -31,7 +31,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -41,9 +40,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tags"
 )
 
 // SampleRate is the rate of the pcm the workers send.
@@ -322,18 +321,14 @@ func (p *Pool) pickAmong(voice string, tried []*worker, healthy bool) *worker {
 
 // Synthesize implements engine.Engine: req.Text spoken by a worker.
 func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
-	fields := map[string]any{
-		"model": "tts-1", "voice": req.Voice, "input": req.Text, "response_format": "pcm",
-		"stream_format": "sse", "speed": math.Max(0.25, math.Min(4, req.Prosody.RateOrDefault())),
-	}
+	sp := wire.Speech{Model: "tts-1", Voice: req.Voice, Input: req.Text, Format: "pcm",
+		Speed: max(tags.MinRate, min(tags.MaxRate, req.Prosody.RateOrDefault()))}
 	if req.Words {
 		// Words come as SSE events beside the audio; without them the
 		// audio comes bare, which costs less on both sides.
-		fields["stream_format"], fields["timestamps"] = "sse", "word"
-	} else {
-		delete(fields, "stream_format")
+		sp.StreamFormat, sp.Timestamps = wire.StreamSSE, wire.TimestampsWord
 	}
-	body, _ := json.Marshal(fields)
+	body, _ := json.Marshal(sp)
 	var tried []*worker
 	var last error
 	for {

@@ -61,6 +61,25 @@ const TimestampsWord = "word"
 // MaxBufferDelayLimit is the largest max_buffer_delay_ms accepted.
 const MaxBufferDelayLimit = 10000
 
+// MarshalJSON writes s as the body of a POST /v1/audio/speech, the form
+// ParseSpeech reads (a client of the API, such as the gateway, sends it);
+// empty optional fields are left out.
+func (s Speech) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Model            string  `json:"model,omitempty"`
+		Voice            string  `json:"voice"`
+		Input            string  `json:"input"`
+		Format           string  `json:"response_format,omitempty"`
+		Speed            float64 `json:"speed,omitempty"`
+		Instructions     string  `json:"instructions,omitempty"`
+		StreamFormat     string  `json:"stream_format,omitempty"`
+		StrictTags       bool    `json:"strict_tags,omitempty"`
+		Timestamps       string  `json:"timestamps,omitempty"`
+		InputStream      bool    `json:"input_stream,omitempty"`
+		MaxBufferDelayMS *int    `json:"max_buffer_delay_ms,omitempty"`
+	}{s.Model, s.Voice, s.Input, s.Format, s.Speed, s.Instructions, s.StreamFormat, s.StrictTags, s.Timestamps, s.InputStream, s.MaxBufferDelayMS})
+}
+
 // ParseSpeech decodes a speech request body and checks its shape: the
 // fields' JSON types, the values of its enumerations (stream_format,
 // timestamps) and that input has text. Ranges and limits (speed, input

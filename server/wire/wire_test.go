@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -162,6 +163,25 @@ func TestParseWSMessage(t *testing.T) {
 	for _, bad := range []string{`{"type":`, `[1]`, `{"type":5}`, `{"type":"input.append","id":7}`, `{"type":"x"} {}`, "{\"type\":\"\xff\"}"} {
 		if _, err := ParseWSMessage([]byte(bad)); !errors.As(err, &we) || we.Code != CodeInvalidJSON {
 			t.Errorf("%q: %v, want invalid_json", bad, err)
+		}
+	}
+}
+
+// TestSpeechRoundTrip: what MarshalJSON writes, ParseSpeech reads back.
+func TestSpeechRoundTrip(t *testing.T) {
+	ms := 250
+	for _, s := range []Speech{
+		{Model: "tts-1", Voice: "v", Input: "Hi.", Format: "pcm", Speed: 1.5, StreamFormat: StreamAudio},
+		{Voice: "v", Input: "Hi.", Format: "mp3", Speed: 1, StreamFormat: StreamSSE, Timestamps: TimestampsWord, StrictTags: true, Instructions: "calm"},
+		{Voice: "v", Format: "pcm", Speed: 1, StreamFormat: StreamAudio, InputStream: true, MaxBufferDelayMS: &ms},
+	} {
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ParseSpeech(b, "")
+		if err != nil || !reflect.DeepEqual(got, s) {
+			t.Errorf("%s → %+v, %v; want %+v", b, got, err, s)
 		}
 	}
 }
