@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/spool"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -184,7 +185,7 @@ func (s *Server) speechClip(w http.ResponseWriter, r *http.Request, sp wire.Spee
 		s.synthFailed(w, r, sp, err, false)
 		return
 	}
-	lw := s.newLazyWriter(w, func() {
+	lw := respond.NewLazy(w, s.writeTime, func() {
 		h := w.Header()
 		h.Set("Content-Type", codec.ContentType)
 		h.Set("Content-Length", strconv.FormatInt(clip.Size(), 10))
@@ -196,10 +197,7 @@ func (s *Server) speechClip(w http.ResponseWriter, r *http.Request, sp wire.Spee
 		s.log.Info("server: sending a clip failed", "request_id", ri.id, "err", err)
 		return
 	}
-	if !lw.started {
-		lw.started = true
-		lw.start()
-	}
+	lw.Start()
 }
 
 // synthFailed reports a synthesis error. Before the response has started
@@ -234,58 +232,11 @@ func (s *Server) synthesisFailed(log *slog.Logger, voice string, err error) *wir
 	return werr
 }
 
-// lazyWriter starts the response on its first write, so that an error
-// before any audio can still be sent as a JSON error.
-type lazyWriter struct {
-	w            http.ResponseWriter
-	rc           *http.ResponseController
-	start        func()
-	started      bool
-	writeTimeout time.Duration
-	// sending is the time Write and Flush took: the client's reading,
-	// which x-gateway-ms leaves out.
-	sending time.Duration
-}
-
-func (s *Server) newLazyWriter(w http.ResponseWriter, start func()) *lazyWriter {
-	return &lazyWriter{w: w, rc: http.NewResponseController(w), start: start, writeTimeout: s.writeTime}
-}
-
-// Write starts the response if needed and writes p. Each write gets its
-// own deadline, so a client that stops reading cannot hold the handler.
-func (l *lazyWriter) Write(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	if !l.started {
-		l.started = true
-		l.start()
-	}
-	now := time.Now()
-	defer l.sent(now)
-	if l.writeTimeout > 0 {
-		l.rc.SetWriteDeadline(now.Add(l.writeTimeout))
-	}
-	return l.w.Write(p)
-}
-
-func (l *lazyWriter) sent(since time.Time) { l.sending += time.Since(since) }
-
-// Flush sends what was written so far; tts.Stream calls it after each
-// sentence.
-func (l *lazyWriter) Flush() error {
-	if !l.started {
-		return nil
-	}
-	defer l.sent(time.Now())
-	return l.rc.Flush()
-}
-
 // speechStream writes audio as it is synthesized, flushed per sentence.
 // The timing values are known only at the end, so they are trailers.
 func (s *Server) speechStream(w http.ResponseWriter, r *http.Request, sp wire.Speech, p *tts.Prepared, codec encode.Codec) {
 	ri := info(r.Context())
-	lw := s.newLazyWriter(w, func() {
+	lw := respond.NewLazy(w, s.writeTime, func() {
 		h := w.Header()
 		h.Set("Content-Type", codec.ContentType)
 		h.Set("Cache-Control", "no-store")
@@ -294,78 +245,42 @@ func (s *Server) speechStream(w http.ResponseWriter, r *http.Request, sp wire.Sp
 	})
 	res, err := p.Stream(r.Context(), lw)
 	if err != nil {
-		s.synthFailed(w, r, sp, err, lw.started)
+		s.synthFailed(w, r, sp, err, lw.Started())
 		return
 	}
-	if !lw.started { // no audio at all: still a valid, empty stream
-		lw.started = true
-		lw.start()
-	}
-	s.setTiming(w.Header(), res, ri, lw.sending)
-}
-
-// sseWriter turns each flushed block of encoded audio into a
-// speech.audio.delta event, and any block of sseMaxEvent bytes or more,
-// so that it holds no more than that.
-type sseWriter struct {
-	*lazyWriter
-	buf []byte
-}
-
-const sseMaxEvent = 256 << 10
-
-func (s *sseWriter) Write(p []byte) (int, error) {
-	s.buf = append(s.buf, p...)
-	if len(s.buf) >= sseMaxEvent {
-		if err := s.Flush(); err != nil {
-			return 0, err
-		}
-	}
-	return len(p), nil
-}
-
-func (s *sseWriter) Flush() error {
-	if len(s.buf) == 0 {
-		return nil
-	}
-	_, err := s.lazyWriter.Write(wire.SSEDelta(s.buf))
-	s.buf = s.buf[:0]
-	if err != nil {
-		return err
-	}
-	return s.lazyWriter.Flush()
+	lw.Start() // no audio at all: still a valid, empty stream
+	s.setTiming(w.Header(), res, ri, lw.Sending())
 }
 
 // speechSSE streams the audio, in the requested format, as base64 SSE
 // events, ending with speech.audio.done and [DONE].
 func (s *Server) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech, p *tts.Prepared) {
 	ri := info(r.Context())
-	sw := &sseWriter{lazyWriter: s.newLazyWriter(w, func() {
+	sw := respond.NewSSE(respond.NewLazy(w, s.writeTime, func() {
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("Cache-Control", "no-store")
 		h.Set("X-Accel-Buffering", "no")
 		h.Set("Trailer", streamTrailers)
 		w.WriteHeader(http.StatusOK)
-	})}
+	}))
 	if sp.Timestamps == wire.TimestampsWord {
-		p.SetOnSentence(func(d tts.SentenceDone) { sw.lazyWriter.Write(wire.SSETimestamps(d)) })
+		p.SetOnSentence(func(d tts.SentenceDone) { sw.Lazy.Write(wire.SSETimestamps(d)) })
 	}
 	res, err := p.Stream(r.Context(), sw)
 	if err == nil {
 		err = sw.Flush()
 	}
 	if err != nil {
-		if sw.started && r.Context().Err() == nil {
+		if sw.Started() && r.Context().Err() == nil {
 			// The stream has begun: report in-band, as OpenAI does.
-			s.log.Error("server: synthesis failed", "request_id", ri.id, "voice", sp.Voice, "err", err)
-			s.metrics.failed(wire.ToError(err, sp.Voice))
-			sw.lazyWriter.Write(wire.SSEError(wire.ToError(err, sp.Voice)))
+			werr := s.synthesisFailed(s.log.With("request_id", ri.id, "voice", sp.Voice, "started", true), sp.Voice, err)
+			sw.Lazy.Write(wire.SSEError(werr))
 			return
 		}
-		s.synthFailed(w, r, sp, err, sw.started)
+		s.synthFailed(w, r, sp, err, sw.Started())
 		return
 	}
-	sw.lazyWriter.Write(wire.SSEDone(wire.NewUsage(sp.Input, res.Audio)))
-	s.setTiming(w.Header(), res, ri, sw.sending)
+	sw.Lazy.Write(wire.SSEDone(wire.NewUsage(sp.Input, res.Audio)))
+	s.setTiming(w.Header(), res, ri, sw.Sending())
 }
