@@ -1,0 +1,44 @@
+// Package normalize turns written forms into the words a careful reader
+// says, before a speech engine phonemizes text: "$9.50" is "nine dollars
+// and fifty cents", "2026-11-24" "November twenty fourth, twenty twenty
+// six", "Dr. Smith" "Doctor Smith", "3.5 MB" "three point five
+// megabytes". It keeps a map from every piece of its output to the text
+// it came from, so that word timings point at what a client sent.
+//
+// Normalize chooses its rules by language. English (US and British) has
+// every class below; German, French and Spanish the common ones
+// (numbers, decimals, ordinals, money, dates, times, percent, units,
+// addresses). Other languages are left unchanged.
+//
+//   - numbers: cardinals (with thousands separators), negatives,
+//     decimals, ordinals ("2nd", "1er", "2ª"), fractions ("3/4", "2 1/2"),
+//     ranges and scores ("3-5", "3–2"), years ("1999", and ranges of
+//     them), decades ("1990s", "'80s"), "#1";
+//   - money: $ € £ ¥ ₹ before or after the amount, ISO codes ("USD 5", "5
+//     EUR"), cents, scale words and suffixes ("€2.5M", "$3bn", "$5
+//     million");
+//   - dates: ISO, with slashes (month first in US English, day first
+//     elsewhere, and whichever is the day when one is over 12), with dots
+//     ("24.11.2026"), with month names or their abbreviations ("Nov 24,
+//     2026", "24 November 2026");
+//   - times: "7:05 am", "19:30", "7pm", "19h30", "1:30:15";
+//   - telephone numbers, read digit by digit in their groups;
+//   - units after a number, SI and US, in the plural when the number is
+//     not one ("1 km", "12 km", "72°F", "50%", "2x");
+//   - abbreviations by context: "Dr. Smith" and "Elm Dr.", "St. Louis" and
+//     "Main St.", "p. 42", "vs.", "etc.", "e.g.", "No. 5";
+//   - Roman numerals after names and counted words: "Henry VIII",
+//     "Chapter IV", "World War II";
+//   - web addresses, e-mail addresses and file names, their punctuation
+//     by name ("dot", "slash", "at"; "http(s)://" is not read);
+//   - initialisms spelled ("FBI"), acronyms said as words ("NASA",
+//     "JSON"), and capitalized words ("HELLO") left alone. An all-capital
+//     word of up to three letters, or one without a vowel, is spelled,
+//     unless it is a common English word ("THE", "YES").
+//
+// Audio tags (<|…|>) are never changed. Not handled: numbers spelled with
+// words, chemical formulas, math expressions beyond a fraction, measures
+// with two units ("5 ft 3 in", whose "in" is too often the preposition),
+// grammatical case and gender of German, French and Spanish numbers beyond
+// "ein/eine", "un/une", "uno/un/una" before units.
+package normalize

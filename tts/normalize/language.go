@@ -1,0 +1,79 @@
+package normalize
+
+// language holds the words and conventions one language reads written
+// forms with. The rules (rules.go) are shared; what differs is here.
+type language struct {
+	decimal, group rune // the decimal and thousands separators
+	groupSpace     bool // thousands may also be grouped by (no-break) spaces
+	digit          [10]string
+	cardinal       func(int64) string
+	ordinal        func(int64) string
+	year           func(int64) string
+	fraction       func(digits string) string // the digits after the decimal separator
+	point, minus   string
+	plus           string
+	percent        string
+	to             string // "3-5": "three to five"
+	and            string
+	over           string                  // a fraction without a name: "7/23"
+	fractionName   func(a, b int64) string // "3/4": "three quarters"; "" when it has none
+	months         [12]string
+	monthAbbr      map[string]int // lower case, without the period
+	dayFirst       bool           // 11/12/2026 is the 11th of December
+	date           func(y, m, d int, dayWritten bool) string
+	clock          func(h, m int, ampm string) string
+	// clockArticle, when set, is what a time starts with unless the text
+	// has it already: Spanish "las".
+	clockArticle func(h int) string
+	clockSeconds func(h, m, s int) string
+	currencies   map[string]currency // by symbol and ISO code
+	scales       map[string]string   // "k": "thousand", "million": "million"
+	units        map[string]unit
+	degree       unit
+	celsius      string
+	fahrenheit   string
+	names        webWords
+	times        string // "2x": "two times"
+	numberSign   string // "#5": "number five"
+	// ordinalOf reads an ordinal written with digits ("2nd", "1er",
+	// "2ª").
+	ordinalOf func(core string) (string, bool)
+	// beforeNoun adapts a number read before a unit or currency: German
+	// "eins" is "ein", Spanish "uno" is "un".
+	beforeNoun func(string) string
+	// feminine are the units whose number agrees in the feminine, and
+	// feminize makes it so: German "eine Stunde", French "une heure",
+	// Spanish "una hora".
+	feminine map[string]bool
+	feminize func(string) string
+	// moneyAnd joins the two parts of an amount; "" means and.
+	moneyAnd string
+	decades  func(core string) (string, bool)
+	// English only: abbreviations by context, Roman numerals, letters of
+	// initialisms.
+	abbreviation func(n *normalizer, i int) (used int, say string)
+	roman        bool
+	initialisms  bool
+}
+
+// currency names an amount of money.
+type currency struct {
+	one, many       string // "dollar", "dollars"
+	subOne, subMany string // "cent", "cents"; "" when it has none
+}
+
+// unit names a unit after a number: one of it, or many.
+type unit struct{ one, many string }
+
+// words returns the unit's name after x.
+func (u unit) words(x number) string {
+	if x.one() {
+		return u.one
+	}
+	return u.many
+}
+
+// webWords are the names of the punctuation of addresses.
+type webWords struct {
+	dot, slash, at, colon, dash, underscore string
+}

@@ -1,0 +1,197 @@
+package normalize
+
+import "strings"
+
+var (
+	esOnes = [...]string{"cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve", "diez",
+		"once", "doce", "trece", "catorce", "quince", "dieciséis", "diecisiete", "dieciocho", "diecinueve",
+		"veinte", "veintiuno", "veintidós", "veintitrés", "veinticuatro", "veinticinco", "veintiséis", "veintisiete", "veintiocho", "veintinueve"}
+	esTens     = [...]string{"", "", "", "treinta", "cuarenta", "cincuenta", "sesenta", "setenta", "ochenta", "noventa"}
+	esHundreds = [...]string{"", "ciento", "doscientos", "trescientos", "cuatrocientos", "quinientos", "seiscientos", "setecientos", "ochocientos", "novecientos"}
+	esMonths   = [12]string{"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"}
+	esOrdinals = [...]string{"", "primero", "segundo", "tercero", "cuarto", "quinto", "sexto", "séptimo", "octavo", "noveno", "décimo"}
+)
+
+func esBelow1000(n int64) string {
+	if n == 100 {
+		return "cien"
+	}
+	var parts []string
+	if h := n / 100; h > 0 {
+		parts = append(parts, esHundreds[h])
+	}
+	switch r := n % 100; {
+	case r == 0 && n != 0:
+	case r < 30:
+		parts = append(parts, esOnes[r])
+	case r%10 == 0:
+		parts = append(parts, esTens[r/10])
+	default:
+		parts = append(parts, esTens[r/10]+" y "+esOnes[r%10])
+	}
+	return strings.Join(parts, " ")
+}
+
+// esApocope shortens a number before a noun or a scale word: "uno" is
+// "un", "veintiuno" "veintiún".
+func esApocope(s string) string {
+	switch {
+	case strings.HasSuffix(s, "veintiuno"):
+		return strings.TrimSuffix(s, "veintiuno") + "veintiún"
+	case s == "uno" || strings.HasSuffix(s, " uno"):
+		return strings.TrimSuffix(s, "uno") + "un"
+	}
+	return s
+}
+
+// esCardinal reads n in Spanish.
+func esCardinal(n int64) string {
+	if n == 0 {
+		return "cero"
+	}
+	var parts []string
+	for _, s := range []struct {
+		v         int64
+		one, many string
+	}{{1e12, "billón", "billones"}, {1e6, "millón", "millones"}} {
+		if n >= s.v {
+			k := n / s.v
+			if k == 1 {
+				parts = append(parts, "un "+s.one)
+			} else {
+				parts = append(parts, esApocope(esCardinal(k))+" "+s.many)
+			}
+			n %= s.v
+		}
+	}
+	if t := n / 1000; t > 0 {
+		if t == 1 {
+			parts = append(parts, "mil")
+		} else {
+			parts = append(parts, esApocope(esBelow1000(t))+" mil")
+		}
+		n %= 1000
+	}
+	if n > 0 {
+		parts = append(parts, esBelow1000(n))
+	}
+	return strings.Join(parts, " ")
+}
+
+func spanish() *language {
+	l := &language{
+		decimal: ',', group: '.',
+		digit:    [10]string{"cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve"},
+		cardinal: esCardinal, year: esCardinal,
+		ordinal: func(n int64) string {
+			if n <= 10 {
+				return esOrdinals[n]
+			}
+			return esCardinal(n)
+		},
+		point: "coma", minus: "menos", plus: "más", percent: "por ciento", to: "a", and: "y", over: "entre", moneyAnd: "con",
+		months:    esMonths,
+		monthAbbr: map[string]int{"ene": 1, "feb": 2, "mar": 3, "abr": 4, "jun": 6, "jul": 7, "ago": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dic": 12},
+		dayFirst:  true,
+		currencies: map[string]currency{
+			"€": {"euro", "euros", "céntimo", "céntimos"}, "EUR": {"euro", "euros", "céntimo", "céntimos"},
+			"$": {"dólar", "dólares", "centavo", "centavos"}, "USD": {"dólar estadounidense", "dólares estadounidenses", "centavo", "centavos"},
+			"£": {"libra", "libras", "penique", "peniques"}, "GBP": {"libra esterlina", "libras esterlinas", "penique", "peniques"},
+			"¥": {"yen", "yenes", "", ""}, "MXN": {"peso mexicano", "pesos mexicanos", "centavo", "centavos"},
+		},
+		scales: map[string]string{"M": "millones", "k": "mil", "millones": "millones"},
+		units: map[string]unit{
+			"km": {"kilómetro", "kilómetros"}, "m": {"metro", "metros"}, "cm": {"centímetro", "centímetros"}, "mm": {"milímetro", "milímetros"},
+			"kg": {"kilogramo", "kilogramos"}, "g": {"gramo", "gramos"}, "mg": {"miligramo", "miligramos"},
+			"l": {"litro", "litros"}, "L": {"litro", "litros"}, "ml": {"mililitro", "mililitros"},
+			"h": {"hora", "horas"}, "min": {"minuto", "minutos"}, "s": {"segundo", "segundos"},
+			"km/h": {"kilómetro por hora", "kilómetros por hora"}, "MB": {"megabyte", "megabytes"}, "GB": {"gigabyte", "gigabytes"},
+			"kB": {"kilobyte", "kilobytes"}, "Hz": {"hercio", "hercios"}, "kW": {"kilovatio", "kilovatios"}, "W": {"vatio", "vatios"},
+			"kWh": {"kilovatio hora", "kilovatios hora"}, "V": {"voltio", "voltios"},
+		},
+		degree: unit{"grado", "grados"}, celsius: "Celsius", fahrenheit: "Fahrenheit",
+		names:      webWords{dot: "punto", slash: "barra", at: "arroba", colon: "dos puntos", dash: "guion", underscore: "guion bajo"},
+		times:      "veces",
+		beforeNoun: esApocope,
+		feminine:   map[string]bool{"hora": true},
+		feminize: func(s string) string {
+			if strings.HasSuffix(s, "uno") {
+				return strings.TrimSuffix(s, "o") + "a"
+			}
+			return s
+		},
+		ordinalOf: func(core string) (string, bool) {
+			for _, suffix := range []string{".º", ".ª", "º", "ª", "°"} {
+				if d, ok := strings.CutSuffix(core, suffix); ok && digits(d) && len(d) <= 2 {
+					v := int64(atoi(d))
+					if v < 1 || v > 10 {
+						return "", false
+					}
+					if strings.HasSuffix(suffix, "ª") {
+						return strings.TrimSuffix(esOrdinals[v], "o") + "a", true
+					}
+					return esOrdinals[v], true
+				}
+			}
+			return "", false
+		},
+	}
+	l.fraction = func(d string) string {
+		zeros := len(d) - len(strings.TrimLeft(d, "0"))
+		say := strings.TrimSpace(strings.Repeat("cero ", zeros))
+		if rest := strings.TrimLeft(d, "0"); rest != "" {
+			if len(rest) > 6 {
+				return spellDigits(d, l)
+			}
+			say = strings.TrimSpace(say + " " + esCardinal(int64(atoi(rest))))
+		}
+		return say
+	}
+	l.fractionName = func(a, b int64) string {
+		if b < 2 || b > 10 || a > 99 {
+			return ""
+		}
+		names := map[int64][2]string{2: {"medio", "medios"}, 3: {"tercio", "tercios"}}
+		name, ok := names[b]
+		if !ok {
+			o := esOrdinals[b]
+			name = [2]string{o, o + "s"}
+		}
+		if a == 1 {
+			return "un " + name[0]
+		}
+		return esCardinal(a) + " " + name[1]
+	}
+	l.date = func(y, m, d int, _ bool) string {
+		day := esCardinal(int64(d))
+		if d == 1 {
+			day = "primero"
+		}
+		say := day + " de " + esMonths[m-1]
+		if y > 0 {
+			say += " de " + esCardinal(int64(y))
+		}
+		return say
+	}
+	l.clockArticle = func(h int) string {
+		if h == 1 {
+			return "la"
+		}
+		return "las"
+	}
+	l.clock = func(h, m int, _ string) string {
+		say := esCardinal(int64(h))
+		if h == 1 {
+			say = "una"
+		}
+		if m > 0 {
+			say += " y " + esCardinal(int64(m))
+		}
+		return say
+	}
+	l.clockSeconds = func(h, m, s int) string {
+		return esCardinal(int64(h)) + " " + plural(h, "hora", "horas") + ", " + esCardinal(int64(m)) + " " +
+			plural(m, "minuto", "minutos") + " y " + esCardinal(int64(s)) + " " + plural(s, "segundo", "segundos")
+	}
+	return l
+}
