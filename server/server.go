@@ -292,6 +292,7 @@ func New(opts Options) (*Server, error) {
 	s.route("/v1/models/{id}", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.getModel)})
 	s.route("/v1/account", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.getAccount)})
 	s.route("/v1/tags", methods{http.MethodGet: s.listTags})
+	s.route("/v1/normalize", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.normalizeText)})
 	s.route("/healthz", methods{http.MethodGet: s.healthz})
 	s.route("/readyz", methods{http.MethodGet: s.readyz})
 	if s.logins == nil {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,7 +18,6 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
-
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/server/store"
@@ -446,5 +446,47 @@ func TestKeyManagement(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 401 {
 		t.Errorf("revoked key used: %d", res.StatusCode)
+	}
+}
+
+// TestNormalizeEndpoint: GET /v1/normalize shows the text a voice reads
+// and where each piece of it comes from, in characters.
+func TestNormalizeEndpoint(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	input := "é costs $9.50 <|pause|> now"
+	res := e.do("GET", "/v1/normalize?voice=en-us&text="+url.QueryEscape(input), e.key, "", nil)
+	var got wire.Normalization
+	json.NewDecoder(res.Body).Decode(&got)
+	res.Body.Close()
+	if res.StatusCode != 200 || got.Text != "é costs nine dollars and fifty cents <|pause|> now" {
+		t.Fatalf("%d %+v", res.StatusCode, got)
+	}
+	runes, text := []rune(input), []rune(got.Text)
+	found := false
+	for _, s := range got.Spans {
+		if s.Changed && string(runes[s.InputStart:s.InputEnd]) == "$9.50" && string(text[s.TextStart:s.TextEnd]) == "nine dollars and fifty cents" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no span maps the words said to $9.50: %+v", got.Spans)
+	}
+	for _, c := range []struct {
+		query, code string
+		status      int
+	}{{"voice=en-us", "missing_required_parameter", 400}, {"text=hi", "missing_required_parameter", 400},
+		{"voice=nobody&text=hi", "voice_not_found", 404}, {"voice=en-us&text=" + strings.Repeat("a", 4097), "string_above_max_length", 400}} {
+		res := e.do("GET", "/v1/normalize?"+c.query, e.key, "", nil)
+		var body struct{ Error struct{ Code string } }
+		json.NewDecoder(res.Body).Decode(&body)
+		res.Body.Close()
+		if res.StatusCode != c.status || body.Error.Code != c.code {
+			t.Errorf("%s: %d %s, want %d %s", c.query, res.StatusCode, body.Error.Code, c.status, c.code)
+		}
+	}
+	res = e.do("GET", "/v1/normalize?voice=en-us&text=hi", "", "", nil)
+	res.Body.Close()
+	if res.StatusCode != 401 {
+		t.Errorf("without a key: %d", res.StatusCode)
 	}
 }

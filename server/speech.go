@@ -129,14 +129,18 @@ func (s *Server) requestOf(sp wire.Speech, account string) (tts.Request, *wire.E
 	if err := tts.CheckSpeed(sp.Speed); err != nil { // a speed the client sent: 0 is out of range, not the default
 		return tts.Request{}, wire.ToError(err, "")
 	}
-	return tts.Request{
+	req := tts.Request{
 		Voice:      s.resolveVoice(account, sp.Voice),
 		Input:      sp.Input,
 		Format:     encode.Format{Name: sp.Format},
 		Speed:      sp.Speed,
 		Account:    account,
 		StrictTags: sp.StrictTags,
-	}, nil
+	}
+	if !sp.Normalize {
+		req.Normalize = tts.NormalizeOff
+	}
+	return req, nil
 }
 
 func (s *Server) speech(w http.ResponseWriter, r *http.Request) error {

@@ -14,6 +14,7 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/internal/dsp"
 	"github.com/voxkit/voxkit/tags"
+	"github.com/voxkit/voxkit/tts/normalize"
 	"github.com/voxkit/voxkit/voices"
 )
 
@@ -134,10 +135,18 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 		return fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
 	}
 	// A derived voice's default style lies under the input's tags.
-	pros, text, fx := plan(eng, v.StyleFor(part.Style), r.req.Speed, part.Text)
+	style := v.StyleFor(part.Style)
+	said, norm := r.normalized(part.Text, style, v)
+	pros, text, fx := plan(eng, style, r.req.Speed, said)
 	req := engine.Request{Voice: v.EngineVoice, Text: text, Prosody: pros, Words: r.loc != nil}
-	if text == part.Text {
+	if text == said {
 		req.Breaks = r.breaks
+		if norm != nil {
+			req.Breaks = make([]engine.Break, len(r.breaks))
+			for i, b := range r.breaks {
+				req.Breaks[i] = engine.Break{Offset: norm.Out(b.Offset), Duration: b.Duration}
+			}
+		}
 	} else {
 		// The text was respelled: the breaks' offsets no longer hold, so
 		// they go at the end.
@@ -187,7 +196,7 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 	defer func() {
 		if err == nil && rate0 != 0 {
 			end := r.p.pos()
-			r.partWords(words, text, part.Text, func(x int) time.Duration {
+			r.partWords(words, text, said, part.Text, norm, func(x int) time.Duration {
 				n := begin + int(float64(x-lead)*float64(r.p.outRate)/float64(rate0))
 				return r.p.duration(max(begin, min(end, n)))
 			})
@@ -213,6 +222,20 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 	dsp.Gain(x, fx.gain)
 	dsp.SoftLimit(x)
 	return r.p.emit(engine.Chunk{Samples: x, SampleRate: rate0})
+}
+
+// normalized returns the text a part's words are read as (see
+// Request.Normalize) in the language of voice v, and the map back to the
+// part's own text; nil when the text is read as written.
+func (r *renderer) normalized(text string, style tags.Style, v voices.Voice) (string, *normalize.Text) {
+	if r.req.Normalize == NormalizeOff || style.Spell {
+		return text, nil
+	}
+	nt := normalize.Normalize(text, cmp.Or(v.Language, v.ID))
+	if nt.Text == text {
+		return text, nil
+	}
+	return nt.Text, &nt
 }
 
 // silence is the level below which a sample at a part's edge counts as

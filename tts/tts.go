@@ -20,6 +20,7 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/internal/dsp"
 	"github.com/voxkit/voxkit/tags"
+	"github.com/voxkit/voxkit/tts/normalize"
 	"github.com/voxkit/voxkit/voices"
 )
 
@@ -260,6 +261,20 @@ func (s *Synthesizer) Voices() *voices.Catalog { return s.voices }
 // Formats returns the registry of the formats the Synthesizer writes.
 func (s *Synthesizer) Formats() *encode.Registry { return s.formats }
 
+// NormalizeText returns input as voice reads it with Request.Normalize
+// on: its written forms as words of the voice's language, its tags as
+// written, and the map back to input.
+func (s *Synthesizer) NormalizeText(account, voice, input string) (normalize.Text, error) {
+	if n := utf8.RuneCountInString(input); n > s.maxInput {
+		return normalize.Text{}, &InputTooLongError{Length: n, Max: s.maxInput}
+	}
+	v, err := s.voices.Lookup(account, voice)
+	if err != nil {
+		return normalize.Text{}, &UnknownVoiceError{Voice: voice, Suggestions: s.voices.Suggest(account, voice, 3)}
+	}
+	return normalize.Normalize(input, cmp.Or(v.Language, v.ID)), nil
+}
+
 // Codec returns the codec that encodes format f, or a *FormatError when
 // the Synthesizer cannot encode it.
 func (s *Synthesizer) Codec(f encode.Format) (encode.Codec, error) {
@@ -295,12 +310,29 @@ type Request struct {
 	// written (unknown, bad or out-of-range values, voices the account
 	// may not use) with ErrBadTags, instead of dropping them.
 	StrictTags bool
+	// Normalize says whether written forms are read as words in the
+	// voice's language ("$9.50" as "nine dollars and fifty cents", see
+	// package normalize): NormalizeOn, the zero value, or NormalizeOff to
+	// have the engine read the text as written. Word timings point at the
+	// text as written either way.
+	Normalize Normalization
 	// OnSentence, when set, is called after each sentence's audio has
 	// been written to the writer (and flushed, when streaming), with
 	// where it lies in the audio and the timings of its words. It runs on
 	// the synthesizing goroutine: synthesis waits for it.
 	OnSentence func(SentenceDone)
 }
+
+// Normalization says whether a request's written forms are read as words.
+type Normalization int
+
+const (
+	// NormalizeOn reads numbers, money, dates, units, abbreviations and
+	// the like as a careful reader would (package normalize).
+	NormalizeOn Normalization = iota
+	// NormalizeOff hands the text to the engine as written.
+	NormalizeOff
+)
 
 // Result describes a finished synthesis.
 type Result struct {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/tags"
+	"github.com/voxkit/voxkit/tts/normalize"
 )
 
 // Word is where a word of the input is heard in a request's audio.
@@ -67,15 +68,20 @@ func (l *locator) find(word string) (start, end int) {
 }
 
 // partWords turns the words an engine reported for one text part into
-// Words. text is what the engine was asked to say, and original the
-// part's own text, which differs when it was respelled: its words then
-// go as one. at maps an engine sample offset to a time in the request's
-// audio.
-func (r *renderer) partWords(words []engine.Word, text, original string, at func(int) time.Duration) {
+// Words. text is what the engine was asked to say; said is the part's
+// text as normalized (norm maps it back to original, the part's own
+// text), and text differs from it when it was respelled: its words then
+// go as one. The words said for one written form ("nine dollars and
+// fifty cents") are one Word, the form as written ("$9.50"). at maps an
+// engine sample offset to a time in the request's audio.
+func (r *renderer) partWords(words []engine.Word, text, said, original string, norm *normalize.Text, at func(int) time.Duration) {
 	if len(words) == 0 {
 		return
 	}
-	if text != original {
+	switch {
+	case text == said && norm != nil:
+		words, text = writtenWords(words, original, norm), original
+	case text != said:
 		first, last := words[0], words[len(words)-1]
 		est := false
 		for _, w := range words {
@@ -92,4 +98,34 @@ func (r *renderer) partWords(words []engine.Word, text, original string, at func
 		cs, ce := r.loc.find(word)
 		r.words = append(r.words, Word{Word: word, Start: at(w.From), End: at(w.To), CharStart: cs, CharEnd: ce, Estimated: w.Estimated})
 	}
+}
+
+// writtenWords maps words of normalized text onto the text as written:
+// each covers what norm says it came from, and the words read for one
+// written form become one.
+func writtenWords(words []engine.Word, original string, norm *normalize.Text) []engine.Word {
+	out := make([]engine.Word, 0, len(words))
+	for _, w := range words {
+		if w.Start < 0 || w.End > len(norm.Text) || w.Start >= w.End {
+			continue
+		}
+		a, b := norm.Source(w.Start, w.End)
+		for a < b && original[a] == ' ' {
+			a++
+		}
+		for b > a && original[b-1] == ' ' {
+			b--
+		}
+		if a >= b {
+			continue
+		}
+		if k := len(out) - 1; k >= 0 && a < out[k].End {
+			out[k].End, out[k].To = max(out[k].End, b), w.To
+			out[k].Estimated = out[k].Estimated || w.Estimated
+			continue
+		}
+		w.Start, w.End = a, b
+		out = append(out, w)
+	}
+	return out
 }

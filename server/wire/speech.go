@@ -49,6 +49,10 @@ type Speech struct {
 	// whose text arrives in input.append messages; Input may then be
 	// empty.
 	InputStream bool
+	// Normalize, a voxkit extension ("normalize", default true), reads
+	// written forms ($9.50, dates, units) as words; false hands the text
+	// to the engine as written.
+	Normalize bool
 	// MaxBufferDelayMS is max_buffer_delay_ms of an input stream: how
 	// long text that does not end a sentence waits for more before it is
 	// spoken; nil when absent.
@@ -76,8 +80,18 @@ func (s Speech) MarshalJSON() ([]byte, error) {
 		StrictTags       bool    `json:"strict_tags,omitempty"`
 		Timestamps       string  `json:"timestamps,omitempty"`
 		InputStream      bool    `json:"input_stream,omitempty"`
+		Normalize        *bool   `json:"normalize,omitempty"`
 		MaxBufferDelayMS *int    `json:"max_buffer_delay_ms,omitempty"`
-	}{s.Model, s.Voice, s.Input, s.Format, s.Speed, s.Instructions, s.StreamFormat, s.StrictTags, s.Timestamps, s.InputStream, s.MaxBufferDelayMS})
+	}{s.Model, s.Voice, s.Input, s.Format, s.Speed, s.Instructions, s.StreamFormat, s.StrictTags, s.Timestamps, s.InputStream, verbatim(s.Normalize), s.MaxBufferDelayMS})
+}
+
+// verbatim is the "normalize" field of a request that reads text as
+// written: false; absent (the default, true) otherwise.
+func verbatim(normalize bool) *bool {
+	if normalize {
+		return nil
+	}
+	return &normalize
 }
 
 // ParseSpeech decodes a speech request body and checks its shape: the
@@ -100,7 +114,7 @@ func ParseSpeech(body []byte, defaultFormat string) (Speech, error) {
 // speechOf checks a decoded speech request, as ParseSpeech does.
 func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, error) {
 	var err error
-	s := Speech{Format: cmp.Or(defaultFormat, DefaultResponseFormat), Speed: 1, StreamFormat: StreamAudio}
+	s := Speech{Format: cmp.Or(defaultFormat, DefaultResponseFormat), Speed: 1, StreamFormat: StreamAudio, Normalize: true}
 	if s.Voice, err = voiceField(raw["voice"]); err != nil {
 		return Speech{}, err
 	}
@@ -164,6 +178,11 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 	if v, ok := raw["strict_tags"]; ok && !isNull(v) {
 		if err := json.Unmarshal(v, &s.StrictTags); err != nil {
 			return Speech{}, BadRequest(CodeInvalidType, "strict_tags", "strict_tags must be a boolean, got %s.", kind(v))
+		}
+	}
+	if v, ok := raw["normalize"]; ok && !isNull(v) {
+		if err := json.Unmarshal(v, &s.Normalize); err != nil {
+			return Speech{}, BadRequest(CodeInvalidType, "normalize", "normalize must be a boolean, got %s.", kind(v))
 		}
 	}
 	if s.Model, _, err = stringField(raw, "model"); err != nil {

@@ -21,12 +21,12 @@ func TestParseSpeech(t *testing.T) {
 		body string
 		want Speech
 	}{
-		{`{"voice":"a","input":"hi"}`, Speech{Voice: "a", Input: "hi", Format: "wav", Speed: 1, StreamFormat: "audio"}},
+		{`{"voice":"a","input":"hi"}`, Speech{Voice: "a", Input: "hi", Format: "wav", Speed: 1, StreamFormat: "audio", Normalize: true}},
 		{`{"voice":{"id":"a"},"input":"hi","response_format":"pcm","speed":2,"model":"tts-1","instructions":"x","stream_format":"sse","extra":[1]}`,
-			Speech{Voice: "a", Input: "hi", Format: "pcm", Speed: 2, Model: "tts-1", Instructions: "x", StreamFormat: "sse"}},
+			Speech{Voice: "a", Input: "hi", Format: "pcm", Speed: 2, Model: "tts-1", Instructions: "x", StreamFormat: "sse", Normalize: true}},
 		{`{"voice":"a","input":"hi","speed":null,"response_format":null,"strict_tags":true}`,
-			Speech{Voice: "a", Input: "hi", Format: "wav", Speed: 1, StreamFormat: "audio", StrictTags: true}},
-		{` {"voice":"a","input":"éééééééééé"} `, Speech{Voice: "a", Input: "éééééééééé", Format: "wav", Speed: 1, StreamFormat: "audio"}},
+			Speech{Voice: "a", Input: "hi", Format: "wav", Speed: 1, StreamFormat: "audio", StrictTags: true, Normalize: true}},
+		{` {"voice":"a","input":"éééééééééé"} `, Speech{Voice: "a", Input: "éééééééééé", Format: "wav", Speed: 1, StreamFormat: "audio", Normalize: true}},
 	} {
 		got, err := ParseSpeech([]byte(tc.body), "")
 		if err != nil || got != tc.want {
@@ -62,6 +62,7 @@ func TestParseSpeechErrors(t *testing.T) {
 		{`{"voice":"a","input":"hi","speed":[1]}`, CodeInvalidType, "speed"},
 		{`{"voice":"a","input":"hi","stream_format":"x"}`, CodeInvalidValue, "stream_format"},
 		{`{"voice":"a","input":"hi","strict_tags":1}`, CodeInvalidType, "strict_tags"},
+		{`{"voice":"a","input":"hi","normalize":"no"}`, CodeInvalidType, "normalize"},
 	} {
 		_, err := ParseSpeech([]byte(tc.body), "")
 		var we *Error
@@ -171,9 +172,9 @@ func TestParseWSMessage(t *testing.T) {
 func TestSpeechRoundTrip(t *testing.T) {
 	ms := 250
 	for _, s := range []Speech{
-		{Model: "tts-1", Voice: "v", Input: "Hi.", Format: "pcm", Speed: 1.5, StreamFormat: StreamAudio},
+		{Model: "tts-1", Voice: "v", Input: "Hi.", Format: "pcm", Speed: 1.5, StreamFormat: StreamAudio, Normalize: true},
 		{Voice: "v", Input: "Hi.", Format: "mp3", Speed: 1, StreamFormat: StreamSSE, Timestamps: TimestampsWord, StrictTags: true, Instructions: "calm"},
-		{Voice: "v", Format: "pcm", Speed: 1, StreamFormat: StreamAudio, InputStream: true, MaxBufferDelayMS: &ms},
+		{Voice: "v", Format: "pcm", Speed: 1, StreamFormat: StreamAudio, InputStream: true, MaxBufferDelayMS: &ms, Normalize: true},
 	} {
 		b, err := json.Marshal(s)
 		if err != nil {

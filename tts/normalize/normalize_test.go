@@ -161,9 +161,9 @@ const benchText = `On 2026-11-24 at 7:05 am, Dr. Smith of Acme Inc. paid $9.50 f
 	`Prices rose from $1,000 to $1,250 (25%) in 2025, and the 100 km/h limit stayed. Meet at 19:30 or 7 pm, ` +
 	`whichever suits; bring 2 GB of data and 250 ml of water. This sentence has no numbers at all, only words.`
 
-// BenchmarkNormalize measures normalization per kilobyte of text;
-// compare with espeak-ng's synthesis of the same text
-// (docs/decisions.md, "Normalization cost").
+// BenchmarkNormalize measures normalization of a text dense with written
+// forms; docs/reading.md compares it with espeak-ng's synthesis of the
+// same text.
 func BenchmarkNormalize(b *testing.B) {
 	b.SetBytes(int64(len(benchText)))
 	for b.Loop() {

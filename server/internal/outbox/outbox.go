@@ -78,8 +78,15 @@ func (o *Outbox) Drain() {
 	<-o.sent
 }
 
-// Queue hands m to Run, waiting while the outbox is full.
+// Queue hands m to Run, waiting while the outbox is full. Once Drain has
+// begun it returns ErrDrained (a message queued while Drain begins may be
+// dropped).
 func (o *Outbox) Queue(ctx context.Context, m Message) error {
+	select {
+	case <-o.quit:
+		return ErrDrained
+	default:
+	}
 	select {
 	case o.out <- m:
 		return nil

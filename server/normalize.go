@@ -1,0 +1,28 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/voxkit/voxkit/server/wire"
+)
+
+// normalizeText answers GET /v1/normalize?text=…&voice=…: the text the
+// voice reads for an input (written forms as words), with the map back
+// to the input, for the playground to show under the input.
+func (s *Server) normalizeText(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	text, voice := q.Get("text"), q.Get("voice")
+	switch {
+	case !q.Has("text"):
+		return wire.BadRequest(wire.CodeMissingParameter, "text", "Missing required parameter: 'text'.")
+	case voice == "":
+		return wire.BadRequest(wire.CodeMissingParameter, "voice", "Missing required parameter: 'voice'.")
+	}
+	account := info(r.Context()).account
+	t, err := s.synth.NormalizeText(account, s.resolveVoice(account, voice), text)
+	if err != nil {
+		return wire.ToError(err, voice)
+	}
+	writeJSON(w, http.StatusOK, wire.FromNormalized(voice, text, t))
+	return nil
+}
