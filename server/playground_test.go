@@ -571,4 +571,10 @@ func TestPlaygroundUnderHostAuth(t *testing.T) {
 	if d := p.speak(); d <= 0 {
 		t.Errorf("spoke %v s", d)
 	}
+	// Under the input, the text as the voice reads it.
+	p.setText("It costs $9.50.", 0)
+	p.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("text").dispatchEvent(new Event("input"))`), chromedp.WaitVisible("#readas-line"))
+	if got := p.text("#readas"); got != "It costs nine dollars and fifty cents." {
+		t.Errorf("read as %q", got)
+	}
 }
