@@ -490,3 +490,39 @@ func TestNormalizeEndpoint(t *testing.T) {
 		t.Errorf("without a key: %d", res.StatusCode)
 	}
 }
+
+// TestSSMLOverTheAPI: SSML over HTTP and the WebSocket: malformed SSML is
+// a 400 naming where, elements left out are listed, input_format forces
+// the reading.
+func TestSSMLOverTheAPI(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(`{"voice":"en-us","input":"<speak>Hi\n<prosody>there</speak>"}`))
+	var we wire.Error
+	json.NewDecoder(res.Body).Decode(&we)
+	res.Body.Close()
+	if res.StatusCode != 400 || we.Code != "invalid_value" || we.Param != "input" || !strings.Contains(we.Message, "line 2, column") {
+		t.Errorf("malformed SSML: %d %+v", res.StatusCode, we)
+	}
+	res = e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(`{"voice":"en-us","input":"<speak>Hi <audio src=\"x\"/> there.</speak>","response_format":"pcm"}`))
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || res.Trailer.Get("X-Ignored-Tags") != "audio" && res.Header.Get("X-Ignored-Tags") != "audio" {
+		t.Errorf("SSML with audio: %d, ignored %q %q", res.StatusCode, res.Header.Get("X-Ignored-Tags"), res.Trailer.Get("X-Ignored-Tags"))
+	}
+	res = e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(`{"voice":"en-us","input":"Just text","input_format":"ssml"}`))
+	res.Body.Close()
+	if res.StatusCode != 400 {
+		t.Errorf("input_format ssml of plain text: %d", res.StatusCode)
+	}
+	res = e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(`{"voice":"en-us","input":"Hi","input_format":"xml"}`))
+	res.Body.Close()
+	if res.StatusCode != 400 {
+		t.Errorf("input_format xml: %d", res.StatusCode)
+	}
+	c := dialWS(t, e, e.key)
+	next(t, c) // ready
+	sendWS(t, c, map[string]any{"type": "speech.create", "id": "x", "voice": "en-us", "input": "<speak>Hi <break time=\"1s\"></speak>"})
+	if m := next(t, c); m.Type != "error" || m.Error["param"] != "input" || !strings.Contains(m.Error["message"].(string), "column") {
+		t.Errorf("malformed SSML on the WebSocket: %+v", m)
+	}
+}

@@ -140,6 +140,12 @@ func (s *Server) requestOf(sp wire.Speech, account string) (tts.Request, *wire.E
 	if !sp.Normalize {
 		req.Normalize = tts.NormalizeOff
 	}
+	switch sp.InputFormat {
+	case wire.InputText:
+		req.InputFormat = tts.InputText
+	case wire.InputSSML:
+		req.InputFormat = tts.InputSSML
+	}
 	return req, nil
 }
 

@@ -19,20 +19,28 @@ import (
 	"github.com/voxkit/voxkit/voices"
 )
 
-// TestTagsOnONNX renders tags on a Piper-format voice (the engine/onnx
-// "tone" fixture, whose audio is a sine per phoneme id): rate goes through
-// length_scale, the rest through the DSP stage.
-func TestTagsOnONNX(t *testing.T) {
-	ctx := context.Background()
+// toneSynthesizer speaks with the engine/onnx "tone" fixture, a
+// Piper-format voice whose audio is a sine per phoneme id.
+func toneSynthesizer(t *testing.T) *tts.Synthesizer {
+	t.Helper()
 	eng := onnxtest.Load(t, onnx.Options{Models: []string{filepath.Join("..", "engine", "onnx", "testdata", "voices", "en_US-tone-medium.onnx")}})
 	cat := new(voices.Catalog)
-	if err := cat.AddEngine(ctx, "onnx", eng, time.Now()); err != nil {
+	if err := cat.AddEngine(context.Background(), "onnx", eng, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	s, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"onnx": eng}, Voices: cat})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// TestTagsOnONNX renders tags on a Piper-format voice (the engine/onnx
+// "tone" fixture, whose audio is a sine per phoneme id): rate goes through
+// length_scale, the rest through the DSP stage.
+func TestTagsOnONNX(t *testing.T) {
+	ctx := context.Background()
+	s := toneSynthesizer(t)
 	say := func(input string) []float32 {
 		var buf bytes.Buffer
 		if _, err := s.Stream(ctx, &buf, tts.Request{Voice: "en_US-tone-medium", Input: input, Format: encode.PCM}); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/internal/dsp"
 	"github.com/voxkit/voxkit/tags"
+	"github.com/voxkit/voxkit/tags/ssml"
 	"github.com/voxkit/voxkit/tts/normalize"
 	"github.com/voxkit/voxkit/voices"
 )
@@ -310,6 +311,13 @@ type Request struct {
 	// written (unknown, bad or out-of-range values, voices the account
 	// may not use) with ErrBadTags, instead of dropping them.
 	StrictTags bool
+	// InputFormat says how Input is written: InputAuto (the zero value)
+	// takes input whose first non-space characters are "<speak" as SSML
+	// (package tags/ssml: the subset every engine honours, mapped onto
+	// audio tags; malformed SSML fails with an *ssml.SyntaxError), InputText
+	// never, InputSSML always. Word timings of SSML count the characters of
+	// its text with the tags it became.
+	InputFormat InputFormat
 	// Normalize says whether written forms are read as words in the
 	// voice's language ("$9.50" as "nine dollars and fifty cents", see
 	// package normalize): NormalizeOn, the zero value, or NormalizeOff to
@@ -322,6 +330,18 @@ type Request struct {
 	// the synthesizing goroutine: synthesis waits for it.
 	OnSentence func(SentenceDone)
 }
+
+// InputFormat says how a request's input is written.
+type InputFormat int
+
+const (
+	// InputAuto is SSML when the input starts with "<speak", else text.
+	InputAuto InputFormat = iota
+	// InputText is text with audio tags.
+	InputText
+	// InputSSML is SSML.
+	InputSSML
+)
 
 // Normalization says whether a request's written forms are read as words.
 type Normalization int
@@ -418,9 +438,11 @@ func (s *Synthesizer) WriteClip(ctx context.Context, w io.Writer, req Request) (
 // use, and runs once.
 type Prepared struct {
 	s      *Synthesizer
-	req    Request
+	req    Request // its Input is SSML's as tagged text
 	voice  voices.Voice
 	script tags.Script
+	// ignored are the SSML elements left out.
+	ignored []string
 }
 
 // Prepare checks req as Stream and WriteClip would before writing
@@ -428,11 +450,13 @@ type Prepared struct {
 // the tags (all of them with StrictTags) and the audio the input would
 // make (ErrAudioTooLong past Options.MaxAudio).
 func (s *Synthesizer) Prepare(req Request) (*Prepared, error) {
-	v, script, err := s.prepare(req)
+	p := &Prepared{s: s, req: req}
+	var err error
+	p.voice, p.script, err = s.prepare(&p.req, &p.ignored)
 	if err != nil {
 		return nil, err
 	}
-	return &Prepared{s: s, req: req, voice: v, script: script}, nil
+	return p, nil
 }
 
 // Voice returns the catalog voice the request speaks with.
@@ -456,11 +480,20 @@ func (p *Prepared) WriteClip(ctx context.Context, w io.Writer) (Result, error) {
 	return p.s.run(ctx, w, p)
 }
 
-// prepare validates req and parses its tags.
-func (s *Synthesizer) prepare(req Request) (voices.Voice, tags.Script, error) {
-	v, err := s.check(req)
+// prepare validates req and parses its tags. SSML input is turned into
+// tagged text first, in req, and the elements it leaves out added to
+// ignored.
+func (s *Synthesizer) prepare(req *Request, ignored *[]string) (voices.Voice, tags.Script, error) {
+	v, err := s.check(*req)
 	if err != nil {
 		return voices.Voice{}, tags.Script{}, err
+	}
+	if req.InputFormat == InputSSML || req.InputFormat == InputAuto && ssml.Is(req.Input) {
+		converted, err := ssml.Convert(req.Input, cmp.Or(v.Language, v.ID))
+		if err != nil {
+			return voices.Voice{}, tags.Script{}, err
+		}
+		req.Input, req.InputFormat, *ignored = converted.Input, InputText, converted.Ignored
 	}
 	if strings.TrimSpace(req.Input) == "" {
 		return voices.Voice{}, tags.Script{}, ErrEmptyInput
@@ -468,7 +501,7 @@ func (s *Synthesizer) prepare(req Request) (voices.Voice, tags.Script, error) {
 	if n := utf8.RuneCountInString(req.Input); n > s.maxInput {
 		return voices.Voice{}, tags.Script{}, &InputTooLongError{Length: n, Max: s.maxInput}
 	}
-	script, err := s.ParseTags(req)
+	script, err := s.ParseTags(*req)
 	if err != nil {
 		return voices.Voice{}, tags.Script{}, err
 	}
@@ -534,7 +567,7 @@ func (s *Synthesizer) run(ctx context.Context, w io.Writer, prep *Prepared) (Res
 	if err != nil {
 		return Result{}, err
 	}
-	o.res.IgnoredTags, o.res.ClampedTags = prep.script.Ignored(), prep.script.Clamped()
+	o.res.IgnoredTags, o.res.ClampedTags = slices.Concat(prep.ignored, prep.script.Ignored()), prep.script.Clamped()
 	if o.r.loc != nil {
 		o.r.loc.reset(prep.req.Input)
 	}

@@ -322,7 +322,7 @@ func (p *Pool) pickAmong(voice string, tried []*worker, healthy bool) *worker {
 // Synthesize implements engine.Engine: req.Text spoken by a worker.
 func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
 	// The gateway's own synthesizer has normalized the text already.
-	sp := wire.Speech{Model: "tts-1", Voice: req.Voice, Input: req.Text, Format: "pcm", Normalize: false,
+	sp := wire.Speech{Model: "tts-1", Voice: req.Voice, Input: req.Text, Format: "pcm", Normalize: false, InputFormat: wire.InputText,
 		Speed: max(tags.MinRate, min(tags.MaxRate, req.Prosody.RateOrDefault()))}
 	if req.Words {
 		// Words come as SSE events beside the audio; without them the

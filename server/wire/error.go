@@ -16,6 +16,7 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/tags"
+	"github.com/voxkit/voxkit/tags/ssml"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )
@@ -283,10 +284,14 @@ func ToError(err error, voice string) *Error {
 		speed       *tts.SpeedError
 		format      *tts.FormatError
 		setting     *voices.SettingError
+		badSSML     *ssml.SyntaxError
 	)
 	switch {
 	case errors.As(err, &we):
 		return we
+	case errors.As(err, &badSSML):
+		return BadRequest(CodeInvalidValue, "input", "input is not well-formed SSML: line %d, column %d: %s",
+			badSSML.Line, badSSML.Column, clip(badSSML.Msg, 200))
 	case errors.As(err, &strict): // before the unknown voice a voice tag may name
 		return BadRequest(CodeInvalidTags, "input", "input has audio tags that cannot be applied as written "+
 			"(send strict_tags false to drop them instead): %v", strict)

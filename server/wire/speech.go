@@ -49,6 +49,10 @@ type Speech struct {
 	// whose text arrives in input.append messages; Input may then be
 	// empty.
 	InputStream bool
+	// InputFormat, a voxkit extension ("input_format"), is InputText,
+	// InputSSML, or empty: input whose first non-space characters are
+	// "<speak" is SSML.
+	InputFormat string
 	// Normalize, a voxkit extension ("normalize", default true), reads
 	// written forms ($9.50, dates, units) as words; false hands the text
 	// to the engine as written.
@@ -58,6 +62,12 @@ type Speech struct {
 	// spoken; nil when absent.
 	MaxBufferDelayMS *int
 }
+
+// Input formats of a speech request.
+const (
+	InputText = "text"
+	InputSSML = "ssml"
+)
 
 // TimestampsWord asks for word timestamps.
 const TimestampsWord = "word"
@@ -80,9 +90,10 @@ func (s Speech) MarshalJSON() ([]byte, error) {
 		StrictTags       bool    `json:"strict_tags,omitempty"`
 		Timestamps       string  `json:"timestamps,omitempty"`
 		InputStream      bool    `json:"input_stream,omitempty"`
+		InputFormat      string  `json:"input_format,omitempty"`
 		Normalize        *bool   `json:"normalize,omitempty"`
 		MaxBufferDelayMS *int    `json:"max_buffer_delay_ms,omitempty"`
-	}{s.Model, s.Voice, s.Input, s.Format, s.Speed, s.Instructions, s.StreamFormat, s.StrictTags, s.Timestamps, s.InputStream, verbatim(s.Normalize), s.MaxBufferDelayMS})
+	}{s.Model, s.Voice, s.Input, s.Format, s.Speed, s.Instructions, s.StreamFormat, s.StrictTags, s.Timestamps, s.InputStream, s.InputFormat, verbatim(s.Normalize), s.MaxBufferDelayMS})
 }
 
 // verbatim is the "normalize" field of a request that reads text as
@@ -179,6 +190,14 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 		if err := json.Unmarshal(v, &s.StrictTags); err != nil {
 			return Speech{}, BadRequest(CodeInvalidType, "strict_tags", "strict_tags must be a boolean, got %s.", kind(v))
 		}
+	}
+	if f, ok, err := stringField(raw, "input_format"); err != nil {
+		return Speech{}, err
+	} else if ok {
+		if f != InputText && f != InputSSML {
+			return Speech{}, BadRequest(CodeInvalidValue, "input_format", "Invalid input_format %s: supported values are text, ssml.", echo(f))
+		}
+		s.InputFormat = f
 	}
 	if v, ok := raw["normalize"]; ok && !isNull(v) {
 		if err := json.Unmarshal(v, &s.Normalize); err != nil {

@@ -1,0 +1,491 @@
+// Package ssml turns SSML into voxkit's input: text with audio tags
+// (<|…|>). It takes the subset every engine honours through the tags:
+//
+//	speak, p, s            text (a sentence ends at the end of each p and s)
+//	break                  <|pause|> of its time, or of its strength
+//	prosody                <|rate|>, <|pitch|>, <|volume|> (relative and absolute)
+//	emphasis               <|emphasis|> (reduced: <|soft|>; none: nothing)
+//	say-as                 characters, spell-out: <|spell|>; digits, telephone:
+//	                       digit by digit; ordinal; date with its format;
+//	                       cardinal, number, time: read as written
+//	sub alias              the alias
+//	voice name             <|voice|>
+//
+// Text inside is normalized afterwards like any input (numbers read as
+// words), unless say-as says otherwise. phoneme is read as its text (the
+// engines take no phonemes from the input yet), and audio, mark, lang and
+// unknown elements are left out of the markup; all of them are listed in
+// Result.Ignored, as dropped audio tags are.
+package ssml
+
+import (
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Is reports whether input is SSML by its start: its first non-space
+// characters are "<speak" (or an XML declaration).
+func Is(input string) bool {
+	s := strings.TrimLeftFunc(input, unicode.IsSpace)
+	return strings.HasPrefix(s, "<speak") || strings.HasPrefix(s, "<?xml")
+}
+
+// SyntaxError is malformed SSML, with where it is (1-based line and
+// column).
+type SyntaxError struct {
+	Line, Column int
+	Msg          string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("ssml: line %d, column %d: %s", e.Line, e.Column, e.Msg)
+}
+
+// Result is SSML turned into voxkit input.
+type Result struct {
+	// Input is the text with audio tags.
+	Input string
+	// Ignored names the elements left out (audio, phoneme, unknown ones),
+	// each once, in order.
+	Ignored []string
+}
+
+// maxPause is the longest pause one tag makes.
+const maxPauseMS = 5000
+
+// Convert turns SSML into voxkit input. lang (a voice's language) writes
+// the ordinals of say-as; "" means English.
+func Convert(src, lang string) (Result, error) {
+	d := xml.NewDecoder(strings.NewReader(src))
+	d.Strict = true
+	d.Entity = xml.HTMLEntity
+	c := &converter{lang: strings.ToLower(lang)}
+	depth, root := 0, false
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			line, col := d.InputPos()
+			var se *xml.SyntaxError
+			msg := err.Error()
+			if errors.As(err, &se) {
+				msg = se.Msg
+			}
+			return Result{}, &SyntaxError{Line: line, Column: col, Msg: msg}
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if depth == 0 {
+				if root || t.Name.Local != "speak" {
+					line, col := d.InputPos()
+					return Result{}, &SyntaxError{Line: line, Column: col, Msg: fmt.Sprintf("the document must be one <speak> element, not <%s>", t.Name.Local)}
+				}
+				root = true
+			}
+			depth++
+			c.start(t)
+		case xml.EndElement:
+			depth--
+			c.end(t)
+		case xml.CharData:
+			if depth == 0 {
+				if strings.TrimSpace(string(t)) != "" {
+					line, col := d.InputPos()
+					return Result{}, &SyntaxError{Line: line, Column: col, Msg: "text outside <speak>"}
+				}
+				continue
+			}
+			c.text(string(t))
+		}
+	}
+	if !root {
+		return Result{}, &SyntaxError{Line: 1, Column: 1, Msg: "no <speak> element"}
+	}
+	return Result{Input: strings.Join(strings.Fields(c.out.String()), " "), Ignored: c.ignored}, nil
+}
+
+// frame is an open element: what to write at its end.
+type frame struct {
+	name    string
+	closing string       // tags that close what its start opened
+	capture *captureMode // say-as and sub collect their text
+	skip    bool         // audio: its content is not spoken
+}
+
+type captureMode struct {
+	as, format, alias string
+	text              strings.Builder
+}
+
+type converter struct {
+	lang    string
+	out     strings.Builder
+	stack   []frame
+	ignored []string
+	skip    int // depth inside elements whose content is not spoken
+}
+
+func (c *converter) ignore(name string) {
+	for _, n := range c.ignored {
+		if n == name {
+			return
+		}
+	}
+	c.ignored = append(c.ignored, name)
+}
+
+func attr(t xml.StartElement, name string) (string, bool) {
+	for _, a := range t.Attr {
+		if a.Name.Local == name {
+			return strings.TrimSpace(a.Value), true
+		}
+	}
+	return "", false
+}
+
+// write appends text that is part of the markup's result.
+func (c *converter) write(s string) {
+	if c.skip > 0 {
+		return
+	}
+	for k := len(c.stack) - 1; k >= 0; k-- {
+		if c.stack[k].capture != nil {
+			c.stack[k].capture.text.WriteString(s)
+			return
+		}
+	}
+	c.out.WriteString(s)
+}
+
+// text appends character data: white space collapsed, and never a tag.
+func (c *converter) text(s string) {
+	s = strings.ReplaceAll(s, "<|", "< |")
+	s = strings.ReplaceAll(s, "|>", "| >")
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		if space && b.Len() == 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	if space {
+		b.WriteByte(' ')
+	}
+	c.write(b.String())
+}
+
+func (c *converter) start(t xml.StartElement) {
+	f := frame{name: t.Name.Local}
+	switch f.name {
+	case "speak", "p", "s", "paragraph", "sentence":
+		if f.name != "speak" {
+			c.write(" ")
+		}
+	case "break":
+		c.write(" " + c.pause(t) + " ")
+	case "prosody":
+		f.closing = c.prosody(t)
+	case "emphasis":
+		switch level, _ := attr(t, "level"); level {
+		case "none":
+		case "reduced":
+			c.write("<|soft|>")
+			f.closing = "<|/soft|>"
+		default:
+			c.write("<|emphasis|>")
+			f.closing = "<|/emphasis|>"
+		}
+	case "say-as":
+		as, _ := attr(t, "interpret-as")
+		format, _ := attr(t, "format")
+		switch as {
+		case "characters", "spell-out", "letters":
+			c.write("<|spell|>")
+			f.closing = "<|/spell|>"
+		case "digits", "telephone", "ordinal", "date":
+			f.capture = &captureMode{as: as, format: format}
+		case "cardinal", "number", "time", "":
+		default:
+			c.ignore("say-as:" + as)
+		}
+	case "sub":
+		alias, _ := attr(t, "alias")
+		f.capture = &captureMode{as: "sub", alias: alias}
+	case "voice":
+		if name, ok := attr(t, "name"); ok && name != "" && !strings.ContainsAny(name, "|<>") {
+			c.write("<|voice:" + name + "|>")
+			f.closing = "<|/voice|>"
+		} else {
+			c.ignore("voice")
+		}
+	case "phoneme":
+		c.ignore("phoneme")
+	case "audio", "desc":
+		c.ignore(f.name)
+		f.skip = true
+		c.skip++
+	default:
+		c.ignore(f.name)
+	}
+	c.stack = append(c.stack, f)
+}
+
+func (c *converter) end(t xml.EndElement) {
+	if len(c.stack) == 0 {
+		return
+	}
+	f := c.stack[len(c.stack)-1]
+	c.stack = c.stack[:len(c.stack)-1]
+	if f.skip {
+		c.skip--
+		return
+	}
+	if f.capture != nil {
+		c.write(c.captured(f.capture))
+	}
+	c.write(f.closing)
+	switch f.name {
+	case "p", "s", "paragraph", "sentence":
+		c.endSentence()
+	}
+}
+
+// endSentence makes sure a sentence ends where a p or s does.
+func (c *converter) endSentence() {
+	if c.skip > 0 {
+		return
+	}
+	s := strings.TrimRightFunc(c.out.String(), unicode.IsSpace)
+	c.out.Reset()
+	c.out.WriteString(s)
+	if s != "" && !strings.ContainsAny(s[len(s)-1:], ".!?") && !strings.HasSuffix(s, "…") && !strings.HasSuffix(s, "|>") {
+		c.out.WriteString(".")
+	}
+	c.out.WriteString(" ")
+}
+
+// pause is a break's tag: its time, or its strength's.
+func (c *converter) pause(t xml.StartElement) string {
+	ms := 500
+	if v, ok := attr(t, "time"); ok {
+		switch {
+		case strings.HasSuffix(v, "ms"):
+			x, err := strconv.ParseFloat(strings.TrimSuffix(v, "ms"), 64)
+			if err == nil {
+				ms = int(math.Round(x))
+			}
+		case strings.HasSuffix(v, "s"):
+			x, err := strconv.ParseFloat(strings.TrimSuffix(v, "s"), 64)
+			if err == nil {
+				ms = int(math.Round(x * 1000))
+			}
+		}
+	} else if s, ok := attr(t, "strength"); ok {
+		ms = map[string]int{"none": 0, "x-weak": 100, "weak": 250, "medium": 500, "strong": 750, "x-strong": 1000}[s]
+	}
+	var tags []string
+	for ms > 0 {
+		step := min(ms, maxPauseMS)
+		tags = append(tags, fmt.Sprintf("<|pause:%dms|>", step))
+		ms -= step
+	}
+	return strings.Join(tags, "")
+}
+
+// prosody writes the opening tags of a prosody element and returns its
+// closing ones.
+func (c *converter) prosody(t xml.StartElement) string {
+	var closing []string
+	open := func(tag, value string) {
+		c.write("<|" + tag + ":" + value + "|>")
+		closing = append([]string{"<|/" + tag + "|>"}, closing...)
+	}
+	if v, ok := attr(t, "rate"); ok {
+		if r, ok := rate(v); ok {
+			open("rate", num(r))
+		}
+	}
+	if v, ok := attr(t, "pitch"); ok {
+		if st, ok := semitones(v); ok {
+			open("pitch", fmt.Sprintf("%+g", math.Round(st*10)/10))
+		}
+	}
+	if v, ok := attr(t, "volume"); ok {
+		if g, ok := volume(v); ok {
+			open("volume", num(g))
+		}
+	}
+	return strings.Join(closing, "")
+}
+
+func num(x float64) string { return strconv.FormatFloat(math.Round(x*1000)/1000, 'f', -1, 64) }
+
+// percent reads "150%", "+20%", "-10%" as a factor: 1.5, 1.2, 0.9
+// (relative ones from 1).
+func percent(v string) (float64, bool) {
+	p, ok := strings.CutSuffix(v, "%")
+	if !ok {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(p, 64)
+	if err != nil {
+		return 0, false
+	}
+	if strings.HasPrefix(p, "+") || strings.HasPrefix(p, "-") {
+		return 1 + x/100, true
+	}
+	return x / 100, true
+}
+
+func rate(v string) (float64, bool) {
+	if r, ok := map[string]float64{"x-slow": 0.5, "slow": 0.75, "medium": 1, "default": 1, "fast": 1.3, "x-fast": 1.6}[v]; ok {
+		return r, true
+	}
+	if r, ok := percent(v); ok {
+		return r, r > 0
+	}
+	r, err := strconv.ParseFloat(v, 64)
+	return r, err == nil && r > 0
+}
+
+func semitones(v string) (float64, bool) {
+	if st, ok := map[string]float64{"x-low": -6, "low": -3, "medium": 0, "default": 0, "high": 3, "x-high": 6}[v]; ok {
+		return st, true
+	}
+	if s, ok := strings.CutSuffix(v, "st"); ok {
+		x, err := strconv.ParseFloat(s, 64)
+		return x, err == nil
+	}
+	if f, ok := percent(v); ok && f > 0 {
+		return 12 * math.Log2(f), true
+	}
+	return 0, false
+}
+
+func volume(v string) (float64, bool) {
+	if g, ok := map[string]float64{"silent": 0, "x-soft": 0.3, "soft": 0.6, "medium": 1, "default": 1, "loud": 1.4, "x-loud": 2}[v]; ok {
+		return g, true
+	}
+	if s, ok := strings.CutSuffix(v, "dB"); ok {
+		x, err := strconv.ParseFloat(s, 64)
+		return math.Pow(10, x/20), err == nil
+	}
+	if f, ok := percent(v); ok {
+		return f, f >= 0
+	}
+	return 0, false
+}
+
+// captured returns what a say-as or sub element says for its text.
+func (c *converter) captured(m *captureMode) string {
+	text := strings.TrimSpace(m.text.String())
+	switch m.as {
+	case "sub":
+		return m.alias
+	case "digits":
+		return spaced(text)
+	case "telephone":
+		var groups []string
+		for _, g := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsDigit(r) && r != '+' }) {
+			groups = append(groups, spaced(g))
+		}
+		return strings.Join(groups, ", ")
+	case "ordinal":
+		return c.ordinal(text)
+	case "date":
+		return date(text, m.format)
+	}
+	return text
+}
+
+// spaced writes each digit apart, so that each is read on its own.
+func spaced(s string) string {
+	var out []string
+	for _, r := range s {
+		if r == '+' {
+			out = append(out, "plus")
+		} else if !unicode.IsSpace(r) {
+			out = append(out, string(r))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// ordinal writes a number as the voice's language writes an ordinal, for
+// the normalizer to read.
+func (c *converter) ordinal(s string) string {
+	if s == "" || strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+		return s
+	}
+	switch {
+	case strings.HasPrefix(c.lang, "fr"):
+		if s == "1" {
+			return "1er"
+		}
+		return s + "e"
+	case strings.HasPrefix(c.lang, "es"):
+		return s + "º"
+	case strings.HasPrefix(c.lang, "de"):
+		return s + "."
+	}
+	n, _ := strconv.Atoi(s)
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return s + suffix
+}
+
+// date writes a date of the given format (mdy, dmy, ymd, md, dm, my, ym,
+// y) as ISO 8601 when it is whole, for the normalizer to read in the
+// voice's language; parts are as written otherwise.
+func date(s, format string) string {
+	parts := strings.FieldsFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	if len(parts) != 3 || len(format) != 3 {
+		return s
+	}
+	var y, m, d string
+	for i, f := range format {
+		switch f {
+		case 'y':
+			y = parts[i]
+		case 'm':
+			m = parts[i]
+		case 'd':
+			d = parts[i]
+		}
+	}
+	if len(y) != 4 || m == "" || d == "" {
+		return s
+	}
+	pad := func(s string) string {
+		if len(s) == 1 {
+			return "0" + s
+		}
+		return s
+	}
+	return y + "-" + pad(m) + "-" + pad(d)
+}

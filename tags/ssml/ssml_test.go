@@ -1,0 +1,108 @@
+package ssml
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestConvert(t *testing.T) {
+	for _, c := range []struct{ src, want, ignored string }{
+		{`<speak>Hello world.</speak>`, `Hello world.`, ``},
+		{`<speak>Hello <break time="1s"/> world.</speak>`, `Hello <|pause:1000ms|> world.`, ``},
+		{`<speak>A<break time="750ms"/>B</speak>`, `A <|pause:750ms|> B`, ``},
+		{`<speak>A<break strength="strong"/>B</speak>`, `A <|pause:750ms|> B`, ``},
+		{`<speak>A<break time="7s"/>B</speak>`, `A <|pause:5000ms|><|pause:2000ms|> B`, ``},
+		{`<speak>A<break/>B</speak>`, `A <|pause:500ms|> B`, ``},
+		{`<speak><p>One</p><p>Two</p></speak>`, `One. Two.`, ``},
+		{`<speak><s>One</s><s>Two!</s></speak>`, `One. Two!`, ``},
+		{`<speak><prosody rate="slow">slowly</prosody></speak>`, `<|rate:0.75|>slowly<|/rate|>`, ``},
+		{`<speak><prosody rate="150%">fast</prosody></speak>`, `<|rate:1.5|>fast<|/rate|>`, ``},
+		{`<speak><prosody rate="+20%" pitch="+2st" volume="+6dB">all</prosody></speak>`, `<|rate:1.2|><|pitch:+2|><|volume:1.995|>all<|/volume|><|/pitch|><|/rate|>`, ``},
+		{`<speak><prosody pitch="high">up</prosody></speak>`, `<|pitch:+3|>up<|/pitch|>`, ``},
+		{`<speak><prosody volume="soft">quiet</prosody></speak>`, `<|volume:0.6|>quiet<|/volume|>`, ``},
+		{`<speak><emphasis>really</emphasis></speak>`, `<|emphasis|>really<|/emphasis|>`, ``},
+		{`<speak><emphasis level="reduced">meh</emphasis></speak>`, `<|soft|>meh<|/soft|>`, ``},
+		{`<speak><say-as interpret-as="characters">abc</say-as></speak>`, `<|spell|>abc<|/spell|>`, ``},
+		{`<speak><say-as interpret-as="digits">123</say-as></speak>`, `1 2 3`, ``},
+		{`<speak><say-as interpret-as="telephone">555-1234</say-as></speak>`, `5 5 5, 1 2 3 4`, ``},
+		{`<speak><say-as interpret-as="ordinal">2</say-as></speak>`, `2nd`, ``},
+		{`<speak><say-as interpret-as="date" format="mdy">11/24/2026</say-as></speak>`, `2026-11-24`, ``},
+		{`<speak><say-as interpret-as="date" format="dmy">1.2.2026</say-as></speak>`, `2026-02-01`, ``},
+		{`<speak><say-as interpret-as="cardinal">42</say-as></speak>`, `42`, ``},
+		{`<speak><sub alias="World Wide Web">WWW</sub></speak>`, `World Wide Web`, ``},
+		{`<speak><voice name="en-gb">Cheerio</voice></speak>`, `<|voice:en-gb|>Cheerio<|/voice|>`, ``},
+		{`<speak><phoneme alphabet="ipa" ph="təˈmɑːtoʊ">tomato</phoneme></speak>`, `tomato`, `phoneme`},
+		{`<speak>Hi <audio src="x.wav">fallback</audio> there</speak>`, `Hi there`, `audio`},
+		{`<speak>Hi <foo>there</foo></speak>`, `Hi there`, `foo`},
+		{`<speak>Tom &amp; Jerry &lt;3</speak>`, `Tom & Jerry <3`, ``},
+		{`<speak>not a &lt;|pause|&gt; tag</speak>`, `not a < |pause| > tag`, ``},
+		{"  <speak>\n  Two\n   lines\n</speak>  ", `Two lines`, ``},
+		{`<?xml version="1.0"?><speak version="1.1" xmlns="http://www.w3.org/2001/10/synthesis" xml:lang="en-US">Hi.</speak>`, `Hi.`, ``},
+	} {
+		got, err := Convert(c.src, "en-us")
+		if err != nil {
+			t.Errorf("%s: %v", c.src, err)
+			continue
+		}
+		if got.Input != c.want || strings.Join(got.Ignored, ",") != c.ignored {
+			t.Errorf("%s\n got %q %v\nwant %q %s", c.src, got.Input, got.Ignored, c.want, c.ignored)
+		}
+	}
+}
+
+func TestOrdinalByLanguage(t *testing.T) {
+	for lang, want := range map[string]string{"en-us": "3rd", "fr": "3e", "es": "3º", "de": "3."} {
+		got, _ := Convert(`<speak><say-as interpret-as="ordinal">3</say-as></speak>`, lang)
+		if got.Input != want {
+			t.Errorf("%s: %q, want %q", lang, got.Input, want)
+		}
+	}
+}
+
+func TestMalformed(t *testing.T) {
+	for _, c := range []struct {
+		src        string
+		line, col  int
+		msgPartial string
+	}{
+		{"<speak>Hi <prosody>there</speak>", 1, 33, "prosody"},
+		{"<speak>\nHi &bogus; there</speak>", 2, 11, "bogus"},
+		{"<speak>unclosed", 1, 16, "EOF"},
+		{"<p>Hi</p>", 1, 4, "<speak>"},
+		{"<speak>a</speak><speak>b</speak>", 1, 24, "<speak>"},
+	} {
+		_, err := Convert(c.src, "en")
+		var se *SyntaxError
+		if !errors.As(err, &se) {
+			t.Errorf("%q: %v, want a SyntaxError", c.src, err)
+			continue
+		}
+		if se.Line != c.line || se.Column != c.col || !strings.Contains(se.Msg, c.msgPartial) {
+			t.Errorf("%q: %v, want line %d column %d mentioning %q", c.src, se, c.line, c.col, c.msgPartial)
+		}
+	}
+}
+
+func TestIs(t *testing.T) {
+	for s, want := range map[string]bool{"<speak>x</speak>": true, "  \n<speak>": true, "<?xml version=\"1.0\"?><speak/>": true,
+		"Hello <speak>": false, "<|pause|>": false, "": false} {
+		if Is(s) != want {
+			t.Errorf("Is(%q) = %v", s, !want)
+		}
+	}
+}
+
+func FuzzConvert(f *testing.F) {
+	f.Add(`<speak>Hi <break time="1s"/><prosody rate="slow">there</prosody></speak>`)
+	f.Add(`<speak><say-as interpret-as="date" format="mdy">1/2/2026</say-as></speak>`)
+	f.Fuzz(func(t *testing.T, src string) {
+		got, err := Convert(src, "en")
+		if err == nil && strings.Contains(got.Input, "<|") {
+			// Every tag it writes is well formed: an even number of delimiters.
+			if strings.Count(got.Input, "<|") != strings.Count(got.Input, "|>") {
+				t.Fatalf("%q → %q: unbalanced tags", src, got.Input)
+			}
+		}
+	})
+}
