@@ -1,0 +1,63 @@
+package tts_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/tts/espeaktts"
+)
+
+// TestNormalizedSpeechHeardRight: a recognizer, choosing between how a
+// careful reader says a written form and how espeak-ng's own rules read
+// it, hears the careful reading in normalized speech, and (the control)
+// mostly not in speech read as written.
+func TestNormalizedSpeechHeardRight(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the recognizer listens for seconds; make test runs it")
+	}
+	audiotest.Require(t, "pocketsphinx_continuous", "ffmpeg")
+	synth, err := espeaktts.New(espeak.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer synth.Close()
+	cases := []struct{ input, careful, literal string }{
+		{"It costs $9.50.", "it costs nine dollars and fifty cents", "it costs dollar nine point five zero"},
+		{"Chapter IV begins.", "chapter four begins", "chapter i v begins"},
+		{"Read p. 42 first.", "read page forty two first", "read p forty two first"},
+		{"The file is 3.5 MB.", "the file is three point five megabytes", "the file is three point five m b"},
+		{"It is 12 km away.", "it is twelve kilometers away", "it is twelve k m away"},
+		{"Henry VIII was king.", "henry the eighth was king", "henry v i i i was king"},
+	}
+	heardRight := func(mode tts.Normalization) (int, []string) {
+		right, notes := 0, []string(nil)
+		for _, c := range cases {
+			wav, _, err := synth.SynthesizeRequest(context.Background(), tts.Request{Voice: "en-us", Input: c.input, Format: encode.WAV, Normalize: mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			heard := audiotest.Recognize(t, audiotest.WriteTemp(t, wav, "wav"), []string{c.careful, c.literal})
+			if heard == c.careful {
+				right++
+			}
+			notes = append(notes, fmt.Sprintf("%q heard as %q", c.input, heard))
+		}
+		return right, notes
+	}
+	on, onNotes := heardRight(tts.NormalizeOn)
+	off, offNotes := heardRight(tts.NormalizeOff)
+	t.Logf("normalized: %d of %d heard as a careful reader says them\n%s", on, len(cases), strings.Join(onNotes, "\n"))
+	t.Logf("as written: %d of %d\n%s", off, len(cases), strings.Join(offNotes, "\n"))
+	if on < len(cases)-1 {
+		t.Errorf("normalized: only %d of %d heard as a careful reader says them", on, len(cases))
+	}
+	if off >= on {
+		t.Errorf("as written, %d of %d heard the careful way too: the test cannot tell", off, len(cases))
+	}
+}
