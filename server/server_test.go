@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -524,5 +525,45 @@ func TestSSMLOverTheAPI(t *testing.T) {
 	sendWS(t, c, map[string]any{"type": "speech.create", "id": "x", "voice": "en-us", "input": "<speak>Hi <break time=\"1s\"></speak>"})
 	if m := next(t, c); m.Type != "error" || m.Error["param"] != "input" || !strings.Contains(m.Error["message"].(string), "column") {
 		t.Errorf("malformed SSML on the WebSocket: %+v", m)
+	}
+}
+
+// TestSSMLSpokenOverTheAPI: over HTTP and the WebSocket, on espeak-ng, an
+// SSML break adds its second (± 20 ms) and sub speaks its alias.
+func TestSSMLSpokenOverTheAPI(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pcmLength := func(input string) time.Duration {
+		b, _ := json.Marshal(map[string]any{"voice": "en-us", "input": input, "response_format": "pcm"})
+		res := e.do("POST", "/v1/audio/speech", e.key, "application/json", bytes.NewReader(b))
+		n, _ := io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Fatalf("%s: %d", input, res.StatusCode)
+		}
+		return time.Duration(n) * time.Second / 48000 // 24 kHz, 16 bits
+	}
+	d := pcmLength(`<speak>Hello there. <break time="1s"/> How are you?</speak>`) - pcmLength(`<speak>Hello there. How are you?</speak>`)
+	if math.Abs(d.Seconds()-1) > 0.020 {
+		t.Errorf("HTTP: the break added %v, want 1 s ± 20 ms", d)
+	}
+	c := dialWS(t, e, e.key)
+	next(t, c) // ready
+	wsSay := func(id, input string) []wsEvent {
+		sendWS(t, c, map[string]any{"type": "speech.create", "id": id, "voice": "en-us", "input": input, "timestamps": "word"})
+		return readContext(t, c)
+	}
+	audioMS := func(events []wsEvent) float64 { ms, _ := events[len(events)-1].raw["audio_ms"].(float64); return ms }
+	with, without := wsSay("a", `<speak>Hello there. <break time="1s"/> How are you?</speak>`), wsSay("b", `<speak>Hello there. How are you?</speak>`)
+	if d := audioMS(with) - audioMS(without); math.Abs(d-1000) > 20 {
+		t.Errorf("WebSocket: the break added %.0f ms, want 1000 ± 20", d)
+	}
+	var words []string
+	for _, ev := range wsSay("c", `<speak>I like <sub alias="World Wide Web">WWW</sub> and <say-as interpret-as="characters">abc</say-as>.</speak>`) {
+		for _, w := range ev.words {
+			words = append(words, w.Word)
+		}
+	}
+	if got := strings.Join(words, " "); !strings.Contains(got, "World Wide Web") || strings.Contains(got, "WWW") {
+		t.Errorf("sub: words %q", got)
 	}
 }
