@@ -22,7 +22,10 @@
 // PostgreSQL instead of SQLite), -voices
 // (VOXKIT_VOICES: Piper voices, needs ONNX Runtime via $ONNXRUNTIME_LIB),
 // -signup (VOXKIT_SIGNUP), -alias NAME=VOICE (repeatable; the OpenAI voice
-// names default to espeak-ng English voices). On the first start with an
+// names default to espeak-ng English voices), -wyoming-addr
+// (VOXKIT_WYOMING_ADDR: a Wyoming listener for Home Assistant, off by
+// default) with -wyoming-account (VOXKIT_WYOMING_ACCOUNT, "local"); see
+// -help for the rest. On the first start with an
 // empty store it creates the account "local" and prints its playground
 // password and an API key.
 package main
@@ -91,6 +94,8 @@ type app struct {
 
 	addr, data, voices string
 	metricsAddr        string
+	wyomingAddr        string
+	wyomingAccount     string
 	storeURL           string
 	upstream           string
 	upstreamKey        string
@@ -146,6 +151,10 @@ func (a *app) run(ctx context.Context, args []string) error {
 		"an API key the -upstream workers accept ($VOXKIT_UPSTREAM_KEY)")
 	fs.StringVar(&a.metricsAddr, "metrics-addr", a.env("VOXKIT_METRICS_ADDR", ""),
 		"address of a separate listener for Prometheus /metrics, /healthz and /readyz ($VOXKIT_METRICS_ADDR); empty: none")
+	fs.StringVar(&a.wyomingAddr, "wyoming-addr", a.env("VOXKIT_WYOMING_ADDR", ""),
+		"address of a Wyoming listener for Home Assistant ($VOXKIT_WYOMING_ADDR), e.g. 127.0.0.1:10200; empty: none. Wyoming has no authentication: bind it where only trusted clients reach it")
+	fs.StringVar(&a.wyomingAccount, "wyoming-account", a.env("VOXKIT_WYOMING_ACCOUNT", "local"),
+		"the account whose voices and limits the Wyoming listener uses ($VOXKIT_WYOMING_ACCOUNT)")
 	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "data"), "data directory holding "+sqlite.FileName+" ($VOXKIT_DATA)")
 	fs.StringVar(&a.storeURL, "store", a.env("VOXKIT_STORE", ""),
 		"PostgreSQL URL (postgres://user:password@host/db) of the store ($VOXKIT_STORE); empty: SQLite in -data")
@@ -610,7 +619,20 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		a.ready(ln.Addr())
 	}
 	go a.rescanOnHangup(ctx, synth, piper)
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
+	if a.wyomingAddr != "" {
+		wl, err := net.Listen("tcp", a.wyomingAddr)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		a.log.Info("Wyoming listening", "addr", wl.Addr().String(), "account", a.wyomingAccount)
+		go func() {
+			if err := api.ServeWyoming(wl, a.wyomingAccount); err != nil {
+				errc <- err
+			}
+		}()
+	}
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestWyomingFlag: -wyoming-addr starts a Wyoming listener beside the
+// HTTP one, which describes the voices of the local account and speaks.
+func TestWyomingFlag(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wyomingAddr := l.Addr().String()
+	l.Close()
+	var out, errOut bytes.Buffer
+	_, stop, done := serve(t, newApp(&out, &errOut), &errOut, "-data", t.TempDir(), "-wyoming-addr", wyomingAddr)
+	defer func() { stop(); <-done }()
+	c, err := net.Dial("tcp", wyomingAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	r := bufio.NewReader(c)
+	// read returns an event's type, its data and its payload's length.
+	read := func() (string, map[string]any, int) {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h struct {
+			Type          string `json:"type"`
+			DataLength    int    `json:"data_length"`
+			PayloadLength int    `json:"payload_length"`
+		}
+		json.Unmarshal(line, &h)
+		data := map[string]any{}
+		if h.DataLength > 0 {
+			b := make([]byte, h.DataLength)
+			io.ReadFull(r, b)
+			json.Unmarshal(b, &data)
+		}
+		io.CopyN(io.Discard, r, int64(h.PayloadLength))
+		return h.Type, data, h.PayloadLength
+	}
+	io.WriteString(c, `{"type":"describe"}`+"\n")
+	typ, data, _ := read()
+	if b, _ := json.Marshal(data); typ != "info" || !strings.Contains(string(b), `"en-us"`) {
+		t.Fatalf("describe: %s %s", typ, b)
+	}
+	body := `{"text":"Hello there.","voice":{"name":"en-us"}}`
+	io.WriteString(c, `{"type":"synthesize","data_length":`+itoa(len(body))+"}\n"+body)
+	audio := 0
+	for typ, _, n := read(); typ != "audio-stop"; typ, _, n = read() {
+		if typ != "audio-start" && typ != "audio-chunk" {
+			t.Fatalf("event %s", typ)
+		}
+		audio += n
+	}
+	if audio < 24000 {
+		t.Errorf("%d bytes of audio", audio)
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

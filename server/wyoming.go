@@ -1,0 +1,333 @@
+package server
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/internal/wyoming"
+	"github.com/voxkit/voxkit/tts"
+)
+
+// WyomingRate is the sample rate of the audio sent to Wyoming clients:
+// 16-bit mono PCM at 24 kHz, whatever the voice's own rate.
+const WyomingRate = encode.DefaultSampleRate
+
+// wyomingWriteTimeout bounds each event written to a Wyoming client, and
+// wyomingIdle how long a connection may wait for its next event.
+const (
+	wyomingWriteTimeout = 30 * time.Second
+	wyomingIdle         = 5 * time.Minute
+)
+
+// ServeWyoming serves Home Assistant's Wyoming protocol on l: describe
+// (the voices of account, which may be "" for the global voices only),
+// synthesize, and streaming synthesis (synthesize-start, -chunk, -stop).
+// Wyoming has no authentication: every connection speaks as account, so
+// bind l where only trusted clients reach it. Requests count against
+// account's limits and the queue as its HTTP requests do. ServeWyoming
+// returns when l fails or the server shuts down (nil then).
+func (s *Server) ServeWyoming(l net.Listener, account string) error {
+	stop := context.AfterFunc(s.closing, func() { l.Close() })
+	defer stop()
+	var conns sync.WaitGroup
+	defer conns.Wait()
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			if s.closing.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		conns.Go(func() { s.wyomingConn(c, account) })
+	}
+}
+
+// wyomingSession is one Wyoming connection.
+type wyomingSession struct {
+	s       *Server
+	c       net.Conn
+	account string
+	ctx     context.Context
+	stream  *wyomingStream // streaming synthesis in progress
+}
+
+func (s *Server) wyomingConn(c net.Conn, account string) {
+	ctx, cancel := context.WithCancel(s.closing)
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	defer c.Close()
+	ws := &wyomingSession{s: s, c: c, account: account, ctx: ctx}
+	r := bufio.NewReader(c)
+	for {
+		c.SetReadDeadline(time.Now().Add(wyomingIdle))
+		e, err := wyoming.Read(r)
+		if err != nil {
+			if errors.Is(err, wyoming.ErrTooLarge) {
+				ws.fail("too_large", err.Error())
+			}
+			if ws.stream != nil {
+				ws.stream.abort()
+			}
+			return
+		}
+		if err := ws.handle(e); err != nil {
+			return // the client is gone
+		}
+	}
+}
+
+// send writes one event within the write timeout.
+func (ws *wyomingSession) send(typ string, data any, payload []byte) error {
+	ws.c.SetWriteDeadline(time.Now().Add(wyomingWriteTimeout))
+	return wyoming.Write(ws.c, typ, data, payload)
+}
+
+// fail sends an error event; the connection stays usable.
+func (ws *wyomingSession) fail(code, text string) error {
+	return ws.send("error", map[string]string{"text": text, "code": code}, nil)
+}
+
+func (ws *wyomingSession) handle(e wyoming.Event) error {
+	switch e.Type {
+	case "describe":
+		return ws.send("info", ws.info(), nil)
+	case "synthesize":
+		if ws.stream != nil {
+			return nil // the copy of the whole text a streaming client also sends
+		}
+		voice, err := ws.voice(e)
+		if err != nil {
+			return ws.fail("voice_not_found", err.Error())
+		}
+		return ws.synthesize(voice, e.String("text"))
+	case "synthesize-start":
+		voice, err := ws.voice(e)
+		if err != nil {
+			return ws.fail("voice_not_found", err.Error())
+		}
+		return ws.start(voice)
+	case "synthesize-chunk":
+		if ws.stream == nil {
+			return ws.fail("no_stream", "synthesize-chunk without synthesize-start")
+		}
+		return ws.stream.write(e.String("text"))
+	case "synthesize-stop":
+		if ws.stream == nil {
+			return ws.send("synthesize-stopped", nil, nil)
+		}
+		err := ws.stream.close()
+		ws.stream = nil
+		if err != nil {
+			return err
+		}
+		return ws.send("synthesize-stopped", nil, nil)
+	}
+	return nil // events of other services are not ours
+}
+
+// wyomingVoice is the voice field of synthesize and synthesize-start.
+type wyomingVoice struct {
+	Name     string `json:"name"`
+	Language string `json:"language"`
+	Speaker  string `json:"speaker"`
+}
+
+// voice resolves an event's voice: by name (with a Piper speaker), else
+// the best voice of its language, else the default voice.
+func (ws *wyomingSession) voice(e wyoming.Event) (string, error) {
+	var v wyomingVoice
+	if err := e.Object("voice", &v); err != nil {
+		return "", fmt.Errorf("the voice field is not an object: %v", err)
+	}
+	id := cmp.Or(v.Name, v.Language, "en-us")
+	if v.Name != "" && v.Speaker != "" {
+		id = v.Name + ":" + v.Speaker
+	}
+	id = ws.s.resolveVoice(ws.account, id)
+	if _, err := ws.s.voices.Lookup(ws.account, id); err != nil {
+		return "", fmt.Errorf("unknown voice %q", id)
+	}
+	return id, nil
+}
+
+// info is the answer to describe: one TTS program with every voice the
+// account may use.
+func (ws *wyomingSession) info() map[string]any {
+	attribution := map[string]string{"name": "voxkit", "url": "https://github.com/voxkit/voxkit"}
+	var list []map[string]any
+	for _, v := range ws.s.voices.List(ws.account) {
+		var langs []string
+		if v.Language != "" {
+			langs = []string{v.Language}
+		}
+		list = append(list, map[string]any{"name": v.ID, "languages": langs, "attribution": attribution,
+			"installed": true, "description": cmp.Or(v.Description, v.ID), "version": nil, "speakers": nil})
+	}
+	return map[string]any{
+		"asr": []any{}, "tts": []any{map[string]any{
+			"name": "voxkit", "attribution": attribution, "installed": true, "description": "voxkit text to speech",
+			"version": "1", "supports_synthesize_streaming": true, "voices": list,
+		}},
+		"handle": []any{}, "intent": []any{}, "wake": []any{}, "mic": []any{}, "snd": []any{},
+	}
+}
+
+// audioOut sends audio as Wyoming events: audio-start before the first
+// chunk, an audio-chunk at each flush (each sentence), audio-stop at the
+// end.
+type audioOut struct {
+	ws      *wyomingSession
+	buf     []byte
+	started bool
+}
+
+var wyomingFormat = map[string]int{"rate": WyomingRate, "width": 2, "channels": 1}
+
+func (a *audioOut) Write(p []byte) (int, error) {
+	a.buf = append(a.buf, p...)
+	if len(a.buf) >= 1<<20 { // a long sentence: do not hold it all
+		return len(p), a.Flush()
+	}
+	return len(p), nil
+}
+
+func (a *audioOut) begin() error {
+	if a.started {
+		return nil
+	}
+	a.started = true
+	return a.ws.send("audio-start", wyomingFormat, nil)
+}
+
+func (a *audioOut) Flush() error {
+	if len(a.buf) == 0 {
+		return nil
+	}
+	if err := a.begin(); err != nil {
+		return err
+	}
+	err := a.ws.send("audio-chunk", map[string]any{"rate": WyomingRate, "width": 2, "channels": 1, "timestamp": nil}, a.buf)
+	a.buf = a.buf[:0]
+	return err
+}
+
+func (a *audioOut) stop() error {
+	if err := a.Flush(); err != nil {
+		return err
+	}
+	if err := a.begin(); err != nil {
+		return err
+	}
+	return a.ws.send("audio-stop", map[string]any{"timestamp": nil}, nil)
+}
+
+// request is the speech request of a Wyoming synthesis.
+func (ws *wyomingSession) request(voice, text string) tts.Request {
+	return tts.Request{Voice: voice, Input: text, Account: ws.account,
+		Format: encode.Format{Name: "pcm", SampleRate: WyomingRate, Streaming: true}}
+}
+
+// synthesize speaks a whole text, sentence by sentence.
+func (ws *wyomingSession) synthesize(voice, text string) error {
+	start := time.Now()
+	p, err := ws.s.synth.Prepare(ws.request(voice, text))
+	if err != nil {
+		werr := ws.s.synthesisFailed(ws.s.log.With("wyoming", ws.c.RemoteAddr().String()), voice, err)
+		return ws.fail(werr.Code, werr.Message)
+	}
+	end, werr := ws.s.admitSpeech(ws.ctx, nil, ws.account)
+	if werr != nil {
+		return ws.fail(werr.Code, werr.Message)
+	}
+	defer end()
+	out := &audioOut{ws: ws}
+	res, err := p.Stream(ws.ctx, out)
+	if err != nil {
+		if ws.ctx.Err() != nil {
+			return err
+		}
+		werr := ws.s.synthesisFailed(ws.s.log.With("wyoming", ws.c.RemoteAddr().String()), voice, err)
+		return ws.fail(werr.Code, werr.Message)
+	}
+	ws.s.metrics.speech("pcm", res, time.Since(start))
+	return out.stop()
+}
+
+// wyomingStream is a streaming synthesis: text in chunks, spoken as
+// sentences complete.
+type wyomingStream struct {
+	ws    *wyomingSession
+	ts    *tts.TextStream
+	out   *audioOut
+	end   func()
+	start time.Time
+	voice string
+}
+
+func (ws *wyomingSession) start(voice string) error {
+	if ws.stream != nil {
+		ws.stream.abort()
+		ws.stream = nil
+	}
+	end, werr := ws.s.admitSpeech(ws.ctx, nil, ws.account)
+	if werr != nil {
+		return ws.fail(werr.Code, werr.Message)
+	}
+	out := &audioOut{ws: ws}
+	ts, err := ws.s.synth.StreamText(ws.ctx, out, ws.request(voice, ""))
+	if err != nil {
+		end()
+		werr := ws.s.synthesisFailed(ws.s.log.With("wyoming", ws.c.RemoteAddr().String()), voice, err)
+		return ws.fail(werr.Code, werr.Message)
+	}
+	ws.stream = &wyomingStream{ws: ws, ts: ts, out: out, end: sync.OnceFunc(end), start: time.Now(), voice: voice}
+	return nil
+}
+
+// write feeds text; complete sentences are spoken now.
+func (st *wyomingStream) write(text string) error {
+	if _, err := st.ts.WriteString(text); err != nil {
+		return st.failed(err)
+	}
+	return nil
+}
+
+// close speaks the rest and ends the audio.
+func (st *wyomingStream) close() error {
+	defer st.end()
+	res, err := st.ts.Close()
+	if err != nil {
+		return st.failed(err)
+	}
+	st.ws.s.metrics.speech("pcm", res, time.Since(st.start))
+	return st.out.stop()
+}
+
+// failed reports a failed stream and ends it; the connection goes on.
+func (st *wyomingStream) failed(err error) error {
+	if st.ws.ctx.Err() != nil {
+		return err
+	}
+	werr := st.ws.s.synthesisFailed(st.ws.s.log.With("wyoming", st.ws.c.RemoteAddr().String()), st.voice, err)
+	if st.ws.stream == st {
+		st.ws.stream = nil
+		st.end()
+	}
+	return st.ws.fail(werr.Code, strings.TrimSpace(werr.Message))
+}
+
+// abort drops a stream whose connection ended.
+func (st *wyomingStream) abort() {
+	st.ts.Close()
+	st.end()
+}

@@ -1,0 +1,213 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/server/internal/wyoming"
+)
+
+// wyomingClient speaks to a Wyoming listener as Home Assistant does.
+type wyomingClient struct {
+	t *testing.T
+	c net.Conn
+	r *bufio.Reader
+}
+
+func dialWyoming(t *testing.T, addr string) *wyomingClient {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	return &wyomingClient{t: t, c: c, r: bufio.NewReader(c)}
+}
+
+func (w *wyomingClient) send(typ string, data any) {
+	w.t.Helper()
+	if err := wyoming.Write(w.c, typ, data, nil); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func (w *wyomingClient) next() wyoming.Event {
+	w.t.Helper()
+	e, err := wyoming.Read(w.r)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return e
+}
+
+// audio reads audio-start, the chunks and audio-stop, and returns the
+// PCM and how many chunks carried it.
+func (w *wyomingClient) audio() ([]byte, int) {
+	w.t.Helper()
+	if e := w.next(); e.Type != "audio-start" || string(e.Data["rate"]) != "24000" || string(e.Data["width"]) != "2" {
+		w.t.Fatalf("first event %s %v, want audio-start at 24000 Hz, 16 bits", e.Type, e.Data)
+	}
+	var pcm bytes.Buffer
+	chunks := 0
+	for {
+		e := w.next()
+		switch e.Type {
+		case "audio-chunk":
+			pcm.Write(e.Payload)
+			chunks++
+		case "audio-stop":
+			return pcm.Bytes(), chunks
+		default:
+			w.t.Fatalf("event %s %v during audio", e.Type, e.Data)
+		}
+	}
+}
+
+func startWyoming(t *testing.T, e *env) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- e.srv.ServeWyoming(l, "local") }()
+	t.Cleanup(func() {
+		l.Close()
+		<-done
+	})
+	return l.Addr().String()
+}
+
+// TestWyoming: the sequences Home Assistant sends, checked against the
+// HTTP API's audio for the same text and voice.
+func TestWyoming(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	addr := startWyoming(t, e)
+	text := "Hello from voxkit. This is the second sentence."
+	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(`{"voice":"en-us","response_format":"pcm","input":"`+text+`"}`))
+	httpPCM, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+
+	c := dialWyoming(t, addr)
+	start := time.Now()
+	c.send("describe", nil)
+	info := c.next()
+	if info.Type != "info" || time.Since(start) > time.Second {
+		t.Fatalf("describe: %s after %v", info.Type, time.Since(start))
+	}
+	var programs struct {
+		TTS []struct {
+			Name      string `json:"name"`
+			Streaming bool   `json:"supports_synthesize_streaming"`
+			Voices    []struct {
+				Name      string   `json:"name"`
+				Languages []string `json:"languages"`
+			} `json:"voices"`
+		} `json:"tts"`
+	}
+	b, _ := json.Marshal(info.Data)
+	json.Unmarshal(b, &programs)
+	if len(programs.TTS) != 1 || !programs.TTS[0].Streaming || len(programs.TTS[0].Voices) < 3 {
+		t.Fatalf("info: %s", b)
+	}
+	found := false
+	for _, v := range programs.TTS[0].Voices {
+		found = found || v.Name == "fake" && len(v.Languages) == 1 && v.Languages[0] == "en-US"
+	}
+	if !found {
+		t.Errorf("info lists no voice fake with its language: %s", b)
+	}
+
+	// Whole text: one audio-start/stop pair, sentence by sentence.
+	c.send("synthesize", map[string]any{"text": text, "voice": map[string]any{"name": "en-us"}})
+	pcm, chunks := c.audio()
+	if math.Abs(float64(len(pcm)-len(httpPCM))) > 0.01*float64(len(httpPCM)) || chunks < 2 {
+		t.Errorf("synthesize: %d bytes in %d chunks; the HTTP API made %d", len(pcm), chunks, len(httpPCM))
+	}
+
+	// Streaming, with the compatibility copy of the whole text.
+	c.send("synthesize-start", map[string]any{"voice": map[string]any{"name": "en-us"}})
+	for _, part := range []string{"Hello from ", "voxkit. This is the ", "second sentence."} {
+		c.send("synthesize-chunk", map[string]any{"text": part})
+	}
+	c.send("synthesize", map[string]any{"text": text, "voice": map[string]any{"name": "en-us"}})
+	c.send("synthesize-stop", nil)
+	pcm, _ = c.audio()
+	if e := c.next(); e.Type != "synthesize-stopped" {
+		t.Fatalf("after streaming: %s", e.Type)
+	}
+	if math.Abs(float64(len(pcm)-len(httpPCM))) > 0.01*float64(len(httpPCM)) {
+		t.Errorf("streaming: %d bytes; the HTTP API made %d", len(pcm), len(httpPCM))
+	}
+
+	// By language; an unknown voice is an error, and the connection goes on.
+	c.send("synthesize", map[string]any{"text": "Cheerio.", "voice": map[string]any{"language": "en-GB"}})
+	if pcm, _ := c.audio(); len(pcm) == 0 {
+		t.Error("by language: no audio")
+	}
+	c.send("synthesize", map[string]any{"text": "Hi.", "voice": map[string]any{"name": "nobody"}})
+	if e := c.next(); e.Type != "error" || !strings.Contains(e.String("text"), "nobody") {
+		t.Errorf("unknown voice: %s %v", e.Type, e.Data)
+	}
+	c.send("synthesize", map[string]any{"text": "Still here.", "voice": map[string]any{"name": "en-us"}})
+	if pcm, _ := c.audio(); len(pcm) == 0 {
+		t.Error("after the error: no audio")
+	}
+}
+
+// TestWyomingConnections: 20 connections one after another, then 8 at
+// once, each describing and synthesizing.
+func TestWyomingConnections(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	addr := startWyoming(t, e)
+	one := func(t *testing.T) {
+		c := dialWyoming(t, addr)
+		c.send("describe", nil)
+		if ev := c.next(); ev.Type != "info" {
+			t.Errorf("describe: %s", ev.Type)
+		}
+		c.send("synthesize", map[string]any{"text": "One sentence.", "voice": map[string]any{"name": "fake"}})
+		if pcm, _ := c.audio(); len(pcm) == 0 {
+			t.Error("no audio")
+		}
+	}
+	for range 20 {
+		one(t)
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() { one(t) })
+	}
+	wg.Wait()
+}
+
+// TestWyomingFraming: an oversized header is refused with an error event
+// and the connection closed; nothing else is affected.
+func TestWyomingFraming(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	addr := startWyoming(t, e)
+	c := dialWyoming(t, addr)
+	c.c.Write([]byte(`{"type":"describe","pad":"` + strings.Repeat("a", wyoming.MaxHeader) + "\"}\n"))
+	if ev := c.next(); ev.Type != "error" || ev.String("code") != "too_large" {
+		t.Errorf("oversized header: %s %v", ev.Type, ev.Data)
+	}
+	if _, err := wyoming.Read(c.r); err == nil {
+		t.Error("the connection stayed open after an oversized header")
+	}
+	d := dialWyoming(t, addr)
+	d.send("describe", nil)
+	if ev := d.next(); ev.Type != "info" {
+		t.Errorf("another connection: %s", ev.Type)
+	}
+	_ = server.WyomingRate
+}
