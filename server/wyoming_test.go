@@ -3,6 +3,7 @@ package server_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"math"
@@ -12,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
+	"github.com/voxkit/voxkit/tts"
 )
 
 // wyomingClient speaks to a Wyoming listener as Home Assistant does.
@@ -210,4 +213,59 @@ func TestWyomingFraming(t *testing.T) {
 		t.Errorf("another connection: %s", ev.Type)
 	}
 	_ = server.WyomingRate
+}
+
+// BenchmarkWyomingFirstAudio measures, for streaming synthesis, the time
+// from a sentence's text arriving to its first audio chunk, beside the
+// time the synthesizer takes for that sentence alone (synth-ms): the
+// difference is what the Wyoming front end adds.
+func BenchmarkWyomingFirstAudio(b *testing.B) {
+	e := newEnv(b, envOptions{})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go e.srv.ServeWyoming(l, "local")
+	defer l.Close()
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	r := bufio.NewReader(c)
+	const sentence = "The quick brown fox jumps over the lazy dog. "
+	var first, synth time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, _, err := e.synth.SynthesizeRequest(context.Background(), tts.Request{Voice: "en-us", Input: sentence, Format: encode.PCM}); err != nil {
+			b.Fatal(err)
+		}
+		synth += time.Since(start)
+		wyoming.Write(c, "synthesize-start", map[string]any{"voice": map[string]any{"name": "en-us"}}, nil)
+		start = time.Now()
+		wyoming.Write(c, "synthesize-chunk", map[string]any{"text": sentence}, nil)
+		for {
+			ev, err := wyoming.Read(r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if ev.Type == "audio-chunk" {
+				first += time.Since(start)
+				break
+			}
+		}
+		wyoming.Write(c, "synthesize-stop", nil, nil)
+		for {
+			ev, err := wyoming.Read(r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if ev.Type == "synthesize-stopped" {
+				break
+			}
+		}
+	}
+	b.ReportMetric(float64(first.Microseconds())/1000/float64(b.N), "first-audio-ms")
+	b.ReportMetric(float64(synth.Microseconds())/1000/float64(b.N), "synth-ms")
+	b.ReportMetric(float64((first-synth).Microseconds())/1000/float64(b.N), "added-ms")
 }
