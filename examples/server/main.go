@@ -37,6 +37,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"maps"
 	"net"
@@ -52,13 +53,16 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode"
+	// Serve mp3 and opus too (they need cgo): the OpenAI SDKs ask for mp3 by default.
 
+	"github.com/hashicorp/mdns"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	_ "github.com/voxkit/voxkit/encode/mp3"
+	_ "github.com/voxkit/voxkit/encode/opus"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/espeak"
-
 	"github.com/voxkit/voxkit/engine/onnx"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
@@ -66,10 +70,6 @@ import (
 	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/server/upstream"
 	"github.com/voxkit/voxkit/tts"
-
-	// Serve mp3 and opus too (they need cgo): the OpenAI SDKs ask for mp3 by default.
-	_ "github.com/voxkit/voxkit/encode/mp3"
-	_ "github.com/voxkit/voxkit/encode/opus"
 )
 
 func main() {
@@ -96,6 +96,7 @@ type app struct {
 	metricsAddr        string
 	wyomingAddr        string
 	wyomingAccount     string
+	wyomingZeroconf    bool
 	storeURL           string
 	upstream           string
 	upstreamKey        string
@@ -155,6 +156,9 @@ func (a *app) run(ctx context.Context, args []string) error {
 		"address of a Wyoming listener for Home Assistant ($VOXKIT_WYOMING_ADDR), e.g. 127.0.0.1:10200; empty: none. Wyoming has no authentication: bind it where only trusted clients reach it")
 	fs.StringVar(&a.wyomingAccount, "wyoming-account", a.env("VOXKIT_WYOMING_ACCOUNT", "local"),
 		"the account whose voices and limits the Wyoming listener uses ($VOXKIT_WYOMING_ACCOUNT)")
+	zeroconf, _ := strconv.ParseBool(a.env("VOXKIT_WYOMING_ZEROCONF", "false"))
+	fs.BoolVar(&a.wyomingZeroconf, "wyoming-zeroconf", zeroconf,
+		"announce the Wyoming listener over mDNS as _wyoming._tcp, for Home Assistant to discover ($VOXKIT_WYOMING_ZEROCONF)")
 	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "data"), "data directory holding "+sqlite.FileName+" ($VOXKIT_DATA)")
 	fs.StringVar(&a.storeURL, "store", a.env("VOXKIT_STORE", ""),
 		"PostgreSQL URL (postgres://user:password@host/db) of the store ($VOXKIT_STORE); empty: SQLite in -data")
@@ -627,6 +631,15 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 			return err
 		}
 		a.log.Info("Wyoming listening", "addr", wl.Addr().String(), "account", a.wyomingAccount)
+		if a.wyomingZeroconf {
+			stop, err := announceWyoming(wl.Addr().(*net.TCPAddr))
+			if err != nil {
+				wl.Close()
+				ln.Close()
+				return fmt.Errorf("announcing the Wyoming listener: %w", err)
+			}
+			defer stop()
+		}
 		go func() {
 			if err := api.ServeWyoming(wl, a.wyomingAccount); err != nil {
 				errc <- err
@@ -648,4 +661,36 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	}
 	a.log.Info("stopped")
 	return err
+}
+
+// announceWyoming announces a Wyoming listener over mDNS (Zeroconf) as
+// _wyoming._tcp.local., as Home Assistant discovers Wyoming services: at
+// the listener's address, or this machine's first IPv4 address when it
+// listens on all of them.
+func announceWyoming(addr *net.TCPAddr) (stop func(), err error) {
+	ip := addr.IP
+	if ip == nil || ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+		if addrs, err := net.InterfaceAddrs(); err == nil {
+			for _, a := range addrs {
+				if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+					ip = n.IP
+					break
+				}
+			}
+		}
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "voxkit"
+	}
+	svc, err := mdns.NewMDNSService("voxkit", "_wyoming._tcp", "", host+".local.", addr.Port, []net.IP{ip}, []string{"voxkit"})
+	if err != nil {
+		return nil, err
+	}
+	srv, err := mdns.NewServer(&mdns.Config{Zone: svc, Logger: log.New(io.Discard, "", 0)})
+	if err != nil {
+		return nil, err
+	}
+	return func() { srv.Shutdown() }, nil
 }

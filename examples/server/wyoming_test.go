@@ -5,10 +5,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"log"
 	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/mdns"
 )
 
 // TestWyomingFlag: -wyoming-addr starts a Wyoming listener beside the
@@ -71,3 +74,45 @@ func TestWyomingFlag(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestWyomingZeroconf: -wyoming-zeroconf announces the listener over
+// mDNS, where a query for _wyoming._tcp finds it at its port.
+func TestWyomingZeroconf(t *testing.T) {
+	if !multicastInterface() {
+		t.Skip("no multicast interface is up")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	var out, errOut bytes.Buffer
+	_, stop, done := serve(t, newApp(&out, &errOut), &errOut, "-data", t.TempDir(),
+		"-wyoming-addr", "127.0.0.1:"+itoa(port), "-wyoming-zeroconf")
+	defer func() { stop(); <-done }()
+	entries := make(chan *mdns.ServiceEntry, 16)
+	p := mdns.DefaultParams("_wyoming._tcp")
+	p.Entries, p.Timeout, p.DisableIPv6 = entries, 3*time.Second, true
+	p.Logger = log.New(io.Discard, "", 0)
+	go func() { mdns.Query(p); close(entries) }()
+	found := false
+	for e := range entries {
+		found = found || e.Port == port && strings.HasPrefix(e.Name, "voxkit.")
+	}
+	if !found {
+		t.Errorf("no _wyoming._tcp service at port %d answered", port)
+	}
+}
+
+// multicastInterface reports an interface, besides loopback, that is up
+// and does multicast.
+func multicastInterface() bool {
+	ifs, _ := net.Interfaces()
+	for _, i := range ifs {
+		if i.Flags&net.FlagUp != 0 && i.Flags&net.FlagMulticast != 0 && i.Flags&net.FlagLoopback == 0 {
+			return true
+		}
+	}
+	return false
+}
