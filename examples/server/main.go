@@ -617,16 +617,10 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	a.log.Info("voxkit server listening", "addr", "http://"+ln.Addr().String(), "voices", len(synth.Voices().List("")),
-		"aliases", strings.Join(slices.Sorted(maps.Keys(aliases)), ","), "store", a.storeName(), "signup", a.signup)
-	if a.ready != nil {
-		a.ready(ln.Addr())
-	}
-	go a.rescanOnHangup(ctx, synth, piper)
-	errc := make(chan error, 2)
+	// The Wyoming listener is bound before the server says it is ready.
+	var wl net.Listener
 	if a.wyomingAddr != "" {
-		wl, err := net.Listen("tcp", a.wyomingAddr)
-		if err != nil {
+		if wl, err = net.Listen("tcp", a.wyomingAddr); err != nil {
 			ln.Close()
 			return err
 		}
@@ -640,6 +634,15 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 			}
 			defer stop()
 		}
+	}
+	a.log.Info("voxkit server listening", "addr", "http://"+ln.Addr().String(), "voices", len(synth.Voices().List("")),
+		"aliases", strings.Join(slices.Sorted(maps.Keys(aliases)), ","), "store", a.storeName(), "signup", a.signup)
+	if a.ready != nil {
+		a.ready(ln.Addr())
+	}
+	go a.rescanOnHangup(ctx, synth, piper)
+	errc := make(chan error, 2)
+	if wl != nil {
 		go func() {
 			if err := api.ServeWyoming(wl, a.wyomingAccount); err != nil {
 				errc <- err
