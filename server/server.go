@@ -154,8 +154,8 @@ type Server struct {
 	hashing  chan struct{}      // bounds concurrent password hashing
 	// hashWaiting counts the attempts waiting for hashing (maxHashQueue).
 	hashWaiting atomic.Int64
-	auth        []authenticator // asked in turn (auth.go)
-	keys        *keyAuth        // the last of auth
+	auth        []authenticator // the optional providers, asked in turn (auth.go)
+	keys        *keyAuth        // asked when none of auth claims a request
 	host        hostAuth        // Options.Authenticate, the first of auth; nil if none
 	formats     *encode.Registry
 	aliases     map[string]string
@@ -255,7 +255,6 @@ func New(opts Options) (*Server, error) {
 	if s.logins != nil {
 		s.auth = append(s.auth, sessionAuth{s})
 	}
-	s.auth = append(s.auth, s.keys)
 	s.limits = opts.Limits
 	s.gateway, s.ready = opts.Gateway, opts.Ready
 	if l, ok := s.store.(store.Limiter); ok {

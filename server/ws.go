@@ -97,7 +97,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 	go sess.out.Run(ctx)
 	var reader sync.WaitGroup
 	defer func() {
-		sess.drain()
+		sess.out.Drain()
 		end(errSessionOver)
 		c.CloseNow()
 		reader.Wait()
@@ -127,11 +127,11 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 		case <-ctx.Done():
 			return nil
 		case <-idle.C:
-			sess.drain()
+			sess.out.Drain()
 			c.Close(websocket.StatusNormalClosure, "idle for "+s.wsIdle.String())
 			return nil
 		case <-s.closing.Done():
-			sess.drain()
+			sess.out.Drain()
 			c.Close(websocket.StatusGoingAway, "server shutting down")
 			return nil
 		}
@@ -261,9 +261,6 @@ func (ws *wsSession) send(ctx context.Context, v any) error {
 	return ws.out.Queue(ctx, outbox.Message{Type: websocket.MessageText, Data: b})
 }
 
-// drain sends what is queued, and nothing after.
-func (ws *wsSession) drain() { ws.out.Drain() }
-
 func (ws *wsSession) sendError(ctx context.Context, id string, e *wire.Error) error {
 	return ws.send(ctx, wire.WSErrorMsg{Type: wire.WSErrorMessage, ID: id, Error: e.Object()})
 }
@@ -299,7 +296,7 @@ func (ws *wsSession) authFirst(ctx context.Context) bool {
 	}
 	refuse := func(e *wire.Error, reason string) bool {
 		ws.sendError(ctx, "", e)
-		ws.drain()
+		ws.out.Drain()
 		ws.c.Close(websocket.StatusPolicyViolation, reason)
 		return false
 	}
@@ -570,7 +567,7 @@ func (ws *wsSession) run(ctx context.Context, wc *wsContext) {
 // then close status 1008.
 func (ws *wsSession) refuse(ctx context.Context, id string, werr *wire.Error) {
 	ws.sendError(ctx, id, werr)
-	ws.drain()
+	ws.out.Drain()
 	ws.c.Close(websocket.StatusPolicyViolation, werr.Code)
 	ws.end(fmt.Errorf("credentials refused: %s", werr.Code))
 }

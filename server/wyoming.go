@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
 	"net"
 	"strings"
 	"sync"
@@ -84,6 +86,11 @@ func (s *Server) wyomingConn(c net.Conn, account string) {
 			return // the client is gone
 		}
 	}
+}
+
+// log is the server's log for this connection.
+func (ws *wyomingSession) log() *slog.Logger {
+	return ws.s.log.With("wyoming", ws.c.RemoteAddr().String())
 }
 
 // send writes one event within the write timeout.
@@ -191,7 +198,9 @@ type audioOut struct {
 	started bool
 }
 
-var wyomingFormat = map[string]int{"rate": WyomingRate, "width": 2, "channels": 1}
+// wyomingFormat is the audio format of audio-start and of each
+// audio-chunk (which also carries a timestamp, null).
+var wyomingFormat = map[string]any{"rate": WyomingRate, "width": 2, "channels": 1}
 
 func (a *audioOut) Write(p []byte) (int, error) {
 	a.buf = append(a.buf, p...)
@@ -216,7 +225,9 @@ func (a *audioOut) Flush() error {
 	if err := a.begin(); err != nil {
 		return err
 	}
-	err := a.ws.send("audio-chunk", map[string]any{"rate": WyomingRate, "width": 2, "channels": 1, "timestamp": nil}, a.buf)
+	chunk := maps.Clone(wyomingFormat)
+	chunk["timestamp"] = nil
+	err := a.ws.send("audio-chunk", chunk, a.buf)
 	a.buf = a.buf[:0]
 	return err
 }
@@ -242,7 +253,7 @@ func (ws *wyomingSession) synthesize(voice, text string) error {
 	start := time.Now()
 	p, err := ws.s.synth.Prepare(ws.request(voice, text))
 	if err != nil {
-		werr := ws.s.synthesisFailed(ws.s.log.With("wyoming", ws.c.RemoteAddr().String()), voice, err)
+		werr := ws.s.synthesisFailed(ws.log(), voice, err)
 		return ws.fail(werr.Code, werr.Message)
 	}
 	end, werr := ws.s.admitSpeech(ws.ctx, nil, ws.account)
@@ -256,7 +267,7 @@ func (ws *wyomingSession) synthesize(voice, text string) error {
 		if ws.ctx.Err() != nil {
 			return err
 		}
-		werr := ws.s.synthesisFailed(ws.s.log.With("wyoming", ws.c.RemoteAddr().String()), voice, err)
+		werr := ws.s.synthesisFailed(ws.log(), voice, err)
 		return ws.fail(werr.Code, werr.Message)
 	}
 	ws.s.metrics.speech("pcm", res, time.Since(start))
@@ -287,7 +298,7 @@ func (ws *wyomingSession) start(voice string) error {
 	ts, err := ws.s.synth.StreamText(ws.ctx, out, ws.request(voice, ""))
 	if err != nil {
 		end()
-		werr := ws.s.synthesisFailed(ws.s.log.With("wyoming", ws.c.RemoteAddr().String()), voice, err)
+		werr := ws.s.synthesisFailed(ws.log(), voice, err)
 		return ws.fail(werr.Code, werr.Message)
 	}
 	ws.stream = &wyomingStream{ws: ws, ts: ts, out: out, end: sync.OnceFunc(end), start: time.Now(), voice: voice}
@@ -318,7 +329,7 @@ func (st *wyomingStream) failed(err error) error {
 	if st.ws.ctx.Err() != nil {
 		return err
 	}
-	werr := st.ws.s.synthesisFailed(st.ws.s.log.With("wyoming", st.ws.c.RemoteAddr().String()), st.voice, err)
+	werr := st.ws.s.synthesisFailed(st.ws.log(), st.voice, err)
 	if st.ws.stream == st {
 		st.ws.stream = nil
 		st.end()

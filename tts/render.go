@@ -231,12 +231,16 @@ func (r *renderer) normalized(text string, style tags.Style, v voices.Voice) (st
 	if r.req.Normalize == NormalizeOff || style.Spell {
 		return text, nil
 	}
-	nt := normalize.Normalize(text, cmp.Or(v.Language, v.ID))
+	nt := normalize.Normalize(text, languageOf(v))
 	if nt.Text == text {
 		return text, nil
 	}
 	return nt.Text, &nt
 }
+
+// languageOf is the language a voice reads in: its BCP 47 tag, else its
+// id ("en-us"), which for the espeak-ng voices is one.
+func languageOf(v voices.Voice) string { return cmp.Or(v.Language, v.ID) }
 
 // silence is the level below which a sample at a part's edge counts as
 // silence (−60 dBFS): espeak-ng's edge silence is exact zeros, a neural

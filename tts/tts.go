@@ -273,7 +273,7 @@ func (s *Synthesizer) NormalizeText(account, voice, input string) (normalize.Tex
 	if err != nil {
 		return normalize.Text{}, &UnknownVoiceError{Voice: voice, Suggestions: s.voices.Suggest(account, voice, 3)}
 	}
-	return normalize.Normalize(input, cmp.Or(v.Language, v.ID)), nil
+	return normalize.Normalize(input, languageOf(v)), nil
 }
 
 // Codec returns the codec that encodes format f, or a *FormatError when
@@ -489,7 +489,7 @@ func (s *Synthesizer) prepare(req *Request, ignored *[]string) (voices.Voice, ta
 		return voices.Voice{}, tags.Script{}, err
 	}
 	if req.InputFormat == InputSSML || req.InputFormat == InputAuto && ssml.Is(req.Input) {
-		converted, err := ssml.Convert(req.Input, cmp.Or(v.Language, v.ID))
+		converted, err := ssml.Convert(req.Input, languageOf(v))
 		if err != nil {
 			return voices.Voice{}, tags.Script{}, err
 		}

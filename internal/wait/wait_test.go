@@ -7,19 +7,16 @@ import (
 )
 
 func TestFor(t *testing.T) {
+	// The condition comes true at its third poll: For keeps polling.
 	var n atomic.Int32
-	go func() {
-		time.Sleep(20 * time.Millisecond)
-		n.Store(1)
-	}()
-	if !For(5*time.Second, func() bool { return n.Load() == 1 }) {
-		t.Error("For missed a condition that came true")
+	if !For(5*time.Second, func() bool { return n.Add(1) >= 3 }) || n.Load() != 3 {
+		t.Errorf("For stopped after %d polls of a condition that came true at the third", n.Load())
 	}
 	if For(30*time.Millisecond, func() bool { return false }) {
 		t.Error("For held a condition that never did")
 	}
 	start := time.Now()
-	if Never(5*time.Second, func() bool { return n.Load() == 1 }) {
+	if Never(5*time.Second, func() bool { return n.Load() == 3 }) {
 		t.Error("Never missed a condition that held")
 	}
 	if time.Since(start) > time.Second {

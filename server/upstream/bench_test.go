@@ -3,14 +3,11 @@ package upstream_test
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -20,17 +17,7 @@ import (
 func BenchmarkFirstByte(b *testing.B) {
 	w := worker(b)
 	p := newPool(b, w.URL)
-	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"upstream": p}, MaxParallel: 8})
-	if err != nil {
-		b.Fatal(err)
-	}
-	gw, err := server.New(server.Options{Synthesizer: synth, Gateway: true, Ready: p.Ready, Logger: quiet,
-		Authenticate: func(*http.Request) (string, error) { return "caller", nil }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	g := httptest.NewServer(gw)
-	defer g.Close()
+	g := gateway(b, p, tts.Options{MaxParallel: 8})
 	body := `{"model":"tts-1","voice":"en-us","input":"Hello there. How are you today?","response_format":"pcm"}`
 	for _, tc := range []struct{ name, url string }{{"direct", w.URL}, {"gateway", g.URL}} {
 		b.Run(tc.name, func(b *testing.B) {

@@ -19,11 +19,12 @@ import (
 	"github.com/voxkit/voxkit/tts"
 )
 
-// gateway serves a gateway over p whose requests may make at most
-// maxAudio of audio.
-func gateway(t *testing.T, p *upstream.Pool, maxAudio time.Duration) *httptest.Server {
+// gateway serves a gateway over p, its synthesizer made with opts (whose
+// engine is p), that lets every caller in.
+func gateway(t testing.TB, p *upstream.Pool, opts tts.Options) *httptest.Server {
 	t.Helper()
-	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"upstream": p}, MaxAudio: maxAudio})
+	opts.Engines = map[string]engine.Engine{"upstream": p}
+	synth, err := tts.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,13 +87,13 @@ func errorCode(body string) string {
 func TestGatewayNeverShortensOnFailure(t *testing.T) {
 	const input = `{"voice":"en-us","input":"Hi. 7777777777777777777. Bye now.","response_format":"wav"}`
 	t.Run("gateway limit", func(t *testing.T) {
-		gw := gateway(t, newPool(t, worker(t).URL), 2*time.Second)
+		gw := gateway(t, newPool(t, worker(t).URL), tts.Options{MaxAudio: 2 * time.Second})
 		if st, body := post(t, gw.URL, input); st != 400 || errorCode(body) != "audio_too_long" {
 			t.Errorf("%d %.300s; want 400 audio_too_long", st, body)
 		}
 	})
 	t.Run("worker limit", func(t *testing.T) {
-		gw := gateway(t, newPool(t, limitedWorker(t, 2*time.Second).URL), time.Minute)
+		gw := gateway(t, newPool(t, limitedWorker(t, 2*time.Second).URL), tts.Options{MaxAudio: time.Minute})
 		if st, body := post(t, gw.URL, input); st != 400 || errorCode(body) != "audio_too_long" {
 			t.Errorf("%d %.300s; want the worker's 400 audio_too_long", st, body)
 		}

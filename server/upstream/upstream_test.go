@@ -264,17 +264,7 @@ func TestPoolMidStreamFailure(t *testing.T) {
 func TestGatewayServer(t *testing.T) {
 	w := worker(t)
 	p := newPool(t, w.URL)
-	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"upstream": p}, MaxParallel: 32})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gw, err := server.New(server.Options{Synthesizer: synth, Gateway: true, Ready: p.Ready, Logger: quiet,
-		Authenticate: func(*http.Request) (string, error) { return "caller", nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(gw)
-	defer ts.Close()
+	ts := gateway(t, p, tts.Options{MaxParallel: 32})
 	post := func(body string) *http.Response {
 		t.Helper()
 		res, err := http.Post(ts.URL+"/v1/audio/speech", "application/json", strings.NewReader(body))

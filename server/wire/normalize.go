@@ -30,12 +30,15 @@ type NormalizationSpan struct {
 // FromNormalized converts normalized text of input for the API.
 func FromNormalized(voice, input string, t normalize.Text) Normalization {
 	out := Normalization{Object: "normalization", Voice: voice, Text: t.Text, Spans: make([]NormalizationSpan, 0, len(t.Spans))}
-	chars := func(s string, i int) int { return utf8.RuneCountInString(s[:i]) }
+	// The spans are in order and contiguous: each starts where the one
+	// before ended, so characters are counted once.
+	textChars, inputChars := 0, 0
 	for _, s := range t.Spans {
-		out.Spans = append(out.Spans, NormalizationSpan{
-			TextStart: chars(t.Text, s.Out), TextEnd: chars(t.Text, s.OutEnd),
-			InputStart: chars(input, s.Src), InputEnd: chars(input, s.SrcEnd), Changed: !s.Copy,
-		})
+		span := NormalizationSpan{TextStart: textChars, InputStart: inputChars, Changed: !s.Copy}
+		textChars += utf8.RuneCountInString(t.Text[s.Out:s.OutEnd])
+		inputChars += utf8.RuneCountInString(input[s.Src:s.SrcEnd])
+		span.TextEnd, span.InputEnd = textChars, inputChars
+		out.Spans = append(out.Spans, span)
 	}
 	return out
 }

@@ -199,8 +199,8 @@ func english(british bool) *language {
 		times:      "times", numberSign: "number",
 		ordinalOf: enOrdinalOf, decades: enDecades,
 		abbreviation: enAbbreviation, roman: true, initialisms: true,
+		hour: unit{"hour", "hours"}, minute: unit{"minute", "minutes"}, second: unit{"second", "seconds"},
 	}
-	l.fraction = func(d string) string { return spellDigits(d, l) }
 	l.date = func(y, m, d int, dayWritten bool) string {
 		var say string
 		if dayWritten || british {
@@ -233,18 +233,7 @@ func english(british bool) *language {
 		}
 		return say
 	}
-	l.clockSeconds = func(h, m, s int) string {
-		return enCardinal(int64(h)) + " " + plural(h, "hour", "hours") + ", " + enCardinal(int64(m)) + " " +
-			plural(m, "minute", "minutes") + " and " + enCardinal(int64(s)) + " " + plural(s, "second", "seconds")
-	}
 	return l
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // englishUnits are the units read after a number, by their symbols.

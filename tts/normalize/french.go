@@ -111,7 +111,8 @@ func frOrdinal(n int64) string {
 
 func french() *language {
 	l := &language{
-		decimal: ',', group: '.', groupSpace: true,
+		decimal: ',', group: '.', groupSpace: true, fractionAsNumber: true,
+		hour: unit{"heure", "heures"}, minute: unit{"minute", "minutes"}, second: unit{"seconde", "secondes"},
 		digit:    [10]string{"zéro", "un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf"},
 		cardinal: frCardinal, ordinal: frOrdinal, year: frCardinal,
 		point: "virgule", minus: "moins", plus: "plus", percent: "pour cent", to: "à", and: "et", over: "sur",
@@ -161,17 +162,6 @@ func french() *language {
 			return "", false
 		},
 	}
-	l.fraction = func(d string) string {
-		zeros := len(d) - len(strings.TrimLeft(d, "0"))
-		say := strings.TrimSpace(strings.Repeat("zéro ", zeros))
-		if rest := strings.TrimLeft(d, "0"); rest != "" {
-			if len(rest) > 6 {
-				return spellDigits(d, l)
-			}
-			say = strings.TrimSpace(say + " " + frCardinal(int64(atoi(rest))))
-		}
-		return say
-	}
 	l.fractionName = func(a, b int64) string {
 		if b < 2 || b > 10 || a > 99 {
 			return ""
@@ -210,10 +200,6 @@ func french() *language {
 			hours += " " + frCardinal(int64(m))
 		}
 		return hours
-	}
-	l.clockSeconds = func(h, m, s int) string {
-		return frCardinal(int64(h)) + " " + plural(h, "heure", "heures") + ", " + frCardinal(int64(m)) + " " +
-			plural(m, "minute", "minutes") + " et " + frCardinal(int64(s)) + " " + plural(s, "seconde", "secondes")
 	}
 	return l
 }

@@ -132,6 +132,7 @@ func german() *language {
 		degree: unit{"Grad", "Grad"}, celsius: "Celsius", fahrenheit: "Fahrenheit",
 		names: webWords{dot: "Punkt", slash: "Schrägstrich", at: "ät", colon: "Doppelpunkt", dash: "Bindestrich", underscore: "Unterstrich"},
 		times: "mal", numberSign: "Nummer",
+		hour: unit{"Stunde", "Stunden"}, minute: unit{"Minute", "Minuten"}, second: unit{"Sekunde", "Sekunden"},
 		feminine: map[string]bool{"Stunde": true, "Minute": true, "Sekunde": true, "Kilowattstunde": true},
 		feminize: func(s string) string {
 			if s == "eins" {
@@ -146,7 +147,6 @@ func german() *language {
 			return s
 		},
 	}
-	l.fraction = func(d string) string { return spellDigits(d, l) }
 	l.fractionName = func(a, b int64) string {
 		if b < 2 || b > 10 || a > 99 {
 			return ""
@@ -184,10 +184,6 @@ func german() *language {
 			say += " " + deCardinal(int64(m))
 		}
 		return say
-	}
-	l.clockSeconds = func(h, m, s int) string {
-		return deCardinal(int64(h)) + " " + plural(h, "Stunde", "Stunden") + ", " + deCardinal(int64(m)) + " " +
-			plural(m, "Minute", "Minuten") + " und " + deCardinal(int64(s)) + " " + plural(s, "Sekunde", "Sekunden")
 	}
 	return l
 }

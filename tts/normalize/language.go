@@ -9,32 +9,35 @@ type language struct {
 	cardinal       func(int64) string
 	ordinal        func(int64) string
 	year           func(int64) string
-	fraction       func(digits string) string // the digits after the decimal separator
-	point, minus   string
-	plus           string
-	percent        string
-	to             string // "3-5": "three to five"
-	and            string
-	over           string                  // a fraction without a name: "7/23"
-	fractionName   func(a, b int64) string // "3/4": "three quarters"; "" when it has none
-	months         [12]string
-	monthAbbr      map[string]int // lower case, without the period
-	dayFirst       bool           // 11/12/2026 is the 11th of December
-	date           func(y, m, d int, dayWritten bool) string
-	clock          func(h, m int, ampm string) string
+	// fractionAsNumber reads the digits after the decimal separator as
+	// a number ("3,14": "trois virgule quatorze"), not one by one.
+	fractionAsNumber bool
+	point, minus     string
+	plus             string
+	percent          string
+	to               string // "3-5": "three to five"
+	and              string
+	over             string                  // a fraction without a name: "7/23"
+	fractionName     func(a, b int64) string // "3/4": "three quarters"; "" when it has none
+	months           [12]string
+	monthAbbr        map[string]int // lower case, without the period
+	dayFirst         bool           // 11/12/2026 is the 11th of December
+	date             func(y, m, d int, dayWritten bool) string
+	clock            func(h, m int, ampm string) string
 	// clockArticle, when set, is what a time starts with unless the text
 	// has it already: Spanish "las".
 	clockArticle func(h int) string
-	clockSeconds func(h, m, s int) string
-	currencies   map[string]currency // by symbol and ISO code
-	scales       map[string]string   // "k": "thousand", "million": "million"
-	units        map[string]unit
-	degree       unit
-	celsius      string
-	fahrenheit   string
-	names        webWords
-	times        string // "2x": "two times"
-	numberSign   string // "#5": "number five"
+	// hour, minute and second name the parts of a duration ("1:30:15").
+	hour, minute, second unit
+	currencies           map[string]currency // by symbol and ISO code
+	scales               map[string]string   // "k": "thousand", "million": "million"
+	units                map[string]unit
+	degree               unit
+	celsius              string
+	fahrenheit           string
+	names                webWords
+	times                string // "2x": "two times"
+	numberSign           string // "#5": "number five"
 	// ordinalOf reads an ordinal written with digits ("2nd", "1er",
 	// "2ª").
 	ordinalOf func(core string) (string, bool)

@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -79,6 +80,15 @@ func Normalize(text, lang string) Text {
 	return n.out
 }
 
+// The languages' rules, built once: a language is never changed after.
+var (
+	usEnglish      = sync.OnceValue(func() *language { return english(false) })
+	britishEnglish = sync.OnceValue(func() *language { return english(true) })
+	germanRules    = sync.OnceValue(german)
+	frenchRules    = sync.OnceValue(french)
+	spanishRules   = sync.OnceValue(spanish)
+)
+
 // languageOf returns the rules of a language tag, nil when there are
 // none.
 func languageOf(tag string) *language {
@@ -87,15 +97,15 @@ func languageOf(tag string) *language {
 	switch base {
 	case "en":
 		if region == "us" || region == "" || region == "ca" || region == "ph" {
-			return english(false)
+			return usEnglish()
 		}
-		return english(true)
+		return britishEnglish()
 	case "de":
-		return german()
+		return germanRules()
 	case "fr":
-		return french()
+		return frenchRules()
 	case "es":
-		return spanish()
+		return spanishRules()
 	}
 	return nil
 }

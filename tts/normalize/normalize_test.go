@@ -148,7 +148,7 @@ func plainWord(w string) bool {
 		}
 	}
 	_, unit := englishUnits[w]
-	_, month := english(false).monthAbbr[w]
+	_, month := usEnglish().monthAbbr[w]
 	return !unit && !month && enAnywhere[w] == "" && enBeforeNumber[w] == "" && w != "thousand" && w != "million" && w != "billion" && w != "trillion"
 }
 

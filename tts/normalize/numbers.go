@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -111,7 +112,7 @@ func sayNumber(x number, l *language) string {
 	}
 	v, ok := x.value()
 	if x.bare {
-		return strings.Join(append(parts, l.point, l.fraction(x.frac)), " ")
+		return strings.Join(append(parts, l.point, l.sayFraction(x.frac)), " ")
 	}
 	if ok && v < 1e15 && (len(x.whole) == 1 || x.whole[0] != '0') {
 		parts = append(parts, l.cardinal(v))
@@ -119,7 +120,35 @@ func sayNumber(x number, l *language) string {
 		parts = append(parts, spellDigits(x.whole, l))
 	}
 	if x.hasPoint {
-		parts = append(parts, l.point, l.fraction(x.frac))
+		parts = append(parts, l.point, l.sayFraction(x.frac))
 	}
 	return strings.Join(parts, " ")
+}
+
+// sayFraction reads the digits after a decimal separator: one by one, or
+// as a number after the zeros that lead it ("0,05": "zéro virgule zéro
+// cinq").
+func (l *language) sayFraction(d string) string {
+	rest := strings.TrimLeft(d, "0")
+	if !l.fractionAsNumber || len(rest) > 6 {
+		return spellDigits(d, l)
+	}
+	words := slices.Repeat([]string{l.digit[0]}, len(d)-len(rest))
+	if rest != "" {
+		words = append(words, l.cardinal(int64(atoi(rest))))
+	}
+	return strings.Join(words, " ")
+}
+
+// sayDuration reads hours, minutes and seconds: "one hour, thirty minutes
+// and fifteen seconds".
+func (l *language) sayDuration(h, m, s int) string {
+	part := func(n int, u unit) string {
+		name := u.many
+		if n == 1 {
+			name = u.one
+		}
+		return l.cardinal(int64(n)) + " " + name
+	}
+	return part(h, l.hour) + ", " + part(m, l.minute) + " " + l.and + " " + part(s, l.second)
 }

@@ -394,7 +394,7 @@ func (l *language) clockOf(n *normalizer, i int) (int, string) {
 		return used, l.clock(h, min, mark)
 	}
 	if m := secondsRE.FindStringSubmatch(c); m != nil && atoi(m[2]) < 60 && atoi(m[3]) < 60 {
-		return 1, l.clockSeconds(atoi(m[1]), atoi(m[2]), atoi(m[3]))
+		return 1, l.sayDuration(atoi(m[1]), atoi(m[2]), atoi(m[3]))
 	}
 	if m := hourAmRE.FindStringSubmatch(c); m != nil && atoi(m[1]) >= 1 && atoi(m[1]) <= 12 {
 		return 1, l.clock(atoi(m[1]), 0, strings.ToLower(strings.ReplaceAll(m[2], ".", "")))
@@ -446,8 +446,8 @@ func (l *language) measure(n *normalizer, i int) (int, string) {
 	case suffix == "%":
 		return 1, sayNumber(x, l) + " " + l.percent
 	case suffix == "°" || suffix == "º" && l.decimal == '.':
-		if u, ok := n.unitAt(l, i+1); ok && n.joined(i) && (n.core(i+1) == "C" || n.core(i+1) == "F") {
-			return 2, sayNumber(x, l) + " " + l.degree.words(x) + " " + u
+		if scale := l.scaleName(n.core(i + 1)); scale != "" && n.joined(i) {
+			return 2, sayNumber(x, l) + " " + l.degree.words(x) + " " + scale
 		}
 		return 1, sayNumber(x, l) + " " + l.degree.words(x)
 	case suffix == "°C" || suffix == "℃":
@@ -463,15 +463,16 @@ func (l *language) measure(n *normalizer, i int) (int, string) {
 	return 0, ""
 }
 
-// unitAt returns the name of the unit word i+... holds after a number.
-func (n *normalizer) unitAt(l *language, i int) (string, bool) {
-	switch n.core(i) {
+// scaleName names the temperature scale a word writes ("C", "F"); "" for
+// any other word.
+func (l *language) scaleName(word string) string {
+	switch word {
 	case "C":
-		return l.celsius, true
+		return l.celsius
 	case "F":
-		return l.fahrenheit, true
+		return l.fahrenheit
 	}
-	return "", false
+	return ""
 }
 
 // ---- plain numbers ----

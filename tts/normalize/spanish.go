@@ -80,7 +80,8 @@ func esCardinal(n int64) string {
 
 func spanish() *language {
 	l := &language{
-		decimal: ',', group: '.',
+		decimal: ',', group: '.', fractionAsNumber: true,
+		hour: unit{"hora", "horas"}, minute: unit{"minuto", "minutos"}, second: unit{"segundo", "segundos"},
 		digit:    [10]string{"cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve"},
 		cardinal: esCardinal, year: esCardinal,
 		ordinal: func(n int64) string {
@@ -136,17 +137,6 @@ func spanish() *language {
 			return "", false
 		},
 	}
-	l.fraction = func(d string) string {
-		zeros := len(d) - len(strings.TrimLeft(d, "0"))
-		say := strings.TrimSpace(strings.Repeat("cero ", zeros))
-		if rest := strings.TrimLeft(d, "0"); rest != "" {
-			if len(rest) > 6 {
-				return spellDigits(d, l)
-			}
-			say = strings.TrimSpace(say + " " + esCardinal(int64(atoi(rest))))
-		}
-		return say
-	}
 	l.fractionName = func(a, b int64) string {
 		if b < 2 || b > 10 || a > 99 {
 			return ""
@@ -188,10 +178,6 @@ func spanish() *language {
 			say += " y " + esCardinal(int64(m))
 		}
 		return say
-	}
-	l.clockSeconds = func(h, m, s int) string {
-		return esCardinal(int64(h)) + " " + plural(h, "hora", "horas") + ", " + esCardinal(int64(m)) + " " +
-			plural(m, "minuto", "minutos") + " y " + esCardinal(int64(s)) + " " + plural(s, "segundo", "segundos")
 	}
 	return l
 }

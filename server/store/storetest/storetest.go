@@ -492,18 +492,22 @@ func testVoiceNamespacesAndLimit(t *testing.T, su Suite) {
 	}
 }
 
-// testSessions: passwords are stored hashed and survive a restart; a new
-// password ends the account's sessions; expired and deleted sessions are
-// gone.
-// testAccountWithPassword: a sign-up's account and password are made
-// together or not at all.
-func testAccountWithPassword(t *testing.T, su Suite) {
-	ctx := t.Context()
+// openSessions opens a store of su that keeps passwords, or skips.
+func openSessions(t *testing.T, su Suite) (store.Store, store.Sessions) {
+	t.Helper()
 	opened := su.Open(t)
 	st, ok := opened.(store.Sessions)
 	if !ok {
 		t.Skip("the store keeps no passwords (store.Sessions)")
 	}
+	return opened, st
+}
+
+// testAccountWithPassword: a sign-up's account and password are made
+// together or not at all.
+func testAccountWithPassword(t *testing.T, su Suite) {
+	ctx := t.Context()
+	opened, st := openSessions(t, su)
 	accounts(t, opened, "taken")
 	a, err := st.CreateAccountWithPassword(ctx, "carol", "hash-of-carol")
 	if err != nil || a.Name != "carol" || a.Created.IsZero() {
@@ -539,13 +543,12 @@ func testAccountWithPassword(t *testing.T, su Suite) {
 	}
 }
 
+// testSessions: passwords are stored hashed and survive a restart; a new
+// password ends the account's sessions; expired and deleted sessions are
+// gone.
 func testSessions(t *testing.T, su Suite) {
 	ctx := context.Background()
-	opened := su.Open(t)
-	st, ok := opened.(store.Sessions)
-	if !ok {
-		t.Skip("the store keeps no passwords (store.Sessions)")
-	}
+	opened, st := openSessions(t, su)
 	accounts(t, opened, "ann", "bob")
 	if _, err := st.PasswordHash(ctx, "ann"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("no password yet: %v", err)
