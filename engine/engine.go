@@ -155,6 +155,13 @@ type Voice struct {
 	Language string
 	// Description is a short human-readable label.
 	Description string
+	// SampleRate is the rate of the voice's audio in hertz; 0 when the
+	// engine cannot say before speaking.
+	SampleRate int
+	// Speaker is set for a voice that is one speaker of a multi-speaker
+	// model: the speaker's name, with Name the model's name, ":" and
+	// Speaker (engine/onnx's NAME:SPEAKER).
+	Speaker string
 }
 
 // VoiceLister is implemented by engines that can list their voices.

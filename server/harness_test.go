@@ -102,8 +102,8 @@ func newEnv(t testing.TB, o envOptions) *env {
 		}
 	}
 	for _, v := range []voices.Voice{
-		{ID: "en-us", Engine: "espeak", EngineVoice: "en-us", Created: created},
-		{ID: "en-gb", Engine: "espeak", EngineVoice: "en-gb", Created: created},
+		{ID: "en-us", Engine: "espeak", EngineVoice: "en-us", Created: created, SampleRate: es.SampleRate()},
+		{ID: "en-gb", Engine: "espeak", EngineVoice: "en-gb", Created: created, SampleRate: es.SampleRate()},
 		{ID: "faulty", Engine: "faulty", EngineVoice: "x", Created: created},
 		{ID: "local-clone", Owner: "local", Engine: "fake", EngineVoice: "fake", Created: created},
 		{ID: "other-clone", Owner: "other", Engine: "fake", EngineVoice: "fake", Created: created},

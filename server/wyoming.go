@@ -16,11 +16,13 @@ import (
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
 	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/voices"
 )
 
-// WyomingRate is the sample rate of the audio sent to Wyoming clients:
-// 16-bit mono PCM at 24 kHz, whatever the voice's own rate.
-const WyomingRate = encode.DefaultSampleRate
+// Wyoming clients get 16-bit mono PCM at the voice's own rate (espeak-ng
+// 22050 Hz, a Piper voice its config's rate, Kokoro 24000 Hz), or at
+// encode.DefaultSampleRate when the voice's engine does not say (a
+// gateway's voices).
 
 // wyomingWriteTimeout bounds each event written to a Wyoming client, and
 // wyomingIdle how long a connection may wait for its next event.
@@ -112,17 +114,17 @@ func (ws *wyomingSession) handle(e wyoming.Event) error {
 		if ws.stream != nil {
 			return nil // the copy of the whole text a streaming client also sends
 		}
-		voice, err := ws.voice(e)
+		v, err := ws.voice(e)
 		if err != nil {
 			return ws.fail("voice_not_found", err.Error())
 		}
-		return ws.synthesize(voice, e.String("text"))
+		return ws.synthesize(v, e.String("text"))
 	case "synthesize-start":
-		voice, err := ws.voice(e)
+		v, err := ws.voice(e)
 		if err != nil {
 			return ws.fail("voice_not_found", err.Error())
 		}
-		return ws.start(voice)
+		return ws.start(v)
 	case "synthesize-chunk":
 		if ws.stream == nil {
 			return ws.fail("no_stream", "synthesize-chunk without synthesize-start")
@@ -151,34 +153,50 @@ type wyomingVoice struct {
 
 // voice resolves an event's voice: by name (with a Piper speaker), else
 // the best voice of its language, else the default voice.
-func (ws *wyomingSession) voice(e wyoming.Event) (string, error) {
+func (ws *wyomingSession) voice(e wyoming.Event) (voices.Voice, error) {
 	var v wyomingVoice
 	if err := e.Object("voice", &v); err != nil {
-		return "", fmt.Errorf("the voice field is not an object: %v", err)
+		return voices.Voice{}, fmt.Errorf("the voice field is not an object: %v", err)
 	}
 	id := cmp.Or(v.Name, v.Language, "en-us")
 	if v.Name != "" && v.Speaker != "" {
 		id = v.Name + ":" + v.Speaker
 	}
 	id = ws.s.resolveVoice(ws.account, id)
-	if _, err := ws.s.voices.Lookup(ws.account, id); err != nil {
-		return "", fmt.Errorf("unknown voice %q", id)
+	found, err := ws.s.voices.Lookup(ws.account, id)
+	if err != nil {
+		return voices.Voice{}, fmt.Errorf("unknown voice %q", id)
 	}
-	return id, nil
+	return found, nil
 }
 
 // info is the answer to describe: one TTS program with every voice the
-// account may use.
+// account may use. The speakers of a multi-speaker Piper model are one
+// voice, the model, with its speakers listed.
 func (ws *wyomingSession) info() map[string]any {
 	attribution := map[string]string{"name": "voxkit", "url": "https://github.com/voxkit/voxkit"}
 	var list []map[string]any
+	models := map[string]map[string]any{} // multi-speaker models by name
 	for _, v := range ws.s.voices.List(ws.account) {
 		var langs []string
 		if v.Language != "" {
 			langs = []string{v.Language}
 		}
-		list = append(list, map[string]any{"name": v.ID, "languages": langs, "attribution": attribution,
-			"installed": true, "description": cmp.Or(v.Description, v.ID), "version": nil, "speakers": nil})
+		speaker := map[string]string{"name": v.Speaker}
+		model, multi := strings.CutSuffix(v.ID, ":"+v.Speaker)
+		if m := models[model]; multi && m != nil {
+			m["speakers"] = append(m["speakers"].([]map[string]string), speaker)
+			continue
+		}
+		entry := map[string]any{"name": v.ID, "languages": langs, "attribution": attribution,
+			"installed": true, "description": cmp.Or(v.Description, v.ID), "version": nil, "speakers": nil}
+		if multi && v.Speaker != "" {
+			entry["name"] = model
+			entry["description"] = strings.TrimSuffix(v.Description, ", speaker "+v.Speaker)
+			entry["speakers"] = []map[string]string{speaker}
+			models[model] = entry
+		}
+		list = append(list, entry)
 	}
 	return map[string]any{
 		"asr": []any{}, "tts": []any{map[string]any{
@@ -194,13 +212,15 @@ func (ws *wyomingSession) info() map[string]any {
 // end.
 type audioOut struct {
 	ws      *wyomingSession
+	format  map[string]any // rate, width and channels
 	buf     []byte
 	started bool
 }
 
-// wyomingFormat is the audio format of audio-start and of each
-// audio-chunk (which also carries a timestamp, null).
-var wyomingFormat = map[string]any{"rate": WyomingRate, "width": 2, "channels": 1}
+// newAudioOut sends 16-bit mono audio at rate.
+func (ws *wyomingSession) newAudioOut(rate int) *audioOut {
+	return &audioOut{ws: ws, format: map[string]any{"rate": rate, "width": 2, "channels": 1}}
+}
 
 func (a *audioOut) Write(p []byte) (int, error) {
 	a.buf = append(a.buf, p...)
@@ -215,7 +235,7 @@ func (a *audioOut) begin() error {
 		return nil
 	}
 	a.started = true
-	return a.ws.send("audio-start", wyomingFormat, nil)
+	return a.ws.send("audio-start", a.format, nil)
 }
 
 func (a *audioOut) Flush() error {
@@ -225,7 +245,7 @@ func (a *audioOut) Flush() error {
 	if err := a.begin(); err != nil {
 		return err
 	}
-	chunk := maps.Clone(wyomingFormat)
+	chunk := maps.Clone(a.format)
 	chunk["timestamp"] = nil
 	err := a.ws.send("audio-chunk", chunk, a.buf)
 	a.buf = a.buf[:0]
@@ -242,18 +262,21 @@ func (a *audioOut) stop() error {
 	return a.ws.send("audio-stop", map[string]any{"timestamp": nil}, nil)
 }
 
-// request is the speech request of a Wyoming synthesis.
-func (ws *wyomingSession) request(voice, text string) tts.Request {
-	return tts.Request{Voice: voice, Input: text, Account: ws.account,
-		Format: encode.Format{Name: "pcm", SampleRate: WyomingRate, Streaming: true}}
+// request is the speech request of a Wyoming synthesis, at the voice's
+// own rate.
+func (ws *wyomingSession) request(v voices.Voice, text string) tts.Request {
+	rate := cmp.Or(v.SampleRate, encode.DefaultSampleRate)
+	return tts.Request{Voice: v.ID, Input: text, Account: ws.account,
+		Format: encode.Format{Name: "pcm", SampleRate: rate, Streaming: true}}
 }
 
 // synthesize speaks a whole text, sentence by sentence.
-func (ws *wyomingSession) synthesize(voice, text string) error {
+func (ws *wyomingSession) synthesize(v voices.Voice, text string) error {
 	start := time.Now()
-	p, err := ws.s.synth.Prepare(ws.request(voice, text))
+	req := ws.request(v, text)
+	p, err := ws.s.synth.Prepare(req)
 	if err != nil {
-		werr := ws.s.synthesisFailed(ws.log(), voice, err)
+		werr := ws.s.synthesisFailed(ws.log(), v.ID, err)
 		return ws.fail(werr.Code, werr.Message)
 	}
 	end, werr := ws.s.admitSpeech(ws.ctx, nil, ws.account)
@@ -261,13 +284,13 @@ func (ws *wyomingSession) synthesize(voice, text string) error {
 		return ws.fail(werr.Code, werr.Message)
 	}
 	defer end()
-	out := &audioOut{ws: ws}
+	out := ws.newAudioOut(req.Format.SampleRate)
 	res, err := p.Stream(ws.ctx, out)
 	if err != nil {
 		if ws.ctx.Err() != nil {
 			return err
 		}
-		werr := ws.s.synthesisFailed(ws.log(), voice, err)
+		werr := ws.s.synthesisFailed(ws.log(), v.ID, err)
 		return ws.fail(werr.Code, werr.Message)
 	}
 	ws.s.metrics.speech("pcm", res, time.Since(start))
@@ -285,7 +308,7 @@ type wyomingStream struct {
 	voice string
 }
 
-func (ws *wyomingSession) start(voice string) error {
+func (ws *wyomingSession) start(v voices.Voice) error {
 	if ws.stream != nil {
 		ws.stream.abort()
 		ws.stream = nil
@@ -294,14 +317,15 @@ func (ws *wyomingSession) start(voice string) error {
 	if werr != nil {
 		return ws.fail(werr.Code, werr.Message)
 	}
-	out := &audioOut{ws: ws}
-	ts, err := ws.s.synth.StreamText(ws.ctx, out, ws.request(voice, ""))
+	req := ws.request(v, "")
+	out := ws.newAudioOut(req.Format.SampleRate)
+	ts, err := ws.s.synth.StreamText(ws.ctx, out, req)
 	if err != nil {
 		end()
-		werr := ws.s.synthesisFailed(ws.log(), voice, err)
+		werr := ws.s.synthesisFailed(ws.log(), v.ID, err)
 		return ws.fail(werr.Code, werr.Message)
 	}
-	ws.stream = &wyomingStream{ws: ws, ts: ts, out: out, end: sync.OnceFunc(end), start: time.Now(), voice: voice}
+	ws.stream = &wyomingStream{ws: ws, ts: ts, out: out, end: sync.OnceFunc(end), start: time.Now(), voice: v.ID}
 	return nil
 }
 

@@ -8,13 +8,17 @@ import (
 	"io"
 	"math"
 	"net"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/engine/onnx"
+	"github.com/voxkit/voxkit/internal/onnxtest"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -54,26 +58,38 @@ func (w *wyomingClient) next() wyoming.Event {
 }
 
 // audio reads audio-start, the chunks and audio-stop, and returns the
-// PCM and how many chunks carried it.
-func (w *wyomingClient) audio() ([]byte, int) {
+// 16-bit PCM, its rate and how many chunks carried it.
+func (w *wyomingClient) audio() (pcm []byte, rate, chunks int) {
 	w.t.Helper()
-	if e := w.next(); e.Type != "audio-start" || string(e.Data["rate"]) != "24000" || string(e.Data["width"]) != "2" {
-		w.t.Fatalf("first event %s %v, want audio-start at 24000 Hz, 16 bits", e.Type, e.Data)
+	e := w.next()
+	if e.Type != "audio-start" || string(e.Data["width"]) != "2" || string(e.Data["channels"]) != "1" {
+		w.t.Fatalf("first event %s %v, want audio-start of 16-bit mono", e.Type, e.Data)
 	}
-	var pcm bytes.Buffer
-	chunks := 0
+	json.Unmarshal(e.Data["rate"], &rate)
+	var buf bytes.Buffer
 	for {
 		e := w.next()
 		switch e.Type {
 		case "audio-chunk":
-			pcm.Write(e.Payload)
+			if string(e.Data["rate"]) != strconv.Itoa(rate) {
+				w.t.Fatalf("audio-chunk at %s Hz after audio-start at %d Hz", e.Data["rate"], rate)
+			}
+			buf.Write(e.Payload)
 			chunks++
 		case "audio-stop":
-			return pcm.Bytes(), chunks
+			return buf.Bytes(), rate, chunks
 		default:
 			w.t.Fatalf("event %s %v during audio", e.Type, e.Data)
 		}
 	}
+}
+
+// sameLength reports whether 16-bit PCM at rate lasts as long as the
+// HTTP API's 24 kHz PCM, within 1%.
+func sameLength(pcm []byte, rate int, httpPCM []byte) bool {
+	d := float64(len(pcm)) / float64(rate)
+	want := float64(len(httpPCM)) / float64(encode.DefaultSampleRate)
+	return math.Abs(d-want) <= 0.01*want
 }
 
 func startWyoming(t *testing.T, e *env) string {
@@ -133,9 +149,9 @@ func TestWyoming(t *testing.T) {
 
 	// Whole text: one audio-start/stop pair, sentence by sentence.
 	c.send("synthesize", map[string]any{"text": text, "voice": map[string]any{"name": "en-us"}})
-	pcm, chunks := c.audio()
-	if math.Abs(float64(len(pcm)-len(httpPCM))) > 0.01*float64(len(httpPCM)) || chunks < 2 {
-		t.Errorf("synthesize: %d bytes in %d chunks; the HTTP API made %d", len(pcm), chunks, len(httpPCM))
+	pcm, rate, chunks := c.audio()
+	if rate != 22050 || !sameLength(pcm, rate, httpPCM) || chunks < 2 {
+		t.Errorf("synthesize: %d bytes at %d Hz in %d chunks; the HTTP API made %d at 24 kHz", len(pcm), rate, chunks, len(httpPCM))
 	}
 
 	// Streaming, with the compatibility copy of the whole text.
@@ -145,17 +161,17 @@ func TestWyoming(t *testing.T) {
 	}
 	c.send("synthesize", map[string]any{"text": text, "voice": map[string]any{"name": "en-us"}})
 	c.send("synthesize-stop", nil)
-	pcm, _ = c.audio()
+	pcm, rate, _ = c.audio()
 	if e := c.next(); e.Type != "synthesize-stopped" {
 		t.Fatalf("after streaming: %s", e.Type)
 	}
-	if math.Abs(float64(len(pcm)-len(httpPCM))) > 0.01*float64(len(httpPCM)) {
-		t.Errorf("streaming: %d bytes; the HTTP API made %d", len(pcm), len(httpPCM))
+	if !sameLength(pcm, rate, httpPCM) {
+		t.Errorf("streaming: %d bytes at %d Hz; the HTTP API made %d at 24 kHz", len(pcm), rate, len(httpPCM))
 	}
 
 	// By language; an unknown voice is an error, and the connection goes on.
 	c.send("synthesize", map[string]any{"text": "Cheerio.", "voice": map[string]any{"language": "en-GB"}})
-	if pcm, _ := c.audio(); len(pcm) == 0 {
+	if pcm, _, _ := c.audio(); len(pcm) == 0 {
 		t.Error("by language: no audio")
 	}
 	c.send("synthesize", map[string]any{"text": "Hi.", "voice": map[string]any{"name": "nobody"}})
@@ -163,7 +179,7 @@ func TestWyoming(t *testing.T) {
 		t.Errorf("unknown voice: %s %v", e.Type, e.Data)
 	}
 	c.send("synthesize", map[string]any{"text": "Still here.", "voice": map[string]any{"name": "en-us"}})
-	if pcm, _ := c.audio(); len(pcm) == 0 {
+	if pcm, _, _ := c.audio(); len(pcm) == 0 {
 		t.Error("after the error: no audio")
 	}
 }
@@ -180,7 +196,7 @@ func TestWyomingConnections(t *testing.T) {
 			t.Errorf("describe: %s", ev.Type)
 		}
 		c.send("synthesize", map[string]any{"text": "One sentence.", "voice": map[string]any{"name": "fake"}})
-		if pcm, _ := c.audio(); len(pcm) == 0 {
+		if pcm, _, _ := c.audio(); len(pcm) == 0 {
 			t.Error("no audio")
 		}
 	}
@@ -212,7 +228,74 @@ func TestWyomingFraming(t *testing.T) {
 	if ev := d.next(); ev.Type != "info" {
 		t.Errorf("another connection: %s", ev.Type)
 	}
-	_ = server.WyomingRate
+}
+
+// TestWyomingPiper: a multi-speaker Piper model is one voice in info with
+// its speakers, chosen by name and speaker, and each Piper voice speaks
+// at its own rate.
+func TestWyomingPiper(t *testing.T) {
+	piper := onnxtest.Load(t, onnx.Options{Strict: true, VoicesDir: filepath.Join("..", "engine", "onnx", "testdata", "voices")})
+	e := newEnv(t, envOptions{synth: func(o *tts.Options) {
+		o.Engines["onnx"] = piper
+		if err := o.Voices.AddEngine(context.Background(), "onnx", piper, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}})
+	c := dialWyoming(t, startWyoming(t, e))
+	c.send("describe", nil)
+	var programs struct {
+		TTS []struct {
+			Voices []struct {
+				Name     string `json:"name"`
+				Speakers []struct {
+					Name string `json:"name"`
+				} `json:"speakers"`
+			} `json:"voices"`
+		} `json:"tts"`
+	}
+	b, _ := json.Marshal(c.next().Data)
+	json.Unmarshal(b, &programs)
+	speakers := map[string][]string{}
+	for _, v := range programs.TTS[0].Voices {
+		if _, dup := speakers[v.Name]; dup || strings.HasPrefix(v.Name, "en_GB-tonevctk-medium:") {
+			t.Errorf("voice %s listed again or by speaker", v.Name)
+		}
+		speakers[v.Name] = []string{}
+		for _, sp := range v.Speakers {
+			speakers[v.Name] = append(speakers[v.Name], sp.Name)
+		}
+	}
+	if vctk := speakers["en_GB-tonevctk-medium"]; len(vctk) != 109 || !slices.Contains(vctk, "p239") {
+		t.Errorf("en_GB-tonevctk-medium speakers: %v", vctk)
+	}
+	if low, ok := speakers["en_US-tone-low"]; !ok || len(low) != 0 {
+		t.Errorf("en_US-tone-low: listed %v, speakers %v", ok, low)
+	}
+
+	for _, tc := range []struct {
+		voice    map[string]any
+		httpID   string
+		wantRate int
+	}{
+		{map[string]any{"name": "en_GB-tonevctk-medium", "speaker": "p239"}, "en_GB-tonevctk-medium:p239", 22050},
+		{map[string]any{"name": "en_GB-tonevctk-medium"}, "en_GB-tonevctk-medium", 22050},
+		{map[string]any{"name": "en_US-tone-low"}, "en_US-tone-low", 16000},
+	} {
+		text := "Tones for a test. And a second sentence."
+		res := e.do("POST", "/v1/audio/speech", e.key, "application/json",
+			strings.NewReader(`{"voice":"`+tc.httpID+`","response_format":"pcm","input":"`+text+`"}`))
+		httpPCM, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		c.send("synthesize", map[string]any{"text": text, "voice": tc.voice})
+		pcm, rate, _ := c.audio()
+		if rate != tc.wantRate || !sameLength(pcm, rate, httpPCM) {
+			t.Errorf("%v: %d bytes at %d Hz, want %d Hz as long as the HTTP API's %d bytes at 24 kHz", tc.voice, len(pcm), rate, tc.wantRate, len(httpPCM))
+		}
+	}
+	c.send("synthesize", map[string]any{"text": "Hi.", "voice": map[string]any{"name": "en_GB-tonevctk-medium", "speaker": "nobody"}})
+	if ev := c.next(); ev.Type != "error" || !strings.Contains(ev.String("text"), "nobody") {
+		t.Errorf("unknown speaker: %s %v", ev.Type, ev.Data)
+	}
 }
 
 // BenchmarkWyomingFirstAudio measures, for streaming synthesis, the time
@@ -237,7 +320,7 @@ func BenchmarkWyomingFirstAudio(b *testing.B) {
 	var first, synth time.Duration
 	for b.Loop() {
 		start := time.Now()
-		if _, _, err := e.synth.SynthesizeRequest(context.Background(), tts.Request{Voice: "en-us", Input: sentence, Format: encode.PCM}); err != nil {
+		if _, _, err := e.synth.SynthesizeRequest(context.Background(), tts.Request{Voice: "en-us", Input: sentence, Format: encode.Format{Name: "pcm", SampleRate: 22050}}); err != nil {
 			b.Fatal(err)
 		}
 		synth += time.Since(start)

@@ -31,6 +31,12 @@ type Voice struct {
 	Language string
 	// Description is a short human-readable label.
 	Description string
+	// SampleRate is the rate of the voice's audio in hertz, when its
+	// engine says (engine.Voice.SampleRate); 0 otherwise.
+	SampleRate int
+	// Speaker names the speaker of a multi-speaker model that a global
+	// voice is (engine.Voice.Speaker); empty otherwise.
+	Speaker string
 	// Base is the id of the global voice a derived voice (a clone)
 	// speaks with; empty for a global voice. The catalog gives such a
 	// clone the base's Engine and EngineVoice (and Language when it has
@@ -367,7 +373,7 @@ func (c *Catalog) resolve(v Voice) (Voice, bool) {
 	if !ok {
 		return Voice{}, false
 	}
-	v.Engine, v.EngineVoice = base.Engine, base.EngineVoice
+	v.Engine, v.EngineVoice, v.SampleRate = base.Engine, base.EngineVoice, base.SampleRate
 	if v.Language == "" {
 		v.Language = base.Language
 	}
@@ -489,6 +495,8 @@ func (c *Catalog) AddEngine(ctx context.Context, engineName string, eng engine.E
 			EngineVoice: v.Name,
 			Language:    v.Language,
 			Description: v.Description,
+			SampleRate:  v.SampleRate,
+			Speaker:     v.Speaker,
 		}
 	}
 	return errors.Join(errs...)
@@ -524,7 +532,8 @@ func (c *Catalog) unlisted(id string) (Voice, error) {
 	for _, name := range names {
 		ev, err := c.resolvers[name].ResolveVoice(id)
 		if err == nil {
-			return Voice{ID: id, Engine: name, EngineVoice: ev.Name, Language: ev.Language, Description: ev.Description}, nil
+			return Voice{ID: id, Engine: name, EngineVoice: ev.Name, Language: ev.Language,
+				Description: ev.Description, SampleRate: ev.SampleRate, Speaker: ev.Speaker}, nil
 		}
 		errs = append(errs, err)
 	}

@@ -93,7 +93,7 @@ type lister struct {
 func (l *lister) Voices(context.Context) ([]engine.Voice, error) {
 	var out []engine.Voice
 	for _, n := range l.names {
-		out = append(out, engine.Voice{Name: n})
+		out = append(out, engine.Voice{Name: n, SampleRate: 16000 + len(n)})
 	}
 	return out, nil
 }
@@ -111,7 +111,7 @@ func TestAddEngineSyncs(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := c.List("")
-	if len(got) != 2 || got[0].ID != "b" || !got[0].Created.Equal(t1) || got[1].ID != "c" || !got[1].Created.Equal(t2) {
+	if len(got) != 2 || got[0].ID != "b" || !got[0].Created.Equal(t1) || got[1].ID != "c" || !got[1].Created.Equal(t2) || got[0].SampleRate != 16001 {
 		t.Errorf("after rescan: %+v", got)
 	}
 	// Another engine may not take an id already in use; its other voices
@@ -220,7 +220,7 @@ func TestStyleFor(t *testing.T) {
 // is hidden while the base is missing.
 func TestDerivedVoiceFollowsBase(t *testing.T) {
 	var c voices.Catalog
-	base := voices.Voice{ID: "amy", Engine: "onnx", EngineVoice: "en_US-amy-medium", Language: "en-US"}
+	base := voices.Voice{ID: "amy", Engine: "onnx", EngineVoice: "en_US-amy-medium", Language: "en-US", SampleRate: 22050}
 	clone := voices.Voice{ID: "quick-amy", Owner: "acct", Base: "amy", Style: tags.Style{Rate: 2}}
 	for _, v := range []voices.Voice{base, clone} {
 		if err := c.Add(v); err != nil {
@@ -228,7 +228,7 @@ func TestDerivedVoiceFollowsBase(t *testing.T) {
 		}
 	}
 	v, err := c.Lookup("acct", "quick-amy")
-	if err != nil || v.Engine != "onnx" || v.EngineVoice != "en_US-amy-medium" || v.Language != "en-US" || v.Style.Rate != 2 {
+	if err != nil || v.Engine != "onnx" || v.EngineVoice != "en_US-amy-medium" || v.Language != "en-US" || v.SampleRate != 22050 || v.Style.Rate != 2 {
 		t.Errorf("Lookup = %+v, %v", v, err)
 	}
 	if l := c.List("acct"); len(l) != 2 || l[1].EngineVoice != "en_US-amy-medium" {

@@ -412,10 +412,11 @@ func (e *Engine) ResolveVoice(name string) (engine.Voice, error) {
 	}
 	for _, v := range voiceList {
 		if v.Name == strings.ToLower(base) {
-			return engine.Voice{Name: name, Language: v.Language, Description: v.Description + ", variant " + variants[strings.ToLower(variant)]}, nil
+			return engine.Voice{Name: name, Language: v.Language, SampleRate: sampleRate,
+				Description: v.Description + ", variant " + variants[strings.ToLower(variant)]}, nil
 		}
 	}
-	return engine.Voice{Name: name, Language: bcp47(strings.ToLower(base)), Description: "espeak-ng " + name}, nil
+	return engine.Voice{Name: name, Language: bcp47(strings.ToLower(base)), Description: "espeak-ng " + name, SampleRate: sampleRate}, nil
 }
 
 // selectVoice loads a voice by file identifier; mu must be held.
@@ -518,7 +519,7 @@ func loadVoiceTable() {
 		// The voice's id is its first language, if no other voice took it.
 		for code, c := range best {
 			if c.file == file && c.priority < 100 {
-				voiceList = append(voiceList, engine.Voice{Name: code, Language: bcp47(code), Description: names[file]})
+				voiceList = append(voiceList, engine.Voice{Name: code, Language: bcp47(code), Description: names[file], SampleRate: sampleRate})
 			}
 		}
 	}

@@ -54,6 +54,9 @@ func TestVoices(t *testing.T) {
 		if v.Name == "en-us" && v.Language != "en-US" {
 			t.Errorf("en-us has language %q", v.Language)
 		}
+		if v.SampleRate != e.SampleRate() || v.Speaker != "" {
+			t.Errorf("%s: rate %d (the engine's is %d), speaker %q", v.Name, v.SampleRate, e.SampleRate(), v.Speaker)
+		}
 	}
 	// Every listed voice must be usable.
 	for _, v := range vs {

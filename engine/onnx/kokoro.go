@@ -227,6 +227,7 @@ func (e *Engine) kokoroVoices() []engine.Voice {
 			Name:        p,
 			Language:    lang.tag,
 			Description: fmt.Sprintf("Kokoro %s (%s, %s, %d Hz)", p, lang.name, m.name, KokoroSampleRate),
+			SampleRate:  KokoroSampleRate,
 		})
 	}
 	return out
@@ -303,7 +304,7 @@ func (e *Engine) ResolveVoice(name string) (engine.Voice, error) {
 	m := e.models[name]
 	e.mu.RUnlock()
 	if m != nil && m.kokoro == nil && m.multi {
-		return engine.Voice{Name: name, Language: m.cfg.Language,
+		return engine.Voice{Name: name, Language: m.cfg.Language, SampleRate: m.cfg.SampleRate,
 			Description: fmt.Sprintf("Piper %s (%s, %d Hz), its first speaker", m.cfg.Dataset, m.cfg.Quality, m.cfg.SampleRate)}, nil
 	}
 	v, err := e.kokoroVoice(name)
@@ -314,6 +315,7 @@ func (e *Engine) ResolveVoice(name string) (engine.Voice, error) {
 		Name:        name,
 		Language:    v.lang.tag,
 		Description: fmt.Sprintf("Kokoro blend %s (%s, %s, %d Hz)", name, v.lang.name, v.m.name, KokoroSampleRate),
+		SampleRate:  KokoroSampleRate,
 	}, nil
 }
 

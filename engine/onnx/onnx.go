@@ -269,7 +269,7 @@ func (e *Engine) Voices(ctx context.Context) ([]engine.Voice, error) {
 		}
 		desc := fmt.Sprintf("Piper %s (%s, %d Hz)", m.cfg.Dataset, m.cfg.Quality, m.cfg.SampleRate)
 		if !m.multi {
-			out = append(out, engine.Voice{Name: m.name, Language: m.cfg.Language, Description: desc})
+			out = append(out, engine.Voice{Name: m.name, Language: m.cfg.Language, Description: desc, SampleRate: m.cfg.SampleRate})
 			continue
 		}
 		for _, sp := range m.cfg.speakerNames() {
@@ -277,6 +277,8 @@ func (e *Engine) Voices(ctx context.Context) ([]engine.Voice, error) {
 				Name:        m.name + SpeakerSep + sp,
 				Language:    m.cfg.Language,
 				Description: desc + ", speaker " + sp,
+				SampleRate:  m.cfg.SampleRate,
+				Speaker:     sp,
 			})
 		}
 	}

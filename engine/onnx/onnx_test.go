@@ -100,6 +100,11 @@ func TestSpeakerRouting(t *testing.T) {
 	if len(list) != 109 {
 		t.Fatalf("got %d voices, want 109 speakers", len(list))
 	}
+	for _, v := range list {
+		if v.SampleRate != 22050 || v.Name != toneVCTK+":"+v.Speaker {
+			t.Errorf("voice %s: speaker %q, rate %d; want speaker NAME:SPEAKER at 22050 Hz", v.Name, v.Speaker, v.SampleRate)
+		}
+	}
 	d := samplesPerID(1.4) // the vctk config's length_scale
 	base := []int(nil)
 	tests := []struct {

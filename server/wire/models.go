@@ -22,6 +22,10 @@ type Model struct {
 	Engine string `json:"engine,omitempty"`
 	// Description is a short label, when the engine gives one.
 	Description string `json:"description,omitempty"`
+	// SampleRate is the rate the voice's engine speaks at, in hertz, when
+	// the engine says. Speech responses are resampled to their format's
+	// rate; Wyoming clients get the voice's own rate.
+	SampleRate int `json:"sample_rate,omitempty"`
 }
 
 // ModelList is the body of GET /v1/models.
@@ -32,7 +36,7 @@ type ModelList struct {
 
 // FromVoice converts a catalog voice into its model entry.
 func FromVoice(v voices.Voice) Model {
-	m := Model{ID: v.ID, Object: "model", OwnedBy: OwnedByService, Language: v.Language, Engine: v.Engine, Description: v.Description}
+	m := Model{ID: v.ID, Object: "model", OwnedBy: OwnedByService, Language: v.Language, Engine: v.Engine, Description: v.Description, SampleRate: v.SampleRate}
 	if !v.Global() {
 		m.OwnedBy = OwnedByUser
 	}
