@@ -271,6 +271,9 @@ func (e *Engine) kokoroVoice(id string) (kokoroVoice, error) {
 	if err != nil {
 		return unknown(err)
 	}
+	if !slices.ContainsFunc(terms, func(t blendTerm) bool { return owners[t.name] != nil }) {
+		return unknown(nil) // no pack in it: not a blend, such as "en-GB"
+	}
 	var packs []pack
 	var weights []float64
 	var m *model

@@ -526,6 +526,17 @@ func TestKokoroBlend(t *testing.T) {
 			t.Errorf("ResolveVoice(%s): got %v, want unknown voice", bad, err)
 		}
 	}
+	// An id with a hyphen but no pack in it is not a blend, so another
+	// engine's voice or a language match may take it.
+	if _, err := e.ResolveVoice("en-GB"); !errors.Is(err, engine.ErrUnknownVoice) || errors.Is(err, engine.ErrUnsupportedVoice) {
+		t.Errorf(`ResolveVoice("en-GB"): got %v, want unknown, not unsupported`, err)
+	}
+	if err := cat.Add(voices.Voice{ID: "en-gb", Engine: "espeak", EngineVoice: "en-gb"}); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := cat.Lookup("", "en-GB"); err != nil || v.ID != "en-gb" {
+		t.Errorf(`Lookup("en-GB") beside Kokoro: %+v, %v`, v, err)
+	}
 }
 
 // TestKokoroLayoutErrors: a model that is not a Kokoro export, or packs
