@@ -62,6 +62,7 @@ type wyomingSession struct {
 	account string
 	ctx     context.Context
 	stream  *wyomingStream // streaming synthesis in progress
+	ssml    *ssmlStream    // or an SSML document arriving in chunks
 }
 
 func (s *Server) wyomingConn(c net.Conn, account string) {
@@ -111,37 +112,110 @@ func (ws *wyomingSession) handle(e wyoming.Event) error {
 	case "describe":
 		return ws.send("info", ws.info(), nil)
 	case "synthesize":
-		if ws.stream != nil {
+		if ws.stream != nil || ws.ssml != nil {
 			return nil // the copy of the whole text a streaming client also sends
 		}
-		v, err := ws.voice(e)
-		if err != nil {
-			return ws.fail("voice_not_found", err.Error())
+		v, format, bad := ws.voiceAndFormat(e)
+		if bad != nil {
+			return ws.fail(bad.code, bad.text)
 		}
-		return ws.synthesize(v, e.String("text"))
+		return ws.synthesize(v, e.String("text"), format)
 	case "synthesize-start":
-		v, err := ws.voice(e)
-		if err != nil {
-			return ws.fail("voice_not_found", err.Error())
+		v, format, bad := ws.voiceAndFormat(e)
+		if bad != nil {
+			return ws.fail(bad.code, bad.text)
 		}
-		return ws.start(v)
+		if format == tts.InputSSML {
+			ws.endStreams()
+			ws.ssml = &ssmlStream{voice: v}
+			return nil
+		}
+		return ws.start(v, format)
 	case "synthesize-chunk":
+		if ws.ssml != nil {
+			return ws.ssml.write(ws, e.String("text"))
+		}
 		if ws.stream == nil {
 			return ws.fail("no_stream", "synthesize-chunk without synthesize-start")
 		}
 		return ws.stream.write(e.String("text"))
 	case "synthesize-stop":
-		if ws.stream == nil {
-			return ws.send("synthesize-stopped", nil, nil)
+		return ws.stop()
+	}
+	return nil // events of other services are not ours
+}
+
+// badEvent is a synthesis event the session answers with an error event.
+type badEvent struct{ code, text string }
+
+// voiceAndFormat reads the voice and text_format of synthesize and
+// synthesize-start.
+func (ws *wyomingSession) voiceAndFormat(e wyoming.Event) (voices.Voice, tts.InputFormat, *badEvent) {
+	var format tts.InputFormat
+	switch f := e.String("text_format"); f {
+	case "":
+		format = tts.InputAuto
+	case "text":
+		format = tts.InputText
+	case "ssml":
+		format = tts.InputSSML
+	default:
+		return voices.Voice{}, 0, &badEvent{"invalid_value", fmt.Sprintf("text_format %q is neither \"text\" nor \"ssml\"", f)}
+	}
+	v, err := ws.voice(e)
+	if err != nil {
+		return voices.Voice{}, 0, &badEvent{"voice_not_found", err.Error()}
+	}
+	return v, format, nil
+}
+
+// stop ends a streaming synthesis: the rest is spoken, then
+// synthesize-stopped.
+func (ws *wyomingSession) stop() error {
+	switch {
+	case ws.ssml != nil:
+		doc := ws.ssml
+		ws.ssml = nil
+		if err := ws.synthesize(doc.voice, doc.text.String(), tts.InputSSML); err != nil {
+			return err
 		}
+	case ws.stream != nil:
 		err := ws.stream.close()
 		ws.stream = nil
 		if err != nil {
 			return err
 		}
-		return ws.send("synthesize-stopped", nil, nil)
 	}
-	return nil // events of other services are not ours
+	return ws.send("synthesize-stopped", nil, nil)
+}
+
+// endStreams drops a streaming synthesis in progress, for a new one.
+func (ws *wyomingSession) endStreams() {
+	if ws.stream != nil {
+		ws.stream.abort()
+		ws.stream = nil
+	}
+	ws.ssml = nil
+}
+
+// ssmlStream collects an SSML document sent in chunks: SSML is spoken
+// whole, when the stream stops.
+type ssmlStream struct {
+	voice voices.Voice
+	text  strings.Builder
+}
+
+// maxSSMLStream bounds a streamed SSML document; the synthesizer's input
+// limit, in characters, applies when it is spoken.
+const maxSSMLStream = 1 << 20
+
+func (st *ssmlStream) write(ws *wyomingSession, text string) error {
+	if st.text.Len()+len(text) > maxSSMLStream {
+		ws.ssml = nil
+		return ws.fail("input_too_long", fmt.Sprintf("a streamed SSML document may have at most %d bytes", maxSSMLStream))
+	}
+	st.text.WriteString(text)
+	return nil
 }
 
 // wyomingVoice is the voice field of synthesize and synthesize-start.
@@ -264,16 +338,16 @@ func (a *audioOut) stop() error {
 
 // request is the speech request of a Wyoming synthesis, at the voice's
 // own rate.
-func (ws *wyomingSession) request(v voices.Voice, text string) tts.Request {
+func (ws *wyomingSession) request(v voices.Voice, text string, format tts.InputFormat) tts.Request {
 	rate := cmp.Or(v.SampleRate, encode.DefaultSampleRate)
-	return tts.Request{Voice: v.ID, Input: text, Account: ws.account,
+	return tts.Request{Voice: v.ID, Input: text, InputFormat: format, Account: ws.account,
 		Format: encode.Format{Name: "pcm", SampleRate: rate, Streaming: true}}
 }
 
 // synthesize speaks a whole text, sentence by sentence.
-func (ws *wyomingSession) synthesize(v voices.Voice, text string) error {
+func (ws *wyomingSession) synthesize(v voices.Voice, text string, format tts.InputFormat) error {
 	start := time.Now()
-	req := ws.request(v, text)
+	req := ws.request(v, text, format)
 	p, err := ws.s.synth.Prepare(req)
 	if err != nil {
 		werr := ws.s.synthesisFailed(ws.log(), v.ID, err)
@@ -308,16 +382,13 @@ type wyomingStream struct {
 	voice string
 }
 
-func (ws *wyomingSession) start(v voices.Voice) error {
-	if ws.stream != nil {
-		ws.stream.abort()
-		ws.stream = nil
-	}
+func (ws *wyomingSession) start(v voices.Voice, format tts.InputFormat) error {
+	ws.endStreams()
 	end, werr := ws.s.admitSpeech(ws.ctx, nil, ws.account)
 	if werr != nil {
 		return ws.fail(werr.Code, werr.Message)
 	}
-	req := ws.request(v, "")
+	req := ws.request(v, "", format)
 	out := ws.newAudioOut(req.Format.SampleRate)
 	ts, err := ws.s.synth.StreamText(ws.ctx, out, req)
 	if err != nil {

@@ -298,6 +298,46 @@ func TestWyomingPiper(t *testing.T) {
 	}
 }
 
+// TestWyomingSSML: with text_format "ssml" the text is SSML, whole or in
+// chunks; a break adds its time, malformed SSML and an unknown
+// text_format are error events, and the connection goes on.
+func TestWyomingSSML(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	c := dialWyoming(t, startWyoming(t, e))
+	voice := map[string]any{"name": "en-us"}
+	c.send("synthesize", map[string]any{"text": "Hello there. General Kenobi.", "voice": voice})
+	plain, rate, _ := c.audio()
+	const doc = `<speak>Hello there. <break time="1s"/>General Kenobi.</speak>`
+	c.send("synthesize", map[string]any{"text": doc, "voice": voice, "text_format": "ssml"})
+	pcm, _, _ := c.audio()
+	if added := float64(len(pcm)-len(plain)) / 2 / float64(rate); math.Abs(added-1) > 0.02 {
+		t.Errorf("whole SSML: the break added %.3f s, want 1 s", added)
+	}
+	c.send("synthesize-start", map[string]any{"voice": voice, "text_format": "ssml"})
+	for _, part := range []string{`<speak>Hello there. <bre`, `ak time="1s"/>General `, `Kenobi.</speak>`} {
+		c.send("synthesize-chunk", map[string]any{"text": part})
+	}
+	c.send("synthesize", map[string]any{"text": doc, "voice": voice})
+	c.send("synthesize-stop", nil)
+	streamed, _, _ := c.audio()
+	if ev := c.next(); ev.Type != "synthesize-stopped" || math.Abs(float64(len(streamed)-len(pcm))) > 0.01*float64(len(pcm)) {
+		t.Errorf("streamed SSML: %d bytes then %s; whole: %d bytes", len(streamed), ev.Type, len(pcm))
+	}
+	for _, bad := range []map[string]any{
+		{"text": "<speak>Hello <break time=\"1s\"></speak>", "voice": voice, "text_format": "ssml"},
+		{"text": "Hello.", "voice": voice, "text_format": "markdown"},
+	} {
+		c.send("synthesize", bad)
+		if ev := c.next(); ev.Type != "error" || ev.String("code") == "" {
+			t.Errorf("%v: %s %v, want an error event", bad, ev.Type, ev.Data)
+		}
+	}
+	c.send("synthesize", map[string]any{"text": "Still here.", "voice": voice})
+	if pcm, _, _ := c.audio(); len(pcm) == 0 {
+		t.Error("after the errors: no audio")
+	}
+}
+
 // BenchmarkWyomingFirstAudio measures, for streaming synthesis, the time
 // from a sentence's text arriving to its first audio chunk, beside the
 // time the synthesizer takes for that sentence alone (synth-ms): the
