@@ -1,18 +1,20 @@
 #!/bin/sh
-# install-node-sdk.sh installs the official OpenAI Node SDK (npm package
-# "openai") at a pinned version into a cache directory, for the end-to-end
-# tests in internal/e2e that drive the server with it.
+# install-node-sdk.sh installs the official client SDKs the end-to-end
+# tests drive the server with, at pinned versions, into a cache directory:
+# the OpenAI Node SDK ("openai"), ElevenLabs' ("@elevenlabs/elevenlabs-js"),
+# Cartesia's ("@cartesia/cartesia-js") and the WebSocket library Cartesia's
+# SDK loads in Node ("ws").
 #
 # Usage: .ci/install-node-sdk.sh [DIR]
 #
 #   DIR  install prefix. Default: $VOXKIT_NODE_SDK_DIR if set, else
-#        $(pwd)/.cache/node-sdk. The package lands in DIR/node_modules/openai.
+#        $(pwd)/.cache/node-sdk. The packages land in DIR/node_modules.
 #
 # Environment:
 #   OPENAI_NODE_VERSION  the openai package version (default 7.57.0).
 #
 # npm runs with --ignore-scripts: no package script ever runs. The script
-# is idempotent: when DIR already holds the pinned version it does nothing
+# is idempotent: when DIR already holds the pinned versions it does nothing
 # else. Its last line of output is the absolute install prefix, so callers
 # can do: VOXKIT_NODE_SDK_DIR=$(.ci/install-node-sdk.sh | tail -n1)
 set -eu
@@ -36,22 +38,30 @@ done
 
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
-pkg=$dir/node_modules/openai/package.json
+
+# name@version of each package.
+packages="openai@$version @elevenlabs/elevenlabs-js@2.73.0 @cartesia/cartesia-js@4.2.0 ws@8.23.0"
 
 installed() {
-	[ -s "$pkg" ] && node -e 'process.exit(require(process.argv[1]).version === process.argv[2] ? 0 : 1)' "$pkg" "$version"
+	for p in $packages; do
+		name=${p%@*}
+		[ -s "$dir/node_modules/$name/package.json" ] || return 1
+		node -e 'process.exit(require(process.argv[1]).version === process.argv[2] ? 0 : 1)' \
+			"$dir/node_modules/$name/package.json" "${p##*@}" || return 1
+	done
 }
 
 if installed; then
-	echo "install-node-sdk: openai $version already in $dir" >&2
+	echo "install-node-sdk: $packages already in $dir" >&2
 	echo "$dir"
 	exit 0
 fi
 
-echo "install-node-sdk: installing openai@$version into $dir" >&2
-npm install --ignore-scripts --no-audit --no-fund --silent --prefix "$dir" "openai@$version" >&2
+echo "install-node-sdk: installing $packages into $dir" >&2
+# shellcheck disable=SC2086 # one word per package
+npm install --ignore-scripts --no-audit --no-fund --silent --prefix "$dir" $packages >&2
 if ! installed; then
-	echo "install-node-sdk: openai $version did not install into $dir" >&2
+	echo "install-node-sdk: $packages did not all install into $dir" >&2
 	exit 1
 fi
 echo "$dir"
