@@ -92,3 +92,15 @@ func (g *G711Writer) Write(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// Flush flushes the underlying writer when it can (an
+// http.ResponseWriter, say), so companded audio is sent as synthesized.
+func (g *G711Writer) Flush() error {
+	switch f := g.w.(type) {
+	case interface{ Flush() error }:
+		return f.Flush()
+	case interface{ Flush() }:
+		f.Flush()
+	}
+	return nil
+}

@@ -91,6 +91,12 @@ type Options struct {
 	// stream gets its own), so a client that stops reading cannot hold a
 	// handler; 0 means DefaultWriteTimeout, negative means none.
 	WriteTimeout time.Duration
+	// ElevenLabs serves the ElevenLabs-compatible API under /elevenlabs
+	// (an ElevenLabs SDK's base URL is then http://host:port/elevenlabs):
+	// voices, text-to-speech with its stream and timestamp forms, and the
+	// stream-input and multi-stream-input WebSockets, with voxkit's keys
+	// in xi-api-key. See docs/agents.md.
+	ElevenLabs bool
 	// KeyCheckTimeout bounds the store's check of a request's API key:
 	// past it the request is refused with 503 (and any work begun for
 	// it is dropped), so a stalled store cannot hold requests and their
@@ -292,6 +298,9 @@ func New(opts Options) (*Server, error) {
 	s.route("/v1/account", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.getAccount)})
 	s.route("/v1/tags", methods{http.MethodGet: s.listTags})
 	s.route("/v1/normalize", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.normalizeText)})
+	if opts.ElevenLabs {
+		s.elevenRoutes()
+	}
 	s.route("/healthz", methods{http.MethodGet: s.healthz})
 	s.route("/readyz", methods{http.MethodGet: s.readyz})
 	if s.logins == nil {

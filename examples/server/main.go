@@ -97,6 +97,7 @@ type app struct {
 	wyomingAddr        string
 	wyomingAccount     string
 	wyomingZeroconf    bool
+	elevenLabs         bool
 	storeURL           string
 	upstream           string
 	upstreamKey        string
@@ -159,6 +160,9 @@ func (a *app) run(ctx context.Context, args []string) error {
 	zeroconf, _ := strconv.ParseBool(a.env("VOXKIT_WYOMING_ZEROCONF", "false"))
 	fs.BoolVar(&a.wyomingZeroconf, "wyoming-zeroconf", zeroconf,
 		"announce the Wyoming listener over mDNS as _wyoming._tcp, for Home Assistant to discover ($VOXKIT_WYOMING_ZEROCONF)")
+	elevenLabs, _ := strconv.ParseBool(a.env("VOXKIT_ELEVENLABS", "true"))
+	fs.BoolVar(&a.elevenLabs, "elevenlabs", elevenLabs,
+		"serve the ElevenLabs-compatible API under /elevenlabs, for ElevenLabs SDKs and agent plugins ($VOXKIT_ELEVENLABS)")
 	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "data"), "data directory holding "+sqlite.FileName+" ($VOXKIT_DATA)")
 	fs.StringVar(&a.storeURL, "store", a.env("VOXKIT_STORE", ""),
 		"PostgreSQL URL (postgres://user:password@host/db) of the store ($VOXKIT_STORE); empty: SQLite in -data")
@@ -583,7 +587,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	}
 	opts := server.Options{
 		Synthesizer: synth, Store: st, Aliases: aliases,
-		AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, KeyCheckTimeout: a.keyCheckTimeout, WSIdleTimeout: a.wsIdleTimeout,
+		ElevenLabs: a.elevenLabs, AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, KeyCheckTimeout: a.keyCheckTimeout, WSIdleTimeout: a.wsIdleTimeout,
 		Limits: a.limits, MaxQueue: a.maxQueue,
 	}
 	if reg != nil {

@@ -1,0 +1,391 @@
+package server
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/tts/normalize"
+	"github.com/voxkit/voxkit/voices"
+)
+
+// The ElevenLabs-compatible API, under /elevenlabs: an ElevenLabs SDK or
+// agent plugin whose base URL is http://host:port/elevenlabs speaks to
+// voxkit with a voxkit API key in xi-api-key. docs/agents.md says what is
+// supported and what is ignored.
+
+// elevenRoutes registers the ElevenLabs-compatible routes.
+func (s *Server) elevenRoutes() {
+	const base = "/elevenlabs/v1"
+	s.route(base+"/voices", methods{http.MethodGet: s.eleven(s.elevenVoices)})
+	s.route(base+"/voices/{id}", methods{http.MethodGet: s.eleven(s.elevenVoice)})
+	s.route(base+"/models", methods{http.MethodGet: s.eleven(s.elevenModels)})
+	for _, suffix := range []string{"", "/stream", "/with-timestamps", "/stream/with-timestamps"} {
+		s.route(base+"/text-to-speech/{voice}"+suffix, methods{http.MethodPost: s.eleven(s.elevenSpeech)})
+	}
+	s.route(base+"/text-to-speech/{voice}/stream-input", methods{http.MethodGet: s.elevenSocket(false)})
+	s.route(base+"/text-to-speech/{voice}/multi-stream-input", methods{http.MethodGet: s.elevenSocket(true)})
+}
+
+// elevenError is an error as ElevenLabs shapes it:
+// {"detail": {"status": "...", "message": "..."}}.
+type elevenError struct {
+	HTTPStatus int    `json:"-"`
+	Status     string `json:"status"`
+	Message    string `json:"message"`
+}
+
+func (e *elevenError) Error() string { return e.Message }
+
+// toEleven converts voxkit's error to ElevenLabs' shape.
+func toEleven(werr *wire.Error) *elevenError {
+	status := werr.Code
+	switch werr.Code {
+	case wire.CodeMissingAPIKey:
+		status = "needs_authorization"
+	case wire.CodeVoiceNotFound:
+		status = "voice_not_found"
+	}
+	return &elevenError{HTTPStatus: werr.Status, Status: status, Message: werr.Message}
+}
+
+// elevenHandler is a handler of the ElevenLabs API, for the caller's
+// account.
+type elevenHandler func(w http.ResponseWriter, r *http.Request, account string) *elevenError
+
+// eleven admits the caller by xi-api-key (or any credential the OpenAI
+// API takes) with speech scope, and answers errors in ElevenLabs' shape.
+func (s *Server) eleven(h elevenHandler) handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		account, eerr := s.elevenAdmit(r)
+		if eerr == nil {
+			eerr = h(w, r, account)
+		}
+		if eerr != nil {
+			writeJSON(w, eerr.HTTPStatus, map[string]any{"detail": eerr})
+		}
+		return nil
+	}
+}
+
+// elevenAdmit checks the xi-api-key header, else the credentials of the
+// OpenAI API.
+func (s *Server) elevenAdmit(r *http.Request) (string, *elevenError) {
+	c, werr := caller{}, (*wire.Error)(nil)
+	if key := r.Header.Get("xi-api-key"); key != "" {
+		var k store.Key
+		k, werr = s.keys.check(r.Context(), key)
+		c = caller{k.Account, k.Scope}
+	} else {
+		c, werr = s.admit(r)
+	}
+	if werr == nil && c.scope != store.ScopeAdmin && c.scope != store.ScopeSpeech {
+		werr = wire.InsufficientScope(c.scope, store.ScopeSpeech)
+	}
+	if werr != nil {
+		return "", toEleven(werr)
+	}
+	info(r.Context()).account = c.account
+	return c.account, nil
+}
+
+// elevenVoiceOf describes a voxkit voice as an ElevenLabs voice.
+func elevenVoiceOf(v voices.Voice) map[string]any {
+	category := "premade"
+	if !v.Global() {
+		category = "cloned"
+	}
+	labels := map[string]string{"engine": v.Engine}
+	if v.Language != "" {
+		labels["language"] = v.Language
+	}
+	return map[string]any{"voice_id": v.ID, "name": v.ID, "category": category,
+		"description": v.Description, "labels": labels, "available_for_tiers": []string{},
+		"is_owner": !v.Global()}
+}
+
+func (s *Server) elevenVoices(w http.ResponseWriter, r *http.Request, account string) *elevenError {
+	list := []map[string]any{}
+	for _, v := range s.voices.List(account) {
+		list = append(list, elevenVoiceOf(v))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"voices": list, "has_more": false, "total_count": len(list)})
+	return nil
+}
+
+func (s *Server) elevenVoice(w http.ResponseWriter, r *http.Request, account string) *elevenError {
+	v, err := s.voices.Lookup(account, s.resolveVoice(account, r.PathValue("id")))
+	if err != nil {
+		return elevenVoiceNotFound(r.PathValue("id"))
+	}
+	writeJSON(w, http.StatusOK, elevenVoiceOf(v))
+	return nil
+}
+
+func elevenVoiceNotFound(id string) *elevenError {
+	return &elevenError{http.StatusNotFound, "voice_not_found", fmt.Sprintf("A voice with the voice_id %s was not found.", id)}
+}
+
+// elevenModels lists one model: voxkit has voices, not models, and
+// accepts any model_id.
+func (s *Server) elevenModels(w http.ResponseWriter, r *http.Request, account string) *elevenError {
+	writeJSON(w, http.StatusOK, []map[string]any{{"model_id": "voxkit", "name": "voxkit",
+		"can_do_text_to_speech": true, "description": "Every voxkit voice; model_id is accepted and ignored."}})
+	return nil
+}
+
+// elevenFormat is an ElevenLabs output_format: CODEC_RATE or
+// CODEC_RATE_KBPS.
+type elevenFormat struct {
+	format      encode.Format
+	compand     func(int16) byte // μ-law or A-law over pcm; nil otherwise
+	contentType string
+}
+
+// elevenDefaultFormat is ElevenLabs' default output_format.
+const elevenDefaultFormat = "mp3_44100_128"
+
+// elevenFormats are the codecs of output_format, with the rates and
+// bitrates (kbps) each takes.
+var elevenFormats = map[string]struct {
+	rates, kbps []int
+}{
+	"mp3":  {[]int{22050, 24000, 44100}, []int{32, 48, 64, 96, 128, 192}},
+	"pcm":  {[]int{8000, 16000, 22050, 24000, 44100, 48000}, nil},
+	"wav":  {[]int{8000, 16000, 22050, 24000, 44100, 48000}, nil},
+	"ulaw": {[]int{8000}, nil},
+	"alaw": {[]int{8000}, nil},
+	"opus": {[]int{48000}, []int{32, 64, 96, 128, 192}},
+}
+
+func parseElevenFormat(s string) (elevenFormat, *elevenError) {
+	bad := func() (elevenFormat, *elevenError) {
+		return elevenFormat{}, &elevenError{http.StatusBadRequest, "invalid_output_format", fmt.Sprintf(
+			"output_format %q is not one voxkit speaks: use mp3_{22050,24000,44100}_{32,48,64,96,128,192}, pcm_{8000,16000,22050,24000,44100,48000}, wav_RATE, ulaw_8000, alaw_8000 or opus_48000_{32,64,96,128,192}.", s)}
+	}
+	parts := strings.Split(cmp.Or(s, elevenDefaultFormat), "_")
+	spec, ok := elevenFormats[parts[0]]
+	if !ok || len(parts) < 2 || len(parts) != 2+min(1, len(spec.kbps)) {
+		return bad()
+	}
+	rate, err := strconv.Atoi(parts[1])
+	if err != nil || !slices.Contains(spec.rates, rate) {
+		return bad()
+	}
+	f := elevenFormat{format: encode.Format{Name: parts[0], SampleRate: rate, Streaming: true}}
+	if len(parts) == 3 {
+		kbps, err := strconv.Atoi(parts[2])
+		if err != nil || !slices.Contains(spec.kbps, kbps) {
+			return bad()
+		}
+		f.format.Bitrate = kbps * 1000
+	}
+	switch parts[0] {
+	case "ulaw":
+		f.format.Name, f.compand, f.contentType = "pcm", encode.MuLaw, "audio/basic"
+	case "alaw":
+		f.format.Name, f.compand, f.contentType = "pcm", encode.ALaw, "audio/x-alaw-basic"
+	}
+	return f, nil
+}
+
+// writer wraps w so that it receives the format's bytes.
+func (f elevenFormat) writer(w io.Writer) io.Writer {
+	if f.compand != nil {
+		return encode.NewG711Writer(w, f.compand)
+	}
+	return w
+}
+
+// elevenSpeechBody is the body of POST /v1/text-to-speech/{voice_id}.
+type elevenSpeechBody struct {
+	Text                   string              `json:"text"`
+	ModelID                string              `json:"model_id"`
+	LanguageCode           string              `json:"language_code"`
+	VoiceSettings          *elevenVoiceSetting `json:"voice_settings"`
+	ApplyTextNormalization string              `json:"apply_text_normalization"`
+	Seed                   *int64              `json:"seed"`
+	PreviousText           string              `json:"previous_text"`
+	NextText               string              `json:"next_text"`
+}
+
+// elevenVoiceSetting is voice_settings: speed maps onto voxkit's speed;
+// the others have no voxkit control.
+type elevenVoiceSetting struct {
+	Speed           *float64 `json:"speed"`
+	Stability       *float64 `json:"stability"`
+	SimilarityBoost *float64 `json:"similarity_boost"`
+	Style           *float64 `json:"style"`
+	UseSpeakerBoost *bool    `json:"use_speaker_boost"`
+}
+
+// ignored names the settings voxkit accepts and does not apply.
+func (vs *elevenVoiceSetting) ignored() []string {
+	if vs == nil {
+		return nil
+	}
+	var out []string
+	for name, set := range map[string]bool{"stability": vs.Stability != nil, "similarity_boost": vs.SimilarityBoost != nil,
+		"style": vs.Style != nil, "use_speaker_boost": vs.UseSpeakerBoost != nil} {
+		if set {
+			out = append(out, "voice_settings."+name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// elevenRequest turns the ElevenLabs request fields into voxkit's request.
+func (s *Server) elevenRequest(account, voice, text string, vs *elevenVoiceSetting, normalization string, f elevenFormat) (tts.Request, *elevenError) {
+	req := tts.Request{Voice: s.resolveVoice(account, voice), Input: text, Account: account, Format: f.format}
+	if vs != nil && vs.Speed != nil {
+		if err := tts.CheckSpeed(*vs.Speed); err != nil {
+			return req, &elevenError{http.StatusBadRequest, "invalid_voice_settings", "voice_settings.speed: " + err.Error()}
+		}
+		req.Speed = *vs.Speed
+	}
+	switch normalization {
+	case "", "auto", "on":
+	case "off":
+		req.Normalize = tts.NormalizeOff
+	default:
+		return req, &elevenError{http.StatusBadRequest, "invalid_request", fmt.Sprintf("apply_text_normalization %q is not auto, on or off.", normalization)}
+	}
+	if _, err := s.voices.Lookup(account, req.Voice); err != nil {
+		return req, elevenVoiceNotFound(voice)
+	}
+	return req, nil
+}
+
+// elevenSpeech answers POST /v1/text-to-speech/{voice_id} and its
+// /stream, /with-timestamps and /stream/with-timestamps forms.
+func (s *Server) elevenSpeech(w http.ResponseWriter, r *http.Request, account string) *elevenError {
+	ri := info(r.Context())
+	body, werr := s.readBody(w, r)
+	if werr != nil {
+		return toEleven(werr)
+	}
+	var b elevenSpeechBody
+	if err := json.Unmarshal(body, &b); err != nil {
+		return &elevenError{http.StatusUnprocessableEntity, "invalid_request", "The body is not a JSON object of the text-to-speech request: " + err.Error()}
+	}
+	if strings.TrimSpace(b.Text) == "" {
+		return &elevenError{http.StatusUnprocessableEntity, "invalid_request", "text is required and may not be empty."}
+	}
+	f, eerr := parseElevenFormat(r.URL.Query().Get("output_format"))
+	if eerr != nil {
+		return eerr
+	}
+	req, eerr := s.elevenRequest(account, r.PathValue("voice"), b.Text, b.VoiceSettings, b.ApplyTextNormalization, f)
+	if eerr != nil {
+		return eerr
+	}
+	ignored := b.VoiceSettings.ignored()
+	for name, v := range map[string]string{"model_id": b.ModelID, "language_code": b.LanguageCode, "previous_text": b.PreviousText, "next_text": b.NextText} {
+		if v != "" {
+			ignored = append(ignored, name)
+		}
+	}
+	if b.Seed != nil {
+		ignored = append(ignored, "seed")
+	}
+	slices.Sort(ignored)
+	p, err := s.synth.Prepare(req)
+	if err != nil {
+		return toEleven(wire.ToError(err, req.Voice))
+	}
+	codec, err := s.synth.Codec(req.Format)
+	if err != nil {
+		return toEleven(wire.ToError(err, req.Voice))
+	}
+	ri.format = req.Format.Name
+	end, werr := s.admitSpeech(r.Context(), w, account)
+	if werr != nil {
+		return toEleven(werr)
+	}
+	defer end()
+	if len(ignored) > 0 {
+		w.Header().Set("X-Voxkit-Ignored", strings.Join(ignored, ", "))
+	}
+	start := time.Now()
+	var res tts.Result
+	if strings.HasSuffix(r.URL.Path, "/with-timestamps") {
+		res, err = s.elevenTimestamps(w, r, p, f, strings.HasSuffix(r.URL.Path, "/stream/with-timestamps"))
+	} else {
+		w.Header().Set("Content-Type", cmp.Or(f.contentType, codec.ContentType))
+		res, err = p.Stream(r.Context(), f.writer(w))
+	}
+	if err != nil {
+		werr := s.synthesisFailed(s.log.With("request_id", ri.id), req.Voice, err)
+		if res.Audio == 0 { // nothing sent yet: the error can still be the answer
+			return toEleven(werr)
+		}
+		panic(http.ErrAbortHandler) // cut the response: it stops short
+	}
+	s.metrics.speech(req.Format.Name, res, time.Since(start))
+	return nil
+}
+
+// elevenTimestamps answers the /with-timestamps forms: JSON with the audio
+// in base64 and its character alignment, whole or (stream) one JSON line
+// per sentence.
+func (s *Server) elevenTimestamps(w http.ResponseWriter, r *http.Request, p *tts.Prepared, f elevenFormat, stream bool) (tts.Result, error) {
+	var audio strings.Builder
+	aligner := &charAligner{input: []rune(p.Request().Input), normalize: s.normalizerFor(p.Request())}
+	var whole alignment
+	var wholeNorm alignment
+	out := bufio.NewWriter(w)
+	p.SetOnSentence(func(d tts.SentenceDone) {
+		a, na := aligner.sentence(d.Words, false)
+		if !stream {
+			whole.append(a)
+			wholeNorm.append(na)
+			return
+		}
+		line, _ := json.Marshal(map[string]any{"audio_base64": base64.StdEncoding.EncodeToString([]byte(audio.String())),
+			"alignment": a.seconds(), "normalized_alignment": na.seconds()})
+		audio.Reset()
+		out.Write(line)
+		out.WriteByte('\n')
+		out.Flush()
+		http.NewResponseController(w).Flush()
+	})
+	w.Header().Set("Content-Type", "application/json")
+	if stream {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+	}
+	res, err := p.Stream(r.Context(), f.writer(&audio))
+	if err != nil || stream {
+		return res, err
+	}
+	a, na := aligner.sentence(nil, true)
+	whole.append(a)
+	wholeNorm.append(na)
+	writeJSON(w, http.StatusOK, map[string]any{"audio_base64": base64.StdEncoding.EncodeToString([]byte(audio.String())),
+		"alignment": whole.seconds(), "normalized_alignment": wholeNorm.seconds()})
+	return res, nil
+}
+
+// normalizerFor returns how the request's voice reads a piece of its
+// input, or nil when normalization is off.
+func (s *Server) normalizerFor(req tts.Request) func(string) (normalize.Text, bool) {
+	if req.Normalize == tts.NormalizeOff {
+		return nil
+	}
+	return func(piece string) (normalize.Text, bool) {
+		t, err := s.synth.NormalizeText(req.Account, req.Voice, piece)
+		return t, err == nil
+	}
+}

@@ -1,0 +1,408 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
+)
+
+// ElevenLabs' input-streaming WebSockets: stream-input (one context per
+// socket) and multi-stream-input (several, each named by context_id).
+
+// elevenMaxContexts is the most contexts one multi-stream-input socket may
+// have open at once, as ElevenLabs allows; they synthesize concurrently.
+const elevenMaxContexts = 5
+
+// elevenMaxOps is the most messages that may wait for one context's
+// synthesis; a client sending text far faster than it is spoken gets an
+// error for that context.
+const elevenMaxOps = 256
+
+// elevenInactivity is ElevenLabs' default inactivity timeout, and
+// elevenMaxInactivity the longest it allows.
+const (
+	elevenInactivity    = 20 * time.Second
+	elevenMaxInactivity = 180 * time.Second
+)
+
+// elevenDefaultSchedule is ElevenLabs' default chunk_length_schedule:
+// buffered text is spoken once it has this many characters, the first
+// threshold for the first part, the next for the next, even without a
+// sentence end.
+var elevenDefaultSchedule = []int{120, 160, 250, 290}
+
+// elevenMessage is a client message of either socket.
+type elevenMessage struct {
+	Text             *string             `json:"text"`
+	ContextID        string              `json:"context_id"`
+	VoiceSettings    *elevenVoiceSetting `json:"voice_settings"`
+	GenerationConfig *struct {
+		ChunkLengthSchedule []int `json:"chunk_length_schedule"`
+	} `json:"generation_config"`
+	Flush                bool   `json:"flush"`
+	TryTriggerGeneration bool   `json:"try_trigger_generation"`
+	CloseContext         bool   `json:"close_context"`
+	CloseSocket          bool   `json:"close_socket"`
+	XIAPIKey             string `json:"xi_api_key"`
+}
+
+// elevenSession is one socket.
+type elevenSession struct {
+	s       *Server
+	c       *websocket.Conn
+	ctx     context.Context
+	multi   bool
+	account string
+	voice   string
+	format  elevenFormat
+	norm    string     // apply_text_normalization
+	mu      sync.Mutex // guards open
+	open    map[string]*elevenContext
+	wg      sync.WaitGroup
+	writeMu sync.Mutex // one message at a time
+}
+
+// elevenContext is one context: text in, audio out, in order.
+type elevenContext struct {
+	id     string
+	ops    chan elevenMessage
+	cancel context.CancelFunc
+}
+
+func (s *Server) elevenSocket(multi bool) handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		ri := info(r.Context())
+		if werr := s.checkUpgrade(w.Header(), r); werr != nil {
+			return werr
+		}
+		q := r.URL.Query()
+		f, eerr := parseElevenFormat(q.Get("output_format"))
+		inactivity := elevenInactivity
+		if v := q.Get("inactivity_timeout"); v != "" && eerr == nil {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || time.Duration(n)*time.Second > elevenMaxInactivity {
+				eerr = &elevenError{http.StatusBadRequest, "invalid_request", "inactivity_timeout must be 1 to 180 seconds."}
+			}
+			inactivity = time.Duration(n) * time.Second
+		}
+		account := ""
+		if eerr == nil && (r.Header.Get("xi-api-key") != "" || bearer(r) != "" || s.host != nil) {
+			account, eerr = s.elevenAdmit(r)
+		}
+		if eerr == nil && account != "" {
+			if _, err := s.voices.Lookup(account, s.resolveVoice(account, r.PathValue("voice"))); err != nil {
+				eerr = elevenVoiceNotFound(r.PathValue("voice"))
+			}
+		}
+		if eerr != nil {
+			writeJSON(w, eerr.HTTPStatus, map[string]any{"detail": eerr})
+			return nil
+		}
+		if s.closing.Err() != nil {
+			return wire.Unavailable()
+		}
+		http.NewResponseController(w).SetReadDeadline(time.Time{})
+		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.origins})
+		if err != nil {
+			return nil // Accept has answered
+		}
+		s.sessions.Add(1)
+		defer s.sessions.Done()
+		c.SetReadLimit(s.maxBody)
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		stop := context.AfterFunc(s.closing, cancel)
+		defer stop()
+		es := &elevenSession{s: s, c: c, ctx: ctx, multi: multi, account: account, voice: r.PathValue("voice"),
+			format: f, norm: q.Get("apply_text_normalization"), open: map[string]*elevenContext{}}
+		ri.format = f.format.Name
+		reason := es.serve(inactivity)
+		cancel()
+		es.wg.Wait()
+		c.Close(reason.code, reason.text)
+		return nil
+	}
+}
+
+// closeReason is how a session ends.
+type closeReason struct {
+	code websocket.StatusCode
+	text string
+}
+
+// serve reads messages until the socket ends, and says why it ended.
+func (es *elevenSession) serve(inactivity time.Duration) closeReason {
+	msgs := make(chan elevenMessage)
+	readErr := make(chan error, 1)
+	go func() {
+		for {
+			_, data, err := es.c.Read(es.ctx)
+			if err != nil {
+				readErr <- err
+				return
+			}
+			var m elevenMessage
+			if err := json.Unmarshal(data, &m); err != nil {
+				es.send(map[string]any{"error": "invalid_message", "message": "The message is not a JSON object: " + err.Error()})
+				continue
+			}
+			select {
+			case msgs <- m:
+			case <-es.ctx.Done():
+				return
+			}
+		}
+	}()
+	idle := time.NewTimer(inactivity)
+	defer idle.Stop()
+	for {
+		select {
+		case m := <-msgs:
+			idle.Reset(inactivity)
+			if done, reason := es.handle(m); done {
+				return reason
+			}
+		case <-readErr:
+			return closeReason{websocket.StatusNormalClosure, ""}
+		case <-idle.C:
+			return closeReason{websocket.StatusPolicyViolation, fmt.Sprintf("Have not received new text for %v; closing the connection (inactivity_timeout).", inactivity)}
+		case <-es.s.closing.Done():
+			return closeReason{websocket.StatusGoingAway, "server shutting down"}
+		}
+	}
+}
+
+// handle acts on one message; done says the session is over.
+func (es *elevenSession) handle(m elevenMessage) (done bool, reason closeReason) {
+	if es.account == "" { // the first message carries the key
+		if m.XIAPIKey == "" {
+			return true, closeReason{websocket.StatusPolicyViolation, "Send the API key in the xi-api-key header or as xi_api_key in the first message."}
+		}
+		k, werr := es.s.keys.check(es.ctx, m.XIAPIKey)
+		if werr != nil {
+			return true, closeReason{websocket.StatusPolicyViolation, werr.Message}
+		}
+		es.account = k.Account
+		if _, err := es.s.voices.Lookup(es.account, es.s.resolveVoice(es.account, es.voice)); err != nil {
+			return true, closeReason{websocket.StatusPolicyViolation, elevenVoiceNotFound(es.voice).Message}
+		}
+	}
+	if m.CloseSocket {
+		es.closeAll()
+		es.wg.Wait()
+		return true, closeReason{websocket.StatusNormalClosure, ""}
+	}
+	id := m.ContextID
+	if !es.multi {
+		id = ""
+	}
+	es.mu.Lock()
+	ec := es.open[id]
+	es.mu.Unlock()
+	switch {
+	case ec == nil && m.CloseContext:
+		return false, reason
+	case ec == nil:
+		var eerr *elevenError
+		if ec, eerr = es.start(id, m); eerr != nil {
+			es.send(es.tag(id, map[string]any{"error": eerr.Message, "code": eerr.Status}))
+			return false, reason
+		}
+		if m.Text != nil && *m.Text == " " {
+			return false, reason // the opening message
+		}
+	}
+	end := m.CloseContext || !es.multi && m.Text != nil && *m.Text == ""
+	if m.Text != nil && *m.Text == "" && es.multi {
+		m.Flush = true // an empty text flushes a context of the multi socket
+	}
+	if end {
+		m.CloseContext = true
+		es.mu.Lock()
+		delete(es.open, id)
+		es.mu.Unlock()
+	}
+	select {
+	case ec.ops <- m:
+	default:
+		ec.cancel()
+		es.send(es.tag(id, map[string]any{"error": fmt.Sprintf("More than %d messages wait for synthesis in this context: it is cancelled. Send text no faster than it is spoken.", elevenMaxOps)}))
+	}
+	if end && !es.multi {
+		es.wg.Wait()
+		return true, closeReason{websocket.StatusNormalClosure, ""}
+	}
+	return false, reason
+}
+
+// tag adds the context id of a multi-stream socket to a message.
+func (es *elevenSession) tag(id string, m map[string]any) map[string]any {
+	if es.multi {
+		m["contextId"] = id
+	}
+	return m
+}
+
+// closeAll ends every open context: each speaks what it has, then sends
+// its isFinal.
+func (es *elevenSession) closeAll() {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	for id, ec := range es.open {
+		select {
+		case ec.ops <- elevenMessage{CloseContext: true}:
+		default:
+			ec.cancel()
+		}
+		delete(es.open, id)
+	}
+}
+
+// start opens a context with the settings of its first message.
+func (es *elevenSession) start(id string, first elevenMessage) (*elevenContext, *elevenError) {
+	es.mu.Lock()
+	n := len(es.open)
+	es.mu.Unlock()
+	if n >= elevenMaxContexts {
+		return nil, &elevenError{http.StatusTooManyRequests, "max_active_conversations", fmt.Sprintf("At most %d contexts may be open on one socket; close one first.", elevenMaxContexts)}
+	}
+	req, eerr := es.s.elevenRequest(es.account, es.voice, "", first.VoiceSettings, es.norm, es.format)
+	if eerr != nil {
+		return nil, eerr
+	}
+	schedule := elevenDefaultSchedule
+	if first.GenerationConfig != nil && len(first.GenerationConfig.ChunkLengthSchedule) > 0 {
+		schedule = first.GenerationConfig.ChunkLengthSchedule
+	}
+	end, werr := es.s.admitSpeech(es.ctx, nil, es.account)
+	if werr != nil {
+		return nil, toEleven(werr)
+	}
+	ctx, cancel := context.WithCancel(es.ctx)
+	ec := &elevenContext{id: id, ops: make(chan elevenMessage, elevenMaxOps), cancel: cancel}
+	es.mu.Lock()
+	es.open[id] = ec
+	es.mu.Unlock()
+	es.wg.Go(func() {
+		defer end()
+		defer cancel()
+		es.run(ctx, ec, req, schedule)
+	})
+	return ec, nil
+}
+
+// run synthesizes one context: its text as sentences complete (or as the
+// chunk schedule says), an audio message per sentence with its alignment,
+// and isFinal at its end.
+func (es *elevenSession) run(ctx context.Context, ec *elevenContext, req tts.Request, schedule []int) {
+	start := time.Now()
+	var audio byteBuffer
+	var ts *tts.TextStream
+	aligner := &charAligner{normalize: es.s.normalizerFor(req)}
+	req.OnSentence = func(d tts.SentenceDone) {
+		aligner.input = []rune(ts.Text())
+		a, na := aligner.sentence(d.Words, false)
+		es.send(es.tag(ec.id, map[string]any{"audio": base64.StdEncoding.EncodeToString(audio.take()),
+			"isFinal": nil, "alignment": a.ms(), "normalizedAlignment": na.ms()}))
+	}
+	fail := func(err error) {
+		if ctx.Err() != nil {
+			return // cancelled, or the socket ended
+		}
+		werr := es.s.synthesisFailed(es.s.log, req.Voice, err)
+		es.send(es.tag(ec.id, map[string]any{"error": werr.Message, "code": werr.Code}))
+	}
+	var err error
+	ts, err = es.s.synth.StreamText(ctx, es.format.writer(&audio), req)
+	if err != nil {
+		fail(err)
+		return
+	}
+	part := 0
+	for {
+		var m elevenMessage
+		select {
+		case m = <-ec.ops:
+		case <-ctx.Done():
+			ts.Close()
+			return
+		}
+		if m.Text != nil {
+			if _, err := ts.WriteString(*m.Text); err != nil {
+				fail(err)
+				return
+			}
+			if threshold := schedule[min(part, len(schedule)-1)]; ts.Buffered() >= threshold || m.TryTriggerGeneration && ts.Buffered() >= schedule[0] {
+				m.Flush = true
+				part++
+			}
+		}
+		if m.Flush && !m.CloseContext {
+			if err := ts.Flush(); err != nil {
+				fail(err)
+				return
+			}
+		}
+		if m.CloseContext {
+			res, err := ts.Close()
+			if err != nil {
+				fail(err)
+				return
+			}
+			if rest := audio.take(); len(rest) > 0 {
+				aligner.input = []rune(ts.Text())
+				a, na := aligner.sentence(nil, true)
+				es.send(es.tag(ec.id, map[string]any{"audio": base64.StdEncoding.EncodeToString(rest),
+					"isFinal": nil, "alignment": a.ms(), "normalizedAlignment": na.ms()}))
+			}
+			es.send(es.tag(ec.id, map[string]any{"isFinal": true}))
+			es.s.metrics.speech(es.format.format.Name, res, time.Since(start))
+			return
+		}
+	}
+}
+
+// send writes one JSON message within the write timeout; the messages of
+// the session's contexts take turns.
+func (es *elevenSession) send(m map[string]any) {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return
+	}
+	es.writeMu.Lock()
+	defer es.writeMu.Unlock()
+	ctx, cancel := es.ctx, context.CancelFunc(func() {})
+	if es.s.writeTime > 0 {
+		ctx, cancel = context.WithTimeout(es.ctx, es.s.writeTime)
+	}
+	defer cancel()
+	if err := es.c.Write(ctx, websocket.MessageText, data); err != nil && !errors.Is(err, context.Canceled) {
+		es.c.CloseNow()
+	}
+}
+
+// byteBuffer collects audio between messages.
+type byteBuffer struct{ b []byte }
+
+func (b *byteBuffer) Write(p []byte) (int, error) {
+	b.b = append(b.b, p...)
+	return len(p), nil
+}
+
+// take returns what was written since the last take.
+func (b *byteBuffer) take() []byte {
+	out := b.b
+	b.b = nil
+	return out
+}
