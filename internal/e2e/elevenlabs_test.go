@@ -1,0 +1,109 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voxkit/voxkit/internal/audiotest"
+)
+
+// elevenResult is one case of elevenlabs.cjs's output.
+type elevenResult struct {
+	OK         bool      `json:"ok"`
+	File       string    `json:"file"`
+	Bytes      int       `json:"bytes"`
+	Chunks     int       `json:"chunks"`
+	Characters []string  `json:"characters"`
+	Starts     []float64 `json:"starts"`
+	Ends       []float64 `json:"ends"`
+	Normalized string    `json:"normalized"`
+	Voices     []struct {
+		VoiceID  string `json:"voiceId"`
+		Category string `json:"category"`
+	} `json:"voices"`
+	Error struct {
+		Name   string          `json:"name"`
+		Status int             `json:"status"`
+		Body   json.RawMessage `json:"body"`
+	} `json:"error"`
+}
+
+// TestElevenLabsSDK drives the ElevenLabs-compatible API with the official
+// ElevenLabs Node SDK: the voice list, convert (mp3_44100_128 and
+// pcm_24000, heard by the recognizer), stream, convert with timestamps,
+// and its errors.
+func TestElevenLabsSDK(t *testing.T) {
+	node, modules := nodeSDK(t)
+	if _, err := os.Stat(filepath.Join(modules, "@elevenlabs", "elevenlabs-js", "package.json")); err != nil {
+		t.Fatalf("the ElevenLabs SDK is not in %s (run .ci/install-node-sdk.sh)", modules)
+	}
+	audiotest.Require(t, "ffprobe", "ffmpeg", "pocketsphinx_continuous")
+	e := newEnv(t, envOptions{espeak: true})
+	sentence := 0
+	text := sentences()[sentence] + " It costs $9.50."
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "elevenlabs.cjs"), e.url("/elevenlabs"), e.key, t.TempDir(), text)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node elevenlabs.cjs: %v\n%s", err, stderr.String())
+	}
+	var results map[string]json.RawMessage
+	if err := json.Unmarshal(stdout, &results); err != nil {
+		t.Fatalf("elevenlabs.cjs output %q: %v", stdout, err)
+	}
+	t.Logf("ElevenLabs node SDK %s", results["sdkVersion"])
+	get := func(name string, wantOK bool) elevenResult {
+		t.Helper()
+		var r elevenResult
+		if err := json.Unmarshal(results[name], &r); err != nil || r.OK != wantOK {
+			t.Fatalf("case %s: want ok=%v: %s", name, wantOK, results[name])
+		}
+		return r
+	}
+	voices := get("voices", true)
+	if len(voices.Voices) < 3 || !strings.Contains(string(results["voices"]), `"voiceId":"en-us","category":"premade"`) {
+		t.Errorf("voices: %s", results["voices"])
+	}
+	mp3 := get("convert_mp3", true)
+	if p := audiotest.ProbeFile(t, mp3.File); p.Codec != "mp3" || p.SampleRate != 44100 || p.Duration < 1 {
+		t.Errorf("convert mp3_44100_128: %+v", p)
+	}
+	pcm := get("convert_pcm", true)
+	body, _ := os.ReadFile(pcm.File)
+	wav := pcmToWav(t, body, 24000)
+	if got, want := audiotest.Recognize(t, wav, audiotest.Candidates), audiotest.Candidates[sentence]; got != want {
+		t.Errorf("convert pcm_24000: recognizer heard %q, want %q", got, want)
+	}
+	if s := get("stream", true); s.Bytes < pcm.Bytes*9/10 || s.Bytes > pcm.Bytes*11/10 || s.Chunks < 2 {
+		t.Errorf("stream: %d bytes in %d chunks; convert made %d", s.Bytes, s.Chunks, pcm.Bytes)
+	}
+	ts := get("timestamps", true)
+	if strings.Join(ts.Characters, "") != text || len(ts.Starts) != len(ts.Characters) || len(ts.Ends) != len(ts.Characters) {
+		t.Errorf("timestamps: %d characters %q, %d starts, %d ends", len(ts.Characters), strings.Join(ts.Characters, ""), len(ts.Starts), len(ts.Ends))
+	}
+	for i := 1; i < len(ts.Starts); i++ {
+		if ts.Starts[i] < ts.Starts[i-1]-0.001 || ts.Ends[i] < ts.Starts[i] {
+			t.Errorf("character %d %q: %.3f–%.3f after %.3f", i, ts.Characters[i], ts.Starts[i], ts.Ends[i], ts.Starts[i-1])
+			break
+		}
+	}
+	if !strings.Contains(ts.Normalized, "nine dollars") {
+		t.Errorf("normalized alignment: %q", ts.Normalized)
+	}
+	if r := get("unknown_voice", false); r.Error.Status != 404 || !strings.Contains(string(r.Error.Body), "voice_not_found") {
+		t.Errorf("unknown voice: %+v %s", r.Error, r.Error.Body)
+	}
+	if r := get("bad_key", false); r.Error.Status != 401 || !strings.Contains(string(r.Error.Body), "invalid_api_key") {
+		t.Errorf("bad key: %+v %s", r.Error, r.Error.Body)
+	}
+}
