@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -287,5 +290,64 @@ func TestElevenLabsMultiStream(t *testing.T) {
 	defer cancel()
 	if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusNormalClosure {
 		t.Errorf("close_socket: %v", err)
+	}
+}
+
+// BenchmarkElevenLabsFirstAudio measures, on a multi-stream-input socket,
+// the time from a context's sentence-ending text to that context's first
+// audio message: one context alone, and four fed at once (p50 and p99
+// over every context's sentence).
+func BenchmarkElevenLabsFirstAudio(b *testing.B) {
+	for _, n := range []int{1, 4} {
+		b.Run(strconv.Itoa(n)+"-contexts", func(b *testing.B) {
+			e := newEnv(b, envOptions{})
+			h := http.Header{}
+			h.Set("xi-api-key", e.key)
+			c, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(e.ts.URL, "http")+"/elevenlabs/v1/text-to-speech/en-us/multi-stream-input?output_format=pcm_24000",
+				&websocket.DialOptions{HTTPClient: e.ts.Client(), HTTPHeader: h})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.CloseNow()
+			c.SetReadLimit(16 << 20)
+			send := func(v any) {
+				data, _ := json.Marshal(v)
+				if err := c.Write(context.Background(), websocket.MessageText, data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var samples []time.Duration
+			for i := 0; b.Loop(); i++ {
+				start := time.Now()
+				for k := range n {
+					id := fmt.Sprintf("c%d-%d", i, k)
+					send(map[string]any{"text": " ", "context_id": id})
+					send(map[string]any{"text": "The quick brown fox jumps over the lazy dog. ", "context_id": id})
+					send(map[string]any{"context_id": id, "close_context": true})
+				}
+				first := map[string]bool{}
+				for final := 0; final < n; {
+					_, data, err := c.Read(context.Background())
+					if err != nil {
+						b.Fatal(err)
+					}
+					var m struct {
+						ContextID string `json:"contextId"`
+						IsFinal   *bool  `json:"isFinal"`
+						Audio     string `json:"audio"`
+					}
+					json.Unmarshal(data, &m)
+					if m.IsFinal != nil && *m.IsFinal {
+						final++
+					} else if m.Audio != "" && !first[m.ContextID] {
+						first[m.ContextID] = true
+						samples = append(samples, time.Since(start))
+					}
+				}
+			}
+			slices.Sort(samples)
+			b.ReportMetric(float64(samples[len(samples)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(samples[len(samples)*99/100].Microseconds())/1000, "p99-ms")
+		})
 	}
 }
