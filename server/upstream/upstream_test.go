@@ -99,6 +99,11 @@ func TestPoolSpeaksAndRetries(t *testing.T) {
 	if len(vs) < 10 || !strings.Contains(fmt.Sprint(vs), "en-us") {
 		t.Fatalf("voices: %v", vs)
 	}
+	for _, v := range vs {
+		if v.Name == "en-us" && v.SampleRate != 22050 { // espeak-ng's rate, as the worker lists it
+			t.Errorf("en-us through the gateway: sample rate %d, want the worker's 22050", v.SampleRate)
+		}
+	}
 	text := "Hello from the workers. And again."
 	samples, words, err := speak(p, text)
 	if err != nil || len(samples) < upstream.SampleRate {
