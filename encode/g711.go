@@ -1,14 +1,11 @@
 package encode
 
-import (
-	"encoding/binary"
-	"io"
-)
+import "io"
 
 // G.711 companding (ITU-T G.711), the telephony formats: one byte per
 // sample, μ-law in North America and Japan, A-law elsewhere, headerless
 // and usually at 8 kHz. They are not registered formats: a caller that
-// speaks a telephony protocol asks for pcm and companding it with
+// speaks a telephony protocol asks for pcm and compands it with
 // NewG711Writer.
 
 // MuLaw returns the G.711 μ-law byte of a 16-bit sample.
@@ -54,53 +51,9 @@ func segment(x int) byte {
 	return n
 }
 
-// G711Writer turns 16-bit little-endian pcm written to it into one
-// companded byte per sample written to the underlying writer.
-type G711Writer struct {
-	w       io.Writer
-	compand func(int16) byte
-	odd     []byte // the first byte of a sample split between writes
-	buf     []byte
-}
-
-// NewG711Writer returns a writer companding pcm to w with compand
-// (MuLaw or ALaw).
-func NewG711Writer(w io.Writer, compand func(int16) byte) *G711Writer {
-	return &G711Writer{w: w, compand: compand}
-}
-
-// Write compands p's whole samples; a trailing odd byte waits for the
-// next Write.
-func (g *G711Writer) Write(p []byte) (int, error) {
-	n := len(p)
-	g.buf = g.buf[:0]
-	if len(g.odd) == 1 && len(p) > 0 {
-		g.buf = append(g.buf, g.compand(int16(uint16(g.odd[0])|uint16(p[0])<<8)))
-		g.odd, p = g.odd[:0], p[1:]
-	}
-	for ; len(p) >= 2; p = p[2:] {
-		g.buf = append(g.buf, g.compand(int16(binary.LittleEndian.Uint16(p))))
-	}
-	if len(p) == 1 {
-		g.odd = append(g.odd[:0], p[0])
-	}
-	if len(g.buf) == 0 {
-		return n, nil
-	}
-	if _, err := g.w.Write(g.buf); err != nil {
-		return 0, err
-	}
-	return n, nil
-}
-
-// Flush flushes the underlying writer when it can (an
-// http.ResponseWriter, say), so companded audio is sent as synthesized.
-func (g *G711Writer) Flush() error {
-	switch f := g.w.(type) {
-	case interface{ Flush() error }:
-		return f.Flush()
-	case interface{ Flush() }:
-		f.Flush()
-	}
-	return nil
+// NewG711Writer returns a writer that compands the 16-bit little-endian
+// pcm written to it to w with compand (MuLaw or ALaw), one byte per
+// sample.
+func NewG711Writer(w io.Writer, compand func(int16) byte) *SampleWriter {
+	return NewSampleWriter(w, func(b []byte, s int16) []byte { return append(b, compand(s)) })
 }

@@ -3,6 +3,7 @@ package encode_test
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"os/exec"
 	"testing"
 
@@ -10,10 +11,11 @@ import (
 	"github.com/voxkit/voxkit/internal/audiotest"
 )
 
-// TestG711: known code words from the standard's tables, and speech at
+// TestSampleWriters: G.711's known code words from the standard's tables, and speech at
 // 8 kHz decoded by ffmpeg's own μ-law and A-law decoders within the
-// codecs' quantization, written through G711Writer in odd-sized pieces (about 38 dB SNR for speech at this level).
-func TestG711(t *testing.T) {
+// codecs' quantization, written in odd-sized pieces (about 38 dB SNR for speech at this
+// level); 32-bit float the same way, raw and in WAV headers.
+func TestSampleWriters(t *testing.T) {
 	for _, c := range []struct {
 		s           int16
 		mulaw, alaw byte
@@ -39,31 +41,49 @@ func TestG711(t *testing.T) {
 	for _, s := range in {
 		pcm = binary.LittleEndian.AppendUint16(pcm, uint16(s))
 	}
-	for name, compand := range map[string]func(int16) byte{"mulaw": encode.MuLaw, "alaw": encode.ALaw} {
-		var data bytes.Buffer
-		w := encode.NewG711Writer(&data, compand)
-		for rest := pcm; len(rest) > 0; { // odd-sized writes split samples
-			n := min(len(rest), 1001)
-			if _, err := w.Write(rest[:n]); err != nil {
-				t.Fatal(err)
+	for _, c := range []struct {
+		name   string // ffmpeg's raw format
+		writer func(io.Writer) *encode.SampleWriter
+		tag    uint16
+		bits   int
+		minDB  float64
+	}{
+		{"mulaw", func(w io.Writer) *encode.SampleWriter { return encode.NewG711Writer(w, encode.MuLaw) }, encode.WAVMuLaw, 8, 30},
+		{"alaw", func(w io.Writer) *encode.SampleWriter { return encode.NewG711Writer(w, encode.ALaw) }, encode.WAVALaw, 8, 30},
+		{"f32le", encode.NewFloat32Writer, encode.WAVFloat, 32, 90},
+	} {
+		for _, container := range []string{"raw", "wav"} {
+			var data bytes.Buffer
+			if container == "wav" {
+				data.Write(encode.WAVHeader(c.tag, 8000, c.bits, 0xFFFFFFFF))
 			}
-			rest = rest[n:]
-		}
-		if data.Len() != len(in) {
-			t.Fatalf("%s: %d bytes for %d samples", name, data.Len(), len(in))
-		}
-		cmd := exec.Command("ffmpeg", "-v", "error", "-f", name, "-ar", "8000", "-ac", "1", "-i", "-", "-f", "s16le", "-")
-		cmd.Stdin = &data
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("ffmpeg -f %s: %v", name, err)
-		}
-		got := make([]int16, len(out)/2)
-		binary.Decode(out, binary.LittleEndian, got)
-		if db, lag := snr(in, got, 0); db < 30 || lag != 0 {
-			t.Errorf("%s: %.1f dB SNR at lag %d, want ≥ 30 dB at 0", name, db, lag)
-		} else {
-			t.Logf("%s: %.1f dB SNR", name, db)
+			w := c.writer(&data)
+			for rest := pcm; len(rest) > 0; { // odd-sized writes split samples
+				n := min(len(rest), 1001)
+				if _, err := w.Write(rest[:n]); err != nil {
+					t.Fatal(err)
+				}
+				rest = rest[n:]
+			}
+			args := []string{"-v", "error", "-f", c.name, "-ar", "8000", "-ac", "1", "-i", "-", "-f", "s16le", "-"}
+			if container == "wav" {
+				args = []string{"-v", "error", "-f", "wav", "-i", "-", "-f", "s16le", "-"}
+			} else if data.Len() != len(in)*c.bits/8 {
+				t.Fatalf("%s: %d bytes for %d samples", c.name, data.Len(), len(in))
+			}
+			cmd := exec.Command("ffmpeg", args...)
+			cmd.Stdin = &data
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("ffmpeg %s %s: %v", container, c.name, err)
+			}
+			got := make([]int16, len(out)/2)
+			binary.Decode(out, binary.LittleEndian, got)
+			if db, lag := snr(in, got, 0); db < c.minDB || lag != 0 || len(got) != len(in) {
+				t.Errorf("%s %s: %d samples of %d, %.1f dB SNR at lag %d, want ≥ %.0f dB at 0", container, c.name, len(got), len(in), db, lag, c.minDB)
+			} else {
+				t.Logf("%s %s: %.1f dB SNR", container, c.name, db)
+			}
 		}
 	}
 }

@@ -34,21 +34,39 @@ func newWAVEncoder(w io.Writer, f Format) (Encoder, error) {
 }
 
 func (e *wavEncoder) header(dataSize uint32) []byte {
+	return WAVHeader(WAVPCM, e.rate, 16, dataSize)
+}
+
+// WAV format tags: the encoding of the samples, as a WAV header names it.
+const (
+	WAVPCM   = 1 // signed integers (16-bit here)
+	WAVFloat = 3 // IEEE floats
+	WAVALaw  = 6 // G.711 A-law, 8-bit
+	WAVMuLaw = 7 // G.711 μ-law, 8-bit
+)
+
+// WAVHeader returns the 44-byte RIFF/WAVE header of mono audio at rate
+// whose samples are bits wide in the encoding tag (WAVPCM, WAVFloat,
+// WAVALaw, WAVMuLaw), with dataSize bytes of samples to follow;
+// 0xFFFFFFFF says the size is unknown (a stream), which decoders read
+// as "until end of stream".
+func WAVHeader(tag uint16, rate, bits int, dataSize uint32) []byte {
 	riffSize := uint32(0xFFFFFFFF)
 	if dataSize != 0xFFFFFFFF {
 		riffSize = dataSize + wavHeaderSize - 8
 	}
+	block := bits / 8
 	h := make([]byte, 0, wavHeaderSize)
 	h = append(h, "RIFF"...)
 	h = binary.LittleEndian.AppendUint32(h, riffSize)
 	h = append(h, "WAVEfmt "...)
-	h = binary.LittleEndian.AppendUint32(h, 16)             // fmt chunk size
-	h = binary.LittleEndian.AppendUint16(h, 1)              // PCM
-	h = binary.LittleEndian.AppendUint16(h, 1)              // channels
-	h = binary.LittleEndian.AppendUint32(h, uint32(e.rate)) // sample rate
-	h = binary.LittleEndian.AppendUint32(h, uint32(e.rate*2))
-	h = binary.LittleEndian.AppendUint16(h, 2)  // block align
-	h = binary.LittleEndian.AppendUint16(h, 16) // bits per sample
+	h = binary.LittleEndian.AppendUint32(h, 16) // fmt chunk size
+	h = binary.LittleEndian.AppendUint16(h, tag)
+	h = binary.LittleEndian.AppendUint16(h, 1) // channels
+	h = binary.LittleEndian.AppendUint32(h, uint32(rate))
+	h = binary.LittleEndian.AppendUint32(h, uint32(rate*block)) // bytes per second
+	h = binary.LittleEndian.AppendUint16(h, uint16(block))      // block align
+	h = binary.LittleEndian.AppendUint16(h, uint16(bits))
 	h = append(h, "data"...)
 	h = binary.LittleEndian.AppendUint32(h, dataSize)
 	return h
