@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -146,14 +145,6 @@ func (s *Server) elevenModels(w http.ResponseWriter, r *http.Request, account st
 	return nil
 }
 
-// elevenFormat is an ElevenLabs output_format: CODEC_RATE or
-// CODEC_RATE_KBPS.
-type elevenFormat struct {
-	format      encode.Format
-	compand     func(int16) byte // μ-law or A-law over pcm; nil otherwise
-	contentType string
-}
-
 // elevenDefaultFormat is ElevenLabs' default output_format.
 const elevenDefaultFormat = "mp3_44100_128"
 
@@ -170,9 +161,9 @@ var elevenFormats = map[string]struct {
 	"opus": {[]int{48000}, []int{32, 64, 96, 128, 192}},
 }
 
-func parseElevenFormat(s string) (elevenFormat, *elevenError) {
-	bad := func() (elevenFormat, *elevenError) {
-		return elevenFormat{}, &elevenError{http.StatusBadRequest, "invalid_output_format", fmt.Sprintf(
+func parseElevenFormat(s string) (vendorFormat, *elevenError) {
+	bad := func() (vendorFormat, *elevenError) {
+		return vendorFormat{}, &elevenError{http.StatusBadRequest, "invalid_output_format", fmt.Sprintf(
 			"output_format %q is not one voxkit speaks: use mp3_{22050,24000,44100}_{32,48,64,96,128,192}, pcm_{8000,16000,22050,24000,44100,48000}, wav_RATE, ulaw_8000, alaw_8000 or opus_48000_{32,64,96,128,192}.", s)}
 	}
 	parts := strings.Split(cmp.Or(s, elevenDefaultFormat), "_")
@@ -184,7 +175,7 @@ func parseElevenFormat(s string) (elevenFormat, *elevenError) {
 	if err != nil || !slices.Contains(spec.rates, rate) {
 		return bad()
 	}
-	f := elevenFormat{format: encode.Format{Name: parts[0], SampleRate: rate, Streaming: true}}
+	f := vendorFormat{format: encode.Format{Name: parts[0], SampleRate: rate, Streaming: true}}
 	if len(parts) == 3 {
 		kbps, err := strconv.Atoi(parts[2])
 		if err != nil || !slices.Contains(spec.kbps, kbps) {
@@ -194,19 +185,11 @@ func parseElevenFormat(s string) (elevenFormat, *elevenError) {
 	}
 	switch parts[0] {
 	case "ulaw":
-		f.format.Name, f.compand, f.contentType = "pcm", encode.MuLaw, "audio/basic"
+		f = f.companded(encode.MuLaw, encode.WAVMuLaw, false)
 	case "alaw":
-		f.format.Name, f.compand, f.contentType = "pcm", encode.ALaw, "audio/x-alaw-basic"
+		f = f.companded(encode.ALaw, encode.WAVALaw, false)
 	}
 	return f, nil
-}
-
-// writer wraps w so that it receives the format's bytes.
-func (f elevenFormat) writer(w io.Writer) io.Writer {
-	if f.compand != nil {
-		return encode.NewG711Writer(w, f.compand)
-	}
-	return w
 }
 
 // elevenSpeechBody is the body of POST /v1/text-to-speech/{voice_id}.
@@ -248,7 +231,7 @@ func (vs *elevenVoiceSetting) ignored() []string {
 }
 
 // elevenRequest turns the ElevenLabs request fields into voxkit's request.
-func (s *Server) elevenRequest(account, voice, text string, vs *elevenVoiceSetting, normalization string, f elevenFormat) (tts.Request, *elevenError) {
+func (s *Server) elevenRequest(account, voice, text string, vs *elevenVoiceSetting, normalization string, f vendorFormat) (tts.Request, *elevenError) {
 	req := tts.Request{Voice: s.resolveVoice(account, voice), Input: text, Account: account, Format: f.format}
 	if vs != nil && vs.Speed != nil {
 		if err := tts.CheckSpeed(*vs.Speed); err != nil {
@@ -341,7 +324,7 @@ func (s *Server) elevenSpeech(w http.ResponseWriter, r *http.Request, account st
 // elevenTimestamps answers the /with-timestamps forms: JSON with the audio
 // in base64 and its character alignment, whole or (stream) one JSON line
 // per sentence.
-func (s *Server) elevenTimestamps(w http.ResponseWriter, r *http.Request, p *tts.Prepared, f elevenFormat, stream bool) (tts.Result, error) {
+func (s *Server) elevenTimestamps(w http.ResponseWriter, r *http.Request, p *tts.Prepared, f vendorFormat, stream bool) (tts.Result, error) {
 	var audio strings.Builder
 	aligner := &charAligner{input: []rune(p.Request().Input), normalize: s.normalizerFor(p.Request())}
 	var whole alignment

@@ -20,15 +20,6 @@ import (
 // ElevenLabs' input-streaming WebSockets: stream-input (one context per
 // socket) and multi-stream-input (several, each named by context_id).
 
-// elevenMaxContexts is the most contexts one multi-stream-input socket may
-// have open at once, as ElevenLabs allows; they synthesize concurrently.
-const elevenMaxContexts = 5
-
-// elevenMaxOps is the most messages that may wait for one context's
-// synthesis; a client sending text far faster than it is spoken gets an
-// error for that context.
-const elevenMaxOps = 256
-
 // elevenInactivity is ElevenLabs' default inactivity timeout, and
 // elevenMaxInactivity the longest it allows.
 const (
@@ -65,19 +56,10 @@ type elevenSession struct {
 	multi   bool
 	account string
 	voice   string
-	format  elevenFormat
-	norm    string     // apply_text_normalization
-	mu      sync.Mutex // guards open
-	open    map[string]*elevenContext
-	wg      sync.WaitGroup
+	format  vendorFormat
+	norm    string // apply_text_normalization
+	open    *contextSet[elevenMessage]
 	writeMu sync.Mutex // one message at a time
-}
-
-// elevenContext is one context: text in, audio out, in order.
-type elevenContext struct {
-	id     string
-	ops    chan elevenMessage
-	cancel context.CancelFunc
 }
 
 func (s *Server) elevenSocket(multi bool) handler {
@@ -125,11 +107,11 @@ func (s *Server) elevenSocket(multi bool) handler {
 		stop := context.AfterFunc(s.closing, cancel)
 		defer stop()
 		es := &elevenSession{s: s, c: c, ctx: ctx, multi: multi, account: account, voice: r.PathValue("voice"),
-			format: f, norm: q.Get("apply_text_normalization"), open: map[string]*elevenContext{}}
+			format: f, norm: q.Get("apply_text_normalization"), open: newContextSet[elevenMessage]()}
 		ri.format = f.format.Name
 		reason := es.serve(inactivity)
 		cancel()
-		es.wg.Wait()
+		es.open.wait()
 		c.Close(reason.code, reason.text)
 		return nil
 	}
@@ -199,17 +181,15 @@ func (es *elevenSession) handle(m elevenMessage) (done bool, reason closeReason)
 		}
 	}
 	if m.CloseSocket {
-		es.closeAll()
-		es.wg.Wait()
+		es.open.endAll(elevenMessage{CloseContext: true})
+		es.open.wait()
 		return true, closeReason{websocket.StatusNormalClosure, ""}
 	}
 	id := m.ContextID
 	if !es.multi {
 		id = ""
 	}
-	es.mu.Lock()
-	ec := es.open[id]
-	es.mu.Unlock()
+	ec := es.open.get(id)
 	switch {
 	case ec == nil && m.CloseContext:
 		return false, reason
@@ -227,20 +207,18 @@ func (es *elevenSession) handle(m elevenMessage) (done bool, reason closeReason)
 	if m.Text != nil && *m.Text == "" && es.multi {
 		m.Flush = true // an empty text flushes a context of the multi socket
 	}
+	sent := false
 	if end {
 		m.CloseContext = true
-		es.mu.Lock()
-		delete(es.open, id)
-		es.mu.Unlock()
+		sent = es.open.end(ec, m)
+	} else {
+		sent = es.open.send(ec, m)
 	}
-	select {
-	case ec.ops <- m:
-	default:
-		ec.cancel()
-		es.send(es.tag(id, map[string]any{"error": fmt.Sprintf("More than %d messages wait for synthesis in this context: it is cancelled. Send text no faster than it is spoken.", elevenMaxOps)}))
+	if !sent {
+		es.send(es.tag(id, map[string]any{"error": fmt.Sprintf("More than %d messages wait for synthesis in this context: it is cancelled. Send text no faster than it is spoken.", maxContextOps)}))
 	}
 	if end && !es.multi {
-		es.wg.Wait()
+		es.open.wait()
 		return true, closeReason{websocket.StatusNormalClosure, ""}
 	}
 	return false, reason
@@ -254,28 +232,10 @@ func (es *elevenSession) tag(id string, m map[string]any) map[string]any {
 	return m
 }
 
-// closeAll ends every open context: each speaks what it has, then sends
-// its isFinal.
-func (es *elevenSession) closeAll() {
-	es.mu.Lock()
-	defer es.mu.Unlock()
-	for id, ec := range es.open {
-		select {
-		case ec.ops <- elevenMessage{CloseContext: true}:
-		default:
-			ec.cancel()
-		}
-		delete(es.open, id)
-	}
-}
-
 // start opens a context with the settings of its first message.
-func (es *elevenSession) start(id string, first elevenMessage) (*elevenContext, *elevenError) {
-	es.mu.Lock()
-	n := len(es.open)
-	es.mu.Unlock()
-	if n >= elevenMaxContexts {
-		return nil, &elevenError{http.StatusTooManyRequests, "max_active_conversations", fmt.Sprintf("At most %d contexts may be open on one socket; close one first.", elevenMaxContexts)}
+func (es *elevenSession) start(id string, first elevenMessage) (*socketContext[elevenMessage], *elevenError) {
+	if es.open.full() {
+		return nil, &elevenError{http.StatusTooManyRequests, "max_active_conversations", fmt.Sprintf("At most %d contexts may be open on one socket; close one first.", maxSocketContexts)}
 	}
 	req, eerr := es.s.elevenRequest(es.account, es.voice, "", first.VoiceSettings, es.norm, es.format)
 	if eerr != nil {
@@ -289,23 +249,16 @@ func (es *elevenSession) start(id string, first elevenMessage) (*elevenContext, 
 	if werr != nil {
 		return nil, toEleven(werr)
 	}
-	ctx, cancel := context.WithCancel(es.ctx)
-	ec := &elevenContext{id: id, ops: make(chan elevenMessage, elevenMaxOps), cancel: cancel}
-	es.mu.Lock()
-	es.open[id] = ec
-	es.mu.Unlock()
-	es.wg.Go(func() {
+	return es.open.start(es.ctx, id, func(ctx context.Context, ec *socketContext[elevenMessage]) {
 		defer end()
-		defer cancel()
 		es.run(ctx, ec, req, schedule)
-	})
-	return ec, nil
+	}), nil
 }
 
 // run synthesizes one context: its text as sentences complete (or as the
 // chunk schedule says), an audio message per sentence with its alignment,
 // and isFinal at its end.
-func (es *elevenSession) run(ctx context.Context, ec *elevenContext, req tts.Request, schedule []int) {
+func (es *elevenSession) run(ctx context.Context, ec *socketContext[elevenMessage], req tts.Request, schedule []int) {
 	start := time.Now()
 	var audio byteBuffer
 	var ts *tts.TextStream
