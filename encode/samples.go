@@ -59,8 +59,12 @@ func (sw *SampleWriter) Write(p []byte) (int, error) {
 
 // Flush flushes the underlying writer when it can (an
 // http.ResponseWriter, say), so converted audio is sent as synthesized.
-func (sw *SampleWriter) Flush() error {
-	switch f := sw.w.(type) {
+func (sw *SampleWriter) Flush() error { return Flush(sw.w) }
+
+// Flush flushes w if it has a Flush method (with or without an error),
+// and does nothing otherwise.
+func Flush(w io.Writer) error {
+	switch f := w.(type) {
 	case interface{ Flush() error }:
 		return f.Flush()
 	case interface{ Flush() }:

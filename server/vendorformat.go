@@ -74,12 +74,4 @@ func (h *headedWriter) Write(p []byte) (int, error) {
 }
 
 // Flush flushes the underlying writer when it can.
-func (h *headedWriter) Flush() error {
-	switch f := h.w.(type) {
-	case interface{ Flush() error }:
-		return f.Flush()
-	case interface{ Flush() }:
-		f.Flush()
-	}
-	return nil
-}
+func (h *headedWriter) Flush() error { return encode.Flush(h.w) }
