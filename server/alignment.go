@@ -35,15 +35,17 @@ func (a *alignment) append(b alignment) {
 
 // seconds is the alignment of the HTTP API's with-timestamps answers.
 func (a alignment) seconds() map[string]any {
-	round := func(xs []float64) []float64 {
-		out := make([]float64, len(xs))
-		for i, x := range xs {
-			out[i] = math.Round(x*1000) / 1000
-		}
-		return out
+	return map[string]any{"characters": nonNil(a.chars), "character_start_times_seconds": roundMS(a.start),
+		"character_end_times_seconds": roundMS(a.end)}
+}
+
+// roundMS rounds times in seconds to the millisecond.
+func roundMS(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Round(x*1000) / 1000
 	}
-	return map[string]any{"characters": nonNil(a.chars), "character_start_times_seconds": round(a.start),
-		"character_end_times_seconds": round(a.end)}
+	return out
 }
 
 // ms is the alignment of the WebSocket's audio messages: start times

@@ -2,7 +2,16 @@ package server
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
 	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/voxkit/voxkit/server/wire"
 )
 
 // The contexts of a vendor streaming socket (ElevenLabs' multi-stream-input,
@@ -120,3 +129,110 @@ func (cs *contextSet[M]) endAll(last M) {
 
 // wait waits for every context's goroutine to end.
 func (cs *contextSet[M]) wait() { cs.wg.Wait() }
+
+// vendorSocket accepts a vendor's WebSocket and runs its session: serve
+// gets the connection and the session's context (cancelled when the
+// client goes, at shutdown, or once serve returns) and returns why the
+// session ended and how to wait for its contexts, which end before the
+// connection closes.
+func (s *Server) vendorSocket(w http.ResponseWriter, r *http.Request, serve func(context.Context, *websocket.Conn) (closeReason, func())) error {
+	if s.closing.Err() != nil {
+		return wire.Unavailable()
+	}
+	http.NewResponseController(w).SetReadDeadline(time.Time{})
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.origins})
+	if err != nil {
+		return nil // Accept has answered
+	}
+	s.sessions.Add(1)
+	defer s.sessions.Done()
+	c.SetReadLimit(s.maxBody)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(s.closing, cancel)
+	defer stop()
+	reason, wait := serve(ctx, c)
+	cancel()
+	wait()
+	c.Close(reason.code, reason.text)
+	return nil
+}
+
+// closeReason is how a socket's session ends.
+type closeReason struct {
+	code websocket.StatusCode
+	text string
+}
+
+// serveSocket reads c's JSON messages, each an M, and hands them to
+// handle in order until handle says the session is done, the client
+// closes, no message came for inactivity, or the server shuts down; it
+// says why the session ended. A message that is not an M goes to bad.
+func serveSocket[M any](ctx context.Context, s *Server, c *websocket.Conn, inactivity time.Duration,
+	handle func(M) (done bool, reason closeReason), bad func(error)) closeReason {
+	msgs := make(chan M)
+	readErr := make(chan error, 1)
+	go func() {
+		for {
+			_, data, err := c.Read(ctx)
+			if err != nil {
+				readErr <- err
+				return
+			}
+			var m M
+			if err := json.Unmarshal(data, &m); err != nil {
+				bad(err)
+				continue
+			}
+			select {
+			case msgs <- m:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	idle := time.NewTimer(inactivity)
+	defer idle.Stop()
+	for {
+		select {
+		case m := <-msgs:
+			idle.Reset(inactivity)
+			if done, reason := handle(m); done {
+				return reason
+			}
+		case <-readErr:
+			return closeReason{websocket.StatusNormalClosure, ""}
+		case <-idle.C:
+			return closeReason{websocket.StatusPolicyViolation, fmt.Sprintf("No message for %v; closing the connection (inactivity timeout).", inactivity)}
+		case <-s.closing.Done():
+			return closeReason{websocket.StatusGoingAway, "server shutting down"}
+		}
+	}
+}
+
+// jsonSender writes a socket's JSON messages, each within the write
+// timeout; the messages of the socket's contexts take turns. A write
+// that fails closes the connection.
+type jsonSender struct {
+	c       *websocket.Conn
+	ctx     context.Context
+	timeout time.Duration
+	mu      sync.Mutex // one message at a time
+}
+
+func (js *jsonSender) send(m map[string]any) {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return
+	}
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	ctx, cancel := js.ctx, context.CancelFunc(func() {})
+	if js.timeout > 0 {
+		ctx, cancel = context.WithTimeout(js.ctx, js.timeout)
+	}
+	defer cancel()
+	if err := js.c.Write(ctx, websocket.MessageText, data); err != nil && !errors.Is(err, context.Canceled) {
+		js.c.CloseNow()
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/tts/normalize"
@@ -82,22 +81,11 @@ func (s *Server) eleven(h elevenHandler) handler {
 // elevenAdmit checks the xi-api-key header, else the credentials of the
 // OpenAI API.
 func (s *Server) elevenAdmit(r *http.Request) (string, *elevenError) {
-	c, werr := caller{}, (*wire.Error)(nil)
-	if key := r.Header.Get("xi-api-key"); key != "" {
-		var k store.Key
-		k, werr = s.keys.check(r.Context(), key)
-		c = caller{k.Account, k.Scope}
-	} else {
-		c, werr = s.admit(r)
-	}
-	if werr == nil && c.scope != store.ScopeAdmin && c.scope != store.ScopeSpeech {
-		werr = wire.InsufficientScope(c.scope, store.ScopeSpeech)
-	}
+	account, werr := s.admitVendor(r, r.Header.Get("xi-api-key"))
 	if werr != nil {
 		return "", toEleven(werr)
 	}
-	info(r.Context()).account = c.account
-	return c.account, nil
+	return account, nil
 }
 
 // elevenVoiceOf describes a voxkit voice as an ElevenLabs voice.

@@ -3,17 +3,13 @@ package server
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/coder/websocket"
 
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -50,8 +46,8 @@ type elevenMessage struct {
 
 // elevenSession is one socket.
 type elevenSession struct {
+	jsonSender
 	s       *Server
-	c       *websocket.Conn
 	ctx     context.Context
 	multi   bool
 	account string
@@ -59,7 +55,6 @@ type elevenSession struct {
 	format  vendorFormat
 	norm    string // apply_text_normalization
 	open    *contextSet[elevenMessage]
-	writeMu sync.Mutex // one message at a time
 }
 
 func (s *Server) elevenSocket(multi bool) handler {
@@ -91,78 +86,20 @@ func (s *Server) elevenSocket(multi bool) handler {
 			writeJSON(w, eerr.HTTPStatus, map[string]any{"detail": eerr})
 			return nil
 		}
-		if s.closing.Err() != nil {
-			return wire.Unavailable()
-		}
-		http.NewResponseController(w).SetReadDeadline(time.Time{})
-		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.origins})
-		if err != nil {
-			return nil // Accept has answered
-		}
-		s.sessions.Add(1)
-		defer s.sessions.Done()
-		c.SetReadLimit(s.maxBody)
-		ctx, cancel := context.WithCancel(r.Context())
-		defer cancel()
-		stop := context.AfterFunc(s.closing, cancel)
-		defer stop()
-		es := &elevenSession{s: s, c: c, ctx: ctx, multi: multi, account: account, voice: r.PathValue("voice"),
-			format: f, norm: q.Get("apply_text_normalization"), open: newContextSet[elevenMessage]()}
 		ri.format = f.format.Name
-		reason := es.serve(inactivity)
-		cancel()
-		es.open.wait()
-		c.Close(reason.code, reason.text)
-		return nil
+		return s.vendorSocket(w, r, func(ctx context.Context, c *websocket.Conn) (closeReason, func()) {
+			es := &elevenSession{jsonSender: jsonSender{c: c, ctx: ctx, timeout: s.writeTime}, s: s, ctx: ctx, multi: multi, account: account,
+				voice: r.PathValue("voice"), format: f, norm: q.Get("apply_text_normalization"), open: newContextSet[elevenMessage]()}
+			return es.serve(inactivity), es.open.wait
+		})
 	}
-}
-
-// closeReason is how a session ends.
-type closeReason struct {
-	code websocket.StatusCode
-	text string
 }
 
 // serve reads messages until the socket ends, and says why it ended.
 func (es *elevenSession) serve(inactivity time.Duration) closeReason {
-	msgs := make(chan elevenMessage)
-	readErr := make(chan error, 1)
-	go func() {
-		for {
-			_, data, err := es.c.Read(es.ctx)
-			if err != nil {
-				readErr <- err
-				return
-			}
-			var m elevenMessage
-			if err := json.Unmarshal(data, &m); err != nil {
-				es.send(map[string]any{"error": "invalid_message", "message": "The message is not a JSON object: " + err.Error()})
-				continue
-			}
-			select {
-			case msgs <- m:
-			case <-es.ctx.Done():
-				return
-			}
-		}
-	}()
-	idle := time.NewTimer(inactivity)
-	defer idle.Stop()
-	for {
-		select {
-		case m := <-msgs:
-			idle.Reset(inactivity)
-			if done, reason := es.handle(m); done {
-				return reason
-			}
-		case <-readErr:
-			return closeReason{websocket.StatusNormalClosure, ""}
-		case <-idle.C:
-			return closeReason{websocket.StatusPolicyViolation, fmt.Sprintf("Have not received new text for %v; closing the connection (inactivity_timeout).", inactivity)}
-		case <-es.s.closing.Done():
-			return closeReason{websocket.StatusGoingAway, "server shutting down"}
-		}
-	}
+	return serveSocket(es.ctx, es.s, es.c, inactivity, es.handle, func(err error) {
+		es.send(map[string]any{"error": "invalid_message", "message": "The message is not a JSON object: " + err.Error()})
+	})
 }
 
 // handle acts on one message; done says the session is over.
@@ -323,25 +260,6 @@ func (es *elevenSession) run(ctx context.Context, ec *socketContext[elevenMessag
 			es.s.metrics.speech(es.format.format.Name, res, time.Since(start))
 			return
 		}
-	}
-}
-
-// send writes one JSON message within the write timeout; the messages of
-// the session's contexts take turns.
-func (es *elevenSession) send(m map[string]any) {
-	data, err := json.Marshal(m)
-	if err != nil {
-		return
-	}
-	es.writeMu.Lock()
-	defer es.writeMu.Unlock()
-	ctx, cancel := es.ctx, context.CancelFunc(func() {})
-	if es.s.writeTime > 0 {
-		ctx, cancel = context.WithTimeout(es.ctx, es.s.writeTime)
-	}
-	defer cancel()
-	if err := es.c.Write(ctx, websocket.MessageText, data); err != nil && !errors.Is(err, context.Canceled) {
-		es.c.CloseNow()
 	}
 }
 

@@ -97,6 +97,12 @@ type Options struct {
 	// stream-input and multi-stream-input WebSockets, with voxkit's keys
 	// in xi-api-key. See docs/agents.md.
 	ElevenLabs bool
+	// Cartesia serves the Cartesia-compatible API under /cartesia (a
+	// Cartesia SDK's base URL is then http://host:port/cartesia): voices,
+	// /tts/bytes, /tts/sse and the /tts/websocket with its contexts,
+	// with voxkit's keys in X-API-Key or Authorization. See
+	// docs/agents.md.
+	Cartesia bool
 	// KeyCheckTimeout bounds the store's check of a request's API key:
 	// past it the request is refused with 503 (and any work begun for
 	// it is dropped), so a stalled store cannot hold requests and their
@@ -300,6 +306,9 @@ func New(opts Options) (*Server, error) {
 	s.route("/v1/normalize", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.normalizeText)})
 	if opts.ElevenLabs {
 		s.elevenRoutes()
+	}
+	if opts.Cartesia {
+		s.cartesiaRoutes()
 	}
 	s.route("/healthz", methods{http.MethodGet: s.healthz})
 	s.route("/readyz", methods{http.MethodGet: s.readyz})

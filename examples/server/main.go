@@ -98,6 +98,7 @@ type app struct {
 	wyomingAccount     string
 	wyomingZeroconf    bool
 	elevenLabs         bool
+	cartesia           bool
 	storeURL           string
 	upstream           string
 	upstreamKey        string
@@ -163,6 +164,9 @@ func (a *app) run(ctx context.Context, args []string) error {
 	elevenLabs, _ := strconv.ParseBool(a.env("VOXKIT_ELEVENLABS", "true"))
 	fs.BoolVar(&a.elevenLabs, "elevenlabs", elevenLabs,
 		"serve the ElevenLabs-compatible API under /elevenlabs, for ElevenLabs SDKs and agent plugins ($VOXKIT_ELEVENLABS)")
+	cartesia, _ := strconv.ParseBool(a.env("VOXKIT_CARTESIA", "true"))
+	fs.BoolVar(&a.cartesia, "cartesia", cartesia,
+		"serve the Cartesia-compatible API under /cartesia, for Cartesia SDKs and agent plugins ($VOXKIT_CARTESIA)")
 	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "data"), "data directory holding "+sqlite.FileName+" ($VOXKIT_DATA)")
 	fs.StringVar(&a.storeURL, "store", a.env("VOXKIT_STORE", ""),
 		"PostgreSQL URL (postgres://user:password@host/db) of the store ($VOXKIT_STORE); empty: SQLite in -data")
@@ -587,7 +591,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	}
 	opts := server.Options{
 		Synthesizer: synth, Store: st, Aliases: aliases,
-		ElevenLabs: a.elevenLabs, AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, KeyCheckTimeout: a.keyCheckTimeout, WSIdleTimeout: a.wsIdleTimeout,
+		ElevenLabs: a.elevenLabs, Cartesia: a.cartesia, AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, KeyCheckTimeout: a.keyCheckTimeout, WSIdleTimeout: a.wsIdleTimeout,
 		Limits: a.limits, MaxQueue: a.maxQueue,
 	}
 	if reg != nil {

@@ -107,7 +107,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	se := servertest.Start(t, servertest.Options{Synthesizer: synth, Accounts: []string{"local", "other"},
-		Server: server.Options{Aliases: openAIAliases(aliasTarget), ElevenLabs: true}})
+		Server: server.Options{Aliases: openAIAliases(aliasTarget), ElevenLabs: true, Cartesia: true}})
 	e := &env{t: t, srv: se.Server, store: se.Store, fake: fake, key: se.Keys["local"], otherKey: se.Keys["other"]}
 	if !o.noListen {
 		e.ts = httptest.NewUnstartedServer(e.srv)
