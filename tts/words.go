@@ -71,17 +71,18 @@ func (l *locator) find(word string) (start, end int) {
 // Words. text is what the engine was asked to say; said is the part's
 // text as normalized (norm maps it back to original, the part's own
 // text), and text differs from it when it was respelled: its words then
-// go as one. The words said for one written form ("nine dollars and
-// fifty cents") are one Word, the form as written ("$9.50"). at maps an
-// engine sample offset to a time in the request's audio.
-func (r *renderer) partWords(words []engine.Word, text, said, original string, norm *normalize.Text, at func(int) time.Duration) {
+// go as one, as they do when whole is set (text said as phonemes). The
+// words said for one written form ("nine dollars and fifty cents") are
+// one Word, the form as written ("$9.50"). at maps an engine sample
+// offset to a time in the request's audio.
+func (r *renderer) partWords(words []engine.Word, text, said, original string, norm *normalize.Text, whole bool, at func(int) time.Duration) {
 	if len(words) == 0 {
 		return
 	}
 	switch {
-	case text == said && norm != nil:
+	case text == said && norm != nil && !whole:
 		words, text = writtenWords(words, original, norm), original
-	case text != said:
+	case text != said || whole:
 		first, last := words[0], words[len(words)-1]
 		est := false
 		for _, w := range words {
