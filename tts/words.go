@@ -43,14 +43,15 @@ type SentenceDone struct {
 // locator finds words in the input, in order, and says where they are in
 // characters.
 type locator struct {
-	text  string // the input with its tags masked (tags.Mask)
+	input string // the input
+	text  string // the input with its tags masked (tags.Mask), byte for byte
 	pos   int    // bytes of text searched past
-	chars int    // characters before pos
+	chars int    // characters of input before pos
 }
 
 // reset makes the locator search input, which continues what it searched
 // before (the text of a TextStream grows).
-func (l *locator) reset(input string) { l.text = tags.Mask(input) }
+func (l *locator) reset(input string) { l.input, l.text = input, tags.Mask(input) }
 
 // find returns the characters of the next occurrence of word, or an
 // empty span where the search stands when word is not there (its text was
@@ -60,7 +61,9 @@ func (l *locator) find(word string) (start, end int) {
 	if i < 0 || word == "" {
 		return l.chars, l.chars
 	}
-	start = l.chars + utf8.RuneCountInString(l.text[l.pos:l.pos+i])
+	// Characters are counted in the input: a tag's value may hold
+	// characters of several bytes, each masked as that many spaces.
+	start = l.chars + utf8.RuneCountInString(l.input[l.pos:l.pos+i])
 	end = start + utf8.RuneCountInString(word)
 	l.pos += i + len(word)
 	l.chars = end
