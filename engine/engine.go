@@ -75,6 +75,12 @@ type Request struct {
 	// Words asks for Chunk.Words. An engine may leave them out when it
 	// is false, where finding them costs time.
 	Words bool
+	// Phonemes, for engines that render FeaturePhonemes (others never
+	// get any), is IPA to speak instead of Text ("təˈmɑːtoʊ"; spaces part
+	// words): the engine speaks these phonemes, leaving out the symbols
+	// the voice has none for, and Text is what they say, for the word
+	// timings — one word over all of Text.
+	Phonemes string
 }
 
 // Break is a silence of Duration before the word at Offset, a byte offset

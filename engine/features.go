@@ -1,5 +1,7 @@
 package engine
 
+import "context"
+
 // Feature names a speaking-style control of Prosody.
 type Feature string
 
@@ -16,6 +18,9 @@ const (
 	// FeatureBreaks: the engine puts Request.Breaks in the speech it
 	// renders whole, without splitting the text around them.
 	FeatureBreaks Feature = "breaks"
+	// FeaturePhonemes: the engine speaks Request.Phonemes (IPA) instead
+	// of phonemizing Request.Text.
+	FeaturePhonemes Feature = "phonemes"
 )
 
 // Renderer is implemented by engines that render Prosody controls beyond
@@ -35,4 +40,14 @@ func Renders(e Engine, f Feature) bool {
 	}
 	r, ok := e.(Renderer)
 	return ok && r.Renders(f)
+}
+
+// PhonemeChecker is implemented by engines that render FeaturePhonemes
+// and can say before speaking which symbols of an IPA string a voice has
+// no phoneme for, so a caller can report them.
+type PhonemeChecker interface {
+	// UnknownPhonemes returns the symbols of ipa that voice cannot speak
+	// and Synthesize leaves out, each once, in order; none when it can
+	// speak them all.
+	UnknownPhonemes(ctx context.Context, voice, ipa string) ([]string, error)
 }

@@ -24,6 +24,8 @@
 //	excited, sad, calm, angry        presets of rate, pitch, range, loudness
 //	breath, sigh, laugh, cough       non-verbal events
 //	voice:ID                         another voice of the catalog
+//	phoneme:IPA                      the text said as these phonemes
+//	                                 ("_" parts words; SSML's phoneme)
 //	reset                            ends every open style
 //
 // Parse turns input into a Script: text parts with their resolved Style,

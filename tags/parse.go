@@ -336,6 +336,9 @@ func (p *parser) tag(pos int, tag string) {
 		if clamped != "" {
 			p.issue(pos, tag, ErrOutOfRange, clamped)
 		}
+		if name == "phoneme" {
+			p.flush() // each phoneme tag's text is a part of its own
+		}
 		p.open = append(p.open, openTag{name: name, value: value})
 		p.restyle()
 	}
@@ -353,6 +356,9 @@ func (p *parser) close(pos int, tag, name string, d def, hasValue bool) {
 	}
 	for i := len(p.open) - 1; i >= 0; i-- {
 		if p.open[i].name == name {
+			if name == "phoneme" {
+				p.flush()
+			}
 			p.open = slices.Delete(p.open, i, i+1)
 			p.restyle()
 			return

@@ -190,7 +190,7 @@ func TestStrictAcceptsGoodTags(t *testing.T) {
 func TestVocabulary(t *testing.T) {
 	// Every name of the vocabulary parses cleanly, with a value where it
 	// needs one, and leaves no text behind.
-	values := map[string]string{"rate": "1.5", "pitch": "2", "volume": "0.5", "voice": "x"}
+	values := map[string]string{"rate": "1.5", "pitch": "2", "volume": "0.5", "voice": "x", "phoneme": "bˈiː"}
 	for _, name := range vocabularyNames() {
 		t.Run(name, func(t *testing.T) {
 			tag := "<|" + name + "|>"
@@ -305,5 +305,32 @@ func TestVocabularyDescribed(t *testing.T) {
 		if err != nil || len(s.Parts) == 0 {
 			t.Errorf("%s: example %q: %v, %v", tag.Name, tag.Example, s.Parts, err)
 		}
+	}
+}
+
+func TestPhonemeTag(t *testing.T) {
+	// Each phoneme tag's text is a part of its own, even beside another of
+	// the same phonemes; "_" in the value is a space.
+	s, err := Parse("I say <|phoneme:təˈmɑːtoʊ|>tomato<|/phoneme|><|phoneme:təˈmɑːtoʊ|>tomato<|/phoneme|>, <|phoneme:ðə_kæt|>the cat<|/phoneme|>.", Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range s.Parts {
+		got = append(got, p.String())
+	}
+	want := []string{
+		`text "I say " {neutral}`,
+		`text "tomato" {phonemes="təˈmɑːtoʊ"}`,
+		`text "tomato" {phonemes="təˈmɑːtoʊ"}`,
+		`text ", " {neutral}`,
+		`text "the cat" {phonemes="ðə kæt"}`,
+		`text "." {neutral}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("parts:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if tag := PhonemeTag(" ðə  kæt | sæt "); tag != "<|phoneme:ðə_kæt_sæt|>" {
+		t.Errorf("PhonemeTag = %q", tag)
 	}
 }

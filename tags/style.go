@@ -3,6 +3,7 @@ package tags
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -30,6 +31,10 @@ type Style struct {
 	// Voice is a catalog voice id to speak in; empty means the request's
 	// voice.
 	Voice string
+	// Phonemes is IPA to say the text as (<|phoneme|>), for engines that
+	// take phonemes; empty means the text is read as written. The text
+	// is then what the phonemes say.
+	Phonemes string
 }
 
 // RateOrDefault returns the rate multiplier, 1 when Rate is unset.
@@ -84,6 +89,9 @@ func (s Style) String() string {
 	}
 	if s.Voice != "" {
 		b = append(b, "voice="+s.Voice)
+	}
+	if s.Phonemes != "" {
+		b = append(b, "phonemes="+strconv.Quote(s.Phonemes))
 	}
 	return strings.Join(b, " ")
 }

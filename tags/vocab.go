@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Limits of the tag values. Values outside them are clamped (and reported),
@@ -106,6 +107,10 @@ var vocabulary = map[string]def{
 		s.Voice = v
 		return "", nil
 	}, example: "<|voice:en-gb|>…<|/voice|>", doc: "another voice of the catalog"},
+	"phoneme": {value: requiredValue, set: func(s *Style, v string) (string, error) {
+		s.Phonemes = PhonemesOf(v)
+		return "", nil
+	}, example: "<|phoneme:təˈmɑːtoʊ|>…<|/phoneme|>", doc: "say the text as these IPA phonemes (_ parts words)"},
 
 	// Presets: a fixed mix of rate, pitch, pitch range and loudness.
 	"excited": {set: preset(func(s *Style) { s.Rate, s.Pitch, s.Range, s.Gain = 1.15, 2, 1.5, 2 }), example: "<|excited|>…<|/excited|>", doc: "faster, higher, livelier, louder"},
@@ -186,3 +191,20 @@ func number(v string, lo, hi float64, want string) (float64, string, error) {
 	}
 	return x, "", nil
 }
+
+// PhonemeTag returns the <|phoneme|> tag that says text as ipa: its
+// spaces written "_", and the characters a tag value cannot hold ('|',
+// '<', '>') left out. It returns "" when nothing of ipa is left.
+func PhonemeTag(ipa string) string {
+	v := strings.Join(strings.FieldsFunc(ipa, func(r rune) bool {
+		return unicode.IsSpace(r) || r == '_' || r == '|' || r == '<' || r == '>'
+	}), "_")
+	if v == "" {
+		return ""
+	}
+	return "<|phoneme:" + v + "|>"
+}
+
+// PhonemesOf returns the IPA of a <|phoneme|> tag's value: "_" stands
+// for a space.
+func PhonemesOf(value string) string { return strings.ReplaceAll(value, "_", " ") }

@@ -136,9 +136,20 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 	}
 	// A derived voice's default style lies under the input's tags.
 	style := v.StyleFor(part.Style)
-	said, norm := r.normalized(part.Text, style, v)
+	// Text said as phonemes (<|phoneme|>) goes to the engine as written,
+	// for the word it is; engines that take no phonemes read the text.
+	phonemes := part.Style.Phonemes != "" && engine.Renders(eng, engine.FeaturePhonemes)
+	said, norm := part.Text, (*normalize.Text)(nil)
+	if phonemes {
+		style.Spell = false
+	} else {
+		said, norm = r.normalized(part.Text, style, v)
+	}
 	pros, text, fx := plan(eng, style, r.req.Speed, said)
 	req := engine.Request{Voice: v.EngineVoice, Text: text, Prosody: pros, Words: r.loc != nil}
+	if phonemes {
+		req.Phonemes = part.Style.Phonemes
+	}
 	if text == said {
 		req.Breaks = r.breaks
 		if norm != nil {
@@ -196,7 +207,7 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 	defer func() {
 		if err == nil && rate0 != 0 {
 			end := r.p.pos()
-			r.partWords(words, text, said, part.Text, norm, func(x int) time.Duration {
+			r.partWords(words, text, said, part.Text, norm, phonemes, func(x int) time.Duration {
 				n := begin + int(float64(x-lead)*float64(r.p.outRate)/float64(rate0))
 				return r.p.duration(max(begin, min(end, n)))
 			})

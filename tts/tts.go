@@ -11,6 +11,7 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -508,7 +509,52 @@ func (s *Synthesizer) prepare(req *Request, ignored *[]string) (voices.Voice, ta
 	if err := checkAudio(script, req.Speed, s.maxAudio); err != nil {
 		return voices.Voice{}, tags.Script{}, err
 	}
+	for _, name := range s.unspokenPhonemes(*req, v, script) {
+		if !slices.Contains(*ignored, name) {
+			*ignored = append(*ignored, name)
+		}
+	}
 	return v, script, nil
+}
+
+// unspokenPhonemes lists what of the script's phoneme tags will not be
+// heard: "phoneme" when a voice's engine takes no phonemes (the text is
+// read instead), and "phoneme:SYMBOL" for each symbol a voice has no
+// phoneme for (it is left out), written as Go escapes past ASCII
+// ("phoneme:\u0298", a comma "\x2c") so that the list fits an HTTP
+// header.
+func (s *Synthesizer) unspokenPhonemes(req Request, v voices.Voice, script tags.Script) []string {
+	var out []string
+	for _, p := range script.Parts {
+		if p.IsEvent() || p.Style.Phonemes == "" {
+			continue
+		}
+		pv := v
+		if p.Style.Voice != "" {
+			var err error
+			if pv, err = s.voices.Lookup(req.Account, p.Style.Voice); err != nil {
+				continue // ParseTags dropped the tag
+			}
+		}
+		eng := s.engines[pv.Engine]
+		if !engine.Renders(eng, engine.FeaturePhonemes) {
+			out = append(out, "phoneme")
+			continue
+		}
+		c, ok := eng.(engine.PhonemeChecker)
+		if !ok {
+			continue
+		}
+		unknown, err := c.UnknownPhonemes(context.Background(), pv.EngineVoice, p.Style.Phonemes)
+		if err != nil {
+			continue // the voice's own error shows when it speaks
+		}
+		for _, sym := range unknown {
+			q := strconv.QuoteToASCII(sym)
+			out = append(out, "phoneme:"+strings.ReplaceAll(q[1:len(q)-1], ",", `\x2c`))
+		}
+	}
+	return out
 }
 
 // check validates what a request holds besides its input: the voice, the

@@ -43,14 +43,15 @@ type SentenceDone struct {
 // locator finds words in the input, in order, and says where they are in
 // characters.
 type locator struct {
-	text  string // the input with its tags masked (tags.Mask)
+	input string // the input
+	text  string // the input with its tags masked (tags.Mask), byte for byte
 	pos   int    // bytes of text searched past
-	chars int    // characters before pos
+	chars int    // characters of input before pos
 }
 
 // reset makes the locator search input, which continues what it searched
 // before (the text of a TextStream grows).
-func (l *locator) reset(input string) { l.text = tags.Mask(input) }
+func (l *locator) reset(input string) { l.input, l.text = input, tags.Mask(input) }
 
 // find returns the characters of the next occurrence of word, or an
 // empty span where the search stands when word is not there (its text was
@@ -60,7 +61,9 @@ func (l *locator) find(word string) (start, end int) {
 	if i < 0 || word == "" {
 		return l.chars, l.chars
 	}
-	start = l.chars + utf8.RuneCountInString(l.text[l.pos:l.pos+i])
+	// Characters are counted in the input: a tag's value may hold
+	// characters of several bytes, each masked as that many spaces.
+	start = l.chars + utf8.RuneCountInString(l.input[l.pos:l.pos+i])
 	end = start + utf8.RuneCountInString(word)
 	l.pos += i + len(word)
 	l.chars = end
@@ -71,17 +74,18 @@ func (l *locator) find(word string) (start, end int) {
 // Words. text is what the engine was asked to say; said is the part's
 // text as normalized (norm maps it back to original, the part's own
 // text), and text differs from it when it was respelled: its words then
-// go as one. The words said for one written form ("nine dollars and
-// fifty cents") are one Word, the form as written ("$9.50"). at maps an
-// engine sample offset to a time in the request's audio.
-func (r *renderer) partWords(words []engine.Word, text, said, original string, norm *normalize.Text, at func(int) time.Duration) {
+// go as one, as they do when whole is set (text said as phonemes). The
+// words said for one written form ("nine dollars and fifty cents") are
+// one Word, the form as written ("$9.50"). at maps an engine sample
+// offset to a time in the request's audio.
+func (r *renderer) partWords(words []engine.Word, text, said, original string, norm *normalize.Text, whole bool, at func(int) time.Duration) {
 	if len(words) == 0 {
 		return
 	}
 	switch {
-	case text == said && norm != nil:
+	case text == said && norm != nil && !whole:
 		words, text = writtenWords(words, original, norm), original
-	case text != said:
+	case text != said || whole:
 		first, last := words[0], words[len(words)-1]
 		est := false
 		for _, w := range words {

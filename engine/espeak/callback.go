@@ -7,7 +7,10 @@ package espeak
 */
 import "C"
 
-import "unsafe"
+import (
+	"bytes"
+	"unsafe"
+)
 
 // synthCallback receives audio from espeak_Synth. It runs on the goroutine
 // that called espeak_Synth, with mu held, so it may use active freely.
@@ -23,8 +26,19 @@ func synthCallback(wav *C.short, n C.int, events *C.espeak_EVENT) C.int {
 		return 1
 	}
 	for ev := events; ev != nil && ev._type != C.espeakEVENT_LIST_TERMINATED; ev = (*C.espeak_EVENT)(unsafe.Add(unsafe.Pointer(ev), unsafe.Sizeof(*ev))) {
-		if ev._type == C.espeakEVENT_WORD {
+		switch ev._type {
+		case C.espeakEVENT_WORD:
 			job.words = append(job.words, wordAt{char: int(ev.text_position), ms: int(ev.audio_position)})
+		case C.espeakEVENT_PHONEME:
+			if job.phonemes != nil {
+				name := unsafe.Slice((*byte)(unsafe.Pointer(&ev.id)), 8)
+				if n := bytes.IndexByte(name, 0); n >= 0 {
+					name = name[:n]
+				}
+				if len(name) > 0 {
+					*job.phonemes = append(*job.phonemes, string(name))
+				}
+			}
 		}
 	}
 	if wav != nil && n > 0 {

@@ -69,6 +69,9 @@ type job struct {
 	ctx     context.Context
 	samples []float32
 	words   []wordAt // where the words begin
+	// phonemes, when not nil, collects the IPA of the phonemes
+	// synthesized (espeak-ng's phoneme events).
+	phonemes *[]string
 }
 
 // wordAt is where a word begins: at character char (1-based) of the text,
@@ -93,6 +96,7 @@ var _ engine.Engine = (*Engine)(nil)
 var _ engine.VoiceLister = (*Engine)(nil)
 var _ engine.Phonemizer = (*Engine)(nil)
 var _ engine.VoiceResolver = (*Engine)(nil)
+var _ engine.PhonemeChecker = (*Engine)(nil)
 
 // ErrClosed is returned by an engine used after Close.
 var ErrClosed = errors.New("espeak: engine closed")
@@ -107,7 +111,8 @@ func New(opts Options) (*Engine, error) {
 			path = C.CString(opts.DataPath)
 			defer C.free(unsafe.Pointer(path))
 		}
-		rate := C.espeak_Initialize(C.AUDIO_OUTPUT_SYNCHRONOUS, 0, path, C.espeakINITIALIZE_DONT_EXIT)
+		// Phoneme events, in IPA, tell what was said (see job.phonemes).
+		rate := C.espeak_Initialize(C.AUDIO_OUTPUT_SYNCHRONOUS, 0, path, C.espeakINITIALIZE_DONT_EXIT|phonemeEvents)
 		if rate <= 0 {
 			return nil, fmt.Errorf("espeak: initialize failed (code %d): is espeak-ng-data installed?", int(rate))
 		}
@@ -149,6 +154,9 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 	if e.isClosed() {
 		return ErrClosed
 	}
+	if req.Phonemes != "" {
+		return e.speakPhonemes(ctx, req, emit)
+	}
 	speed := req.Prosody.RateOrDefault()
 	wpm := int(float64(normalWPM)*speed + 0.5)
 	wpm = max(minWPM, min(maxWPM, wpm))
@@ -176,7 +184,7 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 		if ssml {
 			input = markup(text, req.Prosody)
 		}
-		samples, words, rate, err := synth(ctx, (*bufp)[:0], voice, input, wpm, ssml)
+		samples, words, rate, err := synth(ctx, (*bufp)[:0], voice, input, wpm, modeOf(ssml), nil)
 		*bufp = samples
 		if err != nil {
 			return err
@@ -290,9 +298,26 @@ func lastRune(s string) string {
 // buffers holds sample buffers (*[]float32) for reuse across requests.
 var buffers = sync.Pool{New: func() any { return new([]float32) }}
 
+// input says how espeak_Synth reads text.
+type input int
+
+const (
+	plainText   input = iota
+	ssmlText          // SSML elements (espeakSSML)
+	phonemeText       // mnemonics in [[ ]] (espeakPHONEMES)
+)
+
+func modeOf(ssml bool) input {
+	if ssml {
+		return ssmlText
+	}
+	return plainText
+}
+
 // synth renders one sentence under the library lock, appending its
-// samples to dst, and says where its words begin.
-func synth(ctx context.Context, dst []float32, voice, text string, wpm int, ssml bool) ([]float32, []wordAt, int, error) {
+// samples to dst, and says where its words begin. phonemes, when not
+// nil, receives the IPA of the phonemes spoken.
+func synth(ctx context.Context, dst []float32, voice, text string, wpm int, mode input, phonemes *[]string) ([]float32, []wordAt, int, error) {
 	ctext := C.CString(cText(text))
 	defer C.free(unsafe.Pointer(ctext))
 
@@ -308,13 +333,20 @@ func synth(ctx context.Context, dst []float32, voice, text string, wpm int, ssml
 		currentWPM = wpm
 	}
 	prime(text)
-	j := &job{ctx: ctx, samples: dst}
+	j := &job{ctx: ctx, samples: dst, phonemes: phonemes}
 	active = j
 	defer func() { active = nil }()
 	size := C.size_t(len(text) + 1)
 	flags := C.uint(C.espeakCHARS_UTF8)
-	if ssml {
+	switch mode {
+	case ssmlText:
 		flags |= C.espeakSSML
+	case phonemeText:
+		flags |= C.espeakPHONEMES
+		// The flag stays set in the library until the next espeak_Synth
+		// and makes espeak_TextToPhonemes read [[ ]] in text as
+		// phonemes too: a synthesis of nothing clears it.
+		defer C.espeak_Synth(unsafe.Pointer(emptyText), 1, 0, C.POS_CHARACTER, 0, C.espeakCHARS_UTF8, nil, nil)
 	}
 	rc := C.espeak_Synth(unsafe.Pointer(ctext), size, 0, C.POS_CHARACTER, 0, flags, nil, nil)
 	if err := ctx.Err(); err != nil {
@@ -341,6 +373,9 @@ const (
 	maxPrimeWords = 350
 	primeWords    = "1 "
 )
+
+// emptyText is "", in C memory for good.
+var emptyText = C.CString("")
 
 // primeText is primeWords maxPrimeWords times, in C memory for good.
 var primeText = C.CString(strings.Repeat(primeWords, maxPrimeWords))

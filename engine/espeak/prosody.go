@@ -14,13 +14,14 @@ var _ engine.Renderer = (*Engine)(nil)
 
 // Renders reports the Prosody controls espeak-ng renders itself: rate,
 // pitch range (SSML prosody range), whisper (its "whisper" voice variant),
-// emphasis (SSML emphasis) and spelling (SSML say-as characters). Pitch
+// emphasis (SSML emphasis), spelling (SSML say-as characters) and
+// phonemes (its [[ ]] phoneme input, see mnemonics). Pitch
 // and gain are left to the caller's DSP: espeak-ng's own pitch control
 // spans only about −7 to +9 semitones and is not calibrated in semitones,
 // and its volume saturates above 100%.
 func (e *Engine) Renders(f engine.Feature) bool {
 	switch f {
-	case engine.FeatureRate, engine.FeatureRange, engine.FeatureWhisper, engine.FeatureEmphasis, engine.FeatureSpell, engine.FeatureBreaks:
+	case engine.FeatureRate, engine.FeatureRange, engine.FeatureWhisper, engine.FeatureEmphasis, engine.FeatureSpell, engine.FeatureBreaks, engine.FeaturePhonemes:
 		return true
 	}
 	return false

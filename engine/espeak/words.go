@@ -101,23 +101,26 @@ func wordAround(text string, i int) (a, b int, ok bool) {
 		}
 		b += n
 	}
-	wordChar := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
 	for a < b {
 		r, n := utf8.DecodeRuneInString(text[a:b])
-		if wordChar(r) {
+		if isWordChar(r) {
 			break
 		}
 		a += n
 	}
 	for b > a {
 		r, n := utf8.DecodeLastRuneInString(text[a:b])
-		if wordChar(r) {
+		if isWordChar(r) {
 			break
 		}
 		b -= n
 	}
 	return a, b, a < b
 }
+
+// isWordChar reports whether r is part of a word: a letter, a digit or a
+// mark.
+func isWordChar(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
 
 // markupToText returns a function from a character position (from 1) in
 // markup(text, p) to the rune index in text.

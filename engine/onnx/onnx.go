@@ -104,8 +104,11 @@ var (
 
 // Renders reports the Prosody controls the engine renders besides the
 // rate: only the gain. VITS has no pitch, range, whisper or emphasis
-// control, so callers apply those to the audio.
-func (e *Engine) Renders(f engine.Feature) bool { return f == engine.FeatureGain }
+// control, so callers apply those to the audio. It also speaks
+// Request.Phonemes (FeaturePhonemes): IPA fed to the model as it is.
+func (e *Engine) Renders(f engine.Feature) bool {
+	return f == engine.FeatureGain || f == engine.FeaturePhonemes
+}
 
 // Load finds and initializes ONNX Runtime (once per process; see
 // FindLibrary), then loads every voice of opts.VoicesDir and opts.Models.
@@ -316,6 +319,9 @@ func (e *Engine) lookup(voice string) (*model, int64, error) {
 // words (see the package doc). ctx is checked between sentences and also
 // stops a model run under way.
 func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
+	if req.Phonemes != "" {
+		return e.speakPhonemes(ctx, req, emit)
+	}
 	m, sid, err := e.lookup(req.Voice)
 	if errors.Is(err, engine.ErrUnknownVoice) {
 		return e.synthesizeKokoro(ctx, req, emit) // a Kokoro pack or blend, or unknown

@@ -11,11 +11,15 @@
 //	sub alias              the alias
 //	voice name             <|voice|>
 //
+//	phoneme alphabet="ipa" ph
+//	                       <|phoneme|>: the text said as the IPA in ph
+//	                       (other alphabets, or no ph: the text)
+//
 // Text inside is normalized afterwards like any input (numbers read as
-// words), unless say-as says otherwise. phoneme is read as its text (the
-// engines take no phonemes from the input yet), and audio, mark, lang and
-// unknown elements are left out of the markup; all of them are listed in
-// Result.Ignored, as dropped audio tags are.
+// words), unless say-as says otherwise; a phoneme's ph is never touched.
+// audio, mark, lang and unknown elements are left out of the markup, and
+// phoneme elements in another alphabet than IPA read as their text; all
+// of them are listed in Result.Ignored, as dropped audio tags are.
 package ssml
 
 import (
@@ -27,6 +31,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/voxkit/voxkit/tags"
 )
 
 // Is reports whether input is SSML by its start: its first non-space
@@ -51,8 +57,9 @@ func (e *SyntaxError) Error() string {
 type Result struct {
 	// Input is the text with audio tags.
 	Input string
-	// Ignored names the elements left out (audio, phoneme, unknown ones),
-	// each once, in order.
+	// Ignored names the elements left out (audio, unknown ones,
+	// "phoneme:x-sampa" for a phoneme in an alphabet other than IPA), each
+	// once, in order.
 	Ignored []string
 }
 
@@ -236,7 +243,7 @@ func (c *converter) start(t xml.StartElement) {
 			c.ignore("voice")
 		}
 	case "phoneme":
-		c.ignore("phoneme")
+		f.closing = c.phoneme(t)
 	case "audio", "desc":
 		c.ignore(f.name)
 		f.skip = true
@@ -391,6 +398,36 @@ func volume(v string) (float64, bool) {
 		return f, f >= 0
 	}
 	return 0, false
+}
+
+// capturing reports whether text goes to a say-as or sub element, which
+// rewrites it.
+func (c *converter) capturing() bool {
+	for _, f := range c.stack {
+		if f.capture != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// phoneme writes the <|phoneme|> tag of a phoneme element in IPA and
+// returns its closing tag. Other alphabets, a phoneme without ph and one
+// inside say-as or sub are read as their text and listed as ignored.
+func (c *converter) phoneme(t xml.StartElement) string {
+	alphabet, _ := attr(t, "alphabet")
+	if a := strings.ToLower(alphabet); a != "" && a != "ipa" {
+		c.ignore("phoneme:" + a)
+		return ""
+	}
+	ph, _ := attr(t, "ph")
+	tag := tags.PhonemeTag(ph)
+	if tag == "" || c.capturing() {
+		c.ignore("phoneme")
+		return ""
+	}
+	c.write(tag)
+	return "<|/phoneme|>"
 }
 
 // captured returns what a say-as or sub element says for its text.
