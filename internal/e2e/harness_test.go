@@ -38,6 +38,9 @@ type envOptions struct {
 	// espeak loads the real espeak-ng engine and its voices, as the
 	// example server does; otherwise only the fake engine is there.
 	espeak bool
+	// tls serves HTTPS (with httptest's certificate), for clients that
+	// take only wss:// WebSockets.
+	tls bool
 	// noListen skips the loopback listener (fuzzing calls ServeHTTP).
 	noListen bool
 	// letter is the fake engine's letter duration; 0 means 5 ms.
@@ -112,7 +115,11 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if !o.noListen {
 		e.ts = httptest.NewUnstartedServer(e.srv)
 		e.ts.Config.ReadHeaderTimeout = 10 * time.Second
-		e.ts.Start()
+		if o.tls {
+			e.ts.StartTLS()
+		} else {
+			e.ts.Start()
+		}
 		t.Cleanup(e.ts.Close)
 	}
 	return e
