@@ -1,15 +1,12 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"encoding/pem"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/voxkit/voxkit/internal/audiotest"
 )
@@ -55,21 +52,7 @@ func TestCartesiaSDK(t *testing.T) {
 	}
 	sentence := 1
 	text := sentences()[sentence]
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "cartesia.cjs"), e.url("/cartesia"), e.key, dir, text)
-	cmd.Env = append(os.Environ(), "NODE_PATH="+modules, "NODE_EXTRA_CA_CERTS="+ca)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node cartesia.cjs: %v\n%s", err, stderr.String())
-	}
-	var results map[string]json.RawMessage
-	if err := json.Unmarshal(stdout, &results); err != nil {
-		t.Fatalf("cartesia.cjs output %q: %v", stdout, err)
-	}
-	t.Logf("Cartesia node SDK %s", results["sdkVersion"])
+	results := runNode(t, node, modules, "cartesia.cjs", []string{"NODE_EXTRA_CA_CERTS=" + ca}, e.url("/cartesia"), e.key, dir, text)
 	for _, name := range []string{"ws_two", "ws_cancel", "unknown_voice", "bad_key"} {
 		t.Logf("%s: %.300s", name, results[name])
 	}

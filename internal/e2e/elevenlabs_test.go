@@ -1,14 +1,11 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/voxkit/voxkit/internal/audiotest"
 )
@@ -47,21 +44,7 @@ func TestElevenLabsSDK(t *testing.T) {
 	e := newEnv(t, envOptions{espeak: true})
 	sentence := 0
 	text := sentences()[sentence] + " It costs $9.50."
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "elevenlabs.cjs"), e.url("/elevenlabs"), e.key, t.TempDir(), text)
-	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node elevenlabs.cjs: %v\n%s", err, stderr.String())
-	}
-	var results map[string]json.RawMessage
-	if err := json.Unmarshal(stdout, &results); err != nil {
-		t.Fatalf("elevenlabs.cjs output %q: %v", stdout, err)
-	}
-	t.Logf("ElevenLabs node SDK %s", results["sdkVersion"])
+	results := runNode(t, node, modules, "elevenlabs.cjs", nil, e.url("/elevenlabs"), e.key, t.TempDir(), text)
 	get := func(name string, wantOK bool) elevenResult {
 		t.Helper()
 		var r elevenResult

@@ -117,6 +117,29 @@ func pcmToWav(t *testing.T, pcm []byte, rate int) string {
 	return audiotest.WriteTemp(t, append(h, pcm...), "wav")
 }
 
+// runNode runs a testdata script with node, the SDKs in modules on its
+// NODE_PATH and env added to its environment, and returns the JSON
+// object it prints: its results by case name.
+func runNode(t *testing.T, node, modules, script string, env []string, args ...string) map[string]json.RawMessage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("testdata", script)}, args...)...)
+	cmd.Env = append(append(os.Environ(), "NODE_PATH="+modules), env...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node %s: %v\n%s", script, err, stderr.String())
+	}
+	var results map[string]json.RawMessage
+	if err := json.Unmarshal(stdout, &results); err != nil {
+		t.Fatalf("%s output %q: %v", script, stdout, err)
+	}
+	t.Logf("%s: SDK %s", script, results["sdkVersion"])
+	return results
+}
+
 // TestNodeSDK drives the server with the official OpenAI Node SDK: speech
 // in every format (probed, decoded and recognized), the default format,
 // instructions and speed, a streamed pcm body, SSE, the model list and
@@ -128,21 +151,7 @@ func TestNodeSDK(t *testing.T) {
 	out := t.TempDir()
 	sents := sentences()
 	js, _ := json.Marshal(sents)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "sdk.cjs"), e.url("/v1"), e.key, out, string(js))
-	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node sdk.cjs: %v\n%s", err, stderr.String())
-	}
-	var results map[string]json.RawMessage
-	if err := json.Unmarshal(stdout, &results); err != nil {
-		t.Fatalf("sdk.cjs output %q: %v", stdout, err)
-	}
-	t.Logf("openai node SDK %s", results["sdkVersion"])
+	results := runNode(t, node, modules, "sdk.cjs", nil, e.url("/v1"), e.key, out, string(js))
 	get := func(t *testing.T, name string, wantOK bool) sdkResult {
 		t.Helper()
 		var r sdkResult
