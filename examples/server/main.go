@@ -1,10 +1,12 @@
 // Command server runs voxkit's OpenAI-compatible speech server.
 //
 //	server [flags]                                  serve (default 127.0.0.1:8080)
+//	server [flags] init [--account local]           create the first account: print its
+//	                                                password and an admin API key, once
 //	server [flags] accounts create NAME             add an account, print its password
 //	server [flags] accounts passwd NAME             print a new password (ends its sessions)
 //	server [flags] accounts list
-//	server [flags] keys create --account NAME [--name LABEL]
+//	server [flags] keys create --account NAME [--name LABEL] [--scope admin|speech] [--create-account]
 //	                                                print a new API key, once
 //	server [flags] keys list [--account NAME]
 //	server [flags] keys revoke PREFIX               revoke the key starting with PREFIX
@@ -27,7 +29,9 @@
 // default) with -wyoming-account (VOXKIT_WYOMING_ACCOUNT, "local"); see
 // -help for the rest. On the first start with an
 // empty store it creates the account "local" and prints its playground
-// password and an API key.
+// password and an API key; init does the same on a store that already has
+// accounts (a fleet's database), once. With $VOXKIT_INITIAL_PASSWORD set
+// (from a Secret, say) both give "local" that password and print none.
 package main
 
 import (
@@ -213,6 +217,18 @@ func (a *app) run(ctx context.Context, args []string) error {
 	if len(rest) == 0 {
 		return a.serve(ctx, st)
 	}
+	if rest[0] == "init" {
+		inf := flag.NewFlagSet("init", flag.ContinueOnError)
+		inf.SetOutput(a.stderr)
+		account := inf.String("account", "local", "the account to create")
+		if err := inf.Parse(rest[1:]); err != nil {
+			return err
+		}
+		if inf.NArg() != 0 {
+			return errors.New("usage: init [--account NAME]")
+		}
+		return a.initAccount(ctx, st, *account)
+	}
 	switch rest[0] + " " + arg(rest, 1) {
 	case "accounts create":
 		af := flag.NewFlagSet("accounts create", flag.ContinueOnError)
@@ -253,13 +269,25 @@ func (a *app) run(ctx context.Context, args []string) error {
 		account := kf.String("account", "", "account that owns the key (required)")
 		name := kf.String("name", "", "label of the key")
 		scope := kf.String("scope", string(store.ScopeAdmin), "admin (everything) or speech (speech and models only)")
+		create := kf.Bool("create-account", false, "create the account first when it does not exist (a gateway's, say)")
 		if err := kf.Parse(rest[2:]); err != nil {
 			return err
 		}
 		if *account == "" || kf.NArg() != 0 || !store.Scope(*scope).Valid() {
-			return errors.New("usage: keys create --account NAME [--name LABEL] [--scope admin|speech]")
+			return errors.New("usage: keys create --account NAME [--name LABEL] [--scope admin|speech] [--create-account]")
+		}
+		if *create {
+			if err := store.ValidateAccountName(*account); err != nil {
+				return err
+			}
+			if _, err := st.CreateAccount(ctx, *account); err != nil && !errors.Is(err, store.ErrAccountExists) {
+				return err
+			}
 		}
 		_, plain, err := st.CreateKey(ctx, store.NewKey{Account: *account, Name: *name, Scope: store.Scope(*scope)})
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("%w (create it with --create-account, or with \"accounts create %s\")", err, *account)
+		}
 		if err != nil {
 			return err
 		}
@@ -308,7 +336,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.stdout, "deleted voice %s (account %s)\n", safe(v.ID), safe(v.Account))
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (want accounts create|passwd|list, keys create|list|revoke, voices list|delete)", strings.Join(rest, " "))
+	return fmt.Errorf("unknown command %q (want init, accounts create|passwd|list, keys create|list|revoke, voices list|delete)", strings.Join(rest, " "))
 }
 
 // openStore opens the PostgreSQL store of -store, or the SQLite one in
@@ -400,15 +428,52 @@ func (a *app) bootstrap(ctx context.Context, st store.Store) error {
 	if err != nil || len(accounts) > 0 {
 		return err
 	}
-	if _, err := st.CreateAccount(ctx, "local"); err != nil {
+	fmt.Fprintln(a.stderr, `First start: creating the account "local". Its playground password and an API key are shown only once; keep them:`)
+	return a.firstAccount(ctx, st, "local", "first start")
+}
+
+// initAccount creates account with a password and an admin key, and
+// prints them, unless it exists: then it says so and does nothing, so a
+// cluster may run it as a job on every deploy.
+func (a *app) initAccount(ctx context.Context, st store.Store, account string) error {
+	if err := store.ValidateAccountName(account); err != nil {
 		return err
 	}
-	_, plain, err := st.CreateKey(ctx, store.NewKey{Account: "local", Name: "first start", Scope: store.ScopeAdmin})
+	accounts, err := st.Accounts(ctx)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(a.stderr, `First start: created the account "local". Its playground password and an API key are shown only once; keep them:`)
-	if err := a.newPassword(ctx, st, "local"); err != nil {
+	for _, acct := range accounts {
+		if acct.Name == account {
+			fmt.Fprintf(a.stderr, "init: the account %q exists; nothing done (accounts passwd %s prints a new password)\n", account, account)
+			return nil
+		}
+	}
+	fmt.Fprintf(a.stderr, "init: creating the account %q. Its playground password and an admin API key are shown only once; keep them:\n", account)
+	return a.firstAccount(ctx, st, account, "init")
+}
+
+// firstAccount creates account, gives it a password ($VOXKIT_INITIAL_PASSWORD,
+// not printed, or a generated one, printed) and an admin key named
+// keyName, printed.
+func (a *app) firstAccount(ctx context.Context, st store.Store, account, keyName string) error {
+	password := a.env("VOXKIT_INITIAL_PASSWORD", "")
+	if password != "" && len([]rune(password)) < store.MinPasswordLen { // checked before anything is stored
+		return fmt.Errorf("$VOXKIT_INITIAL_PASSWORD has fewer than %d characters", store.MinPasswordLen)
+	}
+	if _, err := st.CreateAccount(ctx, account); err != nil {
+		return err
+	}
+	_, plain, err := st.CreateKey(ctx, store.NewKey{Account: account, Name: keyName, Scope: store.ScopeAdmin})
+	if err != nil {
+		return err
+	}
+	if password != "" {
+		if err := a.setPassword(ctx, st, account, password); err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, "password: the one in $VOXKIT_INITIAL_PASSWORD")
+	} else if err := a.newPassword(ctx, st, account); err != nil {
 		return err
 	}
 	fmt.Fprintln(a.stdout, "api key:  "+plain)
@@ -418,23 +483,32 @@ func (a *app) bootstrap(ctx context.Context, st store.Store) error {
 // newPassword gives account a new generated password, ending its
 // sessions, and prints it. A store that keeps no passwords is left alone.
 func (a *app) newPassword(ctx context.Context, st store.Store, account string) error {
-	logins, ok := st.(store.Sessions)
-	if !ok {
+	if _, ok := st.(store.Sessions); !ok {
 		return nil
 	}
 	password, err := store.GeneratePassword()
 	if err != nil {
 		return err
 	}
-	hash, err := store.HashPassword(password)
-	if err != nil {
-		return err
-	}
-	if err := logins.SetPassword(ctx, account, hash); err != nil {
+	if err := a.setPassword(ctx, st, account, password); err != nil {
 		return err
 	}
 	fmt.Fprintln(a.stdout, "password: "+password)
 	return nil
+}
+
+// setPassword gives account password, ending its sessions. A store that
+// keeps no passwords is left alone.
+func (a *app) setPassword(ctx context.Context, st store.Store, account, password string) error {
+	logins, ok := st.(store.Sessions)
+	if !ok {
+		return nil
+	}
+	hash, err := store.HashPassword(password)
+	if err != nil {
+		return err
+	}
+	return logins.SetPassword(ctx, account, hash)
 }
 
 // envInt returns the integer of environment variable name, def when it
