@@ -51,7 +51,7 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if s.logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
 		return wire.WeakPassword("password", store.MinPasswordLen)
 	}
-	if werr := s.reserveAttempt(w, throttle.Key{Name: "signup " + clientAddress(r), Rate: signupAttempts}); werr != nil {
+	if werr := s.reserveAttempt(w, throttle.Key{Name: "signup " + s.clientAddress(r), Rate: signupAttempts}); werr != nil {
 		return werr
 	}
 	var a store.Account

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -82,6 +83,8 @@ type envOptions struct {
 	// wrap, if set, gives the server its store in place of the SQLite one
 	// (which it may wrap).
 	wrap func(*sqlite.Store) store.Store
+	// proxies are Options.TrustedProxies.
+	proxies []netip.Prefix
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -126,7 +129,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	se := servertest.Start(t, servertest.Options{Synthesizer: synth, Accounts: []string{"local", "other"}, DBPath: o.dbPath, Wrap: o.wrap,
 		Server: server.Options{
-			Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout, ElevenLabs: true, Cartesia: true,
+			Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout, ElevenLabs: true, Cartesia: true, TrustedProxies: o.proxies,
 			WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys,
 			MaxVoicesPerAccount: o.maxVoices, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, KeyCheckTimeout: o.keyCheck,
 			Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),

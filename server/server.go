@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"net/netip"
 	"path"
 	"runtime/debug"
 	"slices"
@@ -124,6 +125,12 @@ type Options struct {
 	// no message from the client and no work in progress for that long;
 	// 0 means DefaultWSIdleTimeout, negative means none.
 	WSIdleTimeout time.Duration
+	// TrustedProxies are the addresses of the reverse proxies in front of
+	// the server (a TLS-terminating one, say). From a peer among them the
+	// server believes X-Forwarded-For (the client's address, by which
+	// sign-ins are throttled) and X-Forwarded-Proto (https: the session
+	// cookie is Secure). Empty: both headers are ignored.
+	TrustedProxies []netip.Prefix
 	// WebSocketOrigins are host patterns (path.Match syntax) of other
 	// origins allowed to open the WebSocket; the server's own origin
 	// always is.
@@ -181,6 +188,7 @@ type Server struct {
 	voiceMu     sync.Mutex // serializes clone changes to the store and catalog
 	signup      bool
 	origins     []string
+	proxies     []netip.Prefix
 	log         *slog.Logger
 	metrics     *metrics // nil: none
 	limits      store.Limits
@@ -226,6 +234,7 @@ func New(opts Options) (*Server, error) {
 		maxVoices: cmp.Or(opts.MaxVoicesPerAccount, DefaultMaxVoicesPerAccount),
 		signup:    opts.AllowSignup,
 		origins:   slices.Clone(opts.WebSocketOrigins),
+		proxies:   slices.Clone(opts.TrustedProxies),
 		log:       opts.Logger,
 		mux:       http.NewServeMux(),
 	}

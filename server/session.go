@@ -12,9 +12,11 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
-	"net"
 	"net/http"
+	"net/netip"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -255,7 +257,7 @@ func (s *Server) sessionInfo() wire.Session {
 // when token is "".
 func (s *Server) setCookie(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
 	c := &http.Cookie{Name: SessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
-		Secure: r.TLS != nil, Expires: expires}
+		Secure: s.secure(r), Expires: expires}
 	if token == "" {
 		c.MaxAge = -1
 	}
@@ -266,7 +268,7 @@ func (s *Server) setCookie(w http.ResponseWriter, r *http.Request, token string,
 // refusal says the same whether the account exists or not, and takes as
 // long.
 func (s *Server) checkPassword(w http.ResponseWriter, r *http.Request, account, password string) *wire.Error {
-	keys := []throttle.Key{{Name: "account " + account, Rate: accountAttempts}, {Name: "address " + clientAddress(r), Rate: addressAttempts}}
+	keys := []throttle.Key{{Name: "account " + account, Rate: accountAttempts}, {Name: "address " + s.clientAddress(r), Rate: addressAttempts}}
 	if werr := s.reserveAttempt(w, keys...); werr != nil {
 		return werr
 	}
@@ -288,7 +290,7 @@ func (s *Server) checkPassword(w http.ResponseWriter, r *http.Request, account, 
 		s.log.Error("server: stored password hash", "account", account, "err", err)
 	}
 	if !ok || !known {
-		s.log.Info("server: sign-in refused", "account", printable(account), "address", clientAddress(r), "request_id", RequestID(r.Context()))
+		s.log.Info("server: sign-in refused", "account", printable(account), "address", s.clientAddress(r), "request_id", RequestID(r.Context()))
 		return wire.InvalidCredentials()
 	}
 	s.attempts.Refund(keys...)
@@ -334,20 +336,64 @@ var decoyHash = sync.OnceValue(func() string {
 	return h
 })
 
-// clientAddress is the address sign-ins are throttled by: the peer's IP,
-// an IPv6 one cut to its /64 (one host's share). Behind a proxy it is the
-// proxy's; X-Forwarded-For is not trusted.
-func clientAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
+// clientAddress is the address sign-ins are throttled by: the client's IP
+// (see client), an IPv6 one cut to its /64 (one host's share).
+func (s *Server) clientAddress(r *http.Request) string {
+	ip := s.client(r)
+	if !ip.IsValid() {
+		return r.RemoteAddr
 	}
-	ip := net.ParseIP(host)
-	if ip == nil {
-		return host
-	}
-	if ip.To4() == nil {
-		return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
+	if ip.Is6() {
+		return netip.PrefixFrom(ip, 64).Masked().String()
 	}
 	return ip.String()
+}
+
+// peer is the address of the connection's other end.
+func peer(r *http.Request) netip.Addr {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap()
+}
+
+// trusted reports whether ip is one of Options.TrustedProxies.
+func (s *Server) trusted(ip netip.Addr) bool {
+	return ip.IsValid() && slices.ContainsFunc(s.proxies, func(p netip.Prefix) bool { return p.Contains(ip) })
+}
+
+// client is the client's IP: the peer's, or, when the peer is a trusted
+// proxy, the last address of X-Forwarded-For that is not a trusted proxy
+// (the one the trusted chain received the request from).
+func (s *Server) client(r *http.Request) netip.Addr {
+	ip := peer(r)
+	if !s.trusted(ip) {
+		return ip
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			return ip // a hop the proxies wrote wrong: the last good one
+		}
+		ip = hop.Unmap()
+		if !s.trusted(ip) {
+			return ip
+		}
+	}
+	return ip
+}
+
+// secure reports whether the client reached the server over TLS: this
+// connection's, or a trusted proxy's (X-Forwarded-Proto: https).
+func (s *Server) secure(r *http.Request) bool {
+	if r.TLS != nil {
+		return true
+	}
+	if !s.trusted(peer(r)) {
+		return false
+	}
+	proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
+	return strings.EqualFold(strings.TrimSpace(proto), "https")
 }

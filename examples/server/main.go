@@ -46,6 +46,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -103,6 +104,9 @@ type app struct {
 	wyomingZeroconf    bool
 	elevenLabs         bool
 	cartesia           bool
+	tlsCert, tlsKey    string
+	trustedProxies     string
+	proxies            []netip.Prefix
 	storeURL           string
 	upstream           string
 	upstreamKey        string
@@ -196,9 +200,21 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.IntVar(&a.gcPercent, "gc-percent", 400, "garbage collector target (debug.SetGCPercent) unless $GOGC is set: synthesis allocates "+
 		"megabytes per request on a small heap, and fewer collections cut the gateway overhead under load")
 	fs.StringVar(&a.logFormat, "log", a.env("VOXKIT_LOG", "text"), "log format: text, json or off ($VOXKIT_LOG)")
+	fs.StringVar(&a.tlsCert, "tls-cert", a.env("VOXKIT_TLS_CERT", ""), "serve HTTPS with this certificate (PEM, chain included; $VOXKIT_TLS_CERT) and -tls-key")
+	fs.StringVar(&a.tlsKey, "tls-key", a.env("VOXKIT_TLS_KEY", ""), "the private key (PEM) of -tls-cert ($VOXKIT_TLS_KEY)")
+	fs.StringVar(&a.trustedProxies, "trusted-proxies", a.env("VOXKIT_TRUSTED_PROXIES", ""),
+		"comma-separated addresses or CIDRs of the reverse proxies in front ($VOXKIT_TRUSTED_PROXIES): their X-Forwarded-For and X-Forwarded-Proto are believed")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if (a.tlsCert == "") != (a.tlsKey == "") {
+		return errors.New("-tls-cert and -tls-key go together")
+	}
+	proxies, err := parsePrefixes(a.trustedProxies)
+	if err != nil {
+		return fmt.Errorf("-trusted-proxies: %w", err)
+	}
+	a.proxies = proxies
 	switch a.logFormat {
 	case "json":
 		a.log = slog.New(slog.NewJSONHandler(a.stderr, nil))
@@ -665,7 +681,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	}
 	opts := server.Options{
 		Synthesizer: synth, Store: st, Aliases: aliases,
-		ElevenLabs: a.elevenLabs, Cartesia: a.cartesia, AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, KeyCheckTimeout: a.keyCheckTimeout, WSIdleTimeout: a.wsIdleTimeout,
+		ElevenLabs: a.elevenLabs, Cartesia: a.cartesia, TrustedProxies: a.proxies, AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, KeyCheckTimeout: a.keyCheckTimeout, WSIdleTimeout: a.wsIdleTimeout,
 		Limits: a.limits, MaxQueue: a.maxQueue,
 	}
 	if reg != nil {
@@ -717,7 +733,11 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 			defer stop()
 		}
 	}
-	a.log.Info("voxkit server listening", "addr", "http://"+ln.Addr().String(), "voices", len(synth.Voices().List("")),
+	scheme := "http://"
+	if a.tlsCert != "" {
+		scheme = "https://"
+	}
+	a.log.Info("voxkit server listening", "addr", scheme+ln.Addr().String(), "voices", len(synth.Voices().List("")),
 		"aliases", strings.Join(slices.Sorted(maps.Keys(aliases)), ","), "store", a.storeName(), "signup", a.signup)
 	if a.ready != nil {
 		a.ready(ln.Addr())
@@ -731,7 +751,13 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 			}
 		}()
 	}
-	go func() { errc <- hs.Serve(ln) }()
+	go func() {
+		if a.tlsCert != "" {
+			errc <- hs.ServeTLS(ln, a.tlsCert, a.tlsKey)
+			return
+		}
+		errc <- hs.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return err
@@ -746,6 +772,28 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	}
 	a.log.Info("stopped")
 	return err
+}
+
+// parsePrefixes parses comma-separated addresses (one host each) and
+// CIDR prefixes.
+func parsePrefixes(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		ip, err := netip.ParseAddr(s)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither an address nor a CIDR prefix", s)
+		}
+		out = append(out, netip.PrefixFrom(ip, ip.BitLen()))
+	}
+	return out, nil
 }
 
 // announceWyoming announces a Wyoming listener over mDNS (Zeroconf) as

@@ -1,0 +1,64 @@
+package server_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/voxkit/voxkit/server"
+)
+
+// TestTrustedProxies: behind a trusted proxy the session cookie is Secure
+// when the proxy says https, and sign-ins are throttled by the client
+// X-Forwarded-For names; from any other peer both headers are ignored.
+func TestTrustedProxies(t *testing.T) {
+	for _, trusted := range []bool{false, true} {
+		t.Run(fmt.Sprint("trusted=", trusted), func(t *testing.T) {
+			o := envOptions{}
+			if trusted {
+				o.proxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+			}
+			e := newEnv(t, o)
+			e.setPassword("local", "a long enough password")
+			signIn := func(account, password, client string) *http.Response {
+				body, _ := json.Marshal(map[string]string{"account": account, "password": password})
+				req, _ := http.NewRequest("POST", e.ts.URL+"/v1/session", strings.NewReader(string(body)))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("X-Forwarded-For", "198.51.100.1, "+client) // the last hop is the proxy's client
+				req.Header.Set("X-Forwarded-Proto", "https")
+				res, err := e.ts.Client().Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res.Body.Close()
+				return res
+			}
+			res := signIn("local", "a long enough password", "203.0.113.9")
+			secure := false
+			for _, c := range res.Cookies() {
+				if c.Name == server.SessionCookie {
+					secure = c.Secure
+				}
+			}
+			if res.StatusCode != 200 || secure != trusted {
+				t.Errorf("sign-in: %d, cookie Secure %v, want %v", res.StatusCode, secure, trusted)
+			}
+			// One client's failures throttle that client, not the next
+			// one behind the same proxy.
+			status := 0
+			for i := 0; i < 40 && status != http.StatusTooManyRequests; i++ {
+				status = signIn(fmt.Sprintf("nobody%d", i), "wrong password here", "203.0.113.7").StatusCode
+			}
+			if status != http.StatusTooManyRequests {
+				t.Fatalf("40 failed sign-ins from one address: last %d, want 429", status)
+			}
+			other := signIn("nobody", "wrong password here", "203.0.113.8").StatusCode
+			if want := map[bool]int{false: 429, true: 401}[trusted]; other != want {
+				t.Errorf("another client behind the proxy: %d, want %d", other, want)
+			}
+		})
+	}
+}
