@@ -444,6 +444,9 @@ type Prepared struct {
 	script tags.Script
 	// ignored are the SSML elements left out.
 	ignored []string
+	// source maps characters of req.Input to the client's SSML; nil when
+	// the input was not SSML.
+	source func(start, end int) (int, int)
 }
 
 // Prepare checks req as Stream and WriteClip would before writing
@@ -453,7 +456,7 @@ type Prepared struct {
 func (s *Synthesizer) Prepare(req Request) (*Prepared, error) {
 	p := &Prepared{s: s, req: req}
 	var err error
-	p.voice, p.script, err = s.prepare(&p.req, &p.ignored)
+	p.voice, p.script, p.source, err = s.prepare(&p.req, &p.ignored)
 	if err != nil {
 		return nil, err
 	}
@@ -483,8 +486,14 @@ func (p *Prepared) WriteClip(ctx context.Context, w io.Writer) (Result, error) {
 
 // prepare validates req and parses its tags. SSML input is turned into
 // tagged text first, in req, and the elements it leaves out added to
-// ignored.
-func (s *Synthesizer) prepare(req *Request, ignored *[]string) (voices.Voice, tags.Script, error) {
+// ignored; source then maps characters of the tagged text back to the
+// SSML.
+func (s *Synthesizer) prepare(req *Request, ignored *[]string) (v voices.Voice, script tags.Script, source func(int, int) (int, int), err error) {
+	v, script, err = s.prepareText(req, ignored, &source)
+	return v, script, source, err
+}
+
+func (s *Synthesizer) prepareText(req *Request, ignored *[]string, source *func(int, int) (int, int)) (voices.Voice, tags.Script, error) {
 	v, err := s.check(*req)
 	if err != nil {
 		return voices.Voice{}, tags.Script{}, err
@@ -495,6 +504,7 @@ func (s *Synthesizer) prepare(req *Request, ignored *[]string) (voices.Voice, ta
 			return voices.Voice{}, tags.Script{}, err
 		}
 		req.Input, req.InputFormat, *ignored = converted.Input, InputText, converted.Ignored
+		*source = converted.Source
 	}
 	if strings.TrimSpace(req.Input) == "" {
 		return voices.Voice{}, tags.Script{}, ErrEmptyInput
@@ -616,6 +626,7 @@ func (s *Synthesizer) run(ctx context.Context, w io.Writer, prep *Prepared) (Res
 	o.res.IgnoredTags, o.res.ClampedTags = slices.Concat(prep.ignored, prep.script.Ignored()), prep.script.Clamped()
 	if o.r.loc != nil {
 		o.r.loc.reset(prep.req.Input)
+		o.r.loc.source = prep.source
 	}
 	// Tags are parsed once; each sentence is rendered part by part (text
 	// in its style, or an event), then encoded, written and flushed.

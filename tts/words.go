@@ -3,6 +3,7 @@ package tts
 import (
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/engine"
@@ -47,6 +48,9 @@ type locator struct {
 	text  string // the input with its tags masked (tags.Mask), byte for byte
 	pos   int    // bytes of text searched past
 	chars int    // characters of input before pos
+	// source, if set, maps characters of input to the client's (the
+	// SSML that input was made from).
+	source func(start, end int) (int, int)
 }
 
 // reset makes the locator search input, which continues what it searched
@@ -57,6 +61,15 @@ func (l *locator) reset(input string) { l.input, l.text = input, tags.Mask(input
 // empty span where the search stands when word is not there (its text was
 // rewritten).
 func (l *locator) find(word string) (start, end int) {
+	start, end = l.locate(word)
+	if l.source != nil {
+		return l.source(start, end)
+	}
+	return start, end
+}
+
+// locate is find in characters of input.
+func (l *locator) locate(word string) (start, end int) {
 	i := strings.Index(l.text[l.pos:], word)
 	if i < 0 || word == "" {
 		return l.chars, l.chars
@@ -90,6 +103,11 @@ func (r *renderer) partWords(words []engine.Word, text, said, original string, n
 		est := false
 		for _, w := range words {
 			est = est || w.Estimated
+		}
+		// One word, as written: its punctuation (a sentence's period
+		// after a phoneme element, say) is not part of it.
+		if w := strings.TrimFunc(original, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }); w != "" {
+			original = w
 		}
 		original = strings.TrimSpace(original)
 		words, text = []engine.Word{{Start: 0, End: len(original), From: first.From, To: last.To, Estimated: est}}, original

@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/tags"
 )
@@ -61,6 +62,32 @@ type Result struct {
 	// "phoneme:x-sampa" for a phoneme in an alphabet other than IPA), each
 	// once, in order.
 	Ignored []string
+	// from and to are, for each character of Input, the characters of
+	// the source it came from: its own for text, the element's text for
+	// what say-as and sub rewrote, the element for a tag.
+	from, to []int
+}
+
+// Source returns the characters of the SSML source that Input's
+// characters [start, end) come from: from the first one's start to the
+// last one's end; an empty span where start's would begin when start >=
+// end.
+func (r Result) Source(start, end int) (int, int) {
+	if len(r.from) == 0 {
+		return 0, 0
+	}
+	start, end = max(start, 0), min(end, len(r.from))
+	if start >= len(r.from) {
+		return r.to[len(r.to)-1], r.to[len(r.to)-1]
+	}
+	if start >= end {
+		return r.from[start], r.from[start]
+	}
+	a, b := r.from[start], r.to[start]
+	for i := start + 1; i < end; i++ {
+		a, b = min(a, r.from[i]), max(b, r.to[i])
+	}
+	return a, b
 }
 
 // maxPause is the longest pause one tag makes.
@@ -75,7 +102,9 @@ func Convert(src, lang string) (Result, error) {
 	c := &converter{lang: strings.ToLower(lang)}
 	depth, root := 0, false
 	for {
+		before := int(d.InputOffset())
 		tok, err := d.Token()
+		c.at = span{before, int(d.InputOffset())}
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -110,13 +139,86 @@ func Convert(src, lang string) (Result, error) {
 				}
 				continue
 			}
-			c.text(string(t))
+			c.text(string(t), src[c.at.from:c.at.to], c.at.from)
 		}
 	}
 	if !root {
 		return Result{}, &SyntaxError{Line: 1, Column: 1, Msg: "no <speak> element"}
 	}
-	return Result{Input: strings.Join(strings.Fields(c.out.String()), " "), Ignored: c.ignored}, nil
+	return c.out.result(src, c.ignored), nil
+}
+
+// span is a stretch of the source, in bytes.
+type span struct{ from, to int }
+
+// mapped is text with, for each of its runes, the span of the source it
+// came from.
+type mapped struct {
+	runes []rune
+	spans []span
+}
+
+// add appends s, every rune of it from at.
+func (m *mapped) add(s string, at span) {
+	for _, r := range s {
+		m.runes = append(m.runes, r)
+		m.spans = append(m.spans, at)
+	}
+}
+
+// extent is the source m came from, from its first rune's start to its
+// last one's end; ok is false when m is empty.
+func (m *mapped) extent() (sp span, ok bool) {
+	for i, s := range m.spans {
+		if i == 0 {
+			sp = s
+		}
+		sp = span{min(sp.from, s.from), max(sp.to, s.to)}
+	}
+	return sp, len(m.spans) > 0
+}
+
+// trimRightSpace drops the white space at the end of m.
+func (m *mapped) trimRightSpace() {
+	n := len(m.runes)
+	for n > 0 && unicode.IsSpace(m.runes[n-1]) {
+		n--
+	}
+	m.runes, m.spans = m.runes[:n], m.spans[:n]
+}
+
+// result is m as a Result of src: runs of white space as one space, none
+// at the ends, and the spans in characters of src.
+func (m *mapped) result(src string, ignored []string) Result {
+	chars := make([]int, len(src)+1) // the character each byte is in; len(src): their count
+	n := 0
+	for i := range len(src) {
+		chars[i] = n
+		if i+1 == len(src) || utf8.RuneStart(src[i+1]) {
+			n++
+		}
+	}
+	chars[len(src)] = n
+	r := Result{Ignored: ignored}
+	var b strings.Builder
+	space := -1 // the index of a pending space, -1 when none
+	for i, c := range m.runes {
+		if unicode.IsSpace(c) {
+			if space < 0 {
+				space = i
+			}
+			continue
+		}
+		if space >= 0 && b.Len() > 0 {
+			b.WriteByte(' ')
+			r.from, r.to = append(r.from, chars[m.spans[space].from]), append(r.to, chars[m.spans[space].to])
+		}
+		space = -1
+		b.WriteRune(c)
+		r.from, r.to = append(r.from, chars[m.spans[i].from]), append(r.to, chars[m.spans[i].to])
+	}
+	r.Input = b.String()
+	return r
 }
 
 // frame is an open element: what to write at its end.
@@ -129,12 +231,13 @@ type frame struct {
 
 type captureMode struct {
 	as, format, alias string
-	text              strings.Builder
+	text              mapped
 }
 
 type converter struct {
 	lang    string
-	out     strings.Builder
+	out     mapped
+	at      span // the source of the token at hand
 	stack   []frame
 	ignored []string
 	skip    int // depth inside elements whose content is not spoken
@@ -158,44 +261,88 @@ func attr(t xml.StartElement, name string) (string, bool) {
 	return "", false
 }
 
-// write appends text that is part of the markup's result.
+// write appends text that is part of the markup's result, from the
+// token at hand.
 func (c *converter) write(s string) {
+	var m mapped
+	m.add(s, c.at)
+	c.writeMapped(m)
+}
+
+// writeMapped appends text that knows where it came from.
+func (c *converter) writeMapped(m mapped) {
 	if c.skip > 0 {
 		return
 	}
 	for k := len(c.stack) - 1; k >= 0; k-- {
-		if c.stack[k].capture != nil {
-			c.stack[k].capture.text.WriteString(s)
+		if f := c.stack[k].capture; f != nil {
+			f.text.runes, f.text.spans = append(f.text.runes, m.runes...), append(f.text.spans, m.spans...)
 			return
 		}
 	}
-	c.out.WriteString(s)
+	c.out.runes, c.out.spans = append(c.out.runes, m.runes...), append(c.out.spans, m.spans...)
 }
 
-// text appends character data: white space collapsed, and never a tag.
-func (c *converter) text(s string) {
-	s = strings.ReplaceAll(s, "<|", "< |")
-	s = strings.ReplaceAll(s, "|>", "| >")
-	var b strings.Builder
-	space := false
-	for _, r := range s {
+// text appends character data s, raw in the source at offset: white
+// space collapsed, and never a tag ("<|" is written "< |").
+func (c *converter) text(s, raw string, offset int) {
+	var m mapped
+	spans := sourceSpans(s, raw, offset)
+	runes := []rune(s)
+	space := -1
+	for i, r := range runes {
 		if unicode.IsSpace(r) {
-			space = true
+			if space < 0 {
+				space = i
+			}
 			continue
 		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
+		if space >= 0 {
+			m.add(" ", spans[space])
 		}
-		if space && b.Len() == 0 {
-			b.WriteByte(' ')
+		space = -1
+		m.add(string(r), spans[i])
+		if r == '<' && i+1 < len(runes) && runes[i+1] == '|' || r == '|' && i+1 < len(runes) && runes[i+1] == '>' {
+			m.add(" ", spans[i])
 		}
-		space = false
-		b.WriteRune(r)
 	}
-	if space {
-		b.WriteByte(' ')
+	if space >= 0 {
+		m.add(" ", spans[space])
 	}
-	c.write(b.String())
+	c.writeMapped(m)
+}
+
+// sourceSpans returns, for each rune of the character data s, the bytes
+// of raw (s as written in the source, at offset) it was decoded from: an
+// entity (&amp;) for the character it stands for, a CR LF for the LF it
+// became. What it cannot follow (a CDATA section, say) is mapped to the
+// rest of raw.
+func sourceSpans(s, raw string, offset int) []span {
+	out := make([]span, 0, len(s))
+	i := 0
+	for _, r := range s {
+		w := 0
+		switch c, size := utf8.DecodeRuneInString(raw[i:]); {
+		case i >= len(raw):
+		case c == '&' && strings.IndexByte(raw[i:], ';') > 0:
+			w = strings.IndexByte(raw[i:], ';') + 1
+		case c == r:
+			w = size
+		case c == '\r' && r == '\n':
+			w = 1
+			if strings.HasPrefix(raw[i:], "\r\n") {
+				w = 2
+			}
+		default:
+			for len(out) < utf8.RuneCountInString(s) {
+				out = append(out, span{offset + i, offset + len(raw)})
+			}
+			return out
+		}
+		out = append(out, span{offset + i, offset + min(i+w, len(raw))})
+		i = min(i+w, len(raw))
+	}
+	return out
 }
 
 func (c *converter) start(t xml.StartElement) {
@@ -265,6 +412,9 @@ func (c *converter) end(t xml.EndElement) {
 		return
 	}
 	if f.capture != nil {
+		if sp, ok := f.capture.text.extent(); ok {
+			c.at = sp // what say-as and sub write comes from their text
+		}
 		c.write(c.captured(f.capture))
 	}
 	c.write(f.closing)
@@ -279,13 +429,12 @@ func (c *converter) endSentence() {
 	if c.skip > 0 {
 		return
 	}
-	s := strings.TrimRightFunc(c.out.String(), unicode.IsSpace)
-	c.out.Reset()
-	c.out.WriteString(s)
+	c.out.trimRightSpace()
+	s := string(c.out.runes)
 	if s != "" && !strings.ContainsAny(s[len(s)-1:], ".!?") && !strings.HasSuffix(s, "…") && !strings.HasSuffix(s, "|>") {
-		c.out.WriteString(".")
+		c.out.add(".", c.at)
 	}
-	c.out.WriteString(" ")
+	c.out.add(" ", c.at)
 }
 
 // pause is a break's tag: its time, or its strength's.
@@ -432,7 +581,7 @@ func (c *converter) phoneme(t xml.StartElement) string {
 
 // captured returns what a say-as or sub element says for its text.
 func (c *converter) captured(m *captureMode) string {
-	text := strings.TrimSpace(m.text.String())
+	text := strings.TrimSpace(string(m.text.runes))
 	switch m.as {
 	case "sub":
 		return m.alias

@@ -111,3 +111,49 @@ func FuzzConvert(f *testing.F) {
 		}
 	})
 }
+
+// TestSource: every word of the converted input maps back to the source
+// text it came from: its own characters, through entities and line
+// breaks, and the element's text for what say-as and sub rewrote.
+func TestSource(t *testing.T) {
+	src := "<speak>Tom &amp; Jerry\r\n  like <sub alias=\"World Wide Web\">WWW</sub>, <say-as interpret-as=\"digits\">42</say-as>" +
+		" and <phoneme alphabet=\"ipa\" ph=\"təˈmɑːtoʊ\">tomátoes</phoneme>.<break time=\"1s\"/> Ünïcode ok.</speak>"
+	r, err := Convert(src, "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runes, in := []rune(src), []rune(r.Input)
+	want := map[string]string{"Tom": "Tom", "&": "&amp;", "Jerry": "Jerry", "like": "like", "World": "WWW", "Wide": "WWW", "Web": "WWW",
+		"4": "42", "2": "42", "and": "and", "tomátoes": "tomátoes", "Ünïcode": "Ünïcode", "ok": "ok"}
+	seen := 0
+	for i := 0; i < len(in); {
+		if in[i] == ' ' || in[i] == '<' || in[i] == '.' || in[i] == ',' {
+			if in[i] == '<' { // a tag: skip it
+				for i < len(in) && in[i] != '>' {
+					i++
+				}
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(in) && !strings.ContainsRune(" <.,", in[j]) {
+			j++
+		}
+		word := string(in[i:j])
+		a, b := r.Source(i, j)
+		if w, ok := want[word]; ok {
+			seen++
+			if got := string(runes[a:b]); got != w {
+				t.Errorf("%q comes from %q, want %q", word, got, w)
+			}
+		}
+		i = j
+	}
+	if seen < len(want) {
+		t.Errorf("saw %d of the %d words in %q", seen, len(want), r.Input)
+	}
+	if a, b := r.Source(len(in), len(in)); a != b {
+		t.Errorf("an empty span at the end: %d–%d", a, b)
+	}
+}
