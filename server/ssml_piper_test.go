@@ -24,13 +24,7 @@ import (
 // point into the markup at the text it came from, and malformed SSML is
 // a 400 with its position.
 func TestSSMLOnPiperOverTheAPI(t *testing.T) {
-	piper := onnxtest.Load(t, onnx.Options{Strict: true, VoicesDir: filepath.Join("..", "engine", "onnx", "testdata", "voices")})
-	e := newEnv(t, envOptions{synth: func(o *tts.Options) {
-		o.Engines["onnx"] = piper
-		if err := o.Voices.AddEngine(context.Background(), "onnx", piper, time.Now()); err != nil {
-			t.Fatal(err)
-		}
-	}})
+	e := newPiperEnv(t)
 	const voice = "en_US-tone-medium"
 	type word struct {
 		Word               string
@@ -137,4 +131,17 @@ func TestSSMLOnPiperOverTheAPI(t *testing.T) {
 	if res.StatusCode != 400 || !strings.Contains(string(body), "line 1") || !strings.Contains(string(body), `"param":"input"`) {
 		t.Errorf("malformed SSML on Piper: %d %s", res.StatusCode, body)
 	}
+}
+
+// newPiperEnv is newEnv with the generated Piper voices of engine/onnx's
+// testdata beside espeak-ng's.
+func newPiperEnv(t *testing.T) *env {
+	t.Helper()
+	piper := onnxtest.Load(t, onnx.Options{Strict: true, VoicesDir: filepath.Join("..", "engine", "onnx", "testdata", "voices")})
+	return newEnv(t, envOptions{synth: func(o *tts.Options) {
+		o.Engines["onnx"] = piper
+		if err := o.Voices.AddEngine(context.Background(), "onnx", piper, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}})
 }

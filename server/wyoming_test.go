@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"net"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,8 +16,6 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/engine/onnx"
-	"github.com/voxkit/voxkit/internal/onnxtest"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -234,13 +231,7 @@ func TestWyomingFraming(t *testing.T) {
 // its speakers, chosen by name and speaker, and each Piper voice speaks
 // at its own rate.
 func TestWyomingPiper(t *testing.T) {
-	piper := onnxtest.Load(t, onnx.Options{Strict: true, VoicesDir: filepath.Join("..", "engine", "onnx", "testdata", "voices")})
-	e := newEnv(t, envOptions{synth: func(o *tts.Options) {
-		o.Engines["onnx"] = piper
-		if err := o.Voices.AddEngine(context.Background(), "onnx", piper, time.Now()); err != nil {
-			t.Fatal(err)
-		}
-	}})
+	e := newPiperEnv(t)
 	c := dialWyoming(t, startWyoming(t, e))
 	c.send("describe", nil)
 	var programs struct {
