@@ -24,17 +24,43 @@
 //	NAME.voices/VOICE.bin  one raw little-endian float32 [510,1,256] pack
 //	                       per voice (522,240 bytes; kokoro.js, onnx-community)
 //	NAME.voices.bin        a NumPy .npz archive VOICE -> [510,1,256]
-//	                       (kokoro-onnx's voices-v1.0.bin, renamed), or the
-//	                       packs back to back in the order of the model's
+//	                       (kokoro-onnx's voices-v1.0.bin), or the packs
+//	                       back to back in the order of the model's
 //	                       speaker_names metadata (sherpa-onnx's voices.bin)
+//
+// kokoro-onnx's files also work as downloaded, not renamed. A model
+// with neither of those beside it, whose inputs and outputs are a
+// Kokoro export's, takes one pack file (FILE.bin or FILE.npz, either
+// content) beside it:
+//
+//  1. the one whose name has the model's release version: kokoro-v1.0.onnx,
+//     kokoro-v1.0.int8.onnx and kokoro-v1.0.fp16.onnx take voices-v1.0.bin,
+//     kokoro-v1.1-zh.onnx takes voices-v1.1-zh.bin;
+//  2. else the only pack file there, not counting those with another
+//     version than the model's or with another such model's version.
+//
+// A pack file that two such models would take by the same rule (say
+// kokoro-v1.0.onnx and kokoro-v1.0.int8.onnx beside one voices-v1.0.bin),
+// two pack files that fit, or none leave the model out with a warning
+// that names the model file, the candidates and the name that pairs it
+// for sure (NAME.voices.bin); Load with Options.Strict and Rescan return
+// an error wrapping ErrNoPacks. A model with NAME.onnx.json is always a
+// Piper voice, and one that is not a Kokoro export is reported as a Piper
+// voice missing its config.
 //
 // The file's content tells an .npz from raw packs, and the model's inputs
 // and outputs tell the export (tokens or input_ids; speed float32 or, for
 // kokoro-v1.1-zh, int32, which gets the rate rounded to a whole number),
 // never the file names. Every pack is a global voice named by its pack
-// name ("af_heart"); if two Kokoro models have a pack of the same name,
-// the model whose NAME sorts first has it, and a Piper voice of that name
-// hides it. The first letter gives the language: a US and b UK English,
+// name: af_heart for af_heart.npy in an .npz, af_heart.bin in
+// NAME.voices/, or af_heart in speaker_names. The model's and the pack
+// file's names never enter a voice id, so the downloaded
+// kokoro-v1.0.onnx and voices-v1.0.bin give the ids of the packs inside
+// (af_heart, am_adam, bf_emma, ...), the same ids as when renamed
+// kokoro-v1.0.voices.bin, and the model's NAME (kokoro-v1.0) shows only
+// in the voices' descriptions. If two Kokoro models have a pack of the
+// same name, the model whose NAME sorts first has it, and a Piper voice
+// of that name hides it. The first letter gives the language: a US and b UK English,
 // e Spanish, f French, h Hindi, i Italian, p Brazilian Portuguese. j
 // (Japanese) and z (Mandarin) packs need front ends other than espeak-ng:
 // they are not listed, and using one fails with an error wrapping

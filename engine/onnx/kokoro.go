@@ -35,7 +35,7 @@ type kokoroModel struct {
 	duration string // "duration" or "durations" (frames per token), or ""
 	intSpeed bool   // speed is int32 (kokoro-onnx v1.1-zh)
 	packs    map[string]pack
-	source   string // NAME.voices or NAME.voices.bin
+	source   string // NAME.voices, NAME.voices.bin or the pack file pairKokoro chose
 }
 
 // Input names shared by every Kokoro export.
@@ -44,14 +44,11 @@ const (
 	kokoroSpeed = "speed"
 )
 
-// kokoroPacksPath returns where the voice packs of the model at modelPath
-// are when it is a Kokoro model, else "". A Kokoro model NAME.onnx has no
-// NAME.onnx.json, and has NAME.voices/ (a directory of VOICE.bin) or
-// NAME.voices.bin (an .npz archive or packs back to back) beside it.
+// kokoroPacksPath returns where the voice packs of a Kokoro model
+// NAME.onnx are when they are named for it: NAME.voices/ (a directory of
+// VOICE.bin) or NAME.voices.bin (an .npz archive or packs back to back)
+// beside it; else "".
 func kokoroPacksPath(modelPath string) string {
-	if _, err := os.Stat(modelPath + ".json"); err == nil {
-		return ""
-	}
 	base := strings.TrimSuffix(modelPath, ".onnx")
 	for _, p := range []string{base + ".voices", base + ".voices.bin"} {
 		if _, err := os.Stat(p); err == nil {
@@ -61,23 +58,46 @@ func kokoroPacksPath(modelPath string) string {
 	return ""
 }
 
-// openVoice opens the model file of a voice directory entry: a Kokoro
-// model when kokoroPacksPath finds its packs, else a Piper voice. This is
-// where the voice-directory scan tells the two families apart.
+// openVoice opens the model file of a voice directory entry. This is
+// where the voice-directory scan tells the two families apart: a model
+// with NAME.onnx.json beside it is a Piper voice; one with packs named
+// for it (kokoroPacksPath) is a Kokoro model; any other is a Kokoro model
+// if its inputs and outputs say so, paired with a pack file beside it by
+// pairKokoro (kokoro-onnx's files as downloaded), else a Piper voice
+// whose config is missing. A Kokoro model that no pack file can be told
+// for is logged with the reason, the candidates and the name to give.
 func (e *Engine) openVoice(name, path string, so sessionOptions) (*model, error) {
+	if _, err := os.Stat(path + ".json"); err == nil {
+		return openModel(name, path, so)
+	}
+	var k *kokoroModel
+	var speakers []string
 	source := kokoroPacksPath(path)
 	if source == "" {
-		return openModel(name, path, so)
+		var err error
+		if k, speakers, err = kokoroExport(path); err != nil {
+			return openModel(name, path, so) // fails: no config
+		}
+		if source, err = pairKokoro(path); err != nil {
+			var pe *packPairError
+			if errors.As(err, &pe) {
+				e.log.Warn("onnx: Kokoro model left out: no voice packs", "model", path, "reason", pe.Reason,
+					"candidates", strings.Join(pe.Candidates, ", "), "rename_to", pe.Want)
+			}
+			return nil, err
+		}
+		e.log.Debug("onnx: Kokoro model paired with a pack file beside it", "model", path, "packs", source)
 	}
 	if _, ok := e.opts.Phonemizer.(TiePhonemizer); !ok {
 		return nil, fmt.Errorf("onnx: Kokoro model %s needs a phonemizer with tie marks (Options.Phonemizer: the espeak engine)", name)
 	}
-	return openKokoro(name, path, source, so)
+	return openKokoro(name, path, source, k, speakers, so)
 }
 
 // openKokoro loads a Kokoro model and its packs, detects the export's
-// flavour from its inputs and outputs, and checks it with one short run.
-func openKokoro(name, path, source string, so sessionOptions) (*model, error) {
+// flavour from its inputs and outputs (unless k has it already, with the
+// model's speakers), and checks it with one short run.
+func openKokoro(name, path, source string, k *kokoroModel, speakers []string, so sessionOptions) (*model, error) {
 	fail := func(err error) (*model, error) {
 		return nil, fmt.Errorf("onnx: Kokoro model %s (%s): %w", name, path, err)
 	}
@@ -85,9 +105,10 @@ func openKokoro(name, path, source string, so sessionOptions) (*model, error) {
 	if err != nil {
 		return fail(err)
 	}
-	k, speakers, err := kokoroExport(path)
-	if err != nil {
-		return fail(err)
+	if k == nil {
+		if k, speakers, err = kokoroExport(path); err != nil {
+			return fail(err)
+		}
 	}
 	if k.packs, err = readPacks(source, speakers); err != nil {
 		return fail(err)

@@ -31,11 +31,12 @@ type Options struct {
 	// is loaded; the espeak engine provides one.
 	Phonemizer engine.Phonemizer
 	// VoicesDir is a directory of Piper voices, NAME.onnx beside
-	// NAME.onnx.json. Load loads every voice in it; Rescan picks up
-	// changes.
+	// NAME.onnx.json, and of Kokoro models beside their voice packs
+	// (see the package doc). Load loads every voice in it; Rescan picks
+	// up changes.
 	VoicesDir string
 	// Models are more NAME.onnx files to load, each with its
-	// NAME.onnx.json beside it.
+	// NAME.onnx.json or, for a Kokoro model, its packs beside it.
 	Models []string
 	// IntraOpThreads is the number of threads ORT uses inside one model
 	// run. 0 means DefaultIntraOpThreads.
