@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/internal/wait"
@@ -309,5 +310,65 @@ func TestWorkerURLs(t *testing.T) {
 		if _, err := upstream.New(context.Background(), upstream.Options{URLs: []string{u}, Logger: quiet}); err == nil || !strings.Contains(err.Error(), "upstream: ") {
 			t.Errorf("%q: %v; want it refused", u, err)
 		}
+	}
+}
+
+// TestSlotsFollowHealthyWorkers: with Follow, the gateway renders
+// Options.SlotsPerWorker pieces at once for each healthy worker: a worker
+// that becomes ready adds its slots, and the pieces waiting take them.
+func TestSlotsFollowHealthyWorkers(t *testing.T) {
+	release := make(chan struct{})
+	var ready [3]atomic.Bool
+	var urls []string
+	for i := range ready {
+		ready[i].Store(i < 2)
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+			if !ready[i].Load() {
+				w.WriteHeader(http.StatusServiceUnavailable)
+			}
+		})
+		mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, oneVoice) })
+		mux.HandleFunc("POST /v1/audio/speech", func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			w.Header().Set("Content-Type", "audio/pcm")
+			w.Write(make([]byte, 4800))
+		})
+		ts := httptest.NewServer(mux)
+		t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
+		urls = append(urls, ts.URL)
+	}
+	p, err := upstream.New(context.Background(), upstream.Options{URLs: urls, Key: workerKey, Logger: quiet,
+		CheckEvery: 20 * time.Millisecond, SlotsPerWorker: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"upstream": p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go p.Follow(ctx, synth, "upstream")
+	var requests sync.WaitGroup
+	defer requests.Wait()
+	defer close(release)
+	for range 4 {
+		requests.Go(func() { synth.Synthesize(ctx, "en-us", "One piece.", encode.Format{}) })
+	}
+	load := func(busy, waiting int) bool {
+		l := synth.Load()
+		return l.Busy == busy && l.Waiting == waiting
+	}
+	if !wait.For(5*time.Second, func() bool { return load(2, 2) }) {
+		t.Fatalf("two healthy workers, one slot each, four pieces: %+v; want 2 busy, 2 waiting", synth.Load())
+	}
+	ready[2].Store(true)
+	if !wait.For(5*time.Second, func() bool { return load(3, 1) }) {
+		t.Fatalf("a third worker healthy: %+v; want 3 busy, 1 waiting", synth.Load())
 	}
 }
