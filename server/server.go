@@ -490,7 +490,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			attrs = append(attrs, "abort_reason", cause.Error())
 		}
-		s.log.Info("request", attrs...)
+		level := slog.LevelInfo
+		if probe(r) {
+			level = slog.LevelDebug
+		}
+		s.log.Log(context.Background(), level, "request", attrs...)
 		s.metrics.end()
 		s.metrics.served(r, ri, status, rec.firstByte)
 		if abort {
@@ -636,8 +640,17 @@ func ms(d time.Duration) string {
 	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 3, 64)
 }
 
-// writeError sends e as JSON with its status.
+// probe reports whether r is a health check: GET /healthz or /readyz, or
+// a request marked with wire.HeaderProbe (a gateway's).
+func probe(r *http.Request) bool {
+	return r.Method == http.MethodGet && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.Header.Get(wire.HeaderProbe) != "")
+}
+
+// writeError sends e as JSON with its status, and e.RetryAfter.
 func writeError(w http.ResponseWriter, e *wire.Error) {
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+	}
 	writeJSON(w, e.Status, e)
 }
 

@@ -14,7 +14,8 @@ import (
 // short one: that one gets the next slot that frees.
 type scheduler struct {
 	mu       sync.Mutex
-	free     int
+	free     int // slots not held; below 0 after resize took held ones away
+	total    int
 	seq      uint64 // counts arrivals and grants
 	accounts map[string]*account
 }
@@ -33,7 +34,17 @@ type waiter struct {
 }
 
 func newScheduler(slots int) *scheduler {
-	return &scheduler{free: slots, accounts: map[string]*account{}}
+	return &scheduler{free: slots, total: slots, accounts: map[string]*account{}}
+}
+
+// resize makes the number of slots n. Slots held beyond n are not taken
+// back: no slot is granted until enough are released.
+func (s *scheduler) resize(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.free += n - s.total
+	s.total = n
+	s.grant()
 }
 
 // acquire waits for a slot for name, or for ctx. waiting, if not nil, is

@@ -393,6 +393,12 @@ type Load struct {
 	Waiting int
 }
 
+// SetMaxParallel changes Options.MaxParallel while the Synthesizer runs
+// (a gateway's, as its workers come and go); n below 1 means 1. Pieces
+// rendering beyond a lowered n finish; no new one starts until fewer
+// than n render.
+func (s *Synthesizer) SetMaxParallel(n int) { s.slots.resize(max(n, 1)) }
+
 // Load returns how busy the render slots are now.
 func (s *Synthesizer) Load() Load {
 	busy, waiting := s.slots.load()

@@ -157,7 +157,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 	a.aliases = aliasFlag{}
 	fs.StringVar(&a.addr, "addr", a.env("VOXKIT_ADDR", "127.0.0.1:8080"), "listen address ($VOXKIT_ADDR)")
 	fs.StringVar(&a.upstream, "upstream", a.env("VOXKIT_UPSTREAM", ""),
-		"comma-separated worker URLs ($VOXKIT_UPSTREAM): serve as a gateway that sends synthesis to these voxkit servers")
+		"comma-separated worker URLs ($VOXKIT_UPSTREAM): serve as a gateway that sends synthesis to these voxkit servers; "+
+			"dns+http://NAME:PORT is every address of NAME (a Kubernetes headless Service), looked up every 2s")
 	fs.StringVar(&a.upstreamKey, "upstream-key", a.env("VOXKIT_UPSTREAM_KEY", ""),
 		"an API key the -upstream workers accept ($VOXKIT_UPSTREAM_KEY)")
 	fs.StringVar(&a.metricsAddr, "metrics-addr", a.env("VOXKIT_METRICS_ADDR", ""),
@@ -536,6 +537,9 @@ func (a *app) envInt(name string, def int) int {
 	return def
 }
 
+// upstreamEngine is the name of a gateway's one engine, its workers.
+const upstreamEngine = "upstream"
+
 // upstreamPool connects to the -upstream workers.
 func (a *app) upstreamPool(ctx context.Context) (*upstream.Pool, error) {
 	if a.upstreamKey == "" {
@@ -544,9 +548,6 @@ func (a *app) upstreamPool(ctx context.Context) (*upstream.Pool, error) {
 	var urls []string
 	for _, u := range strings.Split(a.upstream, ",") {
 		if u = strings.TrimSpace(u); u != "" {
-			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-				return nil, fmt.Errorf("-upstream: %q is not an http:// or https:// URL", u)
-			}
 			urls = append(urls, u)
 		}
 	}
@@ -653,11 +654,9 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		if pool, err = a.upstreamPool(ctx); err != nil {
 			return err
 		}
-		engines = map[string]engine.Engine{"upstream": pool}
-		// Slots bound the requests in flight to the workers (a few per
-		// worker: each renders a couple at a time and queues the rest);
-		// beyond them requests wait in the gateway's own bounded queue.
-		topts.MaxParallel = 8 * len(strings.Split(a.upstream, ","))
+		engines = map[string]engine.Engine{upstreamEngine: pool}
+		// Render slots follow the healthy workers (pool.Follow below).
+		topts.MaxParallel = upstream.DefaultSlotsPerWorker
 	} else if engines, piper, err = a.engines(ctx); err != nil {
 		return err
 	}
@@ -670,6 +669,11 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		return err
 	}
 	defer synth.Close()
+	if pool != nil {
+		// The voices and render slots follow the workers as they come
+		// and go.
+		go pool.Follow(ctx, synth, upstreamEngine)
+	}
 	aliases := server.DefaultAliases()
 	for k, v := range a.aliases {
 		aliases[k] = v

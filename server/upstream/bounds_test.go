@@ -20,7 +20,8 @@ import (
 )
 
 // gateway serves a gateway over p, its synthesizer made with opts (whose
-// engine is p), that lets every caller in.
+// engine is p) and following the workers (Follow), that lets every
+// caller in.
 func gateway(t testing.TB, p *upstream.Pool, opts tts.Options) *httptest.Server {
 	t.Helper()
 	opts.Engines = map[string]engine.Engine{"upstream": p}
@@ -28,6 +29,9 @@ func gateway(t testing.TB, p *upstream.Pool, opts tts.Options) *httptest.Server 
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	go p.Follow(ctx, synth, "upstream")
 	gw, err := server.New(server.Options{Synthesizer: synth, Gateway: true, Ready: p.Ready, Logger: quiet,
 		Authenticate: func(*http.Request) (string, error) { return "caller", nil }})
 	if err != nil {

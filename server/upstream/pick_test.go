@@ -22,7 +22,8 @@ func TestPickLeastOutstanding(t *testing.T) {
 	idle := mk("idle", true, 1, "en-us")
 	down := mk("down", false, 0, "en-us")
 	other := mk("other", true, 0, "de")
-	p := &Pool{workers: []*worker{busy, idle, down, other}}
+	p := &Pool{}
+	p.workers.Store(&[]*worker{busy, idle, down, other})
 	for range 4 {
 		if w := p.pick("en-us", nil); w != idle {
 			t.Fatalf("picked %v, want idle", w.url)

@@ -14,9 +14,17 @@
 // worker without repeating or losing audio; the failed worker is out of
 // rotation until its health check passes again. Only when no worker can
 // speak the piece does it fail, and the gateway's response with it, as
-// any failed synthesis does (a stream already begun is cut). Health
+// any failed synthesis does (a stream already begun is cut): before the
+// response has begun, a 503 with Retry-After (a *wire.Error). Health
 // checks (GET /readyz, and the voice list from GET /v1/models) run every
 // Options.CheckEvery.
+//
+// A worker is a URL, or all the addresses of a DNS name
+// ("dns+http://voxkit-workers:8080", a Kubernetes headless Service),
+// looked up again every Options.ResolveEvery: workers whose addresses
+// appear are checked and join, those whose addresses go leave. Follow
+// keeps a gateway's tts.Synthesizer in line with the workers: its voices
+// are theirs, its render slots a number per healthy worker.
 package upstream
 
 import (
@@ -31,7 +39,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -43,6 +54,7 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tags"
+	"github.com/voxkit/voxkit/tts"
 )
 
 // SampleRate is the rate of the pcm the workers send.
@@ -51,6 +63,14 @@ const SampleRate = 24000
 // DefaultCheckEvery is the time between health checks when
 // Options.CheckEvery is 0.
 const DefaultCheckEvery = time.Second
+
+// DefaultResolveEvery is the time between lookups of the workers' DNS
+// names when Options.ResolveEvery is 0: a pod that comes or goes is
+// known within it.
+const DefaultResolveEvery = 2 * time.Second
+
+// DefaultSlotsPerWorker is Options.SlotsPerWorker when it is 0.
+const DefaultSlotsPerWorker = 8
 
 // DefaultMaxAudio is the most audio a piece may bring when
 // Options.MaxAudio is 0: the synthesizer's default limit of a whole
@@ -68,13 +88,30 @@ const (
 // maxModelsBody bounds a worker's /v1/models answer (some 60,000 voices).
 const maxModelsBody = 16 << 20
 
-// ErrNoWorker is returned (wrapped) when no healthy worker has the voice.
+// ErrNoWorker is returned (wrapped) when no healthy worker has the
+// voice. The error also holds the gateway's answer to its caller, a 503
+// *wire.Error with RetryAfter.
 var ErrNoWorker = errors.New("upstream: no healthy worker has the voice")
 
 // Options configure a Pool.
 type Options struct {
-	// URLs are the workers' base addresses ("http://10.0.0.5:8080").
+	// URLs are the workers' base addresses ("http://10.0.0.5:8080"), or
+	// DNS names whose every address is a worker
+	// ("dns+http://voxkit-workers:8080", port 80 when none is given).
 	URLs []string
+	// LookupHost returns the addresses of a dns+http name; nil means
+	// net.DefaultResolver.LookupHost. A name that is not found has no
+	// workers; any other failure keeps the workers it had.
+	LookupHost func(ctx context.Context, host string) ([]string, error)
+	// ResolveEvery is the time between lookups of the dns+http names; 0
+	// means DefaultResolveEvery.
+	ResolveEvery time.Duration
+	// SlotsPerWorker is how many pieces Follow lets the synthesizer send
+	// at once for each healthy worker (tts.Options.MaxParallel): a few,
+	// as each worker renders a couple at a time and queues the rest;
+	// beyond them pieces wait in the gateway's own bounded queue. 0 means
+	// DefaultSlotsPerWorker.
+	SlotsPerWorker int
 	// Key is an API key every worker accepts (a speech key suffices).
 	Key string
 	// Client sends the requests; nil means a client of its own.
@@ -107,10 +144,27 @@ type Pool struct {
 	maxBytes    int64
 	idle, piece time.Duration
 	log         *slog.Logger
-	workers     []*worker
-	turn        atomic.Uint64 // rotates the start of pick's scan
-	stop        context.CancelFunc
-	done        chan struct{}
+	// urls are Options.URLs' plain URLs, names its DNS names; lookup and
+	// resolveEvery are Options'.
+	urls         []string
+	names        []dnsName
+	lookup       func(ctx context.Context, host string) ([]string, error)
+	resolveEvery time.Duration
+	perWorker    int
+	// workers is the current set, replaced whole when it changes.
+	workers atomic.Pointer[[]*worker]
+	turn    atomic.Uint64 // rotates the start of pick's scan
+	// changed receives (at most one pending) when the workers, their
+	// health or their voices change, for Follow.
+	changed chan struct{}
+	bg      context.Context // ends at Close
+	stop    context.CancelFunc
+	loops   sync.WaitGroup
+}
+
+// dnsName is a dns+http URL of Options.URLs.
+type dnsName struct {
+	url, scheme, host, port string
 }
 
 var (
@@ -122,6 +176,7 @@ var (
 // worker is one upstream server.
 type worker struct {
 	url         string
+	name        string // the dns+http URL it was found under, "" for none
 	healthy     atomic.Bool
 	outstanding atomic.Int64
 	requests    atomic.Uint64
@@ -131,14 +186,32 @@ type worker struct {
 	voices map[string]engine.Voice
 }
 
-// New returns a Pool of opts.URLs. It checks every worker once before it
-// returns (so that the voice list is known), then keeps checking in the
-// background until Close. It fails only when no worker answers.
+// New returns a Pool of opts.URLs. It looks up their names and checks
+// every worker once before it returns (so that the voice list is known),
+// then keeps doing both in the background until Close. It fails only
+// when no worker answers.
 func New(ctx context.Context, opts Options) (*Pool, error) {
 	if len(opts.URLs) == 0 {
 		return nil, errors.New("upstream: no worker URLs")
 	}
-	p := &Pool{key: opts.Key, client: opts.Client, every: opts.CheckEvery, log: opts.Logger, done: make(chan struct{})}
+	p := &Pool{key: opts.Key, client: opts.Client, every: opts.CheckEvery, log: opts.Logger, changed: make(chan struct{}, 1)}
+	for _, u := range opts.URLs {
+		name, err := parseName(u)
+		switch {
+		case err != nil:
+			return nil, err
+		case name != nil:
+			p.names = append(p.names, *name)
+		default:
+			p.urls = append(p.urls, strings.TrimRight(u, "/"))
+		}
+	}
+	p.lookup = opts.LookupHost
+	if p.lookup == nil {
+		p.lookup = net.DefaultResolver.LookupHost
+	}
+	p.resolveEvery = cmp.Or(opts.ResolveEvery, DefaultResolveEvery)
+	p.perWorker = cmp.Or(opts.SlotsPerWorker, DefaultSlotsPerWorker)
 	if p.client == nil {
 		p.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second}}
 	}
@@ -152,45 +225,169 @@ func New(ctx context.Context, opts Options) (*Pool, error) {
 	if p.log == nil {
 		p.log = slog.Default()
 	}
-	for _, u := range opts.URLs {
-		p.workers = append(p.workers, &worker{url: strings.TrimRight(u, "/")})
+	p.workers.Store(new([]*worker))
+	p.resolve(ctx)
+	ws := p.list()
+	p.checkAll(ctx, ws)
+	if !slices.ContainsFunc(ws, func(w *worker) bool { return w.healthy.Load() }) {
+		return nil, fmt.Errorf("upstream: none of the %d workers is ready", len(ws))
 	}
-	var wg sync.WaitGroup
-	for _, w := range p.workers {
-		wg.Go(func() { p.check(ctx, w) })
+	p.bg, p.stop = context.WithCancel(context.Background())
+	p.loops.Go(func() { tick(p.bg, p.every, func() { p.checkAll(p.bg, p.list()) }) })
+	if len(p.names) > 0 {
+		// Workers found are checked at once, so that they take requests
+		// and their voices are listed without waiting for the next round.
+		p.loops.Go(func() { tick(p.bg, p.resolveEvery, func() { p.checkAll(p.bg, p.resolve(p.bg)) }) })
 	}
-	wg.Wait()
-	if !slices.ContainsFunc(p.workers, func(w *worker) bool { return w.healthy.Load() }) {
-		return nil, fmt.Errorf("upstream: none of the %d workers is ready", len(p.workers))
-	}
-	bg, stop := context.WithCancel(context.Background())
-	p.stop = stop
-	go p.checkLoop(bg)
 	return p, nil
 }
 
-// Close stops the health checks.
+// parseName returns the name of a dns+http URL, nil for an http:// or
+// https:// one.
+func parseName(s string) (*dnsName, error) {
+	scheme, _, _ := strings.Cut(s, "://")
+	switch scheme {
+	case "http", "https":
+		return nil, nil
+	case "dns+http":
+	default:
+		return nil, fmt.Errorf("upstream: %q is not an http://, https:// or dns+http:// URL", s)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("upstream: %w", err)
+	}
+	if u.Hostname() == "" || strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.User != nil {
+		return nil, fmt.Errorf("upstream: %q: want dns+http://NAME:PORT", s)
+	}
+	return &dnsName{url: s, scheme: "http", host: u.Hostname(), port: cmp.Or(u.Port(), "80")}, nil
+}
+
+// Close stops the health checks and lookups.
 func (p *Pool) Close() error {
 	p.stop()
-	<-p.done
+	p.loops.Wait()
 	return nil
 }
 
-func (p *Pool) checkLoop(ctx context.Context) {
-	defer close(p.done)
-	t := time.NewTicker(p.every)
+// list returns the current workers; the slice is not modified after.
+func (p *Pool) list() []*worker { return *p.workers.Load() }
+
+// notify tells Follow that something changed.
+func (p *Pool) notify() {
+	select {
+	case p.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (p *Pool) checkAll(ctx context.Context, ws []*worker) {
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Go(func() { p.check(ctx, w) })
+	}
+	wg.Wait()
+}
+
+// tick runs f every d until ctx ends.
+func tick(ctx context.Context, d time.Duration, f func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			f()
 		}
-		var wg sync.WaitGroup
-		for _, w := range p.workers {
-			wg.Go(func() { p.check(ctx, w) })
+	}
+}
+
+// resolve looks up the DNS names and makes the workers those of the
+// URLs and of the addresses found; it returns the workers added.
+func (p *Pool) resolve(ctx context.Context) (added []*worker) {
+	old := p.list()
+	byURL := make(map[string]*worker, len(old))
+	for _, w := range old {
+		byURL[w.url] = w
+	}
+	var next []*worker
+	seen := map[string]bool{}
+	keep := func(url, name string) {
+		if seen[url] {
+			return
 		}
-		wg.Wait()
+		seen[url] = true
+		w := byURL[url]
+		if w == nil {
+			w = &worker{url: url, name: name}
+			added = append(added, w)
+		}
+		next = append(next, w)
+	}
+	for _, u := range p.urls {
+		keep(u, "")
+	}
+	for _, n := range p.names {
+		lctx, cancel := context.WithTimeout(ctx, checkTimeout)
+		addrs, err := p.lookup(lctx, n.host)
+		cancel()
+		var dnsErr *net.DNSError
+		if err != nil && !(errors.As(err, &dnsErr) && dnsErr.IsNotFound) {
+			p.log.Warn("upstream: looking up workers failed; they stay as they were", "name", n.url, "err", err)
+			for _, w := range old {
+				if w.name == n.url {
+					keep(w.url, w.name)
+				}
+			}
+			continue
+		}
+		slices.Sort(addrs)
+		for _, a := range addrs {
+			keep(n.scheme+"://"+net.JoinHostPort(a, n.port), n.url)
+		}
+	}
+	for _, w := range old {
+		if !seen[w.url] {
+			p.log.Info("upstream: worker gone", "worker", w.url, "name", w.name)
+		}
+	}
+	for _, w := range added {
+		if w.name != "" {
+			p.log.Info("upstream: worker found", "worker", w.url, "name", w.name)
+		}
+	}
+	if len(added) > 0 || len(next) != len(old) {
+		p.workers.Store(&next)
+		p.notify()
+	}
+	return added
+}
+
+// Follow keeps synth, whose engine name is p, in line with the workers
+// until ctx ends or p is closed: its catalog's voices of that engine are
+// the workers' (Voices), and its render slots (tts.Options.MaxParallel)
+// Options.SlotsPerWorker for each healthy worker, as many when none is.
+// A gateway runs it beside its server: go pool.Follow(ctx, synth, name).
+func (p *Pool) Follow(ctx context.Context, synth *tts.Synthesizer, name string) {
+	for {
+		healthy := 0
+		for _, w := range p.list() {
+			if w.healthy.Load() {
+				healthy++
+			}
+		}
+		synth.SetMaxParallel(p.perWorker * max(healthy, 1))
+		if err := synth.Voices().AddEngine(ctx, name, p, time.Now()); err != nil {
+			p.log.Warn("upstream: workers' voices left out", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.bg.Done():
+			return
+		case <-p.changed:
+		}
 	}
 }
 
@@ -216,8 +413,12 @@ func (p *Pool) check(ctx context.Context, w *worker) {
 			vs[m.ID] = engine.Voice{Name: m.ID, Language: m.Language, Description: m.Description, SampleRate: m.SampleRate}
 		}
 		w.mu.Lock()
+		same := maps.Equal(w.voices, vs)
 		w.voices = vs
 		w.mu.Unlock()
+		if !same {
+			p.notify()
+		}
 	}
 	p.setHealthy(w, err == nil, err)
 }
@@ -226,6 +427,7 @@ func (p *Pool) setHealthy(w *worker, ok bool, why error) {
 	if w.healthy.Swap(ok) == ok {
 		return
 	}
+	p.notify()
 	if ok {
 		p.log.Info("upstream: worker healthy", "worker", w.url)
 	} else {
@@ -239,6 +441,7 @@ func (p *Pool) get(ctx context.Context, url string, into any) error {
 		return err
 	}
 	req.Header.Set("Authorization", "Bearer "+p.key)
+	req.Header.Set(wire.HeaderProbe, "upstream")
 	res, err := p.client.Do(req)
 	if err != nil {
 		return err
@@ -262,7 +465,7 @@ func (p *Pool) get(ctx context.Context, url string, into any) error {
 
 // Ready reports whether at least one worker is healthy.
 func (p *Pool) Ready(context.Context) error {
-	if slices.ContainsFunc(p.workers, func(w *worker) bool { return w.healthy.Load() }) {
+	if slices.ContainsFunc(p.list(), func(w *worker) bool { return w.healthy.Load() }) {
 		return nil
 	}
 	return errors.New("no healthy upstream worker")
@@ -271,7 +474,7 @@ func (p *Pool) Ready(context.Context) error {
 // Voices implements engine.VoiceLister: every voice any worker has had.
 func (p *Pool) Voices(context.Context) ([]engine.Voice, error) {
 	seen := map[string]engine.Voice{}
-	for _, w := range p.workers {
+	for _, w := range p.list() {
 		w.mu.Lock()
 		for id, v := range w.voices {
 			seen[id] = v
@@ -301,11 +504,15 @@ func (p *Pool) pick(voice string, tried []*worker) *worker {
 }
 
 func (p *Pool) pickAmong(voice string, tried []*worker, healthy bool) *worker {
+	ws := p.list()
+	if len(ws) == 0 {
+		return nil
+	}
 	var best *worker
 	// Start the scan at a rotating worker, so that ties go round.
-	first := int(p.turn.Add(1) % uint64(len(p.workers)))
-	for i := range p.workers {
-		w := p.workers[(first+i)%len(p.workers)]
+	first := int(p.turn.Add(1) % uint64(len(ws)))
+	for i := range ws {
+		w := ws[(first+i)%len(ws)]
 		if w.healthy.Load() != healthy || slices.Contains(tried, w) {
 			continue
 		}
@@ -335,10 +542,11 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 	for {
 		w := p.pick(req.Voice, tried)
 		if w == nil {
+			answer := wire.NoWorker(req.Voice, p.every)
 			if len(tried) > 0 {
-				return fmt.Errorf("%w %q: %d tried, the last: %v", ErrNoWorker, req.Voice, len(tried), last)
+				return fmt.Errorf("%w %q: %d tried, the last: %v: %w", ErrNoWorker, req.Voice, len(tried), last, answer)
 			}
-			return fmt.Errorf("%w %q", ErrNoWorker, req.Voice)
+			return fmt.Errorf("%w %q: %w", ErrNoWorker, req.Voice, answer)
 		}
 		tried = append(tried, w)
 		started, err := p.speak(ctx, w, body, req.Text, emit)
@@ -637,7 +845,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
-	for _, w := range c.p.workers {
+	for _, w := range c.p.list() {
 		healthy := 0.0
 		if w.healthy.Load() {
 			healthy = 1

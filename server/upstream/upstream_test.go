@@ -31,6 +31,12 @@ var quiet = slog.New(slog.DiscardHandler)
 // workerKey, as a fleet's workers would.
 func worker(t testing.TB) *httptest.Server {
 	t.Helper()
+	return loggingWorker(t, quiet)
+}
+
+// loggingWorker is worker logging to log.
+func loggingWorker(t testing.TB, log *slog.Logger) *httptest.Server {
+	t.Helper()
 	es, err := espeak.New(espeak.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +45,7 @@ func worker(t testing.TB) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Options{Synthesizer: synth, Logger: quiet,
+	srv, err := server.New(server.Options{Synthesizer: synth, Logger: log,
 		Authenticate: func(r *http.Request) (string, error) {
 			if r.Header.Get("Authorization") != "Bearer "+workerKey {
 				return "", errors.New("not the gateway")
@@ -264,7 +270,7 @@ func TestPoolMidStreamFailure(t *testing.T) {
 }
 
 // TestGatewayServer: a voxkit server on the pool is a gateway: speech in
-// every format, 502 proxy_error when no worker can speak, and /readyz
+// every format, 503 with Retry-After when no worker can speak, and /readyz
 // following the workers.
 func TestGatewayServer(t *testing.T) {
 	w := worker(t)
@@ -303,8 +309,8 @@ func TestGatewayServer(t *testing.T) {
 	res = post(`{"model":"tts-1","voice":"en-us","input":"Nobody there.","response_format":"wav"}`)
 	b, _ = io.ReadAll(res.Body)
 	res.Body.Close()
-	if res.StatusCode != 502 || !strings.Contains(string(b), `"proxy_error"`) {
-		t.Errorf("no worker: %d %s", res.StatusCode, b)
+	if res.StatusCode != 503 || res.Header.Get("Retry-After") != "1" || !strings.Contains(string(b), "No healthy worker") {
+		t.Errorf("no worker: %d, Retry-After %q, %s; want 503 with Retry-After 1", res.StatusCode, res.Header.Get("Retry-After"), b)
 	}
 	if !wait.For(5*time.Second, func() bool {
 		res, err := http.Get(ts.URL + "/readyz")
@@ -367,5 +373,53 @@ func TestGatewayCutsWhenNoWorkerIsLeft(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the handler's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestHealthChecksLogAtDebug: a worker logs the gateway's health checks
+// (GET /readyz and /v1/models) at debug level, and its speech at info.
+func TestHealthChecksLogAtDebug(t *testing.T) {
+	var log syncBuffer
+	w := loggingWorker(t, slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	p := newPool(t, w.URL) // checks every 50 ms
+	if !wait.For(5*time.Second, func() bool { return strings.Count(log.String(), "path=/v1/models") >= 3 }) {
+		t.Fatalf("no health checks logged: %s", log.String())
+	}
+	if _, _, err := speak(p, "Logged."); err != nil {
+		t.Fatal(err)
+	}
+	spoken := 0
+	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
+		if !strings.Contains(line, "msg=request") {
+			continue
+		}
+		speech := strings.Contains(line, "path=/v1/audio/speech")
+		if speech {
+			spoken++
+		}
+		if level := strings.Contains(line, "level=INFO"); level != speech {
+			t.Errorf("speech at INFO, health checks at DEBUG; logged: %s", line)
+		}
+	}
+	if spoken == 0 {
+		t.Errorf("the speech request is not logged: %s", log.String())
 	}
 }

@@ -27,8 +27,9 @@ const (
 	// parameters, its credentials or its path. Status 4xx.
 	TypeInvalidRequest = "invalid_request_error"
 	// TypeProxy is a problem with the voice or the engine behind it: an
-	// unknown voice (404) or a failed synthesis (502). The interface specification documents
-	// it for the unknown voice.
+	// unknown voice (404), a failed synthesis (502) or, on a gateway, no
+	// worker to speak (503). The interface specification documents it for
+	// the unknown voice.
 	TypeProxy = "proxy_error"
 	// TypeServer is a bug in the server (500).
 	TypeServer = "server_error"
@@ -96,6 +97,9 @@ type Error struct {
 	Param string
 	// Code is a machine-readable code, empty for none (null).
 	Code string
+	// RetryAfter, when not 0, is sent as the Retry-After header (whole
+	// seconds, rounded up); it is not part of the JSON.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -257,6 +261,14 @@ func Internal(requestID string) *Error {
 func Unavailable() *Error {
 	return &Error{Status: http.StatusServiceUnavailable, Type: TypeServer, Code: CodeServiceUnavailable,
 		Message: "The server is shutting down; retry shortly."}
+}
+
+// NoWorker is a gateway's 503 for a voice none of its workers can speak
+// now (none is healthy, or all that have the voice failed); retry names
+// when they are checked again.
+func NoWorker(voice string, retry time.Duration) *Error {
+	return &Error{Status: http.StatusServiceUnavailable, Type: TypeProxy, Code: CodeServiceUnavailable, RetryAfter: max(retry, time.Second),
+		Message: fmt.Sprintf("No healthy worker can speak the voice %s now; retry shortly.", echo(voice))}
 }
 
 // KeyCheckTimeout is the 503 of a request whose API key the store did
