@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -93,6 +94,9 @@ func TestDeployFirstSteps(t *testing.T) {
 	}
 	if got := get("/v1/account", adminKey); got != 200 {
 		t.Errorf("init's admin key on /v1/account: %d", got)
+	}
+	if err := newApp(io.Discard, io.Discard).run(context.Background(), []string{"-addr", addr.String(), "-log", "off", "healthcheck"}); err != nil {
+		t.Errorf("healthcheck of the running server: %v", err)
 	}
 	if strings.Contains(stdout.String(), "password") {
 		t.Errorf("the server printed a password on a store init made: %q", stdout.String())

@@ -1,6 +1,8 @@
 // Command server runs voxkit's OpenAI-compatible speech server.
 //
 //	server [flags]                                  serve (default 127.0.0.1:8080)
+//	server [flags] healthcheck [--path /readyz]      exit 0 when the server at -addr answers 200
+//	                                                (a container's HEALTHCHECK: the image has no curl)
 //	server [flags] init [--account local]           create the first account: print its
 //	                                                password and an admin API key, once
 //	server [flags] accounts create NAME             add an account, print its password
@@ -36,6 +38,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -74,6 +77,7 @@ import (
 	"github.com/voxkit/voxkit/server/store/postgres"
 	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/server/upstream"
+	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -223,6 +227,9 @@ func (a *app) run(ctx context.Context, args []string) error {
 		a.log = slog.New(slog.DiscardHandler)
 	default:
 		a.log = slog.New(slog.NewTextHandler(a.stderr, nil))
+	}
+	if rest := fs.Args(); len(rest) > 0 && rest[0] == "healthcheck" {
+		return a.healthcheck(ctx, rest[1:])
 	}
 	st, err := a.openStore(ctx)
 	if err != nil {
@@ -776,6 +783,46 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	}
 	a.log.Info("stopped")
 	return err
+}
+
+// healthcheck asks the server listening on -addr (over HTTPS with
+// -tls-cert) for a path, /readyz by default, and fails unless it answers
+// 200 within 5 s. An unspecified host (0.0.0.0, ::) is asked on loopback.
+func (a *app) healthcheck(ctx context.Context, args []string) error {
+	hf := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
+	hf.SetOutput(a.stderr)
+	path := hf.String("path", "/readyz", "the path to ask for: /readyz (ready to serve) or /healthz (alive)")
+	if err := hf.Parse(args); err != nil {
+		return err
+	}
+	host, port, err := net.SplitHostPort(a.addr)
+	if err != nil {
+		return fmt.Errorf("-addr %q: %w", a.addr, err)
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	scheme, client := "http", &http.Client{Timeout: 5 * time.Second}
+	if a.tlsCert != "" {
+		// The certificate names the service, not loopback: this is the
+		// server's own check of itself.
+		scheme = "https"
+		client.Transport = &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, scheme+"://"+net.JoinHostPort(host, port)+*path, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set(wire.HeaderProbe, "healthcheck")
+	res, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("healthcheck: %s answered %s", *path, res.Status)
+	}
+	return nil
 }
 
 // parsePrefixes parses comma-separated addresses (one host each) and

@@ -45,7 +45,7 @@ func selfSigned(t *testing.T) (certFile, keyFile string) {
 }
 
 // TestTLSFlags: -tls-cert and -tls-key serve HTTPS (plain HTTP is
-// refused); one without the other, or a -trusted-proxies that is not
+// refused) and healthcheck asks over HTTPS; one without the other, or a -trusted-proxies that is not
 // addresses, is an error at start.
 func TestTLSFlags(t *testing.T) {
 	certFile, keyFile := selfSigned(t)
@@ -61,6 +61,17 @@ func TestTLSFlags(t *testing.T) {
 	res.Body.Close()
 	if res, err := http.Get("http://" + addr.String() + "/healthz"); err == nil && res.StatusCode == 200 {
 		t.Errorf("plain HTTP answered 200 on the TLS listener")
+	}
+	// The healthcheck subcommand (a container's HEALTHCHECK) asks it over
+	// HTTPS; a port with nothing behind it fails.
+	for _, c := range []struct {
+		addr string
+		ok   bool
+	}{{addr.String(), true}, {"127.0.0.1:1", false}} {
+		err := newApp(io.Discard, io.Discard).run(context.Background(), []string{"-addr", c.addr, "-tls-cert", certFile, "-tls-key", keyFile, "-log", "off", "healthcheck"})
+		if (err == nil) != c.ok {
+			t.Errorf("healthcheck of %s: %v", c.addr, err)
+		}
 	}
 	for _, args := range [][]string{{"-tls-cert", certFile}, {"-trusted-proxies", "10.0.0.0/33"}, {"-trusted-proxies", "proxy.local"}} {
 		err := newApp(io.Discard, io.Discard).run(context.Background(), append([]string{"-data", t.TempDir(), "-log", "off"}, args...))
