@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/coder/websocket/wsjson"
 )
 
 // ctxMsg is a message of a concurrent context.
@@ -131,6 +135,7 @@ func TestWSConcurrentContexts(t *testing.T) {
 	for _, id := range []string{"a", "b"} {
 		audio := audioOf(t, id, got[id])
 		want := e.openAIPCM(voices[id], texts[id])
+		t.Logf("%s: %d bytes of audio, %d for its text alone", id, len(audio), len(want))
 		if !closeTo(len(audio), len(want), 0.03) {
 			t.Errorf("%s: %d bytes of audio, %d for its text alone", id, len(audio), len(want))
 		}
@@ -296,5 +301,56 @@ func TestWSConcurrentShutdown(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Error(err)
+	}
+}
+
+// BenchmarkWSConcurrentFirstAudio: how long until the first audio of each
+// of n concurrent input streams opened at once on one connection, each
+// given a sentence and input.done (p50 and p99 over the streams).
+func BenchmarkWSConcurrentFirstAudio(b *testing.B) {
+	for _, n := range []int{1, 4} {
+		b.Run(strconv.Itoa(n)+"-contexts", func(b *testing.B) {
+			e := newEnv(b, envOptions{})
+			c := dialWS(b, e, e.key)
+			ctx := context.Background()
+			var m ctxMsg
+			if err := wsjson.Read(ctx, c, &m); err != nil { // ready
+				b.Fatal(err)
+			}
+			var samples []time.Duration
+			for i := 0; b.Loop(); i++ {
+				start := time.Now()
+				for k := range n {
+					id := fmt.Sprintf("c%d-%d", i, k)
+					for _, msg := range []map[string]any{
+						{"type": "speech.create", "id": id, "voice": "en-us", "input_stream": true, "concurrent": true},
+						{"type": "input.append", "id": id, "text": "The quick brown fox jumps over the lazy dog. "},
+						{"type": "input.done", "id": id},
+					} {
+						if err := wsjson.Write(ctx, c, msg); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				first := map[string]bool{}
+				for done := 0; done < n; {
+					m = ctxMsg{}
+					if err := wsjson.Read(ctx, c, &m); err != nil {
+						b.Fatal(err)
+					}
+					// if, not switch: go1.26.8's compiler crashes (internal
+					// compiler error) on the switch form of this.
+					if m.ended() {
+						done++
+					} else if m.Type == "speech.audio" && !first[m.ID] {
+						first[m.ID] = true
+						samples = append(samples, time.Since(start))
+					}
+				}
+			}
+			slices.Sort(samples)
+			b.ReportMetric(float64(samples[len(samples)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(samples[len(samples)*99/100].Microseconds())/1000, "p99-ms")
+		})
 	}
 }
