@@ -236,21 +236,23 @@ func TestWSConcurrentLimit(t *testing.T) {
 }
 
 // The session's idle timeout does not close a session whose concurrent
-// context is at work (30 sentences of 40 ms of the slow voice outlast the
-// 500 ms), and counts from when it ended: a request sent then is answered.
+// context is at work (60 sentences of 40 ms of the slow voice outlast the
+// 2 s), and counts from when it ended: a request sent then is answered
+// (the 2 s leave room for a loaded machine).
 func TestWSConcurrentKeepsSessionBusy(t *testing.T) {
-	e := newEnv(t, envOptions{wsIdle: 500 * time.Millisecond})
+	const sentences = 60
+	e := newEnv(t, envOptions{wsIdle: 2 * time.Second})
 	c := dialWS(t, e, e.key)
 	next(t, c) // ready
 	createConcurrent(t, c, "busy", "slow")
-	text := strings.Repeat("One more sentence. ", 30)
+	text := strings.Repeat("One more sentence. ", sentences)
 	sendWS(t, c, map[string]any{"type": "input.append", "id": "busy", "text": text})
 	sendWS(t, c, map[string]any{"type": "input.done", "id": "busy"})
 	got := map[string][]ctxMsg{}
 	readContexts(t, c, got, "busy")
 	audioOf(t, "busy", got["busy"])
-	if n := got["busy"][len(got["busy"])-1].Sentences; n != 30 {
-		t.Errorf("%d sentences, want 30", n)
+	if n := got["busy"][len(got["busy"])-1].Sentences; n != sentences {
+		t.Errorf("%d sentences, want %d", n, sentences)
 	}
 	sendWS(t, c, map[string]any{"type": "speech.create", "id": "after", "voice": "fake", "input": "Then this."})
 	if m := next(t, c); m.Type != "speech.started" || m.ID != "after" {
