@@ -59,8 +59,9 @@ const wsAuthTimeout = 10 * time.Second
 const wsQueue = 8
 
 // wsMaxConcurrent is how many concurrent input streams ("concurrent":
-// true) one connection may have open at once, as ElevenLabs allows
-// (elevenMaxContexts); they do not count towards wsQueue.
+// true) one connection may have open at once, as many as ElevenLabs
+// allows on its multi-stream-input socket; they do not count towards
+// wsQueue.
 const wsMaxConcurrent = 5
 
 // DefaultWSIdleTimeout is how long an authenticated WebSocket session may
