@@ -1,26 +1,33 @@
 package server
 
 // A WebSocket session (GET /v1/audio/speech/ws) runs on four goroutines,
-// each owning one part of it:
+// each owning one part of it, and one more per concurrent context:
 //
 //   - the handler's own (websocket, then run and speech) authenticates,
 //     takes the queued speech.create contexts one at a time and
-//     synthesizes each; it alone starts and ends a request, and it ends
-//     the session (drain, then close) on idle, shutdown or refusal;
+//     synthesizes each; it alone starts and ends a queued request, and it
+//     ends the session (drain, then close) on idle, shutdown or refusal;
 //   - read owns the connection's reads: it checks each message's shape,
 //     queues a speech.create as a wsContext (the queue channel, at most
-//     wsQueue), hands input.append/flush/done to their context (wsContext.add,
-//     under the context's mutex) and acts on speech.cancel at once; it
-//     closes the queue when the connection ends;
+//     wsQueue) or starts it at once when it is concurrent, hands
+//     input.append/flush/done to their context (wsContext.add, under the
+//     context's mutex) and acts on speech.cancel at once; it closes the
+//     queue when the connection ends;
+//   - each concurrent context (start, then speech) synthesizes its input
+//     stream beside the queued requests and the other concurrent contexts,
+//     at most wsMaxConcurrent of them; it ends itself (release), and the
+//     session waits for it (settle at shutdown, workers when it ends);
 //   - the outbox's Run (server/internal/outbox) owns the connection's
 //     writes: every message (events, audio) is queued there in order, each
 //     written within the write timeout; audio of a cancelled context is
 //     skipped there;
 //   - the outbox's Keepalive pings the client.
 //
-// wsSession.mu guards the map of open input streams and the request in
-// progress (read cancels through them); everything else a goroutine
-// touches is its own or passes through a channel.
+// wsSession.mu guards the map of open input streams, the request in
+// progress (read cancels through them) and the count of concurrent
+// contexts; everything else a goroutine touches is its own or passes
+// through a channel. Every context queues its messages in the outbox from
+// one goroutine, so each context's messages keep their order.
 
 import (
 	"bytes"
@@ -51,19 +58,28 @@ const wsAuthTimeout = 10 * time.Second
 // wsQueue is how many speech requests may wait behind the one in progress.
 const wsQueue = 8
 
+// wsMaxConcurrent is how many concurrent input streams ("concurrent":
+// true) one connection may have open at once, as many as ElevenLabs
+// allows on its multi-stream-input socket; they do not count towards
+// wsQueue.
+const wsMaxConcurrent = 5
+
 // DefaultWSIdleTimeout is how long an authenticated WebSocket session may
 // stay without a message from the client and without work in progress
 // when Options.WSIdleTimeout is 0.
 const DefaultWSIdleTimeout = 5 * time.Minute
 
 // websocket serves GET /v1/audio/speech/ws: speech requests as JSON text
-// messages, audio back as one binary message per sentence.
+// messages, audio back as one binary message per sentence (a concurrent
+// input stream's as one speech.audio text message per sentence).
 //
-// The session ends, cancelling the request in progress and dropping the
-// queued ones, when the client closes or breaks the connection, when a
-// write fails or passes the write timeout, when the key stops being valid
-// (it is checked again before each request), after the idle timeout, or at
-// shutdown (which lets the request in progress finish).
+// The session ends, cancelling the request in progress and the concurrent
+// input streams and dropping the queued requests, when the client closes
+// or breaks the connection, when a write fails or passes the write
+// timeout, when the key stops being valid (it is checked again before
+// each request), after the idle timeout (which waits while a concurrent
+// input stream is open), or at shutdown (which lets the request in
+// progress and the concurrent input streams finish).
 func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 	ri := info(r.Context())
 	if werr := s.checkUpgrade(w.Header(), r); werr != nil {
@@ -100,7 +116,8 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 		sess.out.Drain()
 		end(errSessionOver)
 		c.CloseNow()
-		reader.Wait()
+		reader.Wait() // no concurrent context starts after this
+		sess.settle() // each one stops with the session
 	}()
 	if ri.account == "" && !sess.authFirst(ctx) {
 		return nil
@@ -124,13 +141,21 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 				return nil // a write failed or the key was refused
 			}
 			idle.Reset(s.wsIdle)
+		case <-sess.ended: // a concurrent context ended
+			idle.Reset(s.wsIdle)
 		case <-ctx.Done():
 			return nil
 		case <-idle.C:
+			if !sess.quiet() {
+				idle.Reset(s.wsIdle) // a concurrent context is at work
+				continue
+			}
+			sess.settle() // the last one may be sending its speech.done
 			sess.out.Drain()
 			c.Close(websocket.StatusNormalClosure, "idle for "+s.wsIdle.String())
 			return nil
 		case <-s.closing.Done():
+			sess.settle()
 			sess.out.Drain()
 			c.Close(websocket.StatusGoingAway, "server shutting down")
 			return nil
@@ -224,10 +249,16 @@ type wsSession struct {
 	mu       sync.Mutex
 	contexts map[string]*wsContext // input streams open or queued, by id
 	active   *wsContext            // the request in progress
+	running  int                   // concurrent contexts open
+	shut     bool                  // the session is ending: no concurrent context starts
+
+	workers sync.WaitGroup // the concurrent contexts' goroutines
+	ended   chan struct{}  // signalled when a concurrent context ends
 }
 
 func newWSSession(s *Server, c *websocket.Conn, ri *reqInfo, r *http.Request, token string, end context.CancelCauseFunc) *wsSession {
-	ws := &wsSession{s: s, c: c, ri: ri, r: r, token: token, end: end, contexts: make(map[string]*wsContext)}
+	ws := &wsSession{s: s, c: c, ri: ri, r: r, token: token, end: end, contexts: make(map[string]*wsContext),
+		ended: make(chan struct{}, 1)}
 	ws.out = outbox.New(c, wsOutbox, s.writeTime, ws.fail)
 	return ws
 }
@@ -262,7 +293,12 @@ func (ws *wsSession) send(ctx context.Context, v any) error {
 }
 
 func (ws *wsSession) sendError(ctx context.Context, id string, e *wire.Error) error {
-	return ws.send(ctx, wire.WSErrorMsg{Type: wire.WSErrorMessage, ID: id, Error: e.Object()})
+	return ws.send(ctx, wsError(id, e))
+}
+
+// wsError is the error message of the request id ("": of none).
+func wsError(id string, e *wire.Error) wire.WSErrorMsg {
+	return wire.WSErrorMsg{Type: wire.WSErrorMessage, ID: id, Error: e.Object()}
 }
 
 // recheck admits the session's next request as the handshake was: by
@@ -316,9 +352,10 @@ func (ws *wsSession) authFirst(ctx context.Context) bool {
 // wsContext is one speech.create: a request with its whole input, or an
 // input stream whose text arrives in input.append messages.
 type wsContext struct {
-	id     string
-	msg    wire.WSIncoming // the speech.create message, decoded
-	stream bool            // an input stream
+	id         string
+	msg        wire.WSIncoming // the speech.create message, decoded
+	stream     bool            // an input stream
+	concurrent bool            // a concurrent input stream, its audio in speech.audio messages
 
 	dropped atomic.Bool // cancelled: its audio still queued is not sent
 
@@ -398,7 +435,7 @@ func (ws *wsSession) read(ctx context.Context, queue chan<- *wsContext) {
 			// A connection closed here (after a failed write) was
 			// reported by the write.
 			ws.mu.Lock()
-			busy := ws.active != nil || len(queue) > 0
+			busy := ws.active != nil || ws.running > 0 || len(queue) > 0
 			ws.mu.Unlock()
 			cause := fmt.Errorf("client closed the connection: %w", err)
 			if busy && !errors.Is(err, net.ErrClosed) {
@@ -466,14 +503,36 @@ func (ws *wsSession) readMessage(ctx context.Context, buf *bytes.Buffer) (websoc
 }
 
 // create queues a speech.create (or a message of an unknown type, which
-// run answers in turn). A speech.create that failed its checks opens no
-// input stream; its error is answered in turn.
+// run answers in turn), or starts it at once when it is concurrent. A
+// speech.create that failed its checks opens no input stream; its error
+// is answered in turn, or at once when it asked to be concurrent.
 func (ws *wsSession) create(ctx context.Context, m wire.WSIncoming, queue chan<- *wsContext) {
 	stream := m.Type == wire.WSCreate && m.SpeechErr == nil && m.Speech.InputStream
-	wc := &wsContext{id: m.ID, msg: m, stream: stream, wake: make(chan struct{}, 1)}
-	if werr := ws.enqueue(wc, queue); werr != nil {
+	wc := &wsContext{id: m.ID, msg: m, stream: stream, concurrent: stream && m.Concurrent, wake: make(chan struct{}, 1)}
+	var werr *wire.Error
+	switch {
+	case m.Concurrent && m.SpeechErr != nil:
+		werr = wire.ToError(m.SpeechErr, "")
+	case wc.concurrent:
+		werr = ws.start(ctx, wc)
+	default:
+		werr = ws.enqueue(wc, queue)
+	}
+	if werr != nil {
 		ws.sendError(ctx, m.ID, werr) // not under ws.mu: sending may wait
 	}
+}
+
+// checkStream refuses an input stream without an id, or whose id names
+// another open one. ws.mu is held.
+func (ws *wsSession) checkStream(wc *wsContext) *wire.Error {
+	if wc.id == "" {
+		return wire.BadRequest(wire.CodeMissingParameter, "id", "An input stream needs an \"id\", which its input.append messages name.")
+	}
+	if ws.contexts[wc.id] != nil {
+		return wire.BadRequest(wire.CodeInvalidValue, "id", "An input stream with id %q is already open on this connection.", wc.id)
+	}
+	return nil
 }
 
 // enqueue queues wc, and registers it by id when it is an input stream.
@@ -481,11 +540,8 @@ func (ws *wsSession) enqueue(wc *wsContext, queue chan<- *wsContext) *wire.Error
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	if wc.stream {
-		if wc.id == "" {
-			return wire.BadRequest(wire.CodeMissingParameter, "id", "An input stream needs an \"id\", which its input.append messages name.")
-		}
-		if ws.contexts[wc.id] != nil {
-			return wire.BadRequest(wire.CodeInvalidValue, "id", "An input stream with id %q is already open on this connection.", wc.id)
+		if werr := ws.checkStream(wc); werr != nil {
+			return werr
 		}
 	}
 	select {
@@ -500,8 +556,72 @@ func (ws *wsSession) enqueue(wc *wsContext, queue chan<- *wsContext) *wire.Error
 	}
 }
 
-// cancel stops the context named id (queued or in progress), or with no
-// id the one in progress.
+// start registers the concurrent input stream wc and runs it on its own
+// goroutine, as run runs a queued one; its slot and id are free again
+// when its last message goes out. It refuses a stream beyond
+// wsMaxConcurrent, and any once the session is ending.
+func (ws *wsSession) start(ctx context.Context, wc *wsContext) *wire.Error {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	switch {
+	case ws.shut:
+		return wire.Unavailable()
+	case ws.running >= wsMaxConcurrent:
+		return wire.TooManyContexts(wsMaxConcurrent)
+	}
+	if werr := ws.checkStream(wc); werr != nil {
+		return werr
+	}
+	ws.contexts[wc.id] = wc
+	ws.running++
+	ws.workers.Go(func() {
+		last := ws.answer(ctx, wc)
+		ws.release(wc)
+		if last != nil {
+			ws.send(ctx, last)
+		}
+	})
+	return nil
+}
+
+// release unregisters a concurrent context that has ended.
+func (ws *wsSession) release(wc *wsContext) {
+	ws.mu.Lock()
+	if ws.contexts[wc.id] == wc {
+		delete(ws.contexts, wc.id)
+	}
+	ws.running--
+	ws.mu.Unlock()
+	select {
+	case ws.ended <- struct{}{}:
+	default: // a signal waits already
+	}
+}
+
+// quiet reports whether no concurrent context is open; if so, none
+// starts any more (the session closes as idle).
+func (ws *wsSession) quiet() bool {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.running > 0 {
+		return false
+	}
+	ws.shut = true
+	return true
+}
+
+// settle lets no concurrent context start any more and waits until the
+// goroutines of the open ones have sent their last message (at shutdown
+// each speaks what it has, then ends; when the session ends, each stops).
+func (ws *wsSession) settle() {
+	ws.mu.Lock()
+	ws.shut = true // no workers.Go after this: Wait may begin
+	ws.mu.Unlock()
+	ws.workers.Wait()
+}
+
+// cancel stops the context named id (queued, in progress or concurrent),
+// or with no id the queued request in progress.
 func (ws *wsSession) cancel(ctx context.Context, id string) {
 	ws.mu.Lock()
 	wc := ws.active
@@ -533,34 +653,41 @@ func (ws *wsSession) input(ctx context.Context, m wire.WSClientMessage) {
 	}
 }
 
-// run answers one queued context in turn.
+// run answers one queued context in turn. Its id is free again when its
+// last message goes out.
 func (ws *wsSession) run(ctx context.Context, wc *wsContext) {
 	ws.mu.Lock()
 	ws.active = wc
 	ws.mu.Unlock()
-	defer func() {
-		ws.mu.Lock()
-		ws.active = nil
-		if ws.contexts[wc.id] == wc {
-			delete(ws.contexts, wc.id)
-		}
-		ws.mu.Unlock()
-	}()
+	last := ws.answer(ctx, wc)
+	ws.mu.Lock()
+	ws.active = nil
+	if ws.contexts[wc.id] == wc {
+		delete(ws.contexts, wc.id)
+	}
+	ws.mu.Unlock()
+	if last != nil {
+		ws.send(ctx, last)
+	}
+}
+
+// answer runs a context, queued or concurrent, once it has its turn:
+// credentials checked again, then speech. It returns the context's last
+// message, as speech does.
+func (ws *wsSession) answer(ctx context.Context, wc *wsContext) (last any) {
 	m := wc.msg
 	switch {
 	case m.Type != wire.WSCreate:
-		ws.sendError(ctx, m.ID, wire.BadRequest(wire.CodeInvalidValue, "type",
+		return wsError(m.ID, wire.BadRequest(wire.CodeInvalidValue, "type",
 			"Unknown message type %q: send speech.create, input.append, input.flush, input.done or speech.cancel.", m.Type))
-		return
 	case wc.dropped.Load(): // cancelled while queued
-		ws.send(ctx, wire.WSCancelledMessage{Type: wire.WSCancelled, ID: wc.id})
-		return
+		return wire.WSCancelledMessage{Type: wire.WSCancelled, ID: wc.id}
 	}
 	if werr := ws.recheck(ctx); werr != nil {
 		ws.refuse(ctx, m.ID, werr)
-		return
+		return nil
 	}
-	ws.speech(ctx, wc)
+	return ws.speech(ctx, wc)
 }
 
 // refuse ends the session whose credentials recheck refused: the error,
@@ -573,7 +700,8 @@ func (ws *wsSession) refuse(ctx context.Context, id string, werr *wire.Error) {
 }
 
 // wsWriter hands what tts writes to the outbox as one binary message per
-// flush, that is per sentence, preceded by speech.started.
+// flush, that is per sentence, preceded by speech.started; a concurrent
+// context's as one speech.audio message.
 type wsWriter struct {
 	ctx     context.Context
 	ws      *wsSession
@@ -598,34 +726,40 @@ func (w *wsWriter) Flush() error {
 			return err
 		}
 	}
-	err := w.ws.out.Queue(w.ctx, outbox.Message{Type: websocket.MessageBinary, Data: w.buf, Skip: &w.of.dropped})
+	m := outbox.Message{Type: websocket.MessageBinary, Data: w.buf, Skip: &w.of.dropped}
+	if w.of.concurrent { // its audio interleaves with others': tag it
+		b, err := json.Marshal(wire.WSAudioMessage{Type: wire.WSAudio, ID: w.of.id, Audio: w.buf})
+		if err != nil {
+			return err
+		}
+		m.Type, m.Data = websocket.MessageText, b
+	}
+	err := w.ws.out.Queue(w.ctx, m)
 	w.buf = nil // the outbox has it
 	return err
 }
 
 // speech runs one speech.create: with its whole input, or as an input
-// stream.
-func (ws *wsSession) speech(ctx context.Context, wc *wsContext) {
+// stream. It returns the context's last message (speech.done,
+// speech.cancelled or an error), for the caller to send once it has let
+// go of the context, or nil when the session ended.
+func (ws *wsSession) speech(ctx context.Context, wc *wsContext) (last any) {
 	start := time.Now()
 	if wc.msg.SpeechErr != nil {
-		ws.sendError(ctx, wc.id, wire.ToError(wc.msg.SpeechErr, ""))
-		return
+		return wsError(wc.id, wire.ToError(wc.msg.SpeechErr, ""))
 	}
 	sp := wc.msg.Speech
 	req, werr := ws.s.requestOf(sp, ws.ri.account)
 	if werr != nil {
-		ws.sendError(ctx, wc.id, werr)
-		return
+		return wsError(wc.id, werr)
 	}
 	codec, err := ws.s.synth.Codec(req.Format)
 	if err != nil {
-		ws.sendError(ctx, wc.id, wire.ToError(err, sp.Voice))
-		return
+		return wsError(wc.id, wire.ToError(err, sp.Voice))
 	}
 	end, werr := ws.s.admitSpeech(ctx, nil, ws.ri.account)
 	if werr != nil {
-		ws.sendError(ctx, wc.id, werr)
-		return
+		return wsError(wc.id, werr)
 	}
 	defer end()
 	rctx, cancel := context.WithCancel(ctx)
@@ -653,8 +787,7 @@ func (ws *wsSession) speech(ctx context.Context, wc *wsContext) {
 		var p *tts.Prepared
 		p, err = ws.s.synth.Prepare(req)
 		if err != nil {
-			ws.sendError(ctx, wc.id, wire.ToError(err, sp.Voice))
-			return
+			return wsError(wc.id, wire.ToError(err, sp.Voice))
 		}
 		res, err = p.Stream(rctx, w)
 	}
@@ -664,26 +797,27 @@ func (ws *wsSession) speech(ctx context.Context, wc *wsContext) {
 	log := ws.s.log.With("request_id", ws.ri.id, "id", wc.id, "voice", sp.Voice)
 	var idle *idleError
 	switch {
-	case err != nil && ctx.Err() != nil:
+	case err != nil && (ctx.Err() != nil || errors.Is(err, outbox.ErrDrained)):
 		log.Info("server: websocket speech stopped: the session ended", "err", err, "cause", context.Cause(ctx))
 	case err != nil && rctx.Err() != nil:
 		log.Info("server: websocket speech cancelled")
-		ws.send(ctx, wire.WSCancelledMessage{Type: wire.WSCancelled, ID: wc.id})
+		return wire.WSCancelledMessage{Type: wire.WSCancelled, ID: wc.id}
 	case errors.As(err, &idle):
 		log.Info("server: websocket input stream idle", "after", idle.after)
-		ws.sendError(ctx, wc.id, idle.wire())
+		return wsError(wc.id, idle.wire())
 	case err != nil:
-		ws.sendError(ctx, wc.id, ws.s.synthesisFailed(log, sp.Voice, err))
+		return wsError(wc.id, ws.s.synthesisFailed(log, sp.Voice, err))
 	default:
 		if !w.sent { // no audio at all: still announce the format
 			w.started()
 		}
 		res.SynthesisTime = ws.s.upstreamTime(res)
-		ws.send(ctx, doneMessage(wc.id, sp, res, start))
 		ws.s.metrics.speech(sp.Format, res, time.Since(start))
 		log.Info("websocket speech", "sentences", res.Sentences, "upstream_ms", ms(res.SynthesisTime), "engine_ms", ms(res.EngineTime),
 			"gateway_ms", ms(time.Since(start)))
+		return doneMessage(wc.id, sp, res, start)
 	}
+	return nil
 }
 
 func doneMessage(id string, sp wire.Speech, res tts.Result, start time.Time) wire.WSDoneMessage {

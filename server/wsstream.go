@@ -87,28 +87,40 @@ func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp *w
 			buffered = tail.C
 		}
 	}
+	// feed hands the input messages received so far to the stream; end
+	// says one was input.done.
+	feed := func() (end bool, err error) {
+		for _, m := range wc.take() {
+			switch m.Type {
+			case wire.WSAppend:
+				_, err = ts.WriteString(m.Text)
+			case wire.WSFlush:
+				if err = refused(); err == nil {
+					err = ts.Flush()
+				}
+				if err == nil {
+					err = ws.send(ctx, wire.WSFlushDoneMessage{Type: wire.WSFlushDone, ID: wc.id, FlushID: m.FlushID})
+				}
+			case wire.WSInputDone:
+				if err = refused(); err == nil {
+					return true, nil
+				}
+			}
+			if err != nil {
+				return false, err
+			}
+		}
+		return false, nil
+	}
 	for {
 		select {
 		case <-wc.wake:
-			for _, m := range wc.take() {
-				switch m.Type {
-				case wire.WSAppend:
-					_, err = ts.WriteString(m.Text)
-				case wire.WSFlush:
-					if err = refused(); err == nil {
-						err = ts.Flush()
-					}
-					if err == nil {
-						err = ws.send(ctx, wire.WSFlushDoneMessage{Type: wire.WSFlushDone, ID: wc.id, FlushID: m.FlushID})
-					}
-				case wire.WSInputDone:
-					if err = refused(); err == nil {
-						return ts.Close()
-					}
-				}
-				if err != nil {
-					return tts.Result{}, err
-				}
+			end, err := feed()
+			switch {
+			case err != nil:
+				return tts.Result{}, err
+			case end:
+				return ts.Close()
 			}
 			idle.Reset(idleAfter)
 		case <-recheck.C:
@@ -127,6 +139,11 @@ func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp *w
 			}
 			return tts.Result{}, &idleError{after: idleAfter}
 		case <-ws.s.closing.Done():
+			// The input received before is spoken too, even when its
+			// wake is not taken first.
+			if _, err := feed(); err != nil {
+				return tts.Result{}, err
+			}
 			return ts.Close()
 		case <-rctx.Done():
 			ts.Close()

@@ -168,6 +168,54 @@ func TestParseWSMessage(t *testing.T) {
 	}
 }
 
+// TestParseWSConcurrent: "concurrent" marks an input stream to run beside
+// the others; anything else about it is the request's error.
+func TestParseWSConcurrent(t *testing.T) {
+	for _, tc := range []struct {
+		msg        string
+		concurrent bool
+		code       string // the SpeechErr's, on param concurrent; empty: none
+	}{
+		{`{"type":"speech.create","id":"a","voice":"v","input_stream":true,"concurrent":true}`, true, ""},
+		{`{"type":"speech.create","id":"a","voice":"v","input_stream":true,"concurrent":false}`, false, ""},
+		{`{"type":"speech.create","id":"a","voice":"v","input_stream":true,"concurrent":null}`, false, ""},
+		{`{"type":"speech.create","id":"a","voice":"v","input_stream":true}`, false, ""},
+		{`{"type":"speech.create","id":"a","voice":"v","input":"Hi.","concurrent":true}`, true, CodeInvalidValue},
+		{`{"type":"speech.create","id":"a","voice":"v","input_stream":true,"concurrent":"yes"}`, false, CodeInvalidType},
+		{`{"type":"input.append","id":"a","text":"Hi","concurrent":true}`, false, ""},
+	} {
+		m, err := ParseWSMessage([]byte(tc.msg))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.msg, err)
+		}
+		var we *Error
+		switch {
+		case m.Concurrent != tc.concurrent:
+			t.Errorf("%s: concurrent %v, want %v", tc.msg, m.Concurrent, tc.concurrent)
+		case tc.code == "" && m.SpeechErr != nil:
+			t.Errorf("%s: %v", tc.msg, m.SpeechErr)
+		case tc.code != "" && (!errors.As(m.SpeechErr, &we) || we.Code != tc.code || we.Param != "concurrent" || we.Status != 400):
+			t.Errorf("%s: error %v, want %s on concurrent", tc.msg, m.SpeechErr, tc.code)
+		}
+	}
+	// An earlier error of the request stays the one answered.
+	m, _ := ParseWSMessage([]byte(`{"type":"speech.create","id":"a","voice":"v","input":"Hi.","speed":"x","concurrent":true}`))
+	var we *Error
+	if !m.Concurrent || !errors.As(m.SpeechErr, &we) || we.Param != "speed" {
+		t.Errorf("bad speed and concurrent: %+v", m)
+	}
+}
+
+func TestWSAudioMessage(t *testing.T) {
+	b, _ := json.Marshal(WSAudioMessage{Type: WSAudio, ID: "c1", Audio: []byte{0, 1, 2}})
+	if string(b) != `{"type":"speech.audio","id":"c1","audio":"AAEC"}` {
+		t.Errorf("speech.audio %s", b)
+	}
+	if e := TooManyContexts(5); e.Status != 429 || e.Code != CodeTooManyContexts || !strings.Contains(e.Message, "5") {
+		t.Errorf("too many contexts %+v", e)
+	}
+}
+
 // TestSpeechRoundTrip: what MarshalJSON writes, ParseSpeech reads back.
 func TestSpeechRoundTrip(t *testing.T) {
 	ms := 250

@@ -1,5 +1,11 @@
 package wire
 
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
 // WebSocket message types (see docs/server.md, "WebSocket").
 const (
 	WSAuth         = "auth"             // client: {"type":"auth","api_key":"sk_..."}
@@ -12,6 +18,7 @@ const (
 	WSFlushDone    = "flush.done"       // server: the audio of the text before a flush is sent
 	WSTimestamps   = EventTimestamps    // server: a sentence's word timings
 	WSStarted      = "speech.started"   // server: audio follows as binary messages
+	WSAudio        = "speech.audio"     // server: a sentence's audio of a concurrent context, in base64
 	WSDone         = "speech.done"      // server: the request finished
 	WSCancelled    = "speech.cancelled" // server: the request was cancelled
 	WSErrorMessage = "error"            // server: a request or the session failed
@@ -38,6 +45,12 @@ type WSIncoming struct {
 	// answered in the request's turn.
 	Speech    Speech
 	SpeechErr error
+	// Concurrent is a speech.create's "concurrent": true, a voxkit
+	// extension: the input stream runs beside the connection's other
+	// contexts instead of waiting in its queue. Without "input_stream":
+	// true it is a SpeechErr (invalid_value on concurrent), which is
+	// answered at once as a concurrent context's errors are.
+	Concurrent bool
 }
 
 // ParseWSMessage decodes one client message, once: its envelope and, for
@@ -59,8 +72,50 @@ func ParseWSMessage(data []byte) (WSIncoming, error) {
 	}
 	if m.Type == WSCreate {
 		m.Speech, m.SpeechErr = speechOf(raw, "pcm")
+		m.Concurrent, err = concurrentField(raw, m.Speech.InputStream || m.SpeechErr != nil)
+		if m.SpeechErr == nil {
+			m.SpeechErr = err
+		}
 	}
 	return m, nil
+}
+
+// concurrentField reads a speech.create's "concurrent", which only an
+// input stream (stream) may set; a true beside an error is still true.
+func concurrentField(raw map[string]json.RawMessage, stream bool) (bool, error) {
+	v, ok := raw["concurrent"]
+	if !ok || isNull(v) {
+		return false, nil
+	}
+	var c bool
+	if err := json.Unmarshal(v, &c); err != nil {
+		return false, BadRequest(CodeInvalidType, "concurrent", "concurrent must be a boolean, got %s.", kind(v))
+	}
+	if c && !stream {
+		return true, BadRequest(CodeInvalidValue, "concurrent",
+			"Only an input stream may be concurrent: add \"input_stream\": true, or leave concurrent out to queue the request.")
+	}
+	return c, nil
+}
+
+// CodeTooManyContexts refuses a concurrent context beyond the
+// connection's limit.
+const CodeTooManyContexts = "too_many_contexts"
+
+// TooManyContexts refuses a concurrent input stream when max are open on
+// the connection already: 429 too_many_contexts.
+func TooManyContexts(max int) *Error {
+	return &Error{Status: http.StatusTooManyRequests, Type: TypeInvalidRequest, Code: CodeTooManyContexts,
+		Message: fmt.Sprintf("At most %d concurrent input streams may be open on one connection; end one (input.done or speech.cancel) first.", max)}
+}
+
+// WSAudioMessage carries a sentence's audio of a concurrent context,
+// whose audio may interleave with other contexts' and so cannot come as
+// an untagged binary message. Audio is base64 in JSON.
+type WSAudioMessage struct {
+	Type  string `json:"type"`
+	ID    string `json:"id"`
+	Audio []byte `json:"audio"`
 }
 
 // WSFlushDoneMessage follows the audio of the text before an input.flush.
