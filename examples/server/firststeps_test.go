@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/voxkit/voxkit/internal/pgtest"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/postgres"
@@ -130,5 +132,68 @@ func TestDeployFirstSteps(t *testing.T) {
 	}
 	if got := run(nil, "accounts", "list"); got != "" {
 		t.Errorf("accounts after the refusals: %q", got)
+	}
+}
+
+// TestNewerSchemaNotReady: a server whose PostgreSQL database a newer
+// version migrated stays up, alive and not ready, says why in its log and
+// to every request, and exits cleanly when stopped — not a crash loop.
+func TestNewerSchemaNotReady(t *testing.T) {
+	dsn := pgtest.Start(t)
+	st, err := postgres.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	db, err := pgx.Connect // a newer version's migration, by hand(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(context.Background(), "INSERT INTO schema_migrations(version) SELECT max(version) + 1 FROM schema_migrations")
+	db.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var stderr bytes.Buffer
+	a := newApp(io.Discard, &stderr)
+	addrc := make(chan net.Addr, 1)
+	a.ready = func(addr net.Addr) { addrc <- addr }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.run(ctx, []string{"-store", dsn, "-addr", "127.0.0.1:0", "-log", "json"}) }()
+	var addr net.Addr
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatalf("the server exited: %v\n%s", err, stderr.String())
+	}
+	get := func(path string) (int, string) {
+		res, err := http.Get("http://" + addr.String() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		return res.StatusCode, string(b)
+	}
+	if code, _ := get("/healthz"); code != 200 {
+		t.Errorf("/healthz: %d, want 200 (alive)", code)
+	}
+	for _, path := range []string{"/readyz", "/v1/models"} {
+		if code, body := get(path); code != 503 || !strings.Contains(body, "newer than this program") || !strings.Contains(body, `"code":"schema_too_new"`) {
+			t.Errorf("%s: %d %s", path, code, body)
+		}
+	}
+	if !strings.Contains(stderr.String(), "not serving") || !strings.Contains(stderr.String(), "newer than this program") {
+		t.Errorf("log: %s", stderr.String())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("stopped: %v", err)
+	}
+	// Subcommands fail plainly.
+	if err := newApp(io.Discard, io.Discard).run(context.Background(), []string{"-store", dsn, "-log", "off", "accounts", "list"}); err == nil {
+		t.Error("accounts list on a newer schema succeeded")
 	}
 }

@@ -232,6 +232,10 @@ func (a *app) run(ctx context.Context, args []string) error {
 		return a.healthcheck(ctx, rest[1:])
 	}
 	st, err := a.openStore(ctx)
+	var schema *postgres.SchemaError
+	if errors.As(err, &schema) && len(fs.Args()) == 0 {
+		return a.serveNotReady(ctx, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -783,6 +787,41 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	}
 	a.log.Info("stopped")
 	return err
+}
+
+// serveNotReady is what a server does whose store it must not use (a
+// database migrated by a newer version): it says why in the log, answers
+// /healthz (alive, so an orchestrator does not restart it in a loop) and
+// every other request, /readyz included, with 503 and the reason, until
+// it is stopped; then it exits cleanly.
+func (a *app) serveNotReady(ctx context.Context, why error) error {
+	a.log.Error("not serving: the store cannot be used by this version; /readyz answers 503 until this server is replaced", "err", why)
+	ln, err := net.Listen("tcp", a.addr)
+	if err != nil {
+		return err
+	}
+	werr := &wire.Error{Status: http.StatusServiceUnavailable, Type: wire.TypeServer, Code: "schema_too_new", Message: why.Error()}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(werr.Status)
+		json.NewEncoder(w).Encode(werr)
+	})
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: a.readHeaderTimeout}
+	if a.ready != nil {
+		a.ready(ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return hs.Shutdown(sctx)
 }
 
 // healthcheck asks the server listening on -addr (over HTTPS with

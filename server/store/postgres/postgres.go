@@ -152,7 +152,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			return err
 		}
 		if version > len(migrations) {
-			return fmt.Errorf("database schema version %d is newer than this program (%d)", version, len(migrations))
+			return &SchemaError{Database: version, Program: len(migrations)}
 		}
 		for i := version; i < len(migrations); i++ {
 			if _, err := tx.Exec(ctx, migrations[i]); err != nil {
@@ -164,6 +164,19 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// SchemaError is Open's error for a database whose schema is newer than
+// this program's: a newer voxkit has migrated it. Open changed nothing; a
+// server meeting it should stay up, not ready, rather than exit and be
+// restarted in a loop.
+type SchemaError struct {
+	Database, Program int // schema versions
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("database schema version %d is newer than this program's (%d): a newer voxkit migrated it; run that version or a later one",
+		e.Database, e.Program)
 }
 
 // Close ends the running WatchVoices calls, waiting for them to return

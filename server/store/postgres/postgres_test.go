@@ -169,9 +169,12 @@ func TestMigrationVersions(t *testing.T) {
 	if _, err := s.pool.Exec(ctx, "INSERT INTO schema_migrations(version) VALUES($1)", len(migrations)+1); err != nil {
 		t.Fatal(err)
 	}
+	var se *SchemaError
 	if s2, err := Open(ctx, dsn); err == nil {
 		s2.Close()
 		t.Error("a database of a newer schema was opened")
+	} else if !errors.As(err, &se) || se.Database != len(migrations)+1 || se.Program != len(migrations) {
+		t.Errorf("a newer schema: %v, want a *SchemaError", err)
 	}
 
 	dsn = pgtest.Start(t)
