@@ -145,7 +145,7 @@ func TestNewerSchemaNotReady(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	db, err := pgx.Connect // a newer version's migration, by hand(context.Background(), dsn)
+	db, err := pgx.Connect(context.Background(), dsn) // a newer version's migration, by hand
 	if err != nil {
 		t.Fatal(err)
 	}
