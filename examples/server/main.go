@@ -809,6 +809,7 @@ func (a *app) serveNotReady(ctx context.Context, why error) error {
 		json.NewEncoder(w).Encode(werr)
 	})
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: a.readHeaderTimeout}
+	a.log.Info("voxkit server listening, not ready", "addr", "http://"+ln.Addr().String())
 	if a.ready != nil {
 		a.ready(ln.Addr())
 	}

@@ -32,13 +32,53 @@ func exampleServer(t *testing.T, args ...string) (addr, key string) {
 // of the account "local" printed on first start.
 func exampleServerPassword(t *testing.T, args ...string) (addr, key, password string) {
 	t.Helper()
+	p := startExample(t, nil, args...)
+	select {
+	case key = <-p.keys:
+	case <-time.After(60 * time.Second):
+		t.Fatal("example server printed no key")
+	}
+	return p.addr, key, printedAfter(p.Stdout(), "password:") // printed before the key
+}
+
+// exampleProc is a running example server.
+type exampleProc struct {
+	addr string
+	keys chan string // the keys it prints ("api key: …")
+	cmd  *exec.Cmd
+	stop context.CancelFunc
+
+	mu             sync.Mutex
+	stdout, stderr strings.Builder
+}
+
+// Stdout and Stderr return what the server printed so far.
+func (p *exampleProc) Stdout() string { p.mu.Lock(); defer p.mu.Unlock(); return p.stdout.String() }
+func (p *exampleProc) Stderr() string { p.mu.Lock(); defer p.mu.Unlock(); return p.stderr.String() }
+
+// Stop interrupts the server (SIGINT, as a terminal would) and returns
+// an error unless it then exited with status 0.
+func (p *exampleProc) Stop() error {
+	p.stop()
+	err := p.cmd.Wait()
+	if p.cmd.ProcessState != nil && p.cmd.ProcessState.Success() {
+		return nil // Wait reports the cancelled context even then
+	}
+	return err
+}
+
+// startExample builds and starts examples/server on a free loopback port
+// with env added to its environment and args (it logs JSON), and returns
+// once it listens.
+func startExample(t *testing.T, env []string, args ...string) *exampleProc {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the example server")
 	}
-	dir := t.TempDir()
 	bin := buildExampleServer(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, append([]string{"-addr", "127.0.0.1:0", "-data", filepath.Join(dir, "data"), "-log", "json"}, args...)...)
+	cmd := exec.CommandContext(ctx, bin, append([]string{"-addr", "127.0.0.1:0", "-data", filepath.Join(t.TempDir(), "data"), "-log", "json"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 10 * time.Second
 	stdout, _ := cmd.StdoutPipe()
@@ -46,16 +86,16 @@ func exampleServerPassword(t *testing.T, args ...string) (addr, key, password st
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	p := &exampleProc{keys: make(chan string, 4), cmd: cmd, stop: cancel}
 	t.Cleanup(func() { cancel(); cmd.Wait() })
-	keyc := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
+			p.mu.Lock()
+			p.stdout.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
 			if key, ok := strings.CutPrefix(sc.Text(), "api key:"); ok {
-				keyc <- strings.TrimSpace(key)
-			}
-			if pw, ok := strings.CutPrefix(sc.Text(), "password:"); ok {
-				password = strings.TrimSpace(pw) // printed before the key
+				p.keys <- strings.TrimSpace(key)
 			}
 		}
 	}()
@@ -63,21 +103,46 @@ func exampleServerPassword(t *testing.T, args ...string) (addr, key, password st
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
+			p.mu.Lock()
+			p.stderr.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
 			var line struct{ Msg, Addr string }
 			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Addr != "" {
 				addrc <- strings.TrimPrefix(line.Addr, "http://")
 			}
 		}
 	}()
-	for addr == "" || key == "" {
-		select {
-		case addr = <-addrc:
-		case key = <-keyc:
-		case <-time.After(60 * time.Second):
-			t.Fatal("example server did not start")
+	select {
+	case p.addr = <-addrc:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("example server did not start:\n%s", p.Stderr())
+	}
+	return p
+}
+
+// printedAfter returns what out printed on its line starting with label.
+func printedAfter(out, label string) string {
+	for line := range strings.Lines(out) {
+		if v, ok := strings.CutPrefix(line, label); ok {
+			return strings.TrimSpace(v)
 		}
 	}
-	return addr, key, password
+	return ""
+}
+
+// exampleCommand runs the example server binary with env added to its
+// environment and args (a subcommand), and returns its stdout.
+func exampleCommand(t *testing.T, env []string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(buildExampleServer(t), append([]string{"-data", filepath.Join(t.TempDir(), "data"), "-log", "off"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		err = fmt.Errorf("%v: %s", err, stderr.String())
+	}
+	return string(out), err
 }
 
 var exampleBuild struct {

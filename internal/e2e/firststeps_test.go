@@ -1,16 +1,15 @@
-package main
+package e2e
 
 import (
-	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
 	"github.com/voxkit/voxkit/internal/pgtest"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/postgres"
@@ -33,56 +32,57 @@ func composeSteps(t *testing.T) [][]string {
 	return steps
 }
 
+// localPassword reports whether password is the account local's in the
+// database at dsn.
+func localPassword(t *testing.T, dsn, password string) bool {
+	t.Helper()
+	st, err := postgres.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	hash, err := st.PasswordHash(context.Background(), "local")
+	ok, _ := store.CheckPassword(hash, password)
+	return err == nil && ok
+}
+
 // TestDeployFirstSteps runs docs/deploy.md's first steps verbatim (each
-// "docker compose … run --rm worker1 ARGS" as the binary with ARGS) on an
-// empty PostgreSQL database, then serves on it: the gateway's key is
-// accepted, init's password and admin key are the account's, and init
-// run again changes nothing. With $VOXKIT_INITIAL_PASSWORD, init prints
-// no password and the account has that one.
+// "docker compose … run --rm worker1 ARGS" as the example binary with
+// ARGS) on an empty PostgreSQL database, then serves on it: the gateway's
+// key is accepted, init's password and admin key are the account's, init
+// run again changes nothing, and healthcheck passes. With
+// $VOXKIT_INITIAL_PASSWORD, init prints no password and the account has
+// that one. Refusals say what to do and store nothing.
 func TestDeployFirstSteps(t *testing.T) {
 	steps := composeSteps(t)
 	if len(steps) != 2 || steps[0][0] != "init" || steps[1][0] != "keys" {
 		t.Fatalf("docs/deploy.md's steps: %q, want init then keys create", steps)
 	}
 	dsn := pgtest.Start(t)
-	run := func(env map[string]string, args ...string) string {
+	run := func(env []string, args ...string) string {
 		t.Helper()
-		var out, errOut bytes.Buffer
-		a := newApp(&out, &errOut)
-		a.getenv = func(k string) string { return env[k] }
-		if err := a.run(context.Background(), append([]string{"-store", dsn, "-log", "off"}, args...)); err != nil {
-			t.Fatalf("%q: %v\n%s", args, err, errOut.String())
+		out, err := exampleCommand(t, env, append([]string{"-store", dsn}, args...)...)
+		if err != nil {
+			t.Fatalf("%q: %v", args, err)
 		}
-		return out.String()
+		return out
 	}
 	initOut := run(nil, steps[0]...)
 	gatewayKey := strings.TrimSpace(run(nil, steps[1]...))
-	password, adminKey := passwordOf(initOut), keyOf(initOut)
+	password, adminKey := printedAfter(initOut, "password:"), printedAfter(initOut, "api key:")
 	if !store.WellFormed(gatewayKey) || !store.WellFormed(adminKey) || password == "" {
 		t.Fatalf("init printed %q, keys create %q", initOut, gatewayKey)
 	}
 	if again := run(nil, steps[0]...); again != "" {
 		t.Errorf("init again printed %q", again)
 	}
-
-	checkPassword := func(password string) {
-		t.Helper()
-		st, err := postgres.Open(context.Background(), dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		hash, err := st.PasswordHash(context.Background(), "local")
-		if ok, _ := store.CheckPassword(hash, password); err != nil || !ok {
-			t.Errorf("the password is not local's (%v)", err)
-		}
+	if !localPassword(t, dsn, password) {
+		t.Errorf("init's password is not local's")
 	}
-	checkPassword(password)
 
-	var stdout, stderr bytes.Buffer
-	addr, cancel, done := serve(t, newApp(&stdout, &stderr), &stderr, "-store", dsn)
+	p := startExample(t, nil, "-store", dsn)
 	get := func(path, key string) int {
-		req, _ := http.NewRequest("GET", "http://"+addr.String()+path, nil)
+		req, _ := http.NewRequest("GET", "http://"+p.addr+path, nil)
 		req.Header.Set("Authorization", "Bearer "+key)
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -97,36 +97,33 @@ func TestDeployFirstSteps(t *testing.T) {
 	if got := get("/v1/account", adminKey); got != 200 {
 		t.Errorf("init's admin key on /v1/account: %d", got)
 	}
-	if err := newApp(io.Discard, io.Discard).run(context.Background(), []string{"-addr", addr.String(), "-log", "off", "healthcheck"}); err != nil {
+	if _, err := exampleCommand(t, nil, "-addr", p.addr, "healthcheck"); err != nil {
 		t.Errorf("healthcheck of the running server: %v", err)
 	}
-	if strings.Contains(stdout.String(), "password") {
-		t.Errorf("the server printed a password on a store init made: %q", stdout.String())
+	if _, err := exampleCommand(t, nil, "-addr", "127.0.0.1:1", "healthcheck"); err == nil {
+		t.Errorf("healthcheck of a port with no server passed")
 	}
-	cancel()
-	<-done
+	if err := p.Stop(); err != nil || strings.Contains(p.Stdout(), "password") {
+		t.Errorf("the server on a store init made: exit %v, printed %q", err, p.Stdout())
+	}
 
 	// A cluster's Secret: init prints no password and sets that one.
 	dsn = pgtest.Start(t)
-	out := run(map[string]string{"VOXKIT_INITIAL_PASSWORD": "correct horse battery"}, "init")
-	if strings.Contains(out, "correct horse") || !store.WellFormed(keyOf(out)) {
+	out := run([]string{"VOXKIT_INITIAL_PASSWORD=correct horse battery"}, "init")
+	if strings.Contains(out, "correct horse") || !store.WellFormed(printedAfter(out, "api key:")) || !localPassword(t, dsn, "correct horse battery") {
 		t.Errorf("init with $VOXKIT_INITIAL_PASSWORD printed %q", out)
 	}
-	checkPassword("correct horse battery")
 
-	// Refusals say what to do and store nothing half-made.
 	dsn = pgtest.Start(t)
 	for _, c := range []struct {
-		env  map[string]string
+		env  []string
 		args []string
 		want string
 	}{
 		{nil, []string{"keys", "create", "--account", "gateway", "--scope", "speech"}, "--create-account"},
-		{map[string]string{"VOXKIT_INITIAL_PASSWORD": "short"}, []string{"init"}, "VOXKIT_INITIAL_PASSWORD"},
+		{[]string{"VOXKIT_INITIAL_PASSWORD=short"}, []string{"init"}, "VOXKIT_INITIAL_PASSWORD"},
 	} {
-		a := newApp(&bytes.Buffer{}, &bytes.Buffer{})
-		a.getenv = func(k string) string { return c.env[k] }
-		if err := a.run(context.Background(), append([]string{"-store", dsn, "-log", "off"}, c.args...)); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := exampleCommand(t, c.env, append([]string{"-store", dsn}, c.args...)...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an error naming %s", c.args, err, c.want)
 		}
 	}
@@ -155,21 +152,9 @@ func TestNewerSchemaNotReady(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var stderr bytes.Buffer
-	a := newApp(io.Discard, &stderr)
-	addrc := make(chan net.Addr, 1)
-	a.ready = func(addr net.Addr) { addrc <- addr }
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.run(ctx, []string{"-store", dsn, "-addr", "127.0.0.1:0", "-log", "json"}) }()
-	var addr net.Addr
-	select {
-	case addr = <-addrc:
-	case err := <-done:
-		t.Fatalf("the server exited: %v\n%s", err, stderr.String())
-	}
+	p := startExample(t, nil, "-store", dsn)
 	get := func(path string) (int, string) {
-		res, err := http.Get("http://" + addr.String() + path)
+		res, err := http.Get("http://" + p.addr + path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,15 +170,13 @@ func TestNewerSchemaNotReady(t *testing.T) {
 			t.Errorf("%s: %d %s", path, code, body)
 		}
 	}
-	if !strings.Contains(stderr.String(), "not serving") || !strings.Contains(stderr.String(), "newer than this program") {
-		t.Errorf("log: %s", stderr.String())
-	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := p.Stop(); err != nil {
 		t.Errorf("stopped: %v", err)
 	}
-	// Subcommands fail plainly.
-	if err := newApp(io.Discard, io.Discard).run(context.Background(), []string{"-store", dsn, "-log", "off", "accounts", "list"}); err == nil {
+	if log := p.Stderr(); !strings.Contains(log, "not serving") || !strings.Contains(log, "newer than this program") {
+		t.Errorf("log: %s", log)
+	}
+	if _, err := exampleCommand(t, nil, "-store", dsn, "accounts", "list"); err == nil {
 		t.Error("accounts list on a newer schema succeeded")
 	}
 }
