@@ -194,23 +194,39 @@ func TestKubernetesManifests(t *testing.T) {
 	help := serverHelp(t)
 	all := docs(t, filepath.Join("k8s", "voxkit.yaml"))
 	secrets := map[string]map[string]any{}
-	var deployments, services []map[string]any
+	for _, d := range docs(t, "k8s-secret.example.yaml") {
+		data, _ := get(d, "stringData").(map[string]any)
+		secrets[fmt.Sprint(get(d, "metadata", "name"))] = data
+	}
+	var deployments, services, budgets []map[string]any
 	for _, d := range all {
 		if d["apiVersion"] == nil || d["kind"] == nil || get(d, "metadata", "name") == nil {
 			t.Errorf("document without apiVersion, kind or name: %v", d)
 		}
 		switch d["kind"] {
-		case "Secret":
-			data, _ := get(d, "stringData").(map[string]any)
-			secrets[get(d, "metadata", "name").(string)] = data
+		case "Secret": // applied again, it would overwrite the real one
+			t.Errorf("k8s/voxkit.yaml holds the Secret %v", get(d, "metadata", "name"))
 		case "Deployment":
 			deployments = append(deployments, d)
 		case "Service":
 			services = append(services, d)
+		case "PodDisruptionBudget":
+			budgets = append(budgets, d)
 		}
 	}
-	if len(deployments) != 2 || len(services) != 2 || len(secrets) != 1 {
-		t.Fatalf("%d Deployments, %d Services, %d Secrets; want the gateway's and the workers' and one Secret", len(deployments), len(services), len(secrets))
+	if len(deployments) != 2 || len(services) != 2 || len(budgets) != 2 || len(secrets) != 1 {
+		t.Fatalf("%d Deployments, %d Services, %d PodDisruptionBudgets, %d Secrets in the example; want the gateway's and the workers' and one Secret",
+			len(deployments), len(services), len(budgets), len(secrets))
+	}
+	selects := func(sel any, d map[string]any) bool {
+		m, _ := sel.(map[string]any)
+		labels, _ := get(d, "spec", "template", "metadata", "labels").(map[string]any)
+		for k, v := range m {
+			if labels[k] != v {
+				return false
+			}
+		}
+		return len(m) > 0
 	}
 	for _, d := range deployments {
 		name := get(d, "metadata", "name")
@@ -218,6 +234,18 @@ func TestKubernetesManifests(t *testing.T) {
 		if get(pod, "securityContext", "runAsNonRoot") != true {
 			t.Errorf("%s: not runAsNonRoot", name)
 		}
+		if get(d, "spec", "template", "metadata", "annotations", "prometheus.io/scrape") != "true" {
+			t.Errorf("%s: no scrape annotation", name)
+		}
+		if !slices.ContainsFunc(budgets, func(b map[string]any) bool { return selects(get(b, "spec", "selector", "matchLabels"), d) }) {
+			t.Errorf("%s: no PodDisruptionBudget", name)
+		}
+		if !slices.ContainsFunc(services, func(s map[string]any) bool {
+			return selects(get(s, "spec", "selector"), d) && strings.Contains(fmt.Sprint(get(s, "spec", "ports")), "9090")
+		}) {
+			t.Errorf("%s: its metrics port is in no Service", name)
+		}
+		grace, _ := get(pod, "terminationGracePeriodSeconds").(int)
 		for _, c := range list(get(pod, "containers")) {
 			if p := get(c, "livenessProbe", "httpGet", "path"); p != "/healthz" {
 				t.Errorf("%s: liveness probe %v, want /healthz", name, p)
@@ -225,8 +253,20 @@ func TestKubernetesManifests(t *testing.T) {
 			if p := get(c, "readinessProbe", "httpGet", "path"); p != "/readyz" {
 				t.Errorf("%s: readiness probe %v, want /readyz", name, p)
 			}
-			if get(c, "resources", "requests", "cpu") == nil || get(c, "resources", "requests", "memory") == nil {
-				t.Errorf("%s: no cpu and memory requests", name)
+			if get(c, "startupProbe", "httpGet") == nil || get(c, "lifecycle", "preStop") == nil {
+				t.Errorf("%s: no startupProbe or preStop", name)
+			}
+			if get(c, "resources", "requests", "cpu") == nil || get(c, "resources", "requests", "memory") == nil || get(c, "resources", "limits", "cpu") == nil {
+				t.Errorf("%s: no cpu and memory requests, or no cpu limit (the render slots)", name)
+			}
+			if !strings.Contains(fmt.Sprint(get(c, "image")), "/") {
+				t.Errorf("%s: image %v names no registry", name, get(c, "image"))
+			}
+			args := list(get(c, "args"))
+			if i := slices.IndexFunc(args, func(a any) bool { return a == "-shutdown-timeout" }); i < 0 || i+1 >= len(args) {
+				t.Errorf("%s: no -shutdown-timeout", name)
+			} else if drain, err := time.ParseDuration(fmt.Sprint(args[i+1])); err != nil || time.Duration(grace)*time.Second < drain+10*time.Second {
+				t.Errorf("%s: terminationGracePeriodSeconds %d leaves no room after -shutdown-timeout %v and preStop", name, grace, args[i+1])
 			}
 			var env []string
 			for _, e := range list(get(c, "env")) {
@@ -238,21 +278,11 @@ func TestKubernetesManifests(t *testing.T) {
 					}
 				}
 			}
-			checkArgs(t, fmt.Sprint(name), help, list(get(c, "args")), env)
+			checkArgs(t, fmt.Sprint(name), help, args, env)
 		}
 	}
 	for _, s := range services {
-		sel, _ := get(s, "spec", "selector").(map[string]any)
-		matched := slices.ContainsFunc(deployments, func(d map[string]any) bool {
-			labels, _ := get(d, "spec", "template", "metadata", "labels").(map[string]any)
-			for k, v := range sel {
-				if labels[k] != v {
-					return false
-				}
-			}
-			return len(sel) > 0
-		})
-		if !matched {
+		if !slices.ContainsFunc(deployments, func(d map[string]any) bool { return selects(get(s, "spec", "selector"), d) }) {
 			t.Errorf("service %v selects no Deployment's pods", get(s, "metadata", "name"))
 		}
 	}

@@ -157,6 +157,11 @@ func (a *app) env(name, def string) string {
 
 func (a *app) run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: server [flags] [init | healthcheck | accounts … | keys … | voices …]")
+		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), "\nenvironment without a flag:\n  $VOXKIT_INITIAL_PASSWORD\n    \tthe password init and the first start give the account local (none is printed)")
+	}
 	fs.SetOutput(a.stderr)
 	a.aliases = aliasFlag{}
 	fs.StringVar(&a.addr, "addr", a.env("VOXKIT_ADDR", "127.0.0.1:8080"), "listen address ($VOXKIT_ADDR)")
