@@ -300,7 +300,7 @@ func TestCompose(t *testing.T) {
 		}
 	}
 	for name, s := range services {
-		if name == "postgres" {
+		if name == "postgres" || name == "prometheus" {
 			continue
 		}
 		env, _ := get(s, "environment").(map[string]any)
@@ -312,6 +312,21 @@ func TestCompose(t *testing.T) {
 		if !strings.HasPrefix(fmt.Sprint(env["VOXKIT_STORE"]), "postgres://") {
 			t.Errorf("%s: store %v, want the PostgreSQL service", name, env["VOXKIT_STORE"])
 		}
+	}
+	// Each server has a health check the image can run (no curl), and
+	// Prometheus scrapes each one's metrics listener.
+	prom := docs(t, "prometheus.yml")[0]
+	targets := fmt.Sprint(get(prom, "scrape_configs"))
+	for _, name := range []string{"worker1", "worker2", "gateway"} {
+		if test := fmt.Sprint(get(services[name], "healthcheck", "test")); !strings.Contains(test, "healthcheck") {
+			t.Errorf("%s: health check %s, want the server's healthcheck", name, test)
+		}
+		if !strings.Contains(targets, name+":9090") {
+			t.Errorf("prometheus.yml does not scrape %s:9090", name)
+		}
+	}
+	if !strings.Contains(fmt.Sprint(get(services["prometheus"], "volumes")), "prometheus.yml") {
+		t.Errorf("the prometheus service does not mount prometheus.yml")
 	}
 	upstream := fmt.Sprint(get(services["gateway"], "environment", "VOXKIT_UPSTREAM"))
 	for _, w := range []string{"http://worker1:8080", "http://worker2:8080"} {
