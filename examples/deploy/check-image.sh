@@ -25,8 +25,8 @@ set -eu
 cd "$(dirname "$0")/../.."
 
 image=${VOXKIT_IMAGE:-voxkit:check}
-name=voxkit-check
-volume=voxkit-check-data
+name=voxkit-check-$$
+volume=voxkit-check-$$
 dockerfile=examples/deploy/Dockerfile
 limits="--ulimit nofile=1024:1024 --ulimit nproc=1024:1024"
 
@@ -59,8 +59,8 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-cleanup
-mkdir -p "$work"
+
+podman info >"$work/info" 2>&1 || { cat "$work/info" >&2; fail "podman cannot run here"; }
 
 # --- base images -----------------------------------------------------------
 
@@ -152,6 +152,13 @@ podman build --format docker --network host $limits -f $dockerfile -t $image \
 	-v "$cache/go-build:/root/.cache/go-build" -v "$cache/npm:/root/.npm" . >"$work/build.log" 2>&1 ||
 	{ tail -40 "$work/build.log" >&2; fail "podman build"; }
 build_s=$(since $t)
+# Tag the build stage too (cached: a second or so), so that pruning the
+# images left untagged by earlier runs keeps the cached layers of its
+# apt-get and go mod download steps. Only images made from the seeded
+# bases carry their voxkit.seed label.
+podman build --quiet --format docker --network host $limits -f $dockerfile --target build -t $image-build \
+	-v "$cache/go-build:/root/.cache/go-build" -v "$cache/npm:/root/.npm" . >/dev/null || fail "podman build --target build"
+podman image prune --force --filter label=voxkit.seed >/dev/null
 size=$(podman image inspect --format '{{.Size}}' $image)
 say "built in $build_s s: $((size / 1000000)) MB"
 
