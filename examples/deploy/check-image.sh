@@ -13,8 +13,8 @@
 #
 #   debian:bookworm-slim   mmdebstrap's minbase bookworm, with the
 #                          excludes of Debian's slim images
-#   golang:1.26-bookworm   that, with ca-certificates and this machine's
-#                          Go toolchain in /usr/local/go
+#   golang:1.26-bookworm   that, with ca-certificates, a C toolchain and
+#                          this machine's Go toolchain in /usr/local/go
 #
 # The builds use the host's network (--network host) for Debian's
 # packages, Go modules and npm, and the Go image trusts the host's CA
@@ -43,7 +43,7 @@ fail() {
 now() { date +%s.%N; }
 since() { echo "$1 $(now)" | awk '{printf "%.1f", $2 - $1}'; }
 
-for tool in podman curl od; do
+for tool in podman curl od go sha256sum; do
 	command -v $tool >/dev/null 2>&1 || fail "$tool is not installed (.ci/deps.sh image installs it)"
 done
 # crun, podman's default runtime, fails on hosts with hybrid cgroups; runc
@@ -56,7 +56,6 @@ work=$(mktemp -d)
 cleanup() {
 	podman rm -f -t 0 $name $name-2 >/dev/null 2>&1 || true
 	podman volume rm -f $volume >/dev/null 2>&1 || true
-	# the root-owned build context of the Go image
 	rm -rf "$work"
 }
 trap cleanup EXIT
