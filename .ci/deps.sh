@@ -1,7 +1,7 @@
 #!/bin/sh
 # deps.sh installs the Debian/Ubuntu packages voxkit needs that are missing.
 #
-# Usage: .ci/deps.sh run|test|bench
+# Usage: .ci/deps.sh run|test|bench|image
 #
 #   run   what building and serving needs: a C toolchain, pkg-config,
 #         libespeak-ng, libopus and libmp3lame headers.
@@ -12,6 +12,10 @@
 #         Runtime) when the npm command is missing.
 #   bench also python3-torch and python3-onnx, which generate the
 #         Piper-sized model the ONNX benchmarks run.
+#   image what examples/deploy/check-image.sh needs to build and run the
+#         image: podman with runc, mmdebstrap for the base image, and
+#         what rootless podman needs (uidmap, slirp4netns,
+#         fuse-overlayfs), with curl.
 #
 # Packages already installed are left alone, so a second run costs a few
 # dpkg queries. On other systems it prints what to install and fails.
@@ -24,8 +28,9 @@ case "${1:-run}" in
 run) want=$run_pkgs ;;
 test) want=$test_pkgs ;;
 bench) want="$test_pkgs python3-torch" ;;
+image) want="podman runc mmdebstrap uidmap slirp4netns fuse-overlayfs curl" ;;
 *)
-	echo "usage: $0 run|test|bench" >&2
+	echo "usage: $0 run|test|bench|image" >&2
 	exit 2
 	;;
 esac
@@ -45,7 +50,7 @@ for p in $want; do
 done
 # npm may come with a Node.js that is not Debian's (whose nodejs conflicts
 # with Debian's npm package): ask for the command, not the package.
-if [ "${1:-run}" != run ] && ! command -v npm >/dev/null 2>&1; then
+if { [ "${1:-run}" = test ] || [ "${1:-run}" = bench ]; } && ! command -v npm >/dev/null 2>&1; then
 	missing="$missing npm"
 fi
 [ -z "$missing" ] && exit 0

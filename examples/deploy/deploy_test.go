@@ -337,7 +337,9 @@ func TestCompose(t *testing.T) {
 }
 
 // TestDockerfile: the image is built by build.sh, runs the server it
-// built as a non-root user, and sets only variables the server reads.
+// built as a non-root user with /data a volume, a HEALTHCHECK and metrics
+// on 9090, and sets only variables the server reads. (check-image.sh
+// builds and runs it.)
 func TestDockerfile(t *testing.T) {
 	help := serverHelp(t)
 	f, err := os.Open("Dockerfile")
@@ -372,7 +374,8 @@ func TestDockerfile(t *testing.T) {
 		t.Errorf("runtime stage user %v: want a non-root one", user)
 	}
 	for _, want := range []string{"COPY --from=build /out/voxkit-server /usr/local/bin/voxkit-server",
-		`ENTRYPOINT ["/usr/local/bin/voxkit-server"]`, "espeak-ng-data", "libonnxruntime.so.1"} {
+		`ENTRYPOINT ["/usr/local/bin/voxkit-server"]`, "espeak-ng-data", "libonnxruntime.so.1",
+		"VOLUME /data", "HEALTHCHECK ", "VOXKIT_METRICS_ADDR=0.0.0.0:9090"} {
 		if !strings.Contains(final, want) {
 			t.Errorf("runtime stage lacks %q", want)
 		}

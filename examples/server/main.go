@@ -728,6 +728,8 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	if err != nil {
 		return err
 	}
+	dl := &drainListener{Listener: ln}
+	ln = dl
 	hs := &http.Server{
 		Handler:           api,
 		ReadHeaderTimeout: a.readHeaderTimeout,
@@ -786,6 +788,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	a.log.Info("shutting down: draining in-flight requests", "timeout", a.shutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.Background(), a.shutdownTimeout)
 	defer cancel()
+	dl.draining.Store(true)
 	err = errors.Join(hs.Shutdown(sctx), api.Shutdown(sctx))
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
