@@ -30,7 +30,7 @@ cd "$(dirname "$0")/../.."
 
 image=${VOXKIT_IMAGE:-voxkit:check}
 pgimage=voxkit-postgres:check
-slim=docker.io/library/debian:bookworm-slim
+slim=debian:bookworm-slim # seeded by check-image.sh
 seconds=${VOXKIT_FLEET_SECONDS:-30}
 clients=${VOXKIT_FLEET_CLIENTS:-8}
 kill_at=10 # seconds into the load
