@@ -69,8 +69,6 @@ work=$(mktemp -d)
 	fi
 } >"$work/containers.conf"
 export CONTAINERS_CONF="$work/containers.conf"
-# The compose file wants the gateway's key; the first steps make it.
-export VOXKIT_UPSTREAM_KEY=none-yet
 compose() { podman-compose --project-name $p -f "$work/compose.yaml" "$@"; }
 cleanup() {
 	# The containers with their anonymous volumes (the image's /data),
@@ -188,7 +186,7 @@ admin=$(tr -d '\r' <"$work/init" | sed -n 's/^api key: *//p')
 [ -n "$admin" ] || { cat "$work/init" >&2; fail "init printed no API key"; }
 compose run --rm worker1 keys create --account gateway --create-account --scope speech >"$work/key" 2>&1 ||
 	{ cat "$work/key" >&2; fail "keys create"; }
-VOXKIT_UPSTREAM_KEY=$(tr -d '\r' <"$work/key" | grep -x 'sk_[A-Za-z0-9]*')
+export VOXKIT_UPSTREAM_KEY=$(tr -d '\r' <"$work/key" | grep -x 'sk_[A-Za-z0-9]*')
 say "init: account local and its admin key; keys create: the gateway's speech key"
 
 # --- workers and the gateway -------------------------------------------------

@@ -567,7 +567,20 @@ func (a *app) upstreamPool(ctx context.Context) (*upstream.Pool, error) {
 			urls = append(urls, u)
 		}
 	}
-	return upstream.New(ctx, upstream.Options{URLs: urls, Key: a.upstreamKey, Logger: a.log, MaxAudio: a.maxAudio})
+	// Workers may be starting with the gateway (compose, a cluster): wait
+	// for one, saying so, rather than exit and be restarted.
+	for {
+		pool, err := upstream.New(ctx, upstream.Options{URLs: urls, Key: a.upstreamKey, Logger: a.log, MaxAudio: a.maxAudio})
+		if !errors.Is(err, upstream.ErrNoneReady) {
+			return pool, err
+		}
+		a.log.Warn("gateway: waiting for a worker to be ready", "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(2 * time.Second):
+		}
+	}
 }
 
 // serveMetrics serves /metrics (reg), /healthz and /readyz (api's) on

@@ -231,7 +231,7 @@ func TestPoolBoundsModels(t *testing.T) {
 	if err == nil {
 		t.Fatal("a pool of one worker with a 21 MB voice list is ready")
 	}
-	if !errors.Is(err, err) || !strings.Contains(err.Error(), "none of the 1 workers is ready") {
+	if !errors.Is(err, upstream.ErrNoneReady) || !strings.Contains(err.Error(), "none of the 1 workers is ready") {
 		t.Errorf("New: %v", err)
 	}
 }

@@ -190,6 +190,10 @@ type worker struct {
 // every worker once before it returns (so that the voice list is known),
 // then keeps doing both in the background until Close. It fails only
 // when no worker answers.
+// ErrNoneReady is New's error when no worker passed its first check; a
+// gateway may try again (its workers may be starting too).
+var ErrNoneReady = errors.New("upstream: no worker ready")
+
 func New(ctx context.Context, opts Options) (*Pool, error) {
 	if len(opts.URLs) == 0 {
 		return nil, errors.New("upstream: no worker URLs")
@@ -230,7 +234,7 @@ func New(ctx context.Context, opts Options) (*Pool, error) {
 	ws := p.list()
 	p.checkAll(ctx, ws)
 	if !slices.ContainsFunc(ws, func(w *worker) bool { return w.healthy.Load() }) {
-		return nil, fmt.Errorf("upstream: none of the %d workers is ready", len(ws))
+		return nil, fmt.Errorf("%w: none of the %d workers is ready", ErrNoneReady, len(ws))
 	}
 	p.bg, p.stop = context.WithCancel(context.Background())
 	p.loops.Go(func() { tick(p.bg, p.every, func() { p.checkAll(p.bg, p.list()) }) })
