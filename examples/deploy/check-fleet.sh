@@ -75,6 +75,7 @@ cleanup() {
 	# then what compose made: the pgdata volume and the network.
 	ids=$(podman ps -aq --filter label=io.podman.compose.project=$p 2>/dev/null) || true
 	[ -z "$ids" ] || podman rm -f -t 0 -v $ids >/dev/null 2>&1 || true
+	podman rm -f -t 0 -v ${p}_older >/dev/null 2>&1 || true
 	podman volume rm -f ${p}_pgdata >/dev/null 2>&1 || true
 	podman network rm -f ${p}_default >/dev/null 2>&1 || true
 	rm -rf "$work"
@@ -180,6 +181,22 @@ compose up -d postgres >"$work/up.log" 2>&1 || { cat "$work/up.log" >&2; fail "p
 wait_healthy postgres
 say "postgres healthy in $(since $t0) s"
 
+# psql SQL: a query on the fleet's database, its rows unaligned.
+psql() { podman exec -e PGPASSWORD=voxkit ${p}_postgres_1 psql -h 127.0.0.1 -U voxkit -d voxkit -tAc "$1"; }
+
+# Upgrades: two replicas of the image opening the empty database at once
+# migrate it once (the advisory lock): both succeed, each version once.
+compose run --rm worker1 accounts list >"$work/m1" 2>&1 &
+m1=$!
+compose run --rm worker2 accounts list >"$work/m2" 2>&1 &
+m2=$!
+wait $m1 || { cat "$work/m1" >&2; fail "replica 1 opening the empty database"; }
+wait $m2 || { cat "$work/m2" >&2; fail "replica 2 opening the empty database"; }
+migrations=$(psql "SELECT count(*) || ' ' || count(DISTINCT version) || ' ' || max(version) FROM schema_migrations")
+set -- $migrations
+[ "${1:-0}" -gt 0 ] && [ "$1" = "$2" ] && [ "$1" = "$3" ] || fail "schema_migrations after two replicas: $migrations (rows, versions, last)"
+say "two replicas migrated the empty database together: versions 1 to $3, each once"
+
 # podman-compose run gives the container a tty: its lines end in \r.
 compose run --rm worker1 init >"$work/init" 2>&1 || { cat "$work/init" >&2; fail "init"; }
 admin=$(tr -d '\r' <"$work/init" | sed -n 's/^api key: *//p')
@@ -233,6 +250,29 @@ until [ $back = yes ] || ! kill -0 $load 2>/dev/null; do
 done
 wait $load || { cat "$work/load" >&2; fail "loadtest"; }
 cat "$work/load"
+
+# --- an older replica: a database a newer version migrated ------------------
+
+# The fleet's schema one version ahead (as a newer release would leave it):
+# a replica of this image stays up, alive and not ready, and stops cleanly.
+psql "INSERT INTO schema_migrations(version) SELECT max(version) + 1 FROM schema_migrations" >/dev/null ||
+	fail "advancing the schema"
+set -- $(ports 1)
+podman run -d --name ${p}_older --runtime runc $limits --read-only --network ${p}_default -p 127.0.0.1:$1:8080 \
+	-e VOXKIT_STORE='postgres://voxkit:voxkit@postgres:5432/voxkit?sslmode=disable' $image >/dev/null || fail "podman run the older replica"
+t=$(now)
+until code=$(curl -s -o "$work/older" -w '%{http_code}' "http://127.0.0.1:$1/readyz") && [ "$code" != 000 ]; do
+	[ "$(since $t | cut -d. -f1)" -lt 30 ] || fail "the older replica does not answer"
+	sleep 0.2
+done
+[ "$code" = 503 ] && grep -q schema_too_new "$work/older" || fail "the older replica's /readyz: $code $(cat "$work/older")"
+curl -fsS -o /dev/null "http://127.0.0.1:$1/healthz" || fail "the older replica's /healthz"
+podman stop -t 10 ${p}_older >/dev/null
+[ "$(podman inspect --format '{{.State.ExitCode}}' ${p}_older)" = 0 ] || fail "the older replica's exit status"
+podman logs ${p}_older 2>&1 | grep -q 'not serving: the store cannot be used by this version' || fail "the older replica's log says nothing"
+podman rm ${p}_older >/dev/null
+psql "DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)" >/dev/null
+say "an older replica on a newer schema: /healthz 200, /readyz 503 schema_too_new, exit 0 on SIGTERM"
 
 # --- verdict -----------------------------------------------------------------
 
