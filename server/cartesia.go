@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
@@ -55,6 +54,14 @@ func toCartesia(werr *wire.Error) *cartesiaError {
 	return &cartesiaError{werr.Status, werr.Code, http.StatusText(werr.Status), werr.Message}
 }
 
+// cartesiaErr is toCartesia of an error that may be nil.
+func cartesiaErr(werr *wire.Error) *cartesiaError {
+	if werr == nil {
+		return nil
+	}
+	return toCartesia(werr)
+}
+
 func cartesiaVoiceNotFound(id string) *cartesiaError {
 	return &cartesiaError{http.StatusNotFound, wire.CodeVoiceNotFound, "Voice not found", fmt.Sprintf("No voice with id %q: list the voices with GET /voices.", id)}
 }
@@ -89,28 +96,6 @@ func (s *Server) cartesia(h cartesiaHandler) handler {
 		}
 		return nil
 	}
-}
-
-// admitVendor admits the caller of a vendor API with speech scope: by
-// key, the vendor's own header's value, when there is one, else by the
-// credentials the OpenAI API takes.
-func (s *Server) admitVendor(r *http.Request, key string) (string, *wire.Error) {
-	c, werr := caller{}, (*wire.Error)(nil)
-	if key != "" {
-		var k store.Key
-		k, werr = s.keys.check(r.Context(), key)
-		c = caller{k.Account, k.Scope}
-	} else {
-		c, werr = s.admit(r)
-	}
-	if werr == nil && c.scope != store.ScopeAdmin && c.scope != store.ScopeSpeech {
-		werr = wire.InsufficientScope(c.scope, store.ScopeSpeech)
-	}
-	if werr != nil {
-		return "", werr
-	}
-	info(r.Context()).account = c.account
-	return c.account, nil
 }
 
 // cartesiaVoiceOf describes a voxkit voice as a Cartesia voice.
@@ -266,7 +251,7 @@ type cartesiaRequest struct {
 // cartesiaSpeeds are the deprecated speed words as voxkit's speeds.
 var cartesiaSpeeds = map[string]float64{"slowest": 0.6, "slow": 0.8, "normal": 1, "fast": 1.25, "fastest": 1.5}
 
-// request turns the generation request into voxkit's request (its input
+// cartesiaTTS turns the generation request into voxkit's request (its input
 // the transcript), and names the fields voxkit accepts and ignores.
 func (s *Server) cartesiaTTS(account string, c cartesiaRequest, f vendorFormat) (tts.Request, []string, *cartesiaError) {
 	if c.Voice == nil || c.Voice.ID == "" {
@@ -357,41 +342,10 @@ func (s *Server) cartesiaBytes(w http.ResponseWriter, r *http.Request, account s
 	if cerr != nil {
 		return cerr
 	}
-	return s.cartesiaSpeak(w, r, req, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
+	return cartesiaErr(s.vendorSpeak(w, r, req, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
 		w.Header().Set("Content-Type", cmp.Or(f.contentType, codec.ContentType))
 		return p.Stream(r.Context(), f.writer(w))
-	})
-}
-
-// cartesiaSpeak prepares req, admits it and runs speak, answering errors
-// while nothing is sent yet.
-func (s *Server) cartesiaSpeak(w http.ResponseWriter, r *http.Request, req tts.Request, speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) *cartesiaError {
-	ri := info(r.Context())
-	p, err := s.synth.Prepare(req)
-	if err != nil {
-		return toCartesia(wire.ToError(err, req.Voice))
-	}
-	codec, err := s.synth.Codec(req.Format)
-	if err != nil {
-		return toCartesia(wire.ToError(err, req.Voice))
-	}
-	ri.format = req.Format.Name
-	end, werr := s.admitSpeech(r.Context(), w, req.Account)
-	if werr != nil {
-		return toCartesia(werr)
-	}
-	defer end()
-	start := time.Now()
-	res, err := speak(p, codec)
-	if err != nil {
-		werr := s.synthesisFailed(s.log.With("request_id", ri.id), req.Voice, err)
-		if res.Audio == 0 {
-			return toCartesia(werr)
-		}
-		panic(http.ErrAbortHandler) // cut the response: it stops short
-	}
-	s.metrics.speech(req.Format.Name, res, time.Since(start))
-	return nil
+	}))
 }
 
 // cartesiaSSE answers POST /tts/sse: chunk events as sentences are
@@ -423,7 +377,7 @@ func (s *Server) cartesiaSSE(w http.ResponseWriter, r *http.Request, account str
 			event(map[string]any{"type": "timestamps", "done": false, "status_code": 206, "word_timestamps": words.sentence(d)})
 		}
 	}
-	return s.cartesiaSpeak(w, r, req, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
+	return cartesiaErr(s.vendorSpeak(w, r, req, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 		res, err := p.Stream(r.Context(), f.writer(&audio))
@@ -440,7 +394,7 @@ func (s *Server) cartesiaSSE(w http.ResponseWriter, r *http.Request, account str
 		}
 		event(map[string]any{"type": "done", "done": true, "status_code": 200})
 		return res, nil
-	})
+	}))
 }
 
 // cartesiaWords makes Cartesia's word timestamps, sentence by sentence:

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"io"
 	"math"
 	"net/http"
 	"strings"
@@ -20,20 +19,7 @@ import (
 // cartesiaDo sends a Cartesia API request with the key in X-API-Key.
 func (e *env) cartesiaDo(method, path, key, body string) (*http.Response, []byte) {
 	e.t.Helper()
-	req, err := http.NewRequest(method, e.ts.URL+"/cartesia"+path, strings.NewReader(body))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	req.Header.Set("X-API-Key", key)
-	req.Header.Set("Cartesia-Version", "2026-08-14")
-	req.Header.Set("Content-Type", "application/json")
-	res, err := e.ts.Client().Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	return res, b
+	return e.vendorDo(method, "/cartesia"+path, body, "X-API-Key", key, "Cartesia-Version", "2026-08-14")
 }
 
 // cartesiaBody is a generation request of text in en-us at 24 kHz in

@@ -136,17 +136,14 @@ func (cs *contextSet[M]) wait() { cs.wg.Wait() }
 // session ended and how to wait for its contexts, which end before the
 // connection closes.
 func (s *Server) vendorSocket(w http.ResponseWriter, r *http.Request, serve func(context.Context, *websocket.Conn) (closeReason, func())) error {
-	if s.closing.Err() != nil {
-		return wire.Unavailable()
+	c, werr := s.acceptSocket(w, r)
+	if werr != nil {
+		return werr
 	}
-	http.NewResponseController(w).SetReadDeadline(time.Time{})
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.origins})
-	if err != nil {
+	if c == nil {
 		return nil // Accept has answered
 	}
-	s.sessions.Add(1)
 	defer s.sessions.Done()
-	c.SetReadLimit(s.maxBody)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	stop := context.AfterFunc(s.closing, cancel)
@@ -156,6 +153,26 @@ func (s *Server) vendorSocket(w http.ResponseWriter, r *http.Request, serve func
 	wait()
 	c.Close(reason.code, reason.text)
 	return nil
+}
+
+// acceptSocket upgrades r to a WebSocket that outlives the server's read
+// deadline, reads messages of at most the body limit, and counts among the
+// sessions shutdown waits for (the caller calls s.sessions.Done when it
+// ends). With no connection it returns the error to answer, or nil when
+// Accept has answered (a refused upgrade).
+func (s *Server) acceptSocket(w http.ResponseWriter, r *http.Request) (*websocket.Conn, *wire.Error) {
+	if s.closing.Err() != nil {
+		return nil, wire.Unavailable()
+	}
+	http.NewResponseController(w).SetReadDeadline(time.Time{})
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.origins})
+	if err != nil {
+		s.log.Info("server: websocket upgrade refused", "request_id", info(r.Context()).id, "err", err)
+		return nil, nil
+	}
+	s.sessions.Add(1)
+	c.SetReadLimit(s.maxBody)
+	return c, nil
 }
 
 // closeReason is how a socket's session ends.

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/wire"
@@ -243,7 +242,6 @@ func (s *Server) elevenRequest(account, voice, text string, vs *elevenVoiceSetti
 // elevenSpeech answers POST /v1/text-to-speech/{voice_id} and its
 // /stream, /with-timestamps and /stream/with-timestamps forms.
 func (s *Server) elevenSpeech(w http.ResponseWriter, r *http.Request, account string) *elevenError {
-	ri := info(r.Context())
 	body, werr := s.readBody(w, r)
 	if werr != nil {
 		return toEleven(werr)
@@ -273,39 +271,19 @@ func (s *Server) elevenSpeech(w http.ResponseWriter, r *http.Request, account st
 		ignored = append(ignored, "seed")
 	}
 	slices.Sort(ignored)
-	p, err := s.synth.Prepare(req)
-	if err != nil {
-		return toEleven(wire.ToError(err, req.Voice))
-	}
-	codec, err := s.synth.Codec(req.Format)
-	if err != nil {
-		return toEleven(wire.ToError(err, req.Voice))
-	}
-	ri.format = req.Format.Name
-	end, werr := s.admitSpeech(r.Context(), w, account)
+	werr = s.vendorSpeak(w, r, req, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
+		if len(ignored) > 0 {
+			w.Header().Set("X-Voxkit-Ignored", strings.Join(ignored, ", "))
+		}
+		if strings.HasSuffix(r.URL.Path, "/with-timestamps") {
+			return s.elevenTimestamps(w, r, p, f, strings.HasSuffix(r.URL.Path, "/stream/with-timestamps"))
+		}
+		w.Header().Set("Content-Type", cmp.Or(f.contentType, codec.ContentType))
+		return p.Stream(r.Context(), f.writer(w))
+	})
 	if werr != nil {
 		return toEleven(werr)
 	}
-	defer end()
-	if len(ignored) > 0 {
-		w.Header().Set("X-Voxkit-Ignored", strings.Join(ignored, ", "))
-	}
-	start := time.Now()
-	var res tts.Result
-	if strings.HasSuffix(r.URL.Path, "/with-timestamps") {
-		res, err = s.elevenTimestamps(w, r, p, f, strings.HasSuffix(r.URL.Path, "/stream/with-timestamps"))
-	} else {
-		w.Header().Set("Content-Type", cmp.Or(f.contentType, codec.ContentType))
-		res, err = p.Stream(r.Context(), f.writer(w))
-	}
-	if err != nil {
-		werr := s.synthesisFailed(s.log.With("request_id", ri.id), req.Voice, err)
-		if res.Audio == 0 { // nothing sent yet: the error can still be the answer
-			return toEleven(werr)
-		}
-		panic(http.ErrAbortHandler) // cut the response: it stops short
-	}
-	s.metrics.speech(req.Format.Name, res, time.Since(start))
 	return nil
 }
 

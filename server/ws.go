@@ -95,19 +95,14 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 			ri.account = c.account
 		}
 	}
-	if s.closing.Err() != nil {
-		return wire.Unavailable()
+	c, werr := s.acceptSocket(w, r)
+	if werr != nil {
+		return werr
 	}
-	// The connection outlives any server read deadline.
-	http.NewResponseController(w).SetReadDeadline(time.Time{})
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.origins})
-	if err != nil {
-		s.log.Info("server: websocket upgrade refused", "request_id", ri.id, "err", err)
+	if c == nil {
 		return nil // Accept has answered
 	}
-	s.sessions.Add(1)
 	defer s.sessions.Done()
-	c.SetReadLimit(s.maxBody)
 	ctx, end := context.WithCancelCause(r.Context())
 	sess := newWSSession(s, c, ri, r, token, end)
 	go sess.out.Run(ctx)

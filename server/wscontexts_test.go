@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -350,9 +349,7 @@ func BenchmarkWSConcurrentFirstAudio(b *testing.B) {
 					}
 				}
 			}
-			slices.Sort(samples)
-			b.ReportMetric(float64(samples[len(samples)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(samples[len(samples)*99/100].Microseconds())/1000, "p99-ms")
+			reportPercentiles(b, "", samples)
 		})
 	}
 }

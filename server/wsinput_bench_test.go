@@ -111,8 +111,15 @@ func benchLatency(b *testing.B, e *env, voice string) {
 		name string
 		d    []time.Duration
 	}{{"latency", latency}, {"synth", synthesis}, {"over", over}} {
-		slices.Sort(m.d)
-		b.ReportMetric(float64(m.d[len(m.d)/2].Microseconds())/1000, m.name+"-p50-ms")
-		b.ReportMetric(float64(m.d[len(m.d)*99/100].Microseconds())/1000, m.name+"-p99-ms")
+		reportPercentiles(b, m.name+"-", m.d)
 	}
+}
+
+// reportPercentiles reports the p50 and p99 of durations d in
+// milliseconds, as the metrics NAME-p50-ms and NAME-p99-ms (prefix is
+// "NAME-"). It sorts d.
+func reportPercentiles(b *testing.B, prefix string, d []time.Duration) {
+	slices.Sort(d)
+	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, prefix+"p50-ms")
+	b.ReportMetric(float64(d[len(d)*99/100].Microseconds())/1000, prefix+"p99-ms")
 }

@@ -461,9 +461,7 @@ type Prepared struct {
 // make (ErrAudioTooLong past Options.MaxAudio).
 func (s *Synthesizer) Prepare(req Request) (*Prepared, error) {
 	p := &Prepared{s: s, req: req}
-	var err error
-	p.voice, p.script, p.source, err = s.prepare(&p.req, &p.ignored)
-	if err != nil {
+	if err := p.prepare(); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -490,47 +488,43 @@ func (p *Prepared) WriteClip(ctx context.Context, w io.Writer) (Result, error) {
 	return p.s.run(ctx, w, p)
 }
 
-// prepare validates req and parses its tags. SSML input is turned into
-// tagged text first, in req, and the elements it leaves out added to
-// ignored; source then maps characters of the tagged text back to the
+// prepare validates the request and parses its tags. SSML input is
+// turned into tagged text first, in p.req, the elements it leaves out are
+// ignored and p.source maps characters of the tagged text back to the
 // SSML.
-func (s *Synthesizer) prepare(req *Request, ignored *[]string) (v voices.Voice, script tags.Script, source func(int, int) (int, int), err error) {
-	v, script, err = s.prepareText(req, ignored, &source)
-	return v, script, source, err
-}
-
-func (s *Synthesizer) prepareText(req *Request, ignored *[]string, source *func(int, int) (int, int)) (voices.Voice, tags.Script, error) {
+func (p *Prepared) prepare() error {
+	s, req := p.s, &p.req
 	v, err := s.check(*req)
 	if err != nil {
-		return voices.Voice{}, tags.Script{}, err
+		return err
 	}
 	if req.InputFormat == InputSSML || req.InputFormat == InputAuto && ssml.Is(req.Input) {
 		converted, err := ssml.Convert(req.Input, languageOf(v))
 		if err != nil {
-			return voices.Voice{}, tags.Script{}, err
+			return err
 		}
-		req.Input, req.InputFormat, *ignored = converted.Input, InputText, converted.Ignored
-		*source = converted.Source
+		req.Input, req.InputFormat, p.ignored, p.source = converted.Input, InputText, converted.Ignored, converted.Source
 	}
 	if strings.TrimSpace(req.Input) == "" {
-		return voices.Voice{}, tags.Script{}, ErrEmptyInput
+		return ErrEmptyInput
 	}
 	if n := utf8.RuneCountInString(req.Input); n > s.maxInput {
-		return voices.Voice{}, tags.Script{}, &InputTooLongError{Length: n, Max: s.maxInput}
+		return &InputTooLongError{Length: n, Max: s.maxInput}
 	}
 	script, err := s.ParseTags(*req)
 	if err != nil {
-		return voices.Voice{}, tags.Script{}, err
+		return err
 	}
 	if err := checkAudio(script, req.Speed, s.maxAudio); err != nil {
-		return voices.Voice{}, tags.Script{}, err
+		return err
 	}
 	for _, name := range s.unspokenPhonemes(*req, v, script) {
-		if !slices.Contains(*ignored, name) {
-			*ignored = append(*ignored, name)
+		if !slices.Contains(p.ignored, name) {
+			p.ignored = append(p.ignored, name)
 		}
 	}
-	return v, script, nil
+	p.voice, p.script = v, script
+	return nil
 }
 
 // unspokenPhonemes lists what of the script's phoneme tags will not be

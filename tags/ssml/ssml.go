@@ -166,6 +166,11 @@ func (m *mapped) add(s string, at span) {
 	}
 }
 
+// join appends o to m.
+func (m *mapped) join(o mapped) {
+	m.runes, m.spans = append(m.runes, o.runes...), append(m.spans, o.spans...)
+}
+
 // extent is the source m came from, from its first rune's start to its
 // last one's end; ok is false when m is empty.
 func (m *mapped) extent() (sp span, ok bool) {
@@ -276,11 +281,11 @@ func (c *converter) writeMapped(m mapped) {
 	}
 	for k := len(c.stack) - 1; k >= 0; k-- {
 		if f := c.stack[k].capture; f != nil {
-			f.text.runes, f.text.spans = append(f.text.runes, m.runes...), append(f.text.spans, m.spans...)
+			f.text.join(m)
 			return
 		}
 	}
-	c.out.runes, c.out.spans = append(c.out.runes, m.runes...), append(c.out.spans, m.spans...)
+	c.out.join(m)
 }
 
 // text appends character data s, raw in the source at offset: white

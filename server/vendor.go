@@ -2,9 +2,71 @@ package server
 
 import (
 	"io"
+	"net/http"
+	"time"
 
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
 )
+
+// What the vendor-compatible APIs (ElevenLabs', Cartesia's) share: how a
+// caller is admitted, how an HTTP speech answer runs, and their formats.
+
+// admitVendor admits the caller of a vendor API with speech scope: by
+// key, the vendor's own header's value, when there is one, else by the
+// credentials the OpenAI API takes.
+func (s *Server) admitVendor(r *http.Request, key string) (string, *wire.Error) {
+	c, werr := caller{}, (*wire.Error)(nil)
+	if key != "" {
+		var k store.Key
+		k, werr = s.keys.check(r.Context(), key)
+		c = caller{k.Account, k.Scope}
+	} else {
+		c, werr = s.admit(r)
+	}
+	if werr == nil && c.scope != store.ScopeAdmin && c.scope != store.ScopeSpeech {
+		werr = wire.InsufficientScope(c.scope, store.ScopeSpeech)
+	}
+	if werr != nil {
+		return "", werr
+	}
+	info(r.Context()).account = c.account
+	return c.account, nil
+}
+
+// vendorSpeak prepares req for a vendor API's HTTP answer, admits it
+// and runs speak. An error before anything is sent is returned, for the
+// vendor to shape; one after cuts the response short.
+func (s *Server) vendorSpeak(w http.ResponseWriter, r *http.Request, req tts.Request, speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) *wire.Error {
+	ri := info(r.Context())
+	p, err := s.synth.Prepare(req)
+	if err != nil {
+		return wire.ToError(err, req.Voice)
+	}
+	codec, err := s.synth.Codec(req.Format)
+	if err != nil {
+		return wire.ToError(err, req.Voice)
+	}
+	ri.format = req.Format.Name
+	end, werr := s.admitSpeech(r.Context(), w, req.Account)
+	if werr != nil {
+		return werr
+	}
+	defer end()
+	start := time.Now()
+	res, err := speak(p, codec)
+	if err != nil {
+		werr := s.synthesisFailed(s.log.With("request_id", ri.id), req.Voice, err)
+		if res.Audio == 0 { // nothing sent yet: the error can still be the answer
+			return werr
+		}
+		panic(http.ErrAbortHandler) // cut the response: it stops short
+	}
+	s.metrics.speech(req.Format.Name, res, time.Since(start))
+	return nil
+}
 
 // vendorFormat is audio as a vendor's API names it (ElevenLabs'
 // output_format, Cartesia's): one of voxkit's formats, its samples
