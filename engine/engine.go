@@ -127,6 +127,12 @@ func (p Prosody) RateOrDefault() float64 {
 // layer found the voice missing.
 var ErrUnknownVoice = errors.New("unknown voice")
 
+// ErrCrashed is returned (wrapped) by an engine whose native code crashed
+// or hung on a request. The engine contained the crash and is usable at
+// once; the request is not: retrying the same input elsewhere would crash
+// there too.
+var ErrCrashed = errors.New("engine: crashed on this input")
+
 // ErrUnsupportedVoice is returned (wrapped, with ErrUnknownVoice) for a
 // voice an engine has but cannot speak, such as a Kokoro Japanese pack
 // without a Japanese front end. The error says why.

@@ -13,7 +13,8 @@ import (
 )
 
 // synthCallback receives audio from espeak_Synth. It runs on the goroutine
-// that called espeak_Synth, with mu held, so it may use active freely.
+// that called espeak_Synth, with nativeMu held, so it may use active
+// freely.
 // Returning 1 asks espeak to stop.
 //
 //export synthCallback
@@ -22,29 +23,27 @@ func synthCallback(wav *C.short, n C.int, events *C.espeak_EVENT) C.int {
 	if job == nil {
 		return 1
 	}
-	if job.ctx.Err() != nil {
+	if job.stop() {
 		return 1
 	}
 	for ev := events; ev != nil && ev._type != C.espeakEVENT_LIST_TERMINATED; ev = (*C.espeak_EVENT)(unsafe.Add(unsafe.Pointer(ev), unsafe.Sizeof(*ev))) {
 		switch ev._type {
 		case C.espeakEVENT_WORD:
-			job.words = append(job.words, wordAt{char: int(ev.text_position), ms: int(ev.audio_position)})
+			job.words = append(job.words, wordAt{Char: int(ev.text_position), MS: int(ev.audio_position)})
 		case C.espeakEVENT_PHONEME:
-			if job.phonemes != nil {
+			if job.wantPhonemes {
 				name := unsafe.Slice((*byte)(unsafe.Pointer(&ev.id)), 8)
 				if n := bytes.IndexByte(name, 0); n >= 0 {
 					name = name[:n]
 				}
 				if len(name) > 0 {
-					*job.phonemes = append(*job.phonemes, string(name))
+					job.phonemes = append(job.phonemes, string(name))
 				}
 			}
 		}
 	}
 	if wav != nil && n > 0 {
-		for _, s := range unsafe.Slice((*int16)(unsafe.Pointer(wav)), int(n)) {
-			job.samples = append(job.samples, float32(s)/32768)
-		}
+		job.pcm = append(job.pcm, unsafe.Slice((*byte)(unsafe.Pointer(wav)), 2*int(n))...)
 	}
 	return 0
 }

@@ -2,44 +2,17 @@
 
 package espeak
 
-/*
-#cgo pkg-config: espeak-ng
-#include <stdlib.h>
-#include <espeak-ng/speak_lib.h>
-
-extern int synthCallback(short*, int, espeak_EVENT*);
-
-static void voxkit_set_callback(void) {
-	espeak_SetSynthCallback((t_espeak_callback*)synthCallback);
-}
-
-// voxkit_phonemes returns the phonemes of the clause at *text and advances
-// *text past it (NULL at the end). Wrapped so Go need not take the address
-// of a C pointer variable. mode is espeak_TextToPhonemes' phonememode.
-static const char* voxkit_phonemes(const void** text, int mode) {
-	return espeak_TextToPhonemes(text, espeakCHARS_UTF8, mode);
-}
-
-// voxkit_prime translates text, one clause, for the phoneme list it
-// leaves behind (see prime).
-static void voxkit_prime(const char* text) {
-	const void* p = text;
-	while (p != NULL)
-		espeak_TextToPhonemes(&p, espeakCHARS_UTF8, 0);
-}
-*/
-import "C"
-
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/sentence"
@@ -53,43 +26,34 @@ const (
 	maxWPM    = 4 * normalWPM // espeak-ng speeds up past 450 with its sonic stage
 )
 
-var (
-	// mu guards every call into libespeak-ng and the variables below.
-	mu sync.Mutex
-	// sampleRate is espeak's output rate once initialized (22050).
-	sampleRate int
-	// active is the synthesis in progress, read by synthCallback.
-	active *job
-	// current caches the voice and rate last set, to skip needless calls.
-	currentVoice string
-	currentWPM   int
-)
-
-type job struct {
-	ctx     context.Context
-	samples []float32
-	words   []wordAt // where the words begin
-	// phonemes, when not nil, collects the IPA of the phonemes
-	// synthesized (espeak-ng's phoneme events).
-	phonemes *[]string
-}
-
-// wordAt is where a word begins: at character char (1-based) of the text,
-// at ms milliseconds into the audio.
-type wordAt struct{ char, ms int }
-
 // Options configure the engine. The zero value works.
 type Options struct {
 	// DataPath is the espeak-ng-data directory; empty means the
 	// library's default.
 	DataPath string
+	// Processes is how many engine processes may speak at once; 0 means
+	// one per CPU (runtime.GOMAXPROCS), at most 8. The first engine of a
+	// program (per DataPath) sets it; later ones share its processes.
+	Processes int
+	// InProcess runs libespeak-ng in this process instead of in engine
+	// processes: no process starts, and one synthesis runs at a time.
+	// Nothing contains a crash of the library then: an input that
+	// crashes it ends the program.
+	InProcess bool
+	// Unguarded sends text to libespeak-ng as written, without the
+	// rewrites that keep it from its known crashes (see guard.go). For
+	// tests of crash containment; such input then fails with
+	// engine.ErrCrashed instead of speaking.
+	Unguarded bool
 }
 
-// Engine speaks with libespeak-ng. It is safe for concurrent use; calls
-// into the library are serialized.
+// Engine speaks with libespeak-ng. It is safe for concurrent use.
 type Engine struct {
-	closed bool
-	mu     sync.RWMutex // guards closed
+	lib       backend
+	table     *voiceTable
+	unguarded bool
+	closed    bool
+	mu        sync.RWMutex // guards closed
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -101,36 +65,60 @@ var _ engine.PhonemeChecker = (*Engine)(nil)
 // ErrClosed is returned by an engine used after Close.
 var ErrClosed = errors.New("espeak: engine closed")
 
-// New initializes libespeak-ng (once per process) and returns an engine.
+// New initializes libespeak-ng and returns an engine. Unless
+// opts.InProcess, the library runs in engine processes that this program
+// starts as itself (see process.go): the first is started here, others
+// as calls need them; they end with the program.
 func New(opts Options) (*Engine, error) {
-	mu.Lock()
-	defer mu.Unlock()
-	if sampleRate == 0 {
-		var path *C.char
-		if opts.DataPath != "" {
-			path = C.CString(opts.DataPath)
-			defer C.free(unsafe.Pointer(path))
+	var lib backend = inProcess{}
+	var table *voiceTable
+	if opts.InProcess {
+		t, err := nativeInit(opts.DataPath)
+		if err != nil {
+			return nil, err
 		}
-		// Phoneme events, in IPA, tell what was said (see job.phonemes).
-		rate := C.espeak_Initialize(C.AUDIO_OUTPUT_SYNCHRONOUS, 0, path, C.espeakINITIALIZE_DONT_EXIT|phonemeEvents)
-		if rate <= 0 {
-			return nil, fmt.Errorf("espeak: initialize failed (code %d): is espeak-ng-data installed?", int(rate))
+		table = t
+	} else {
+		p, err := sharedProcesses(opts)
+		if err != nil {
+			return nil, err
 		}
-		C.voxkit_set_callback()
-		sampleRate = int(rate)
+		lib, table = p, p.table
 	}
-	return &Engine{}, nil
+	return &Engine{lib: lib, table: table, unguarded: opts.Unguarded}, nil
+}
+
+var (
+	poolsMu sync.Mutex
+	pools   = map[string]*processes{} // by DataPath
+)
+
+// sharedProcesses returns the program's engine processes for
+// opts.DataPath, starting them if need be.
+func sharedProcesses(opts Options) (*processes, error) {
+	poolsMu.Lock()
+	defer poolsMu.Unlock()
+	if p, ok := pools[opts.DataPath]; ok {
+		return p, nil
+	}
+	n := opts.Processes
+	if n <= 0 {
+		n = min(runtime.GOMAXPROCS(0), 8)
+	}
+	p, err := startProcesses(opts.DataPath, n)
+	if err != nil {
+		return nil, err
+	}
+	pools[opts.DataPath] = p
+	return p, nil
 }
 
 // SampleRate returns the rate of the audio the engine produces.
-func (e *Engine) SampleRate() int {
-	mu.Lock()
-	defer mu.Unlock()
-	return sampleRate
-}
+func (e *Engine) SampleRate() int { return e.table.Rate }
 
-// Close marks the engine closed. libespeak-ng itself stays initialized for
-// the life of the process, since other engines may share it.
+// Close marks the engine closed. libespeak-ng itself, and its engine
+// processes, stay for the life of the program, since other engines may
+// share them.
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	e.closed = true
@@ -173,7 +161,7 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 	defer buffers.Put(bufp)
 	cursor := 0
 	offset := 0 // samples emitted so far
-	for _, text := range sentence.Split(req.Text, 0) {
+	for _, text := range e.pieces(req.Text) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -184,7 +172,7 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 		if ssml {
 			input = markup(text, req.Prosody)
 		}
-		samples, words, rate, err := synth(ctx, (*bufp)[:0], voice, input, wpm, modeOf(ssml), nil)
+		samples, words, rate, err := e.synth(ctx, (*bufp)[:0], voice, input, wpm, modeOf(ssml), nil)
 		*bufp = samples
 		if err != nil {
 			return err
@@ -209,6 +197,20 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 		}
 	}
 	return ctx.Err()
+}
+
+// pieces splits text into sentences, and those into the pieces that
+// libespeak-ng may be given one at a time (see guardPieces).
+func (e *Engine) pieces(text string) []string {
+	sentences := sentence.Split(text, 0)
+	if e.unguarded {
+		return sentences
+	}
+	var out []string
+	for _, s := range sentences {
+		out = append(out, guardPieces(s)...)
+	}
+	return out
 }
 
 // breaksIn returns the breaks of [start, end) of the text, with the
@@ -239,8 +241,8 @@ func insertBreaks(samples []float32, rate int, scale float64, text string, start
 		}
 		char := utf8.RuneCountInString(text[:min(len(text), max(0, b.Offset-start))]) + 1 // espeak counts from 1
 		for _, w := range words {
-			if w.char >= char {
-				return min(len(samples), int(float64(w.ms)*float64(rate)/1000*scale))
+			if w.Char >= char {
+				return min(len(samples), int(float64(w.MS)*float64(rate)/1000*scale))
 			}
 		}
 		return len(samples)
@@ -259,18 +261,6 @@ func insertBreaks(samples []float32, rate int, scale float64, text string, start
 		}
 	}
 	return samples
-}
-
-// cText makes text safe to pass as a C string: NUL would end it early and
-// other control characters are not speech, so each becomes a space.
-// Offsets into the result equal offsets into text.
-func cText(text string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, text)
 }
 
 // pauseAfter returns the number of silent samples to add after a
@@ -298,15 +288,6 @@ func lastRune(s string) string {
 // buffers holds sample buffers (*[]float32) for reuse across requests.
 var buffers = sync.Pool{New: func() any { return new([]float32) }}
 
-// input says how espeak_Synth reads text.
-type input int
-
-const (
-	plainText   input = iota
-	ssmlText          // SSML elements (espeakSSML)
-	phonemeText       // mnemonics in [[ ]] (espeakPHONEMES)
-)
-
 func modeOf(ssml bool) input {
 	if ssml {
 		return ssmlText
@@ -314,116 +295,38 @@ func modeOf(ssml bool) input {
 	return plainText
 }
 
-// synth renders one sentence under the library lock, appending its
+// synth renders one piece of text, a sentence at most, appending its
 // samples to dst, and says where its words begin. phonemes, when not
 // nil, receives the IPA of the phonemes spoken.
-func synth(ctx context.Context, dst []float32, voice, text string, wpm int, mode input, phonemes *[]string) ([]float32, []wordAt, int, error) {
-	ctext := C.CString(cText(text))
-	defer C.free(unsafe.Pointer(ctext))
-
-	mu.Lock()
-	defer mu.Unlock()
-	if err := setVoice(voice); err != nil {
+func (e *Engine) synth(ctx context.Context, dst []float32, voice, text string, wpm int, mode input, phonemes *[]string) ([]float32, []wordAt, int, error) {
+	res, err := e.lib.synth(ctx, synthCall{Voice: voice, Text: text, WPM: wpm, Mode: mode, Phonemes: phonemes != nil})
+	if err != nil {
 		return dst, nil, 0, err
 	}
-	if wpm != currentWPM {
-		if rc := C.espeak_SetParameter(C.espeakRATE, C.int(wpm), 0); rc != C.EE_OK {
-			return dst, nil, 0, fmt.Errorf("espeak: set rate %d: code %d", wpm, int(rc))
-		}
-		currentWPM = wpm
-	}
-	prime(text)
-	j := &job{ctx: ctx, samples: dst, phonemes: phonemes}
-	active = j
-	defer func() { active = nil }()
-	size := C.size_t(len(text) + 1)
-	flags := C.uint(C.espeakCHARS_UTF8)
-	switch mode {
-	case ssmlText:
-		flags |= C.espeakSSML
-	case phonemeText:
-		flags |= C.espeakPHONEMES
-		// The flag stays set in the library until the next espeak_Synth
-		// and makes espeak_TextToPhonemes read [[ ]] in text as
-		// phonemes too: a synthesis of nothing clears it.
-		defer C.espeak_Synth(unsafe.Pointer(emptyText), 1, 0, C.POS_CHARACTER, 0, C.espeakCHARS_UTF8, nil, nil)
-	}
-	rc := C.espeak_Synth(unsafe.Pointer(ctext), size, 0, C.POS_CHARACTER, 0, flags, nil, nil)
 	if err := ctx.Err(); err != nil {
-		return j.samples, nil, 0, err
+		return dst, nil, 0, err
 	}
-	if rc != C.EE_OK {
-		return j.samples, nil, 0, fmt.Errorf("espeak: synthesis failed: code %d", int(rc))
+	if phonemes != nil {
+		*phonemes = res.Phonemes
 	}
-	return j.samples, j.words, sampleRate, nil
+	// 16-bit samples in this machine's byte order (the engine process's).
+	for i := 0; i+1 < len(res.PCM); i += 2 {
+		dst = append(dst, float32(int16(binary.NativeEndian.Uint16(res.PCM[i:])))/32768)
+	}
+	return dst, res.Words, res.Rate, nil
 }
 
-// Priming: libespeak-ng keeps one clause's phonemes at a time in a
-// static list, and while timing a clause's last phonemes it reads entries
-// past the clause's end, which hold whatever earlier, longer clauses left
-// there: the same text came out longer or shorter after other requests
-// (docs/tags.md, "Determinism"). prime makes those entries the same before
-// every synthesis: it translates, without synthesizing, one clause longer
-// than any clause of the text, made of "1 " repeated (a digit is two or
-// more phonemes in every language tried; a letter is not: French reads
-// "a a a a" as three phonemes). BenchmarkSynthesize measures its cost.
-const (
-	// maxPrimeWords keeps the priming text one clause: espeak-ng cuts a
-	// clause at 800 bytes.
-	maxPrimeWords = 350
-	primeWords    = "1 "
-)
-
-// emptyText is "", in C memory for good.
-var emptyText = C.CString("")
-
-// primeText is primeWords maxPrimeWords times, in C memory for good.
-var primeText = C.CString(strings.Repeat(primeWords, maxPrimeWords))
-
-// prime readies the phoneme list for text (see Priming); mu must be held.
-// Each word of the priming clause gives at least two phonemes, each
-// letter of text at most about one and each digit at most about eight
-// ("7" is "seven", "1000000" "one million").
-func prime(text string) {
-	n := utf8.RuneCountInString(text)
-	for _, c := range text {
-		if c >= '0' && c <= '9' {
-			n += 7
-		}
-	}
-	words := min(maxPrimeWords, n/2+16)
-	C.voxkit_prime((*C.char)(unsafe.Add(unsafe.Pointer(primeText), len(primeWords)*(maxPrimeWords-words))))
-}
-
-// setVoice selects voice, a language code optionally followed by
-// "+variant"; mu must be held.
-func setVoice(voice string) error {
-	if voice == currentVoice && voice != "" {
-		return nil
-	}
-	file, err := voiceFile(voice)
-	if err != nil {
-		return err
-	}
-	if err := selectVoice(file); err != nil {
-		return fmt.Errorf("espeak: %w %q", engine.ErrUnknownVoice, voice)
-	}
-	currentVoice = voice
-	return nil
-}
-
-// voiceFile returns the file identifier of voice, a language code
+// file returns the file identifier of voice, a language code
 // optionally followed by "+" and an espeak-ng variant ("en-us+f3"), case
-// aside; mu must be held.
-func voiceFile(voice string) (string, error) {
-	loadVoiceTable()
+// aside.
+func (t *voiceTable) file(voice string) (string, error) {
 	base, variant, hasVariant := strings.Cut(strings.ToLower(voice), "+")
-	file, ok := voiceFiles[base]
+	file, ok := t.Files[base]
 	if !ok {
 		return "", fmt.Errorf("espeak: %w %q", engine.ErrUnknownVoice, voice)
 	}
 	if hasVariant {
-		name, ok := variants[variant]
+		name, ok := t.Variants[variant]
 		if !ok {
 			return "", fmt.Errorf("espeak: %w %q: espeak-ng has no variant %q", engine.ErrUnknownVoice, voice, variant)
 		}
@@ -440,29 +343,16 @@ func (e *Engine) ResolveVoice(name string) (engine.Voice, error) {
 	if !ok {
 		return engine.Voice{}, fmt.Errorf("espeak: %w %q", engine.ErrUnknownVoice, name)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if _, err := voiceFile(name); err != nil {
+	if _, err := e.table.file(name); err != nil {
 		return engine.Voice{}, err
 	}
-	for _, v := range voiceList {
+	for _, v := range e.table.Voices {
 		if v.Name == strings.ToLower(base) {
-			return engine.Voice{Name: name, Language: v.Language, SampleRate: sampleRate,
-				Description: v.Description + ", variant " + variants[strings.ToLower(variant)]}, nil
+			return engine.Voice{Name: name, Language: v.Language, SampleRate: e.table.Rate,
+				Description: v.Description + ", variant " + e.table.Variants[strings.ToLower(variant)]}, nil
 		}
 	}
-	return engine.Voice{Name: name, Language: bcp47(strings.ToLower(base)), Description: "espeak-ng " + name, SampleRate: sampleRate}, nil
-}
-
-// selectVoice loads a voice by file identifier; mu must be held.
-func selectVoice(file string) error {
-	currentVoice, currentWPM = "", 0 // a new voice resets the rate
-	cv := C.CString(file)
-	defer C.free(unsafe.Pointer(cv))
-	if rc := C.espeak_SetVoiceByName(cv); rc != C.EE_OK {
-		return fmt.Errorf("espeak: voice %q: code %d", file, int(rc))
-	}
-	return nil
+	return engine.Voice{Name: name, Language: bcp47(strings.ToLower(base)), Description: "espeak-ng " + name, SampleRate: e.table.Rate}, nil
 }
 
 // Voices lists the voices espeak-ng has, named by their main language
@@ -471,113 +361,7 @@ func (e *Engine) Voices(ctx context.Context) ([]engine.Voice, error) {
 	if e.isClosed() {
 		return nil, ErrClosed
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	loadVoiceTable()
-	if len(voiceList) == 0 {
-		return nil, errors.New("espeak: no voices found")
-	}
-	return slices.Clone(voiceList), nil
-}
-
-var (
-	// voiceFiles maps every language code a voice speaks to the voice's
-	// file identifier (e.g. "en-us" → "gmw/en-US"), lowest priority
-	// value first. Guarded by mu; built once.
-	voiceFiles map[string]string
-	// voiceList holds one entry per usable voice file.
-	voiceList []engine.Voice
-	// variants maps each espeak-ng variant's name, lower-cased, to its
-	// name ("alex" → "Alex").
-	variants map[string]string
-)
-
-// loadVoiceTable fills voiceFiles and voiceList; mu must be held.
-func loadVoiceTable() {
-	if voiceFiles != nil {
-		return
-	}
-	voiceFiles = make(map[string]string)
-	list := C.espeak_ListVoices(nil)
-	if list == nil {
-		return
-	}
-	type candidate struct {
-		file     string
-		priority int
-	}
-	best := make(map[string]candidate)
-	var files []string
-	names := make(map[string]string) // file → description
-	for _, v := range unsafe.Slice(list, 1<<16) {
-		if v == nil {
-			break
-		}
-		file := C.GoString(v.identifier)
-		if strings.HasPrefix(file, "mb/") { // MBROLA voices need separate databases
-			continue
-		}
-		langs := languages(v.languages)
-		if len(langs) == 0 {
-			continue
-		}
-		files = append(files, file)
-		names[file] = strings.ReplaceAll(C.GoString(v.name), "_", " ")
-		for i, l := range langs {
-			// The first language names the voice; others are aliases.
-			p := l.priority
-			if i > 0 {
-				p += 100
-			}
-			if c, ok := best[l.code]; !ok || p < c.priority {
-				best[l.code] = candidate{file, p}
-			}
-		}
-	}
-	for code, c := range best {
-		voiceFiles[code] = c.file
-	}
-	variants = make(map[string]string)
-	spec := C.espeak_VOICE{languages: C.CString("variant")}
-	defer C.free(unsafe.Pointer(spec.languages))
-	if vl := C.espeak_ListVoices(&spec); vl != nil {
-		for _, v := range unsafe.Slice(vl, 1<<16) {
-			if v == nil {
-				break
-			}
-			if name, ok := strings.CutPrefix(C.GoString(v.identifier), "!v/"); ok {
-				variants[strings.ToLower(name)] = name
-			}
-		}
-	}
-	for _, file := range files {
-		// The voice's id is its first language, if no other voice took it.
-		for code, c := range best {
-			if c.file == file && c.priority < 100 {
-				voiceList = append(voiceList, engine.Voice{Name: code, Language: bcp47(code), Description: names[file], SampleRate: sampleRate})
-			}
-		}
-	}
-	slices.SortFunc(voiceList, func(a, b engine.Voice) int { return strings.Compare(a.Name, b.Name) })
-	currentVoice = ""
-}
-
-type language struct {
-	priority int
-	code     string
-}
-
-// languages reads an espeak_VOICE languages list: pairs of a priority
-// byte and a NUL-terminated code, ended by a zero byte.
-func languages(p *C.char) []language {
-	var out []language
-	for p != nil && *p != 0 {
-		prio := int(*p)
-		code := C.GoString((*C.char)(unsafe.Add(unsafe.Pointer(p), 1)))
-		out = append(out, language{prio, strings.ToLower(code)})
-		p = (*C.char)(unsafe.Add(unsafe.Pointer(p), 2+len(code)))
-	}
-	return out
+	return slices.Clone(e.table.Voices), nil
 }
 
 // bcp47 turns an espeak language code into a BCP 47 tag: "en-us" becomes
@@ -624,35 +408,41 @@ func (e *Engine) PhonemizeTied(ctx context.Context, voice, text string) ([]strin
 	return e.phonemize(ctx, voice, text, ipaTiedMode)
 }
 
-func (e *Engine) phonemize(ctx context.Context, voice, text string, mode C.int) ([]string, error) {
+func (e *Engine) phonemize(ctx context.Context, voice, text string, mode int) ([]string, error) {
 	if e.isClosed() {
 		return nil, ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ctext := C.CString(cText(text))
-	defer C.free(unsafe.Pointer(ctext))
-	base := uintptr(unsafe.Pointer(ctext))
+	var out []string
+	for _, piece := range e.pieces(text) {
+		ph, err := e.phonemizePiece(ctx, voice, piece, mode)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ph...)
+	}
+	return out, nil
+}
 
-	mu.Lock()
-	defer mu.Unlock()
-	if err := setVoice(voice); err != nil {
+// phonemizePiece phonemizes what libespeak-ng may be given at once.
+func (e *Engine) phonemizePiece(ctx context.Context, voice, text string, mode int) ([]string, error) {
+	clauses, err := e.lib.phonemes(ctx, voice, text, mode)
+	if err != nil {
 		return nil, err
 	}
 	var out []string
-	pos := unsafe.Pointer(ctext)
 	start := 0
-	for pos != nil {
-		ph := C.GoString(C.voxkit_phonemes(&pos, mode))
+	for _, c := range clauses {
 		end := len(text)
-		if pos != nil {
+		if c.Next >= 0 {
 			// espeak stops one character into the next clause.
-			end = min(len(text), int(uintptr(pos)-base))
+			end = min(len(text), c.Next)
 			_, size := utf8.DecodeLastRuneInString(text[:end])
 			end = max(start, end-size)
 		}
-		clause := strings.TrimSpace(languageMarker.ReplaceAllString(ph, ""))
+		clause := strings.TrimSpace(languageMarker.ReplaceAllString(c.Phonemes, ""))
 		if mark := closingMark(text[start:end]); mark != "" && clause != "" {
 			clause += mark
 		}

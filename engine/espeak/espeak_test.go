@@ -292,30 +292,43 @@ func TestSameRequestSameSpeech(t *testing.T) {
 	}
 }
 
-// BenchmarkSynthesize measures a sentence's synthesis and, apart, the
-// priming that every synthesis now begins with (see prime): their ratio
-// is what priming costs.
+// BenchmarkSynthesize measures a sentence's synthesis in an engine
+// process and in this one (their ratio is what crash isolation costs),
+// the same at 1, 2 and 4 goroutines at once, and, apart, the priming that
+// every synthesis begins with (see prime): its ratio to a synthesis is
+// what priming costs.
 func BenchmarkSynthesize(b *testing.B) {
-	e, err := New(Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
 	text := "The rainbow is a division of white light into many beautiful colors."
 	req := engine.Request{Voice: "en-us", Text: text}
 	ctx := context.Background()
-	b.Run("synthesize", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := enginetest.Collect(ctx, e, req); err != nil {
-				b.Fatal(err)
-			}
+	for _, where := range []struct {
+		name string
+		opts Options
+	}{{"processes", Options{}}, {"in-process", Options{InProcess: true}}} {
+		e, err := New(where.opts)
+		if err != nil {
+			b.Fatal(err)
 		}
-	})
+		for _, clients := range []int{1, 2, 4} {
+			b.Run(fmt.Sprintf("%s/clients=%d", where.name, clients), func(b *testing.B) {
+				b.SetParallelism(clients)
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						if _, err := enginetest.Collect(ctx, e, req); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			})
+		}
+		e.Close()
+	}
 	b.Run("prime", func(b *testing.B) {
 		for b.Loop() {
-			mu.Lock()
+			nativeMu.Lock()
 			prime(text)
-			mu.Unlock()
+			nativeMu.Unlock()
 		}
 	})
 }

@@ -2,11 +2,6 @@
 
 package espeak
 
-/*
-#include <espeak-ng/speak_lib.h>
-*/
-import "C"
-
 import (
 	"context"
 	"strings"
@@ -55,9 +50,26 @@ func (e *Engine) phonemeAudio(ctx context.Context, req engine.Request, spoken *[
 	if req.Prosody.Whisper {
 		voice = whisperVoice(voice)
 	}
-	samples, _, rate, err := synth(ctx, nil, voice, "[["+ph+"]]", wpm, phonemeText, spoken)
-	if err != nil {
-		return nil, 0, err
+	pieces := []string{ph}
+	if !e.unguarded {
+		pieces = guardPhonemes(ph)
+	}
+	var samples []float32
+	var rate int
+	for _, piece := range pieces {
+		var err error
+		var got []string
+		want := &got
+		if spoken == nil {
+			want = nil
+		}
+		samples, _, rate, err = e.synth(ctx, samples, voice, "[["+piece+"]]", wpm, phonemeText, want)
+		if err != nil {
+			return nil, 0, err
+		}
+		if spoken != nil {
+			*spoken = append(*spoken, got...)
+		}
 	}
 	if stretch := speed * normalWPM / float64(wpm); stretch < 0.99 {
 		samples = dsp.Stretch(samples, rate, stretch)

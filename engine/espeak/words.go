@@ -30,7 +30,7 @@ func wordsOf(text string, start int, events []wordAt, n, rate int, scale float64
 	runeByte = append(runeByte, len(text))
 	var out []engine.Word
 	for _, ev := range events {
-		r := textRune(ev.char)
+		r := textRune(ev.Char)
 		if r < 0 || r >= len(runeByte)-1 {
 			continue
 		}
@@ -38,7 +38,7 @@ func wordsOf(text string, start int, events []wordAt, n, rate int, scale float64
 		if !ok || len(out) > 0 && start+a < out[len(out)-1].End {
 			continue
 		}
-		from := int(float64(ev.ms) * float64(rate) / 1000 * scale)
+		from := int(float64(ev.MS) * float64(rate) / 1000 * scale)
 		out = append(out, engine.Word{Start: start + a, End: start + b, From: from})
 	}
 	return fillWords(text, start, out, n)

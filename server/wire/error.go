@@ -62,6 +62,7 @@ const (
 	CodeBodyTooLarge       = "request_too_large"
 	CodeUnsupportedMedia   = "unsupported_media_type"
 	CodeEngineError        = "engine_error"
+	CodeEngineCrashed      = "engine_crashed"
 	CodeInternalError      = "internal_error"
 	CodeSignupDisabled     = "signup_disabled"
 	CodeAccountExists      = "account_exists"
@@ -330,6 +331,11 @@ func ToError(err error, voice string) *Error {
 			"Invalid response_format %s: supported values are %s.", echo(format.Format.Name), strings.Join(format.Supported, ", "))
 	case errors.As(err, &format):
 		return BadRequest(CodeUnsupportedFormat, "response_format", "response_format %s is not supported: %v", echo(format.Format.Name), format.Err)
+	case errors.Is(err, engine.ErrCrashed):
+		// The engine contained it; the same input would crash any worker.
+		return &Error{Status: http.StatusInternalServerError, Type: TypeServer, Code: CodeEngineCrashed,
+			Message: "The speech engine crashed on this input. It was restarted and other requests are unaffected; " +
+				"sending the same input again will fail again."}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &Error{Status: http.StatusServiceUnavailable, Type: TypeProxy, Code: CodeEngineError,
 			Message: "Synthesis was cancelled."}

@@ -1,0 +1,85 @@
+//go:build cgo
+
+package espeak
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/enginetest"
+)
+
+// Texts that crash libespeak-ng 1.51 (and the espeak-ng command): each
+// ended the process that called the library.
+var crashers = []struct{ name, text, phonemes string }{
+	{name: "spelled letters", text: strings.Repeat("a.", 100)},
+	{name: "spelled words", text: strings.Repeat("u.s. ", 100)},
+	{name: "dotted host", text: "http://" + strings.Repeat("a.", 100) + "com"},
+	{name: "long phonemes", text: "hello", phonemes: strings.Repeat("həl", 300)},
+	{name: "stress marks", text: "hello", phonemes: strings.Repeat("ˈ", 1500) + "hə"},
+}
+
+// TestCrashContained: unguarded, each crasher crashes libespeak-ng for
+// real; the engine process dies, the call fails with engine.ErrCrashed,
+// calls running beside it succeed, and the next call on the same engine
+// speaks.
+func TestCrashContained(t *testing.T) {
+	e, err := New(Options{Unguarded: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	hello := engine.Request{Voice: "en-us", Text: "Hello there, how are you today?"}
+	for _, c := range crashers {
+		t.Run(c.name, func(t *testing.T) {
+			var wg sync.WaitGroup
+			others := make([]error, 4)
+			for i := range others {
+				wg.Go(func() {
+					for range 5 {
+						if _, err := enginetest.Collect(ctx, e, hello); err != nil {
+							others[i] = err
+							return
+						}
+					}
+				})
+			}
+			_, err := enginetest.Collect(ctx, e, engine.Request{Voice: "en-us", Text: c.text, Phonemes: c.phonemes})
+			wg.Wait()
+			if !errors.Is(err, engine.ErrCrashed) {
+				t.Errorf("got %v, want engine.ErrCrashed", err)
+			}
+			for i, err := range others {
+				if err != nil {
+					t.Errorf("call %d beside the crash: %v", i, err)
+				}
+			}
+			got, err := enginetest.Collect(ctx, e, hello)
+			if err != nil || got.RMS() < 0.01 {
+				t.Fatalf("after the crash: err %v, RMS %v", err, got.RMS())
+			}
+		})
+	}
+}
+
+// TestCrashersSpeak: guarded, as engines are by default, the crashers
+// never reach libespeak-ng as they are: they speak.
+func TestCrashersSpeak(t *testing.T) {
+	e := newEngine(t)
+	ctx := context.Background()
+	for _, c := range crashers {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := enginetest.Collect(ctx, e, engine.Request{Voice: "en-us", Text: c.text, Phonemes: c.phonemes})
+			if err != nil || got.RMS() < 0.01 {
+				t.Fatalf("err %v, RMS %v", err, got.RMS())
+			}
+			if _, err := e.Phonemize(ctx, "en-us", c.text); err != nil {
+				t.Fatalf("phonemize: %v", err)
+			}
+		})
+	}
+}
