@@ -85,12 +85,15 @@ type envOptions struct {
 	wrap func(*sqlite.Store) store.Store
 	// proxies are Options.TrustedProxies.
 	proxies []netip.Prefix
+	// unguarded sends text to libespeak-ng as written (espeak.Options),
+	// so that its known crashes happen.
+	unguarded bool
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
 	t.Helper()
 	ctx := context.Background()
-	es, err := espeak.New(espeak.Options{})
+	es, err := espeak.New(espeak.Options{Unguarded: o.unguarded})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,105 @@
+package server_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/coder/websocket"
+	"github.com/voxkit/voxkit/server/wire"
+)
+
+// crashText crashes libespeak-ng 1.51 as it is: the process that calls it
+// aborts with "stack smashing detected".
+var crashText = strings.Repeat("a.", 100)
+
+// TestCrashingTextThroughEveryDoor: texts that crash libespeak-ng speak
+// through every door (the engine's guard), and the server answers the
+// next request.
+func TestCrashingTextThroughEveryDoor(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	for _, text := range []string{crashText, strings.Repeat("u.s. ", 100), "<|phoneme:" + strings.Repeat("ˈ", 1500) + "həl|>hello"} {
+		body, _ := json.Marshal(map[string]any{"voice": "en-us", "input": text, "response_format": "pcm"})
+		res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(string(body)))
+		audio, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || len(audio) < 4800 {
+			t.Errorf("%.20q…: %d, %d bytes", text, res.StatusCode, len(audio))
+		}
+	}
+	ssml := `<speak><phoneme alphabet="ipa" ph="` + strings.Repeat("həl", 300) + `">hello</phoneme></speak>`
+	body, _ := json.Marshal(map[string]any{"voice": "en-us", "input": ssml, "response_format": "pcm"})
+	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(string(body)))
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("SSML phoneme of 900 IPA symbols: %d", res.StatusCode)
+	}
+
+	c := dialWyoming(t, startWyoming(t, e))
+	c.send("synthesize", map[string]any{"text": crashText, "voice": map[string]any{"name": "en-us"}})
+	if pcm, _, _ := c.audio(); len(pcm) < 24000 {
+		t.Errorf("Wyoming: %d bytes", len(pcm))
+	}
+
+	ws := dialWS(t, e, e.key)
+	sendJSON(t, ws, map[string]any{"type": "speech.create", "voice": "en-us", "input": crashText, "response_format": "pcm"})
+	if m := untilEnd(t, ws); m.Type != "speech.done" {
+		t.Errorf("WebSocket: %s %v", m.Type, m.Error)
+	}
+	quick := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(`{"voice":"en-us","input":"Still here."}`))
+	quick.Body.Close()
+	if quick.StatusCode != http.StatusOK {
+		t.Errorf("the next request: %d", quick.StatusCode)
+	}
+}
+
+// untilEnd reads a voxkit socket's messages up to speech.done or error.
+func untilEnd(t *testing.T, c *websocket.Conn) wsMsg {
+	t.Helper()
+	for {
+		if m := next(t, c); m.Type == "speech.done" || m.Type == "error" {
+			return m
+		}
+	}
+}
+
+// TestEngineCrashContained: unguarded, the text crashes libespeak-ng for
+// real. The request gets a 500 engine_crashed (OpenAI-shaped over HTTP,
+// an error event over Wyoming and the socket), and the server, the
+// socket and the engine go on at once.
+func TestEngineCrashContained(t *testing.T) {
+	e := newEnv(t, envOptions{unguarded: true})
+	body, _ := json.Marshal(map[string]any{"voice": "en-us", "input": crashText})
+	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(string(body)))
+	werr := apiError(t, res, http.StatusInternalServerError, wire.CodeEngineCrashed)
+	if werr.Type != wire.TypeServer {
+		t.Errorf("type %q", werr.Type)
+	}
+	res = e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(`{"voice":"en-us","input":"Still here."}`))
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("after the crash: %d", res.StatusCode)
+	}
+
+	c := dialWyoming(t, startWyoming(t, e))
+	c.send("synthesize", map[string]any{"text": crashText, "voice": map[string]any{"name": "en-us"}})
+	if ev := c.next(); ev.Type != "error" {
+		t.Errorf("Wyoming: %s, want error", ev.Type)
+	}
+	c.send("synthesize", map[string]any{"text": "Still here.", "voice": map[string]any{"name": "en-us"}})
+	if pcm, _, _ := c.audio(); len(pcm) == 0 {
+		t.Error("Wyoming after the crash: no audio")
+	}
+
+	ws := dialWS(t, e, e.key)
+	sendJSON(t, ws, map[string]any{"type": "speech.create", "voice": "en-us", "input": crashText, "response_format": "pcm"})
+	if m := untilEnd(t, ws); m.Type != "error" || m.Error["code"] != wire.CodeEngineCrashed {
+		t.Errorf("WebSocket: %s %v", m.Type, m.Error)
+	}
+	sendJSON(t, ws, map[string]any{"type": "speech.create", "voice": "en-us", "input": "Still here.", "response_format": "pcm"})
+	if m := untilEnd(t, ws); m.Type != "speech.done" {
+		t.Errorf("WebSocket after the crash: %s %v", m.Type, m.Error)
+	}
+}
