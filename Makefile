@@ -27,6 +27,7 @@ test: deps-test onnxruntime node-sdk
 	$(GO) test -race -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -run 'TestMemoryAtTheAudioLimit' ./server
 	$(GO) test -count=1 -run 'TestMemoryPerRequest' ./examples/server
+	$(GO) test -run '^$$' -fuzz FuzzSpeak -fuzztime $(CI_FUZZTIME) -fuzzminimizetime 10s ./tts/espeaktts
 
 build:
 	$(GO) build -o $(BIN)/ ./examples/...
@@ -56,7 +57,11 @@ vet:
 
 ## fuzz: a minute of each fuzz target (FUZZTIME=10m for longer)
 FUZZTIME ?= 60s
+# CI_FUZZTIME bounds the run of FuzzSpeak (text through libespeak-ng) that
+# make test ends with.
+CI_FUZZTIME ?= 90s
 fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzSpeak -fuzztime $(FUZZTIME) -fuzzminimizetime 10s ./tts/espeaktts
 	$(GO) test -run '^$$' -fuzz FuzzEncoders -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./encode
 	$(GO) test -run '^$$' -fuzz FuzzWriter -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/ogg
 	$(GO) test -run '^$$' -fuzz FuzzSplit -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./engine/sentence

@@ -3,7 +3,6 @@
 package espeak
 
 import (
-	"bytes"
 	"context"
 	"encoding/gob"
 	"errors"
@@ -132,7 +131,7 @@ type process struct {
 	enc     *gob.Encoder
 	replies chan reply    // closed when its output ends
 	exited  chan struct{} // closed once it has exited
-	stderr  *tail
+	stderr  *stderrHead
 }
 
 // callTimeout is how long one call may take. The longest sentence the
@@ -182,10 +181,12 @@ func (p *processes) start() (*process, error) {
 	// since it started.
 	cmd := exec.Command(selfExe(exe))
 	cmd.Args = []string{exe + " [espeak-ng]"}
-	cmd.Env = append(os.Environ(), workerEnv+"="+protocolVersion)
+	// A crash in C code makes the Go runtime print the signal and, with
+	// GOTRACEBACK=none, no goroutines: the reason is in the first lines.
+	cmd.Env = append(os.Environ(), workerEnv+"="+protocolVersion, "GOTRACEBACK=none")
 	cmd.ExtraFiles = []*os.File{callsR, repliesW} // fds 3 and 4
 	w := &process{cmd: cmd, calls: callsW, enc: gob.NewEncoder(callsW), replies: make(chan reply, 1),
-		exited: make(chan struct{}), stderr: &tail{max: 2048}}
+		exited: make(chan struct{}), stderr: &stderrHead{max: 4096}}
 	cmd.Stderr = w.stderr
 	err = cmd.Start()
 	callsR.Close()
@@ -254,12 +255,12 @@ func (w *process) death() string {
 	<-w.exited
 	how := "exited"
 	if st := w.cmd.ProcessState; st != nil {
-		how = st.String() // "signal: aborted", "signal: segmentation fault"
+		how = st.String() // "exit status 2", "signal: killed"
 	}
-	if msg := w.stderr.lastLine(); msg != "" {
-		how += " (" + msg + ")"
+	if msg := w.stderr.reason(); msg != "" {
+		how += ": " + msg
 	}
-	return how
+	return "crashed (" + how + ")"
 }
 
 // acquire returns an idle process, or starts one if fewer than size are
@@ -387,30 +388,33 @@ func (e *crashError) Error() string {
 
 func (e *crashError) Unwrap() error { return engine.ErrCrashed }
 
-// tail keeps the last bytes written to it: an engine process's stderr,
-// which names why it died ("*** stack smashing detected ***").
-type tail struct {
+// stderrHead keeps the first bytes an engine process writes to stderr,
+// which say why it died: glibc's "*** stack smashing detected ***", the
+// Go runtime's "SIGSEGV: segmentation violation".
+type stderrHead struct {
 	mu  sync.Mutex
 	max int
 	buf []byte
 }
 
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = t.buf[over:]
-	}
+func (h *stderrHead) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.buf = append(h.buf, p[:min(len(p), h.max-len(h.buf))]...)
 	return len(p), nil
 }
 
-// lastLine returns the last non-empty line written.
-func (t *tail) lastLine() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lines := bytes.Split(bytes.TrimSpace(t.buf), []byte("\n"))
-	return strings.TrimSpace(string(lines[len(lines)-1]))
+// reason returns the first line that names a crash's cause, if any.
+func (h *stderrHead) reason() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for line := range strings.Lines(string(h.buf)) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "***") || strings.HasPrefix(line, "SIG") || strings.HasPrefix(line, "fatal error") {
+			return line
+		}
+	}
+	return ""
 }
 
 // serveWorker is an engine process's life: it answers requests from fd 3
