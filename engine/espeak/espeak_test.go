@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -311,15 +313,21 @@ func BenchmarkSynthesize(b *testing.B) {
 		}
 		for _, clients := range []int{1, 2, 4} {
 			b.Run(fmt.Sprintf("%s/clients=%d", where.name, clients), func(b *testing.B) {
-				b.SetParallelism(clients)
-				b.RunParallel(func(pb *testing.PB) {
-					for pb.Next() {
-						if _, err := enginetest.Collect(ctx, e, req); err != nil {
-							b.Error(err)
-							return
+				// clients goroutines share b.N syntheses: ns/op is the
+				// inverse of throughput.
+				var done atomic.Int64
+				var wg sync.WaitGroup
+				for range clients {
+					wg.Go(func() {
+						for done.Add(1) <= int64(b.N) {
+							if _, err := enginetest.Collect(ctx, e, req); err != nil {
+								b.Error(err)
+								return
+							}
 						}
-					}
-				})
+					})
+				}
+				wg.Wait()
 			})
 		}
 		e.Close()

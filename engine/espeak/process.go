@@ -177,6 +177,7 @@ func (p *processes) start() (*process, error) {
 		callsW.Close()
 		return nil, fmt.Errorf("espeak: start engine process: %w", err)
 	}
+	widenPipe(repliesW)
 	// /proc/self/exe is this very program even if its file was replaced
 	// since it started.
 	cmd := exec.Command(selfExe(exe))
