@@ -83,3 +83,18 @@ func TestCrashersSpeak(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkProcessStart measures what a crash costs beside its call: the
+// start of the engine process that takes the dead one's place (libespeak-ng
+// initialized, its voice table read).
+func BenchmarkProcessStart(b *testing.B) {
+	p := &processes{timeout: callTimeout}
+	for b.Loop() {
+		w, err := p.start()
+		if err != nil {
+			b.Fatal(err)
+		}
+		w.kill()
+		<-w.exited
+	}
+}

@@ -121,7 +121,6 @@ type processes struct {
 	slots   chan struct{} // one per live process
 	ids     atomic.Uint64
 	table   *voiceTable
-	crashes atomic.Int64
 }
 
 // process is one engine process.
@@ -321,8 +320,10 @@ func (p *processes) do(ctx context.Context, req request) (reply, error) {
 	rep, err := p.call(ctx, w, req)
 	var crash *crashError
 	if errors.As(err, &crash) {
-		p.crashes.Add(1)
 		p.discard(w)
+		if ctx.Err() != nil {
+			return rep, ctx.Err() // killed for not stopping when asked
+		}
 		return rep, err
 	}
 	p.idle <- w
