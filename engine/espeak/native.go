@@ -154,9 +154,9 @@ func nativeInit(dataPath string) (*voiceTable, error) {
 	return voices, nil
 }
 
-// nativeSynth renders one piece of text; stop, polled while the library
-// works, ends it early.
-func nativeSynth(c synthCall, stop func() bool) (synthResult, error) {
+// nativeSynth renders one piece of text, its samples appended to pcm;
+// stop, polled while the library works, ends it early.
+func nativeSynth(c synthCall, pcm []byte, stop func() bool) (synthResult, error) {
 	ctext := C.CString(cText(c.Text))
 	defer C.free(unsafe.Pointer(ctext))
 
@@ -172,7 +172,7 @@ func nativeSynth(c synthCall, stop func() bool) (synthResult, error) {
 		currentWPM = c.WPM
 	}
 	prime(c.Text)
-	j := &job{stop: stop, wantPhonemes: c.Phonemes}
+	j := &job{stop: stop, pcm: pcm, wantPhonemes: c.Phonemes}
 	active = j
 	defer func() { active = nil }()
 	size := C.size_t(len(c.Text) + 1)

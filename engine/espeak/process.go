@@ -39,7 +39,7 @@ type backend interface {
 type inProcess struct{}
 
 func (inProcess) synth(ctx context.Context, c synthCall) (synthResult, error) {
-	res, err := nativeSynth(c, func() bool { return ctx.Err() != nil })
+	res, err := nativeSynth(c, nil, func() bool { return ctx.Err() != nil })
 	if errors.Is(err, errStopped) {
 		err = ctx.Err()
 	}
@@ -441,17 +441,22 @@ func serveWorker() {
 			calls <- req
 		}
 	}()
+	var pcm []byte // audio of one call after another
 	for req := range calls {
-		rep := answer(req, func() bool { return cancelled.Load() == req.ID })
+		rep := answer(req, pcm[:0], func() bool { return cancelled.Load() == req.ID })
 		rep.ID = req.ID
 		if enc.Encode(rep) != nil {
 			os.Exit(0)
 		}
+		if rep.Synth != nil {
+			pcm = rep.Synth.PCM
+		}
 	}
 }
 
-// answer carries out one request in an engine process.
-func answer(req request, stop func() bool) reply {
+// answer carries out one request in an engine process, the audio of a
+// synthesis appended to pcm.
+func answer(req request, pcm []byte, stop func() bool) reply {
 	var rep reply
 	var err error
 	switch {
@@ -459,7 +464,7 @@ func answer(req request, stop func() bool) reply {
 		rep.Table, err = nativeInit(req.Init.DataPath)
 	case req.Synth != nil:
 		var res synthResult
-		res, err = nativeSynth(*req.Synth, stop)
+		res, err = nativeSynth(*req.Synth, pcm, stop)
 		rep.Synth = &res
 	case req.Phon != nil:
 		rep.Clauses, err = nativePhonemes(req.Phon.Voice, req.Phon.Text, req.Phon.Mode)
