@@ -7,7 +7,9 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
@@ -90,11 +92,68 @@ func TestCrashersSpeak(t *testing.T) {
 func BenchmarkProcessStart(b *testing.B) {
 	p := &processes{timeout: callTimeout}
 	for b.Loop() {
-		w, err := p.start()
+		w, _, err := p.start()
 		if err != nil {
 			b.Fatal(err)
 		}
 		w.kill()
 		<-w.exited
+	}
+}
+
+// TestHungProcessKilled: a call its engine process does not answer within
+// the timeout (the process stopped, as a hang inside the library would
+// leave it) fails with engine.ErrCrashed, and the next call speaks.
+func TestHungProcessKilled(t *testing.T) {
+	p, err := startProcesses("", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.timeout = 300 * time.Millisecond
+	w := <-p.idle
+	if err := w.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	p.idle <- w
+	ctx := context.Background()
+	call := synthCall{Voice: "en-us", Text: "Hello.", WPM: normalWPM}
+	if _, err := p.synth(ctx, call); !errors.Is(err, engine.ErrCrashed) {
+		t.Fatalf("stopped process: got %v, want engine.ErrCrashed", err)
+	}
+	if w.alive() {
+		t.Error("the stopped process was not killed")
+	}
+	res, err := p.synth(ctx, call)
+	if err != nil || len(res.PCM) == 0 {
+		t.Fatalf("next call: %v, %d bytes", err, len(res.PCM))
+	}
+}
+
+// TestCancelStopsTheCall: a cancelled call stops inside its engine
+// process, which then serves the next call (it is not killed).
+func TestCancelStopsTheCall(t *testing.T) {
+	p, err := startProcesses("", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := synthCall{Voice: "en-us", Text: strings.Repeat("This sentence goes on and on, ", 60) + "until it ends.", WPM: normalWPM}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := <-p.idle
+	p.idle <- w
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.synth(ctx, long)
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled call: %v", err)
+	}
+	res, err := p.synth(context.Background(), synthCall{Voice: "en-us", Text: "Hello.", WPM: normalWPM})
+	if err != nil || len(res.PCM) == 0 {
+		t.Fatalf("next call: %v, %d bytes", err, len(res.PCM))
+	}
+	if got := <-p.idle; got != w || !w.alive() {
+		t.Error("the cancelled call's process was replaced")
 	}
 }

@@ -151,30 +151,31 @@ func startProcesses(dataPath string, size int) (*processes, error) {
 		slots:    make(chan struct{}, size),
 	}
 	p.slots <- struct{}{}
-	w, err := p.start()
+	w, table, err := p.start()
 	if err != nil {
 		return nil, err
 	}
+	p.table = table
 	p.idle <- w
 	return p, nil
 }
 
-// start starts an engine process and initializes libespeak-ng in it; the
-// caller holds a slot for it.
-func (p *processes) start() (*process, error) {
+// start starts an engine process and initializes libespeak-ng in it,
+// which reports its voice table; the caller holds a slot for it.
+func (p *processes) start() (*process, *voiceTable, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, fmt.Errorf("espeak: start engine process: %w", err)
+		return nil, nil, fmt.Errorf("espeak: start engine process: %w", err)
 	}
 	callsR, callsW, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("espeak: start engine process: %w", err)
+		return nil, nil, fmt.Errorf("espeak: start engine process: %w", err)
 	}
 	repliesR, repliesW, err := os.Pipe()
 	if err != nil {
 		callsR.Close()
 		callsW.Close()
-		return nil, fmt.Errorf("espeak: start engine process: %w", err)
+		return nil, nil, fmt.Errorf("espeak: start engine process: %w", err)
 	}
 	widenPipe(repliesW)
 	// /proc/self/exe is this very program even if its file was replaced
@@ -194,18 +195,15 @@ func (p *processes) start() (*process, error) {
 	if err != nil {
 		callsW.Close()
 		repliesR.Close()
-		return nil, fmt.Errorf("espeak: start engine process: %w", err)
+		return nil, nil, fmt.Errorf("espeak: start engine process: %w", err)
 	}
 	go w.read(repliesR)
 	rep, err := p.call(context.Background(), w, request{Init: &initCall{DataPath: p.dataPath}})
 	if err != nil {
 		w.kill()
-		return nil, err
+		return nil, nil, err
 	}
-	if p.table == nil {
-		p.table = rep.Table
-	}
-	return w, nil
+	return w, rep.Table, nil
 }
 
 // selfExe is the path to start this program again by.
@@ -274,7 +272,7 @@ func (p *processes) acquire(ctx context.Context) (*process, error) {
 			select {
 			case w = <-p.idle:
 			case p.slots <- struct{}{}:
-				w, err := p.start()
+				w, _, err := p.start()
 				if err != nil {
 					<-p.slots
 				}
@@ -302,7 +300,7 @@ func (p *processes) discard(w *process) {
 		default:
 			return // full again already
 		}
-		nw, err := p.start()
+		nw, _, err := p.start()
 		if err != nil {
 			<-p.slots
 			return
