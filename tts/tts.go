@@ -499,7 +499,11 @@ func (p *Prepared) prepare() error {
 		return err
 	}
 	if req.InputFormat == InputSSML || req.InputFormat == InputAuto && ssml.Is(req.Input) {
-		converted, err := ssml.Convert(req.Input, languageOf(v))
+		converted, err := ssml.Converter{Lang: languageOf(v), MaxBreaks: s.maxAudio}.Convert(req.Input)
+		var breaks *ssml.BreakLimitError
+		if errors.As(err, &breaks) {
+			return &AudioLimitError{Estimate: breaks.Total.Round(time.Second), Limit: s.maxAudio}
+		}
 		if err != nil {
 			return err
 		}
