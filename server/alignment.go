@@ -69,35 +69,48 @@ func nonNil(s []string) []string {
 }
 
 // charAligner aligns an input sentence by sentence, as its audio comes.
+// It holds the input from where the last sentence it aligned ends: an
+// input stream's text is added as it arrives (write), and what is
+// aligned is let go, so that each sentence costs what its own text does.
 type charAligner struct {
-	input []rune
+	input []rune // the input from character pos on
 	// normalize, if set, says how the voice reads a piece of the input.
 	normalize func(string) (normalize.Text, bool)
-	pos       int     // runes of input aligned so far
+	pos       int     // characters of the input aligned so far
 	last      float64 // the end of the last word, in seconds
+}
+
+// write adds text to the end of the input.
+func (ca *charAligner) write(text string) {
+	for _, r := range text {
+		ca.input = append(ca.input, r)
+	}
 }
 
 // sentence aligns the input from where the last sentence ended through
 // the last of words and the white space after it, or (final) through the
 // end of the input; it returns that alignment and the normalized text's
-// for the same source.
+// for the same source. Words index the whole input.
 func (ca *charAligner) sentence(words []tts.Word, final bool) (src, norm alignment) {
-	from, to := ca.pos, ca.pos
+	in := ca.input // in[i-from] is character i of the input
+	from := ca.pos
+	n := 0 // characters aligned, from from
 	if len(words) > 0 {
-		to = max(to, min(words[len(words)-1].CharEnd, len(ca.input)))
-		for to < len(ca.input) && !unicode.IsSpace(ca.input[to]) { // closing punctuation
-			to++
+		n = max(0, min(words[len(words)-1].CharEnd-from, len(in)))
+		for n < len(in) && !unicode.IsSpace(in[n]) { // closing punctuation
+			n++
 		}
-		for to < len(ca.input) && unicode.IsSpace(ca.input[to]) {
-			to++
+		for n < len(in) && unicode.IsSpace(in[n]) {
+			n++
 		}
 	}
 	if final {
-		to = len(ca.input)
+		n = len(in)
 	}
-	times := make([][2]float64, to-from)
+	times := make([][2]float64, n)
 	w := 0
-	for i := from; i < to; i++ {
+	for k := range n {
+		i := from + k
 		for w < len(words) && words[w].CharEnd <= i {
 			ca.last = words[w].End.Seconds()
 			w++
@@ -106,20 +119,20 @@ func (ca *charAligner) sentence(words []tts.Word, final bool) (src, norm alignme
 			word := words[w]
 			d := (word.End - word.Start).Seconds() / float64(word.CharEnd-word.CharStart)
 			start := word.Start.Seconds() + d*float64(i-word.CharStart)
-			times[i-from] = [2]float64{start, start + d}
+			times[k] = [2]float64{start, start + d}
 		} else {
-			times[i-from] = [2]float64{ca.last, ca.last}
+			times[k] = [2]float64{ca.last, ca.last}
 		}
-		src.add(string(ca.input[i]), times[i-from][0], times[i-from][1])
+		src.add(string(in[k]), times[k][0], times[k][1])
 	}
 	for ; w < len(words); w++ {
 		ca.last = words[w].End.Seconds()
 	}
-	ca.pos = to
-	if ca.normalize == nil || from == to {
+	ca.pos, ca.input = from+n, in[n:]
+	if ca.normalize == nil || n == 0 {
 		return src, src
 	}
-	piece := string(ca.input[from:to])
+	piece := string(in[:n])
 	nt, ok := ca.normalize(piece)
 	if !ok {
 		return src, src

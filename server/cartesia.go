@@ -404,6 +404,14 @@ type cartesiaWords struct {
 	aligner    *charAligner // the input so far; used for normalized words
 }
 
+// write adds text of an input stream, which normalized words are
+// aligned on.
+func (cw *cartesiaWords) write(text string) {
+	if cw.normalized {
+		cw.aligner.write(text)
+	}
+}
+
 func (cw *cartesiaWords) sentence(d tts.SentenceDone) map[string]any {
 	words, start, end := []string{}, []float64{}, []float64{}
 	if cw.normalized {

@@ -142,7 +142,6 @@ func (cs *cartesiaSession) run(ctx context.Context, sc *socketContext[cartesiaRe
 			"done": false, "status_code": 206, "flush_id": flushID, "step_time": float64(time.Since(last).Microseconds()) / 1000})
 		last = time.Now()
 		if first.AddTimestamps {
-			words.aligner.input = []rune(ts.Text())
 			cs.send(map[string]any{"type": "timestamps", "context_id": id, "done": false, "status_code": 206,
 				"flush_id": flushID, "word_timestamps": words.sentence(d)})
 		}
@@ -180,6 +179,9 @@ func (cs *cartesiaSession) run(ctx context.Context, sc *socketContext[cartesiaRe
 			return
 		}
 		if m.Transcript != nil {
+			if first.AddTimestamps {
+				words.write(*m.Transcript)
+			}
 			if _, err := ts.WriteString(*m.Transcript); err != nil {
 				fail(err)
 				return

@@ -201,7 +201,6 @@ func (es *elevenSession) run(ctx context.Context, ec *socketContext[elevenMessag
 	var ts *tts.TextStream
 	aligner := &charAligner{normalize: es.s.normalizerFor(req)}
 	req.OnSentence = func(d tts.SentenceDone) {
-		aligner.input = []rune(ts.Text())
 		a, na := aligner.sentence(d.Words, false)
 		es.send(es.tag(ec.id, map[string]any{"audio": base64.StdEncoding.EncodeToString(audio.take()),
 			"isFinal": nil, "alignment": a.ms(), "normalizedAlignment": na.ms()}))
@@ -229,6 +228,7 @@ func (es *elevenSession) run(ctx context.Context, ec *socketContext[elevenMessag
 			return
 		}
 		if m.Text != nil {
+			aligner.write(*m.Text)
 			if _, err := ts.WriteString(*m.Text); err != nil {
 				fail(err)
 				return
@@ -251,7 +251,6 @@ func (es *elevenSession) run(ctx context.Context, ec *socketContext[elevenMessag
 				return
 			}
 			if rest := audio.take(); len(rest) > 0 {
-				aligner.input = []rune(ts.Text())
 				a, na := aligner.sentence(nil, true)
 				es.send(es.tag(ec.id, map[string]any{"audio": base64.StdEncoding.EncodeToString(rest),
 					"isFinal": nil, "alignment": a.ms(), "normalizedAlignment": na.ms()}))

@@ -44,6 +44,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/outbox"
@@ -776,8 +777,9 @@ func (ws *wsSession) speech(ctx context.Context, wc *wsContext) (last any) {
 		}
 	}
 	var res tts.Result
+	chars := utf8.RuneCountInString(sp.Input)
 	if sp.InputStream {
-		res, err = ws.inputStream(ctx, rctx, wc, &sp, req, w)
+		res, chars, err = ws.inputStream(ctx, rctx, wc, sp, req, w)
 	} else {
 		var p *tts.Prepared
 		p, err = ws.s.synth.Prepare(req)
@@ -810,16 +812,17 @@ func (ws *wsSession) speech(ctx context.Context, wc *wsContext) (last any) {
 		ws.s.metrics.speech(sp.Format, res, time.Since(start))
 		log.Info("websocket speech", "sentences", res.Sentences, "upstream_ms", ms(res.SynthesisTime), "engine_ms", ms(res.EngineTime),
 			"gateway_ms", ms(time.Since(start)))
-		return doneMessage(wc.id, sp, res, start)
+		return doneMessage(wc.id, chars, res, start)
 	}
 	return nil
 }
 
-func doneMessage(id string, sp wire.Speech, res tts.Result, start time.Time) wire.WSDoneMessage {
+// doneMessage is speech.done for an input of chars characters.
+func doneMessage(id string, chars int, res tts.Result, start time.Time) wire.WSDoneMessage {
 	msf := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	return wire.WSDoneMessage{
 		Type: wire.WSDone, ID: id, Sentences: res.Sentences, AudioMS: msf(res.Audio),
 		UpstreamMS: msf(res.SynthesisTime), EngineMS: msf(res.EngineTime), IgnoredTags: res.IgnoredTags, ClampedTags: res.ClampedTags,
-		Usage: wire.NewUsage(sp.Input, res.Audio), GatewayMS: msf(time.Since(start)),
+		Usage: wire.UsageOf(chars, res.Audio), GatewayMS: msf(time.Since(start)),
 	}
 }

@@ -40,8 +40,8 @@ func (e *idleError) wire() *wire.Error {
 // shutdown, once the text so far is spoken). rctx is cancelled by
 // speech.cancel; ctx ends with the session.
 //
-// It sets sp.Input to all the text the stream received.
-func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp *wire.Speech, req tts.Request, w *wsWriter) (tts.Result, error) {
+// written is the number of characters the stream received.
+func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp wire.Speech, req tts.Request, w *wsWriter) (res tts.Result, written int, err error) {
 	delay := DefaultMaxBufferDelay
 	if sp.MaxBufferDelayMS != nil {
 		delay = time.Duration(*sp.MaxBufferDelayMS) * time.Millisecond
@@ -52,9 +52,9 @@ func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp *w
 	}
 	ts, err := ws.s.synth.StreamText(rctx, w, req)
 	if err != nil {
-		return tts.Result{}, err
+		return tts.Result{}, 0, err
 	}
-	defer func() { sp.Input = ts.Text() }()
+	defer func() { written = ts.Written() }()
 	idle := time.NewTimer(idleAfter)
 	defer idle.Stop()
 	recheck := time.NewTicker(wsRecheckInterval)
@@ -118,36 +118,38 @@ func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp *w
 			end, err := feed()
 			switch {
 			case err != nil:
-				return tts.Result{}, err
+				return tts.Result{}, 0, err
 			case end:
-				return ts.Close()
+				res, err := ts.Close()
+				return res, 0, err
 			}
 			idle.Reset(idleAfter)
 		case <-recheck.C:
 			if err := refused(); err != nil {
 				ts.Close()
-				return tts.Result{}, err
+				return tts.Result{}, 0, err
 			}
 		case <-buffered:
 			tail, buffered = nil, nil
 			if err := ts.Flush(); err != nil {
-				return tts.Result{}, err
+				return tts.Result{}, 0, err
 			}
 		case <-idle.C:
 			if _, err := ts.Close(); err != nil {
-				return tts.Result{}, err
+				return tts.Result{}, 0, err
 			}
-			return tts.Result{}, &idleError{after: idleAfter}
+			return tts.Result{}, 0, &idleError{after: idleAfter}
 		case <-ws.s.closing.Done():
 			// The input received before is spoken too, even when its
 			// wake is not taken first.
 			if _, err := feed(); err != nil {
-				return tts.Result{}, err
+				return tts.Result{}, 0, err
 			}
-			return ts.Close()
+			res, err := ts.Close()
+			return res, 0, err
 		case <-rctx.Done():
 			ts.Close()
-			return tts.Result{}, rctx.Err()
+			return tts.Result{}, 0, rctx.Err()
 		}
 		watch()
 	}

@@ -36,15 +36,22 @@ var ErrStreamClosed = errors.New("tts: text stream closed")
 // ("<|pa") waits for the rest of it ("use:300ms|>"); a tag is never read
 // aloud, whichever pieces it arrives in. Styles carry across sentences as
 // in a whole input.
+//
+// A stream holds only the text that waits for its sentence's end: what
+// was spoken is let go. All it is written counts against
+// Options.MaxStreamInput, spoken or not, and at most Options.MaxInput
+// characters may wait.
 type TextStream struct {
-	o      *output
-	req    Request
-	text   []byte // all the text written
-	done   int    // bytes of text synthesized
-	carry  string // the style tags open where done stands
-	spoken bool   // a sentence was synthesized (QuickStart applies before)
-	err    error  // what ended the stream
-	ctx    context.Context
+	o       *output
+	req     Request
+	text    []byte // the text written since the last that was let go
+	done    int    // bytes of text synthesized
+	spoken  int    // characters written before text[done:]
+	written int    // characters written in all
+	carry   string // the style tags open where done stands
+	started bool   // a sentence was synthesized (QuickStart applies before)
+	err     error  // what ended the stream
+	ctx     context.Context
 }
 
 // StreamText starts synthesizing req into w, with req.Input as the first
@@ -77,6 +84,11 @@ func (t *TextStream) Write(p []byte) (int, error) {
 	if t.err != nil {
 		return 0, t.err
 	}
+	n := utf8.RuneCount(p)
+	if t.written+n > t.o.s.maxStream {
+		return 0, t.fail(&InputTooLongError{Length: t.written + n, Max: t.o.s.maxStream, Stream: true})
+	}
+	t.written += n
 	t.text = append(t.text, p...)
 	if err := t.synthesize(false); err != nil {
 		return len(p), err
@@ -91,8 +103,8 @@ func (t *TextStream) Write(p []byte) (int, error) {
 // WriteString is Write of a string.
 func (t *TextStream) WriteString(s string) (int, error) { return t.Write([]byte(s)) }
 
-// Text returns all the text written so far.
-func (t *TextStream) Text() string { return string(t.text) }
+// Written returns the number of characters written so far.
+func (t *TextStream) Written() int { return t.written }
 
 // Buffered returns the number of bytes written that wait for the end of
 // their sentence.
@@ -150,7 +162,11 @@ func (t *TextStream) synthesize(force bool) error {
 			return t.fail(err)
 		}
 		t.done += end - consumed
+		t.spoken += utf8.RuneCountInString(pending[consumed:end])
 		consumed = end
+	}
+	if t.done > 0 { // let the spoken text go
+		t.text, t.done = append([]byte(nil), t.text[t.done:]...), 0
 	}
 	return nil
 }
@@ -171,18 +187,18 @@ func (t *TextStream) speak(piece string) error {
 	t.o.res.IgnoredTags = appendNew(t.o.res.IgnoredTags, script.Ignored())
 	t.o.res.ClampedTags = appendNew(t.o.res.ClampedTags, script.Clamped())
 	if t.o.r.loc != nil {
-		t.o.r.loc.reset(string(t.text))
+		t.o.r.loc.start(piece, t.spoken)
 	}
 	sens := script.Sentences(pieceLen(script, t.req.Speed))
 	if !hasSpeech(sens) {
 		return nil // white space, closing tags or stray punctuation
 	}
 	whole := len(sens)
-	if !t.spoken {
+	if !t.started {
 		sens = quickStart(sens, t.o.s.quick)
 	}
 	cut := len(sens) > whole
-	t.spoken = true
+	t.started = true
 	for i, sen := range sens {
 		if err := t.o.sentence(t.ctx, sen, !cut || i > 0); err != nil {
 			return err

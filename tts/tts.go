@@ -30,6 +30,12 @@ import (
 // Options.MaxInput is 0. It matches OpenAI's speech endpoint.
 const DefaultMaxInput = 4096
 
+// StreamInputFactor is how many times MaxInput one TextStream may be
+// written in all when Options.MaxStreamInput is 0: 65,536 characters by
+// default, more than the audio limit lets a stream speak at any speed
+// (DefaultMaxAudio holds about 9,000 characters of English at speed 1).
+const StreamInputFactor = 16
+
 // Errors returned (wrapped) by Synthesize and Stream before any audio is
 // written; the typed errors below carry their details. An unknown voice
 // is engine.ErrUnknownVoice (see UnknownVoiceError).
@@ -92,9 +98,15 @@ func CheckSpeed(speed float64) error {
 type InputTooLongError struct {
 	Length, Max int
 	Waiting     bool
+	// Stream is set when Length counts all the text a TextStream was
+	// written (Options.MaxStreamInput), spoken or not.
+	Stream bool
 }
 
 func (e *InputTooLongError) Error() string {
+	if e.Stream {
+		return fmt.Sprintf("%v: a text stream was written %d characters, the limit is %d", ErrInputTooLong, e.Length, e.Max)
+	}
 	if e.Waiting {
 		return fmt.Sprintf("%v: %d characters wait for a sentence end, the limit is %d", ErrInputTooLong, e.Length, e.Max)
 	}
@@ -137,6 +149,11 @@ type Options struct {
 	// MaxAudio is the most audio one request may make; 0 means
 	// DefaultMaxAudio. See ErrAudioTooLong.
 	MaxAudio time.Duration
+	// MaxStreamInput is the most text, in characters, one TextStream
+	// may be written in all, spoken or not (punctuation alone makes no
+	// audio, so the audio limit does not end it); 0 means
+	// StreamInputFactor × MaxInput. See InputTooLongError.Stream.
+	MaxStreamInput int
 	// MaxParallel is how many pieces of text are rendered (synthesized,
 	// given their effects and resampled) at once across all requests; 0
 	// means runtime.GOMAXPROCS(0). Rendering is CPU-bound: more at once
@@ -167,9 +184,11 @@ type Synthesizer struct {
 	formats  *encode.Registry
 	maxInput int
 	maxAudio time.Duration
-	quick    int // Options.QuickStart
-	slots    *scheduler
-	log      *slog.Logger
+	// maxStream is Options.MaxStreamInput.
+	maxStream int
+	quick     int // Options.QuickStart
+	slots     *scheduler
+	log       *slog.Logger
 }
 
 // New returns a Synthesizer. It checks that every engine the catalog's
@@ -202,6 +221,10 @@ func New(opts Options) (*Synthesizer, error) {
 	}
 	if s.maxAudio <= 0 {
 		s.maxAudio = DefaultMaxAudio
+	}
+	s.maxStream = opts.MaxStreamInput
+	if s.maxStream <= 0 {
+		s.maxStream = StreamInputFactor * s.maxInput
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -288,6 +311,10 @@ func (s *Synthesizer) Codec(f encode.Format) (encode.Codec, error) {
 
 // MaxInput returns the longest input, in characters, it accepts.
 func (s *Synthesizer) MaxInput() int { return s.maxInput }
+
+// MaxStreamInput returns the most characters one TextStream may be
+// written.
+func (s *Synthesizer) MaxStreamInput() int { return s.maxStream }
 
 // MaxAudio returns the most audio one request may make.
 func (s *Synthesizer) MaxAudio() time.Duration { return s.maxAudio }
@@ -499,7 +526,11 @@ func (p *Prepared) prepare() error {
 		return err
 	}
 	if req.InputFormat == InputSSML || req.InputFormat == InputAuto && ssml.Is(req.Input) {
-		converted, err := ssml.Convert(req.Input, languageOf(v))
+		converted, err := ssml.Converter{Lang: languageOf(v), MaxBreaks: s.maxAudio}.Convert(req.Input)
+		var breaks *ssml.BreakLimitError
+		if errors.As(err, &breaks) {
+			return &AudioLimitError{Estimate: breaks.Total.Round(time.Second), Limit: s.maxAudio}
+		}
 		if err != nil {
 			return err
 		}
@@ -625,7 +656,7 @@ func (s *Synthesizer) run(ctx context.Context, w io.Writer, prep *Prepared) (Res
 	}
 	o.res.IgnoredTags, o.res.ClampedTags = slices.Concat(prep.ignored, prep.script.Ignored()), prep.script.Clamped()
 	if o.r.loc != nil {
-		o.r.loc.reset(prep.req.Input)
+		o.r.loc.start(prep.req.Input, 0)
 		o.r.loc.source = prep.source
 	}
 	// Tags are parsed once; each sentence is rendered part by part (text

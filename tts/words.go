@@ -44,18 +44,21 @@ type SentenceDone struct {
 // locator finds words in the input, in order, and says where they are in
 // characters.
 type locator struct {
-	input string // the input
-	text  string // the input with its tags masked (tags.Mask), byte for byte
+	input string // the input, or the piece of it searched now
+	text  string // input with its tags masked (tags.Mask), byte for byte
 	pos   int    // bytes of text searched past
-	chars int    // characters of input before pos
+	chars int    // characters of the whole input before pos
 	// source, if set, maps characters of input to the client's (the
 	// SSML that input was made from).
 	source func(start, end int) (int, int)
 }
 
-// reset makes the locator search input, which continues what it searched
-// before (the text of a TextStream grows).
-func (l *locator) reset(input string) { l.input, l.text = input, tags.Mask(input) }
+// start makes the locator search input from its beginning, which is
+// character chars of the whole input (a TextStream's text is searched
+// piece by piece, each from where the text spoken before ends).
+func (l *locator) start(input string, chars int) {
+	l.input, l.text, l.pos, l.chars = input, tags.Mask(input), 0, chars
+}
 
 // find returns the characters of the next occurrence of word, or an
 // empty span where the search stands when word is not there (its text was

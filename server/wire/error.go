@@ -316,6 +316,8 @@ func ToError(err error, voice string) *Error {
 		return UnknownVoice(voice)
 	case errors.Is(err, tts.ErrEmptyInput):
 		return BadRequest(CodeStringTooShort, "input", "input must contain text to speak.")
+	case errors.As(err, &tooLong) && tooLong.Stream:
+		return BadRequest(CodeStringTooLong, "input", "The input stream was sent %d characters; one stream may carry at most %d characters, spoken or not. Open a new one to go on.", tooLong.Length, tooLong.Max)
 	case errors.As(err, &tooLong) && tooLong.Waiting:
 		return BadRequest(CodeStringTooLong, "input", "%d characters wait for a sentence end; the limit is %d characters.", tooLong.Length, tooLong.Max)
 	case errors.As(err, &tooLong):

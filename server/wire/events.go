@@ -38,9 +38,14 @@ type AudioDone struct {
 
 // NewUsage computes Usage for input and the duration of audio produced.
 func NewUsage(input string, audio time.Duration) Usage {
-	in := utf8.RuneCountInString(input)
+	return UsageOf(utf8.RuneCountInString(input), audio)
+}
+
+// UsageOf computes Usage for an input of chars characters (an input
+// stream's, which is not kept) and the duration of audio produced.
+func UsageOf(chars int, audio time.Duration) Usage {
 	out := int((audio + 20*time.Millisecond - 1) / (20 * time.Millisecond))
-	return Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out}
+	return Usage{InputTokens: chars, OutputTokens: out, TotalTokens: chars + out}
 }
 
 // Event is any one event of an SSE stream as a client reads it (the

@@ -23,6 +23,7 @@
 package ssml
 
 import (
+	"cmp"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -30,6 +31,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -90,16 +92,48 @@ func (r Result) Source(start, end int) (int, int) {
 	return a, b
 }
 
-// maxPause is the longest pause one tag makes.
-const maxPauseMS = 5000
+// DefaultMaxBreaks is the most pause the breaks of one document may add
+// up to when Converter.MaxBreaks is 0: tts.DefaultMaxAudio.
+const DefaultMaxBreaks = 10 * time.Minute
+
+// BreakLimitError is SSML whose breaks add up to more pause than
+// Converter.MaxBreaks: Total is the pause of its breaks up to the one
+// that passed the limit.
+type BreakLimitError struct {
+	Total, Limit time.Duration
+}
+
+func (e *BreakLimitError) Error() string {
+	return fmt.Sprintf("ssml: the breaks add up to at least %v, the limit is %v", e.Total, e.Limit)
+}
+
+// Converter turns SSML into voxkit input. Its zero value converts for
+// English with DefaultMaxBreaks.
+type Converter struct {
+	// Lang, a voice's language, writes the ordinals of say-as; ""
+	// means English.
+	Lang string
+	// MaxBreaks bounds the pause of all the breaks of a document (a
+	// synthesizer's audio limit): a document whose breaks add up to more
+	// fails with a *BreakLimitError as soon as the break that passes it
+	// is read, so a break of any time costs no more than the limit's
+	// tags. 0 means DefaultMaxBreaks.
+	MaxBreaks time.Duration
+}
 
 // Convert turns SSML into voxkit input. lang (a voice's language) writes
-// the ordinals of say-as; "" means English.
+// the ordinals of say-as; "" means English. Its breaks may add up to
+// DefaultMaxBreaks.
 func Convert(src, lang string) (Result, error) {
+	return Converter{Lang: lang}.Convert(src)
+}
+
+// Convert turns SSML into voxkit input.
+func (cv Converter) Convert(src string) (Result, error) {
 	d := xml.NewDecoder(strings.NewReader(src))
 	d.Strict = true
 	d.Entity = xml.HTMLEntity
-	c := &converter{lang: strings.ToLower(lang)}
+	c := &converter{lang: strings.ToLower(cv.Lang), maxBreaks: cmp.Or(cv.MaxBreaks, DefaultMaxBreaks)}
 	depth, root := 0, false
 	for {
 		before := int(d.InputOffset())
@@ -127,7 +161,9 @@ func Convert(src, lang string) (Result, error) {
 				root = true
 			}
 			depth++
-			c.start(t)
+			if err := c.start(t); err != nil {
+				return Result{}, err
+			}
 		case xml.EndElement:
 			depth--
 			c.end(t)
@@ -240,12 +276,14 @@ type captureMode struct {
 }
 
 type converter struct {
-	lang    string
-	out     mapped
-	at      span // the source of the token at hand
-	stack   []frame
-	ignored []string
-	skip    int // depth inside elements whose content is not spoken
+	lang      string
+	maxBreaks time.Duration // the most pause all breaks may add up to
+	breaks    time.Duration // the pause of the breaks so far
+	out       mapped
+	at        span // the source of the token at hand
+	stack     []frame
+	ignored   []string
+	skip      int // depth inside elements whose content is not spoken
 }
 
 func (c *converter) ignore(name string) {
@@ -350,7 +388,7 @@ func sourceSpans(s, raw string, offset int) []span {
 	return out
 }
 
-func (c *converter) start(t xml.StartElement) {
+func (c *converter) start(t xml.StartElement) error {
 	f := frame{name: t.Name.Local}
 	switch f.name {
 	case "speak", "p", "s", "paragraph", "sentence":
@@ -358,7 +396,11 @@ func (c *converter) start(t xml.StartElement) {
 			c.write(" ")
 		}
 	case "break":
-		c.write(" " + c.pause(t) + " ")
+		pause, err := c.pause(t)
+		if err != nil {
+			return err
+		}
+		c.write(" " + pause + " ")
 	case "prosody":
 		f.closing = c.prosody(t)
 	case "emphasis":
@@ -404,6 +446,7 @@ func (c *converter) start(t xml.StartElement) {
 		c.ignore(f.name)
 	}
 	c.stack = append(c.stack, f)
+	return nil
 }
 
 func (c *converter) end(t xml.EndElement) {
@@ -442,32 +485,53 @@ func (c *converter) endSentence() {
 	c.out.add(" ", c.at)
 }
 
-// pause is a break's tag: its time, or its strength's.
-func (c *converter) pause(t xml.StartElement) string {
-	ms := 500
+// pause is a break's tags: its time, or its strength's, in tags of at
+// most tags.MaxPause. It counts the pause against c.maxBreaks before
+// writing any tag; a break that is not spoken (inside audio) counts
+// nothing.
+func (c *converter) pause(t xml.StartElement) (string, error) {
+	if c.skip > 0 {
+		return "", nil
+	}
+	d := 500 * time.Millisecond
 	if v, ok := attr(t, "time"); ok {
-		switch {
-		case strings.HasSuffix(v, "ms"):
-			x, err := strconv.ParseFloat(strings.TrimSuffix(v, "ms"), 64)
-			if err == nil {
-				ms = int(math.Round(x))
-			}
-		case strings.HasSuffix(v, "s"):
-			x, err := strconv.ParseFloat(strings.TrimSuffix(v, "s"), 64)
-			if err == nil {
-				ms = int(math.Round(x * 1000))
-			}
+		if t, ok := breakTime(v); ok {
+			d = t
 		}
 	} else if s, ok := attr(t, "strength"); ok {
-		ms = map[string]int{"none": 0, "x-weak": 100, "weak": 250, "medium": 500, "strong": 750, "x-strong": 1000}[s]
+		d = time.Duration(map[string]int{"none": 0, "x-weak": 100, "weak": 250, "medium": 500, "strong": 750, "x-strong": 1000}[s]) * time.Millisecond
 	}
-	var tags []string
-	for ms > 0 {
-		step := min(ms, maxPauseMS)
-		tags = append(tags, fmt.Sprintf("<|pause:%dms|>", step))
+	c.breaks += d
+	if c.breaks > c.maxBreaks {
+		return "", &BreakLimitError{Total: c.breaks, Limit: c.maxBreaks}
+	}
+	var b strings.Builder
+	for ms := d.Milliseconds(); ms > 0; {
+		step := min(ms, tags.MaxPause.Milliseconds())
+		fmt.Fprintf(&b, "<|pause:%dms|>", step)
 		ms -= step
 	}
-	return strings.Join(tags, "")
+	return b.String(), nil
+}
+
+// breakTime reads a break's time ("250ms", "1.5s"), rounded to the
+// millisecond, at most 1<<62 nanoseconds (146 years): a sum of two never
+// overflows.
+func breakTime(v string) (time.Duration, bool) {
+	unit := time.Second
+	num, ok := strings.CutSuffix(v, "ms")
+	if ok {
+		unit = time.Millisecond
+	} else if num, ok = strings.CutSuffix(v, "s"); !ok {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(x) {
+		return 0, false
+	}
+	ms := math.Round(x * float64(unit/time.Millisecond))
+	ms = max(0, min(ms, float64((1<<62)/time.Millisecond)))
+	return time.Duration(ms) * time.Millisecond, true
 }
 
 // prosody writes the opening tags of a prosody element and returns its

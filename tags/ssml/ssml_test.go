@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestConvert(t *testing.T) {
@@ -155,5 +156,40 @@ func TestSource(t *testing.T) {
 	}
 	if a, b := r.Source(len(in), len(in)); a != b {
 		t.Errorf("an empty span at the end: %d–%d", a, b)
+	}
+}
+
+// TestBreakLimit: a break's time is clamped to the limit while the
+// document is read, and breaks that add up past it fail before their
+// tags are written, however long they ask to be.
+func TestBreakLimit(t *testing.T) {
+	for _, c := range []struct {
+		src   string
+		limit time.Duration
+		tags  int // pause tags written, when it fits
+		fails bool
+	}{
+		{`<speak>Hi <break time="600s"/></speak>`, 0, 120, false},
+		{`<speak>Hi <break time="601s"/></speak>`, 0, 0, true},
+		{`<speak><break time="1e10ms"/> hi</speak>`, 0, 0, true},
+		{`<speak><break time="1e300s"/> hi</speak>`, 0, 0, true},
+		{`<speak><break time="-1e300s"/> hi</speak>`, 0, 0, false},
+		{`<speak><break time="2s"/> hi</speak>`, time.Second, 0, true},
+		{`<speak>` + strings.Repeat(`<break time="5s"/>`, 12) + `</speak>`, time.Minute, 12, false},
+		{`<speak>` + strings.Repeat(`<break time="5s"/>`, 13) + `</speak>`, time.Minute, 0, true},
+		{`<speak><audio>` + strings.Repeat(`<break time="5s"/>`, 13) + `</audio>hi</speak>`, time.Minute, 0, false},
+	} {
+		r, err := Converter{MaxBreaks: c.limit}.Convert(c.src)
+		var be *BreakLimitError
+		switch {
+		case c.fails && !errors.As(err, &be):
+			t.Errorf("%.60s: %v, want a *BreakLimitError", c.src, err)
+		case c.fails && be.Total <= be.Limit:
+			t.Errorf("%.60s: %+v, want a total past the limit", c.src, be)
+		case !c.fails && err != nil:
+			t.Errorf("%.60s: %v", c.src, err)
+		case !c.fails && strings.Count(r.Input, "<|pause:") != c.tags:
+			t.Errorf("%.60s: %d pause tags, want %d", c.src, strings.Count(r.Input, "<|pause:"), c.tags)
+		}
 	}
 }

@@ -1,0 +1,129 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voxkit/voxkit/server/servertest"
+	"github.com/voxkit/voxkit/tts"
+)
+
+// silentSentence is a sentence of 1,000 characters that makes no audio:
+// an input stream speaks it at once and nothing is heard.
+var silentSentence = strings.Repeat("-", 997) + ".\n\n"
+
+// streamCap is the text one input stream may carry with the default
+// limits, in the words of the error that ends it.
+var streamCap = fmt.Sprint(tts.StreamInputFactor * tts.DefaultMaxInput)
+
+// TestStreamTextCap: an input stream carries at most the documented
+// text, silent sentences included, on every door: past it the stream
+// ends with that door's error, the server has not grown with the text,
+// and the connection goes on.
+func TestStreamTextCap(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	chunk := strings.Repeat(silentSentence, 30) // 30 KB, within every door's message limit
+
+	t.Run("voxkit", func(t *testing.T) {
+		c := dialWS(t, e, e.key)
+		next(t, c) // ready
+		sendWS(t, c, map[string]any{"type": "speech.create", "id": "s", "voice": "en-us", "response_format": "pcm", "input_stream": true})
+		runtime.GC()
+		debug.FreeOSMemory()
+		servertest.ResetPeakRSS(t)
+		base := servertest.PeakRSS(t)
+		// Up to 48 MB, each 30 KB flushed before the next is sent.
+		var ended wsMsg
+		for sent := 0; sent < 48<<20 && ended.Type == ""; sent += len(chunk) {
+			sendWS(t, c, map[string]any{"type": "input.append", "id": "s", "text": chunk})
+			sendWS(t, c, map[string]any{"type": "input.flush", "id": "s", "flush_id": "f"})
+			for {
+				m := next(t, c)
+				if m.Type == "error" {
+					ended = m
+				}
+				if m.Type == "error" || m.Type == "flush.done" {
+					break
+				}
+			}
+		}
+		growth := servertest.PeakRSS(t) - base
+		t.Logf("peak RSS +%.1f MB", float64(growth)/1e6)
+		if ended.ID != "s" || ended.Error["code"] != "string_above_max_length" || !strings.Contains(fmt.Sprint(ended.Error["message"]), streamCap) {
+			t.Fatalf("the stream ended with %+v, want string_above_max_length naming %s", ended, streamCap)
+		}
+		if !raceEnabled && growth > 64<<20 {
+			t.Errorf("peak RSS grew by %d MB, want < 64 MB", growth>>20)
+		}
+		sendWS(t, c, map[string]any{"type": "speech.create", "id": "t", "voice": "en-us", "response_format": "pcm", "input": "Still here."})
+		for m := next(t, c); m.Type != "speech.done"; m = next(t, c) {
+			if m.Type == "error" {
+				t.Fatalf("after the cap: %+v", m)
+			}
+		}
+	})
+
+	t.Run("elevenlabs", func(t *testing.T) {
+		c := e.elevenSocket("/v1/text-to-speech/en-us/multi-stream-input?output_format=pcm_24000")
+		sendJSON(t, c, map[string]any{"text": " ", "context_id": "a"})
+		for range 3 {
+			sendJSON(t, c, map[string]any{"text": chunk, "context_id": "a"})
+		}
+		m := readEleven(t, c)
+		if m.ContextID != "a" || !strings.Contains(m.Error, streamCap) {
+			t.Fatalf("%+v, want the error of context a naming %s", m, streamCap)
+		}
+		sendJSON(t, c, map[string]any{"text": " ", "context_id": "b"})
+		sendJSON(t, c, map[string]any{"text": "Still here. ", "context_id": "b", "flush": true})
+		if m := readEleven(t, c); m.ContextID != "b" || m.Audio == "" {
+			t.Errorf("after the cap: %+v, want audio of context b", m)
+		}
+	})
+
+	t.Run("cartesia", func(t *testing.T) {
+		c := e.cartesiaSocket()
+		gen := func(id, text string) {
+			sendJSON(t, c, map[string]any{"context_id": id, "model_id": "sonic-3", "voice": map[string]any{"mode": "id", "id": "en-us"},
+				"output_format": map[string]any{"container": "raw", "encoding": "pcm_s16le", "sample_rate": 24000}, "transcript": text,
+				"continue": true, "add_timestamps": true, "use_normalized_timestamps": true})
+		}
+		for range 3 {
+			gen("a", chunk)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, data, err := c.Read(ctx)
+		var ev map[string]any
+		if err != nil || json.Unmarshal(data, &ev) != nil || ev["type"] != "error" || ev["context_id"] != "a" ||
+			ev["error_code"] != "string_above_max_length" || !strings.Contains(fmt.Sprint(ev["message"]), streamCap) {
+			t.Fatalf("%s %v, want the error event of context a naming %s", data, err, streamCap)
+		}
+		gen("b", "Still here.")
+		sendJSON(t, c, map[string]any{"context_id": "b", "transcript": "", "continue": false})
+		if ev := readCartesia(t, c); ev.ContextID != "b" || ev.Type != "chunk" {
+			t.Errorf("after the cap: %+v, want a chunk of context b", ev)
+		}
+	})
+
+	t.Run("wyoming", func(t *testing.T) {
+		c := dialWyoming(t, startWyoming(t, e))
+		voice := map[string]any{"name": "en-us"}
+		c.send("synthesize-start", map[string]any{"voice": voice})
+		for range 3 {
+			c.send("synthesize-chunk", map[string]any{"text": chunk})
+		}
+		if ev := c.next(); ev.Type != "error" || ev.String("code") != "string_above_max_length" || !strings.Contains(ev.String("text"), streamCap) {
+			t.Fatalf("%s %v, want the error event naming %s", ev.Type, ev.Data, streamCap)
+		}
+		c.send("synthesize", map[string]any{"text": "Still here.", "voice": voice})
+		if pcm, _, _ := c.audio(); len(pcm) == 0 {
+			t.Error("after the cap: no audio")
+		}
+	})
+}
