@@ -51,10 +51,6 @@ import (
 	"github.com/voxkit/voxkit/tts"
 )
 
-// wsAuthTimeout is how long a connection without an Authorization header
-// has to send its auth message.
-const wsAuthTimeout = 10 * time.Second
-
 // wsQueue is how many speech requests may wait behind the one in progress.
 const wsQueue = 8
 
@@ -301,24 +297,13 @@ func wsError(id string, e *wire.Error) wire.WSErrorMsg {
 // session it knows, the playground's session may have been signed out),
 // or by the key again (it may have been revoked).
 func (ws *wsSession) recheck(ctx context.Context) *wire.Error {
-	if ws.token == "" {
-		c, werr := ws.s.admit(ws.r)
-		switch {
-		case werr != nil:
-			return werr
-		case c.account != ws.ri.account:
-			return wire.Unauthenticated("The session's sign-in has changed; reconnect.")
-		}
-		return nil
-	}
-	_, werr := ws.s.keys.check(ctx, ws.token)
-	return werr
+	return ws.s.recheck(ctx, socketCreds{r: ws.r, key: ws.token, account: ws.ri.account})
 }
 
 // authFirst reads the auth message of a connection that had no
 // Authorization header (browsers cannot set one).
 func (ws *wsSession) authFirst(ctx context.Context) bool {
-	actx, cancel := context.WithTimeout(ctx, wsAuthTimeout)
+	actx, cancel := context.WithTimeout(ctx, ws.s.socketAuth)
 	defer cancel()
 	typ, data, err := ws.c.Read(actx)
 	if err != nil {
@@ -362,7 +347,8 @@ type wsContext struct {
 }
 
 // wsMaxPending is the most input, in bytes of text and ids, that may wait
-// in an input stream's messages for synthesis to take it.
+// in an input stream's messages for synthesis to take it; a vendor
+// socket's context holds to it too (contextSet).
 const wsMaxPending = 64 << 10
 
 // wsMaxInputs is the most input messages that may wait in an input

@@ -19,10 +19,6 @@ const DefaultMaxBufferDelay = 3 * time.Second
 // Options.WSIdleTimeout shortens it.
 const DefaultWSContextIdle = time.Minute
 
-// wsRecheckInterval is how often an input stream checks its session's
-// credentials again; it also does at each input.flush and input.done.
-const wsRecheckInterval = 5 * time.Second
-
 // idleError ends an input stream that received no input for too long.
 type idleError struct{ after time.Duration }
 
@@ -57,7 +53,7 @@ func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp *w
 	defer func() { sp.Input = ts.Text() }()
 	idle := time.NewTimer(idleAfter)
 	defer idle.Stop()
-	recheck := time.NewTicker(wsRecheckInterval)
+	recheck := time.NewTicker(ws.s.recheckGap) // and at each input.flush and input.done
 	defer recheck.Stop()
 	// refused checks the session's credentials again, as before each
 	// request: an input stream may last long after its key was revoked.
