@@ -28,13 +28,6 @@ const (
 
 func (m cartesiaRequest) contextID() string { return m.ContextID }
 
-func (m cartesiaRequest) size() int {
-	if m.Transcript == nil {
-		return len(m.ContextID)
-	}
-	return len(*m.Transcript) + len(m.ContextID)
-}
-
 // cartesiaSession is one socket.
 type cartesiaSession struct {
 	jsonSender
@@ -81,7 +74,7 @@ func (cs *cartesiaSession) refuse(werr *wire.Error) {
 func (cs *cartesiaSession) wait() { cs.open.wait() }
 
 // handle acts on one message.
-func (cs *cartesiaSession) handle(m cartesiaRequest) (done bool, reason closeReason) {
+func (cs *cartesiaSession) handle(m cartesiaRequest, size int) (done bool, reason closeReason) {
 	id := m.ContextID
 	if m.Cancel {
 		cs.open.cancel(id)
@@ -97,9 +90,9 @@ func (cs *cartesiaSession) handle(m cartesiaRequest) (done bool, reason closeRea
 	}
 	sent := false
 	if m.Continue {
-		sent = cs.open.send(sc, m)
+		sent = cs.open.send(sc, m, size)
 	} else {
-		sent = cs.open.end(sc, m)
+		sent = cs.open.end(sc, m, size)
 	}
 	if !sent {
 		cs.send(toCartesia(contextFull(id)).event(id, cs.requestID))

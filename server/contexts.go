@@ -24,17 +24,15 @@ import (
 const maxSocketContexts = 5
 
 // maxContextOps is the most messages that may wait for one context's
-// synthesis, and wsMaxPending the most bytes of text and ids they may
-// hold; a client sending text far faster than it is spoken gets an
-// error for that context, which is cancelled.
+// synthesis, and wsMaxPending the most bytes they may have come in (their
+// text, id and the rest); a client sending text far faster than it is
+// spoken gets an error for that context, which is cancelled.
 const maxContextOps = 256
 
 // A contextMessage is a client message of a vendor socket.
 type contextMessage interface {
 	// contextID names the message's context; the server echoes it.
 	contextID() string
-	// size is the bytes of text and id it holds while it waits.
-	size() int
 }
 
 // socketContext is one context: its messages, in order, and how to stop it.
@@ -51,16 +49,15 @@ type socketContext[M contextMessage] struct {
 	pending int // the sum of sizes
 }
 
-// queue sends m to ops unless more than wsMaxPending bytes or
-// maxContextOps messages would wait there.
-func (sc *socketContext[M]) queue(m M) bool {
+// queue sends m, which came in size bytes, to ops unless more than
+// wsMaxPending bytes or maxContextOps messages would wait there.
+func (sc *socketContext[M]) queue(m M, size int) bool {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	for len(sc.sizes) > len(sc.ops) {
 		sc.pending -= sc.sizes[0]
 		sc.sizes = sc.sizes[1:]
 	}
-	size := m.size()
 	if sc.pending+size > wsMaxPending {
 		return false
 	}
@@ -136,10 +133,10 @@ func (cs *contextSet[M]) forget(sc *socketContext[M]) {
 	}
 }
 
-// send queues m for sc; when too much waits (see maxContextOps), sc is
-// cancelled and send reports false.
-func (cs *contextSet[M]) send(sc *socketContext[M], m M) bool {
-	if sc.queue(m) {
+// send queues m, which came in size bytes, for sc; when too much waits
+// (see maxContextOps), sc is cancelled and send reports false.
+func (cs *contextSet[M]) send(sc *socketContext[M], m M, size int) bool {
+	if sc.queue(m, size) {
 		return true
 	}
 	sc.cancel()
@@ -157,9 +154,9 @@ func contextFull(id string) *wire.Error {
 
 // end sends sc its last message and closes its entry: the id may name a
 // new context while sc finishes.
-func (cs *contextSet[M]) end(sc *socketContext[M], last M) bool {
+func (cs *contextSet[M]) end(sc *socketContext[M], last M, size int) bool {
 	cs.forget(sc)
-	return cs.send(sc, last)
+	return cs.send(sc, last, size)
 }
 
 // cancel stops the context named id at once, if it is open.
@@ -173,14 +170,15 @@ func (cs *contextSet[M]) cancel(id string) {
 	}
 }
 
-// endAll sends every open context last: each finishes what it has.
+// endAll sends every open context last (a message the server made,
+// which counts for nothing): each finishes what it has.
 func (cs *contextSet[M]) endAll(last M) {
 	cs.mu.Lock()
 	open := cs.open
 	cs.open = map[string]*socketContext[M]{}
 	cs.mu.Unlock()
 	for _, sc := range open {
-		cs.send(sc, last)
+		cs.send(sc, last, 0)
 	}
 }
 
@@ -189,8 +187,10 @@ func (cs *contextSet[M]) wait() { cs.wg.Wait() }
 
 // A socketDoor is a vendor's socket session, as vendorSocket runs it.
 type socketDoor[M contextMessage] interface {
-	// handle acts on one message; done says the session is over.
-	handle(M) (done bool, reason closeReason)
+	// handle acts on one message, which came in size bytes (they count
+	// against its context's budget while it waits); done says the
+	// session is over.
+	handle(m M, size int) (done bool, reason closeReason)
 	// refuse tells the client, in the vendor's shape and naming no
 	// context, of a message it cannot take or of its credentials refused.
 	refuse(*wire.Error)
@@ -256,14 +256,18 @@ type closeReason struct {
 // serveSocket reads c's JSON messages, each an M, and hands them to the
 // door in order until it says the session is done, the client closes,
 // no message came for inactivity, or the server shuts down; it says why
-// the session ended. A message that is not an M, or names a context id
-// longer than wire.MaxClientID, is refused. It holds the caller to g's
+// the session ended. A message longer than wsMaxInputMessage, not an M,
+// or naming a context id longer than wire.MaxClientID is refused. It holds the caller to g's
 // rules: no key within the auth timeout, or credentials refused by a
 // check (every recheck interval, or one before a context), end the
 // session with 1008.
 func serveSocket[M contextMessage](ctx context.Context, s *Server, c *websocket.Conn, g *socketGuard, inactivity time.Duration,
 	door socketDoor[M]) closeReason {
-	msgs := make(chan M)
+	type message struct {
+		m    M
+		size int
+	}
+	msgs := make(chan message)
 	readErr := make(chan error, 1)
 	go func() {
 		for {
@@ -274,6 +278,11 @@ func serveSocket[M contextMessage](ctx context.Context, s *Server, c *websocket.
 			if err != nil {
 				readErr <- err
 				return
+			}
+			if len(data) > wsMaxInputMessage {
+				door.refuse(wire.BadRequest(wire.CodeInvalidValue, "",
+					"A message may be at most %d KiB long; this one has %d bytes.", wsMaxInputMessage>>10, len(data)))
+				continue
 			}
 			var m M
 			if err := json.Unmarshal(data, &m); err != nil {
@@ -286,7 +295,7 @@ func serveSocket[M contextMessage](ctx context.Context, s *Server, c *websocket.
 				continue
 			}
 			select {
-			case msgs <- m:
+			case msgs <- message{m, len(data)}:
 			case <-ctx.Done():
 				return
 			}
@@ -310,7 +319,7 @@ func serveSocket[M contextMessage](ctx context.Context, s *Server, c *websocket.
 	for {
 		select {
 		case m := <-msgs:
-			done, reason := door.handle(m)
+			done, reason := door.handle(m.m, m.size)
 			if werr := g.refused(); werr != nil { // a context's check refused the caller
 				return refused(werr)
 			}

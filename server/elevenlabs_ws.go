@@ -47,13 +47,6 @@ type elevenMessage struct {
 
 func (m elevenMessage) contextID() string { return m.ContextID }
 
-func (m elevenMessage) size() int {
-	if m.Text == nil {
-		return len(m.ContextID)
-	}
-	return len(*m.Text) + len(m.ContextID)
-}
-
 // elevenSession is one socket.
 type elevenSession struct {
 	jsonSender
@@ -114,7 +107,7 @@ func (es *elevenSession) refuse(werr *wire.Error) {
 func (es *elevenSession) wait() { es.open.wait() }
 
 // handle acts on one message; done says the session is over.
-func (es *elevenSession) handle(m elevenMessage) (done bool, reason closeReason) {
+func (es *elevenSession) handle(m elevenMessage, size int) (done bool, reason closeReason) {
 	if es.account == "" { // the first message carries the key
 		if m.XIAPIKey == "" {
 			return true, closeReason{websocket.StatusPolicyViolation, "Send the API key in the xi-api-key header or as xi_api_key in the first message."}
@@ -158,9 +151,9 @@ func (es *elevenSession) handle(m elevenMessage) (done bool, reason closeReason)
 	sent := false
 	if end {
 		m.CloseContext = true
-		sent = es.open.end(ec, m)
+		sent = es.open.end(ec, m, size)
 	} else {
-		sent = es.open.send(ec, m)
+		sent = es.open.send(ec, m, size)
 	}
 	if !sent {
 		es.send(es.tag(id, map[string]any{"error": contextFull(id).Message, "code": wire.CodeBufferFull}))

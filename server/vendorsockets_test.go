@@ -276,8 +276,9 @@ func TestVendorSocketsRecheckKey(t *testing.T) {
 }
 
 // TestVendorSocketFloodMemory: a client that stops reading and sends five
-// contexts 60 messages of 1 MB of text each does not grow the server by
-// more than vendorFloodBound: text waits within each context's budget.
+// contexts 60 messages of 1 MB of text each (the attack of issue 31), or
+// 300 of 60 KB (each within the message limit), does not grow the server
+// by more than vendorFloodBound: text waits within each context's budget.
 func TestVendorSocketFloodMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends 300 MB per socket")
@@ -287,34 +288,89 @@ func TestVendorSocketFloodMemory(t *testing.T) {
 	}
 	const vendorFloodBound = 150 << 20
 	e := newEnv(t, envOptions{})
-	text := strings.Repeat("Hello there. ", 1_000_000/13)
 	for _, door := range vendorDoors {
-		t.Run(door.name, func(t *testing.T) {
-			c := door.dial(t, e, "fake", e.key)
-			runtime.GC()
-			debug.FreeOSMemory()
-			servertest.ResetPeakRSS(t)
-			base := servertest.PeakRSS(t)
-			sent := 0
-		flood:
-			for range 60 {
-				for _, id := range []string{"c1", "c2", "c3", "c4", "c5"} {
-					data, _ := json.Marshal(door.text(id, text))
-					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-					err := c.Write(ctx, websocket.MessageText, data)
-					cancel()
-					if err != nil {
-						break flood // the server stopped reading
+		for _, flood := range []struct {
+			name          string
+			size, repeats int
+		}{{"1MB", 1_000_000, 60}, {"60KB", 60_000, 300}} {
+			t.Run(door.name+"/"+flood.name, func(t *testing.T) {
+				text := strings.Repeat("Hello there. ", flood.size/13)
+				c := door.dial(t, e, "fake", e.key)
+				runtime.GC()
+				debug.FreeOSMemory()
+				servertest.ResetPeakRSS(t)
+				base := servertest.PeakRSS(t)
+				sent := 0
+			send:
+				for range flood.repeats {
+					for _, id := range []string{"c1", "c2", "c3", "c4", "c5"} {
+						data, _ := json.Marshal(door.text(id, text))
+						ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+						err := c.Write(ctx, websocket.MessageText, data)
+						cancel()
+						if err != nil {
+							break send // the server stopped reading
+						}
+						sent++
 					}
-					sent++
 				}
+				growth := servertest.PeakRSS(t) - base
+				t.Logf("%d messages of %d bytes: peak RSS +%.1f MB", sent, len(text), float64(growth)/1e6)
+				if growth > vendorFloodBound {
+					t.Errorf("peak RSS grew by %d MB, the bound is %d MB", growth>>20, vendorFloodBound>>20)
+				}
+				c.CloseNow()
+			})
+		}
+	}
+}
+
+// TestWSRechecksKeyPeriodically: voxkit's own socket checks its key
+// every recheck interval too, not only before each request: a key
+// revoked during a long request ends it with invalid_api_key and 1008.
+func TestWSRechecksKeyPeriodically(t *testing.T) {
+	e := newEnv(t, envOptions{recheck: 100 * time.Millisecond})
+	k, key, err := e.store.CreateKey(t.Context(), store.NewKey{Account: "local", Name: "socket", Scope: store.ScopeSpeech})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dialWS(t, e, key)
+	next(t, c) // ready
+	sendWS(t, c, map[string]any{"type": "speech.create", "id": "long", "voice": "slow", "response_format": "pcm",
+		"input": strings.Repeat("A slow sentence. ", 240)}) // 240 sentences of 40 ms
+	if m := next(t, c); m.Type != "speech.started" {
+		t.Fatalf("%+v", m)
+	}
+	if _, err := e.store.RevokeKey(t.Context(), "local", k.Prefix); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		m := next(t, c)
+		if m.Type == "speech.done" {
+			t.Fatal("the request of the revoked key went on to its end")
+		}
+		if m.Type == "error" {
+			if m.Error["code"] != wire.CodeInvalidAPIKey {
+				t.Errorf("%+v; want invalid_api_key", m)
 			}
-			growth := servertest.PeakRSS(t) - base
-			t.Logf("%d messages of 1 MB: peak RSS +%.1f MB", sent, float64(growth)/1e6)
-			if growth > vendorFloodBound {
-				t.Errorf("peak RSS grew by %d MB, the bound is %d MB", growth>>20, vendorFloodBound>>20)
+			break
+		}
+	}
+	closedWith(t, c, websocket.StatusPolicyViolation)
+}
+
+// closedWith reads c's messages until it closes, which must be with
+// status want.
+func closedWith(t *testing.T, c *websocket.Conn, want websocket.StatusCode) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	for {
+		if _, _, err := c.Read(ctx); err != nil {
+			if st := websocket.CloseStatus(err); st != want {
+				t.Errorf("closed with %v (%v), want %v", st, err, want)
 			}
-			c.CloseNow()
-		})
+			return
+		}
 	}
 }

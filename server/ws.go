@@ -73,7 +73,7 @@ const DefaultWSIdleTimeout = 5 * time.Minute
 // input streams and dropping the queued requests, when the client closes
 // or breaks the connection, when a write fails or passes the write
 // timeout, when the key stops being valid (it is checked again before
-// each request), after the idle timeout (which waits while a concurrent
+// each request and every Options.KeyRecheckInterval), after the idle timeout (which waits while a concurrent
 // input stream is open), or at shutdown (which lets the request in
 // progress and the concurrent input streams finish).
 func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
@@ -119,6 +119,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 	queue := make(chan *wsContext, wsQueue)
 	reader.Go(func() { sess.read(ctx, queue) })
 	reader.Go(func() { sess.out.Keepalive(ctx, wsPingInterval) })
+	reader.Go(func() { sess.watchKey(ctx) })
 	idle := time.NewTimer(s.wsIdle)
 	defer idle.Stop()
 	for {
@@ -300,6 +301,23 @@ func (ws *wsSession) recheck(ctx context.Context) *wire.Error {
 	return ws.s.recheck(ctx, socketCreds{r: ws.r, key: ws.token, account: ws.ri.account})
 }
 
+// watchKey checks the session's credentials again every recheck interval,
+// as before each request: a key revoked meanwhile ends the session,
+// whatever it is doing.
+func (ws *wsSession) watchKey(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(ws.s.recheckGap):
+		}
+		if werr := ws.recheck(ctx); werr != nil {
+			ws.refuse(ctx, "", werr)
+			return
+		}
+	}
+}
+
 // authFirst reads the auth message of a connection that had no
 // Authorization header (browsers cannot set one).
 func (ws *wsSession) authFirst(ctx context.Context) bool {
@@ -455,8 +473,9 @@ func (ws *wsSession) read(ctx context.Context, queue chan<- *wsContext) {
 	}
 }
 
-// wsMaxInputMessage is the longest message other than speech.create: an
-// input.append of as much text as may wait, and room for the rest.
+// wsMaxInputMessage is the longest message other than speech.create (and
+// the longest message of a vendor socket): an input.append of as much
+// text as may wait, and room for the rest.
 const wsMaxInputMessage = wsMaxPending + 4<<10
 
 // isCreate reports whether a JSON message is a speech.create, decoding

@@ -53,10 +53,9 @@ func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp *w
 	defer func() { sp.Input = ts.Text() }()
 	idle := time.NewTimer(idleAfter)
 	defer idle.Stop()
-	recheck := time.NewTicker(ws.s.recheckGap) // and at each input.flush and input.done
-	defer recheck.Stop()
 	// refused checks the session's credentials again, as before each
-	// request: an input stream may last long after its key was revoked.
+	// request (and as watchKey does every recheck interval): an input
+	// stream may last long after its key was revoked.
 	refused := func() error {
 		if werr := ws.recheck(ctx); werr != nil {
 			ws.refuse(ctx, wc.id, werr)
@@ -119,11 +118,6 @@ func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp *w
 				return ts.Close()
 			}
 			idle.Reset(idleAfter)
-		case <-recheck.C:
-			if err := refused(); err != nil {
-				ts.Close()
-				return tts.Result{}, err
-			}
 		case <-buffered:
 			tail, buffered = nil, nil
 			if err := ts.Flush(); err != nil {
