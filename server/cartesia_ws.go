@@ -73,7 +73,7 @@ func (cs *cartesiaSession) refuse(werr *wire.Error) {
 
 func (cs *cartesiaSession) wait() { cs.open.wait() }
 
-// handle acts on one message.
+// handle acts on one message, which came in size bytes.
 func (cs *cartesiaSession) handle(m cartesiaRequest, size int) (done bool, reason closeReason) {
 	id := m.ContextID
 	if m.Cancel {

@@ -106,7 +106,8 @@ func (es *elevenSession) refuse(werr *wire.Error) {
 
 func (es *elevenSession) wait() { es.open.wait() }
 
-// handle acts on one message; done says the session is over.
+// handle acts on one message, which came in size bytes; done says the
+// session is over.
 func (es *elevenSession) handle(m elevenMessage, size int) (done bool, reason closeReason) {
 	if es.account == "" { // the first message carries the key
 		if m.XIAPIKey == "" {
