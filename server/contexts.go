@@ -17,7 +17,9 @@ import (
 // The contexts of a vendor streaming socket (ElevenLabs' multi-stream-input,
 // Cartesia's websocket): several input streams on one connection, each
 // synthesizing in its own goroutine, concurrently with the others, fed its
-// messages in order through a bounded queue, and cancellable alone.
+// messages in order through a queue bounded in messages and bytes, and
+// cancellable alone. Every socket holds its caller to the rules of
+// socketauth.go: vendorSocket, serveSocket and contextSet.start apply them.
 
 // maxSocketContexts is the most contexts one socket may have open at
 // once (ElevenLabs allows 5; voxkit holds every vendor socket to it).
