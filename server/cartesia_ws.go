@@ -26,6 +26,8 @@ const (
 	cartesiaMaxBufferDelay = 5000 * time.Millisecond
 )
 
+func (m cartesiaRequest) contextID() string { return m.ContextID }
+
 // cartesiaSession is one socket.
 type cartesiaSession struct {
 	jsonSender
@@ -57,17 +59,22 @@ func (s *Server) cartesiaSocket(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, werr.Status, toCartesia(werr).event("", ri.id))
 		return nil
 	}
-	return s.vendorSocket(w, r, func(ctx context.Context, c *websocket.Conn) (closeReason, func()) {
-		cs := &cartesiaSession{jsonSender: jsonSender{c: c, ctx: ctx, timeout: s.writeTime}, s: s, ctx: ctx, account: account,
-			requestID: ri.id, open: newContextSet[cartesiaRequest]()}
-		return serveSocket(ctx, s, c, s.wsIdle, cs.handle, func(err error) {
-			cs.send(cartesiaBadRequest(wire.CodeInvalidJSON, "The message is not a JSON generation request: %v.", err).event("", ri.id))
-		}), cs.open.wait
+	creds := socketCreds{r: r, key: key, account: account}
+	return vendorSocket(s, w, r, creds, s.wsIdle, func(ctx context.Context, c *websocket.Conn, g *socketGuard) socketDoor[cartesiaRequest] {
+		return &cartesiaSession{jsonSender: jsonSender{c: c, ctx: ctx, timeout: s.writeTime}, s: s, ctx: ctx, account: account,
+			requestID: ri.id, open: newContextSet[cartesiaRequest](g)}
 	})
 }
 
-// handle acts on one message.
-func (cs *cartesiaSession) handle(m cartesiaRequest) (done bool, reason closeReason) {
+// refuse sends an error event that names no context.
+func (cs *cartesiaSession) refuse(werr *wire.Error) {
+	cs.send(toCartesia(werr).event("", cs.requestID))
+}
+
+func (cs *cartesiaSession) wait() { cs.open.wait() }
+
+// handle acts on one message, which came in size bytes.
+func (cs *cartesiaSession) handle(m cartesiaRequest, size int) (done bool, reason closeReason) {
 	id := m.ContextID
 	if m.Cancel {
 		cs.open.cancel(id)
@@ -83,13 +90,12 @@ func (cs *cartesiaSession) handle(m cartesiaRequest) (done bool, reason closeRea
 	}
 	sent := false
 	if m.Continue {
-		sent = cs.open.send(sc, m)
+		sent = cs.open.send(sc, m, size)
 	} else {
-		sent = cs.open.end(sc, m)
+		sent = cs.open.end(sc, m, size)
 	}
 	if !sent {
-		cs.send((&cartesiaError{http.StatusTooManyRequests, wire.CodeBufferFull, "Too much input", fmt.Sprintf(
-			"More than %d messages wait for synthesis in context %q: it is cancelled. Send text no faster than it is spoken.", maxContextOps, id)}).event(id, cs.requestID))
+		cs.send(toCartesia(contextFull(id)).event(id, cs.requestID))
 	}
 	return false, reason
 }
@@ -116,14 +122,10 @@ func (cs *cartesiaSession) start(first cartesiaRequest) (*socketContext[cartesia
 	if cerr != nil {
 		return nil, cerr
 	}
-	end, werr := cs.s.admitSpeech(cs.ctx, nil, cs.account)
-	if werr != nil {
-		return nil, toCartesia(werr)
-	}
-	return cs.open.start(cs.ctx, first.ContextID, func(ctx context.Context, sc *socketContext[cartesiaRequest]) {
-		defer end()
+	sc, werr := cs.open.start(cs.ctx, first.ContextID, func(ctx context.Context, sc *socketContext[cartesiaRequest]) {
 		cs.run(ctx, sc, req, f, first, delay)
-	}), nil
+	})
+	return sc, cartesiaErr(werr)
 }
 
 // run synthesizes one context: chunk (and timestamps) events per

@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -44,11 +45,14 @@ type elevenMessage struct {
 	XIAPIKey             string `json:"xi_api_key"`
 }
 
+func (m elevenMessage) contextID() string { return m.ContextID }
+
 // elevenSession is one socket.
 type elevenSession struct {
 	jsonSender
 	s       *Server
 	ctx     context.Context
+	guard   *socketGuard
 	multi   bool
 	account string
 	voice   string
@@ -76,7 +80,7 @@ func (s *Server) elevenSocket(multi bool) handler {
 		account := ""
 		if eerr == nil && (r.Header.Get("xi-api-key") != "" || bearer(r) != "" || s.host != nil) {
 			account, eerr = s.elevenAdmit(r)
-		}
+		} // else the first message carries the key
 		if eerr == nil && account != "" {
 			if _, err := s.voices.Lookup(account, s.resolveVoice(account, r.PathValue("voice"))); err != nil {
 				eerr = elevenVoiceNotFound(r.PathValue("voice"))
@@ -87,32 +91,33 @@ func (s *Server) elevenSocket(multi bool) handler {
 			return nil
 		}
 		ri.format = f.format.Name
-		return s.vendorSocket(w, r, func(ctx context.Context, c *websocket.Conn) (closeReason, func()) {
-			es := &elevenSession{jsonSender: jsonSender{c: c, ctx: ctx, timeout: s.writeTime}, s: s, ctx: ctx, multi: multi, account: account,
-				voice: r.PathValue("voice"), format: f, norm: q.Get("apply_text_normalization"), open: newContextSet[elevenMessage]()}
-			return es.serve(inactivity), es.open.wait
+		creds := socketCreds{r: r, key: r.Header.Get("xi-api-key"), account: account}
+		return vendorSocket(s, w, r, creds, inactivity, func(ctx context.Context, c *websocket.Conn, g *socketGuard) socketDoor[elevenMessage] {
+			return &elevenSession{jsonSender: jsonSender{c: c, ctx: ctx, timeout: s.writeTime}, s: s, ctx: ctx, guard: g, multi: multi, account: account,
+				voice: r.PathValue("voice"), format: f, norm: q.Get("apply_text_normalization"), open: newContextSet[elevenMessage](g)}
 		})
 	}
 }
 
-// serve reads messages until the socket ends, and says why it ended.
-func (es *elevenSession) serve(inactivity time.Duration) closeReason {
-	return serveSocket(es.ctx, es.s, es.c, inactivity, es.handle, func(err error) {
-		es.send(map[string]any{"error": "invalid_message", "message": "The message is not a JSON object: " + err.Error()})
-	})
+// refuse sends an error that names no context.
+func (es *elevenSession) refuse(werr *wire.Error) {
+	es.send(map[string]any{"error": werr.Message, "code": toEleven(werr).Status})
 }
 
-// handle acts on one message; done says the session is over.
-func (es *elevenSession) handle(m elevenMessage) (done bool, reason closeReason) {
+func (es *elevenSession) wait() { es.open.wait() }
+
+// handle acts on one message, which came in size bytes; done says the
+// session is over.
+func (es *elevenSession) handle(m elevenMessage, size int) (done bool, reason closeReason) {
 	if es.account == "" { // the first message carries the key
 		if m.XIAPIKey == "" {
 			return true, closeReason{websocket.StatusPolicyViolation, "Send the API key in the xi-api-key header or as xi_api_key in the first message."}
 		}
-		k, werr := es.s.keys.check(es.ctx, m.XIAPIKey)
+		account, werr := es.guard.admitKey(es.ctx, m.XIAPIKey)
 		if werr != nil {
 			return true, closeReason{websocket.StatusPolicyViolation, werr.Message}
 		}
-		es.account = k.Account
+		es.account = account
 		if _, err := es.s.voices.Lookup(es.account, es.s.resolveVoice(es.account, es.voice)); err != nil {
 			return true, closeReason{websocket.StatusPolicyViolation, elevenVoiceNotFound(es.voice).Message}
 		}
@@ -147,12 +152,12 @@ func (es *elevenSession) handle(m elevenMessage) (done bool, reason closeReason)
 	sent := false
 	if end {
 		m.CloseContext = true
-		sent = es.open.end(ec, m)
+		sent = es.open.end(ec, m, size)
 	} else {
-		sent = es.open.send(ec, m)
+		sent = es.open.send(ec, m, size)
 	}
 	if !sent {
-		es.send(es.tag(id, map[string]any{"error": fmt.Sprintf("More than %d messages wait for synthesis in this context: it is cancelled. Send text no faster than it is spoken.", maxContextOps)}))
+		es.send(es.tag(id, map[string]any{"error": contextFull(id).Message, "code": wire.CodeBufferFull}))
 	}
 	if end && !es.multi {
 		es.open.wait()
@@ -182,14 +187,13 @@ func (es *elevenSession) start(id string, first elevenMessage) (*socketContext[e
 	if first.GenerationConfig != nil && len(first.GenerationConfig.ChunkLengthSchedule) > 0 {
 		schedule = first.GenerationConfig.ChunkLengthSchedule
 	}
-	end, werr := es.s.admitSpeech(es.ctx, nil, es.account)
+	ec, werr := es.open.start(es.ctx, id, func(ctx context.Context, ec *socketContext[elevenMessage]) {
+		es.run(ctx, ec, req, schedule)
+	})
 	if werr != nil {
 		return nil, toEleven(werr)
 	}
-	return es.open.start(es.ctx, id, func(ctx context.Context, ec *socketContext[elevenMessage]) {
-		defer end()
-		es.run(ctx, ec, req, schedule)
-	}), nil
+	return ec, nil
 }
 
 // run synthesizes one context: its text as sentences complete (or as the

@@ -297,16 +297,7 @@ func TestInputStreamRechecksKey(t *testing.T) {
 			if m := untilError(t, c); m.Error["code"] != wire.CodeInvalidAPIKey || m.ID != "s" {
 				t.Errorf("%+v; want invalid_api_key for s", m)
 			}
-			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-			defer cancel()
-			for {
-				if _, _, err := c.Read(ctx); err != nil {
-					if st := websocket.CloseStatus(err); st != websocket.StatusPolicyViolation {
-						t.Errorf("closed with %v (%v), want 1008", st, err)
-					}
-					break
-				}
-			}
+			closedWith(t, c, websocket.StatusPolicyViolation)
 		})
 	}
 }

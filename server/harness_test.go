@@ -88,6 +88,9 @@ type envOptions struct {
 	// unguarded sends text to libespeak-ng as written (espeak.Options),
 	// so that its known crashes happen.
 	unguarded bool
+	// socketAuth and recheck are Options.SocketAuthTimeout and
+	// Options.KeyRecheckInterval.
+	socketAuth, recheck time.Duration
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -135,6 +138,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 			Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout, ElevenLabs: true, Cartesia: true, TrustedProxies: o.proxies,
 			WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys,
 			MaxVoicesPerAccount: o.maxVoices, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, KeyCheckTimeout: o.keyCheck,
+			SocketAuthTimeout: o.socketAuth, KeyRecheckInterval: o.recheck,
 			Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
 		}})
 	e := &env{t: t, srv: se.Server, store: se.Store, dbPath: se.DBPath, slow: slow, catalog: cat, synth: synth, done: make(chan string, 1000),

@@ -125,6 +125,18 @@ type Options struct {
 	// no message from the client and no work in progress for that long;
 	// 0 means DefaultWSIdleTimeout, negative means none.
 	WSIdleTimeout time.Duration
+	// SocketAuthTimeout is how long a WebSocket opened without credentials
+	// (voxkit's, whose first message is then its auth message, or
+	// ElevenLabs', whose first message then carries xi_api_key) has to
+	// send its key before it is closed with 1008; 0 or less means
+	// DefaultSocketAuthTimeout.
+	SocketAuthTimeout time.Duration
+	// KeyRecheckInterval is how often every open WebSocket checks the
+	// credentials that admitted it again (it also does before each request
+	// or context it opens): a key revoked meanwhile ends the socket with an
+	// error and close code 1008. 0 or less means
+	// DefaultKeyRecheckInterval.
+	KeyRecheckInterval time.Duration
 	// TrustedProxies are the addresses of the reverse proxies in front of
 	// the server (a TLS-terminating one, say). From a peer among them the
 	// server believes X-Forwarded-For (the client's address, by which
@@ -183,6 +195,8 @@ type Server struct {
 	writeTime   time.Duration
 	keyCheck    time.Duration
 	wsIdle      time.Duration
+	socketAuth  time.Duration // Options.SocketAuthTimeout
+	recheckGap  time.Duration // Options.KeyRecheckInterval
 	maxKeys     int
 	maxVoices   int
 	voiceMu     sync.Mutex // serializes clone changes to the store and catalog
@@ -260,6 +274,13 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.writeTime == 0 {
 		s.writeTime = DefaultWriteTimeout
+	}
+	s.socketAuth, s.recheckGap = opts.SocketAuthTimeout, opts.KeyRecheckInterval
+	if s.socketAuth <= 0 {
+		s.socketAuth = DefaultSocketAuthTimeout
+	}
+	if s.recheckGap <= 0 {
+		s.recheckGap = DefaultKeyRecheckInterval
 	}
 	switch {
 	case s.wsIdle == 0:

@@ -52,10 +52,6 @@ import (
 	"github.com/voxkit/voxkit/tts"
 )
 
-// wsAuthTimeout is how long a connection without an Authorization header
-// has to send its auth message.
-const wsAuthTimeout = 10 * time.Second
-
 // wsQueue is how many speech requests may wait behind the one in progress.
 const wsQueue = 8
 
@@ -78,7 +74,7 @@ const DefaultWSIdleTimeout = 5 * time.Minute
 // input streams and dropping the queued requests, when the client closes
 // or breaks the connection, when a write fails or passes the write
 // timeout, when the key stops being valid (it is checked again before
-// each request), after the idle timeout (which waits while a concurrent
+// each request and every Options.KeyRecheckInterval), after the idle timeout (which waits while a concurrent
 // input stream is open), or at shutdown (which lets the request in
 // progress and the concurrent input streams finish).
 func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
@@ -124,6 +120,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 	queue := make(chan *wsContext, wsQueue)
 	reader.Go(func() { sess.read(ctx, queue) })
 	reader.Go(func() { sess.out.Keepalive(ctx, wsPingInterval) })
+	reader.Go(func() { sess.watchKey(ctx) })
 	idle := time.NewTimer(s.wsIdle)
 	defer idle.Stop()
 	for {
@@ -302,24 +299,30 @@ func wsError(id string, e *wire.Error) wire.WSErrorMsg {
 // session it knows, the playground's session may have been signed out),
 // or by the key again (it may have been revoked).
 func (ws *wsSession) recheck(ctx context.Context) *wire.Error {
-	if ws.token == "" {
-		c, werr := ws.s.admit(ws.r)
-		switch {
-		case werr != nil:
-			return werr
-		case c.account != ws.ri.account:
-			return wire.Unauthenticated("The session's sign-in has changed; reconnect.")
+	return ws.s.recheck(ctx, socketCreds{r: ws.r, key: ws.token, account: ws.ri.account})
+}
+
+// watchKey checks the session's credentials again every recheck interval,
+// as before each request: a key revoked meanwhile ends the session,
+// whatever it is doing.
+func (ws *wsSession) watchKey(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(ws.s.recheckGap):
 		}
-		return nil
+		if werr := ws.recheck(ctx); werr != nil {
+			ws.refuse(ctx, "", werr)
+			return
+		}
 	}
-	_, werr := ws.s.keys.check(ctx, ws.token)
-	return werr
 }
 
 // authFirst reads the auth message of a connection that had no
 // Authorization header (browsers cannot set one).
 func (ws *wsSession) authFirst(ctx context.Context) bool {
-	actx, cancel := context.WithTimeout(ctx, wsAuthTimeout)
+	actx, cancel := context.WithTimeout(ctx, ws.s.socketAuth)
 	defer cancel()
 	typ, data, err := ws.c.Read(actx)
 	if err != nil {
@@ -363,7 +366,8 @@ type wsContext struct {
 }
 
 // wsMaxPending is the most input, in bytes of text and ids, that may wait
-// in an input stream's messages for synthesis to take it.
+// in an input stream's messages for synthesis to take it; a vendor
+// socket's context holds to it too (contextSet).
 const wsMaxPending = 64 << 10
 
 // wsMaxInputs is the most input messages that may wait in an input
@@ -470,8 +474,9 @@ func (ws *wsSession) read(ctx context.Context, queue chan<- *wsContext) {
 	}
 }
 
-// wsMaxInputMessage is the longest message other than speech.create: an
-// input.append of as much text as may wait, and room for the rest.
+// wsMaxInputMessage is the longest message other than speech.create (and
+// the longest message of a vendor socket): an input.append of as much
+// text as may wait, and room for the rest.
 const wsMaxInputMessage = wsMaxPending + 4<<10
 
 // isCreate reports whether a JSON message is a speech.create, decoding

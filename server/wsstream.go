@@ -19,10 +19,6 @@ const DefaultMaxBufferDelay = 3 * time.Second
 // Options.WSIdleTimeout shortens it.
 const DefaultWSContextIdle = time.Minute
 
-// wsRecheckInterval is how often an input stream checks its session's
-// credentials again; it also does at each input.flush and input.done.
-const wsRecheckInterval = 5 * time.Second
-
 // idleError ends an input stream that received no input for too long.
 type idleError struct{ after time.Duration }
 
@@ -57,10 +53,9 @@ func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp wi
 	defer func() { written = ts.Written() }()
 	idle := time.NewTimer(idleAfter)
 	defer idle.Stop()
-	recheck := time.NewTicker(wsRecheckInterval)
-	defer recheck.Stop()
 	// refused checks the session's credentials again, as before each
-	// request: an input stream may last long after its key was revoked.
+	// request (and as watchKey does every recheck interval): an input
+	// stream may last long after its key was revoked.
 	refused := func() error {
 		if werr := ws.recheck(ctx); werr != nil {
 			ws.refuse(ctx, wc.id, werr)
@@ -124,11 +119,6 @@ func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp wi
 				return res, 0, err
 			}
 			idle.Reset(idleAfter)
-		case <-recheck.C:
-			if err := refused(); err != nil {
-				ts.Close()
-				return tts.Result{}, 0, err
-			}
 		case <-buffered:
 			tail, buffered = nil, nil
 			if err := ts.Flush(); err != nil {
