@@ -85,6 +85,10 @@ type envOptions struct {
 	wrap func(*sqlite.Store) store.Store
 	// proxies are Options.TrustedProxies.
 	proxies []netip.Prefix
+	// wyomingConns and wyomingEvent are Options.WyomingMaxConns and
+	// WyomingEventTimeout.
+	wyomingConns int
+	wyomingEvent time.Duration
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -132,6 +136,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 			Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout, ElevenLabs: true, Cartesia: true, TrustedProxies: o.proxies,
 			WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys,
 			MaxVoicesPerAccount: o.maxVoices, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, KeyCheckTimeout: o.keyCheck,
+			WyomingMaxConns: o.wyomingConns, WyomingEventTimeout: o.wyomingEvent,
 			Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
 		}})
 	e := &env{t: t, srv: se.Server, store: se.Store, dbPath: se.DBPath, slow: slow, catalog: cat, synth: synth, done: make(chan string, 1000),
