@@ -106,6 +106,7 @@ type app struct {
 	wyomingAddr        string
 	wyomingAccount     string
 	wyomingZeroconf    bool
+	wyomingMaxConns    int
 	elevenLabs         bool
 	cartesia           bool
 	tlsCert, tlsKey    string
@@ -176,6 +177,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 		"address of a Wyoming listener for Home Assistant ($VOXKIT_WYOMING_ADDR), e.g. 127.0.0.1:10200; empty: none. Wyoming has no authentication: bind it where only trusted clients reach it")
 	fs.StringVar(&a.wyomingAccount, "wyoming-account", a.env("VOXKIT_WYOMING_ACCOUNT", "local"),
 		"the account whose voices and limits the Wyoming listener uses ($VOXKIT_WYOMING_ACCOUNT)")
+	fs.IntVar(&a.wyomingMaxConns, "wyoming-max-conns", a.envInt("VOXKIT_WYOMING_MAX_CONNS", server.DefaultWyomingMaxConns),
+		"Wyoming connections held at once ($VOXKIT_WYOMING_MAX_CONNS); one more gets a server_busy error event; negative: no limit")
 	zeroconf, _ := strconv.ParseBool(a.env("VOXKIT_WYOMING_ZEROCONF", "false"))
 	fs.BoolVar(&a.wyomingZeroconf, "wyoming-zeroconf", zeroconf,
 		"announce the Wyoming listener over mDNS as _wyoming._tcp, for Home Assistant to discover ($VOXKIT_WYOMING_ZEROCONF)")
@@ -715,7 +718,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	opts := server.Options{
 		Synthesizer: synth, Store: st, Aliases: aliases,
 		ElevenLabs: a.elevenLabs, Cartesia: a.cartesia, TrustedProxies: a.proxies, AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, KeyCheckTimeout: a.keyCheckTimeout, WSIdleTimeout: a.wsIdleTimeout,
-		Limits: a.limits, MaxQueue: a.maxQueue,
+		Limits: a.limits, MaxQueue: a.maxQueue, WyomingMaxConns: a.wyomingMaxConns,
 	}
 	if reg != nil {
 		opts.Metrics = reg

@@ -15,7 +15,8 @@ import (
 )
 
 // TestWyomingFlag: -wyoming-addr starts a Wyoming listener beside the
-// HTTP one, which describes the voices of the local account and speaks.
+// HTTP one, which describes the voices of the local account and speaks;
+// -wyoming-max-conns 1 refuses a second connection while it is open.
 func TestWyomingFlag(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -24,7 +25,7 @@ func TestWyomingFlag(t *testing.T) {
 	wyomingAddr := l.Addr().String()
 	l.Close()
 	var out, errOut bytes.Buffer
-	_, stop, done := serve(t, newApp(&out, &errOut), &errOut, "-data", t.TempDir(), "-wyoming-addr", wyomingAddr)
+	_, stop, done := serve(t, newApp(&out, &errOut), &errOut, "-data", t.TempDir(), "-wyoming-addr", wyomingAddr, "-wyoming-max-conns", "1")
 	defer func() { stop(); <-done }()
 	c, err := net.Dial("tcp", wyomingAddr)
 	if err != nil {
@@ -70,6 +71,15 @@ func TestWyomingFlag(t *testing.T) {
 	}
 	if audio < 24000 {
 		t.Errorf("%d bytes of audio", audio)
+	}
+	second, err := net.Dial("tcp", wyomingAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	second.SetDeadline(time.Now().Add(30 * time.Second))
+	if line, _ := bufio.NewReader(second).ReadString('\n'); !strings.Contains(line, `"error"`) {
+		t.Errorf("a second connection over -wyoming-max-conns 1: %q", line)
 	}
 }
 
