@@ -587,12 +587,8 @@ func (a *app) upstreamPool(ctx context.Context) (*upstream.Pool, error) {
 }
 
 // serveMetrics serves /metrics (reg), /healthz and /readyz (api's) on
-// -metrics-addr, a listener apart from the API's, until stop.
-func (a *app) serveMetrics(reg *prometheus.Registry, api *server.Server) (stop func(), err error) {
-	ln, err := net.Listen("tcp", a.metricsAddr)
-	if err != nil {
-		return nil, fmt.Errorf("-metrics-addr: %w", err)
-	}
+// ln, the -metrics-addr listener apart from the API's, until stop.
+func (a *app) serveMetrics(ln net.Listener, reg *prometheus.Registry, api *server.Server) (stop func()) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.Handle("GET /healthz", api)
@@ -615,7 +611,7 @@ func (a *app) serveMetrics(reg *prometheus.Registry, api *server.Server) (stop f
 	if a.metricsReady != nil {
 		a.metricsReady(ln.Addr())
 	}
-	return func() { hs.Close() }, nil
+	return func() { hs.Close() }
 }
 
 // rescanOnHangup rescans the voices directory at every SIGHUP until ctx
@@ -674,13 +670,19 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	if a.getenv("GOGC") == "" && a.gcPercent > 0 {
 		debug.SetGCPercent(a.gcPercent)
 	}
-	if err := a.bootstrap(ctx, st); err != nil {
+	// What can fail at start comes before the first account is made:
+	// its password and key are printed once.
+	if err := a.checkWyomingAccount(ctx, st); err != nil {
 		return err
 	}
+	ls, err := a.listen()
+	if err != nil {
+		return err
+	}
+	defer ls.close()
 	var engines map[string]engine.Engine
 	var piper *onnx.Engine
 	var pool *upstream.Pool
-	var err error
 	topts := tts.Options{CloseEngines: true, MaxAudio: a.maxAudio, Logger: a.log}
 	if a.upstream != "" {
 		if pool, err = a.upstreamPool(ctx); err != nil {
@@ -733,68 +735,55 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	if err != nil {
 		return err
 	}
-	if reg != nil {
-		stop, err := a.serveMetrics(reg, api)
+	if ls.wyoming != nil && a.wyomingZeroconf {
+		stop, err := announceWyoming(ls.wyoming.Addr().(*net.TCPAddr))
 		if err != nil {
-			return err
+			return fmt.Errorf("announcing the Wyoming listener: %w", err)
 		}
 		defer stop()
 	}
-	ln, err := net.Listen("tcp", a.addr)
-	if err != nil {
+	if err := a.bootstrap(ctx, st); err != nil {
 		return err
 	}
-	dl := &drainListener{Listener: ln}
-	ln = dl
+	if ls.metrics != nil {
+		defer a.serveMetrics(ls.metrics, reg, api)()
+	}
+	dl := &drainListener{Listener: ls.api}
 	hs := &http.Server{
 		Handler:           api,
 		ReadHeaderTimeout: a.readHeaderTimeout,
 		IdleTimeout:       a.idleTimeout,
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		TLSConfig:         ls.tls,
 	}
-	// The Wyoming listener is bound before the server says it is ready.
-	var wl net.Listener
-	if a.wyomingAddr != "" {
-		if wl, err = net.Listen("tcp", a.wyomingAddr); err != nil {
-			ln.Close()
-			return err
-		}
-		a.log.Info("Wyoming listening", "addr", wl.Addr().String(), "account", a.wyomingAccount)
-		if a.wyomingZeroconf {
-			stop, err := announceWyoming(wl.Addr().(*net.TCPAddr))
-			if err != nil {
-				wl.Close()
-				ln.Close()
-				return fmt.Errorf("announcing the Wyoming listener: %w", err)
-			}
-			defer stop()
-		}
+	if ls.wyoming != nil {
+		a.log.Info("Wyoming listening", "addr", ls.wyoming.Addr().String(), "account", a.wyomingAccount)
 	}
 	scheme := "http://"
-	if a.tlsCert != "" {
+	if ls.tls != nil {
 		scheme = "https://"
 	}
-	a.log.Info("voxkit server listening", "addr", scheme+ln.Addr().String(), "voices", len(synth.Voices().List("")),
+	a.log.Info("voxkit server listening", "addr", scheme+dl.Addr().String(), "voices", len(synth.Voices().List("")),
 		"aliases", strings.Join(slices.Sorted(maps.Keys(aliases)), ","), "store", a.storeName(), "signup", a.signup)
 	if a.ready != nil {
-		a.ready(ln.Addr())
+		a.ready(dl.Addr())
 	}
 	go a.rescanOnHangup(ctx, synth, piper)
 	errc := make(chan error, 2)
-	if wl != nil {
+	if ls.wyoming != nil {
 		go func() {
-			if err := api.ServeWyoming(wl, a.wyomingAccount); err != nil {
+			if err := api.ServeWyoming(ls.wyoming, a.wyomingAccount); err != nil {
 				errc <- err
 			}
 		}()
 	}
 	go func() {
-		if a.tlsCert != "" {
-			errc <- hs.ServeTLS(ln, a.tlsCert, a.tlsKey)
+		if ls.tls != nil {
+			errc <- hs.ServeTLS(dl, "", "") // the certificate of hs.TLSConfig
 			return
 		}
-		errc <- hs.Serve(ln)
+		errc <- hs.Serve(dl)
 	}()
 	select {
 	case err := <-errc:
