@@ -44,7 +44,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"maps"
 	"net"
@@ -63,7 +62,6 @@ import (
 	"unicode"
 	// Serve mp3 and opus too (they need cgo): the OpenAI SDKs ask for mp3 by default.
 
-	"github.com/hashicorp/mdns"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -736,7 +734,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		return err
 	}
 	if ls.wyoming != nil && a.wyomingZeroconf {
-		stop, err := announceWyoming(ls.wyoming.Addr().(*net.TCPAddr))
+		stop, err := announceWyoming(ls.wyoming.Addr().(*net.TCPAddr), a.log)
 		if err != nil {
 			return fmt.Errorf("announcing the Wyoming listener: %w", err)
 		}
@@ -898,36 +896,4 @@ func parsePrefixes(list string) ([]netip.Prefix, error) {
 		out = append(out, netip.PrefixFrom(ip, ip.BitLen()))
 	}
 	return out, nil
-}
-
-// announceWyoming announces a Wyoming listener over mDNS (Zeroconf) as
-// _wyoming._tcp.local., as Home Assistant discovers Wyoming services: at
-// the listener's address, or this machine's first IPv4 address when it
-// listens on all of them.
-func announceWyoming(addr *net.TCPAddr) (stop func(), err error) {
-	ip := addr.IP
-	if ip == nil || ip.IsUnspecified() {
-		ip = net.IPv4(127, 0, 0, 1)
-		if addrs, err := net.InterfaceAddrs(); err == nil {
-			for _, a := range addrs {
-				if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
-					ip = n.IP
-					break
-				}
-			}
-		}
-	}
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "voxkit"
-	}
-	svc, err := mdns.NewMDNSService("voxkit", "_wyoming._tcp", "", host+".local.", addr.Port, []net.IP{ip}, []string{"voxkit"})
-	if err != nil {
-		return nil, err
-	}
-	srv, err := mdns.NewServer(&mdns.Config{Zone: svc, Logger: log.New(io.Discard, "", 0)})
-	if err != nil {
-		return nil, err
-	}
-	return func() { srv.Shutdown() }, nil
 }
