@@ -91,6 +91,10 @@ type envOptions struct {
 	// socketAuth and recheck are Options.SocketAuthTimeout and
 	// Options.KeyRecheckInterval.
 	socketAuth, recheck time.Duration
+	// wyomingConns and wyomingEvent are Options.WyomingMaxConns and
+	// WyomingEventTimeout.
+	wyomingConns int
+	wyomingEvent time.Duration
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -139,6 +143,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 			WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys,
 			MaxVoicesPerAccount: o.maxVoices, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, KeyCheckTimeout: o.keyCheck,
 			SocketAuthTimeout: o.socketAuth, KeyRecheckInterval: o.recheck,
+			WyomingMaxConns: o.wyomingConns, WyomingEventTimeout: o.wyomingEvent,
 			Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
 		}})
 	e := &env{t: t, srv: se.Server, store: se.Store, dbPath: se.DBPath, slow: slow, catalog: cat, synth: synth, done: make(chan string, 1000),

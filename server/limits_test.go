@@ -6,8 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -252,20 +250,12 @@ const rssBound = 128 << 20
 // keep the process's peak resident memory within rssBound of where it
 // started: no clip is held whole in memory, whatever its format.
 func TestMemoryAtTheAudioLimit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("renders 8 × 10 minutes of audio per format")
-	}
-	if raceEnabled {
-		t.Skip("the race detector's memory makes RSS meaningless; make test runs this test without it")
-	}
+	measuresMemory(t, "renders 8 × 10 minutes of audio per format")
 	e := newEnv(t, envOptions{})
 	// 598 s of audio: one short sentence, then pauses up to the limit.
 	input := "Hello there." + strings.Repeat("<|pause:5|>", 119)
 	for _, format := range []string{"pcm", "wav", "mp3", "opus", "flac"} {
-		runtime.GC()
-		debug.FreeOSMemory()
-		servertest.ResetPeakRSS(t)
-		base := servertest.PeakRSS(t)
+		peak := servertest.PeakRSSGrowth(t)
 		var wg sync.WaitGroup
 		sizes := make([]int64, 8)
 		for i := range sizes {
@@ -282,7 +272,7 @@ func TestMemoryAtTheAudioLimit(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		growth := servertest.PeakRSS(t) - base
+		growth := peak()
 		t.Logf("%s: 8 × %.1f MB: peak RSS +%.1f MB", format, float64(sizes[0])/1e6, float64(growth)/1e6)
 		if growth > rssBound {
 			t.Errorf("%s: peak RSS grew by %d MB, the bound is %d MB", format, growth>>20, rssBound>>20)

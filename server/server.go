@@ -165,6 +165,14 @@ type Options struct {
 	// Ready, if set, is one more condition of Server.Ready and /readyz
 	// (for a gateway: at least one healthy worker).
 	Ready func(context.Context) error
+	// WyomingMaxConns is the most Wyoming connections ServeWyoming holds
+	// at once; one over it gets an error event (server_busy) and is
+	// closed. 0 means DefaultWyomingMaxConns, negative none.
+	WyomingMaxConns int
+	// WyomingEventTimeout bounds the time from the first byte of a
+	// Wyoming event to its last, so a half-sent event cannot hold a
+	// connection; 0 means DefaultWyomingEventTimeout.
+	WyomingEventTimeout time.Duration
 	// Metrics, if set, receives the server's Prometheus collectors
 	// (requests, synthesis and overhead latencies, audio produced, render
 	// slots; see docs/server.md "Metrics"). Serve it on a listener of its
@@ -210,6 +218,7 @@ type Server struct {
 	maxQueue    int
 	gateway     bool
 	ready       func(context.Context) error
+	wyoming     *wyomingLimits
 	mux         *http.ServeMux
 
 	// closing is cancelled by Shutdown; WebSocket sessions watch it.
@@ -299,6 +308,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.limits = opts.Limits
 	s.gateway, s.ready = opts.Gateway, opts.Ready
+	s.wyoming = newWyomingLimits(opts.WyomingMaxConns, opts.WyomingEventTimeout)
 	if l, ok := s.store.(store.Limiter); ok {
 		s.limiter = l
 	} else {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -25,7 +26,8 @@ import (
 // gateway's voices).
 
 // wyomingWriteTimeout bounds each event written to a Wyoming client, and
-// wyomingIdle how long a connection may wait for its next event.
+// wyomingIdle how long a connection may wait for its next event to begin
+// (the event then has the server's event timeout to arrive whole).
 const (
 	wyomingWriteTimeout = 30 * time.Second
 	wyomingIdle         = 5 * time.Minute
@@ -36,8 +38,10 @@ const (
 // synthesize, and streaming synthesis (synthesize-start, -chunk, -stop).
 // Wyoming has no authentication: every connection speaks as account, so
 // bind l where only trusted clients reach it. Requests count against
-// account's limits and the queue as its HTTP requests do. ServeWyoming
-// returns when l fails or the server shuts down (nil then).
+// account's limits and the queue as its HTTP requests do; connections
+// over Options.WyomingMaxConns (for all of the server's listeners) are
+// refused with an error event. ServeWyoming returns when l fails or the
+// server shuts down (nil then).
 func (s *Server) ServeWyoming(l net.Listener, account string) error {
 	stop := context.AfterFunc(s.closing, func() { l.Close() })
 	defer stop()
@@ -51,8 +55,24 @@ func (s *Server) ServeWyoming(l net.Listener, account string) error {
 			}
 			return err
 		}
-		conns.Go(func() { s.wyomingConn(c, account) })
+		if !s.wyoming.admit(s.log) {
+			refuseWyoming(c, s.wyoming.maxConns)
+			continue
+		}
+		conns.Go(func() {
+			defer s.wyoming.release()
+			s.wyomingConn(c, account)
+		})
 	}
+}
+
+// refuseWyoming answers a connection over the limit with an error event,
+// briefly (it is written in the accept loop), and closes it.
+func refuseWyoming(c net.Conn, limit int) {
+	c.SetWriteDeadline(time.Now().Add(time.Second))
+	wyoming.Write(c, "error", map[string]string{"code": "server_busy",
+		"text": fmt.Sprintf("wyoming: the server holds its most connections (%d); try again later", limit)}, nil)
+	c.Close()
 }
 
 // wyomingSession is one Wyoming connection.
@@ -74,12 +94,8 @@ func (s *Server) wyomingConn(c net.Conn, account string) {
 	ws := &wyomingSession{s: s, c: c, account: account, ctx: ctx}
 	r := bufio.NewReader(c)
 	for {
-		c.SetReadDeadline(time.Now().Add(wyomingIdle))
-		e, err := wyoming.Read(r)
+		e, err := ws.next(r)
 		if err != nil {
-			if errors.Is(err, wyoming.ErrTooLarge) {
-				ws.fail("too_large", err.Error())
-			}
 			if ws.stream != nil {
 				ws.stream.abort()
 			}
@@ -89,6 +105,29 @@ func (s *Server) wyomingConn(c net.Conn, account string) {
 			return // the client is gone
 		}
 	}
+}
+
+// next reads the next event: it may take wyomingIdle to begin and the
+// event timeout from there. Its payload is skipped (no event the server
+// reads carries one). An event too large, malformed or too slow is
+// answered with an error event; the connection then ends.
+func (ws *wyomingSession) next(r *bufio.Reader) (wyoming.Event, error) {
+	ws.c.SetReadDeadline(time.Now().Add(wyomingIdle))
+	if _, err := r.Peek(1); err != nil {
+		return wyoming.Event{}, err
+	}
+	timeout := ws.s.wyoming.eventTimeout
+	ws.c.SetReadDeadline(time.Now().Add(timeout))
+	e, err := wyoming.ReadSkippingPayload(r)
+	switch {
+	case errors.Is(err, wyoming.ErrTooLarge):
+		ws.fail("too_large", err.Error())
+	case errors.Is(err, wyoming.ErrMalformed):
+		ws.fail("invalid_event", err.Error())
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		ws.fail("timeout", fmt.Sprintf("wyoming: an event must arrive whole within %v of its first byte", timeout))
+	}
+	return e, err
 }
 
 // log is the server's log for this connection.
@@ -160,7 +199,7 @@ func (ws *wyomingSession) voiceAndFormat(e wyoming.Event) (voices.Voice, tts.Inp
 	case "ssml":
 		format = tts.InputSSML
 	default:
-		return voices.Voice{}, 0, &badEvent{"invalid_value", fmt.Sprintf("text_format %q is neither \"text\" nor \"ssml\"", f)}
+		return voices.Voice{}, 0, &badEvent{"invalid_value", fmt.Sprintf("text_format %q is neither \"text\" nor \"ssml\"", wyoming.Clip(f))}
 	}
 	v, err := ws.voice(e)
 	if err != nil {
@@ -230,7 +269,7 @@ type wyomingVoice struct {
 func (ws *wyomingSession) voice(e wyoming.Event) (voices.Voice, error) {
 	var v wyomingVoice
 	if err := e.Object("voice", &v); err != nil {
-		return voices.Voice{}, fmt.Errorf("the voice field is not an object: %v", err)
+		return voices.Voice{}, errors.New("the voice field is not an object of strings (name, language, speaker)")
 	}
 	id := cmp.Or(v.Name, v.Language, "en-us")
 	if v.Name != "" && v.Speaker != "" {
@@ -239,7 +278,7 @@ func (ws *wyomingSession) voice(e wyoming.Event) (voices.Voice, error) {
 	id = ws.s.resolveVoice(ws.account, id)
 	found, err := ws.s.voices.Lookup(ws.account, id)
 	if err != nil {
-		return voices.Voice{}, fmt.Errorf("unknown voice %q", id)
+		return voices.Voice{}, fmt.Errorf("unknown voice %q", wyoming.Clip(id))
 	}
 	return found, nil
 }

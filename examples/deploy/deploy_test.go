@@ -219,14 +219,8 @@ func TestKubernetesManifests(t *testing.T) {
 			len(deployments), len(services), len(budgets), len(secrets))
 	}
 	selects := func(sel any, d map[string]any) bool {
-		m, _ := sel.(map[string]any)
 		labels, _ := get(d, "spec", "template", "metadata", "labels").(map[string]any)
-		for k, v := range m {
-			if labels[k] != v {
-				return false
-			}
-		}
-		return len(m) > 0
+		return matches(sel, labels)
 	}
 	for _, d := range deployments {
 		name := get(d, "metadata", "name")
@@ -286,6 +280,105 @@ func TestKubernetesManifests(t *testing.T) {
 			t.Errorf("service %v selects no Deployment's pods", get(s, "metadata", "name"))
 		}
 	}
+}
+
+// TestWyomingNetworkPolicy: a Deployment whose Wyoming listener (no
+// authentication) is on every address has a NetworkPolicy for its pods
+// under which only the clients a rule names reach the Wyoming port.
+func TestWyomingNetworkPolicy(t *testing.T) {
+	all := docs(t, filepath.Join("k8s", "voxkit.yaml"))
+	var policies []map[string]any
+	for _, d := range all {
+		if d["kind"] == "NetworkPolicy" {
+			policies = append(policies, d)
+		}
+	}
+	open := 0
+	for _, d := range all {
+		if d["kind"] != "Deployment" {
+			continue
+		}
+		name := get(d, "metadata", "name")
+		labels, _ := get(d, "spec", "template", "metadata", "labels").(map[string]any)
+		for _, c := range list(get(d, "spec", "template", "spec", "containers")) {
+			port, ok := wyomingOnAllAddresses(c)
+			if !ok {
+				continue
+			}
+			open++
+			portName := ""
+			for _, p := range list(get(c, "ports")) {
+				if fmt.Sprint(get(p, "containerPort")) == port {
+					portName = fmt.Sprint(get(p, "name"))
+				}
+			}
+			guarded := slices.ContainsFunc(policies, func(np map[string]any) bool {
+				return matches(get(np, "spec", "podSelector", "matchLabels"), labels) &&
+					slices.Contains(list(get(np, "spec", "policyTypes")), any("Ingress")) &&
+					wyomingFromNamedOnly(list(get(np, "spec", "ingress")), port, portName)
+			})
+			if !guarded {
+				t.Errorf("%s: Wyoming on all addresses (port %s) and no NetworkPolicy lets only named clients reach it", name, port)
+			}
+		}
+	}
+	if open == 0 {
+		t.Error("no Deployment listens for Wyoming on all addresses: this test checks nothing")
+	}
+}
+
+// wyomingOnAllAddresses returns the port of a container's Wyoming
+// listener (-wyoming-addr or $VOXKIT_WYOMING_ADDR) when it is on every
+// address (0.0.0.0, [::] or no host).
+func wyomingOnAllAddresses(c any) (port string, ok bool) {
+	addr := ""
+	for _, e := range list(get(c, "env")) {
+		if get(e, "name") == "VOXKIT_WYOMING_ADDR" {
+			addr = fmt.Sprint(get(e, "value"))
+		}
+	}
+	args := list(get(c, "args"))
+	if i := slices.Index(args, any("-wyoming-addr")); i >= 0 && i+1 < len(args) {
+		addr = fmt.Sprint(args[i+1])
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", false
+	}
+	return port, host == "" || host == "0.0.0.0" || host == "::"
+}
+
+// matches reports whether a non-empty matchLabels selects labels.
+func matches(sel any, labels map[string]any) bool {
+	m, _ := sel.(map[string]any)
+	for k, v := range m {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return len(m) > 0
+}
+
+// wyomingFromNamedOnly reports whether ingress rules let some client
+// reach the Wyoming port (by number or name) and every rule that opens
+// it names its clients (a non-empty from).
+func wyomingFromNamedOnly(rules []any, port, portName string) bool {
+	reached := false
+	for _, r := range rules {
+		ports := list(get(r, "ports"))
+		opens := len(ports) == 0 || slices.ContainsFunc(ports, func(p any) bool {
+			v := fmt.Sprint(get(p, "port"))
+			return v == port || v == portName
+		})
+		if !opens {
+			continue
+		}
+		if len(list(get(r, "from"))) == 0 {
+			return false
+		}
+		reached = true
+	}
+	return reached
 }
 
 // TestCompose: the compose file parses, has PostgreSQL, two workers and a

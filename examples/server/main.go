@@ -44,7 +44,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"maps"
 	"net"
@@ -63,7 +62,6 @@ import (
 	"unicode"
 	// Serve mp3 and opus too (they need cgo): the OpenAI SDKs ask for mp3 by default.
 
-	"github.com/hashicorp/mdns"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -106,6 +104,7 @@ type app struct {
 	wyomingAddr        string
 	wyomingAccount     string
 	wyomingZeroconf    bool
+	wyomingMaxConns    int
 	elevenLabs         bool
 	cartesia           bool
 	tlsCert, tlsKey    string
@@ -176,6 +175,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 		"address of a Wyoming listener for Home Assistant ($VOXKIT_WYOMING_ADDR), e.g. 127.0.0.1:10200; empty: none. Wyoming has no authentication: bind it where only trusted clients reach it")
 	fs.StringVar(&a.wyomingAccount, "wyoming-account", a.env("VOXKIT_WYOMING_ACCOUNT", "local"),
 		"the account whose voices and limits the Wyoming listener uses ($VOXKIT_WYOMING_ACCOUNT)")
+	fs.IntVar(&a.wyomingMaxConns, "wyoming-max-conns", a.envInt("VOXKIT_WYOMING_MAX_CONNS", server.DefaultWyomingMaxConns),
+		"Wyoming connections held at once ($VOXKIT_WYOMING_MAX_CONNS); one more gets a server_busy error event; negative: no limit")
 	zeroconf, _ := strconv.ParseBool(a.env("VOXKIT_WYOMING_ZEROCONF", "false"))
 	fs.BoolVar(&a.wyomingZeroconf, "wyoming-zeroconf", zeroconf,
 		"announce the Wyoming listener over mDNS as _wyoming._tcp, for Home Assistant to discover ($VOXKIT_WYOMING_ZEROCONF)")
@@ -584,12 +585,8 @@ func (a *app) upstreamPool(ctx context.Context) (*upstream.Pool, error) {
 }
 
 // serveMetrics serves /metrics (reg), /healthz and /readyz (api's) on
-// -metrics-addr, a listener apart from the API's, until stop.
-func (a *app) serveMetrics(reg *prometheus.Registry, api *server.Server) (stop func(), err error) {
-	ln, err := net.Listen("tcp", a.metricsAddr)
-	if err != nil {
-		return nil, fmt.Errorf("-metrics-addr: %w", err)
-	}
+// ln, the -metrics-addr listener apart from the API's, until stop.
+func (a *app) serveMetrics(ln net.Listener, reg *prometheus.Registry, api *server.Server) (stop func()) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.Handle("GET /healthz", api)
@@ -612,7 +609,7 @@ func (a *app) serveMetrics(reg *prometheus.Registry, api *server.Server) (stop f
 	if a.metricsReady != nil {
 		a.metricsReady(ln.Addr())
 	}
-	return func() { hs.Close() }, nil
+	return func() { hs.Close() }
 }
 
 // rescanOnHangup rescans the voices directory at every SIGHUP until ctx
@@ -671,13 +668,19 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	if a.getenv("GOGC") == "" && a.gcPercent > 0 {
 		debug.SetGCPercent(a.gcPercent)
 	}
-	if err := a.bootstrap(ctx, st); err != nil {
+	// What can fail at start comes before the first account is made:
+	// its password and key are printed once.
+	if err := a.checkWyomingAccount(ctx, st); err != nil {
 		return err
 	}
+	ls, err := a.listen()
+	if err != nil {
+		return err
+	}
+	defer ls.close()
 	var engines map[string]engine.Engine
 	var piper *onnx.Engine
 	var pool *upstream.Pool
-	var err error
 	topts := tts.Options{CloseEngines: true, MaxAudio: a.maxAudio, Logger: a.log}
 	if a.upstream != "" {
 		if pool, err = a.upstreamPool(ctx); err != nil {
@@ -715,7 +718,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	opts := server.Options{
 		Synthesizer: synth, Store: st, Aliases: aliases,
 		ElevenLabs: a.elevenLabs, Cartesia: a.cartesia, TrustedProxies: a.proxies, AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, KeyCheckTimeout: a.keyCheckTimeout, WSIdleTimeout: a.wsIdleTimeout,
-		Limits: a.limits, MaxQueue: a.maxQueue,
+		Limits: a.limits, MaxQueue: a.maxQueue, WyomingMaxConns: a.wyomingMaxConns,
 	}
 	if reg != nil {
 		opts.Metrics = reg
@@ -730,68 +733,55 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	if err != nil {
 		return err
 	}
-	if reg != nil {
-		stop, err := a.serveMetrics(reg, api)
+	if ls.wyoming != nil && a.wyomingZeroconf {
+		stop, err := announceWyoming(ls.wyoming.Addr().(*net.TCPAddr), a.log)
 		if err != nil {
-			return err
+			return fmt.Errorf("announcing the Wyoming listener: %w", err)
 		}
 		defer stop()
 	}
-	ln, err := net.Listen("tcp", a.addr)
-	if err != nil {
+	if err := a.bootstrap(ctx, st); err != nil {
 		return err
 	}
-	dl := &drainListener{Listener: ln}
-	ln = dl
+	if ls.metrics != nil {
+		defer a.serveMetrics(ls.metrics, reg, api)()
+	}
+	dl := &drainListener{Listener: ls.api}
 	hs := &http.Server{
 		Handler:           api,
 		ReadHeaderTimeout: a.readHeaderTimeout,
 		IdleTimeout:       a.idleTimeout,
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		TLSConfig:         ls.tls,
 	}
-	// The Wyoming listener is bound before the server says it is ready.
-	var wl net.Listener
-	if a.wyomingAddr != "" {
-		if wl, err = net.Listen("tcp", a.wyomingAddr); err != nil {
-			ln.Close()
-			return err
-		}
-		a.log.Info("Wyoming listening", "addr", wl.Addr().String(), "account", a.wyomingAccount)
-		if a.wyomingZeroconf {
-			stop, err := announceWyoming(wl.Addr().(*net.TCPAddr))
-			if err != nil {
-				wl.Close()
-				ln.Close()
-				return fmt.Errorf("announcing the Wyoming listener: %w", err)
-			}
-			defer stop()
-		}
+	if ls.wyoming != nil {
+		a.log.Info("Wyoming listening", "addr", ls.wyoming.Addr().String(), "account", a.wyomingAccount)
 	}
 	scheme := "http://"
-	if a.tlsCert != "" {
+	if ls.tls != nil {
 		scheme = "https://"
 	}
-	a.log.Info("voxkit server listening", "addr", scheme+ln.Addr().String(), "voices", len(synth.Voices().List("")),
+	a.log.Info("voxkit server listening", "addr", scheme+dl.Addr().String(), "voices", len(synth.Voices().List("")),
 		"aliases", strings.Join(slices.Sorted(maps.Keys(aliases)), ","), "store", a.storeName(), "signup", a.signup)
 	if a.ready != nil {
-		a.ready(ln.Addr())
+		a.ready(dl.Addr())
 	}
 	go a.rescanOnHangup(ctx, synth, piper)
 	errc := make(chan error, 2)
-	if wl != nil {
+	if ls.wyoming != nil {
 		go func() {
-			if err := api.ServeWyoming(wl, a.wyomingAccount); err != nil {
+			if err := api.ServeWyoming(ls.wyoming, a.wyomingAccount); err != nil {
 				errc <- err
 			}
 		}()
 	}
 	go func() {
-		if a.tlsCert != "" {
-			errc <- hs.ServeTLS(ln, a.tlsCert, a.tlsKey)
+		if ls.tls != nil {
+			errc <- hs.ServeTLS(dl, "", "") // the certificate of hs.TLSConfig
 			return
 		}
-		errc <- hs.Serve(ln)
+		errc <- hs.Serve(dl)
 	}()
 	select {
 	case err := <-errc:
@@ -906,36 +896,4 @@ func parsePrefixes(list string) ([]netip.Prefix, error) {
 		out = append(out, netip.PrefixFrom(ip, ip.BitLen()))
 	}
 	return out, nil
-}
-
-// announceWyoming announces a Wyoming listener over mDNS (Zeroconf) as
-// _wyoming._tcp.local., as Home Assistant discovers Wyoming services: at
-// the listener's address, or this machine's first IPv4 address when it
-// listens on all of them.
-func announceWyoming(addr *net.TCPAddr) (stop func(), err error) {
-	ip := addr.IP
-	if ip == nil || ip.IsUnspecified() {
-		ip = net.IPv4(127, 0, 0, 1)
-		if addrs, err := net.InterfaceAddrs(); err == nil {
-			for _, a := range addrs {
-				if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
-					ip = n.IP
-					break
-				}
-			}
-		}
-	}
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "voxkit"
-	}
-	svc, err := mdns.NewMDNSService("voxkit", "_wyoming._tcp", "", host+".local.", addr.Port, []net.IP{ip}, []string{"voxkit"})
-	if err != nil {
-		return nil, err
-	}
-	srv, err := mdns.NewServer(&mdns.Config{Zone: svc, Logger: log.New(io.Discard, "", 0)})
-	if err != nil {
-		return nil, err
-	}
-	return func() { srv.Shutdown() }, nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -53,10 +52,7 @@ func TestMemoryPerRequest(t *testing.T) {
 				body["response_format"], body["stream_format"] = "pcm", "sse"
 			}
 			b, _ := json.Marshal(body)
-			runtime.GC()
-			debug.FreeOSMemory()
-			servertest.ResetPeakRSS(t)
-			base := servertest.PeakRSS(t)
+			peak := servertest.PeakRSSGrowth(t)
 			var wg sync.WaitGroup
 			var size [8]int64
 			for i := range size {
@@ -77,7 +73,7 @@ func TestMemoryPerRequest(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			growth := servertest.PeakRSS(t) - base
+			growth := peak()
 			t.Logf("%-6s %-4s 8 × %5.1f MB: peak RSS +%.0f MB", shape, format, float64(size[0])/1e6, float64(growth)/1e6)
 			if growth > memoryBound {
 				t.Errorf("%s %s: peak RSS grew by %d MB, the bound is %d MB", shape, format, growth>>20, memoryBound>>20)

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,16 +17,12 @@ import (
 )
 
 // TestWyomingFlag: -wyoming-addr starts a Wyoming listener beside the
-// HTTP one, which describes the voices of the local account and speaks.
+// HTTP one, which describes the voices of the local account and speaks;
+// -wyoming-max-conns 1 refuses a second connection while it is open.
 func TestWyomingFlag(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wyomingAddr := l.Addr().String()
-	l.Close()
+	wyomingAddr := "127.0.0.1:" + itoa(freePort(t, net.IPv4(127, 0, 0, 1)))
 	var out, errOut bytes.Buffer
-	_, stop, done := serve(t, newApp(&out, &errOut), &errOut, "-data", t.TempDir(), "-wyoming-addr", wyomingAddr)
+	_, stop, done := serve(t, newApp(&out, &errOut), &errOut, "-data", t.TempDir(), "-wyoming-addr", wyomingAddr, "-wyoming-max-conns", "1")
 	defer func() { stop(); <-done }()
 	c, err := net.Dial("tcp", wyomingAddr)
 	if err != nil {
@@ -71,48 +69,150 @@ func TestWyomingFlag(t *testing.T) {
 	if audio < 24000 {
 		t.Errorf("%d bytes of audio", audio)
 	}
+	second, err := net.Dial("tcp", wyomingAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	second.SetDeadline(time.Now().Add(30 * time.Second))
+	if line, _ := bufio.NewReader(second).ReadString('\n'); !strings.Contains(line, `"error"`) {
+		t.Errorf("a second connection over -wyoming-max-conns 1: %q", line)
+	}
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-// TestWyomingZeroconf: -wyoming-zeroconf announces the listener over
-// mDNS, where a query for _wyoming._tcp finds it at its port.
+// TestWyomingZeroconf: -wyoming-zeroconf announces a listener on an
+// interface's address over mDNS, where a query for _wyoming._tcp finds it
+// at that address and port.
 func TestWyomingZeroconf(t *testing.T) {
-	if !multicastInterface() {
-		t.Skip("no multicast interface is up")
+	ip := multicastAddress(t)
+	port := freePort(t, ip)
+	var out, errOut bytes.Buffer
+	_, stop, done := serve(t, newApp(&out, &errOut), &errOut, "-data", t.TempDir(),
+		"-wyoming-addr", net.JoinHostPort(ip.String(), itoa(port)), "-wyoming-zeroconf")
+	defer func() { stop(); <-done }()
+	found := queryWyoming(t)
+	if !slices.ContainsFunc(found, func(e *mdns.ServiceEntry) bool { return e.Port == port && e.AddrV4.Equal(ip) }) {
+		t.Errorf("no _wyoming._tcp service at %s port %d answered: %v", ip, port, found)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+}
+
+// TestWyomingZeroconfLoopback: a listener on loopback is not announced on
+// the network (no other host can reach it), and the log says why.
+func TestWyomingZeroconfLoopback(t *testing.T) {
+	multicastAddress(t)
+	port := freePort(t, net.IPv4(127, 0, 0, 1))
+	addr := "127.0.0.1:" + itoa(port)
+	_, log, err := start(t, "-data", t.TempDir(), "-addr", "127.0.0.1:0", "-wyoming-addr", addr, "-wyoming-zeroconf")
+	if err != nil || !strings.Contains(log, "level=WARN") || !strings.Contains(log, "cannot reach") {
+		t.Fatalf("no warning for a loopback listener (%v):\n%s", err, log)
+	}
+	var out, errOut bytes.Buffer
+	_, stop, done := serve(t, newApp(&out, &errOut), &errOut, "-data", t.TempDir(), "-wyoming-addr", addr, "-wyoming-zeroconf")
+	defer func() { stop(); <-done }()
+	for _, e := range queryWyoming(t) {
+		if e.Port == port {
+			t.Errorf("a loopback listener was announced on the network: %v", e)
+		}
+	}
+}
+
+// TestAnnounceOn: the interfaces and addresses a listener is announced
+// with.
+func TestAnnounceOn(t *testing.T) {
+	eth := iface{Interface: net.Interface{Index: 2, Name: "eth0"}, ips: []net.IP{net.ParseIP("192.168.1.5"), net.ParseIP("fe80::1")}}
+	wlan := iface{Interface: net.Interface{Index: 3, Name: "wlan0"}, ips: []net.IP{net.ParseIP("10.0.0.7")}}
+	v6 := iface{Interface: net.Interface{Index: 4, Name: "v6only"}, ips: []net.IP{net.ParseIP("fd00::2")}}
+	ifs := []iface{eth, wlan, v6}
+	for _, c := range []struct {
+		listen string
+		want   string
+	}{
+		{"0.0.0.0", "eth0 [192.168.1.5] wlan0 [10.0.0.7]"},
+		{"::", "eth0 [192.168.1.5] wlan0 [10.0.0.7]"},
+		{"10.0.0.7", "wlan0 [10.0.0.7]"},
+		{"fd00::2", "v6only [fd00::2]"},
+		{"192.168.9.9", ""},
+	} {
+		var got []string
+		for _, i := range announceOn(net.ParseIP(c.listen), ifs) {
+			got = append(got, i.Name, fmt.Sprint(i.ips))
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("%s: %q, want %q", c.listen, strings.Join(got, " "), c.want)
+		}
+	}
+}
+
+// TestMDNSOnItsInterfacesOnly: the responder answers a query that
+// arrives on an interface it announces on, and not one that arrives on
+// another.
+func TestMDNSOnItsInterfacesOnly(t *testing.T) {
+	ip := multicastAddress(t)
+	ifs, _ := systemInterfaces()
+	targets := announceOn(ip, ifs)
+	svc, err := mdns.NewMDNSService("voxkit", "_wyoming._tcp", "", "test.local.", 10299, []net.IP{ip}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	var out, errOut bytes.Buffer
-	_, stop, done := serve(t, newApp(&out, &errOut), &errOut, "-data", t.TempDir(),
-		"-wyoming-addr", "127.0.0.1:"+itoa(port), "-wyoming-zeroconf")
-	defer func() { stop(); <-done }()
+	for _, c := range []struct {
+		index  int
+		answer bool
+	}{{targets[0].Index, true}, {targets[0].Index + 1000, false}} {
+		stop, err := respondMDNS(targets, map[int]mdns.Zone{c.index: svc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := slices.ContainsFunc(queryWyoming(t), func(e *mdns.ServiceEntry) bool { return e.Port == 10299 })
+		stop()
+		if found != c.answer {
+			t.Errorf("a zone for interface %d (the query's is %d): answered %v", c.index, targets[0].Index, found)
+		}
+	}
+}
+
+// queryWyoming asks for _wyoming._tcp over mDNS, on IPv4, for 3 s.
+func queryWyoming(t *testing.T) []*mdns.ServiceEntry {
+	t.Helper()
 	entries := make(chan *mdns.ServiceEntry, 16)
 	p := mdns.DefaultParams("_wyoming._tcp")
 	p.Entries, p.Timeout, p.DisableIPv6 = entries, 3*time.Second, true
 	p.Logger = log.New(io.Discard, "", 0)
 	go func() { mdns.Query(p); close(entries) }()
-	found := false
+	var found []*mdns.ServiceEntry
 	for e := range entries {
-		found = found || e.Port == port && strings.HasPrefix(e.Name, "voxkit.")
-	}
-	if !found {
-		t.Errorf("no _wyoming._tcp service at port %d answered", port)
-	}
-}
-
-// multicastInterface reports an interface, besides loopback, that is up
-// and does multicast.
-func multicastInterface() bool {
-	ifs, _ := net.Interfaces()
-	for _, i := range ifs {
-		if i.Flags&net.FlagUp != 0 && i.Flags&net.FlagMulticast != 0 && i.Flags&net.FlagLoopback == 0 {
-			return true
+		if strings.HasPrefix(e.Name, "voxkit.") {
+			found = append(found, e)
 		}
 	}
-	return false
+	return found
+}
+
+// multicastAddress returns an IPv4 address of an interface, besides
+// loopback, that is up and does multicast; it skips the test when there
+// is none.
+func multicastAddress(t *testing.T) net.IP {
+	t.Helper()
+	ifs, _ := systemInterfaces()
+	for _, i := range ifs {
+		for _, ip := range i.ips {
+			if ip.To4() != nil {
+				return ip
+			}
+		}
+	}
+	t.Skip("no multicast interface with an IPv4 address is up")
+	return nil
+}
+
+// freePort returns a TCP port free on ip.
+func freePort(t *testing.T, ip net.IP) int {
+	t.Helper()
+	l, err := net.Listen("tcp", net.JoinHostPort(ip.String(), "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }

@@ -2,6 +2,8 @@ package servertest
 
 import (
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,4 +38,17 @@ func ResetPeakRSS(t testing.TB) {
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
 		t.Skipf("cannot reset the peak RSS: %v", err)
 	}
+}
+
+// PeakRSSGrowth collects the garbage, returns free memory to the system
+// and starts a new peak measurement; the function it returns reports how
+// far the peak resident memory has since risen above where it started.
+// It skips the test where Linux's /proc does not tell.
+func PeakRSSGrowth(t testing.TB) func() int64 {
+	t.Helper()
+	runtime.GC()
+	debug.FreeOSMemory()
+	ResetPeakRSS(t)
+	base := PeakRSS(t)
+	return func() int64 { return PeakRSS(t) - base }
 }

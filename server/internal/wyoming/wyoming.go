@@ -12,6 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"strings"
+	"unicode/utf8"
 )
 
 // Version is the protocol version written in headers.
@@ -28,6 +31,12 @@ const (
 // ErrTooLarge is the error for an event over one of the limits.
 var ErrTooLarge = errors.New("wyoming: event too large")
 
+// ErrMalformed is the error for an event that is not one: a header line
+// that is not a JSON object with a type, or data that is not a JSON
+// object. Its text names what is wrong in the protocol's terms, never in
+// Go's, so that a server may send it to the peer.
+var ErrMalformed = errors.New("wyoming: malformed event")
+
 // Event is one message. Data holds its fields, each as JSON.
 type Event struct {
 	Type    string
@@ -43,18 +52,31 @@ type header struct {
 	Version       string                     `json:"version,omitempty"`
 }
 
-// Read reads the next event.
+// Read reads the next event, its payload included.
 func Read(r *bufio.Reader) (Event, error) {
+	return read(r, true)
+}
+
+// ReadSkippingPayload reads the next event as Read does, but reads its
+// payload past without keeping it (Event.Payload is nil): for a peer that
+// uses no payload of what it receives (a TTS server), an announced
+// payload then costs no memory, only the reading. The payload limit
+// still applies.
+func ReadSkippingPayload(r *bufio.Reader) (Event, error) {
+	return read(r, false)
+}
+
+func read(r *bufio.Reader, keepPayload bool) (Event, error) {
 	line, err := readLine(r)
 	if err != nil {
 		return Event{}, err
 	}
 	var h header
 	if err := json.Unmarshal(line, &h); err != nil {
-		return Event{}, fmt.Errorf("wyoming: header: %w", err)
+		return Event{}, malformed("the header line", err)
 	}
 	if h.Type == "" {
-		return Event{}, errors.New("wyoming: header without a type")
+		return Event{}, fmt.Errorf("%w: a header without a type", ErrMalformed)
 	}
 	e := Event{Type: h.Type, Data: h.Data}
 	if e.Data == nil {
@@ -64,28 +86,90 @@ func Read(r *bufio.Reader) (Event, error) {
 		if n > MaxData {
 			return Event{}, fmt.Errorf("%w: %d bytes of data", ErrTooLarge, n)
 		}
-		b := make([]byte, n)
-		if _, err := io.ReadFull(r, b); err != nil {
+		b, err := readN(r, n)
+		if err != nil {
 			return Event{}, fmt.Errorf("wyoming: data: %w", err)
 		}
 		var extra map[string]json.RawMessage
 		if err := json.Unmarshal(b, &extra); err != nil {
-			return Event{}, fmt.Errorf("wyoming: data: %w", err)
+			return Event{}, malformed("the data", err)
 		}
-		for k, v := range extra {
-			e.Data[k] = v
-		}
+		maps.Copy(e.Data, extra)
 	}
 	if n := deref(h.PayloadLength); n > 0 {
 		if n > MaxPayload {
 			return Event{}, fmt.Errorf("%w: %d bytes of payload", ErrTooLarge, n)
 		}
-		e.Payload = make([]byte, n)
-		if _, err := io.ReadFull(r, e.Payload); err != nil {
-			return Event{}, fmt.Errorf("wyoming: payload: %w", err)
+		if keepPayload {
+			e.Payload, err = readN(r, n)
+		} else {
+			_, err = r.Discard(n)
+		}
+		if err != nil {
+			return Event{}, fmt.Errorf("wyoming: payload: %w", unexpected(err))
 		}
 	}
 	return e, nil
+}
+
+// readN reads n bytes, its buffer growing as they arrive: a length
+// announced and not sent costs nothing.
+func readN(r io.Reader, n int) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, int64(n)))
+	if err == nil && len(b) < n {
+		err = io.ErrUnexpectedEOF
+	}
+	return b, err
+}
+
+// unexpected turns the end of the stream inside an event into
+// io.ErrUnexpectedEOF.
+func unexpected(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// malformed is ErrMalformed for what (a part of an event) whose JSON did
+// not decode: a syntax error says where, a value of the wrong kind which
+// field it was.
+func malformed(what string, err error) error {
+	var typ *json.UnmarshalTypeError
+	var syntax *json.SyntaxError
+	switch {
+	case errors.As(err, &typ) && typ.Field != "":
+		return fmt.Errorf("%w: in %s, field %s may not be %s", ErrMalformed, what, Clip(typ.Field), article(typ.Value))
+	case errors.As(err, &syntax):
+		return fmt.Errorf("%w: %s is not JSON (at byte %d)", ErrMalformed, what, syntax.Offset)
+	}
+	return fmt.Errorf("%w: %s is not a JSON object", ErrMalformed, what)
+}
+
+// article puts "a" or "an" before a JSON kind ("string", "object",
+// "array", "number", "bool"; json writes a number's value after it).
+func article(kind string) string {
+	kind, _, _ = strings.Cut(kind, " ")
+	if strings.HasPrefix(kind, "a") || strings.HasPrefix(kind, "o") {
+		return "an " + kind
+	}
+	return "a " + kind
+}
+
+// MaxEcho is the most bytes of a peer's own string that an error repeats.
+const MaxEcho = 64
+
+// Clip returns s cut to MaxEcho bytes (on a character boundary, with "…"
+// after), for an error that repeats what a peer sent.
+func Clip(s string) string {
+	if len(s) <= MaxEcho {
+		return s
+	}
+	cut := MaxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 func deref(p *int) int {
