@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/upstream"
 	"github.com/voxkit/voxkit/tts"
@@ -45,21 +44,8 @@ func gateway(t testing.TB, p *upstream.Pool, opts tts.Options) *httptest.Server 
 // limitedWorker is worker with an audio limit of its own.
 func limitedWorker(t *testing.T, maxAudio time.Duration) *httptest.Server {
 	t.Helper()
-	es, err := espeak.New(espeak.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"espeak": es}, CloseEngines: true, MaxAudio: maxAudio})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.New(server.Options{Synthesizer: synth, Logger: quiet,
-		Authenticate: func(r *http.Request) (string, error) { return "gateway", nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(func() { ts.Close(); synth.Close() })
+	ts := httptest.NewServer(workerHandler(t, quiet, maxAudio))
+	t.Cleanup(ts.Close)
 	return ts
 }
 

@@ -37,14 +37,25 @@ func worker(t testing.TB) *httptest.Server {
 // loggingWorker is worker logging to log.
 func loggingWorker(t testing.TB, log *slog.Logger) *httptest.Server {
 	t.Helper()
+	ts := httptest.NewServer(workerHandler(t, log, 0))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// workerHandler is an ordinary voxkit server on espeak-ng that admits
+// workerKey, as a fleet's workers run, logging to log, with the audio
+// limit maxAudio (0: the default).
+func workerHandler(t testing.TB, log *slog.Logger, maxAudio time.Duration) http.Handler {
+	t.Helper()
 	es, err := espeak.New(espeak.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"espeak": es}, CloseEngines: true})
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"espeak": es}, CloseEngines: true, MaxAudio: maxAudio})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { synth.Close() })
 	srv, err := server.New(server.Options{Synthesizer: synth, Logger: log,
 		Authenticate: func(r *http.Request) (string, error) {
 			if r.Header.Get("Authorization") != "Bearer "+workerKey {
@@ -55,9 +66,7 @@ func loggingWorker(t testing.TB, log *slog.Logger) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(func() { ts.Close(); synth.Close() })
-	return ts
+	return srv
 }
 
 // deadURL is an address where nothing listens.
