@@ -11,16 +11,21 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tags"
+	"github.com/voxkit/voxkit/tts"
 )
 
-// Synthesize implements engine.Engine: req.Text spoken by a worker.
+// Synthesize implements engine.Engine: req.Text spoken by a worker. A
+// piece goes to another worker only when the worker asked did not take
+// it (an attemptError says which).
 func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
 	// The gateway's own synthesizer has normalized the text already.
 	sp := wire.Speech{Model: "tts-1", Voice: req.Voice, Input: req.Text, Format: "pcm", Normalize: false, InputFormat: wire.InputText,
@@ -43,27 +48,41 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 			return fmt.Errorf("%w %q: %w", ErrNoWorker, req.Voice, answer)
 		}
 		tried = append(tried, w)
-		started, err := p.speak(ctx, w, body, req.Text, emit)
+		err := p.speak(ctx, w, body, req.Text, emit)
+		var failed *attemptError
 		switch {
-		case err == nil:
+		case err == nil, ctx.Err() != nil:
 			return ctx.Err()
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case started:
-			var emitted *emitError
-			if errors.As(err, &emitted) {
-				return emitted.err // the caller's own failure, as it is
-			}
+		case !errors.As(err, &failed):
+			return err // the caller's own failure (emit's), as it is
+		case failed.taken:
 			return err
-		}
-		var refused *refusal
-		if errors.As(err, &refused) {
-			return err // the worker judged the request: another would too
 		}
 		last = err
 		p.log.Warn("upstream: retrying on another worker", "worker", w.url, "voice", req.Voice, "err", err)
 	}
 }
+
+// attemptError is a piece's failure on one worker.
+type attemptError struct {
+	err error
+	// taken is whether the worker had the request when it failed (it
+	// began to answer: see speak): then no other worker is asked, since the request
+	// itself may be what failed (a text that crashes the engine), and
+	// one such request must not take down every worker in turn. A
+	// connection that could not be made, or broke before the worker's
+	// first byte, and a 503 or 429 (not ready, busy) are not taken.
+	taken bool
+	// unwell is whether the failure says that the worker is (its
+	// connection failed, broke or stalled, it sent what is not an
+	// answer): it is out of rotation until its next check passes. A
+	// worker's answer, whatever its status, and more audio than the
+	// gateway's limit are not.
+	unwell bool
+}
+
+func (e *attemptError) Error() string { return e.err.Error() }
+func (e *attemptError) Unwrap() error { return e.err }
 
 // errBusy is a worker's 503 or 429: try another, but it is not broken.
 var errBusy = errors.New("upstream: worker busy")
@@ -102,27 +121,33 @@ func newRefusal(status int, body []byte) *refusal {
 	r := &refusal{status: status, body: string(body)}
 	switch status {
 	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
-		var we wire.Error
-		if json.Unmarshal(body, &we) == nil && we.Message != "" {
-			we.Status = status
-			r.client = &we
-		}
+		r.client = workerError(status, body)
 	}
 	return r
 }
 
-// speak runs one request on w and emits its audio. started reports
-// whether any audio was emitted, after which it cannot be retried.
-func (p *Pool) speak(ctx context.Context, w *worker, body []byte, text string, emit engine.ChunkFunc) (started bool, err error) {
+// workerError reads body, an error a worker sent, as the gateway's
+// answer with status; nil when body is not an OpenAI-shaped error.
+func workerError(status int, body []byte) *wire.Error {
+	var we wire.Error
+	if json.Unmarshal(body, &we) != nil || we.Message == "" {
+		return nil
+	}
+	we.Status = status
+	return &we
+}
+
+// speak runs one request on w and emits its audio. Its errors are
+// emit's, as they are, and *attemptError.
+func (p *Pool) speak(ctx context.Context, w *worker, body []byte, text string, emit engine.ChunkFunc) (err error) {
 	w.outstanding.Add(1)
 	defer w.outstanding.Add(-1)
 	w.requests.Add(1)
 	defer func() {
-		var emitted *emitError
-		if err != nil && !errors.As(err, &emitted) && ctx.Err() == nil {
+		var failed *attemptError
+		if errors.As(err, &failed) && ctx.Err() == nil {
 			w.errors.Add(1)
-			var refused *refusal
-			if !errors.As(err, &refused) && !errors.Is(err, errBusy) {
+			if failed.unwell {
 				p.setHealthy(w, false, err) // until its next check passes
 			}
 		}
@@ -137,15 +162,28 @@ func (p *Pool) speak(ctx context.Context, w *worker, body []byte, text string, e
 	defer stall(nil)
 	idle := time.AfterFunc(p.idle, func() { stall(errIdle) })
 	defer idle.Stop()
-	hreq, err := http.NewRequestWithContext(pctx, http.MethodPost, w.url+"/v1/audio/speech", bytes.NewReader(body))
+	// Whether the worker took the request: a worker's first byte is its
+	// "100 Continue", which a Go server sends as its handler starts
+	// reading the body (the body itself goes out at once, without
+	// waiting for it). A connection that breaks before that byte (a
+	// kept-alive one the worker closed as the request went out, say) did
+	// not bring the request to the worker.
+	var taken atomic.Bool
+	trace := &httptrace.ClientTrace{GotFirstResponseByte: func() { taken.Store(true) }}
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(pctx, trace), http.MethodPost, w.url+"/v1/audio/speech", bytes.NewReader(body))
 	if err != nil {
-		return false, err
+		return &attemptError{err: err, taken: true}
 	}
 	hreq.Header.Set("Authorization", "Bearer "+p.key)
 	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Expect", "100-continue")
 	res, err := p.client.Do(hreq)
 	if err != nil {
-		return false, p.late(ctx, pctx, err)
+		err = p.late(ctx, pctx, err)
+		if !taken.Load() {
+			return &attemptError{err: err, unwell: true}
+		}
+		return p.takenFailure(err)
 	}
 	defer func() {
 		// Read to the end, so that the connection is reused.
@@ -154,24 +192,51 @@ func (p *Pool) speak(ctx context.Context, w *worker, body []byte, text string, e
 	}()
 	if res.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
-		if res.StatusCode == http.StatusServiceUnavailable || res.StatusCode == http.StatusTooManyRequests {
-			return false, fmt.Errorf("%w: %s: %s", errBusy, res.Status, b)
+		switch {
+		case res.StatusCode == http.StatusServiceUnavailable || res.StatusCode == http.StatusTooManyRequests:
+			return &attemptError{err: fmt.Errorf("%w: %s: %s", errBusy, res.Status, b)}
+		case res.StatusCode >= 500:
+			if we := workerError(res.StatusCode, b); we != nil {
+				return p.takenFailure(fmt.Errorf("upstream: worker answered %s: %w", res.Status, we))
+			}
+			return p.takenFailure(fmt.Errorf("upstream: worker answered %s: %s", res.Status, b))
+		case res.StatusCode == http.StatusNotFound:
+			return &attemptError{err: fmt.Errorf("%w %q: %w", engine.ErrUnknownVoice, w.url, &refusal{status: res.StatusCode, body: string(b)}), taken: true}
 		}
-		if res.StatusCode >= 500 {
-			return false, fmt.Errorf("upstream: worker answered %s: %s", res.Status, b)
-		}
-		if res.StatusCode == http.StatusNotFound {
-			return false, fmt.Errorf("%w %q: %w", engine.ErrUnknownVoice, w.url, &refusal{status: res.StatusCode, body: string(b)})
-		}
-		return false, newRefusal(res.StatusCode, b)
+		return &attemptError{err: newRefusal(res.StatusCode, b), taken: true}
 	}
 	r := &idleReader{r: res.Body, timer: idle, idle: p.idle}
 	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		started, err = p.readPCM(r, emit)
+		err = p.readPCM(r, emit)
 	} else {
-		started, err = p.readEvents(r, text, emit)
+		err = p.readEvents(r, text, emit)
 	}
-	return started, p.late(ctx, pctx, err)
+	var emitted *emitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &emitted):
+		return emitted.err
+	}
+	return p.takenFailure(p.late(ctx, pctx, err))
+}
+
+// takenFailure is the attemptError of err, a failure after the worker
+// took the request. More audio than a piece may hold is the request's
+// (the gateway's audio limit, tts.AudioLimitError: 400 audio_too_long,
+// as on a server alone); an error the worker sent (a *wire.Error) is
+// passed on to the gateway's caller as it is; anything else (a
+// connection that broke, an answer that stalled or is not one) is the
+// worker's failure, answered 502 (wire.WorkerFailed).
+func (p *Pool) takenFailure(err error) error {
+	var answered *wire.Error
+	switch {
+	case errors.Is(err, errTooMuch):
+		return &attemptError{err: fmt.Errorf("%w: %w", err, &tts.AudioLimitError{Limit: p.maxAudio}), taken: true}
+	case errors.As(err, &answered):
+		return &attemptError{err: err, taken: true}
+	}
+	return &attemptError{err: fmt.Errorf("%w: %w", err, wire.WorkerFailed()), taken: true, unwell: true}
 }
 
 // Causes of a piece that took too long.
@@ -218,10 +283,10 @@ var errTooMuch = errors.New("upstream: the worker sent more audio than a piece m
 
 // readEvents reads a worker's SSE stream whole, then emits its audio as
 // one chunk with all its words. Emitting only a complete piece (a
-// sentence at most) means a worker that fails mid-stream can be retried
-// on another without repeating or losing audio; the worker sends a
-// sentence's audio only when the sentence is done anyway.
-func (p *Pool) readEvents(r io.Reader, text string, emit engine.ChunkFunc) (started bool, err error) {
+// sentence at most) means a worker that fails mid-stream leaves no part
+// of a piece in the gateway's answer; the worker sends a sentence's
+// audio only when the sentence is done anyway.
+func (p *Pool) readEvents(r io.Reader, text string, emit engine.ChunkFunc) error {
 	byteOf := runeOffsets(text)
 	var samples []float32
 	var words []engine.Word
@@ -240,18 +305,21 @@ func (p *Pool) readEvents(r io.Reader, text string, emit engine.ChunkFunc) (star
 		}
 		var ev wire.Event
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
-			return false, fmt.Errorf("upstream: a worker's event: %w", err)
+			return fmt.Errorf("upstream: a worker's event: %w", err)
 		}
 		switch {
 		case ev.Error != nil:
-			return false, fmt.Errorf("upstream: the worker failed mid-stream: %s", ev.Error)
+			if we := workerError(streamStatus(ev.Error), []byte(line)); we != nil {
+				return fmt.Errorf("upstream: the worker failed mid-stream: %w", we)
+			}
+			return fmt.Errorf("upstream: the worker failed mid-stream: %s", ev.Error)
 		case ev.Type == wire.EventAudioDelta:
 			pcm, err := base64.StdEncoding.DecodeString(ev.Audio)
 			if err != nil {
-				return false, fmt.Errorf("upstream: a worker's audio: %w", err)
+				return fmt.Errorf("upstream: a worker's audio: %w", err)
 			}
 			if int64(2*len(samples)+len(pcm)) > p.maxBytes {
-				return false, fmt.Errorf("%w (%d bytes)", errTooMuch, p.maxBytes)
+				return fmt.Errorf("%w (%d bytes)", errTooMuch, p.maxBytes)
 			}
 			for i := 0; i+1 < len(pcm); i += 2 {
 				samples = append(samples, float32(int16(binary.LittleEndian.Uint16(pcm[i:])))/32768)
@@ -267,43 +335,58 @@ func (p *Pool) readEvents(r io.Reader, text string, emit engine.ChunkFunc) (star
 		}
 	}
 	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
-		return false, fmt.Errorf("%w: an event line over %d bytes", errTooMuch, p.maxBytes*4/3+64<<10)
+		return fmt.Errorf("%w: an event line over %d bytes", errTooMuch, p.maxBytes*4/3+64<<10)
 	} else if err != nil {
-		return false, fmt.Errorf("upstream: reading a worker's stream: %w", err)
+		return fmt.Errorf("upstream: reading a worker's stream: %w", err)
 	}
 	if !done {
-		return false, errors.New("upstream: the worker's stream ended early")
+		return errors.New("upstream: the worker's stream ended early")
 	}
 	if len(samples) == 0 && len(words) == 0 {
-		return false, nil
+		return nil
 	}
 	if err := emit(engine.Chunk{Samples: samples, SampleRate: SampleRate, Words: words}); err != nil {
-		return true, &emitError{err}
+		return &emitError{err}
 	}
-	return true, nil
+	return nil
+}
+
+// streamStatus is the status of an error a worker sent in its SSE
+// stream, as it would have answered before the stream began: 400 for an
+// invalid_request_error, 500 for a server_error, else 502.
+func streamStatus(object json.RawMessage) int {
+	var e struct{ Type string }
+	json.Unmarshal(object, &e)
+	switch e.Type {
+	case wire.TypeInvalidRequest:
+		return http.StatusBadRequest
+	case wire.TypeServer:
+		return http.StatusInternalServerError
+	}
+	return http.StatusBadGateway
 }
 
 // readPCM reads a worker's bare pcm answer whole (a stream the worker cut
 // ends in an error here), then emits it as one chunk.
-func (p *Pool) readPCM(r io.Reader, emit engine.ChunkFunc) (started bool, err error) {
+func (p *Pool) readPCM(r io.Reader, emit engine.ChunkFunc) error {
 	pcm, err := io.ReadAll(io.LimitReader(r, p.maxBytes+1))
 	if err != nil {
-		return false, fmt.Errorf("upstream: reading a worker's audio: %w", err)
+		return fmt.Errorf("upstream: reading a worker's audio: %w", err)
 	}
 	if int64(len(pcm)) > p.maxBytes {
-		return false, fmt.Errorf("%w (%d bytes)", errTooMuch, p.maxBytes)
+		return fmt.Errorf("%w (%d bytes)", errTooMuch, p.maxBytes)
 	}
 	if len(pcm) < 2 {
-		return false, nil
+		return nil
 	}
 	samples := make([]float32, len(pcm)/2)
 	for i := range samples {
 		samples[i] = float32(int16(binary.LittleEndian.Uint16(pcm[2*i:]))) / 32768
 	}
 	if err := emit(engine.Chunk{Samples: samples, SampleRate: SampleRate}); err != nil {
-		return true, &emitError{err}
+		return &emitError{err}
 	}
-	return true, nil
+	return nil
 }
 
 // runeOffsets returns the byte offset of each code point of s, and

@@ -9,15 +9,24 @@
 // pcm; when the gateway's caller wants word timestamps, in SSE events with
 // the words' times. The worker is the one with the fewest requests
 // outstanding among the healthy workers that have the voice. A piece is
-// emitted only once the worker has sent all of it, so a failed
-// connection, a 5xx answer or a stream that breaks is retried on another
-// worker without repeating or losing audio; the failed worker is out of
-// rotation until its health check passes again. Only when no worker can
-// speak the piece does it fail, and the gateway's response with it, as
-// any failed synthesis does (a stream already begun is cut): before the
-// response has begun, a 503 with Retry-After (a *wire.Error). Health
-// checks (GET /readyz, and the voice list from GET /v1/models) run every
-// Options.CheckEvery.
+// emitted only once the worker has sent all of it, so a failed piece
+// leaves no part of itself in the gateway's answer.
+//
+// A piece is tried on another worker only when the first did not take
+// it: its connection could not be made or broke before the request was
+// sent whole, or it answered 503 or 429 (not ready, busy). Once a worker
+// has the request, whatever goes wrong (the connection breaks, a 5xx, a
+// stall, more audio than the gateway's limit) fails the piece, and the
+// gateway's response with it, as any failed synthesis does (a stream
+// already begun is cut): the request may be what failed the worker (a
+// text that crashes its engine), and must not take every worker down in
+// turn. A worker's own error is passed on as it wrote it (a 500
+// engine_crashed, a 400); a connection that broke, or an answer that
+// stalled, is a 502 (wire.WorkerFailed). A worker whose connection
+// failed, broke or stalled is out of rotation until its health check
+// passes again. When no worker can take the piece, the answer is a 503
+// with Retry-After (wire.NoWorker). Health checks (GET /readyz, and the
+// voice list from GET /v1/models) run every Options.CheckEvery.
 //
 // A worker is a URL, or all the addresses of a DNS name
 // ("dns+http://voxkit-workers:8080", a Kubernetes headless Service),
@@ -116,14 +125,17 @@ type Options struct {
 	// Logger receives health changes; nil means slog.Default().
 	Logger *slog.Logger
 	// MaxAudio is the most audio one piece's answer may hold (the
-	// gateway's own limit of a request: no piece can need more); a worker
-	// that sends more fails the piece, which is tried on another worker.
-	// 0 means DefaultMaxAudio.
+	// gateway's own limit of a request: no piece can need more), and a
+	// second. A piece whose worker sends more fails with the gateway's
+	// limit (a tts.AudioLimitError, 400 audio_too_long as on a server
+	// alone); it is not tried on another worker, and the worker stays in
+	// rotation. 0 means DefaultMaxAudio.
 	MaxAudio time.Duration
 	// IdleTimeout fails a piece whose worker sends nothing for that long,
 	// and PieceTimeout one whose whole answer takes longer (a worker that
-	// trickles bytes): the piece is tried on another worker. 0 means
-	// DefaultIdleTimeout and DefaultPieceTimeout.
+	// trickles bytes): the worker is out of rotation until its next check
+	// passes, and the piece is not tried on another (the worker had it).
+	// 0 means DefaultIdleTimeout and DefaultPieceTimeout.
 	IdleTimeout, PieceTimeout time.Duration
 }
 
@@ -133,8 +145,10 @@ type Pool struct {
 	key    string
 	client *http.Client
 	every  time.Duration
-	// maxBytes is the most pcm a piece's answer may hold; idle and
-	// piece bound the time it may take (Options).
+	// maxAudio is Options.MaxAudio, maxBytes the most pcm a piece's
+	// answer may hold; idle and piece bound the time it may take
+	// (Options).
+	maxAudio    time.Duration
 	maxBytes    int64
 	idle, piece time.Duration
 	log         *slog.Logger
@@ -216,8 +230,8 @@ func New(ctx context.Context, opts Options) (*Pool, error) {
 	if p.every <= 0 {
 		p.every = DefaultCheckEvery
 	}
-	maxAudio := cmp.Or(opts.MaxAudio, DefaultMaxAudio)
-	p.maxBytes = int64(maxAudio.Seconds()*SampleRate)*2 + 2*SampleRate // and a second's slack
+	p.maxAudio = cmp.Or(opts.MaxAudio, DefaultMaxAudio)
+	p.maxBytes = int64(p.maxAudio.Seconds()*SampleRate)*2 + 2*SampleRate // and a second's slack
 	p.idle = cmp.Or(opts.IdleTimeout, DefaultIdleTimeout)
 	p.piece = cmp.Or(opts.PieceTimeout, DefaultPieceTimeout)
 	if p.log == nil {

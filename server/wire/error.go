@@ -271,6 +271,14 @@ func NoWorker(voice string, retry time.Duration) *Error {
 		Message: fmt.Sprintf("No healthy worker can speak the voice %s now; retry shortly.", echo(voice))}
 }
 
+// WorkerFailed is a gateway's 502 for a request its worker took and
+// then failed (the connection broke, the answer stalled or was not one):
+// it is not sent to another worker, as it may be what failed this one.
+func WorkerFailed() *Error {
+	return &Error{Status: http.StatusBadGateway, Type: TypeProxy, Code: CodeEngineError,
+		Message: "The worker speaking this request failed before it finished; the request was not sent to another worker, as it may be what made the worker fail."}
+}
+
 // KeyCheckTimeout is the 503 of a request whose API key the store did
 // not verify within the server's deadline: it is not served.
 func KeyCheckTimeout(after time.Duration) *Error {
