@@ -305,6 +305,7 @@ func ToError(err error, voice string) *Error {
 		format      *tts.FormatError
 		setting     *voices.SettingError
 		badSSML     *ssml.SyntaxError
+		phonemes    *tts.PhonemeError
 	)
 	switch {
 	case errors.As(err, &we):
@@ -327,6 +328,11 @@ func ToError(err error, voice string) *Error {
 		return BadRequest(CodeStringTooLong, "input", "%d characters wait for a sentence end; the limit is %d characters.", tooLong.Length, tooLong.Max)
 	case errors.As(err, &tooLong):
 		return BadRequest(CodeStringTooLong, "input", "input is %d characters long; the limit is %d characters.", tooLong.Length, tooLong.Max)
+	case errors.As(err, &phonemes):
+		// Spaces as a phoneme tag writes them ("_").
+		return BadRequest(CodeInvalidValue, "input", "The phonemes %s of a phoneme tag (said for %s) make no audio in the voice %s: "+
+			"it has none of them, or they are only marks. Write them in IPA the voice knows, or leave the tag out.",
+			echo(strings.ReplaceAll(phonemes.Phonemes, " ", "_")), echo(phonemes.Text), echo(phonemes.Voice))
 	case errors.As(err, &audio):
 		return BadRequest(CodeAudioTooLong, "input", "input makes too much audio: %s", audio.Reason())
 	case errors.As(err, &speed):
