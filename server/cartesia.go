@@ -27,15 +27,16 @@ import (
 // cartesiaRoutes registers the Cartesia-compatible routes.
 func (s *Server) cartesiaRoutes() {
 	const base = "/cartesia"
-	s.route(base+"/voices", methods{http.MethodGet: s.cartesia(s.cartesiaVoices)})
-	s.route(base+"/voices/{id}", methods{http.MethodGet: s.cartesia(s.cartesiaVoice)})
-	s.route(base+"/tts/bytes", methods{http.MethodPost: s.cartesia(s.cartesiaBytes)})
-	s.route(base+"/tts/sse", methods{http.MethodPost: s.cartesia(s.cartesiaSSE)})
-	s.route(base+"/tts/websocket", methods{http.MethodGet: s.cartesiaSocket})
-	// Any other path of the door is a 404 in Cartesia's shape.
-	notFound := func(w http.ResponseWriter, r *http.Request) {
-		writeCartesia(w, r, toCartesia(wire.NotFound(r.Method, r.URL.Path)))
-	}
+	// A wrong method, and any other path of the door, are answered in
+	// Cartesia's shape.
+	answer := func(w http.ResponseWriter, r *http.Request, werr *wire.Error) { writeCartesia(w, r, toCartesia(werr)) }
+	route := func(path string, m methods) { s.doorRoute(path, m, answer) }
+	route(base+"/voices", methods{http.MethodGet: s.cartesia(s.cartesiaVoices)})
+	route(base+"/voices/{id}", methods{http.MethodGet: s.cartesia(s.cartesiaVoice)})
+	route(base+"/tts/bytes", methods{http.MethodPost: s.cartesia(s.cartesiaBytes)})
+	route(base+"/tts/sse", methods{http.MethodPost: s.cartesia(s.cartesiaSSE)})
+	route(base+"/tts/websocket", methods{http.MethodGet: s.cartesiaSocket})
+	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, wire.NotFound(r.Method, r.URL.Path)) }
 	s.mux.HandleFunc(base, notFound)
 	s.mux.HandleFunc(base+"/", notFound)
 }

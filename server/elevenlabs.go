@@ -26,18 +26,19 @@ import (
 // elevenRoutes registers the ElevenLabs-compatible routes.
 func (s *Server) elevenRoutes() {
 	const base = "/elevenlabs/v1"
-	s.route(base+"/voices", methods{http.MethodGet: s.eleven(s.elevenVoices)})
-	s.route(base+"/voices/{id}", methods{http.MethodGet: s.eleven(s.elevenVoice)})
-	s.route(base+"/models", methods{http.MethodGet: s.eleven(s.elevenModels)})
+	// A wrong method, and any other path of the door, are answered in
+	// ElevenLabs' shape.
+	answer := func(w http.ResponseWriter, _ *http.Request, werr *wire.Error) { writeEleven(w, toEleven(werr)) }
+	route := func(path string, m methods) { s.doorRoute(path, m, answer) }
+	route(base+"/voices", methods{http.MethodGet: s.eleven(s.elevenVoices)})
+	route(base+"/voices/{id}", methods{http.MethodGet: s.eleven(s.elevenVoice)})
+	route(base+"/models", methods{http.MethodGet: s.eleven(s.elevenModels)})
 	for _, suffix := range []string{"", "/stream", "/with-timestamps", "/stream/with-timestamps"} {
-		s.route(base+"/text-to-speech/{voice}"+suffix, methods{http.MethodPost: s.eleven(s.elevenSpeech)})
+		route(base+"/text-to-speech/{voice}"+suffix, methods{http.MethodPost: s.eleven(s.elevenSpeech)})
 	}
-	s.route(base+"/text-to-speech/{voice}/stream-input", methods{http.MethodGet: s.elevenSocket(false)})
-	s.route(base+"/text-to-speech/{voice}/multi-stream-input", methods{http.MethodGet: s.elevenSocket(true)})
-	// Any other path of the door is a 404 in ElevenLabs' shape.
-	notFound := func(w http.ResponseWriter, r *http.Request) {
-		writeEleven(w, toEleven(wire.NotFound(r.Method, r.URL.Path)))
-	}
+	route(base+"/text-to-speech/{voice}/stream-input", methods{http.MethodGet: s.elevenSocket(false)})
+	route(base+"/text-to-speech/{voice}/multi-stream-input", methods{http.MethodGet: s.elevenSocket(true)})
+	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, wire.NotFound(r.Method, r.URL.Path)) }
 	s.mux.HandleFunc("/elevenlabs", notFound)
 	s.mux.HandleFunc("/elevenlabs/", notFound)
 }

@@ -9,8 +9,8 @@ import (
 
 // TestVendorDoorsOwnErrors: each vendor door answers in its vendor's
 // shape — ElevenLabs' 401 without a key names xi-api-key, and a path
-// under /elevenlabs or /cartesia that does not exist is a 404 in that
-// vendor's shape, not OpenAI's.
+// under /elevenlabs or /cartesia that does not exist is a 404 (a wrong
+// method a 405) in that vendor's shape, not OpenAI's.
 func TestVendorDoorsOwnErrors(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	res, b := e.elevenDo("GET", "/v1/voices", "", "")
@@ -21,24 +21,34 @@ func TestVendorDoorsOwnErrors(t *testing.T) {
 	if res.StatusCode != 401 || eleven.Detail.Status != "needs_authorization" || !strings.Contains(eleven.Detail.Message, "xi-api-key") {
 		t.Errorf("ElevenLabs without a key: %d %s; want 401 needs_authorization naming xi-api-key", res.StatusCode, b)
 	}
-	for _, path := range []string{"/v1/nothing", "/v2/voices", "", "/"} {
-		res, b := e.elevenDo("GET", path, e.key, "")
+	for _, tc := range []struct {
+		method, path, status string
+		code                 int
+	}{
+		{"GET", "/v1/nothing", "not_found", 404}, {"GET", "/v2/voices", "not_found", 404}, {"GET", "", "not_found", 404},
+		{"GET", "/", "not_found", 404}, {"GET", "/v1/text-to-speech/en-us", "method_not_allowed", 405},
+	} {
+		res, b := e.elevenDo(tc.method, tc.path, e.key, "")
 		eleven.Detail.Status = ""
 		json.Unmarshal(b, &eleven)
-		if res.StatusCode != 404 || eleven.Detail.Status != "not_found" || strings.Contains(string(b), `"error"`) {
-			t.Errorf("GET /elevenlabs%s: %d %s; want 404 in ElevenLabs' shape", path, res.StatusCode, b)
+		if res.StatusCode != tc.code || eleven.Detail.Status != tc.status || strings.Contains(string(b), `"error"`) {
+			t.Errorf("%s /elevenlabs%s: %d %s; want %d %s in ElevenLabs' shape", tc.method, tc.path, res.StatusCode, b, tc.code, tc.status)
 		}
 	}
-	for _, path := range []string{"/nothing", "/tts/nothing", "", "/"} {
-		res, b := e.cartesiaDo("POST", path, e.key, "{}")
+	for _, tc := range []struct {
+		path, code string
+		status     int
+	}{{"/nothing", "not_found", 404}, {"/tts/nothing", "not_found", 404}, {"", "not_found", 404}, {"/", "not_found", 404},
+		{"/voices", "method_not_allowed", 405}} {
+		res, b := e.cartesiaDo("POST", tc.path, e.key, "{}")
 		var cartesia struct {
 			Type       string
 			ErrorCode  string `json:"error_code"`
 			StatusCode int    `json:"status_code"`
 		}
 		json.Unmarshal(b, &cartesia)
-		if res.StatusCode != 404 || cartesia.Type != "error" || cartesia.ErrorCode != "not_found" || cartesia.StatusCode != 404 || strings.Contains(string(b), `"error":`) {
-			t.Errorf("POST /cartesia%s: %d %s; want 404 in Cartesia's shape", path, res.StatusCode, b)
+		if res.StatusCode != tc.status || cartesia.Type != "error" || cartesia.ErrorCode != tc.code || cartesia.StatusCode != tc.status || strings.Contains(string(b), `"error":`) {
+			t.Errorf("POST /cartesia%s: %d %s; want %d %s in Cartesia's shape", tc.path, res.StatusCode, b, tc.status, tc.code)
 		}
 	}
 }
