@@ -298,9 +298,10 @@ podman logs --since "$restarted_at" ${p}_worker1_1 2>&1 | grep '"msg":"request"'
 	grep -q '"path":"/v1/audio/speech","status":200' || fail "worker1 served no speech after its restart"
 podman logs ${p}_gateway_1 >"$work/gateway.log" 2>&1
 retries=$(grep -c 'retrying on another worker' "$work/gateway.log" || true)
+taken=$(grep -c 'failed a piece it had taken' "$work/gateway.log" || true)
 # Why the gateway retried (by worker), and its slowest requests.
 grep 'retrying on another worker' "$work/gateway.log" |
 	sed 's/.*"worker":"\([^"]*\)".*"err":"\(.*\)"}$/\1: \2/; s/\\"/"/g' | cut -c1-160 | sort | uniq -c | sort -rn | head -5
 grep '"msg":"request"' "$work/gateway.log" | grep '"path":"/v1/audio/speech"' |
 	sed 's/.*"ms":"\([0-9.]*\)".*/\1/' | sort -rn | head -3 | tr '\n' ' ' | sed 's/^/gateway: slowest requests (ms): /; s/ $/\n/'
-echo "fleet: worker1 killed $kill_at s in, started $down s later, served again; gateway retries on another worker: $retries; $(since $t_all) s in all"
+echo "fleet: worker1 killed $kill_at s in, started $down s later, served again; gateway retries on another worker: $retries, pieces failed on the worker that had them: $taken; $(since $t_all) s in all"

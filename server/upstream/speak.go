@@ -50,12 +50,16 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 		tried = append(tried, w)
 		err := p.speak(ctx, w, body, req.Text, emit)
 		var failed *attemptError
+		var answered *wire.Error
 		switch {
 		case err == nil, ctx.Err() != nil:
 			return ctx.Err()
 		case !errors.As(err, &failed):
 			return err // the caller's own failure (emit's), as it is
 		case failed.taken:
+			if failed.unwell || errors.As(err, &answered) && answered.Status >= 500 {
+				p.log.Warn("upstream: the worker failed a piece it had taken; not sent to another", "worker", w.url, "voice", req.Voice, "err", err)
+			}
 			return err
 		}
 		last = err
