@@ -71,17 +71,18 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 type attemptError struct {
 	err error
 	// taken is whether the worker had the request when it failed (it
-	// began to answer: see speak): then no other worker is asked, since the request
-	// itself may be what failed (a text that crashes the engine), and
-	// one such request must not take down every worker in turn. A
-	// connection that could not be made, or broke before the worker's
-	// first byte, and a 503 or 429 (not ready, busy) are not taken.
+	// had begun to answer: see speak). Then no other worker is asked:
+	// the request itself may be what failed (a text that crashes the
+	// engine), and one such request must not take every worker down in
+	// turn. A connection that could not be made, or broke before the
+	// worker's first byte, and a 503 or 429 (not ready, busy) are not
+	// taken.
 	taken bool
-	// unwell is whether the failure says that the worker is (its
-	// connection failed, broke or stalled, it sent what is not an
+	// unwell is whether the failure says the worker is unwell (its
+	// connection failed, broke or stalled, or it sent what is not an
 	// answer): it is out of rotation until its next check passes. A
 	// worker's answer, whatever its status, and more audio than the
-	// gateway's limit are not.
+	// gateway's limit do not say so.
 	unwell bool
 }
 
