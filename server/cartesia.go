@@ -27,11 +27,18 @@ import (
 // cartesiaRoutes registers the Cartesia-compatible routes.
 func (s *Server) cartesiaRoutes() {
 	const base = "/cartesia"
-	s.route(base+"/voices", methods{http.MethodGet: s.cartesia(s.cartesiaVoices)})
-	s.route(base+"/voices/{id}", methods{http.MethodGet: s.cartesia(s.cartesiaVoice)})
-	s.route(base+"/tts/bytes", methods{http.MethodPost: s.cartesia(s.cartesiaBytes)})
-	s.route(base+"/tts/sse", methods{http.MethodPost: s.cartesia(s.cartesiaSSE)})
-	s.route(base+"/tts/websocket", methods{http.MethodGet: s.cartesiaSocket})
+	// A wrong method, and any other path of the door, are answered in
+	// Cartesia's shape.
+	answer := func(w http.ResponseWriter, r *http.Request, werr *wire.Error) { writeCartesia(w, r, toCartesia(werr)) }
+	route := func(path string, m methods) { s.doorRoute(path, m, answer) }
+	route(base+"/voices", methods{http.MethodGet: s.cartesia(s.cartesiaVoices)})
+	route(base+"/voices/{id}", methods{http.MethodGet: s.cartesia(s.cartesiaVoice)})
+	route(base+"/tts/bytes", methods{http.MethodPost: s.cartesia(s.cartesiaBytes)})
+	route(base+"/tts/sse", methods{http.MethodPost: s.cartesia(s.cartesiaSSE)})
+	route(base+"/tts/websocket", methods{http.MethodGet: s.cartesiaSocket})
+	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, wire.NotFound(r.Method, r.URL.Path)) }
+	s.mux.HandleFunc(base, notFound)
+	s.mux.HandleFunc(base+"/", notFound)
 }
 
 // cartesiaError is an error as Cartesia shapes it, over HTTP and in
@@ -76,6 +83,11 @@ func (e *cartesiaError) event(contextID, requestID string) map[string]any {
 	return m
 }
 
+// writeCartesia answers r with cerr in Cartesia's shape.
+func writeCartesia(w http.ResponseWriter, r *http.Request, cerr *cartesiaError) {
+	writeJSON(w, cerr.Status, cerr.event("", info(r.Context()).id))
+}
+
 // cartesiaHandler is a handler of the Cartesia API, for the caller's
 // account.
 type cartesiaHandler func(w http.ResponseWriter, r *http.Request, account string) *cartesiaError
@@ -92,13 +104,16 @@ func (s *Server) cartesia(h cartesiaHandler) handler {
 			cerr = h(w, r, account)
 		}
 		if cerr != nil {
-			writeJSON(w, cerr.Status, cerr.event("", info(r.Context()).id))
+			writeCartesia(w, r, cerr)
 		}
 		return nil
 	}
 }
 
-// cartesiaVoiceOf describes a voxkit voice as a Cartesia voice.
+// cartesiaVoiceOf describes a voxkit voice as a Cartesia voice. Its
+// created_at is when the voice was added to the catalog: a built-in
+// voice's is the server's start (or the rescan that found it), a clone's
+// its creation, as /v1/models' created.
 func cartesiaVoiceOf(v voices.Voice) map[string]any {
 	access := "public"
 	if !v.Global() {
@@ -107,7 +122,7 @@ func cartesiaVoiceOf(v voices.Voice) map[string]any {
 	lang, _, _ := strings.Cut(v.Language, "-")
 	return map[string]any{"id": v.ID, "name": v.ID, "description": v.Description, "language": lang,
 		"is_owner": !v.Global(), "is_public": v.Global(), "access": access, "visibility": "all",
-		"tagline": v.Engine, "locales": []any{}, "created_at": time.Time{}.Format(time.RFC3339)}
+		"tagline": v.Engine, "locales": []any{}, "created_at": v.Created.UTC().Format(time.RFC3339)}
 }
 
 // cartesiaVoices lists the voices, in pages (limit, starting_after,

@@ -26,14 +26,21 @@ import (
 // elevenRoutes registers the ElevenLabs-compatible routes.
 func (s *Server) elevenRoutes() {
 	const base = "/elevenlabs/v1"
-	s.route(base+"/voices", methods{http.MethodGet: s.eleven(s.elevenVoices)})
-	s.route(base+"/voices/{id}", methods{http.MethodGet: s.eleven(s.elevenVoice)})
-	s.route(base+"/models", methods{http.MethodGet: s.eleven(s.elevenModels)})
+	// A wrong method, and any other path of the door, are answered in
+	// ElevenLabs' shape.
+	answer := func(w http.ResponseWriter, _ *http.Request, werr *wire.Error) { writeEleven(w, toEleven(werr)) }
+	route := func(path string, m methods) { s.doorRoute(path, m, answer) }
+	route(base+"/voices", methods{http.MethodGet: s.eleven(s.elevenVoices)})
+	route(base+"/voices/{id}", methods{http.MethodGet: s.eleven(s.elevenVoice)})
+	route(base+"/models", methods{http.MethodGet: s.eleven(s.elevenModels)})
 	for _, suffix := range []string{"", "/stream", "/with-timestamps", "/stream/with-timestamps"} {
-		s.route(base+"/text-to-speech/{voice}"+suffix, methods{http.MethodPost: s.eleven(s.elevenSpeech)})
+		route(base+"/text-to-speech/{voice}"+suffix, methods{http.MethodPost: s.eleven(s.elevenSpeech)})
 	}
-	s.route(base+"/text-to-speech/{voice}/stream-input", methods{http.MethodGet: s.elevenSocket(false)})
-	s.route(base+"/text-to-speech/{voice}/multi-stream-input", methods{http.MethodGet: s.elevenSocket(true)})
+	route(base+"/text-to-speech/{voice}/stream-input", methods{http.MethodGet: s.elevenSocket(false)})
+	route(base+"/text-to-speech/{voice}/multi-stream-input", methods{http.MethodGet: s.elevenSocket(true)})
+	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, wire.NotFound(r.Method, r.URL.Path)) }
+	s.mux.HandleFunc("/elevenlabs", notFound)
+	s.mux.HandleFunc("/elevenlabs/", notFound)
 }
 
 // elevenError is an error as ElevenLabs shapes it:
@@ -48,14 +55,25 @@ func (e *elevenError) Error() string { return e.Message }
 
 // toEleven converts voxkit's error to ElevenLabs' shape.
 func toEleven(werr *wire.Error) *elevenError {
-	status := werr.Code
+	status, message := werr.Code, werr.Message
 	switch werr.Code {
 	case wire.CodeMissingAPIKey:
-		status = "needs_authorization"
+		status, message = "needs_authorization", elevenMissingKey
 	case wire.CodeVoiceNotFound:
 		status = "voice_not_found"
 	}
-	return &elevenError{HTTPStatus: werr.Status, Status: status, Message: werr.Message}
+	return &elevenError{HTTPStatus: werr.Status, Status: status, Message: message}
+}
+
+// elevenMissingKey is the message of ElevenLabs' 401 for a request
+// without a key: it names the header ElevenLabs' clients send it in.
+const elevenMissingKey = "You didn't provide an API key. Send a voxkit API key in the xi-api-key header " +
+	"(xi-api-key: sk_...), as ElevenLabs' clients do; Authorization: Bearer is accepted too. " +
+	"Keys are created in the playground or with `server keys create`."
+
+// writeEleven answers with eerr in ElevenLabs' shape.
+func writeEleven(w http.ResponseWriter, eerr *elevenError) {
+	writeJSON(w, eerr.HTTPStatus, map[string]any{"detail": eerr})
 }
 
 // elevenHandler is a handler of the ElevenLabs API, for the caller's
@@ -71,7 +89,7 @@ func (s *Server) eleven(h elevenHandler) handler {
 			eerr = h(w, r, account)
 		}
 		if eerr != nil {
-			writeJSON(w, eerr.HTTPStatus, map[string]any{"detail": eerr})
+			writeEleven(w, eerr)
 		}
 		return nil
 	}

@@ -422,6 +422,12 @@ type methods map[string]handler
 // route registers path with its own method dispatch, so that a wrong
 // method gets a JSON 405 with Allow rather than falling through to 404.
 func (s *Server) route(path string, m methods) {
+	s.doorRoute(path, m, func(w http.ResponseWriter, _ *http.Request, e *wire.Error) { writeError(w, e) })
+}
+
+// doorRoute is route for a door that answers errors in a shape of its
+// own (a vendor's): answer writes its 405.
+func (s *Server) doorRoute(path string, m methods, answer func(http.ResponseWriter, *http.Request, *wire.Error)) {
 	if get, ok := m[http.MethodGet]; ok {
 		m[http.MethodHead] = get // net/http discards the body of a HEAD answer
 	}
@@ -439,7 +445,7 @@ func (s *Server) route(path string, m methods) {
 		}
 		if !ok {
 			w.Header().Set("Allow", strings.Join(allow, ", "))
-			writeError(w, wire.MethodNotAllowed(r.Method, r.URL.Path, allow))
+			answer(w, r, wire.MethodNotAllowed(r.Method, r.URL.Path, allow))
 			return
 		}
 		info(r.Context()).route = path

@@ -22,6 +22,26 @@ import (
 // request with StrictTags holds tags that cannot be applied as written.
 var ErrBadTags = errors.New("tts: bad audio tags")
 
+// ErrSilentPhonemes is returned (wrapped, in a *PhonemeError) when the
+// phonemes of a phoneme tag (<|phoneme|>, SSML's <phoneme>) make no audio
+// in the voice: the voice has none of them (they are left out), or they
+// are only marks such as "." and "_".
+var ErrSilentPhonemes = errors.New("tts: phonemes make no audio")
+
+// PhonemeError is the error for a phoneme tag whose phonemes made no
+// audio; errors.Is(err, ErrSilentPhonemes) holds for it.
+type PhonemeError struct {
+	Phonemes string // the tag's IPA
+	Text     string // the text they were to say
+	Voice    string
+}
+
+func (e *PhonemeError) Error() string {
+	return fmt.Sprintf("%v: %q for %q in voice %q", ErrSilentPhonemes, e.Phonemes, e.Text, e.Voice)
+}
+
+func (e *PhonemeError) Unwrap() error { return ErrSilentPhonemes }
+
 // Emphasis, where an engine cannot render it, is approximated with these
 // changes — close to what espeak-ng's SSML emphasis measures (slower by a
 // fifth, about 2 semitones higher, about 2 dB louder).
@@ -183,9 +203,11 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 			return emit(c)
 		}
 	}
+	heard := 0 // samples of the part, after trim
 	if fx.none() {
 		err = eng.Synthesize(ctx, req, withWords(trim(func(c engine.Chunk) error {
 			rate0 = c.SampleRate
+			heard += len(c.Samples)
 			return r.p.emit(c)
 		}, at, &lead)))
 	} else {
@@ -200,6 +222,7 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 				return r.p.tooLong()
 			}
 			r.buf = append(r.buf, c.Samples...)
+			heard += len(c.Samples)
 			return nil
 		}, at, &lead)))
 	}
@@ -218,6 +241,11 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 	}
 	if err != nil {
 		return fmt.Errorf("tts: voice %q: %w", v.ID, err)
+	}
+	if phonemes && heard == 0 {
+		// Silence where a word was asked for is a failure, not a
+		// shorter success.
+		return &PhonemeError{Phonemes: part.Style.Phonemes, Text: part.Text, Voice: v.ID}
 	}
 	if rate0 == 0 || len(r.buf) == 0 {
 		return nil

@@ -9,15 +9,24 @@
 // pcm; when the gateway's caller wants word timestamps, in SSE events with
 // the words' times. The worker is the one with the fewest requests
 // outstanding among the healthy workers that have the voice. A piece is
-// emitted only once the worker has sent all of it, so a failed
-// connection, a 5xx answer or a stream that breaks is retried on another
-// worker without repeating or losing audio; the failed worker is out of
-// rotation until its health check passes again. Only when no worker can
-// speak the piece does it fail, and the gateway's response with it, as
-// any failed synthesis does (a stream already begun is cut): before the
-// response has begun, a 503 with Retry-After (a *wire.Error). Health
-// checks (GET /readyz, and the voice list from GET /v1/models) run every
-// Options.CheckEvery.
+// emitted only once the worker has sent all of it, so a failed piece
+// leaves no part of itself in the gateway's answer.
+//
+// A piece is tried on another worker only when the first did not take
+// it: its connection could not be made or broke before the request was
+// sent whole, or it answered 503 or 429 (not ready, busy). Once a worker
+// has the request, whatever goes wrong (the connection breaks, a 5xx, a
+// stall, more audio than the gateway's limit) fails the piece, and the
+// gateway's response with it, as any failed synthesis does (a stream
+// already begun is cut): the request may be what failed the worker (a
+// text that crashes its engine), and must not take every worker down in
+// turn. A worker's own error is passed on as it wrote it (a 500
+// engine_crashed, a 400); a connection that broke, or an answer that
+// stalled, is a 502 (wire.WorkerFailed). A worker whose connection
+// failed, broke or stalled is out of rotation until its health check
+// passes again. When no worker can take the piece, the answer is a 503
+// with Retry-After (wire.NoWorker). Health checks (GET /readyz, and the
+// voice list from GET /v1/models) run every Options.CheckEvery.
 //
 // A worker is a URL, or all the addresses of a DNS name
 // ("dns+http://voxkit-workers:8080", a Kubernetes headless Service),
@@ -28,12 +37,8 @@
 package upstream
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,12 +53,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/server/wire"
-	"github.com/voxkit/voxkit/tags"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -122,14 +125,17 @@ type Options struct {
 	// Logger receives health changes; nil means slog.Default().
 	Logger *slog.Logger
 	// MaxAudio is the most audio one piece's answer may hold (the
-	// gateway's own limit of a request: no piece can need more); a worker
-	// that sends more fails the piece, which is tried on another worker.
-	// 0 means DefaultMaxAudio.
+	// gateway's own limit of a request: no piece can need more), and a
+	// second. A piece whose worker sends more fails with the gateway's
+	// limit (a tts.AudioLimitError, 400 audio_too_long as on a server
+	// alone); it is not tried on another worker, and the worker stays in
+	// rotation. 0 means DefaultMaxAudio.
 	MaxAudio time.Duration
 	// IdleTimeout fails a piece whose worker sends nothing for that long,
 	// and PieceTimeout one whose whole answer takes longer (a worker that
-	// trickles bytes): the piece is tried on another worker. 0 means
-	// DefaultIdleTimeout and DefaultPieceTimeout.
+	// trickles bytes): the worker is out of rotation until its next check
+	// passes, and the piece is not tried on another (the worker had it).
+	// 0 means DefaultIdleTimeout and DefaultPieceTimeout.
 	IdleTimeout, PieceTimeout time.Duration
 }
 
@@ -139,8 +145,10 @@ type Pool struct {
 	key    string
 	client *http.Client
 	every  time.Duration
-	// maxBytes is the most pcm a piece's answer may hold; idle and
-	// piece bound the time it may take (Options).
+	// maxAudio is Options.MaxAudio, maxBytes the most pcm a piece's
+	// answer may hold; idle and piece bound the time it may take
+	// (Options).
+	maxAudio    time.Duration
 	maxBytes    int64
 	idle, piece time.Duration
 	log         *slog.Logger
@@ -222,8 +230,8 @@ func New(ctx context.Context, opts Options) (*Pool, error) {
 	if p.every <= 0 {
 		p.every = DefaultCheckEvery
 	}
-	maxAudio := cmp.Or(opts.MaxAudio, DefaultMaxAudio)
-	p.maxBytes = int64(maxAudio.Seconds()*SampleRate)*2 + 2*SampleRate // and a second's slack
+	p.maxAudio = cmp.Or(opts.MaxAudio, DefaultMaxAudio)
+	p.maxBytes = int64(p.maxAudio.Seconds()*SampleRate)*2 + 2*SampleRate // and a second's slack
 	p.idle = cmp.Or(opts.IdleTimeout, DefaultIdleTimeout)
 	p.piece = cmp.Or(opts.PieceTimeout, DefaultPieceTimeout)
 	if p.log == nil {
@@ -528,302 +536,6 @@ func (p *Pool) pickAmong(voice string, tried []*worker, healthy bool) *worker {
 		}
 	}
 	return best
-}
-
-// Synthesize implements engine.Engine: req.Text spoken by a worker.
-func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
-	// The gateway's own synthesizer has normalized the text already.
-	sp := wire.Speech{Model: "tts-1", Voice: req.Voice, Input: req.Text, Format: "pcm", Normalize: false, InputFormat: wire.InputText,
-		Speed: max(tags.MinRate, min(tags.MaxRate, req.Prosody.RateOrDefault()))}
-	if req.Words {
-		// Words come as SSE events beside the audio; without them the
-		// audio comes bare, which costs less on both sides.
-		sp.StreamFormat, sp.Timestamps = wire.StreamSSE, wire.TimestampsWord
-	}
-	body, _ := json.Marshal(sp)
-	var tried []*worker
-	var last error
-	for {
-		w := p.pick(req.Voice, tried)
-		if w == nil {
-			answer := wire.NoWorker(req.Voice, p.every)
-			if len(tried) > 0 {
-				return fmt.Errorf("%w %q: %d tried, the last: %v: %w", ErrNoWorker, req.Voice, len(tried), last, answer)
-			}
-			return fmt.Errorf("%w %q: %w", ErrNoWorker, req.Voice, answer)
-		}
-		tried = append(tried, w)
-		started, err := p.speak(ctx, w, body, req.Text, emit)
-		switch {
-		case err == nil:
-			return ctx.Err()
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case started:
-			var emitted *emitError
-			if errors.As(err, &emitted) {
-				return emitted.err // the caller's own failure, as it is
-			}
-			return err
-		}
-		var refused *refusal
-		if errors.As(err, &refused) {
-			return err // the worker judged the request: another would too
-		}
-		last = err
-		p.log.Warn("upstream: retrying on another worker", "worker", w.url, "voice", req.Voice, "err", err)
-	}
-}
-
-// errBusy is a worker's 503 or 429: try another, but it is not broken.
-var errBusy = errors.New("upstream: worker busy")
-
-// emitError is an error of the emit function: the caller's own (its
-// audio limit, a client gone), returned as it is.
-type emitError struct{ err error }
-
-func (e *emitError) Error() string { return "upstream: emit: " + e.err.Error() }
-func (e *emitError) Unwrap() error { return e.err }
-
-// refusal is a worker's 4xx answer.
-type refusal struct {
-	status int
-	body   string
-	// client is the worker's error when it judged the request itself (a
-	// 400, 413 or 422: its audio limit, say), which the gateway answers
-	// as its own; nil for a refusal of the gateway (401, 403), which is
-	// the gateway's failure, not its caller's.
-	client *wire.Error
-}
-
-func (r *refusal) Error() string {
-	return fmt.Sprintf("upstream: worker answered %d: %s", r.status, r.body)
-}
-
-func (r *refusal) Unwrap() error {
-	if r.client == nil {
-		return nil
-	}
-	return r.client
-}
-
-// newRefusal reads a worker's 4xx answer.
-func newRefusal(status int, body []byte) *refusal {
-	r := &refusal{status: status, body: string(body)}
-	switch status {
-	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
-		var we wire.Error
-		if json.Unmarshal(body, &we) == nil && we.Message != "" {
-			we.Status = status
-			r.client = &we
-		}
-	}
-	return r
-}
-
-// speak runs one request on w and emits its audio. started reports
-// whether any audio was emitted, after which it cannot be retried.
-func (p *Pool) speak(ctx context.Context, w *worker, body []byte, text string, emit engine.ChunkFunc) (started bool, err error) {
-	w.outstanding.Add(1)
-	defer w.outstanding.Add(-1)
-	w.requests.Add(1)
-	defer func() {
-		var emitted *emitError
-		if err != nil && !errors.As(err, &emitted) && ctx.Err() == nil {
-			w.errors.Add(1)
-			var refused *refusal
-			if !errors.As(err, &refused) && !errors.Is(err, errBusy) {
-				p.setHealthy(w, false, err) // until its next check passes
-			}
-		}
-	}()
-	// The piece's deadlines: its whole answer within p.piece, and no
-	// wait for a byte longer than p.idle.
-	// (ctx stays the caller's: the deferred check above asks whether the
-	// caller gave up.)
-	timed, cancel := context.WithTimeoutCause(ctx, p.piece, errPieceTimeout)
-	defer cancel()
-	pctx, stall := context.WithCancelCause(timed)
-	defer stall(nil)
-	idle := time.AfterFunc(p.idle, func() { stall(errIdle) })
-	defer idle.Stop()
-	hreq, err := http.NewRequestWithContext(pctx, http.MethodPost, w.url+"/v1/audio/speech", bytes.NewReader(body))
-	if err != nil {
-		return false, err
-	}
-	hreq.Header.Set("Authorization", "Bearer "+p.key)
-	hreq.Header.Set("Content-Type", "application/json")
-	res, err := p.client.Do(hreq)
-	if err != nil {
-		return false, p.late(ctx, pctx, err)
-	}
-	defer func() {
-		// Read to the end, so that the connection is reused.
-		io.Copy(io.Discard, io.LimitReader(res.Body, 1<<16))
-		res.Body.Close()
-	}()
-	if res.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
-		if res.StatusCode == http.StatusServiceUnavailable || res.StatusCode == http.StatusTooManyRequests {
-			return false, fmt.Errorf("%w: %s: %s", errBusy, res.Status, b)
-		}
-		if res.StatusCode >= 500 {
-			return false, fmt.Errorf("upstream: worker answered %s: %s", res.Status, b)
-		}
-		if res.StatusCode == http.StatusNotFound {
-			return false, fmt.Errorf("%w %q: %w", engine.ErrUnknownVoice, w.url, &refusal{status: res.StatusCode, body: string(b)})
-		}
-		return false, newRefusal(res.StatusCode, b)
-	}
-	r := &idleReader{r: res.Body, timer: idle, idle: p.idle}
-	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		started, err = p.readPCM(r, emit)
-	} else {
-		started, err = p.readEvents(r, text, emit)
-	}
-	return started, p.late(ctx, pctx, err)
-}
-
-// Causes of a piece that took too long.
-var (
-	errIdle         = errors.New("upstream: the worker sent nothing for too long")
-	errPieceTimeout = errors.New("upstream: the worker's answer took too long")
-)
-
-// late names the deadline of piece, the context of a piece's request,
-// that failed it, when one did; a piece failed by its caller's context
-// (ctx) keeps its error.
-func (p *Pool) late(ctx, piece context.Context, err error) error {
-	if err == nil || ctx.Err() != nil || piece.Err() == nil {
-		return err
-	}
-	switch cause := context.Cause(piece); cause {
-	case errIdle:
-		return fmt.Errorf("%w (%v): %w", errIdle, p.idle, err)
-	case errPieceTimeout:
-		return fmt.Errorf("%w (%v): %w", errPieceTimeout, p.piece, err)
-	}
-	return err
-}
-
-// idleReader restarts a piece's idle timer at every read that brings
-// bytes.
-type idleReader struct {
-	r     io.Reader
-	timer *time.Timer
-	idle  time.Duration
-}
-
-func (r *idleReader) Read(b []byte) (int, error) {
-	n, err := r.r.Read(b)
-	if n > 0 {
-		r.timer.Reset(r.idle)
-	}
-	return n, err
-}
-
-// errTooMuch fails a piece whose worker sends more audio than a piece
-// may hold.
-var errTooMuch = errors.New("upstream: the worker sent more audio than a piece may hold")
-
-// readEvents reads a worker's SSE stream whole, then emits its audio as
-// one chunk with all its words. Emitting only a complete piece (a
-// sentence at most) means a worker that fails mid-stream can be retried
-// on another without repeating or losing audio; the worker sends a
-// sentence's audio only when the sentence is done anyway.
-func (p *Pool) readEvents(r io.Reader, text string, emit engine.ChunkFunc) (started bool, err error) {
-	byteOf := runeOffsets(text)
-	var samples []float32
-	var words []engine.Word
-	sc := bufio.NewScanner(r)
-	// A line holds at most a piece's audio in base64, and its JSON.
-	sc.Buffer(make([]byte, 64<<10), int(p.maxBytes*4/3)+64<<10)
-	done := false
-	for !done && sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok {
-			continue
-		}
-		if line == "[DONE]" {
-			done = true
-			continue
-		}
-		var ev wire.Event
-		if err := json.Unmarshal([]byte(line), &ev); err != nil {
-			return false, fmt.Errorf("upstream: a worker's event: %w", err)
-		}
-		switch {
-		case ev.Error != nil:
-			return false, fmt.Errorf("upstream: the worker failed mid-stream: %s", ev.Error)
-		case ev.Type == wire.EventAudioDelta:
-			pcm, err := base64.StdEncoding.DecodeString(ev.Audio)
-			if err != nil {
-				return false, fmt.Errorf("upstream: a worker's audio: %w", err)
-			}
-			if int64(2*len(samples)+len(pcm)) > p.maxBytes {
-				return false, fmt.Errorf("%w (%d bytes)", errTooMuch, p.maxBytes)
-			}
-			for i := 0; i+1 < len(pcm); i += 2 {
-				samples = append(samples, float32(int16(binary.LittleEndian.Uint16(pcm[i:])))/32768)
-			}
-		case ev.Type == wire.EventTimestamps:
-			for _, wt := range ev.Words {
-				if wt.CharStart < 0 || wt.CharEnd > len(byteOf)-1 || wt.CharStart >= wt.CharEnd {
-					continue
-				}
-				words = append(words, engine.Word{Start: byteOf[wt.CharStart], End: byteOf[wt.CharEnd],
-					From: int(wt.StartMS * SampleRate / 1000), To: int(wt.EndMS * SampleRate / 1000), Estimated: wt.Estimated})
-			}
-		}
-	}
-	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
-		return false, fmt.Errorf("%w: an event line over %d bytes", errTooMuch, p.maxBytes*4/3+64<<10)
-	} else if err != nil {
-		return false, fmt.Errorf("upstream: reading a worker's stream: %w", err)
-	}
-	if !done {
-		return false, errors.New("upstream: the worker's stream ended early")
-	}
-	if len(samples) == 0 && len(words) == 0 {
-		return false, nil
-	}
-	if err := emit(engine.Chunk{Samples: samples, SampleRate: SampleRate, Words: words}); err != nil {
-		return true, &emitError{err}
-	}
-	return true, nil
-}
-
-// readPCM reads a worker's bare pcm answer whole (a stream the worker cut
-// ends in an error here), then emits it as one chunk.
-func (p *Pool) readPCM(r io.Reader, emit engine.ChunkFunc) (started bool, err error) {
-	pcm, err := io.ReadAll(io.LimitReader(r, p.maxBytes+1))
-	if err != nil {
-		return false, fmt.Errorf("upstream: reading a worker's audio: %w", err)
-	}
-	if int64(len(pcm)) > p.maxBytes {
-		return false, fmt.Errorf("%w (%d bytes)", errTooMuch, p.maxBytes)
-	}
-	if len(pcm) < 2 {
-		return false, nil
-	}
-	samples := make([]float32, len(pcm)/2)
-	for i := range samples {
-		samples[i] = float32(int16(binary.LittleEndian.Uint16(pcm[2*i:]))) / 32768
-	}
-	if err := emit(engine.Chunk{Samples: samples, SampleRate: SampleRate}); err != nil {
-		return true, &emitError{err}
-	}
-	return true, nil
-}
-
-// runeOffsets returns the byte offset of each code point of s, and
-// len(s) last.
-func runeOffsets(s string) []int {
-	out := make([]int, 0, utf8.RuneCountInString(s)+1)
-	for i := range s {
-		out = append(out, i)
-	}
-	return append(out, len(s))
 }
 
 // Close of the engine interface is Pool.Close.

@@ -272,6 +272,14 @@ func NoWorker(voice string, retry time.Duration) *Error {
 		Message: fmt.Sprintf("No healthy worker can speak the voice %s now; retry shortly.", echo(voice))}
 }
 
+// WorkerFailed is a gateway's 502 for a request its worker took and
+// then failed (the connection broke, the answer stalled or was not one):
+// it is not sent to another worker, as it may be what failed this one.
+func WorkerFailed() *Error {
+	return &Error{Status: http.StatusBadGateway, Type: TypeProxy, Code: CodeEngineError,
+		Message: "The worker speaking this request failed before it finished; the request was not sent to another worker, as it may be what made the worker fail."}
+}
+
 // KeyCheckTimeout is the 503 of a request whose API key the store did
 // not verify within the server's deadline: it is not served.
 func KeyCheckTimeout(after time.Duration) *Error {
@@ -298,6 +306,7 @@ func ToError(err error, voice string) *Error {
 		format      *tts.FormatError
 		setting     *voices.SettingError
 		badSSML     *ssml.SyntaxError
+		phonemes    *tts.PhonemeError
 	)
 	switch {
 	case errors.As(err, &we):
@@ -322,6 +331,11 @@ func ToError(err error, voice string) *Error {
 		return BadRequest(CodeStringTooLong, "input", "%d characters wait for a sentence end; the limit is %d characters.", tooLong.Length, tooLong.Max)
 	case errors.As(err, &tooLong):
 		return BadRequest(CodeStringTooLong, "input", "input is %d characters long; the limit is %d characters.", tooLong.Length, tooLong.Max)
+	case errors.As(err, &phonemes):
+		// Spaces as a phoneme tag writes them ("_").
+		return BadRequest(CodeInvalidValue, "input", "The phonemes %s of a phoneme tag (said for %s) make no audio in the voice %s: "+
+			"it has none of them, or they are only marks. Write them in IPA the voice knows, or leave the tag out.",
+			echo(strings.ReplaceAll(phonemes.Phonemes, " ", "_")), echo(phonemes.Text), echo(phonemes.Voice))
 	case errors.As(err, &audio):
 		return BadRequest(CodeAudioTooLong, "input", "input makes too much audio: %s", audio.Reason())
 	case errors.As(err, &speed):

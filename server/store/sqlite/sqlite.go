@@ -9,8 +9,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -107,8 +109,15 @@ var (
 )
 
 // Open opens (creating if needed) the database at path and applies
-// pending migrations.
+// pending migrations. The database holds key and password hashes: its
+// file is created readable and writable by its owner only (0600), and
+// SQLite gives its -wal and -shm files the same mode; an existing file
+// that other users may use (an earlier version made it 0644) loses their
+// permissions.
 func Open(ctx context.Context, path string) (*Store, error) {
+	if err := ownerOnly(path); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
 	q := url.Values{}
 	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)"} {
 		q.Add("_pragma", p)
@@ -128,6 +137,33 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("store: %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// ownerOnly creates the file at path with mode 0600 unless it exists,
+// and takes the group's and others' permissions from it and from its
+// -wal and -shm files when they have any.
+func ownerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return err
+		case fi.Mode().Perm()&0o077 != 0:
+			if err := os.Chmod(p, fi.Mode().Perm()&^0o077); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (s *Store) migrate(ctx context.Context) error {

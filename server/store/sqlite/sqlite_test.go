@@ -149,3 +149,43 @@ func TestStore(t *testing.T) {
 		SetNow: func(s store.Store, now func() time.Time) { s.(*Store).now = now },
 	}.Run(t)
 }
+
+// TestFilesOwnerOnly: the database holds key and password hashes, so its
+// file and SQLite's -wal and -shm beside it are readable by their owner
+// only (0600, whatever the umask lets through); a file an earlier
+// version left readable by others is made so too.
+func TestFilesOwnerOnly(t *testing.T) {
+	check := func(t *testing.T, path string) {
+		t.Helper()
+		s, err := Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if _, err := s.CreateAccount(context.Background(), "alice"); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{path, path + "-wal", path + "-shm"} {
+			fi, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if perm := fi.Mode().Perm(); perm != 0o600 {
+				t.Errorf("%s: mode %o, want 600", filepath.Base(p), perm)
+			}
+		}
+	}
+	t.Run("new", func(t *testing.T) { check(t, filepath.Join(t.TempDir(), FileName)) })
+	t.Run("earlier", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), FileName)
+		s, err := Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		if err := os.Chmod(path, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		check(t, path)
+	})
+}

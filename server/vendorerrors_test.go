@@ -1,0 +1,70 @@
+package server_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestVendorDoorsOwnErrors: each vendor door answers in its vendor's
+// shape — ElevenLabs' 401 without a key names xi-api-key, and a path
+// under /elevenlabs or /cartesia that does not exist is a 404 (a wrong
+// method a 405) in that vendor's shape, not OpenAI's.
+func TestVendorDoorsOwnErrors(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	res, b := e.elevenDo("GET", "/v1/voices", "", "")
+	var eleven struct {
+		Detail struct{ Status, Message string } `json:"detail"`
+	}
+	json.Unmarshal(b, &eleven)
+	if res.StatusCode != 401 || eleven.Detail.Status != "needs_authorization" || !strings.Contains(eleven.Detail.Message, "xi-api-key") {
+		t.Errorf("ElevenLabs without a key: %d %s; want 401 needs_authorization naming xi-api-key", res.StatusCode, b)
+	}
+	for _, tc := range []struct {
+		method, path, status string
+		code                 int
+	}{
+		{"GET", "/v1/nothing", "not_found", 404}, {"GET", "/v2/voices", "not_found", 404}, {"GET", "", "not_found", 404},
+		{"GET", "/", "not_found", 404}, {"GET", "/v1/text-to-speech/en-us", "method_not_allowed", 405},
+	} {
+		res, b := e.elevenDo(tc.method, tc.path, e.key, "")
+		eleven.Detail.Status = ""
+		json.Unmarshal(b, &eleven)
+		if res.StatusCode != tc.code || eleven.Detail.Status != tc.status || strings.Contains(string(b), `"error"`) {
+			t.Errorf("%s /elevenlabs%s: %d %s; want %d %s in ElevenLabs' shape", tc.method, tc.path, res.StatusCode, b, tc.code, tc.status)
+		}
+	}
+	for _, tc := range []struct {
+		path, code string
+		status     int
+	}{{"/nothing", "not_found", 404}, {"/tts/nothing", "not_found", 404}, {"", "not_found", 404}, {"/", "not_found", 404},
+		{"/voices", "method_not_allowed", 405}} {
+		res, b := e.cartesiaDo("POST", tc.path, e.key, "{}")
+		var cartesia struct {
+			Type       string
+			ErrorCode  string `json:"error_code"`
+			StatusCode int    `json:"status_code"`
+		}
+		json.Unmarshal(b, &cartesia)
+		if res.StatusCode != tc.status || cartesia.Type != "error" || cartesia.ErrorCode != tc.code || cartesia.StatusCode != tc.status || strings.Contains(string(b), `"error":`) {
+			t.Errorf("POST /cartesia%s: %d %s; want %d %s in Cartesia's shape", tc.path, res.StatusCode, b, tc.status, tc.code)
+		}
+	}
+}
+
+// TestCartesiaVoicesCreated: a Cartesia voice's created_at is when the
+// voice was added to the catalog (the test catalog's time), not the zero
+// time.
+func TestCartesiaVoicesCreated(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	want := time.Unix(1700000000, 0).UTC().Format(time.RFC3339) // newEnv's
+	res, b := e.cartesiaDo("GET", "/voices/en-us", e.key, "")
+	var v struct {
+		CreatedAt string `json:"created_at"`
+	}
+	json.Unmarshal(b, &v)
+	if res.StatusCode != 200 || v.CreatedAt != want {
+		t.Errorf("GET /cartesia/voices/en-us: %d, created_at %q; want %q", res.StatusCode, v.CreatedAt, want)
+	}
+}
