@@ -44,7 +44,8 @@ deps-bench:
 onnxruntime:
 	@test -s "$(ONNXRUNTIME_LIB)" || sh .ci/install-onnxruntime.sh "$(ORT_DIR)" >/dev/null
 
-# The official OpenAI Node SDK, which internal/e2e drives the server with.
+# The official Node SDKs internal/e2e drives the server with (OpenAI,
+# ElevenLabs, Cartesia, LiveKit's ElevenLabs plugin) and TypeScript, pinned.
 node-sdk:
 	@sh .ci/install-node-sdk.sh "$(VOXKIT_NODE_SDK_DIR)" >/dev/null
 
