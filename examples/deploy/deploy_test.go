@@ -388,4 +388,30 @@ func TestDockerfile(t *testing.T) {
 		t.Error("the image sets no VOXKIT_ variables")
 	}
 	checkArgs(t, "Dockerfile", help, nil, env)
+
+	// The comment above HEALTHCHECK and docs/deploy.md name the probe the
+	// healthcheck subcommand asks for.
+	out, _ := exec.Command(filepath.Join(build(t), "voxkit-server"), "healthcheck", "-h").CombinedOutput()
+	m := regexp.MustCompile(`\(default "(/\w+)"\)`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("voxkit-server healthcheck -h names no default path:\n%s", out)
+	}
+	probe := string(m[1])
+	comment := regexp.MustCompile(`(?s)((?:#[^\n]*\n)+)HEALTHCHECK`).FindSubmatch(b)
+	if comment == nil || !strings.Contains(string(comment[1]), probe) || strings.Contains(string(comment[1]), otherProbe(probe)) {
+		t.Errorf("the comment above HEALTHCHECK does not say it asks %s: %q", probe, comment)
+	}
+	doc, _ := os.ReadFile(filepath.Join("..", "..", "docs", "deploy.md"))
+	bullet := regexp.MustCompile("(?s)\\* `HEALTHCHECK`.*?\n\\*").Find(doc)
+	if !bytes.Contains(bullet, []byte(probe)) || bytes.Contains(bullet, []byte(otherProbe(probe))) {
+		t.Errorf("docs/deploy.md's HEALTHCHECK item does not say it asks %s: %q", probe, bullet)
+	}
+}
+
+// otherProbe is the probe that is not p.
+func otherProbe(p string) string {
+	if p == "/readyz" {
+		return "/healthz"
+	}
+	return "/readyz"
 }
