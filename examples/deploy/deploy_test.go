@@ -336,6 +336,39 @@ func TestCompose(t *testing.T) {
 	}
 }
 
+// TestHomeAssistantCompose: home-assistant.yaml runs one server of the
+// image with the Wyoming listener on all of the container's interfaces,
+// 10200 and 8080 published, the data on a volume and the image's health
+// check, with only variables and flags the server has.
+func TestHomeAssistantCompose(t *testing.T) {
+	help := serverHelp(t)
+	s := get(docs(t, "home-assistant.yaml")[0], "services", "voxkit")
+	if s == nil {
+		t.Fatal("no service voxkit")
+	}
+	env, _ := get(s, "environment").(map[string]any)
+	var names []string
+	for k := range env {
+		names = append(names, k)
+	}
+	checkArgs(t, "voxkit", help, list(get(s, "command")), names)
+	if env["VOXKIT_WYOMING_ADDR"] != "0.0.0.0:10200" {
+		t.Errorf("VOXKIT_WYOMING_ADDR %v, want 0.0.0.0:10200 (reachable through the published port)", env["VOXKIT_WYOMING_ADDR"])
+	}
+	ports := fmt.Sprint(get(s, "ports"))
+	for _, p := range []string{"10200:10200", "8080:8080"} {
+		if !strings.Contains(ports, p) {
+			t.Errorf("ports %s lack %s", ports, p)
+		}
+	}
+	if v := fmt.Sprint(get(s, "volumes")); !strings.Contains(v, ":/data") {
+		t.Errorf("volumes %s: /data is not kept", v)
+	}
+	if test := fmt.Sprint(get(s, "healthcheck", "test")); !strings.Contains(test, "healthcheck") {
+		t.Errorf("health check %s, want the server's healthcheck", test)
+	}
+}
+
 // TestDockerfile: the image is built by build.sh, runs the server it
 // built as a non-root user with /data a volume, a HEALTHCHECK and metrics
 // on 9090, and sets only variables the server reads. (check-image.sh
