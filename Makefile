@@ -15,9 +15,12 @@ export VOXKIT_NODE_SDK_DIR ?= $(NODE_SDK)
 .PHONY: run test build deps-run deps-test deps-bench onnxruntime node-sdk bench vet fuzz clean
 
 ## run: install what is missing, build, and serve the OpenAI-compatible API and
-## playground on http://$(ADDR) (first start prints the password of account local and an API key; data in ./data)
+## playground on http://$(ADDR) (first start prints the password of account local and an API key; data in ./data).
+## VOICES=dir adds Piper voices and Kokoro models; WYOMING=127.0.0.1:10200 also serves Wyoming for Home Assistant
+## (WYOMING=0.0.0.0:10200 for a Home Assistant on another host; ZEROCONF=1 announces it over mDNS)
 run: deps-run build $(if $(VOICES),onnxruntime)
-	$(BIN)/server -addr $(ADDR) -data $(CURDIR)/data $(if $(VOICES),-voices $(VOICES))
+	$(BIN)/server -addr $(ADDR) -data $(CURDIR)/data $(if $(VOICES),-voices $(VOICES)) \
+		$(if $(WYOMING),-wyoming-addr $(WYOMING)) $(if $(ZEROCONF),-wyoming-zeroconf)
 
 ## test: install what is missing and run every test with the race detector
 test: deps-test onnxruntime node-sdk
@@ -41,10 +44,12 @@ deps-test:
 deps-bench:
 	@sh .ci/deps.sh bench
 
+## onnxruntime: fetch libonnxruntime.so.1 (Piper and Kokoro voices need it) into .cache/onnxruntime
 onnxruntime:
 	@test -s "$(ONNXRUNTIME_LIB)" || sh .ci/install-onnxruntime.sh "$(ORT_DIR)" >/dev/null
 
-# The official OpenAI Node SDK, which internal/e2e drives the server with.
+# The official Node SDKs internal/e2e drives the server with (OpenAI,
+# ElevenLabs, Cartesia, LiveKit's ElevenLabs plugin) and TypeScript, pinned.
 node-sdk:
 	@sh .ci/install-node-sdk.sh "$(VOXKIT_NODE_SDK_DIR)" >/dev/null
 

@@ -9,7 +9,9 @@
 #         opus-tools, pocketsphinx), chromium for browser tests, postgresql
 #         (the PostgreSQL store's tests start a server of their own; the
 #         service Debian starts with it is not used) and npm (to fetch ONNX
-#         Runtime) when the npm command is missing.
+#         Runtime) when the npm command is missing, and caddy (the reverse
+#         proxy internal/e2e's TestBehindCaddy puts in front of the server;
+#         the service Debian starts with it is not used).
 #   bench also python3-torch and python3-onnx, which generate the
 #         Piper-sized model the ONNX benchmarks run.
 #   image what examples/deploy/check-image.sh needs to build and run the
@@ -22,7 +24,7 @@
 set -eu
 
 run_pkgs="gcc pkg-config espeak-ng libespeak-ng-dev libopus-dev libmp3lame-dev"
-test_pkgs="$run_pkgs ffmpeg sox flac opus-tools pocketsphinx pocketsphinx-en-us chromium curl python3-onnx postgresql"
+test_pkgs="$run_pkgs ffmpeg sox flac opus-tools pocketsphinx pocketsphinx-en-us chromium curl python3-onnx postgresql caddy"
 
 case "${1:-run}" in
 run) want=$run_pkgs ;;

@@ -2,8 +2,10 @@
 # install-node-sdk.sh installs the official client SDKs the end-to-end
 # tests drive the server with, at pinned versions, into a cache directory:
 # the OpenAI Node SDK ("openai"), ElevenLabs' ("@elevenlabs/elevenlabs-js"),
-# Cartesia's ("@cartesia/cartesia-js") and the WebSocket library Cartesia's
-# SDK loads in Node ("ws").
+# Cartesia's ("@cartesia/cartesia-js"), the WebSocket library Cartesia's
+# SDK loads in Node ("ws"), and what docs/agents.md's snippets use besides:
+# LiveKit's agents with its ElevenLabs plugin, and TypeScript with Node's
+# types to type-check them.
 #
 # Usage: .ci/install-node-sdk.sh [DIR]
 #
@@ -40,7 +42,8 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
 # name@version of each package.
-packages="openai@$version @elevenlabs/elevenlabs-js@2.73.0 @cartesia/cartesia-js@4.2.0 ws@8.23.0"
+packages="openai@$version @elevenlabs/elevenlabs-js@2.73.0 @cartesia/cartesia-js@4.2.0 ws@8.23.0
+@livekit/agents@1.9.0 @livekit/agents-plugin-elevenlabs@1.9.0 typescript@7.0.2 @types/node@20.19.43"
 
 installed() {
 	for p in $packages; do

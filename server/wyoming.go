@@ -277,10 +277,25 @@ func (ws *wyomingSession) voice(e wyoming.Event) (voices.Voice, error) {
 	}
 	id = ws.s.resolveVoice(ws.account, id)
 	found, err := ws.s.voices.Lookup(ws.account, id)
+	if err != nil && v.Name != "" && v.Speaker == "" {
+		found, err = ws.firstSpeaker(v.Name)
+	}
 	if err != nil {
 		return voices.Voice{}, fmt.Errorf("unknown voice %q", wyoming.Clip(id))
 	}
 	return found, nil
+}
+
+// firstSpeaker returns the first speaker, as describe lists them, of the
+// multi-speaker model named model. A worker resolves the bare name itself
+// (its speaker 0); a gateway lists only the speakers its workers list.
+func (ws *wyomingSession) firstSpeaker(model string) (voices.Voice, error) {
+	for _, v := range ws.s.voices.List(ws.account) {
+		if v.Speaker != "" && v.ID == model+":"+v.Speaker {
+			return v, nil
+		}
+	}
+	return voices.Voice{}, errors.New("server: no speaker of " + model)
 }
 
 // info is the answer to describe: one TTS program with every voice the

@@ -429,6 +429,39 @@ func TestCompose(t *testing.T) {
 	}
 }
 
+// TestHomeAssistantCompose: home-assistant.yaml runs one server of the
+// image with the Wyoming listener on all of the container's interfaces,
+// 10200 and 8080 published, the data on a volume and the image's health
+// check, with only variables and flags the server has.
+func TestHomeAssistantCompose(t *testing.T) {
+	help := serverHelp(t)
+	s := get(docs(t, "home-assistant.yaml")[0], "services", "voxkit")
+	if s == nil {
+		t.Fatal("no service voxkit")
+	}
+	env, _ := get(s, "environment").(map[string]any)
+	var names []string
+	for k := range env {
+		names = append(names, k)
+	}
+	checkArgs(t, "voxkit", help, list(get(s, "command")), names)
+	if env["VOXKIT_WYOMING_ADDR"] != "0.0.0.0:10200" {
+		t.Errorf("VOXKIT_WYOMING_ADDR %v, want 0.0.0.0:10200 (reachable through the published port)", env["VOXKIT_WYOMING_ADDR"])
+	}
+	ports := fmt.Sprint(get(s, "ports"))
+	for _, p := range []string{"10200:10200", "8080:8080"} {
+		if !strings.Contains(ports, p) {
+			t.Errorf("ports %s lack %s", ports, p)
+		}
+	}
+	if v := fmt.Sprint(get(s, "volumes")); !strings.Contains(v, ":/data") {
+		t.Errorf("volumes %s: /data is not kept", v)
+	}
+	if test := fmt.Sprint(get(s, "healthcheck", "test")); !strings.Contains(test, "healthcheck") {
+		t.Errorf("health check %s, want the server's healthcheck", test)
+	}
+}
+
 // TestDockerfile: the image is built by build.sh, runs the server it
 // built as a non-root user with /data a volume, a HEALTHCHECK and metrics
 // on 9090, and sets only variables the server reads. (check-image.sh
@@ -481,4 +514,30 @@ func TestDockerfile(t *testing.T) {
 		t.Error("the image sets no VOXKIT_ variables")
 	}
 	checkArgs(t, "Dockerfile", help, nil, env)
+
+	// The comment above HEALTHCHECK and docs/deploy.md name the probe the
+	// healthcheck subcommand asks for.
+	out, _ := exec.Command(filepath.Join(build(t), "voxkit-server"), "healthcheck", "-h").CombinedOutput()
+	m := regexp.MustCompile(`\(default "(/\w+)"\)`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("voxkit-server healthcheck -h names no default path:\n%s", out)
+	}
+	probe := string(m[1])
+	comment := regexp.MustCompile(`(?s)((?:#[^\n]*\n)+)HEALTHCHECK`).FindSubmatch(b)
+	if comment == nil || !strings.Contains(string(comment[1]), probe) || strings.Contains(string(comment[1]), otherProbe(probe)) {
+		t.Errorf("the comment above HEALTHCHECK does not say it asks %s: %q", probe, comment)
+	}
+	doc, _ := os.ReadFile(filepath.Join("..", "..", "docs", "deploy.md"))
+	bullet := regexp.MustCompile("(?s)\\* `HEALTHCHECK`.*?\n\\*").Find(doc)
+	if !bytes.Contains(bullet, []byte(probe)) || bytes.Contains(bullet, []byte(otherProbe(probe))) {
+		t.Errorf("docs/deploy.md's HEALTHCHECK item does not say it asks %s: %q", probe, bullet)
+	}
+}
+
+// otherProbe is the probe that is not p.
+func otherProbe(p string) string {
+	if p == "/readyz" {
+		return "/healthz"
+	}
+	return "/readyz"
 }

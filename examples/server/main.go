@@ -189,7 +189,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "data"), "data directory holding "+sqlite.FileName+" ($VOXKIT_DATA)")
 	fs.StringVar(&a.storeURL, "store", a.env("VOXKIT_STORE", ""),
 		"PostgreSQL URL (postgres://user:password@host/db) of the store ($VOXKIT_STORE); empty: SQLite in -data")
-	fs.StringVar(&a.voices, "voices", a.env("VOXKIT_VOICES", ""), "directory of Piper voices ($VOXKIT_VOICES); needs $ONNXRUNTIME_LIB")
+	fs.StringVar(&a.voices, "voices", a.env("VOXKIT_VOICES", ""), "directory of Piper voices (NAME.onnx with NAME.onnx.json) and Kokoro models (e.g. kokoro-v1.0.onnx with voices-v1.0.bin) ($VOXKIT_VOICES); "+
+		"needs $ONNXRUNTIME_LIB (make onnxruntime fetches it)")
 	signup, _ := strconv.ParseBool(a.env("VOXKIT_SIGNUP", "false"))
 	fs.BoolVar(&a.signup, "signup", signup, "let anyone create an account from the playground ($VOXKIT_SIGNUP)")
 	fs.Var(a.aliases, "alias", "voice alias NAME=VOICE, repeatable (default: OpenAI voice names to espeak-ng English voices)")
@@ -214,8 +215,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.StringVar(&a.tlsCert, "tls-cert", a.env("VOXKIT_TLS_CERT", ""), "serve HTTPS with this certificate (PEM, chain included; $VOXKIT_TLS_CERT) and -tls-key")
 	fs.StringVar(&a.tlsKey, "tls-key", a.env("VOXKIT_TLS_KEY", ""), "the private key (PEM) of -tls-cert ($VOXKIT_TLS_KEY)")
 	fs.StringVar(&a.trustedProxies, "trusted-proxies", a.env("VOXKIT_TRUSTED_PROXIES", ""),
-		"comma-separated addresses or CIDRs of the reverse proxies in front ($VOXKIT_TRUSTED_PROXIES): their X-Forwarded-For and X-Forwarded-Proto are believed")
-	if err := fs.Parse(args); err != nil {
+		"comma-separated IP addresses or CIDRs (not host names) of the reverse proxies in front, e.g. 127.0.0.1 or 172.18.0.0/16 ($VOXKIT_TRUSTED_PROXIES): their X-Forwarded-For and X-Forwarded-Proto are believed")
+	if err := fs.Parse(flagsFirst(fs, args)); err != nil {
 		return err
 	}
 	if (a.tlsCert == "") != (a.tlsKey == "") {
@@ -237,6 +238,13 @@ func (a *app) run(ctx context.Context, args []string) error {
 	if rest := fs.Args(); len(rest) > 0 && rest[0] == "healthcheck" {
 		return a.healthcheck(ctx, rest[1:])
 	}
+	initAccount := ""
+	if rest := fs.Args(); len(rest) > 0 && rest[0] == "init" {
+		// before the store is opened: a wrong argument creates nothing
+		if initAccount, err = a.parseInit(rest[1:]); err != nil {
+			return err
+		}
+	}
 	st, err := a.openStore(ctx)
 	var schema *postgres.SchemaError
 	if errors.As(err, &schema) && len(fs.Args()) == 0 {
@@ -252,16 +260,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 		return a.serve(ctx, st)
 	}
 	if rest[0] == "init" {
-		inf := flag.NewFlagSet("init", flag.ContinueOnError)
-		inf.SetOutput(a.stderr)
-		account := inf.String("account", "local", "the account to create")
-		if err := inf.Parse(rest[1:]); err != nil {
-			return err
-		}
-		if inf.NArg() != 0 {
-			return errors.New("usage: init [--account NAME]")
-		}
-		return a.initAccount(ctx, st, *account)
+		return a.initAccount(ctx, st, initAccount)
 	}
 	switch rest[0] + " " + arg(rest, 1) {
 	case "accounts create":

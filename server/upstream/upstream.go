@@ -422,7 +422,7 @@ func (p *Pool) check(ctx context.Context, w *worker) {
 			if m.OwnedBy == "user" {
 				continue // the upstream key's own clones are not the gateway's voices
 			}
-			vs[m.ID] = engine.Voice{Name: m.ID, Language: m.Language, Description: m.Description, SampleRate: m.SampleRate}
+			vs[m.ID] = engine.Voice{Name: m.ID, Language: m.Language, Description: m.Description, SampleRate: m.SampleRate, Speaker: m.Speaker}
 		}
 		w.mu.Lock()
 		same := maps.Equal(w.voices, vs)

@@ -26,6 +26,10 @@ type Model struct {
 	// the engine says. Speech responses are resampled to their format's
 	// rate; Wyoming clients get the voice's own rate.
 	SampleRate int `json:"sample_rate,omitempty"`
+	// Speaker names the speaker of a multi-speaker model this voice is
+	// ("p239" of en_GB-vctk-medium:p239), so that a gateway lists the
+	// model's speakers as its worker does (one Wyoming voice with them).
+	Speaker string `json:"speaker,omitempty"`
 }
 
 // ModelList is the body of GET /v1/models.
@@ -36,7 +40,7 @@ type ModelList struct {
 
 // FromVoice converts a catalog voice into its model entry.
 func FromVoice(v voices.Voice) Model {
-	m := Model{ID: v.ID, Object: "model", OwnedBy: OwnedByService, Language: v.Language, Engine: v.Engine, Description: v.Description, SampleRate: v.SampleRate}
+	m := Model{ID: v.ID, Object: "model", OwnedBy: OwnedByService, Language: v.Language, Engine: v.Engine, Description: v.Description, SampleRate: v.SampleRate, Speaker: v.Speaker}
 	if !v.Global() {
 		m.OwnedBy = OwnedByUser
 	}

@@ -22,13 +22,16 @@
 //     ("24.11.2026"), with month names or their abbreviations ("Nov 24,
 //     2026", "24 November 2026");
 //   - times: "7:05 am", "19:30", "7pm", "19h30", "1:30:15";
-//   - telephone numbers, read digit by digit in their groups;
+//   - telephone numbers, read digit by digit in their groups ("555-0142",
+//     "(415) 555-0142"), and emergency numbers after a word of calling
+//     ("call 112");
+//   - house numbers with a letter: "221B Baker Street";
 //   - units after a number, SI and US, in the plural when the number is
 //     not one ("1 km", "12 km", "72°F", "50%", "2x");
 //   - abbreviations by context: "Dr. Smith" and "Elm Dr.", "St. Louis" and
 //     "Main St.", "p. 42", "vs.", "etc.", "e.g.", "No. 5";
 //   - Roman numerals after names and counted words: "Henry VIII",
-//     "Chapter IV", "World War II";
+//     "Chapter IV", "World War II", "Ludwig XIV.", "Louis XIV", "Felipe VI";
 //   - web addresses, e-mail addresses and file names, their punctuation
 //     by name ("dot", "slash", "at"; "http(s)://" is not read);
 //   - initialisms spelled ("FBI"), acronyms said as words ("NASA",

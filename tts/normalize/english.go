@@ -198,8 +198,11 @@ func english(british bool) *language {
 		names:      webWords{dot: "dot", slash: "slash", at: "at", colon: "colon", dash: "dash", underscore: "underscore"},
 		times:      "times", numberSign: "number",
 		ordinalOf: enOrdinalOf, decades: enDecades,
-		abbreviation: enAbbreviation, roman: true, initialisms: true,
-		hour: unit{"hour", "hours"}, minute: unit{"minute", "minutes"}, second: unit{"second", "seconds"},
+		abbreviation: enAbbreviation, roman: enRoman, initialisms: true,
+		emergency: map[string]bool{"911": true, "999": false, "112": false, "000": false, "988": false, "111": false,
+			"211": false, "311": false, "411": false, "511": false, "611": false, "711": false, "811": false},
+		callWords: words("call calls called calling dial dials dialed dialled dialing dialling ring rang phone phoned text texted"),
+		hour:      unit{"hour", "hours"}, minute: unit{"minute", "minutes"}, second: unit{"second", "seconds"},
 	}
 	l.date = func(y, m, d int, dayWritten bool) string {
 		var say string
@@ -374,55 +377,19 @@ func enAbbreviation(n *normalizer, i int) (int, string) {
 
 // ---- Roman numerals ----
 
-var romanRE = regexp.MustCompile(`^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$`)
-
-// enCounted are words after which a Roman numeral counts: "Chapter IV",
-// "World War II".
-var enCounted = map[string]bool{"Chapter": true, "Part": true, "Volume": true, "Vol": true, "Book": true, "Act": true,
-	"Scene": true, "Section": true, "Article": true, "War": true, "Phase": true, "Level": true, "Stage": true, "Round": true,
-	"Bowl": true, "Title": true, "Appendix": true, "Type": true, "Class": true, "Grade": true, "Episode": true,
-	"Season": true, "Schedule": true, "Psalm": true, "Canto": true, "Movement": true, "Apollo": true}
-
-// enRegnal are names whose numerals are ordinals: "Henry VIII" is "Henry
-// the eighth". A numeral of two letters or more after any capitalized
-// name is read so too ("Martin Luther King III").
-var enRegnal = map[string]bool{"Henry": true, "Elizabeth": true, "Louis": true, "Charles": true, "George": true,
-	"Edward": true, "William": true, "James": true, "John": true, "Paul": true, "Pius": true, "Leo": true, "Gregory": true,
-	"Benedict": true, "Innocent": true, "Richard": true, "Mary": true, "Anne": true, "Catherine": true, "Peter": true,
-	"Ivan": true, "Frederick": true, "Philip": true, "Alexander": true, "Nicholas": true, "Victor": true, "Ferdinand": true,
-	"Constantine": true, "Napoleon": true, "Ramesses": true, "Otto": true, "Gustav": true, "Olaf": true, "Harald": true,
-	"Haakon": true, "Christian": true, "Juan": true, "Felipe": true, "Alfonso": true, "Umberto": true, "Clement": true,
-	"Urban": true, "Boniface": true, "Sixtus": true, "Francis": true, "Carlos": true, "David": true, "Robert": true,
-	"Malcolm": true, "Alexios": true, "Basil": true, "Rudolf": true, "Sigismund": true, "Wilhelm": true, "Friedrich": true}
-
-func romanValue(s string) int64 {
-	values := map[byte]int64{'I': 1, 'V': 5, 'X': 10, 'L': 50, 'C': 100, 'D': 500, 'M': 1000}
-	var total int64
-	for k := 0; k < len(s); k++ {
-		v := values[s[k]]
-		if k+1 < len(s) && values[s[k+1]] > v {
-			total -= v
-		} else {
-			total += v
-		}
-	}
-	return total
-}
-
-func romanNumeral(l *language, n *normalizer, i int) (int, string) {
-	c := n.core(i)
-	if c == "" || !romanRE.MatchString(c) || i == 0 || n.trail(i-1) != "" || n.lead(i) != "" {
-		return 0, ""
-	}
-	prev := strings.TrimSuffix(n.core(i-1), ".")
-	v := romanValue(c)
-	switch {
-	case enCounted[prev]:
-		return 1, enCardinal(v)
-	case enRegnal[prev], len(c) >= 2 && isCapitalized(prev) && !enCounted[prev] && c != "MM" && c != "CD" && c != "DC" && c != "CC" && c != "MD" && c != "DM" && c != "LI" && c != "MI" && c != "DI" && c != "CI" && c != "XL":
-		return 1, "the " + enOrdinal(v)
-	}
-	return 0, ""
+// enRoman: "Chapter IV" is "Chapter four", "Henry VIII" is "Henry the
+// eighth", and so is a numeral of two letters or more after any
+// capitalized name ("Martin Luther King III").
+var enRoman = &romanWords{
+	counted: words("chapter part volume vol book act scene section article war phase level stage round bowl title " +
+		"appendix type class grade episode season schedule psalm canto movement apollo"),
+	regnal: words("Henry Elizabeth Louis Charles George Edward William James John Paul Pius Leo Gregory Benedict " +
+		"Innocent Richard Mary Anne Catherine Peter Ivan Frederick Philip Alexander Nicholas Victor Ferdinand " +
+		"Constantine Napoleon Ramesses Otto Gustav Olaf Harald Haakon Christian Juan Felipe Alfonso Umberto Clement " +
+		"Urban Boniface Sixtus Francis Carlos David Robert Malcolm Alexios Basil Rudolf Sigismund Wilhelm Friedrich"),
+	anyName: true,
+	count:   enCardinal,
+	rank:    func(_ string, v int64) string { return "the " + enOrdinal(v) },
 }
 
 // ---- initialisms ----

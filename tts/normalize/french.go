@@ -201,5 +201,23 @@ func french() *language {
 		}
 		return hours
 	}
+	l.emergency = map[string]bool{"112": false, "15": false, "17": false, "18": false, "114": false, "115": false, "119": false, "196": false}
+	l.callWords = words("appelez appeler appelle appelles appelé composez composer compose")
+	l.roman = &romanWords{
+		counted: words("chapitre tome livre acte scène partie volume article section titre annexe épisode saison psaume"),
+		regnal: words("Louis Henri Charles François Philippe Jean Paul Jean-Paul Pie Léon Grégoire Benoît Innocent " +
+			"Clément Urbain Sixte Napoléon Guillaume Édouard Richard Élisabeth Elizabeth Marie Pierre Ivan Frédéric " +
+			"Alexandre Nicolas Ferdinand Constantin Georges Jacques Albert Rainier Baudouin Léopold Catherine Anne"),
+		anyName: true,
+		count:   frCardinal,
+		// French names a ruler by the cardinal, the first by "premier":
+		// "Louis XIV" is "Louis quatorze", "François I" "François premier".
+		rank: func(_ string, v int64) string {
+			if v == 1 {
+				return "premier"
+			}
+			return frCardinal(v)
+		},
+	}
 	return l
 }

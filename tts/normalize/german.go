@@ -174,6 +174,9 @@ func german() *language {
 		}
 		return say
 	}
+	l.clockWord = "Uhr"
+	l.emergency = map[string]bool{"110": false, "112": false, "115": false, "116117": false, "19222": false}
+	l.callWords = words("ruf rufe rufen ruft rief riefen anrufen wähle wählen wählt wählte wählten")
 	l.clock = func(h, m int, _ string) string {
 		say := deCardinal(int64(h))
 		if h == 1 {
@@ -185,5 +188,31 @@ func german() *language {
 		}
 		return say
 	}
+	l.roman = &romanWords{
+		counted: words("kapitel teil band buch akt szene abschnitt artikel weltkrieg staffel folge psalm anhang"),
+		regnal: words("Ludwig Heinrich Friedrich Wilhelm Karl Otto Johannes Paul Benedikt Pius Leo Gregor Innozenz " +
+			"Klemens Clemens Urban Franziskus Georg Eduard Richard Peter Iwan Philipp Alexander Nikolaus Ferdinand " +
+			"Konstantin Napoleon Rudolf Sigismund Maximilian Joseph Josef Leopold Gustav Olaf Harald Christian " +
+			"Juan Felipe Carlos Louis Henry Charles George Edward William James " + deQueenList),
+		count:   deCardinal,
+		rank:    deRank,
+		rankDot: true,
+	}
 	return l
+}
+
+// deQueens are the regnal names of women: "Elisabeth II." is "Elisabeth
+// die Zweite".
+const deQueenList = "Elisabeth Elizabeth Maria Katharina Margarete Christina Viktoria Victoria Anna Isabella Johanna"
+
+var deQueens = words(deQueenList)
+
+// deRank reads a ruler's number: "Ludwig XIV." is "Ludwig der
+// vierzehnte".
+func deRank(name string, v int64) string {
+	article := "der"
+	if deQueens[name] {
+		article = "die"
+	}
+	return article + " " + strings.TrimSuffix(deOrdinal(v), "r")
 }

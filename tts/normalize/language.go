@@ -52,11 +52,37 @@ type language struct {
 	// moneyAnd joins the two parts of an amount; "" means and.
 	moneyAnd string
 	decades  func(core string) (string, bool)
-	// English only: abbreviations by context, Roman numerals, letters of
-	// initialisms.
+	// clockWord is the word a clock time says and a text may repeat after
+	// it: German "22:30 Uhr" is read once with "Uhr".
+	clockWord string
+	// emergency are the short numbers read digit by digit: always when
+	// true ("911"), else after one of callWords ("call 112").
+	emergency, callWords map[string]bool
+	// roman reads Roman numerals after counted words and names; nil
+	// leaves them as written.
+	roman *romanWords
+	// English only: abbreviations by context, letters of initialisms.
 	abbreviation func(n *normalizer, i int) (used int, say string)
-	roman        bool
 	initialisms  bool
+}
+
+// romanWords say where a language reads Roman numerals and how.
+type romanWords struct {
+	// counted are the words, in lower case, after which a numeral is a
+	// number: "Chapter IV" is "Chapter four".
+	counted map[string]bool
+	// regnal are the names whose numerals are ordinals: "Henry VIII".
+	regnal map[string]bool
+	// anyName reads a numeral of two letters or more after any
+	// capitalized word as regnal ("Martin Luther King III").
+	anyName bool
+	// count reads a numeral after a counted word ("four"), rank after
+	// the name given ("the eighth"; Spanish "Isabel II" is "segunda").
+	count func(int64) string
+	rank  func(name string, v int64) string
+	// rankDot: the numeral may end in a period that belongs to it (German
+	// "Ludwig XIV.").
+	rankDot bool
 }
 
 // currency names an amount of money.

@@ -243,7 +243,7 @@ func (n *normalizer) run() {
 			end++
 		}
 		n.eatDot = false
-		n.copyTo(w.coreStart)
+		n.copyTo(n.start(i, used))
 		n.replace(end, say)
 		i += used
 	}
@@ -252,6 +252,22 @@ func (n *normalizer) run() {
 	if len(n.out.Spans) == 0 {
 		n.out.Spans = []Span{{0, 0, 0, 0, true}}
 	}
+}
+
+// start returns where the source that words i to i+used-1 replace
+// begins: at word i's core, or at its opening parenthesis when the
+// closing one is read with them ("(415) 555-0142").
+func (n *normalizer) start(i, used int) int {
+	w := n.words[i]
+	if !strings.HasSuffix(w.lead, "(") {
+		return w.coreStart
+	}
+	for k := i; k < i+used-1; k++ {
+		if strings.Contains(n.words[k].trail, ")") {
+			return w.coreStart - 1
+		}
+	}
+	return w.coreStart
 }
 
 // core returns the core of word i, "" past either end.

@@ -13,6 +13,7 @@ func (l *language) rewrite(n *normalizer, i int) (int, string) {
 	for _, rule := range []func(*language, *normalizer, int) (int, string){
 		(*language).address,
 		(*language).phone,
+		(*language).shortNumber,
 		(*language).money,
 		(*language).dateRule,
 		(*language).timeRule,
@@ -145,7 +146,7 @@ func (l *language) phone(n *normalizer, i int) (int, string) {
 		return ""
 	}
 	switch {
-	case phoneRE.MatchString(c):
+	case phoneRE.MatchString(c), phoneShortRE.MatchString(c) && !isRange(c):
 		return 1, l.sayPhone(c)
 	case len(c) == 3 && digits(c) && n.lead(i) == "(" && n.trail(i) == ")" && phoneShortRE.MatchString(next(1)):
 		return 2, l.sayPhone(c + " " + next(1)) // "(555) 123-4567"
@@ -163,6 +164,39 @@ func (l *language) phone(n *normalizer, i int) (int, string) {
 		}
 	case len(c) == 3 && digits(c) && len(next(1)) == 3 && digits(next(1)) && len(next(2)) == 4 && digits(next(2)):
 		return 3, l.sayPhone(c + " " + next(1) + " " + next(2))
+	}
+	return 0, ""
+}
+
+// isRange reports whether "ddd-dddd" reads better as a range than as a
+// local telephone number: both ends round, the first below the second
+// ("250-1500"; "555-0142" is a telephone number).
+func isRange(c string) bool {
+	a, b, _ := strings.Cut(c, "-")
+	x, y := atoi(a), atoi(b)
+	return b[0] != '0' && x < y && x%10 == 0 && y%10 == 0
+}
+
+// shortNumber reads an emergency or service number digit by digit
+// ("911" is "nine one one"): always when the language says so, the
+// others after a word of calling, perhaps with one or two short words
+// between ("call 112", "Ruf die 110 an", "appelez le 15").
+func (l *language) shortNumber(n *normalizer, i int) (int, string) {
+	c := n.core(i)
+	always, ok := l.emergency[c]
+	if !ok || n.lead(i) != "" {
+		return 0, ""
+	}
+	called := false
+	for k := i - 1; k >= 0 && k >= i-3 && n.trail(k) == "" && !called; k-- {
+		w := strings.ToLower(n.core(k))
+		called = l.callWords[w]
+		if !called && (len(w) > 4 || k == i-3) {
+			break
+		}
+	}
+	if always || called {
+		return 1, spellDigits(c, l)
 	}
 	return 0, ""
 }
@@ -389,6 +423,8 @@ func (l *language) clockOf(n *normalizer, i int) (int, string) {
 		if mark == "" && n.joined(i) {
 			if a := ampm(n.core(i+1), n.trail(i+1)); a != "" {
 				mark, used = a, 2
+			} else if l.clockWord != "" && n.core(i+1) == l.clockWord {
+				used = 2 // "22:30 Uhr": the reading says "Uhr" already
 			}
 		}
 		return used, l.clock(h, min, mark)
@@ -457,11 +493,32 @@ func (l *language) measure(n *normalizer, i int) (int, string) {
 	case (suffix == "x" || suffix == "×") && l.times != "":
 		return 1, sayNumber(x, l) + " " + l.times
 	}
+	if houseNumber(n, i, x, suffix) {
+		return 1, sayNumber(x, l) + " " + suffix
+	}
 	if u, ok := l.units[suffix]; ok {
 		return 1, l.countOf(x, u) + " " + u.words(x)
 	}
 	return 0, ""
 }
+
+// houseNumber reports whether a number with a capital letter attached is
+// a house, flat or seat number: before a name ("221B Baker Street", not
+// "221 bytes") or after a word that numbers places ("Apt 4B").
+func houseNumber(n *normalizer, i int, x number, suffix string) bool {
+	if len(suffix) != 1 || suffix[0] < 'A' || suffix[0] > 'Z' || !x.isInt() || x.grouped {
+		return false
+	}
+	next := n.core(i + 1)
+	return n.joined(i) && isCapitalized(next) && strings.ToUpper(next) != next ||
+		i > 0 && n.trail(i-1) == "" && placeWords[strings.TrimSuffix(n.core(i-1), ".")]
+}
+
+// placeWords number flats, rooms and seats, in the languages there are
+// rules for.
+var placeWords = words("Apt apt Apartment apartment Flat flat Suite suite Unit unit Room room Seat seat Gate gate " +
+	"Platform platform Row row Floor floor No Nr Wohnung Zimmer Sitz Platz Gleis Haus appartement chambre place porte " +
+	"quai piso puerta habitación asiento andén")
 
 // scaleName names the temperature scale a word writes ("C", "F"); "" for
 // any other word.
@@ -638,11 +695,55 @@ func (l *language) abbreviationRule(n *normalizer, i int) (int, string) {
 	return l.abbreviation(n, i)
 }
 
+var romanRE = regexp.MustCompile(`^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$`)
+
+// notRegnal are numerals that are more often words or initials than a
+// name's number.
+var notRegnal = words("MM CD DC CC MD DM LI MI DI CI XL")
+
+// romanRule reads a Roman numeral after a counted word ("Chapter IV",
+// "chapter IV") as a number and after a name ("Henry VIII") as the
+// language says a ruler's number. The numeral "I" is read only after a
+// capitalized counted word or a known name: elsewhere it is the pronoun.
 func (l *language) romanRule(n *normalizer, i int) (int, string) {
-	if !l.roman {
+	r := l.roman
+	c := n.core(i)
+	if r == nil || c == "" || !romanRE.MatchString(c) || i == 0 || n.trail(i-1) != "" || n.lead(i) != "" {
 		return 0, ""
 	}
-	return romanNumeral(l, n, i)
+	prev := strings.TrimSuffix(n.core(i-1), ".")
+	v := romanValue(c)
+	switch {
+	case r.counted[strings.ToLower(prev)] && (c != "I" || isCapitalized(prev)):
+		return 1, r.count(v)
+	case r.regnal[prev], r.anyName && len(c) >= 2 && isCapitalized(prev) && !notRegnal[c]:
+		n.eatDot = r.rankDot
+		return 1, r.rank(prev, v)
+	}
+	return 0, ""
+}
+
+func romanValue(s string) int64 {
+	values := map[byte]int64{'I': 1, 'V': 5, 'X': 10, 'L': 50, 'C': 100, 'D': 500, 'M': 1000}
+	var total int64
+	for k := 0; k < len(s); k++ {
+		v := values[s[k]]
+		if k+1 < len(s) && values[s[k+1]] > v {
+			total -= v
+		} else {
+			total += v
+		}
+	}
+	return total
+}
+
+// words makes a set of the words of a space-separated list.
+func words(list string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(list) {
+		set[w] = true
+	}
+	return set
 }
 
 func (l *language) initialismRule(n *normalizer, i int) (int, string) {

@@ -179,5 +179,34 @@ func spanish() *language {
 		}
 		return say
 	}
+	l.emergency = map[string]bool{"112": false, "091": false, "092": false, "061": false, "062": false, "016": false}
+	l.callWords = words("llama llamar llame llamad llamó marca marcar marque marcad")
+	l.roman = &romanWords{
+		counted: words("capítulo parte tomo volumen libro acto escena sección artículo título apéndice temporada episodio fase nivel salmo"),
+		regnal: words("Felipe Carlos Juan Pablo Alfonso Fernando Enrique Luis Pío León Gregorio Benedicto Inocencio " +
+			"Clemente Urbano Sixto Francisco Jorge Eduardo Ricardo Pedro Iván Federico Alejandro Nicolás Jaime Sancho " +
+			"Ramiro " + esQueenList),
+		anyName: true,
+		count:   esCardinal,
+		rank:    esRank,
+	}
 	return l
+}
+
+// esQueens are the regnal names of women: "Isabel II" is "Isabel
+// segunda".
+const esQueenList = "Isabel María Juana Catalina Ana Urraca Berenguela Leonor"
+
+var esQueens = words(esQueenList)
+
+// esRank reads a ruler's number: an ordinal to ten, "Felipe VI" is
+// "Felipe sexto", then the cardinal, "Alfonso XIII" is "Alfonso trece".
+func esRank(name string, v int64) string {
+	if v > 10 {
+		return esCardinal(v)
+	}
+	if esQueens[name] {
+		return strings.TrimSuffix(esOrdinals[v], "o") + "a"
+	}
+	return esOrdinals[v]
 }
