@@ -110,7 +110,7 @@ type Engine struct {
 
 	scan   sync.Mutex // serializes rescans
 	mu     sync.RWMutex
-	models map[string]*model      // by NAME
+	models map[string]*model     // by NAME
 	held   map[string]*heldModel // by the voice name HoldVoice was given
 	closed bool
 
