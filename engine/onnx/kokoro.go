@@ -273,8 +273,12 @@ func (e *Engine) kokoroVoice(id string) (kokoroVoice, error) {
 		return kokoroVoice{}, errors.New("onnx: engine is closed")
 	}
 	owners := e.kokoroOwners()
-	if h := e.held[id]; h != nil && h.m.kokoro != nil && owners[id] == nil {
-		owners[id] = h.m // removed by a rescan while HoldVoice holds it
+	if h := e.held[id]; h != nil && h.m.kokoro != nil {
+		for p := range h.m.kokoro.packs { // removed by a rescan while HoldVoice holds it
+			if owners[p] == nil {
+				owners[p] = h.m
+			}
+		}
 	}
 	unknown := func(err error) (kokoroVoice, error) {
 		if err == nil {
