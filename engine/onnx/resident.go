@@ -158,6 +158,7 @@ func (e *Engine) acquire(ctx context.Context, m *model) (*ort.DynamicAdvancedSes
 	}
 
 	s, err := m.load(e.sessionOptions())
+	trimHeap() // the copies made while loading
 	took := time.Since(start)
 
 	e.res.Lock()
