@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -124,13 +123,25 @@ func startServer(b *testing.B, bin, voices, budget string) *childServer {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	var out lockedBuffer
 	cmd := exec.Command(bin, "-addr", addr, "-data", b.TempDir(), "-voices", voices, "-voice-memory", budget, "-log", "off")
-	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
+	keyc := make(chan string, 1)
+	go func() { // the first start prints the account's key
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if k := keyOf(sc.Text()); k != "" {
+				keyc <- k
+			}
+		}
+	}()
 	s := &childServer{cmd: cmd, url: "http://" + addr}
 	for {
 		res, err := http.Get(s.url + "/healthz")
@@ -142,35 +153,18 @@ func startServer(b *testing.B, bin, voices, budget string) *childServer {
 		}
 		if time.Since(start) > time.Minute {
 			s.stop()
-			b.Fatalf("the server did not answer /healthz within a minute:\n%s", out.String())
+			b.Fatal("the server did not answer /healthz within a minute")
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
 	s.started = time.Since(start)
-	for s.key == "" && time.Since(start) < time.Minute {
-		s.key = keyOf(out.String()) // printed before it listens
-		time.Sleep(time.Millisecond)
+	select {
+	case s.key = <-keyc:
+	case <-time.After(time.Minute):
+		s.stop()
+		b.Fatal("the server printed no API key")
 	}
 	return s
-}
-
-// lockedBuffer is a bytes.Buffer that a child process writes while the
-// benchmark reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
 
 func (s *childServer) stop() {
