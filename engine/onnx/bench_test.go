@@ -494,3 +494,34 @@ func BenchmarkSessionOptions(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVoiceLoad reports what a cold voice costs: the time to read a
+// directory of 20 copies of the benchmark voice into the catalog (Load,
+// which loads no model), and the time to load one model on first use
+// (HoldVoice: the session created and checked with a short run).
+func BenchmarkVoiceLoad(b *testing.B) {
+	path := benchModel(b)
+	dir := b.TempDir()
+	for i := range 20 {
+		name := filepath.Join(dir, "v"+strconv.Itoa(i)+".onnx")
+		if err := errors.Join(os.Symlink(path, name), os.Symlink(path+".json", name+".json")); err != nil {
+			b.Fatal(err)
+		}
+	}
+	load(b, Options{}) // ONNX Runtime initialized before the clock runs
+	var catalog, first time.Duration
+	for b.Loop() {
+		start := time.Now()
+		e := load(b, Options{VoicesDir: dir})
+		catalog += time.Since(start)
+		release, took, err := e.HoldVoice(context.Background(), "v0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		release()
+		first += took
+		e.Close()
+	}
+	b.ReportMetric(float64(catalog.Microseconds())/1000/float64(b.N), "ms-catalog-20-voices")
+	b.ReportMetric(float64(first.Microseconds())/1000/float64(b.N), "ms-load-1-voice")
+}

@@ -147,9 +147,10 @@
 //
 // The benchmarks in bench_test.go (BenchmarkSynthesize, BenchmarkOverhead,
 // BenchmarkStreams, BenchmarkRSSPerVoice, BenchmarkCancel, BenchmarkArena,
-// BenchmarkSessionOptions, BenchmarkKokoro, BenchmarkKokoroRSS) measure
-// real-time factor, overhead over bare ONNX Runtime runs, memory per
-// loaded voice and cancellation; their
+// BenchmarkSessionOptions, BenchmarkVoiceLoad, BenchmarkKokoro,
+// BenchmarkKokoroRSS) measure real-time factor, overhead over bare ONNX
+// Runtime runs, memory per loaded voice, the cost of a cold voice and
+// cancellation; their
 // figures on the reference machine are in docs/decisions.md, "ONNX
 // engine performance".
 package onnx
