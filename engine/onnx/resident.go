@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strconv"
 	"strings"
 	"time"
@@ -165,8 +164,10 @@ func (e *Engine) acquire(ctx context.Context, m *model) (*ort.DynamicAdvancedSes
 	close(m.loading)
 	m.loading = nil
 	if err != nil {
-		if _, serr := m.currentStamp(); errors.Is(serr, fs.ErrNotExist) {
-			err = fmt.Errorf("onnx: %w %q: its files are gone: %w", engine.ErrUnknownVoice, m.name, err)
+		if st, serr := m.currentStamp(); serr != nil || st != m.stamp {
+			// Not the voice the catalog read: it is being removed or
+			// replaced, and a rescan will read it again.
+			err = fmt.Errorf("onnx: %w %q: its files changed or went since the last rescan: %w", engine.ErrUnknownVoice, m.name, err)
 		}
 		m.failed = err
 		e.stats.LoadErrors++
