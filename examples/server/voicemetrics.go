@@ -8,8 +8,9 @@ import (
 	"github.com/voxkit/voxkit/engine/onnx"
 )
 
-// voiceLoadSeconds is the histogram of the onnx engine's model loads
-// (onnx.Options.OnLoad): a cold Piper medium voice takes about a second.
+// voiceLoadBuckets are the buckets of voxkit_voice_load_seconds, the onnx
+// engine's model loads (onnx.Options.OnLoad): a cold Piper medium voice
+// takes 0.3 to 1 s.
 var voiceLoadBuckets = []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
 
 func newVoiceLoadSeconds() prometheus.Histogram {
