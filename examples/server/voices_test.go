@@ -119,8 +119,8 @@ func TestVoiceLoadOnDemand(t *testing.T) {
 
 // TestStrictRefusesBrokenVoice: -strict loads every voice at start and
 // refuses to start when one cannot load, though the file is a whole ONNX
-// model and its config is good; without -strict the server starts and
-// the other voices serve.
+// model and its config is good; without -strict the server starts, the
+// broken voice's requests fail with 502 and the other voices serve.
 func TestStrictRefusesBrokenVoice(t *testing.T) {
 	dir := piperDir(t, "good", "broken")
 	model, _ := os.ReadFile(filepath.Join(dir, "broken.onnx"))
@@ -131,9 +131,25 @@ func TestStrictRefusesBrokenVoice(t *testing.T) {
 		t.Fatalf("-strict with a broken voice: %v", err)
 	}
 	var out bytes.Buffer
-	_, cancel, done := serve(t, onnxApp(&out, &errOut), &errOut, "-data", t.TempDir(), "-voices", dir)
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	addr, cancel, done := serve(t, onnxApp(&out, &errOut), &errOut, "-data", t.TempDir(), "-voices", dir)
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}()
+	for voice, want := range map[string]int{"broken": 502, "good": 200} {
+		req, _ := http.NewRequest("POST", "http://"+addr.String()+"/v1/audio/speech",
+			strings.NewReader(`{"voice":"`+voice+`","input":"Hi.","response_format":"wav"}`))
+		req.Header.Set("Authorization", "Bearer "+keyOf(out.String()))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("%s without -strict: %s %.200s, want %d", voice, res.Status, body, want)
+		}
 	}
 }
