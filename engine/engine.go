@@ -197,3 +197,18 @@ type VoiceResolver interface {
 	// ErrUnknownVoice that says why the engine cannot speak with it.
 	ResolveVoice(name string) (Voice, error)
 }
+
+// VoiceHolder is implemented by engines that load a voice's model on
+// first use rather than at start, and may unload it when it is not used
+// (engine/onnx does, within a memory budget). A caller that will speak
+// with a voice over several Synthesize calls (the sentences of one
+// request) holds it for their time, so it is neither unloaded between
+// them nor dropped by a rescan of the engine's voices meanwhile; it also
+// learns what a cold voice cost.
+type VoiceHolder interface {
+	// HoldVoice loads voice unless it is loaded, and keeps it loaded and
+	// speaking until release is called, which the caller must do once.
+	// load is the time the call spent loading the voice (or waiting for
+	// another caller's load of it): 0 when it was loaded already.
+	HoldVoice(ctx context.Context, voice string) (release func(), load time.Duration, err error)
+}

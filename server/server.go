@@ -561,7 +561,7 @@ func cors(w http.ResponseWriter, r *http.Request) bool {
 	}
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Expose-Headers", "x-request-id, x-upstream-ms, x-engine-ms, x-gateway-ms, x-ignored-tags, x-clamped-tags")
+	h.Set("Access-Control-Expose-Headers", "x-request-id, x-upstream-ms, x-engine-ms, x-gateway-ms, x-voice-load-ms, x-ignored-tags, x-clamped-tags")
 	if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
 		return false
 	}

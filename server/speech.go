@@ -24,10 +24,13 @@ const (
 	headerUpstream = "x-upstream-ms"
 	headerEngine   = "x-engine-ms"
 	headerGateway  = "x-gateway-ms"
-	headerIgnored  = "x-ignored-tags"
-	headerClamped  = "x-clamped-tags"
+	// headerVoiceLoad is the part of x-engine-ms spent loading a cold
+	// voice (tts.Result.VoiceLoad); absent when no voice was loaded.
+	headerVoiceLoad = "x-voice-load-ms"
+	headerIgnored   = "x-ignored-tags"
+	headerClamped   = "x-clamped-tags"
 	// streamTrailers are declared by streamed responses and sent at the end.
-	streamTrailers = headerUpstream + ", " + headerEngine + ", " + headerGateway + ", " + headerIgnored + ", " + headerClamped
+	streamTrailers = headerUpstream + ", " + headerEngine + ", " + headerGateway + ", " + headerVoiceLoad + ", " + headerIgnored + ", " + headerClamped
 )
 
 // setTiming sets the timing and tag headers (or trailers) from res, and
@@ -37,6 +40,9 @@ const (
 func (s *Server) setTiming(h http.Header, res tts.Result, ri *reqInfo, sending time.Duration) {
 	h.Set(headerUpstream, ms(s.upstreamTime(res)))
 	h.Set(headerEngine, ms(res.EngineTime))
+	if res.VoiceLoad > 0 {
+		h.Set(headerVoiceLoad, ms(res.VoiceLoad))
+	}
 	if len(res.IgnoredTags) > 0 {
 		h.Set(headerIgnored, strings.Join(res.IgnoredTags, ","))
 	}

@@ -85,6 +85,40 @@ type renderer struct {
 	// sentence being rendered. Both are nil when nobody asked for words.
 	loc   *locator
 	words []Word
+	// holds are the releases of the voices held for the request (see
+	// holdVoice), by engine and engine voice.
+	holds map[[2]string]func()
+}
+
+// holdVoice holds v for the rest of the request when its engine loads
+// voices on first use (engine.VoiceHolder), so that it is loaded once
+// and stays loaded between the request's sentences; the time a load
+// takes counts as engine time and as Result.VoiceLoad.
+func (r *renderer) holdVoice(ctx context.Context, eng engine.Engine, v voices.Voice) error {
+	h, ok := eng.(engine.VoiceHolder)
+	key := [2]string{v.Engine, v.EngineVoice}
+	if !ok || r.holds[key] != nil {
+		return nil
+	}
+	release, took, err := h.HoldVoice(ctx, v.EngineVoice)
+	r.res.EngineTime += took
+	r.res.VoiceLoad += took
+	if err != nil {
+		return err
+	}
+	if r.holds == nil {
+		r.holds = map[[2]string]func(){}
+	}
+	r.holds[key] = release
+	return nil
+}
+
+// releaseVoices ends the holds of holdVoice.
+func (r *renderer) releaseVoices() {
+	for key, release := range r.holds {
+		release()
+		delete(r.holds, key)
+	}
 }
 
 // maxBreaks is the most silence withBreaks lets an engine put into one
@@ -153,6 +187,9 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 	eng := r.s.engines[v.Engine]
 	if eng == nil {
 		return fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
+	}
+	if err := r.holdVoice(ctx, eng, v); err != nil {
+		return fmt.Errorf("tts: voice %q: %w", v.ID, err)
 	}
 	// A derived voice's default style lies under the input's tags.
 	style := v.StyleFor(part.Style)

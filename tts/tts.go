@@ -395,6 +395,11 @@ type Result struct {
 	// SlotWait is the part of EngineTime spent waiting for a render slot
 	// (Options.MaxParallel) while others used them all.
 	SlotWait time.Duration
+	// VoiceLoad is the part of EngineTime spent loading the voices the
+	// request used (or waiting for another request's load of them): an
+	// engine that loads a voice on first use (engine.VoiceHolder) makes
+	// the first request for a cold voice pay for it; 0 otherwise.
+	VoiceLoad time.Duration
 	// SynthesisTime is the time spent producing the audio: EngineTime
 	// plus tag effects, resampling and encoding, up to the encoder's
 	// final flush. It leaves out parsing and validation and the time
@@ -723,6 +728,7 @@ func (s *Synthesizer) newOutput(w io.Writer, req Request, v voices.Voice) (*outp
 // release returns the pipeline's buffers for the next request's; o is
 // not used after.
 func (o *output) release() {
+	o.r.releaseVoices()
 	p := o.p
 	if cap(p.held) > 2*maxHeld { // a rare long part: let it go
 		p.held = nil

@@ -163,7 +163,7 @@ func BenchmarkOverhead(b *testing.B) {
 }
 
 func benchOverhead(b *testing.B, e *Engine) {
-	m := e.models[benchVoice]
+	m, session := session(b, e, benchVoice)
 	ctx := context.Background()
 	sentences := sentence.Split(benchText(b), 0)
 	seqs := benchIDs(b, e, benchText(b))
@@ -187,7 +187,7 @@ func benchOverhead(b *testing.B, e *Engine) {
 	timeBare := func(seqs [][]int64) {
 		start := time.Now()
 		for _, ids := range seqs {
-			bareSamples += bareRun(b, m, ids)
+			bareSamples += bareRun(b, m, session, ids)
 		}
 		bare += time.Since(start)
 	}
@@ -247,12 +247,12 @@ func benchIDs(b *testing.B, e *Engine, text string) [][][]int64 {
 
 // bareRun is the least a caller of ORT must do for one sentence. It
 // returns the number of samples made.
-func bareRun(b *testing.B, m *model, ids []int64) int {
+func bareRun(b *testing.B, m *model, s *ort.DynamicAdvancedSession, ids []int64) int {
 	in, _ := ort.NewTensor(ort.NewShape(1, int64(len(ids))), ids)
 	n, _ := ort.NewTensor(ort.NewShape(1), []int64{int64(len(ids))})
 	sc, _ := ort.NewTensor(ort.NewShape(3), []float32{m.cfg.NoiseScale, m.cfg.LengthScale, m.cfg.NoiseW})
 	out := []ort.Value{nil}
-	if err := m.session.Run([]ort.Value{in, n, sc}, out); err != nil {
+	if err := s.Run([]ort.Value{in, n, sc}, out); err != nil {
 		b.Fatal(err)
 	}
 	samples := len(out[0].(*ort.Tensor[float32]).GetData())
@@ -493,4 +493,35 @@ func BenchmarkSessionOptions(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkVoiceLoad reports what a cold voice costs: the time to read a
+// directory of 20 copies of the benchmark voice into the catalog (Load,
+// which loads no model), and the time to load one model on first use
+// (HoldVoice: the session created and checked with a short run).
+func BenchmarkVoiceLoad(b *testing.B) {
+	path := benchModel(b)
+	dir := b.TempDir()
+	for i := range 20 {
+		name := filepath.Join(dir, "v"+strconv.Itoa(i)+".onnx")
+		if err := errors.Join(os.Symlink(path, name), os.Symlink(path+".json", name+".json")); err != nil {
+			b.Fatal(err)
+		}
+	}
+	load(b, Options{}) // ONNX Runtime initialized before the clock runs
+	var catalog, first time.Duration
+	for b.Loop() {
+		start := time.Now()
+		e := load(b, Options{VoicesDir: dir})
+		catalog += time.Since(start)
+		release, took, err := e.HoldVoice(context.Background(), "v0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		release()
+		first += took
+		e.Close()
+	}
+	b.ReportMetric(float64(catalog.Microseconds())/1000/float64(b.N), "ms-catalog-20-voices")
+	b.ReportMetric(float64(first.Microseconds())/1000/float64(b.N), "ms-load-1-voice")
 }

@@ -4,8 +4,14 @@
 // A Piper voice is a model NAME.onnx with its config NAME.onnx.json. Load
 // reads a directory of them (Options.VoicesDir) and any single models
 // (Options.Models); Rescan picks up voices added, changed or removed
-// since. Each model gets one ONNX Runtime session, shared by all of its
-// speakers and all requests. A single-speaker voice is named NAME, and
+// since. Both read only the configs and the model files' inputs and
+// outputs (from their protobuf framing, skipping the weights), so they
+// take milliseconds whatever the directory holds. A model gets its ONNX
+// Runtime session, shared by all of its speakers and all requests, at its
+// first use (or HoldVoice), once however many requests come for it
+// meanwhile; Options.MemoryBudget unloads the least recently used models
+// that no request is using once the loaded ones pass it, and Residency
+// reports what is loaded. A single-speaker voice is named NAME, and
 // each speaker of a multi-speaker voice NAME:SPEAKER, for example
 // "en_GB-vctk-medium:p239".
 //
@@ -141,9 +147,10 @@
 //
 // The benchmarks in bench_test.go (BenchmarkSynthesize, BenchmarkOverhead,
 // BenchmarkStreams, BenchmarkRSSPerVoice, BenchmarkCancel, BenchmarkArena,
-// BenchmarkSessionOptions, BenchmarkKokoro, BenchmarkKokoroRSS) measure
-// real-time factor, overhead over bare ONNX Runtime runs, memory per
-// loaded voice and cancellation; their
+// BenchmarkSessionOptions, BenchmarkVoiceLoad, BenchmarkKokoro,
+// BenchmarkKokoroRSS) measure real-time factor, overhead over bare ONNX
+// Runtime runs, memory per loaded voice, the cost of a cold voice and
+// cancellation; their
 // figures on the reference machine are in docs/decisions.md, "ONNX
 // engine performance".
 package onnx

@@ -48,3 +48,41 @@ func ExampleLoad() {
 		log.Fatal(err)
 	}
 }
+
+// A budget for loaded voices, as a server's -voice-memory flag takes it.
+func ExampleParseSize() {
+	for _, s := range []string{"512MB", "2GB", "1.5GiB"} {
+		n, err := onnx.ParseSize(s)
+		fmt.Println(n, err)
+	}
+	// Output:
+	// 512000000 <nil>
+	// 2000000000 <nil>
+	// 1610612736 <nil>
+}
+
+// Hold a voice for the sentences of one request: its model loads on
+// first use and stays loaded, under Options.MemoryBudget, until released.
+func ExampleEngine_HoldVoice() {
+	ph, err := espeak.New(espeak.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	eng, err := onnx.Load(context.Background(), onnx.Options{Phonemizer: ph, VoicesDir: "voices", MemoryBudget: 512e6})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer eng.Close()
+	release, took, err := eng.HoldVoice(context.Background(), "en_US-lessac-medium")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer release()
+	fmt.Println("loaded in", took, "; loaded now:", eng.Residency().Models)
+	for _, text := range []string{"First sentence.", "Second sentence."} {
+		err := eng.Synthesize(context.Background(), engine.Request{Voice: "en_US-lessac-medium", Text: text}, func(engine.Chunk) error { return nil })
+		if err != nil {
+			log.Fatal(err)
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	ort "github.com/yalue/onnxruntime_go"
+
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/espeak"
 )
@@ -153,4 +155,16 @@ func goertzel(x []float32, freq float64) float64 {
 		s1, s2 = float64(v)+c*s1-s2, s1
 	}
 	return s1*s1 + s2*s2 - c*s1*s2
+}
+
+// session returns the loaded session of the model NAME, held until t ends.
+func session(t testing.TB, e *Engine, name string) (*model, *ort.DynamicAdvancedSession) {
+	t.Helper()
+	m := e.models[name]
+	s, _, err := e.acquire(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.release(m) })
+	return m, s
 }

@@ -58,7 +58,8 @@ func kokoroPacksPath(modelPath string) string {
 	return ""
 }
 
-// openVoice opens the model file of a voice directory entry. This is
+// readVoice reads the model file of a voice directory entry for the
+// catalog, without creating a session (see model.load). This is
 // where the voice-directory scan tells the two families apart: a model
 // with NAME.onnx.json beside it is a Piper voice; one with packs named
 // for it (kokoroPacksPath) is a Kokoro model; any other is a Kokoro model
@@ -66,9 +67,9 @@ func kokoroPacksPath(modelPath string) string {
 // pairKokoro (kokoro-onnx's files as downloaded), else a Piper voice
 // whose config is missing. A Kokoro model that no pack file can be told
 // for is logged with the reason, the candidates and the name to give.
-func (e *Engine) openVoice(name, path string, so sessionOptions) (*model, error) {
+func (e *Engine) readVoice(name, path string) (*model, error) {
 	if _, err := os.Stat(path + ".json"); err == nil {
-		return openModel(name, path, so)
+		return readModel(name, path)
 	}
 	var k *kokoroModel
 	var speakers []string
@@ -76,7 +77,7 @@ func (e *Engine) openVoice(name, path string, so sessionOptions) (*model, error)
 	if source == "" {
 		var err error
 		if k, speakers, err = kokoroExport(path); err != nil {
-			return openModel(name, path, so) // fails: no config
+			return readModel(name, path) // fails: no config
 		}
 		if source, err = pairKokoro(path); err != nil {
 			var pe *packPairError
@@ -91,13 +92,13 @@ func (e *Engine) openVoice(name, path string, so sessionOptions) (*model, error)
 	if _, ok := e.opts.Phonemizer.(TiePhonemizer); !ok {
 		return nil, fmt.Errorf("onnx: Kokoro model %s needs a phonemizer with tie marks (Options.Phonemizer: the espeak engine)", name)
 	}
-	return openKokoro(name, path, source, k, speakers, so)
+	return readKokoro(name, path, source, k, speakers)
 }
 
-// openKokoro loads a Kokoro model and its packs, detects the export's
+// readKokoro reads a Kokoro model's packs and detects the export's
 // flavour from its inputs and outputs (unless k has it already, with the
-// model's speakers), and checks it with one short run.
-func openKokoro(name, path, source string, k *kokoroModel, speakers []string, so sessionOptions) (*model, error) {
+// model's speakers), without creating a session.
+func readKokoro(name, path, source string, k *kokoroModel, speakers []string) (*model, error) {
 	fail := func(err error) (*model, error) {
 		return nil, fmt.Errorf("onnx: Kokoro model %s (%s): %w", name, path, err)
 	}
@@ -115,37 +116,47 @@ func openKokoro(name, path, source string, k *kokoroModel, speakers []string, so
 	}
 	k.source = source
 	m := &model{
-		name: name, path: path, stamp: stamp, kokoro: k,
+		name: name, path: path, stamp: stamp, size: stamp.modelSize, kokoro: k,
 		cfg: &Config{SampleRate: KokoroSampleRate, PhonemeType: "espeak", NumSpeakers: len(k.packs), Quality: "kokoro", LengthScale: 1},
 	}
 	m.outputs = []string{k.audio}
 	if k.duration != "" {
 		m.outputs = append(m.outputs, k.duration)
 	}
-	m.session, err = newSession(path, []string{k.ids, kokoroStyle, kokoroSpeed}, m.outputs, so)
+	return m, nil
+}
+
+// loadKokoro creates a Kokoro model's session and checks it with one
+// short run.
+func (m *model) loadKokoro(so sessionOptions) (*ort.DynamicAdvancedSession, error) {
+	fail := func(err error) (*ort.DynamicAdvancedSession, error) {
+		return nil, fmt.Errorf("onnx: Kokoro model %s (%s): %w", m.name, m.path, err)
+	}
+	k := m.kokoro
+	s, err := newSession(m.path, []string{k.ids, kokoroStyle, kokoroSpeed}, m.outputs, so)
 	if err != nil {
 		return fail(err)
 	}
 	first := k.packs[slices.Sorted(maps.Keys(k.packs))[0]]
-	if _, _, err := m.runKokoro(context.Background(), []int64{kokoroVocab['ə']}, first.row(1), 1); err != nil {
-		m.session.Destroy()
+	if _, _, err := m.runKokoro(context.Background(), s, []int64{kokoroVocab['ə']}, first.row(1), 1); err != nil {
+		s.Destroy()
 		return fail(fmt.Errorf("test run: %w", err))
 	}
-	return m, nil
+	return s, nil
 }
 
 // kokoroExport tells the flavour of a Kokoro export from its inputs and
 // outputs (never from its file name), and returns sherpa-onnx's
 // speaker_names metadata when the model has it.
 func kokoroExport(path string) (*kokoroModel, []string, error) {
-	ins, outs, err := ort.GetInputOutputInfo(path)
+	mi, err := readModelInfo(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	k := &kokoroModel{}
 	types := map[string]ort.TensorElementDataType{}
-	for _, in := range ins {
-		types[in.Name] = in.DataType
+	for _, in := range mi.inputs {
+		types[in.name] = in.elem
 	}
 	for _, name := range []string{"tokens", "input_ids"} {
 		if t, ok := types[name]; ok && t == ort.TensorElementDataTypeInt64 {
@@ -154,33 +165,28 @@ func kokoroExport(path string) (*kokoroModel, []string, error) {
 	}
 	speed, hasSpeed := types[kokoroSpeed]
 	k.intSpeed = speed == ort.TensorElementDataTypeInt32
-	for _, out := range outs {
-		if (out.Name == "audio" || out.Name == "waveform") && out.DataType == ort.TensorElementDataTypeFloat {
-			k.audio = out.Name
+	for _, out := range mi.outputs {
+		if (out.name == "audio" || out.name == "waveform") && out.elem == ort.TensorElementDataTypeFloat {
+			k.audio = out.name
 		}
-		if (out.Name == "duration" || out.Name == "durations") && numericType(out.DataType) {
-			k.duration = out.Name
+		if (out.name == "duration" || out.name == "durations") && numericType(out.elem) {
+			k.duration = out.name
 		}
 	}
 	if k.ids == "" || types[kokoroStyle] != ort.TensorElementDataTypeFloat || !hasSpeed ||
 		speed != ort.TensorElementDataTypeFloat && !k.intSpeed || k.audio == "" {
 		var names []string
-		for _, in := range ins {
+		for _, in := range mi.inputs {
 			names = append(names, in.String())
 		}
-		for _, out := range outs {
+		for _, out := range mi.outputs {
 			names = append(names, "-> "+out.String())
 		}
 		return nil, nil, fmt.Errorf("not a Kokoro export: want inputs tokens or input_ids (int64), style (float32), speed (float32 or int32) and output audio or waveform (float32); it has %s", strings.Join(names, ", "))
 	}
-	md, err := ort.GetModelMetadata(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer md.Destroy()
-	names, ok, err := md.LookupCustomMetadataMap("speaker_names")
-	if err != nil || !ok || names == "" {
-		return k, nil, err
+	names := mi.metadata["speaker_names"]
+	if names == "" {
+		return k, nil, nil
 	}
 	return k, strings.Split(names, ","), nil
 }
@@ -190,12 +196,7 @@ func kokoroExport(path string) (*kokoroModel, []string, error) {
 // of each token (pads included) when the model gives them. A model whose
 // speed input is int32 gets the speed rounded to a whole number, at least
 // 1. A done ctx terminates the run.
-func (m *model) runKokoro(ctx context.Context, ids []int64, style []float32, speed float64) (audio []float32, durations []float64, err error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if m.closed {
-		return nil, nil, errModelClosed
-	}
+func (m *model) runKokoro(ctx context.Context, s *ort.DynamicAdvancedSession, ids []int64, style []float32, speed float64) (audio []float32, durations []float64, err error) {
 	k := m.kokoro
 	padded := make([]int64, len(ids)+2)
 	copy(padded[1:], ids)
@@ -207,7 +208,7 @@ func (m *model) runKokoro(ctx context.Context, ids []int64, style []float32, spe
 	} else {
 		in.add(ort.NewTensor(ort.NewShape(1), []float32{float32(speed)}))
 	}
-	return runAudio(ctx, m.session, &in, m.outputs)
+	return runAudio(ctx, s, &in, m.outputs)
 }
 
 // kokoroOwners maps each usable pack name to its model: when two Kokoro
@@ -272,6 +273,13 @@ func (e *Engine) kokoroVoice(id string) (kokoroVoice, error) {
 		return kokoroVoice{}, errors.New("onnx: engine is closed")
 	}
 	owners := e.kokoroOwners()
+	if h := e.held[id]; h != nil && h.m.kokoro != nil {
+		for p := range h.m.kokoro.packs { // removed by a rescan while HoldVoice holds it
+			if owners[p] == nil {
+				owners[p] = h.m
+			}
+		}
+	}
 	unknown := func(err error) (kokoroVoice, error) {
 		if err == nil {
 			return kokoroVoice{}, fmt.Errorf("onnx: %w %q", engine.ErrUnknownVoice, id)
@@ -352,6 +360,11 @@ func (e *Engine) synthesizeKokoro(ctx context.Context, req engine.Request, emit 
 	if err != nil {
 		return err
 	}
+	s, _, err := e.acquire(ctx, v.m)
+	if err != nil {
+		return e.runError(ctx, req, err)
+	}
+	defer e.release(v.m)
 	tp, ok := e.opts.Phonemizer.(TiePhonemizer)
 	if !ok {
 		return errors.New("onnx: Kokoro voices need a phonemizer with tie marks (Options.Phonemizer: the espeak engine)")
@@ -382,7 +395,7 @@ func (e *Engine) synthesizeKokoro(ctx context.Context, req engine.Request, emit 
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			audio, durations, err := v.m.runKokoro(ctx, r.ids, v.style.row(len(r.ids)), speed)
+			audio, durations, err := v.m.runKokoro(ctx, s, r.ids, v.style.row(len(r.ids)), speed)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()

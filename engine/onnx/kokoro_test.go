@@ -473,11 +473,11 @@ func TestKokoroStyleRow(t *testing.T) {
 	if len(rows) < 2 || total > n || total < n-len(rows) {
 		t.Errorf("long sentence of %d tokens: chunks of %v tokens", n, rows)
 	}
-	m := e.models["k"]
-	if _, _, err := m.runKokoro(context.Background(), make([]int64, KokoroMaxTokens), rowPack.row(509), 1); err != nil {
+	m, s := session(t, e, "k")
+	if _, _, err := m.runKokoro(context.Background(), s, make([]int64, KokoroMaxTokens), rowPack.row(509), 1); err != nil {
 		t.Errorf("510 tokens: %v", err)
 	}
-	if _, _, err := m.runKokoro(context.Background(), make([]int64, KokoroMaxTokens+1), rowPack.row(509), 1); err == nil {
+	if _, _, err := m.runKokoro(context.Background(), s, make([]int64, KokoroMaxTokens+1), rowPack.row(509), 1); err == nil {
 		t.Error("511 tokens: the model took them (want its position table to refuse)")
 	}
 }

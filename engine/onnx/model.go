@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
 
@@ -20,28 +19,36 @@ const (
 	inputSpeaker = "sid"
 )
 
-// errModelClosed is returned by run once the model was unloaded (by Close
-// or by a Rescan that dropped its files).
+// errModelClosed is returned for a voice whose model was unloaded for
+// good (by Close, or by a Rescan that dropped its files) before it could
+// serve.
 var errModelClosed = fmt.Errorf("onnx: %w: the voice was unloaded", engine.ErrUnknownVoice)
 
-// model is one loaded NAME.onnx with its config: one ORT session shared
-// by every request and every speaker of the voice. ORT sessions are safe
-// for concurrent Run calls.
+// model is one NAME.onnx of the catalog with its config. Its ORT session,
+// shared by every request and every speaker of the voice (ORT sessions
+// are safe for concurrent Run calls), is created on first use and freed
+// when the memory budget needs the room (see resident.go).
 type model struct {
-	name    string // NAME
-	path    string // NAME.onnx
-	cfg     *Config
-	stamp   fileStamp // of the .onnx and .onnx.json, to notice changes
-	multi   bool      // the model takes a sid input
-	session *ort.DynamicAdvancedSession
+	name  string // NAME
+	path  string // NAME.onnx
+	cfg   *Config
+	stamp fileStamp // of the .onnx and .onnx.json, to notice changes
+	size  int64     // bytes of NAME.onnx: what the memory budget counts for it loaded
+	multi bool      // the model takes a sid input
 	// outputs are the session's outputs: the audio, then the phoneme
 	// durations when the model has them (a Piper model patched for
-	// alignments; see modelOutputs).
+	// alignments; see piperOutputs).
 	outputs []string
 	kokoro  *kokoroModel // set for a Kokoro model (kokoro.go)
 
-	mu     sync.RWMutex // read-held by runs, write-held by close
-	closed bool
+	// Residency, guarded by Engine.res (resident.go).
+	session *ort.DynamicAdvancedSession // nil while not loaded
+	holds   int                         // requests using the session
+	loading chan struct{}               // closed when a load under way ends
+	waiters int                         // requests waiting for that load
+	failed  error                       // why the model cannot load; kept until its files change
+	used    uint64                      // Engine.tick when last released, for LRU eviction
+	removed bool                        // dropped by a rescan or Close: unloaded at the last release
 }
 
 // fileStamp identifies a version of a voice's two files.
@@ -62,10 +69,11 @@ func stampOf(modelPath, configPath string) (fileStamp, error) {
 	return fileStamp{m.Size(), c.Size(), m.ModTime().UnixNano(), c.ModTime().UnixNano()}, nil
 }
 
-// openModel loads NAME.onnx and NAME.onnx.json, creates the session and
-// checks it with one short run, so that a model that cannot serve fails
-// here rather than at request time.
-func openModel(name, path string, so sessionOptions) (*model, error) {
+// readModel reads what the catalog needs of a Piper voice without creating
+// a session: NAME.onnx.json, and the inputs and outputs of NAME.onnx,
+// which must be a Piper model's (a sid input exactly when the config has
+// several speakers).
+func readModel(name, path string) (*model, error) {
 	configPath := path + ".json"
 	stamp, err := stampOf(path, configPath)
 	if err != nil {
@@ -75,8 +83,8 @@ func openModel(name, path string, so sessionOptions) (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &model{name: name, path: path, cfg: cfg, stamp: stamp, multi: cfg.NumSpeakers > 1}
-	if err := m.open(so); err != nil {
+	m := &model{name: name, path: path, cfg: cfg, stamp: stamp, size: stamp.modelSize, multi: cfg.NumSpeakers > 1}
+	if m.outputs, err = piperOutputs(m.path, m.multi); err != nil {
 		return nil, fmt.Errorf("onnx: voice %s: model %s: %w", name, path, err)
 	}
 	return m, nil
@@ -89,18 +97,20 @@ type sessionOptions struct {
 	spin    bool // let intra-op worker threads spin between runs
 }
 
-func (m *model) open(so sessionOptions) error {
+// load creates the model's session and checks it with one short run, so
+// that a model that cannot serve fails here with a clear error rather
+// than in the middle of a request.
+func (m *model) load(so sessionOptions) (*ort.DynamicAdvancedSession, error) {
+	if m.kokoro != nil {
+		return m.loadKokoro(so)
+	}
 	inputs := []string{inputIDs, inputLengths, inputScales}
 	if m.multi {
 		inputs = append(inputs, inputSpeaker)
 	}
-	var err error
-	if m.outputs, err = piperOutputs(m.path); err != nil {
-		return err
-	}
-	m.session, err = newSession(m.path, inputs, m.outputs, so)
+	s, err := newSession(m.path, inputs, m.outputs, so)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("onnx: voice %s: model %s: %w", m.name, m.path, err)
 	}
 	// One run of an empty sentence checks the inputs and output and warms
 	// the session up. It speaks as the last speaker the config names, so
@@ -110,31 +120,41 @@ func (m *model) open(so sessionOptions) error {
 	if m.multi {
 		last = int64(m.cfg.NumSpeakers - 1)
 	}
-	if _, _, err := m.run(context.Background(), m.cfg.IDs(nil, ""), m.cfg.LengthScale, last); err != nil {
-		m.session.Destroy()
+	if _, _, err := m.run(context.Background(), s, m.cfg.IDs(nil, ""), m.cfg.LengthScale, last); err != nil {
+		s.Destroy()
 		if last > 0 {
-			return fmt.Errorf("test run as speaker %d (num_speakers is %d): %w", last, m.cfg.NumSpeakers, err)
+			return nil, fmt.Errorf("onnx: voice %s: model %s: test run as speaker %d (num_speakers is %d): %w", m.name, m.path, last, m.cfg.NumSpeakers, err)
 		}
-		return fmt.Errorf("test run: %w", err)
+		return nil, fmt.Errorf("onnx: voice %s: model %s: test run: %w", m.name, m.path, err)
 	}
-	return nil
+	return s, nil
 }
 
-// piperOutputs returns the outputs of a Piper model to run: its audio
-// output, then its phoneme durations when it has a second output, as
-// piper1-gpl's patch_voice_with_alignment adds (the output of the
-// duration predictor's Ceil node, frames per id, shape [1,1,N]).
-func piperOutputs(path string) ([]string, error) {
-	_, outs, err := ort.GetInputOutputInfo(path)
+// piperOutputs checks the inputs of the Piper model at path and returns
+// its outputs to run: its audio output, then its phoneme durations when
+// it has a second output, as piper1-gpl's patch_voice_with_alignment adds
+// (the output of the duration predictor's Ceil node, frames per id,
+// shape [1,1,N]).
+func piperOutputs(path string, multi bool) ([]string, error) {
+	mi, err := readModelInfo(path)
 	if err != nil {
 		return nil, err
 	}
+	for _, in := range []string{inputIDs, inputLengths, inputScales} {
+		if _, ok := mi.input(in); !ok {
+			return nil, fmt.Errorf("not a Piper model: it has no input %q", in)
+		}
+	}
+	if _, ok := mi.input(inputSpeaker); ok != multi {
+		return nil, fmt.Errorf("the config does not fit the model: num_speakers above 1 needs a model with a %q input, and only then may it have one", inputSpeaker)
+	}
+	outs := mi.outputs
 	if len(outs) == 0 {
 		return nil, errors.New("the model has no outputs")
 	}
-	names := []string{outs[0].Name}
-	if len(outs) > 1 && numericType(outs[1].DataType) {
-		names = append(names, outs[1].Name)
+	names := []string{outs[0].name}
+	if len(outs) > 1 && numericType(outs[1].elem) {
+		names = append(names, outs[1].name)
 	}
 	return names, nil
 }
@@ -180,15 +200,10 @@ func newSession(path string, inputs, outputs []string, so sessionOptions) (*ort.
 	return ort.NewDynamicAdvancedSession(path, inputs, outputs, opts)
 }
 
-// run synthesizes one id sequence and returns the audio at the config's
-// sample rate, and the frames of each id when the model gives them (nil
-// otherwise). A done ctx terminates the run.
-func (m *model) run(ctx context.Context, ids []int64, lengthScale float32, sid int64) (audio []float32, durations []float64, err error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if m.closed {
-		return nil, nil, errModelClosed
-	}
+// run synthesizes one id sequence on the model's session s and returns
+// the audio at the config's sample rate, and the frames of each id when
+// the model gives them (nil otherwise). A done ctx terminates the run.
+func (m *model) run(ctx context.Context, s *ort.DynamicAdvancedSession, ids []int64, lengthScale float32, sid int64) (audio []float32, durations []float64, err error) {
 	var in tensors
 	in.add(ort.NewTensor(ort.NewShape(1, int64(len(ids))), ids))
 	in.add(ort.NewTensor(ort.NewShape(1), []int64{int64(len(ids))}))
@@ -196,7 +211,7 @@ func (m *model) run(ctx context.Context, ids []int64, lengthScale float32, sid i
 	if m.multi {
 		in.add(ort.NewTensor(ort.NewShape(1), []int64{sid}))
 	}
-	return runAudio(ctx, m.session, &in, m.outputs)
+	return runAudio(ctx, s, &in, m.outputs)
 }
 
 // tensors collects the inputs of one run, and the first error making them.
@@ -284,17 +299,6 @@ func toFloat64[T float32 | float64 | int64 | int32](x []T) []float64 {
 		out[i] = float64(v)
 	}
 	return out
-}
-
-// close waits for running requests and frees the session.
-func (m *model) close() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
-		return nil
-	}
-	m.closed = true
-	return m.session.Destroy()
 }
 
 // sharedArenaReady reports whether the environment has the shared arena

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/sentence"
@@ -51,9 +52,26 @@ type Options struct {
 	Spin bool
 	// Strict makes Load fail when any voice cannot load (a corrupt model,
 	// a model of another family, a missing or bad config, two voices of
-	// one name). By default such a voice is logged and left out, and the
-	// others serve; Rescan always reports them in its error.
+	// one name): it loads each model once, runs it and unloads it again.
+	// By default Load only reads the voices' configs and checks their
+	// model files' inputs and outputs, logging a voice that fails and
+	// leaving it out, and a model that passes those checks yet cannot
+	// load fails its requests (with the reason, in the log too); Rescan
+	// always reports the voices it leaves out in its error.
 	Strict bool
+	// MemoryBudget bounds the bytes of model files that may stay loaded
+	// (see ParseSize): a voice's model is loaded (its ONNX Runtime session
+	// created) on first use, and once loaded models pass the budget the
+	// least recently used ones that no request is using are unloaded. A
+	// model in use is never unloaded, so the budget may be passed while
+	// more voices speak at once than it holds. 0 means no bound: a model
+	// stays loaded once used. What a loaded model really costs in
+	// resident memory is about its file's size for a Piper voice
+	// (docs/deploy.md has the measurements).
+	MemoryBudget int64
+	// OnLoad, if set, is called after each model load with the voice
+	// (model) name and the time the load took: for metrics.
+	OnLoad func(model string, took time.Duration)
 	// Logger receives load and debug logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -90,10 +108,18 @@ type Engine struct {
 	opts Options
 	log  *slog.Logger
 
-	scan   sync.Mutex // serializes loading and unloading
+	scan   sync.Mutex // serializes rescans
 	mu     sync.RWMutex
-	models map[string]*model // by NAME
+	models map[string]*model     // by NAME
+	held   map[string]*heldModel // by the voice name HoldVoice was given
 	closed bool
+
+	res      sync.Mutex // guards the residency of every model (resident.go) and:
+	resident map[*model]struct{}
+	tick     uint64 // counts releases, for LRU order
+	stats    Residency
+	// beforeLoad, set by tests, is called before a model is loaded.
+	beforeLoad func(*model)
 }
 
 var (
@@ -112,11 +138,14 @@ func (e *Engine) Renders(f engine.Feature) bool {
 }
 
 // Load finds and initializes ONNX Runtime (once per process; see
-// FindLibrary), then loads every voice of opts.VoicesDir and opts.Models.
-// Every voice is checked with a short run, so a missing or corrupt model
-// or a bad config shows here, never at request time: such a voice is
-// logged and left out, and the others serve (with Options.Strict, it
-// fails Load). A missing library or an unreadable directory fails Load.
+// FindLibrary), then reads the catalog of voices of opts.VoicesDir and
+// opts.Models: their configs, and the inputs and outputs of their model
+// files, which it does not load (see Options.MemoryBudget), so Load
+// takes about as long for a hundred voices as for one. A voice that
+// fails those checks is logged and left out, and the others serve; with
+// Options.Strict each model is also loaded, checked with a short run and
+// unloaded, and any voice that fails fails Load. A missing library or an
+// unreadable directory fails Load.
 func Load(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -131,13 +160,13 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 	if err := initRuntime(lib, opts.Logger); err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, log: opts.Logger, models: map[string]*model{}}
+	e := &Engine{opts: opts, log: opts.Logger, models: map[string]*model{}, resident: map[*model]struct{}{}}
 	files, err := e.voiceFiles()
 	if files == nil && err != nil {
 		e.Close()
 		return nil, err // the directory cannot be read
 	}
-	_, syncErr := e.sync(ctx, files)
+	_, syncErr := e.sync(ctx, files, opts.Strict)
 	if err := errors.Join(err, syncErr); err != nil {
 		if opts.Strict || ctx.Err() != nil {
 			e.Close()
@@ -188,25 +217,28 @@ func (e *Engine) voiceFiles() (map[string]string, error) {
 	return files, errors.Join(errs...)
 }
 
-// Rescan brings the loaded voices in line with Options.VoicesDir and
-// Options.Models: new voices are loaded, voices whose files changed are
-// reloaded and voices whose files are gone are unloaded (once their
-// running requests finish). A voice that fails to load is reported in the
-// error and left out (or, if it changed, kept as it was); the others are
-// still updated. If the directory cannot be read, nothing changes. It
-// reports whether any voice was loaded or unloaded.
+// Rescan brings the catalog in line with Options.VoicesDir and
+// Options.Models, reading configs as Load does and loading no model: new
+// voices are added, voices whose files changed are read again (and load
+// anew at their next use) and voices whose files are gone are removed,
+// their models unloaded once the requests using them finish. A voice
+// that fails the checks is reported in the error and left out (or, if it
+// changed, kept as it was); the others are still updated. If the
+// directory cannot be read, nothing changes. It reports whether any
+// voice was added, changed or removed.
 func (e *Engine) Rescan(ctx context.Context) (changed bool, err error) {
 	files, err := e.voiceFiles()
 	if files == nil && err != nil {
 		return false, err // the directory cannot be read: keep what is loaded
 	}
-	changed, syncErr := e.sync(ctx, files)
+	changed, syncErr := e.sync(ctx, files, false)
 	return changed, errors.Join(err, syncErr)
 }
 
-// sync loads the voices of files that are new or changed and unloads
-// those not in files.
-func (e *Engine) sync(ctx context.Context, files map[string]string) (bool, error) {
+// sync reads the voices of files that are new or changed into the
+// catalog and removes those not in files; validate loads each of them
+// once to check it (Options.Strict).
+func (e *Engine) sync(ctx context.Context, files map[string]string, validate bool) (bool, error) {
 	e.scan.Lock()
 	defer e.scan.Unlock()
 	e.mu.RLock()
@@ -216,7 +248,7 @@ func (e *Engine) sync(ctx context.Context, files map[string]string) (bool, error
 	if closed {
 		return false, errors.New("onnx: engine is closed")
 	}
-	loaded := map[string]*model{}
+	read := map[string]*model{}
 	var errs []error
 	for name, path := range files {
 		if err := ctx.Err(); err != nil {
@@ -228,36 +260,40 @@ func (e *Engine) sync(ctx context.Context, files map[string]string) (bool, error
 				continue
 			}
 		}
-		m, err := e.openVoice(name, path, sessionOptions{threads: e.opts.IntraOpThreads, arena: e.opts.Arena, spin: e.opts.Spin}) // Piper or Kokoro
+		m, err := e.readVoice(name, path) // Piper or Kokoro
 		if err == nil && m.cfg.PhonemeType == "espeak" && e.opts.Phonemizer == nil {
-			m.close()
 			err = fmt.Errorf("onnx: voice %s needs a phonemizer (Options.Phonemizer)", name)
+		}
+		if err == nil && validate {
+			err = e.validate(m)
 		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		loaded[name] = m
-		e.log.Info("onnx: voice loaded", "voice", name, "rate", m.cfg.SampleRate, "speakers", m.cfg.NumSpeakers, "path", path)
+		read[name] = m
+		e.log.Debug("onnx: voice found", "voice", name, "rate", m.cfg.SampleRate, "speakers", m.cfg.NumSpeakers, "path", path)
 	}
 	var drop []*model
 	e.mu.Lock()
 	for name, m := range e.models {
 		_, keep := files[name]
-		if repl := loaded[name]; repl != nil || !keep {
+		if repl := read[name]; repl != nil || !keep {
 			drop = append(drop, m)
 			delete(e.models, name)
 		}
 	}
-	for name, m := range loaded {
+	for name, m := range read {
 		e.models[name] = m
 	}
 	e.mu.Unlock()
+	e.retire(drop)
 	for _, m := range drop {
-		m.close()
-		e.log.Info("onnx: voice unloaded", "voice", m.name)
+		if read[m.name] == nil {
+			e.log.Info("onnx: voice removed", "voice", m.name)
+		}
 	}
-	return len(loaded) > 0 || len(drop) > 0, errors.Join(errs...)
+	return len(read) > 0 || len(drop) > 0, errors.Join(errs...)
 }
 
 // Voices lists one voice per single-speaker model, one per speaker of a
@@ -291,24 +327,46 @@ func (e *Engine) Voices(ctx context.Context) ([]engine.Voice, error) {
 }
 
 // lookup returns the model and speaker id of a voice name. A
-// multi-speaker voice's bare NAME means its speaker 0.
+// multi-speaker voice's bare NAME means its speaker 0. A voice that a
+// rescan removed is still found while HoldVoice holds it.
 func (e *Engine) lookup(voice string) (*model, int64, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.closed {
 		return nil, 0, errors.New("onnx: engine is closed")
 	}
-	if m := e.models[voice]; m != nil && m.kokoro == nil {
-		return m, 0, nil
-	}
-	if name, sp, ok := strings.Cut(voice, SpeakerSep); ok {
-		if m := e.models[name]; m != nil && m.multi {
-			if sid, ok := m.cfg.Speakers[sp]; ok {
-				return m, sid, nil
-			}
+	name, _, _ := strings.Cut(voice, SpeakerSep)
+	for _, m := range []*model{e.models[voice], e.models[name], e.heldModel(voice)} {
+		if m == nil || m.kokoro != nil {
+			continue
+		}
+		if sid, ok := m.speaker(voice); ok {
+			return m, sid, nil
 		}
 	}
 	return nil, 0, fmt.Errorf("onnx: %w %q", engine.ErrUnknownVoice, voice)
+}
+
+// heldModel returns the model HoldVoice holds under voice, or nil. e.mu is
+// held.
+func (e *Engine) heldModel(voice string) *model {
+	if h := e.held[voice]; h != nil {
+		return h.m
+	}
+	return nil
+}
+
+// speaker returns the speaker id of voice, NAME or NAME:SPEAKER, in m.
+func (m *model) speaker(voice string) (int64, bool) {
+	if voice == m.name {
+		return 0, true
+	}
+	name, sp, ok := strings.Cut(voice, SpeakerSep)
+	if !ok || name != m.name || !m.multi {
+		return 0, false
+	}
+	sid, ok := m.cfg.Speakers[sp]
+	return sid, ok
 }
 
 // Synthesize speaks req.Text one sentence at a time, a sentence ending
@@ -330,6 +388,11 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 	if err != nil {
 		return err
 	}
+	s, _, err := e.acquire(ctx, m)
+	if err != nil {
+		return e.runError(ctx, req, err)
+	}
+	defer e.release(m)
 	lengthScale := m.cfg.LengthScale / float32(req.Prosody.RateOrDefault())
 	gain := gainOf(req.Prosody)
 	at, from := 0, 0 // samples emitted, bytes of req.Text passed
@@ -354,7 +417,7 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 			if len(r.ids) <= 3 { // ^ _ $: nothing to say
 				continue
 			}
-			audio, durations, err := m.run(ctx, r.ids, lengthScale, sid)
+			audio, durations, err := m.run(ctx, s, r.ids, lengthScale, sid)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -427,17 +490,15 @@ func scale(x []float32, gain float32) {
 	}
 }
 
-// Close unloads every voice, waiting for running requests. It does not
-// tear down the process-wide ONNX Runtime environment.
+// Close removes every voice and unloads its model, at once or, for a
+// model in use, when its requests end. It does not tear down the
+// process-wide ONNX Runtime environment.
 func (e *Engine) Close() error {
 	e.mu.Lock()
-	models := e.models
+	models := slices.Collect(maps.Values(e.models))
 	e.models = nil
 	e.closed = true
 	e.mu.Unlock()
-	var errs []error
-	for _, m := range models {
-		errs = append(errs, m.close())
-	}
-	return errors.Join(errs...)
+	e.retire(models)
+	return nil
 }

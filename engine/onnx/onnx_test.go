@@ -349,7 +349,7 @@ func TestLoadErrors(t *testing.T) {
 			vctk, _ := os.ReadFile(filepath.Join(voicesDir, toneVCTK+".onnx.json"))
 			write(dir, "v.onnx", model) // has no sid input
 			write(dir, "v.onnx.json", vctk)
-		}, want: "test run"},
+		}, want: "does not fit the model"},
 		{name: "no phonemizer", setup: func(dir string) {
 			write(dir, "v.onnx", model)
 			write(dir, "v.onnx.json", config)

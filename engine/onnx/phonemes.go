@@ -31,7 +31,12 @@ func (e *Engine) speakPhonemes(ctx context.Context, req engine.Request, emit eng
 		if len(ids) <= 3 { // ^ _ $: nothing to say
 			return ctx.Err()
 		}
-		audio, _, err = m.run(ctx, ids, m.cfg.LengthScale/float32(req.Prosody.RateOrDefault()), sid)
+		s, _, err := e.acquire(ctx, m)
+		if err != nil {
+			return e.runError(ctx, req, err)
+		}
+		defer e.release(m)
+		audio, _, err = m.run(ctx, s, ids, m.cfg.LengthScale/float32(req.Prosody.RateOrDefault()), sid)
 		if err != nil {
 			return e.runError(ctx, req, err)
 		}
@@ -43,9 +48,14 @@ func (e *Engine) speakPhonemes(ctx context.Context, req engine.Request, emit eng
 		if err != nil {
 			return err
 		}
+		s, _, err := e.acquire(ctx, v.m)
+		if err != nil {
+			return e.runError(ctx, req, err)
+		}
+		defer e.release(v.m)
 		ids := kokoroTokens(v.lang.kokoroPhonemes(kokoroIPA(req.Phonemes)))
 		for _, c := range splitTokenSpans(ids) {
-			a, _, err := v.m.runKokoro(ctx, ids[c.from:c.to], v.style.row(c.to-c.from), req.Prosody.RateOrDefault())
+			a, _, err := v.m.runKokoro(ctx, s, ids[c.from:c.to], v.style.row(c.to-c.from), req.Prosody.RateOrDefault())
 			if err != nil {
 				return e.runError(ctx, req, err)
 			}

@@ -115,6 +115,8 @@ type app struct {
 	upstreamKey        string
 	signup             bool
 	strict             bool
+	voiceMemory        string
+	voiceLoadSeconds   prometheus.Histogram
 	aliases            aliasFlag
 	readHeaderTimeout  time.Duration
 	readTimeout        time.Duration
@@ -201,7 +203,10 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.DurationVar(&a.wsIdleTimeout, "ws-idle-timeout", server.DefaultWSIdleTimeout, "time an authenticated WebSocket session may stay idle (negative: no limit)")
 	fs.DurationVar(&a.idleTimeout, "idle-timeout", 120*time.Second, "keep-alive idle timeout")
 	fs.DurationVar(&a.shutdownTimeout, "shutdown-timeout", 30*time.Second, "time to drain in-flight requests on SIGINT/SIGTERM")
-	fs.BoolVar(&a.strict, "strict", false, "refuse to start when a voice of -voices cannot load (by default it is logged and left out)")
+	fs.BoolVar(&a.strict, "strict", false, "load, run and unload every voice of -voices at start, and refuse to start when one cannot load (by default only configs are read; a voice that fails is logged and left out)")
+	fs.StringVar(&a.voiceMemory, "voice-memory", a.env("VOXKIT_VOICE_MEMORY", defaultVoiceMemory),
+		"memory for loaded voices of -voices ($VOXKIT_VOICE_MEMORY), e.g. 512MB or 2GB, counted as their model files' size: a voice loads on first use, "+
+			"and past this the least recently used idle voices are unloaded; 0: no bound")
 	fs.IntVar(&a.limits.RequestsPerMinute, "rate-limit", a.envInt("VOXKIT_RATE_LIMIT", 0),
 		"speech requests per minute per account ($VOXKIT_RATE_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
 	fs.IntVar(&a.limits.Concurrent, "concurrency-limit", a.envInt("VOXKIT_CONCURRENCY_LIMIT", 0),
@@ -553,6 +558,12 @@ func (a *app) envInt(name string, def int) int {
 	return def
 }
 
+// defaultVoiceMemory is -voice-memory's default: about 15 Piper medium
+// voices, which with the server's own memory and the work of concurrent
+// requests fits the 2 GiB limit of the shipped worker deployment
+// (docs/deploy.md has the sizing).
+const defaultVoiceMemory = "1GB"
+
 // upstreamEngine is the name of a gateway's one engine, its workers.
 const upstreamEngine = "upstream"
 
@@ -653,8 +664,14 @@ func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engi
 	if a.voices == "" {
 		return engines, nil, nil
 	}
+	budget, err := onnx.ParseSize(a.voiceMemory)
+	if err != nil {
+		esp.Close()
+		return nil, nil, fmt.Errorf("-voice-memory: %w", err)
+	}
+	a.voiceLoadSeconds = newVoiceLoadSeconds()
 	piper, err := onnx.Load(ctx, onnx.Options{LibraryPath: a.getenv("ONNXRUNTIME_LIB"), Phonemizer: esp,
-		VoicesDir: a.voices, Strict: a.strict, Logger: a.log})
+		VoicesDir: a.voices, Strict: a.strict, MemoryBudget: budget, OnLoad: observeLoad(a.voiceLoadSeconds), Logger: a.log})
 	if err != nil {
 		esp.Close()
 		return nil, nil, fmt.Errorf("voices in %s: %w", a.voices, err)
@@ -721,6 +738,9 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	}
 	if reg != nil {
 		opts.Metrics = reg
+	}
+	if reg != nil && piper != nil {
+		reg.MustRegister(voiceCollectors(piper, a.voiceLoadSeconds)...)
 	}
 	if pool != nil {
 		opts.Gateway, opts.Ready = true, pool.Ready

@@ -44,3 +44,28 @@ func TestPickLeastOutstanding(t *testing.T) {
 		t.Errorf("ties went to %v", seen)
 	}
 }
+
+// TestPickPrefersWarm: among workers with the voice, one that spoke with
+// it lately (so has it loaded, most likely) is picked unless it has
+// coldCost or more requests outstanding beyond another's.
+func TestPickPrefersWarm(t *testing.T) {
+	cold := &worker{url: "cold", voices: map[string]engine.Voice{"v": {Name: "v"}}}
+	warm := &worker{url: "warm", voices: map[string]engine.Voice{"v": {Name: "v"}}}
+	cold.healthy.Store(true)
+	warm.healthy.Store(true)
+	warm.spokeWith("v")
+	p := &Pool{}
+	p.workers.Store(&[]*worker{cold, warm})
+	for outstanding := range int64(coldCost) {
+		warm.outstanding.Store(outstanding)
+		for range 4 {
+			if w := p.pick("v", nil); w != warm {
+				t.Fatalf("warm with %d outstanding against 0: picked %s", outstanding, w.url)
+			}
+		}
+	}
+	warm.outstanding.Store(coldCost + 1)
+	if w := p.pick("v", nil); w != cold {
+		t.Errorf("warm with %d outstanding against 0: picked %s, want cold", coldCost+1, w.url)
+	}
+}

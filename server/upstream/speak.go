@@ -52,7 +52,10 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 		var failed *attemptError
 		var answered *wire.Error
 		switch {
-		case err == nil, ctx.Err() != nil:
+		case err == nil:
+			w.spokeWith(req.Voice)
+			return ctx.Err()
+		case ctx.Err() != nil:
 			return ctx.Err()
 		case !errors.As(err, &failed):
 			return err // the caller's own failure (emit's), as it is

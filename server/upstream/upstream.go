@@ -192,7 +192,19 @@ type worker struct {
 
 	mu     sync.Mutex
 	voices map[string]engine.Voice
+	// spoke holds when the worker last answered for each voice: a worker
+	// that loads voices on first use has it loaded, most likely (pick).
+	spoke map[string]time.Time
 }
+
+// warmFor is how long after a worker spoke with a voice pick counts the
+// voice as loaded there, and coldCost what pick counts a load as: about
+// the wait of two requests ahead in its queue (a Piper medium voice loads
+// in 0.3 to 1 s, a sentence renders in a fraction of that).
+const (
+	warmFor  = 10 * time.Minute
+	coldCost = 2
+)
 
 // New returns a Pool of opts.URLs. It looks up their names and checks
 // every worker once before it returns (so that the voice list is known),
@@ -506,8 +518,10 @@ func (p *Pool) Voices(context.Context) ([]engine.Voice, error) {
 func (p *Pool) Renders(f engine.Feature) bool { return f == engine.FeatureRate }
 
 // pick returns the healthy worker with voice that has the fewest requests
-// outstanding, leaving out those in tried; when no healthy one is left, an
-// unhealthy one (its last failure may have passed); nil if there is none.
+// outstanding, a worker that has not spoken with the voice lately counting
+// coldCost more (it may have to load it), leaving out those in tried; when
+// no healthy one is left, an unhealthy one (its last failure may have
+// passed); nil if there is none.
 func (p *Pool) pick(voice string, tried []*worker) *worker {
 	if w := p.pickAmong(voice, tried, true); w != nil {
 		return w
@@ -521,6 +535,7 @@ func (p *Pool) pickAmong(voice string, tried []*worker, healthy bool) *worker {
 		return nil
 	}
 	var best *worker
+	var bestCost int64
 	// Start the scan at a rotating worker, so that ties go round.
 	first := int(p.turn.Add(1) % uint64(len(ws)))
 	for i := range ws {
@@ -530,12 +545,26 @@ func (p *Pool) pickAmong(voice string, tried []*worker, healthy bool) *worker {
 		}
 		w.mu.Lock()
 		_, has := w.voices[voice]
+		cost := w.outstanding.Load()
+		if time.Since(w.spoke[voice]) > warmFor {
+			cost += coldCost
+		}
 		w.mu.Unlock()
-		if has && (best == nil || w.outstanding.Load() < best.outstanding.Load()) {
-			best = w
+		if has && (best == nil || cost < bestCost) {
+			best, bestCost = w, cost
 		}
 	}
 	return best
+}
+
+// spokeWith notes that w answered for voice.
+func (w *worker) spokeWith(voice string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.spoke == nil {
+		w.spoke = map[string]time.Time{}
+	}
+	w.spoke[voice] = time.Now()
 }
 
 // Close of the engine interface is Pool.Close.
