@@ -2,8 +2,11 @@
 # install-node-sdk.sh installs the official client SDKs the end-to-end
 # tests drive the server with, at pinned versions, into a cache directory:
 # the OpenAI Node SDK ("openai"), ElevenLabs' ("@elevenlabs/elevenlabs-js"),
-# Cartesia's ("@cartesia/cartesia-js") and the WebSocket library Cartesia's
-# SDK loads in Node ("ws").
+# Cartesia's ("@cartesia/cartesia-js"), the WebSocket library Cartesia's
+# SDK loads in Node ("ws"), and sherpa-onnx's Node package
+# ("sherpa-onnx-node" with its linux-x64 build, both pinned, since the
+# package asks for any later build) that the PocketTTS parity test and
+# benchmarks in engine/pocket run as the peer.
 #
 # Usage: .ci/install-node-sdk.sh [DIR]
 #
@@ -40,7 +43,7 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
 # name@version of each package.
-packages="openai@$version @elevenlabs/elevenlabs-js@2.73.0 @cartesia/cartesia-js@4.2.0 ws@8.23.0"
+packages="openai@$version @elevenlabs/elevenlabs-js@2.73.0 @cartesia/cartesia-js@4.2.0 ws@8.23.0 sherpa-onnx-node@1.13.8 sherpa-onnx-linux-x64@1.13.8"
 
 installed() {
 	for p in $packages; do
