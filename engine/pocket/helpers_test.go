@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/internal/onnxtest"
 	"github.com/voxkit/voxkit/internal/dsp"
+	"github.com/voxkit/voxkit/internal/onnxtest"
 )
 
 // testModel is the id of the model testdata/gen/pocket.py makes.

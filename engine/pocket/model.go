@@ -74,8 +74,8 @@ func partPath(dir, part string) (string, error) {
 }
 
 // openModel opens the model in dir, named name.
-func openModel(name, dir string, threads int) (m *model, err error) {
-	m = &model{name: name, dir: dir}
+func openModel(name, dir string, threads int) (_ *model, err error) {
+	m := &model{name: name, dir: dir}
 	defer func() {
 		if err != nil {
 			m.close()
@@ -214,6 +214,9 @@ func (m *model) speak(ctx context.Context, v *Voice, text string, emit func([]fl
 			break
 		}
 		g.latents = append(g.latents, frame...)
+		if frameMade != nil {
+			frameMade()
+		}
 		if len(g.latents) == chunkFrames*int(m.latentDim) {
 			if err := g.decode(emit); err != nil {
 				return err
@@ -225,6 +228,9 @@ func (m *model) speak(ctx context.Context, v *Voice, text string, emit func([]fl
 	}
 	return nil
 }
+
+// frameMade, when tests set it, is called after each frame is made.
+var frameMade func()
 
 // generation is the state of one piece being spoken.
 type generation struct {
