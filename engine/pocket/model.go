@@ -239,6 +239,10 @@ type generation struct {
 	ro  *ort.RunOptions
 
 	main    []ort.Value // lm_main's states
+	spare   []ort.Value // lm_main's previous states, to be written next
+	cond    ort.Value   // lm_main's conditioning and end-of-speech logit
+	eos     ort.Value
+	dir     ort.Value   // lm_flow's output
 	dec     []ort.Value // the decoder's states
 	cur     *ort.Tensor[float32]
 	empty   *ort.Tensor[float32] // no text: [1, 0, embedDim]
@@ -249,6 +253,8 @@ type generation struct {
 
 func (g *generation) free() {
 	destroy(g.main)
+	destroy(g.spare)
+	destroy([]ort.Value{g.cond, g.eos, g.dir})
 	destroy(g.dec)
 	for _, t := range []*ort.Tensor[float32]{g.cur, g.empty, g.s, g.t, g.x} {
 		if t != nil {
@@ -334,39 +340,58 @@ func (g *generation) runMain(seq, emb ort.Value) ([]ort.Value, error) {
 // frame makes the next frame: one lm_main step, then an Euler flow over
 // lm_flow from the noise; it returns the frame and the end-of-speech
 // logit. The frame also becomes the next step's input.
+//
+// Every frame's runs have inputs of the same shapes, so each output
+// tensor of a frame's runs is kept and written again by the next frame's
+// (ORT allocates them for the first frame); lm_main's states alternate
+// between two sets of tensors when their shapes do not change.
 func (g *generation) frame(steps int, noise *noise) (frame []float32, eos float32, err error) {
-	out, err := g.runMain(g.cur, g.empty)
-	if err != nil {
+	m := g.m
+	out := make([]ort.Value, len(m.lmMain.outputs))
+	out[0], out[1] = g.cond, g.eos
+	copy(out[2:], g.spare)
+	if err := m.lmMain.runInto(g.ctx, g.ro, append([]ort.Value{g.cur, g.empty}, g.main...), out); err != nil {
 		return nil, 0, err
 	}
-	defer destroy(out)
-	logit, err := floats(g.m.lmMain, 1, out[1])
+	g.cond, g.eos = out[0], out[1]
+	old := g.main
+	g.main = out[2:]
+	switch {
+	case g.spare != nil || sameShapes(old, g.main):
+		g.spare = old
+	default:
+		destroy(old)
+	}
+	logit, err := floats(m.lmMain, 1, g.eos)
 	if err != nil {
 		return nil, 0, err
 	}
 	if len(logit) == 0 {
-		return nil, 0, fmt.Errorf("pocket: %s gave an empty end-of-speech logit", g.m.lmMain.name)
+		return nil, 0, fmt.Errorf("pocket: %s gave an empty end-of-speech logit", m.lmMain.name)
 	}
 	x := g.x.GetData()
 	noise.fill(x)
 	dt := 1 / float32(steps)
 	s, t := g.s.GetData(), g.t.GetData()
+	flowIn := []ort.Value{g.cond, g.s, g.t, g.x}
 	for i := range steps {
 		s[0] = float32(i) / float32(steps)
 		t[0] = s[0] + dt
-		flow, err := g.m.lmFlow.run(g.ctx, g.ro, []ort.Value{out[0], g.s, g.t, g.x})
+		dir := []ort.Value{g.dir}
+		if err := m.lmFlow.runInto(g.ctx, g.ro, flowIn, dir); err != nil {
+			return nil, 0, err
+		}
+		g.dir = dir[0]
+		d, err := floats(m.lmFlow, 0, g.dir)
 		if err != nil {
 			return nil, 0, err
 		}
-		dir, err := floats(g.m.lmFlow, 0, flow[0])
-		if err != nil || len(dir) != len(x) {
-			destroy(flow)
-			return nil, 0, errors.Join(err, fmt.Errorf("pocket: %s gave %d values, want %d", g.m.lmFlow.name, len(dir), len(x)))
+		if len(d) != len(x) {
+			return nil, 0, fmt.Errorf("pocket: %s gave %d values, want %d", m.lmFlow.name, len(d), len(x))
 		}
 		for j := range x {
-			x[j] += float32(dt * dir[j]) // rounded before the sum, as sherpa-onnx computes it
+			x[j] += float32(dt * d[j]) // rounded before the sum, as sherpa-onnx computes it
 		}
-		destroy(flow)
 	}
 	copy(g.cur.GetData(), x)
 	return x, logit[0], nil

@@ -74,7 +74,7 @@ func TestParity(t *testing.T) {
 	dir := filepath.Join(voicesDir(t), testModel)
 	for _, ref := range []string{"alto", "bass"} {
 		wav := filepath.Join(dir, "test_wavs", ref+".wav")
-		_, want := p.run(t, peerRequest{Model: dir, Threads: 1, Reference: wav, Texts: parityTexts, Steps: 4, Repeat: 1})
+		want := p.run(t, peerRequest{Model: dir, Threads: 1, Reference: wav, Texts: parityTexts, Steps: 4})
 		v := cloneFile(t, e, wav, Settings{Steps: 4})
 		for i, text := range parityTexts {
 			got := speak(t, e, v, text)

@@ -1,14 +1,17 @@
 package pocket
 
 import (
+	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // peer runs sherpa-onnx-node (installed by .ci/install-node-sdk.sh into
@@ -56,46 +59,33 @@ type peerRequest struct {
 	Steps       int      `json:"steps"`
 	Temperature float64  `json:"temperature"`
 	Seed        int64    `json:"seed"`
-	Repeat      int      `json:"repeat"`
 	Out         string   `json:"out"`
+	Serve       bool     `json:"serve"`
 }
 
-// peerReport is testdata/peer.js's output, in milliseconds.
-type peerReport struct {
-	Clone float64 `json:"clone"`
-	Texts []struct {
-		Total float64 `json:"total"`
-		First float64 `json:"first"`
-		N     int     `json:"n"`
-	} `json:"texts"`
-}
-
-// run runs the request and returns the report and each text's samples.
-func (p peer) run(t testing.TB, req peerRequest) (peerReport, [][]float32) {
+// command returns the command that runs peer.js on req.
+func (p peer) command(t testing.TB, req peerRequest) *exec.Cmd {
 	t.Helper()
-	dir := t.TempDir()
-	req.Out = filepath.Join(dir, "out")
 	b, err := json.Marshal(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqPath := filepath.Join(dir, "req.json")
+	reqPath := filepath.Join(t.TempDir(), "req.json")
 	if err := os.WriteFile(reqPath, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(p.node, "testdata/peer.js", reqPath)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+p.modules)
-	out, err := cmd.Output()
-	if err != nil {
-		var stderr string
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = string(ee.Stderr)
-		}
-		t.Fatalf("sherpa-onnx-node: %v\n%s", err, stderr)
-	}
-	var rep peerReport
-	if err := json.Unmarshal(out, &rep); err != nil {
-		t.Fatalf("peer.js said %q: %v", out, err)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// run runs the request and returns each text's samples.
+func (p peer) run(t testing.TB, req peerRequest) [][]float32 {
+	t.Helper()
+	req.Out = filepath.Join(t.TempDir(), "out")
+	if err := p.command(t, req).Run(); err != nil {
+		t.Fatalf("sherpa-onnx-node: %v", err)
 	}
 	audio := make([][]float32, len(req.Texts))
 	for i := range req.Texts {
@@ -108,5 +98,66 @@ func (p peer) run(t testing.TB, req peerRequest) (peerReport, [][]float32) {
 			audio[i][j] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:]))
 		}
 	}
-	return rep, audio
+	return audio
+}
+
+// server is peer.js serving timings: each call of time is one call of
+// sherpa-onnx, timed inside the Node process.
+type server struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Scanner
+}
+
+// serve starts peer.js serving timings for req; it stops when t ends.
+func (p peer) serve(t testing.TB, req peerRequest) *server {
+	t.Helper()
+	req.Serve = true
+	cmd := p.command(t, req)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		cmd.Wait()
+	})
+	return &server{cmd: cmd, in: in, out: bufio.NewScanner(out)}
+}
+
+// cost is the time some work took: by the wall clock, and in CPU time
+// (user and system, all the process's threads), which a busy machine
+// disturbs less.
+type cost struct {
+	wall, cpu time.Duration
+}
+
+func (c *cost) add(d cost) {
+	c.wall += d.wall
+	c.cpu += d.cpu
+}
+
+// time returns sherpa-onnx's cost for op ("total", "first" or "clone") on
+// text.
+func (s *server) time(t testing.TB, op, text string) cost {
+	t.Helper()
+	b, _ := json.Marshal(map[string]string{"op": op, "text": text})
+	if _, err := s.in.Write(append(b, '\n')); err != nil {
+		t.Fatal(err)
+	}
+	if !s.out.Scan() {
+		t.Fatalf("sherpa-onnx-node stopped: %v", s.out.Err())
+	}
+	var ms struct{ MS, CPU float64 }
+	if err := json.Unmarshal(s.out.Bytes(), &ms); err != nil {
+		t.Fatalf("peer.js said %q: %v", s.out.Text(), err)
+	}
+	return cost{wall: time.Duration(ms.MS * 1e6), cpu: time.Duration(ms.CPU * 1e6)}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -100,14 +101,47 @@ func (s *session) zeroStates(first int) ([]ort.Value, error) {
 // runOpts, which may be nil) and its error is returned.
 func (s *session) run(ctx context.Context, runOpts *ort.RunOptions, in []ort.Value) ([]ort.Value, error) {
 	out := make([]ort.Value, len(s.outputs))
-	if err := s.s.RunWithOptions(in, out, runOpts); err != nil {
-		destroy(out)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("pocket: %s: %w", s.name, err)
+	if err := s.runInto(ctx, runOpts, in, out); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// runInto is run with the outputs' buffers given: ORT writes each output
+// into its tensor in out (which must have the output's shape), or into a
+// tensor it allocates where out holds nil. On failure the tensors it
+// allocated are destroyed and their entries set back to nil.
+func (s *session) runInto(ctx context.Context, runOpts *ort.RunOptions, in, out []ort.Value) error {
+	given := make([]bool, len(out))
+	for i, v := range out {
+		given[i] = v != nil
+	}
+	if err := s.s.RunWithOptions(in, out, runOpts); err != nil {
+		for i, v := range out {
+			if !given[i] && v != nil {
+				v.Destroy()
+				out[i] = nil
+			}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("pocket: %s: %w", s.name, err)
+	}
+	return nil
+}
+
+// sameShapes reports whether a and b are values of the same shapes.
+func sameShapes(a, b []ort.Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !slices.Equal(a[i].GetShape(), b[i].GetShape()) {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *session) close() error {

@@ -4,13 +4,10 @@
 //   node peer.js REQUEST.json
 //
 // REQUEST: {"model": DIR, "threads": N, "reference": WAV, "texts": [...],
-// "steps": N, "temperature": T, "seed": S, "repeat": N, "out": PREFIX}.
-// For each text it writes PREFIX.N.f32 (raw little-endian float32 samples,
-// silenceScale 1: no silence post-processing) and prints one JSON line of
-// timings in milliseconds: {"clone": ..., "texts": [{"total": ..., "first":
-// ..., "n": samples}]}. "clone" is a first generate call's extra time over
-// a second one with the same reference: the encoder run, which sherpa
-// caches per reference.
+// "steps": N, "temperature": T, "seed": S, "out": PREFIX, "serve": BOOL}.
+// For each text it writes PREFIX.N.f32: raw little-endian float32 samples,
+// with silenceScale 1 (no silence post-processing). With "serve" it times
+// calls instead, as stdin asks (see the end of the file).
 const fs = require('fs');
 const path = require('path');
 const sherpa = require('sherpa-onnx-node');
@@ -39,52 +36,80 @@ const tts = new sherpa.OfflineTts({
   maxNumSentences: 1,
 });
 const wave = sherpa.readWave(req.reference);
-const config = (samples = wave.samples) => new sherpa.GenerationConfig({
+const config = (samples = wave.samples, extra = {}) => new sherpa.GenerationConfig({
   referenceAudio: samples,
   referenceSampleRate: wave.sampleRate,
   numSteps: req.steps,
   silenceScale: 1,
-  extra: {temperature: req.temperature, seed: req.seed},
+  extra: {temperature: req.temperature, seed: req.seed, ...extra},
 });
 
-const now = () => Number(process.hrtime.bigint()) / 1e6;
-const report = {texts: []};
-// Warm up with another recording (the reference at 0.9 times its level),
-// then time a first call with the reference, which runs the encoder, and a
-// second, which finds its result in sherpa's cache.
-tts.generate({text: req.texts[0], generationConfig: config(wave.samples.map((x) => x * 0.9))});
-let t0 = now();
-tts.generate({text: req.texts[0], generationConfig: config()});
-const firstCall = now() - t0;
-t0 = now();
-tts.generate({text: req.texts[0], generationConfig: config()});
-report.clone = firstCall - (now() - t0);
+// A time: the wall clock's and the CPU time the process used (all its
+// threads), in milliseconds.
+const now = () => ({ms: Number(process.hrtime.bigint()) / 1e6, cpu: process.cpuUsage()});
+const since = (t0) => {
+  const c = process.cpuUsage(t0.cpu);
+  return {ms: now().ms - t0.ms, cpu: (c.user + c.system) / 1000};
+};
+const minus = (a, b) => ({ms: a.ms - b.ms, cpu: a.cpu - b.cpu});
 
-// Each text: the best of "repeat" runs of generate(); then one run of
-// generateAsync() for the time to its first progress callback (a chunk of
-// audio, which sherpa decodes once the sentence's frames are all made).
+// timeTotal times one generate() call on text.
+function timeTotal(text) {
+  const t0 = now();
+  tts.generate({text, generationConfig: config()});
+  return since(t0);
+}
+
+// timeFirst times generateAsync() to its first progress callback: a chunk
+// of audio, which sherpa decodes once the sentence's frames are all made.
+async function timeFirst(text) {
+  let first = null;
+  const t0 = now();
+  await tts.generateAsync({
+    text,
+    generationConfig: config(),
+    onProgress: () => {
+      if (first === null) first = since(t0);
+      return 1;
+    },
+  });
+  return first;
+}
+
+// timeClone times the encoder on a new recording (the reference at
+// another level): a first generate() call, which runs the encoder, less a
+// second, which finds its result in sherpa's cache; both make one frame
+// only (max_frames 1), so little else is timed.
+let level = 1;
+function timeClone(text) {
+  level *= 0.999;
+  const samples = wave.samples.map((x) => x * level);
+  const once = () => {
+    const t0 = now();
+    tts.generate({text, generationConfig: config(samples, {max_frames: 1})});
+    return since(t0);
+  };
+  const miss = once();
+  return minus(miss, once());
+}
+
 (async () => {
-  for (const [i, text] of req.texts.entries()) {
-    let best = null;
-    for (let r = 0; r < (req.repeat || 1); r++) {
-      const start = now();
-      const audio = tts.generate({text, generationConfig: config()});
-      const total = now() - start;
-      if (best === null || total < best.total) best = {total, samples: audio.samples};
+  if (req.serve) {
+    // Serve: each line of stdin, {"op": "total"|"first"|"clone", "text":
+    // ...}, is answered by a line with its times, {"ms": wall clock,
+    // "cpu": CPU time}, so a benchmark can interleave its runs with
+    // sherpa's.
+    const lines = require('readline').createInterface({input: process.stdin});
+    for await (const line of lines) {
+      const {op, text} = JSON.parse(line);
+      const t = op === 'first' ? await timeFirst(text) : op === 'clone' ? timeClone(text) : timeTotal(text);
+      process.stdout.write(JSON.stringify(t) + '\n');
     }
-    let first = null;
-    const start = now();
-    await tts.generateAsync({
-      text,
-      generationConfig: config(),
-      onProgress: () => {
-        if (first === null) first = now() - start;
-        return 1;
-      },
-    });
-    const buf = Buffer.from(best.samples.buffer, best.samples.byteOffset, best.samples.byteLength);
-    fs.writeFileSync(`${req.out}.${i}.f32`, buf);
-    report.texts.push({total: best.total, first, n: best.samples.length});
+    return;
   }
-  console.log(JSON.stringify(report));
+  for (const [i, text] of req.texts.entries()) {
+    const audio = tts.generate({text, generationConfig: config()});
+    const buf = Buffer.from(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength);
+    fs.writeFileSync(`${req.out}.${i}.f32`, buf);
+  }
 })();
