@@ -72,6 +72,7 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/engine/onnx"
+	"github.com/voxkit/voxkit/engine/pocket"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/postgres"
@@ -647,7 +648,8 @@ func (a *app) rescanOnHangup(ctx context.Context, synth *tts.Synthesizer, piper 
 }
 
 // engines starts espeak-ng and, with -voices, the onnx engine on that
-// directory (nil without it).
+// directory (nil without it) and, when the directory holds PocketTTS
+// models, the pocket engine.
 func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engine, error) {
 	esp, err := espeak.New(espeak.Options{})
 	if err != nil {
@@ -664,6 +666,17 @@ func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engi
 		return nil, nil, fmt.Errorf("voices in %s: %w", a.voices, err)
 	}
 	engines["onnx"] = piper
+	pk, err := pocket.Load(ctx, pocket.Options{LibraryPath: a.getenv("ONNXRUNTIME_LIB"), VoicesDir: a.voices, Logger: a.log})
+	if err != nil {
+		esp.Close()
+		piper.Close()
+		return nil, nil, fmt.Errorf("PocketTTS models in %s: %w", a.voices, err)
+	}
+	if len(pk.Models()) == 0 {
+		pk.Close()
+	} else {
+		engines["pocket"] = pk
+	}
 	return engines, piper, nil
 }
 
