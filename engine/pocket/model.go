@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -167,13 +168,18 @@ func (m *model) encode(ctx context.Context, samples []float32) (latents []float3
 	if len(shape) != 3 || shape[0] != 1 || shape[2] != m.embedDim {
 		return nil, 0, 0, fmt.Errorf("pocket: %s gave latents of shape %v, want [1, frames, %d]", m.encoder.name, shape, m.embedDim)
 	}
-	return append([]float32(nil), data...), int(shape[1]), int(shape[2]), nil
+	// The tensor's data is a Go slice (ORT's output is copied into it), so
+	// it outlives the tensor.
+	return data, int(shape[1]), int(shape[2]), nil
 }
 
 // speak generates the audio of one piece of text in voice v and passes it
 // to emit chunk by chunk: each chunk is decoded as soon as its frames
-// exist, with the same chunk boundaries (and so the same samples) as
-// sherpa-onnx, which decodes a piece only after generating all of it.
+// exist, in a goroutine of its own while the next frames are made, with
+// the same chunk boundaries (and so the same samples) as sherpa-onnx,
+// which decodes a piece only after generating all of it. emit is called
+// from that goroutine, one call at a time, and speak returns after the
+// last.
 func (m *model) speak(ctx context.Context, v *Voice, text string, emit func([]float32) error) error {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -199,6 +205,22 @@ func (m *model) speak(ctx context.Context, v *Voice, text string, emit func([]fl
 		steps = DefaultSteps
 	}
 	noise := newNoise(v.Temperature, v.Seed)
+	d := g.startDecoder(emit)
+	err = g.generate(steps, noise, d)
+	if err != nil {
+		d.stop.Store(true)
+	}
+	close(d.chunks)
+	if derr := <-d.done; err == nil {
+		err = derr
+	}
+	return err
+}
+
+// generate makes the piece's frames and hands them to d in chunks of
+// chunkFrames, the last one shorter. It stops early once d has failed.
+func (g *generation) generate(steps int, noise *noise, d *decoder) error {
+	size := chunkFrames * int(g.m.latentDim)
 	eosStep := -1
 	for step := range maxFrames {
 		frame, eos, err := g.frame(steps, noise)
@@ -217,16 +239,44 @@ func (m *model) speak(ctx context.Context, v *Voice, text string, emit func([]fl
 		if frameMade != nil {
 			frameMade()
 		}
-		if len(g.latents) == chunkFrames*int(m.latentDim) {
-			if err := g.decode(emit); err != nil {
-				return err
+		if len(g.latents) == size {
+			if d.failed.Load() {
+				return nil // the decoder's error is returned
 			}
+			d.chunks <- g.latents
+			g.latents = make([]float32, 0, size)
 		}
 	}
 	if len(g.latents) > 0 {
-		return g.decode(emit)
+		d.chunks <- g.latents
 	}
 	return nil
+}
+
+// decoder decodes chunks of frames in a goroutine of its own while the
+// next frames are made, and passes their audio to emit in order.
+type decoder struct {
+	chunks chan []float32
+	done   chan error  // the goroutine's first error, or nil, once chunks is closed
+	failed atomic.Bool // a decode or emit failed
+	stop   atomic.Bool // the frames failed: decode no more
+}
+
+func (g *generation) startDecoder(emit func([]float32) error) *decoder {
+	d := &decoder{chunks: make(chan []float32, 4), done: make(chan error, 1)}
+	go func() {
+		var err error
+		for lat := range d.chunks {
+			if err != nil || d.stop.Load() {
+				continue
+			}
+			if err = g.decode(lat, emit); err != nil {
+				d.failed.Store(true)
+			}
+		}
+		d.done <- err
+	}()
+	return d
 }
 
 // frameMade, when tests set it, is called after each frame is made.
@@ -248,7 +298,7 @@ type generation struct {
 	empty   *ort.Tensor[float32] // no text: [1, 0, embedDim]
 	s, t    *ort.Tensor[float32]
 	x       *ort.Tensor[float32]
-	latents []float32 // frames made and not yet decoded
+	latents []float32 // frames made and not yet handed to the decoder
 }
 
 func (g *generation) free() {
@@ -397,11 +447,11 @@ func (g *generation) frame(steps int, noise *noise) (frame []float32, eos float3
 	return x, logit[0], nil
 }
 
-// decode runs the decoder on the frames made since the last decode, with
-// its states, and passes the audio to emit.
-func (g *generation) decode(emit func([]float32) error) error {
-	n := int64(len(g.latents)) / g.m.latentDim
-	lat, err := ort.NewTensor(ort.NewShape(1, n, g.m.latentDim), g.latents)
+// decode runs the decoder on a chunk of frames, with its states, and
+// passes the audio to emit.
+func (g *generation) decode(latents []float32, emit func([]float32) error) error {
+	n := int64(len(latents)) / g.m.latentDim
+	lat, err := ort.NewTensor(ort.NewShape(1, n, g.m.latentDim), latents)
 	if err != nil {
 		return fmt.Errorf("pocket: %w", err)
 	}
@@ -414,7 +464,6 @@ func (g *generation) decode(emit func([]float32) error) error {
 	destroy(g.dec)
 	g.dec = out[1:]
 	defer out[0].Destroy()
-	g.latents = g.latents[:0]
 	audio, err := floats(g.m.decoder, 0, out[0])
 	if err != nil {
 		return err
