@@ -52,6 +52,7 @@ type Engine struct {
 var (
 	_ engine.Engine      = (*Engine)(nil)
 	_ engine.VoiceLister = (*Engine)(nil)
+	_ engine.Cloner      = (*Engine)(nil)
 )
 
 // ErrUnknownModel is returned (wrapped) for a model id the engine has not
@@ -180,8 +181,8 @@ func (e *Engine) Clone(ctx context.Context, model string, samples []float32, sam
 const minReference = SampleRate * 2 / 25
 
 // ErrRecording is returned (wrapped) by Clone for a recording it cannot
-// make a voice of; the error says why.
-var ErrRecording = errors.New("pocket: unusable recording")
+// make a voice of, with the reason: engine.ErrRecording.
+var ErrRecording = engine.ErrRecording
 
 // AddVoice makes v speakable by Synthesize as name. A name already in use
 // is replaced.
@@ -238,25 +239,58 @@ func (e *Engine) voice(ctx context.Context, name string) (*Voice, error) {
 	return v, nil
 }
 
-// Voices lists the added voices and the recordings of each model's
-// test_wavs directory (as "MODEL:STEM").
+// Voices lists the recordings of each model's test_wavs directory (as
+// "MODEL:STEM"). Voices added with AddVoice or LoadClone are not listed:
+// they are their adder's to offer.
 func (e *Engine) Voices(ctx context.Context) ([]engine.Voice, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	names := map[string]string{}
-	for n, v := range e.voices {
-		names[n] = v.Model
-	}
-	for n := range e.refs {
-		model, _, _ := strings.Cut(n, onnx.SpeakerSep)
-		names[n] = model
-	}
 	var out []engine.Voice
-	for _, n := range slices.Sorted(mapKeys(names)) {
-		out = append(out, engine.Voice{Name: n, SampleRate: SampleRate, Description: "PocketTTS voice (" + names[n] + ")"})
+	for _, n := range slices.Sorted(mapKeys(e.refs)) {
+		model, _, _ := strings.Cut(n, onnx.SpeakerSep)
+		out = append(out, engine.Voice{Name: n, SampleRate: SampleRate, Description: "PocketTTS voice (" + model + ")"})
 	}
 	return out, nil
 }
+
+// CloneModels lists the loaded models (engine.Cloner).
+func (e *Engine) CloneModels() []string { return e.Models() }
+
+// CloneVoice clones req's recording (see Clone) and returns the voice
+// encoded by Voice.MarshalBinary (engine.Cloner). Unset settings are
+// DefaultSettings'.
+func (e *Engine) CloneVoice(ctx context.Context, req engine.CloneRequest) ([]byte, error) {
+	model := req.Model
+	if model == "" {
+		models := e.Models()
+		if len(models) != 1 {
+			return nil, fmt.Errorf("%w: %d models loaded, name one", ErrUnknownModel, len(models))
+		}
+		model = models[0]
+	}
+	s := Settings{Temperature: DefaultTemperature, Steps: req.Steps, Seed: req.Seed}
+	if req.Temperature != nil {
+		s.Temperature = *req.Temperature
+	}
+	v, err := e.Clone(ctx, model, req.Samples, req.SampleRate, s)
+	if err != nil {
+		return nil, err
+	}
+	return v.MarshalBinary()
+}
+
+// LoadClone decodes a voice made by CloneVoice and adds it as name
+// (engine.Cloner).
+func (e *Engine) LoadClone(name string, data []byte) error {
+	var v Voice
+	if err := v.UnmarshalBinary(data); err != nil {
+		return err
+	}
+	return e.AddVoice(name, &v)
+}
+
+// UnloadClone removes a voice loaded by LoadClone (engine.Cloner).
+func (e *Engine) UnloadClone(name string) { e.RemoveVoice(name) }
 
 // Synthesize speaks req in the voice named req.Voice (see AddVoice and
 // Voices).

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/voxkit/voxkit/engine"
 )
 
 // Sampling defaults, sherpa-onnx's.
@@ -40,8 +42,9 @@ func DefaultSettings() Settings {
 	return Settings{Temperature: DefaultTemperature, Steps: DefaultSteps}
 }
 
-// ErrSettings is returned (wrapped) for sampling settings out of range.
-var ErrSettings = errors.New("pocket: bad settings")
+// ErrSettings is returned (wrapped) for sampling settings out of range:
+// engine.ErrCloneSettings.
+var ErrSettings = engine.ErrCloneSettings
 
 func (s Settings) validate() error {
 	if math.IsNaN(s.Temperature) || s.Temperature < 0 || s.Temperature > 10 {
