@@ -256,3 +256,48 @@ func TestWords(t *testing.T) {
 		}
 	}
 }
+
+// TestCloner: engine.Cloner's bytes load under a name of the caller's,
+// which speaks and is not listed, until unloaded.
+func TestCloner(t *testing.T) {
+	e := loadGen(t)
+	ctx := context.Background()
+	var c engine.Cloner = e
+	if got := c.CloneModels(); len(got) != 1 || got[0] != testModel {
+		t.Fatalf("models %v", got)
+	}
+	zero := 0.0
+	data, err := c.CloneVoice(ctx, engine.CloneRequest{Samples: recording(2, 170), SampleRate: SampleRate, Temperature: &zero, Steps: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v Voice
+	if err := v.UnmarshalBinary(data); err != nil || v.Model != testModel || v.Settings != (Settings{Steps: 3}) {
+		t.Fatalf("clone: %+v, %v", v.Settings, err)
+	}
+	if _, err := c.CloneVoice(ctx, engine.CloneRequest{Samples: recording(2, 170), SampleRate: SampleRate, Steps: -2}); !errors.Is(err, engine.ErrCloneSettings) {
+		t.Errorf("steps -2: %v", err)
+	}
+	if _, err := c.CloneVoice(ctx, engine.CloneRequest{Samples: recording(0.01, 170), SampleRate: SampleRate}); !errors.Is(err, engine.ErrRecording) {
+		t.Errorf("10 ms: %v", err)
+	}
+	if err := c.LoadClone("acct/mine", data); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.LoadClone("broken", data[:10]); err == nil {
+		t.Error("damaged bytes loaded")
+	}
+	if n, err := collect(e, "acct/mine"); err != nil || n == 0 {
+		t.Fatalf("speaking the loaded clone: %d samples, %v", n, err)
+	}
+	vs, _ := e.Voices(ctx)
+	for _, v := range vs {
+		if v.Name == "acct/mine" {
+			t.Error("a loaded clone is listed")
+		}
+	}
+	c.UnloadClone("acct/mine")
+	if _, err := collect(e, "acct/mine"); !errors.Is(err, engine.ErrUnknownVoice) {
+		t.Errorf("unloaded: %v", err)
+	}
+}
