@@ -11,10 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/pocket"
 	"github.com/voxkit/voxkit/internal/dsp"
 	"github.com/voxkit/voxkit/internal/onnxtest"
+	"github.com/voxkit/voxkit/internal/pgtest"
 	"github.com/voxkit/voxkit/internal/pockettest"
+	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -166,4 +169,68 @@ func TestCloneRecordingErrors(t *testing.T) {
 	if got := apiError(t, plain.upload(plain.key, map[string]string{"name": "x"}, good), 400, wire.CodeInvalidValue); !strings.Contains(got.Message, "no model here clones") {
 		t.Errorf("no cloner: %+v", got)
 	}
+}
+
+// TestRecordingCloneAcrossReplicas: a voice cloned from a recording on one
+// server of a shared PostgreSQL store speaks on the other, the same way,
+// and goes there when deleted.
+func TestRecordingCloneAcrossReplicas(t *testing.T) {
+	dsn := pgtest.Start(t)
+	voicesDir := pocketVoices(t)
+	replicas := make([]*replica, 2)
+	for i := range replicas {
+		pk, err := pocket.Load(context.Background(), pocket.Options{LibraryPath: onnxtest.Library(t), VoicesDir: voicesDir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pk.Close() })
+		replicas[i] = newReplicaWith(t, dsn, store.Limits{}, map[string]engine.Engine{"pocket": pk})
+	}
+	a, b := replicas[0], replicas[1]
+	ctx := context.Background()
+	if _, err := a.st.CreateAccount(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	_, key, err := a.st.CreateKey(ctx, store.NewKey{Account: "acme", Scope: store.ScopeAdmin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("id", "rec")
+	mw.WriteField("name", "Recorded")
+	mw.WriteField("temperature", "0")
+	fw, _ := mw.CreateFormFile("audio", "me.wav")
+	fw.Write(pockettest.WAV(pockettest.Recording(2, 160), pockettest.SampleRate))
+	mw.Close()
+	req, _ := http.NewRequest("POST", a.ts.URL+"/v1/voices", &body)
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	res, err := a.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 201 {
+		t.Fatalf("upload on A: %d", res.StatusCode)
+	}
+	speech := `{"model":"tts-1","voice":"rec","input":"Recorded on the other server.","response_format":"pcm"}`
+	stA, onA := a.call("POST", "/v1/audio/speech", key, speech)
+	if stA != 200 {
+		t.Fatalf("on A: %d %s", stA, onA)
+	}
+	within(t, 5*time.Second, "the clone speaks on B", func() bool {
+		st, _ := b.call("POST", "/v1/audio/speech", key, speech)
+		return st == 200
+	})
+	if st, onB := b.call("POST", "/v1/audio/speech", key, speech); st != 200 || !bytes.Equal(onA, onB) {
+		t.Errorf("on B: %d, %d bytes, the same as on A: %v", st, len(onB), bytes.Equal(onA, onB))
+	}
+	if st, body := a.call("DELETE", "/v1/voices/rec", key, ""); st != 200 {
+		t.Fatalf("delete on A: %d %s", st, body)
+	}
+	within(t, 5*time.Second, "the clone gone on B", func() bool {
+		st, _ := b.call("POST", "/v1/audio/speech", key, speech)
+		return st == 404
+	})
 }
