@@ -8,8 +8,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
-	"sync/atomic"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -175,12 +175,15 @@ func (m *model) encode(ctx context.Context, samples []float32) (latents []float3
 
 // speak generates the audio of one piece of text in voice v and passes it
 // to emit chunk by chunk: each chunk is decoded as soon as its frames
-// exist, in a goroutine of its own while the next frames are made, with
-// the same chunk boundaries (and so the same samples) as sherpa-onnx,
-// which decodes a piece only after generating all of it. emit is called
-// from that goroutine, one call at a time, and speak returns after the
-// last.
-func (m *model) speak(ctx context.Context, v *Voice, text string, emit func([]float32) error) error {
+// exist, with the same chunk boundaries (and so the same samples) as
+// sherpa-onnx, which decodes a piece only after generating all of it.
+// (Decoding in a goroutine of its own, beside the next frames, cost 8% more
+// CPU on a busy machine and gained no time: BenchmarkSynthesis.)
+//
+// primed are lm_main's states after the voice's latents (m.prime): every
+// piece starts from a copy of them, as if it had run the voice itself.
+// Each frame's flow takes steps Euler steps from noise.
+func (m *model) speak(ctx context.Context, primed []ort.Value, steps int, noise *noise, text string, emit func([]float32) error) error {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
@@ -197,30 +200,13 @@ func (m *model) speak(ctx context.Context, v *Voice, text string, emit func([]fl
 	defer release()
 	g := &generation{m: m, ctx: ctx, ro: ro}
 	defer g.free()
-	if err := g.prefill(v, ids); err != nil {
+	if g.main, err = cloneValues(primed); err != nil {
 		return err
 	}
-	steps := v.Steps
-	if steps <= 0 {
-		steps = DefaultSteps
+	if err := g.prefill(ids); err != nil {
+		return err
 	}
-	noise := newNoise(v.Temperature, v.Seed)
-	d := g.startDecoder(emit)
-	err = g.generate(steps, noise, d)
-	if err != nil {
-		d.stop.Store(true)
-	}
-	close(d.chunks)
-	if derr := <-d.done; err == nil {
-		err = derr
-	}
-	return err
-}
-
-// generate makes the piece's frames and hands them to d in chunks of
-// chunkFrames, the last one shorter. It stops early once d has failed.
-func (g *generation) generate(steps int, noise *noise, d *decoder) error {
-	size := chunkFrames * int(g.m.latentDim)
+	size := chunkFrames * int(m.latentDim)
 	eosStep := -1
 	for step := range maxFrames {
 		frame, eos, err := g.frame(steps, noise)
@@ -240,43 +226,15 @@ func (g *generation) generate(steps int, noise *noise, d *decoder) error {
 			frameMade()
 		}
 		if len(g.latents) == size {
-			if d.failed.Load() {
-				return nil // the decoder's error is returned
+			if err := g.decode(emit); err != nil {
+				return err
 			}
-			d.chunks <- g.latents
-			g.latents = make([]float32, 0, size)
 		}
 	}
 	if len(g.latents) > 0 {
-		d.chunks <- g.latents
+		return g.decode(emit)
 	}
 	return nil
-}
-
-// decoder decodes chunks of frames in a goroutine of its own while the
-// next frames are made, and passes their audio to emit in order.
-type decoder struct {
-	chunks chan []float32
-	done   chan error  // the goroutine's first error, or nil, once chunks is closed
-	failed atomic.Bool // a decode or emit failed
-	stop   atomic.Bool // the frames failed: decode no more
-}
-
-func (g *generation) startDecoder(emit func([]float32) error) *decoder {
-	d := &decoder{chunks: make(chan []float32, 4), done: make(chan error, 1)}
-	go func() {
-		var err error
-		for lat := range d.chunks {
-			if err != nil || d.stop.Load() {
-				continue
-			}
-			if err = g.decode(lat, emit); err != nil {
-				d.failed.Store(true)
-			}
-		}
-		d.done <- err
-	}()
-	return d
 }
 
 // frameMade, when tests set it, is called after each frame is made.
@@ -298,7 +256,7 @@ type generation struct {
 	empty   *ort.Tensor[float32] // no text: [1, 0, embedDim]
 	s, t    *ort.Tensor[float32]
 	x       *ort.Tensor[float32]
-	latents []float32 // frames made and not yet handed to the decoder
+	latents []float32 // frames made and not yet decoded
 }
 
 func (g *generation) free() {
@@ -313,14 +271,85 @@ func (g *generation) free() {
 	}
 }
 
-// prefill creates the states and runs lm_main on the voice's latents, then
-// on the text's embeddings.
-func (g *generation) prefill(v *Voice, ids []int64) error {
-	m := g.m
-	var err error
+// prime returns lm_main's states after a run on the voice's latents from
+// zero states: the start of every piece the voice speaks (sherpa-onnx
+// runs the voice again for each piece, to the same states). The caller
+// destroys them.
+func (m *model) prime(ctx context.Context, v *Voice) ([]ort.Value, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return nil, errModelClosed
+	}
+	ro, release, err := runOptions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	g := &generation{m: m, ctx: ctx, ro: ro}
+	defer g.free()
 	if g.main, err = m.lmMain.zeroStates(2); err != nil {
+		return nil, err
+	}
+	voice, err := ort.NewTensor(ort.NewShape(1, int64(v.Frames), int64(v.Dim)), v.Latents)
+	if err != nil {
+		return nil, fmt.Errorf("pocket: %w", err)
+	}
+	defer voice.Destroy()
+	if err := g.prefillWith(voice); err != nil {
+		return nil, err
+	}
+	primed := g.main
+	g.main = nil
+	return primed, nil
+}
+
+// prefillWith runs lm_main on embeddings emb (with no frames) from the
+// current states.
+func (g *generation) prefillWith(emb ort.Value) error {
+	noSeq, err := ort.NewTensor(ort.NewShape(1, 0, g.m.latentDim), []float32(nil))
+	if err != nil {
+		return fmt.Errorf("pocket: %w", err)
+	}
+	defer noSeq.Destroy()
+	out, err := g.runMain(noSeq, emb)
+	if err != nil {
 		return err
 	}
+	destroy(out)
+	return nil
+}
+
+// cloneValues copies tensors of float32, int64 or bool.
+func cloneValues(vs []ort.Value) ([]ort.Value, error) {
+	out := make([]ort.Value, 0, len(vs))
+	for _, v := range vs {
+		var c ort.Value
+		var err error
+		switch t := v.(type) {
+		case *ort.Tensor[float32]:
+			c, err = ort.NewTensor(t.GetShape(), slices.Clone(t.GetData()))
+		case *ort.Tensor[int64]:
+			c, err = ort.NewTensor(t.GetShape(), slices.Clone(t.GetData()))
+		case *ort.Tensor[bool]:
+			c, err = ort.NewTensor(t.GetShape(), slices.Clone(t.GetData()))
+		default:
+			err = fmt.Errorf("a state of type %v", v.DataType())
+		}
+		if err != nil {
+			destroy(out)
+			return nil, fmt.Errorf("pocket: copying states: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// prefill creates the decoder's states and the frame loop's tensors, and
+// runs lm_main on the text's embeddings.
+func (g *generation) prefill(ids []int64) error {
+	m := g.m
+	var err error
 	if g.dec, err = m.decoder.zeroStates(1); err != nil {
 		return err
 	}
@@ -344,16 +373,6 @@ func (g *generation) prefill(v *Voice, ids []int64) error {
 			return fmt.Errorf("pocket: %w", err)
 		}
 	}
-	noSeq, err := ort.NewTensor(ort.NewShape(1, 0, m.latentDim), []float32(nil))
-	if err != nil {
-		return fmt.Errorf("pocket: %w", err)
-	}
-	defer noSeq.Destroy()
-	voice, err := ort.NewTensor(ort.NewShape(1, int64(v.Frames), int64(v.Dim)), v.Latents)
-	if err != nil {
-		return fmt.Errorf("pocket: %w", err)
-	}
-	defer voice.Destroy()
 	tokens, err := ort.NewTensor(ort.NewShape(1, int64(len(ids))), ids)
 	if err != nil {
 		return fmt.Errorf("pocket: %w", err)
@@ -364,14 +383,7 @@ func (g *generation) prefill(v *Voice, ids []int64) error {
 		return err
 	}
 	defer destroy(text)
-	for _, emb := range []ort.Value{voice, text[0]} {
-		out, err := g.runMain(noSeq, emb)
-		if err != nil {
-			return err
-		}
-		destroy(out)
-	}
-	return nil
+	return g.prefillWith(text[0])
 }
 
 // runMain runs lm_main on seq and emb with the current states, keeps the new
@@ -447,11 +459,11 @@ func (g *generation) frame(steps int, noise *noise) (frame []float32, eos float3
 	return x, logit[0], nil
 }
 
-// decode runs the decoder on a chunk of frames, with its states, and
-// passes the audio to emit.
-func (g *generation) decode(latents []float32, emit func([]float32) error) error {
-	n := int64(len(latents)) / g.m.latentDim
-	lat, err := ort.NewTensor(ort.NewShape(1, n, g.m.latentDim), latents)
+// decode runs the decoder on the frames made since the last decode, with
+// its states, and passes the audio to emit.
+func (g *generation) decode(emit func([]float32) error) error {
+	n := int64(len(g.latents)) / g.m.latentDim
+	lat, err := ort.NewTensor(ort.NewShape(1, n, g.m.latentDim), g.latents)
 	if err != nil {
 		return fmt.Errorf("pocket: %w", err)
 	}
@@ -464,6 +476,7 @@ func (g *generation) decode(latents []float32, emit func([]float32) error) error
 	destroy(g.dec)
 	g.dec = out[1:]
 	defer out[0].Destroy()
+	g.latents = g.latents[:0]
 	audio, err := floats(g.m.decoder, 0, out[0])
 	if err != nil {
 		return err

@@ -318,13 +318,27 @@ func (e *Engine) SynthesizeVoice(ctx context.Context, v *Voice, req engine.Reque
 		return err
 	}
 	rate := req.Prosody.RateOrDefault()
-	var sent int // samples emitted so far
-	for _, p := range locate(req.Text, pieces(req.Text)) {
+	spans := locate(req.Text, pieces(req.Text))
+	if len(spans) == 0 {
+		return ctx.Err()
+	}
+	primed, err := m.prime(ctx, v)
+	if err != nil {
+		return err
+	}
+	defer destroy(primed)
+	steps := v.Steps
+	if steps <= 0 {
+		steps = DefaultSteps
+	}
+	noise := newNoise(v.Temperature, v.Seed) // one draw for the whole text
+	var sent int                             // samples emitted so far
+	for _, p := range spans {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		var audio [][]float32 // this piece's chunks, kept only for word timings
-		err := m.speak(ctx, v, p.text, func(samples []float32) error {
+		err := m.speak(ctx, primed, steps, noise, p.text, func(samples []float32) error {
 			if rate != 1 {
 				samples = dsp.Stretch(samples, SampleRate, rate)
 			}
