@@ -234,3 +234,27 @@ func TestRecordingCloneAcrossReplicas(t *testing.T) {
 		return st == 404
 	})
 }
+
+// TestCloneStreams: a recording's voice streams as SSE with word
+// timestamps, as other voices do.
+func TestCloneStreams(t *testing.T) {
+	e := pocketEnv(t, pocketVoices(t), "")
+	res := e.upload(e.key, map[string]string{"id": "rec", "name": "Recorded"}, pockettest.WAV(pockettest.Recording(2, 190), pockettest.SampleRate))
+	res.Body.Close()
+	if res.StatusCode != 201 {
+		t.Fatalf("upload: %d", res.StatusCode)
+	}
+	res = e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(
+		`{"voice":"rec","input":"First sentence here. And the second one.","response_format":"pcm","stream_format":"sse","timestamps":"word"}`))
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	body := string(b)
+	if res.StatusCode != 200 || !strings.Contains(body, "speech.audio.delta") || !strings.Contains(body, "speech.audio.done") {
+		t.Fatalf("SSE: %d %.300s", res.StatusCode, body)
+	}
+	for _, w := range []string{"First", "sentence", "second", "one."} {
+		if !strings.Contains(body, `"`+w+`"`) {
+			t.Errorf("no timestamp for %q in %.500s", w, body)
+		}
+	}
+}
