@@ -101,3 +101,21 @@ func TestParseErrors(t *testing.T) {
 		t.Errorf("at the limit: %d samples, %v", len(a.Samples), err)
 	}
 }
+
+// FuzzParse: any bytes decode or fail with ErrFormat, never panic.
+func FuzzParse(f *testing.F) {
+	f.Add(wav(1, false, 1, 24000, 16, make([]byte, 8)))
+	f.Add(wav(3, true, 2, 48000, 32, make([]byte, 16)))
+	f.Add([]byte("RIFF\x00\x00\x00\x00WAVEdata\xff\xff\xff\xff"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, err := Parse(b)
+		if err != nil && !errors.Is(err, ErrFormat) {
+			t.Fatalf("error %v is not ErrFormat", err)
+		}
+		for _, s := range a.Samples {
+			if s != s || s < -1 || s > 1 {
+				t.Fatalf("sample %v", s)
+			}
+		}
+	})
+}
