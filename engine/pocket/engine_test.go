@@ -213,6 +213,12 @@ func TestVoiceBinary(t *testing.T) {
 	if _, err := collect(e, "mine"); err != nil {
 		t.Fatal(err)
 	}
+	bad := w
+	bad.Dim, bad.Frames = 2*w.Dim, w.Frames/2
+	bad.Latents = w.Latents[:bad.Dim*bad.Frames]
+	if err := e.AddVoice("odd", &bad); err == nil {
+		t.Error("a voice of latents the model does not take was added")
+	}
 	e.RemoveVoice("mine")
 	if _, err := collect(e, "mine"); !errors.Is(err, engine.ErrUnknownVoice) {
 		t.Errorf("removed voice: %v", err)

@@ -187,11 +187,15 @@ var ErrRecording = engine.ErrRecording
 // AddVoice makes v speakable by Synthesize as name. A name already in use
 // is replaced.
 func (e *Engine) AddVoice(name string, v *Voice) error {
-	if _, err := e.model(v.Model); err != nil {
+	m, err := e.model(v.Model)
+	if err != nil {
 		return err
 	}
 	if err := v.validate(); err != nil {
 		return err
+	}
+	if int64(v.Dim) != m.embedDim {
+		return fmt.Errorf("pocket: voice of %d-value latents for model %s, which takes %d", v.Dim, v.Model, m.embedDim)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
