@@ -189,7 +189,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "data"), "data directory holding "+sqlite.FileName+" ($VOXKIT_DATA)")
 	fs.StringVar(&a.storeURL, "store", a.env("VOXKIT_STORE", ""),
 		"PostgreSQL URL (postgres://user:password@host/db) of the store ($VOXKIT_STORE); empty: SQLite in -data")
-	fs.StringVar(&a.voices, "voices", a.env("VOXKIT_VOICES", ""), "directory of Piper voices ($VOXKIT_VOICES); needs $ONNXRUNTIME_LIB")
+	fs.StringVar(&a.voices, "voices", a.env("VOXKIT_VOICES", ""), "directory of Piper and Kokoro voices and PocketTTS model directories ($VOXKIT_VOICES); needs $ONNXRUNTIME_LIB")
 	signup, _ := strconv.ParseBool(a.env("VOXKIT_SIGNUP", "false"))
 	fs.BoolVar(&a.signup, "signup", signup, "let anyone create an account from the playground ($VOXKIT_SIGNUP)")
 	fs.Var(a.aliases, "alias", "voice alias NAME=VOICE, repeatable (default: OpenAI voice names to espeak-ng English voices)")
