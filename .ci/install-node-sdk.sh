@@ -4,8 +4,8 @@
 # the OpenAI Node SDK ("openai"), ElevenLabs' ("@elevenlabs/elevenlabs-js"),
 # Cartesia's ("@cartesia/cartesia-js"), the WebSocket library Cartesia's
 # SDK loads in Node ("ws"), and sherpa-onnx's Node package
-# ("sherpa-onnx-node" with its linux-x64 build, both pinned, since the
-# package asks for any later build) that the PocketTTS parity test and
+# ("sherpa-onnx-node" with its build for this machine, both pinned, since
+# the package asks for any later build) that the PocketTTS parity test and
 # benchmarks in engine/pocket run as the peer.
 #
 # Usage: .ci/install-node-sdk.sh [DIR]
@@ -43,7 +43,13 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
 # name@version of each package.
-packages="openai@$version @elevenlabs/elevenlabs-js@2.73.0 @cartesia/cartesia-js@4.2.0 ws@8.23.0 sherpa-onnx-node@1.13.8 sherpa-onnx-linux-x64@1.13.8"
+packages="openai@$version @elevenlabs/elevenlabs-js@2.73.0 @cartesia/cartesia-js@4.2.0 ws@8.23.0"
+# sherpa-onnx-node loads a build for the machine from a package of its own.
+case "$(uname -s)-$(uname -m)" in
+Linux-x86_64) packages="$packages sherpa-onnx-node@1.13.8 sherpa-onnx-linux-x64@1.13.8" ;;
+Linux-aarch64) packages="$packages sherpa-onnx-node@1.13.8 sherpa-onnx-linux-arm64@1.13.8" ;;
+*) echo "install-node-sdk: no sherpa-onnx-node build for $(uname -s) $(uname -m); engine/pocket's parity test will skip" >&2 ;;
+esac
 
 installed() {
 	for p in $packages; do
