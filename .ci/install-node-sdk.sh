@@ -48,7 +48,7 @@ packages="openai@$version @elevenlabs/elevenlabs-js@2.73.0 @cartesia/cartesia-js
 case "$(uname -s)-$(uname -m)" in
 Linux-x86_64) packages="$packages sherpa-onnx-node@1.13.8 sherpa-onnx-linux-x64@1.13.8" ;;
 Linux-aarch64) packages="$packages sherpa-onnx-node@1.13.8 sherpa-onnx-linux-arm64@1.13.8" ;;
-*) echo "install-node-sdk: no sherpa-onnx-node build for $(uname -s) $(uname -m); engine/pocket's parity test will skip" >&2 ;;
+*) echo "install-node-sdk: no sherpa-onnx-node build for $(uname -s) $(uname -m); engine/pocket's parity test and benchmarks cannot run" >&2 ;;
 esac
 
 installed() {
