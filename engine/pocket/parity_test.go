@@ -3,13 +3,14 @@ package pocket
 import (
 	"context"
 	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/internal/wavfile"
-	"os"
 )
 
 // parityTexts are spoken by voxkit and by sherpa-onnx-node in the parity
@@ -105,5 +106,38 @@ func TestOtherReference(t *testing.T) {
 	c, err := enginetest.Collect(context.Background(), e, engine.Request{Voice: testModel + ":alto", Text: text})
 	if err != nil || len(c.Samples) == 0 {
 		t.Fatalf("speaking as %s:alto: %v", testModel, err)
+	}
+}
+
+// TestParityGrowingState: a model whose lm_main state grows every run (so
+// it cannot be written in place) speaks as sherpa-onnx speaks it too.
+func TestParityGrowingState(t *testing.T) {
+	p := findPeer(t)
+	dir := filepath.Join(t.TempDir(), "pocket-grow")
+	if out, err := exec.Command("/usr/bin/python3", "testdata/gen/pocket.py", "--growing", dir).CombinedOutput(); err != nil {
+		t.Fatalf("generating: %v\n%s", err, out)
+	}
+	e := load(t, Options{Models: []string{dir}})
+	wav := filepath.Join(voicesDir(t), testModel, "test_wavs", "alto.wav")
+	texts := parityTexts[:2]
+	want := p.run(t, peerRequest{Model: dir, Threads: 1, Reference: wav, Texts: texts, Steps: 3})
+	f, err := os.Open(wav)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := wavfile.Decode(f, 0)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := e.Clone(context.Background(), "pocket-grow", a.Samples, a.SampleRate, Settings{Steps: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range texts {
+		got := speak(t, e, v, text)
+		if len(got) != len(want[i]) || maxLSB(got, want[i]) > 1 {
+			t.Errorf("%q: %d samples, sherpa-onnx %d", text, len(got), len(want[i]))
+		}
 	}
 }

@@ -3,13 +3,15 @@
 random weights (it babbles, it does not speak), for engine/pocket's tests and
 benchmarks:
 
-    /usr/bin/python3 engine/pocket/testdata/gen/pocket.py [--int8] OUTDIR
+    /usr/bin/python3 engine/pocket/testdata/gen/pocket.py [--int8] [--growing] OUTDIR
 
 writes OUTDIR/lm_main.onnx, lm_flow.onnx, encoder.onnx, decoder.onnx,
 text_conditioner.onnx, vocab.json and token_scores.json (a few hundred KB,
 never committed). With --int8 the three files the int8 release quantizes are
 named lm_main.int8.onnx, lm_flow.int8.onnx and decoder.int8.onnx instead (the
-weights are the same: only the layout is tested). Needs Debian's
+weights are the same: only the layout is tested). With --growing lm_main has
+a fifth state, float [1, n], that grows by one value every run (a state
+whose shape changes, which a runtime cannot write in place). Needs Debian's
 python3-onnx; the weights come from a fixed seed, so the files are the same
 on every run.
 
@@ -123,7 +125,7 @@ def encoder(path):
     g.save(path, [f32("audio", [1, 1, "samples"])], [f32("latents", [1, "frames", EMBED])])
 
 
-def lm_main(path):
+def lm_main(path, growing=False):
     g = Graph()
     bos = g.const(rand(LATENT))
     seq = g.op("Where", g.op("IsNaN", "sequence"), bos, "sequence")
@@ -154,14 +156,21 @@ def lm_main(path):
     lin = g.op("Sub", g.op("Sub", frames, g.op("Mul", embeds, g.const([0.6]))), g.const([6.0]))
     mood = g.op("Tanh", g.op("MatMul", "out_state_0", g.const(rand(DIM, 1))))
     eos = g.op("Mul", g.op("Add", g.op("Unsqueeze", lin, g.const([0], np.int64)), mood), g.const([0.5]))
+    inputs = [f32("sequence", [1, "seq_len", LATENT]), f32("text_embeddings", [1, "text_len", EMBED]),
+              f32("state_0", [1, DIM]), f32("state_1", [0]),
+              helper.make_tensor_value_info("state_2", TensorProto.INT64, [1]), f32("state_3", [2])]
+    outputs = [f32("conditioning", [1, DIM]), f32("eos_logit", [1, 1]),
+               f32("out_state_0", [1, DIM]), f32("out_state_1", [0]),
+               helper.make_tensor_value_info("out_state_2", TensorProto.INT64, [1]), f32("out_state_3", [2])]
+    if growing:
+        # state_4 [1, n] grows by one value (the logit) every run, as a
+        # cache without a fixed size would; its mean nudges the logit.
+        eos = g.op("Add", eos, g.op("Mul", g.op("ReduceMean", "state_4", axes=[1], keepdims=1), g.const([0.05])))
+        g.out("Concat", ["state_4", eos], "out_state_4", axis=1)
+        inputs.append(f32("state_4", [1, "history"]))
+        outputs.append(f32("out_state_4", [1, "history_out"]))
     g.out("Identity", [eos], "eos_logit")
-    g.save(path,
-           [f32("sequence", [1, "seq_len", LATENT]), f32("text_embeddings", [1, "text_len", EMBED]),
-            f32("state_0", [1, DIM]), f32("state_1", [0]),
-            helper.make_tensor_value_info("state_2", TensorProto.INT64, [1]), f32("state_3", [2])],
-           [f32("conditioning", [1, DIM]), f32("eos_logit", [1, 1]),
-            f32("out_state_0", [1, DIM]), f32("out_state_1", [0]),
-            helper.make_tensor_value_info("out_state_2", TensorProto.INT64, [1]), f32("out_state_3", [2])])
+    g.save(path, inputs, outputs)
 
 
 def lm_flow(path):
@@ -206,7 +215,8 @@ def decoder(path):
 def main():
     args = sys.argv[1:]
     int8 = "--int8" in args
-    args = [a for a in args if a != "--int8"]
+    growing = "--growing" in args
+    args = [a for a in args if a not in ("--int8", "--growing")]
     if len(args) != 1:
         sys.exit(__doc__)
     out = args[0]
@@ -219,7 +229,7 @@ def main():
         json.dump(scores, f, ensure_ascii=False)
     text_conditioner(os.path.join(out, "text_conditioner.onnx"), len(vocab))
     encoder(os.path.join(out, "encoder.onnx"))
-    lm_main(os.path.join(out, f"lm_main{q}.onnx"))
+    lm_main(os.path.join(out, f"lm_main{q}.onnx"), growing)
     lm_flow(os.path.join(out, f"lm_flow{q}.onnx"))
     decoder(os.path.join(out, f"decoder{q}.onnx"))
 
