@@ -25,8 +25,14 @@ var parityTexts = []string{
 	"Zoë paid €5 — naïve café!",
 }
 
-// cloneFile clones the voice of a WAV file with s.
+// cloneFile clones the voice of a WAV file with s, with testModel.
 func cloneFile(t *testing.T, e *Engine, path string, s Settings) *Voice {
+	t.Helper()
+	return cloneFileWith(t, e, testModel, path, s)
+}
+
+// cloneFileWith clones the voice of a WAV file with s and model.
+func cloneFileWith(t *testing.T, e *Engine, model, path string, s Settings) *Voice {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -37,7 +43,7 @@ func cloneFile(t *testing.T, e *Engine, path string, s Settings) *Voice {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := e.Clone(context.Background(), testModel, a.Samples, a.SampleRate, s)
+	v, err := e.Clone(context.Background(), model, a.Samples, a.SampleRate, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,19 +127,7 @@ func TestParityGrowingState(t *testing.T) {
 	wav := filepath.Join(voicesDir(t), testModel, "test_wavs", "alto.wav")
 	texts := parityTexts[:2]
 	want := p.run(t, peerRequest{Model: dir, Threads: 1, Reference: wav, Texts: texts, Steps: 3})
-	f, err := os.Open(wav)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := wavfile.Decode(f, 0)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := e.Clone(context.Background(), "pocket-grow", a.Samples, a.SampleRate, Settings{Steps: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := cloneFileWith(t, e, "pocket-grow", wav, Settings{Steps: 3})
 	for i, text := range texts {
 		got := speak(t, e, v, text)
 		if len(got) != len(want[i]) || maxLSB(got, want[i]) > 1 {
