@@ -49,12 +49,13 @@ onnxruntime:
 	@test -s "$(ONNXRUNTIME_LIB)" || sh .ci/install-onnxruntime.sh "$(ORT_DIR)" >/dev/null
 
 # The official Node SDKs internal/e2e drives the server with (OpenAI,
-# ElevenLabs, Cartesia, LiveKit's ElevenLabs plugin) and TypeScript, pinned.
+# ElevenLabs, Cartesia, LiveKit's ElevenLabs plugin), TypeScript, and
+# sherpa-onnx-node, engine/pocket's peer in its parity test and benchmarks; pinned.
 node-sdk:
 	@sh .ci/install-node-sdk.sh "$(VOXKIT_NODE_SDK_DIR)" >/dev/null
 
 ## bench: benchmarks behind the figures in the README and issue notes
-bench: deps-bench onnxruntime
+bench: deps-bench onnxruntime node-sdk
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 vet:

@@ -3,9 +3,12 @@
 # tests drive the server with, at pinned versions, into a cache directory:
 # the OpenAI Node SDK ("openai"), ElevenLabs' ("@elevenlabs/elevenlabs-js"),
 # Cartesia's ("@cartesia/cartesia-js"), the WebSocket library Cartesia's
-# SDK loads in Node ("ws"), and what docs/agents.md's snippets use besides:
-# LiveKit's agents with its ElevenLabs plugin, and TypeScript with Node's
-# types to type-check them.
+# SDK loads in Node ("ws"), what docs/agents.md's snippets use besides
+# (LiveKit's agents with its ElevenLabs plugin, and TypeScript with Node's
+# types to type-check them), and sherpa-onnx's Node package
+# ("sherpa-onnx-node" with its build for this machine, both pinned, since
+# the package asks for any later build) that the PocketTTS parity test and
+# benchmarks in engine/pocket run as the peer.
 #
 # Usage: .ci/install-node-sdk.sh [DIR]
 #
@@ -44,6 +47,12 @@ dir=$(cd "$dir" && pwd)
 # name@version of each package.
 packages="openai@$version @elevenlabs/elevenlabs-js@2.73.0 @cartesia/cartesia-js@4.2.0 ws@8.23.0
 @livekit/agents@1.9.0 @livekit/agents-plugin-elevenlabs@1.9.0 typescript@7.0.2 @types/node@20.19.43"
+# sherpa-onnx-node loads a build for the machine from a package of its own.
+case "$(uname -s)-$(uname -m)" in
+Linux-x86_64) packages="$packages sherpa-onnx-node@1.13.8 sherpa-onnx-linux-x64@1.13.8" ;;
+Linux-aarch64) packages="$packages sherpa-onnx-node@1.13.8 sherpa-onnx-linux-arm64@1.13.8" ;;
+*) echo "install-node-sdk: no sherpa-onnx-node build for $(uname -s) $(uname -m); engine/pocket's parity test and benchmarks cannot run" >&2 ;;
+esac
 
 installed() {
 	for p in $packages; do

@@ -212,3 +212,45 @@ type VoiceHolder interface {
 	// another caller's load of it): 0 when it was loaded already.
 	HoldVoice(ctx context.Context, voice string) (release func(), load time.Duration, err error)
 }
+
+// Cloner is implemented by engines that make a voice from a recording of
+// someone speaking (engine/pocket). What CloneVoice makes is bytes for the
+// caller to store; LoadClone makes such bytes speakable under a name the
+// caller chooses, which the engine does not list among its voices.
+type Cloner interface {
+	// CloneModels lists the models that clone, sorted.
+	CloneModels() []string
+	// CloneVoice makes a voice from req's recording and returns it
+	// encoded for storage. Errors wrap ErrRecording for a recording it
+	// cannot use and ErrCloneSettings for settings out of range.
+	CloneVoice(ctx context.Context, req CloneRequest) ([]byte, error)
+	// LoadClone makes data, made by CloneVoice, speakable as
+	// Request.Voice name, replacing a clone loaded under that name.
+	LoadClone(name string, data []byte) error
+	// UnloadClone forgets the clone loaded as name, if any.
+	UnloadClone(name string)
+}
+
+// CloneRequest is a recording to make a voice of, and how the voice
+// samples its speech.
+type CloneRequest struct {
+	// Model is the model that clones; empty means the only one.
+	Model string
+	// Samples are mono audio in [-1, 1] at SampleRate hertz.
+	Samples    []float32
+	SampleRate int
+	// Temperature, Steps and Seed are the voice's sampling settings,
+	// for engines that sample; nil and 0 mean the engine's defaults (a
+	// Seed of 0, a new seed for every call).
+	Temperature *float64
+	Steps       int
+	Seed        int64
+}
+
+// ErrRecording is returned (wrapped) for a recording an engine cannot
+// make a voice of; the error says why.
+var ErrRecording = errors.New("engine: unusable recording")
+
+// ErrCloneSettings is returned (wrapped) for sampling settings of a
+// clone that are out of range.
+var ErrCloneSettings = errors.New("engine: clone settings out of range")

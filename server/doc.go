@@ -14,6 +14,7 @@
 //	POST   /v1/keys              create a key; the plaintext is returned once
 //	DELETE /v1/keys/{prefix}     revoke a key
 //	POST   /v1/voices            create a voice clone: a base voice with a stored style
+//	                             (JSON), or a voice cloned from a recording (multipart)
 //	GET    /v1/voices            the account's voice clones
 //	GET    /v1/voices/{id}       one of them
 //	DELETE /v1/voices/{id}       delete one
@@ -23,8 +24,10 @@
 // sk_..." (a key of Options.Store), or the host application's own sign-in
 // through Options.Authenticate; errors are OpenAI-shaped JSON. The key,
 // voice and account routes exist only with a Store. Mount it under a prefix with
-// http.StripPrefix. A voice clone is a derived voice (cloning from audio
-// is not supported); New loads the clones in the Store into the catalog.
+// http.StripPrefix. A voice clone is a derived voice, or a voice cloned
+// from a recording by the Synthesizer's engine.Cloner (engine/pocket),
+// stored with what the engine made of the recording; New loads the clones
+// in the Store into the catalog.
 // docs/server.md describes the protocol, the error table
 // and the limits.
 //

@@ -34,6 +34,12 @@ type replica struct {
 
 func newReplica(t *testing.T, dsn string, limits store.Limits) *replica {
 	t.Helper()
+	return newReplicaWith(t, dsn, limits, nil)
+}
+
+// newReplicaWith is newReplica with more engines, listed in the catalog.
+func newReplicaWith(t *testing.T, dsn string, limits store.Limits, more map[string]engine.Engine) *replica {
+	t.Helper()
 	ctx := context.Background()
 	st, err := postgres.Open(ctx, dsn)
 	if err != nil {
@@ -48,6 +54,12 @@ func newReplica(t *testing.T, dsn string, limits store.Limits) *replica {
 	cat := new(voices.Catalog)
 	if err := cat.AddEngine(ctx, "slow", slow, time.Unix(1700000000, 0)); err != nil {
 		t.Fatal(err)
+	}
+	for name, e := range more {
+		engines[name] = e
+		if err := cat.AddEngine(ctx, name, e, time.Unix(1700000000, 0)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := cat.Add(voices.Voice{ID: "en-us", Engine: "espeak", EngineVoice: "en-us"}); err != nil {
 		t.Fatal(err)

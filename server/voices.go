@@ -34,7 +34,7 @@ func (s *Server) loadVoices(ctx context.Context) error {
 		if v, err := s.voices.Lookup(sv.Account, sv.ID); err == nil && v.Owner == sv.Account && v.Base == sv.Base {
 			continue // the catalog has it already (a second Server on it)
 		}
-		if err := s.voices.Add(catalogVoice(sv)); err != nil {
+		if err := s.addVoice(sv); err != nil {
 			s.log.Warn("server: voice clone left out", "voice", sv.ID, "account", sv.Account, "err", err)
 		}
 	}
@@ -58,7 +58,7 @@ func (s *Server) voiceChanged(account, id string) {
 	sv, err := s.store.Voice(ctx, account, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		s.voices.Remove(account, id)
+		s.removeVoice(account, id)
 	case err != nil:
 		s.log.Error("server: reading a changed voice clone", "account", account, "voice", id, "err", err)
 	default:
@@ -69,14 +69,14 @@ func (s *Server) voiceChanged(account, id string) {
 // applyVoice puts the stored clone sv in the catalog, replacing an entry
 // of the same account and id that differs. s.voiceMu is held.
 func (s *Server) applyVoice(sv store.Voice) {
-	want := catalogVoice(sv)
+	want := s.catalogVoice(sv)
 	if v, err := s.voices.Lookup(sv.Account, sv.ID); err == nil && v.Owner == sv.Account {
-		if v.Base == want.Base && v.Style == want.Style && v.Description == want.Description {
+		if v.Base == want.Base && v.Style == want.Style && v.Description == want.Description && v.Created.Equal(want.Created) {
 			return
 		}
-		s.voices.Remove(sv.Account, sv.ID)
+		s.removeVoice(sv.Account, sv.ID)
 	}
-	if err := s.voices.Add(want); err != nil {
+	if err := s.addVoice(sv); err != nil {
 		s.log.Warn("server: voice clone left out", "voice", sv.ID, "account", sv.Account, "err", err)
 	}
 }
@@ -101,15 +101,51 @@ func (s *Server) resyncVoices(ctx context.Context) error {
 	for _, a := range accounts {
 		for _, v := range s.voices.List(a.Name) {
 			if v.Owner == a.Name && !stored[key{a.Name, v.ID}] {
-				s.voices.Remove(a.Name, v.ID)
+				s.removeVoice(a.Name, v.ID)
 			}
 		}
 	}
 	return nil
 }
 
+// addVoice puts the stored clone sv in the catalog; a voice cloned from a
+// recording is first loaded into the cloning engine.
+func (s *Server) addVoice(sv store.Voice) error {
+	if sv.Sample != nil {
+		cloner, _ := s.synth.Cloner()
+		if cloner == nil {
+			return errors.New("server: a voice cloned from a recording, and no engine clones")
+		}
+		if err := cloner.LoadClone(cloneName(sv.Account, sv.ID), sv.Sample); err != nil {
+			return err
+		}
+	}
+	if err := s.voices.Add(s.catalogVoice(sv)); err != nil {
+		s.unloadClone(sv.Account, sv.ID)
+		return err
+	}
+	return nil
+}
+
+// removeVoice takes the clone id of account out of the catalog and, if
+// it was cloned from a recording, out of the cloning engine.
+func (s *Server) removeVoice(account, id string) {
+	s.voices.Remove(account, id)
+	s.unloadClone(account, id)
+}
+
+func (s *Server) unloadClone(account, id string) {
+	if cloner, _ := s.synth.Cloner(); cloner != nil {
+		cloner.UnloadClone(cloneName(account, id))
+	}
+}
+
+// cloneName is the cloning engine's name for the clone id of account
+// cloned from a recording: never a voice id a request can name.
+func cloneName(account, id string) string { return "clone/" + account + "/" + id }
+
 // catalogVoice is the catalog entry of the stored clone sv.
-func catalogVoice(sv store.Voice) voices.Voice {
+func (s *Server) catalogVoice(sv store.Voice) voices.Voice {
 	st := tags.Style{Pitch: sv.Pitch, Whisper: sv.Whisper}
 	if sv.Speed != 1 {
 		st.Rate = sv.Speed
@@ -120,7 +156,13 @@ func catalogVoice(sv store.Voice) voices.Voice {
 	if sv.Volume != 1 {
 		st.Gain = 20 * math.Log10(sv.Volume) // -Inf (silence) for 0
 	}
-	return voices.Voice{ID: sv.ID, Owner: sv.Account, Created: sv.Created, Description: sv.Name, Base: sv.Base, Style: st}
+	v := voices.Voice{ID: sv.ID, Owner: sv.Account, Created: sv.Created, Description: sv.Name, Base: sv.Base, Style: st}
+	if sv.Sample != nil {
+		// Cloned from a recording: the cloning engine speaks it itself.
+		_, v.Engine = s.synth.Cloner()
+		v.Base, v.EngineVoice = "", cloneName(sv.Account, sv.ID)
+	}
+	return v
 }
 
 func (s *Server) listVoices(w http.ResponseWriter, r *http.Request) error {
@@ -157,8 +199,11 @@ func (s *Server) reserved(id string) bool {
 }
 
 func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) error {
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); strings.HasPrefix(mt, "multipart/") ||
-		strings.HasPrefix(mt, "audio/") || mt == "application/octet-stream" {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt == "multipart/form-data" {
+		return s.cloneVoice(w, r)
+	}
+	if strings.HasPrefix(mt, "multipart/") || strings.HasPrefix(mt, "audio/") || mt == "application/octet-stream" {
 		return wire.CloningFromAudio("file")
 	}
 	body, werr := s.readBody(w, r)
@@ -186,6 +231,7 @@ func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		sv.Base, sv.Speed, sv.Pitch, sv.Range, sv.Volume, sv.Whisper = parent.Base, parent.Speed, parent.Pitch, parent.Range, parent.Volume, parent.Whisper
+		sv.Sample = parent.Sample // a clone of a voice cloned from a recording speaks with that recording's voice
 	}
 	for _, f := range []struct {
 		dst *float64
@@ -201,6 +247,13 @@ func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) error {
 	if err := voices.CheckSettings(sv.Speed, sv.Pitch, sv.Range, sv.Volume); err != nil {
 		return wire.ToError(err, "")
 	}
+	return s.createStoredVoice(w, r, sv)
+}
+
+// createStoredVoice gives sv an id if it has none, stores it, puts it in
+// the catalog and answers 201 with it.
+func (s *Server) createStoredVoice(w http.ResponseWriter, r *http.Request, sv store.Voice) error {
+	ctx, account := r.Context(), sv.Account
 	if sv.ID == "" {
 		var b [8]byte
 		rand.Read(b[:])
@@ -223,7 +276,7 @@ func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	sv = created
-	if err := s.voices.Add(catalogVoice(sv)); err != nil {
+	if err := s.addVoice(sv); err != nil {
 		// A rescan made the id a global voice's meanwhile: undo the
 		// insert.
 		if _, derr := s.store.DeleteVoice(context.WithoutCancel(ctx), account, sv.ID); derr != nil {
@@ -246,7 +299,7 @@ func (s *Server) deleteVoice(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return err
 	}
-	s.voices.Remove(account, v.ID) // the caller's clone, never a global voice
+	s.removeVoice(account, v.ID) // the caller's clone, never a global voice
 	writeJSON(w, http.StatusOK, wire.VoiceDeleted{ID: v.ID, Object: "voice", Deleted: true})
 	return nil
 }

@@ -283,6 +283,18 @@ func (s *Synthesizer) Close() error {
 // Voices returns the catalog of voices the Synthesizer speaks with.
 func (s *Synthesizer) Voices() *voices.Catalog { return s.voices }
 
+// Cloner returns the first engine, by name, that makes voices from
+// recordings (engine.Cloner), and its name (voices.Voice.Engine for the
+// voices it makes); nil and "" when no engine does.
+func (s *Synthesizer) Cloner() (engine.Cloner, string) {
+	for _, name := range slices.Sorted(maps.Keys(s.engines)) {
+		if c, ok := s.engines[name].(engine.Cloner); ok {
+			return c, name
+		}
+	}
+	return nil, ""
+}
+
 // Formats returns the registry of the formats the Synthesizer writes.
 func (s *Synthesizer) Formats() *encode.Registry { return s.formats }
 

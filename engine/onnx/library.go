@@ -90,6 +90,22 @@ func libraryDirs() []string {
 	return append(dirs, "/opt/onnxruntime/lib")
 }
 
+// InitRuntime finds the ONNX Runtime library (FindLibrary(libraryPath))
+// and initializes its environment, once per process, for packages that run
+// models of their own beside this one's, such as engine/pocket; Load does
+// the same. log receives a warning when the environment is already up from
+// another library; nil means slog.Default().
+func InitRuntime(libraryPath string, log *slog.Logger) error {
+	if log == nil {
+		log = slog.Default()
+	}
+	lib, err := FindLibrary(libraryPath)
+	if err != nil {
+		return err
+	}
+	return initRuntime(lib, log)
+}
+
 // runtimeEnv guards ONNX Runtime's environment, which is global to the
 // process: the first successful Load initializes it from its library and
 // it stays up until the process exits (it is small; tearing it down while

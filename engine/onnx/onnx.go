@@ -153,11 +153,7 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.IntraOpThreads <= 0 {
 		opts.IntraOpThreads = DefaultIntraOpThreads
 	}
-	lib, err := FindLibrary(opts.LibraryPath)
-	if err != nil {
-		return nil, err
-	}
-	if err := initRuntime(lib, opts.Logger); err != nil {
+	if err := InitRuntime(opts.LibraryPath, opts.Logger); err != nil {
 		return nil, err
 	}
 	e := &Engine{opts: opts, log: opts.Logger, models: map[string]*model{}, resident: map[*model]struct{}{}}

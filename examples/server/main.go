@@ -70,6 +70,7 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/engine/onnx"
+	"github.com/voxkit/voxkit/engine/pocket"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/postgres"
@@ -191,7 +192,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "data"), "data directory holding "+sqlite.FileName+" ($VOXKIT_DATA)")
 	fs.StringVar(&a.storeURL, "store", a.env("VOXKIT_STORE", ""),
 		"PostgreSQL URL (postgres://user:password@host/db) of the store ($VOXKIT_STORE); empty: SQLite in -data")
-	fs.StringVar(&a.voices, "voices", a.env("VOXKIT_VOICES", ""), "directory of Piper voices (NAME.onnx with NAME.onnx.json) and Kokoro models (e.g. kokoro-v1.0.onnx with voices-v1.0.bin) ($VOXKIT_VOICES); "+
+	fs.StringVar(&a.voices, "voices", a.env("VOXKIT_VOICES", ""), "directory of Piper voices (NAME.onnx with NAME.onnx.json), Kokoro models (e.g. kokoro-v1.0.onnx with voices-v1.0.bin) and PocketTTS model directories ($VOXKIT_VOICES); "+
 		"needs $ONNXRUNTIME_LIB (make onnxruntime fetches it)")
 	signup, _ := strconv.ParseBool(a.env("VOXKIT_SIGNUP", "false"))
 	fs.BoolVar(&a.signup, "signup", signup, "let anyone create an account from the playground ($VOXKIT_SIGNUP)")
@@ -654,7 +655,8 @@ func (a *app) rescanOnHangup(ctx context.Context, synth *tts.Synthesizer, piper 
 }
 
 // engines starts espeak-ng and, with -voices, the onnx engine on that
-// directory (nil without it).
+// directory (nil without it) and, when the directory holds PocketTTS
+// models, the pocket engine.
 func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engine, error) {
 	esp, err := espeak.New(espeak.Options{})
 	if err != nil {
@@ -677,6 +679,17 @@ func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engi
 		return nil, nil, fmt.Errorf("voices in %s: %w", a.voices, err)
 	}
 	engines["onnx"] = piper
+	pk, err := pocket.Load(ctx, pocket.Options{LibraryPath: a.getenv("ONNXRUNTIME_LIB"), VoicesDir: a.voices, Logger: a.log})
+	if err != nil {
+		esp.Close()
+		piper.Close()
+		return nil, nil, fmt.Errorf("PocketTTS models in %s: %w", a.voices, err)
+	}
+	if len(pk.Models()) == 0 {
+		pk.Close()
+	} else {
+		engines["pocket"] = pk
+	}
 	return engines, piper, nil
 }
 

@@ -175,6 +175,39 @@ func TestServeFirstStartAndShutdown(t *testing.T) {
 
 // TestRescanOnHangup: a Piper voice copied into the voices directory is
 // served after SIGHUP.
+// serveVoices serves with -voices voicesDir, ONNX Runtime from
+// $ONNXRUNTIME_LIB and a new data directory; it returns the address, the
+// first account's API key, and serve's cancel and done.
+func serveVoices(t *testing.T, voicesDir string) (addr net.Addr, key string, cancel func(), done chan error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	a := newApp(&out, &errOut)
+	a.getenv = func(k string) string {
+		if k == "ONNXRUNTIME_LIB" {
+			return os.Getenv(k)
+		}
+		return ""
+	}
+	addr, cancel, done = serve(t, a, &errOut, "-data", t.TempDir(), "-voices", voicesDir)
+	return addr, keyOf(out.String()), cancel, done
+}
+
+// callAPI sends a request with a JSON body and key, and returns the
+// response's status and body.
+func callAPI(t *testing.T, addr net.Addr, key, method, path, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, "http://"+addr.String()+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
 func TestRescanOnHangup(t *testing.T) {
 	if os.Getenv("ONNXRUNTIME_LIB") == "" && os.Getenv("CI") == "" {
 		t.Skip("ONNXRUNTIME_LIB not set (make test sets it)")
@@ -195,29 +228,9 @@ func TestRescanOnHangup(t *testing.T) {
 	// A voice that cannot load is left out; the others serve.
 	os.WriteFile(filepath.Join(voicesDir, "broken.onnx"), []byte("not a model"), 0o644)
 	os.WriteFile(filepath.Join(voicesDir, "broken.onnx.json"), []byte("{}"), 0o644)
-	var out, errOut bytes.Buffer
-	a := newApp(&out, &errOut)
-	a.getenv = func(k string) string {
-		if k == "ONNXRUNTIME_LIB" {
-			return os.Getenv(k)
-		}
-		return ""
-	}
-	addr, cancel, done := serve(t, a, &errOut, "-data", t.TempDir(), "-voices", voicesDir)
+	addr, key, cancel, done := serveVoices(t, voicesDir)
 	defer cancel()
-	key := keyOf(out.String())
-	call := func(method, path, body string) (int, string) {
-		req, _ := http.NewRequest(method, "http://"+addr.String()+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+key)
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
-	}
+	call := func(method, path, body string) (int, string) { return callAPI(t, addr, key, method, path, body) }
 	status := func(voice string) int {
 		st, _ := call("GET", "/v1/models/"+voice, "")
 		return st

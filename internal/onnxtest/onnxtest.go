@@ -19,14 +19,7 @@ import (
 // the library must be there.
 func Load(t testing.TB, opts onnx.Options) *onnx.Engine {
 	t.Helper()
-	lib, err := onnx.FindLibrary(os.Getenv("ONNXRUNTIME_LIB"))
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	opts.LibraryPath = lib
+	opts.LibraryPath = Library(t)
 	if opts.Phonemizer == nil {
 		es, err := espeak.New(espeak.Options{})
 		if err != nil {
@@ -43,4 +36,19 @@ func Load(t testing.TB, opts onnx.Options) *onnx.Engine {
 	}
 	t.Cleanup(func() { eng.Close() })
 	return eng
+}
+
+// Library returns the ONNX Runtime library for tests: $ONNXRUNTIME_LIB, or
+// the one onnx.FindLibrary finds. Without one it skips t, or fails it
+// under CI, where the library must be there.
+func Library(t testing.TB) string {
+	t.Helper()
+	lib, err := onnx.FindLibrary(os.Getenv("ONNXRUNTIME_LIB"))
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	return lib
 }

@@ -115,7 +115,7 @@ type NewKey struct {
 }
 
 // Voice is a stored voice clone: a derived voice that speaks with a base
-// voice and a default style. Its fields are the style settings a client
+// voice and a default style, or a voice cloned from a recording (Sample). Its fields are the style settings a client
 // gave, with the neutral value (1 for factors, 0 for shifts) where it
 // gave none.
 type Voice struct {
@@ -140,6 +140,10 @@ type Voice struct {
 	Volume  float64
 	Whisper bool
 	Created time.Time
+	// Sample is, for a voice cloned from a recording, what the engine
+	// made of the recording (engine.Cloner.CloneVoice), which it speaks
+	// with; Base is then the model that made it. nil for a derived voice.
+	Sample []byte
 }
 
 // Check reports a Voice that cannot be stored (a Store refuses it).

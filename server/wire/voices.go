@@ -20,7 +20,7 @@ const MaxVoiceName = 100
 const CodeUnknownParameter = "unknown_parameter"
 
 // audioFields are body fields a client uploading a voice sample might
-// send; voxkit cannot clone a voice from audio.
+// send in JSON; recordings come as multipart/form-data.
 var audioFields = []string{"audio", "audio_file", "audio_url", "file", "files", "reference_audio", "sample", "samples"}
 
 // VoiceCreate is a parsed POST /v1/voices body. A setting the client left
@@ -79,13 +79,7 @@ func ParseVoiceCreate(body []byte) (VoiceCreate, error) {
 	} else if !ok {
 		return VoiceCreate{}, BadRequest(CodeMissingParameter, "name", "Missing required parameter: 'name'.")
 	}
-	if strings.TrimSpace(v.Name) == "" {
-		return VoiceCreate{}, BadRequest(CodeStringTooShort, "name", "name must not be empty.")
-	}
-	if n := utf8.RuneCountInString(v.Name); n > MaxVoiceName {
-		return VoiceCreate{}, BadRequest(CodeStringTooLong, "name", "name is %d characters long; the limit is %d.", n, MaxVoiceName)
-	}
-	if err := checkText("name", v.Name); err != nil {
+	if err := checkVoiceName(v.Name); err != nil {
 		return VoiceCreate{}, err
 	}
 	if v.BaseVoice, ok, err = stringField(raw, "base_voice"); err != nil {
@@ -143,8 +137,9 @@ func printableField(f string) string {
 
 // CloningFromAudio is the 400 for a voice-creation request carrying audio.
 func CloningFromAudio(param string) *Error {
-	return BadRequest(CodeInvalidValue, param, "Cloning from audio is not supported: a voice here is a derived voice, "+
-		"a base_voice with stored speed, pitch, range, volume and whisper settings. Send JSON without audio.")
+	return BadRequest(CodeInvalidValue, param, "Cloning from audio is not supported in a JSON body: upload the recording as "+
+		"multipart/form-data (fields name and audio, optionally model, temperature, steps and seed). A JSON body makes a derived voice, "+
+		"a base_voice with stored speed, pitch, range, volume and whisper settings.")
 }
 
 // VoiceNotFound is the 404 of GET and DELETE /v1/voices/{id}, for a clone
@@ -182,17 +177,20 @@ const CodeVoiceExists = "voice_exists"
 
 // Voice is the JSON of a voice clone.
 type Voice struct {
-	ID        string  `json:"id"`
-	Object    string  `json:"object"` // "voice"
-	Name      string  `json:"name"`
-	BaseVoice string  `json:"base_voice"`
-	OwnedBy   string  `json:"owned_by"` // always OwnedByUser
-	Created   int64   `json:"created"`
-	Speed     float64 `json:"speed"`
-	Pitch     float64 `json:"pitch"`
-	Range     float64 `json:"range"`
-	Volume    float64 `json:"volume"`
-	Whisper   bool    `json:"whisper"`
+	ID        string `json:"id"`
+	Object    string `json:"object"` // "voice"
+	Name      string `json:"name"`
+	BaseVoice string `json:"base_voice"`
+	// Model is the model that cloned a voice made from a recording
+	// (whose BaseVoice is empty); empty for a derived voice.
+	Model   string  `json:"model,omitempty"`
+	OwnedBy string  `json:"owned_by"` // always OwnedByUser
+	Created int64   `json:"created"`
+	Speed   float64 `json:"speed"`
+	Pitch   float64 `json:"pitch"`
+	Range   float64 `json:"range"`
+	Volume  float64 `json:"volume"`
+	Whisper bool    `json:"whisper"`
 }
 
 // VoiceList is the body of GET /v1/voices.
@@ -211,8 +209,12 @@ type VoiceDeleted struct {
 
 // FromStoredVoice converts a stored clone.
 func FromStoredVoice(v store.Voice) Voice {
-	return Voice{ID: v.ID, Object: "voice", Name: v.Name, BaseVoice: v.Base, OwnedBy: OwnedByUser, Created: v.Created.Unix(),
+	w := Voice{ID: v.ID, Object: "voice", Name: v.Name, BaseVoice: v.Base, OwnedBy: OwnedByUser, Created: v.Created.Unix(),
 		Speed: v.Speed, Pitch: v.Pitch, Range: v.Range, Volume: v.Volume, Whisper: v.Whisper}
+	if v.Sample != nil {
+		w.BaseVoice, w.Model = "", v.Base
+	}
+	return w
 }
 
 // FromStoredVoices converts a list of stored clones; Data is never null.

@@ -97,6 +97,8 @@ var migrations = []string{
 		expires timestamptz NOT NULL
 	);
 	CREATE INDEX leases_account ON leases(account, expires);`,
+	// Voices cloned from a recording keep what the engine made of it.
+	`ALTER TABLE voices ADD COLUMN sample bytea;`,
 }
 
 // Store is the store.Store on a PostgreSQL database.
@@ -470,8 +472,8 @@ func (s *Store) CreateVoice(ctx context.Context, v store.Voice, max int) (store.
 		if err != nil || !ok {
 			return cmp(err, errLimit)
 		}
-		_, err = tx.Exec(ctx, "INSERT INTO voices("+voiceColumns+") VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-			v.ID, v.Account, v.Base, v.Name, v.Speed, v.Pitch, v.Range, v.Volume, v.Whisper, v.Created)
+		_, err = tx.Exec(ctx, "INSERT INTO voices("+voiceColumns+") VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+			v.ID, v.Account, v.Base, v.Name, v.Speed, v.Pitch, v.Range, v.Volume, v.Whisper, v.Created, v.Sample)
 		if err != nil {
 			return err
 		}
@@ -490,11 +492,11 @@ func (s *Store) CreateVoice(ctx context.Context, v store.Voice, max int) (store.
 	return v, nil
 }
 
-const voiceColumns = "id, account, base, name, speed, pitch, pitch_range, volume, whisper, created"
+const voiceColumns = "id, account, base, name, speed, pitch, pitch_range, volume, whisper, created, sample"
 
 func scanVoice(row pgx.Row) (store.Voice, error) {
 	var v store.Voice
-	err := row.Scan(&v.ID, &v.Account, &v.Base, &v.Name, &v.Speed, &v.Pitch, &v.Range, &v.Volume, &v.Whisper, &v.Created)
+	err := row.Scan(&v.ID, &v.Account, &v.Base, &v.Name, &v.Speed, &v.Pitch, &v.Range, &v.Volume, &v.Whisper, &v.Created, &v.Sample)
 	return v, err
 }
 

@@ -92,6 +92,8 @@ var migrations = []string{
 		expires    INTEGER NOT NULL
 	) STRICT;
 	CREATE INDEX sessions_account ON sessions(account);`,
+	// Voices cloned from a recording keep what the engine made of it.
+	`ALTER TABLE voices ADD COLUMN sample BLOB;`,
 }
 
 // SQLite is the embedded Store: one database file in WAL mode.
@@ -449,9 +451,9 @@ func (s *Store) CreateVoice(ctx context.Context, v store.Voice, max int) (store.
 	v.Created = s.now().Truncate(time.Millisecond)
 	// One statement counts and inserts, so concurrent creations cannot
 	// pass the limit together.
-	res, err := s.db.ExecContext(ctx, "INSERT INTO voices("+voiceColumns+") SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"+
+	res, err := s.db.ExecContext(ctx, "INSERT INTO voices("+voiceColumns+") SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"+
 		" WHERE (SELECT count(*) FROM voices WHERE account = ?) < ?",
-		v.ID, v.Account, v.Base, v.Name, v.Speed, v.Pitch, v.Range, v.Volume, v.Whisper, unix(v.Created), v.Account, limit)
+		v.ID, v.Account, v.Base, v.Name, v.Speed, v.Pitch, v.Range, v.Volume, v.Whisper, unix(v.Created), v.Sample, v.Account, limit)
 	if isConstraint(err) {
 		return store.Voice{}, fmt.Errorf("%w: %q", store.ErrVoiceExists, v.ID)
 	}
@@ -476,12 +478,12 @@ func (s *Store) Voice(ctx context.Context, account, id string) (store.Voice, err
 	return v, nil
 }
 
-const voiceColumns = "id, account, base, name, speed, pitch, pitch_range, volume, whisper, created"
+const voiceColumns = "id, account, base, name, speed, pitch, pitch_range, volume, whisper, created, sample"
 
 func scanVoice(sc interface{ Scan(...any) error }) (store.Voice, error) {
 	var v store.Voice
 	var created int64
-	if err := sc.Scan(&v.ID, &v.Account, &v.Base, &v.Name, &v.Speed, &v.Pitch, &v.Range, &v.Volume, &v.Whisper, &created); err != nil {
+	if err := sc.Scan(&v.ID, &v.Account, &v.Base, &v.Name, &v.Speed, &v.Pitch, &v.Range, &v.Volume, &v.Whisper, &created, &v.Sample); err != nil {
 		return store.Voice{}, err
 	}
 	v.Created = fromUnix(created)

@@ -1,0 +1,99 @@
+package pocket
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/voxkit/voxkit/engine"
+)
+
+// The benchmarks compare voxkit with sherpa-onnx-node 1.13.8 on the
+// generated model, at one thread, temperature 0 and 4 flow steps:
+//
+//	go test -run '^$' -bench . ./engine/pocket
+//
+// Each iteration does the work once in voxkit and once in sherpa-onnx
+// (testdata/peer.js serving, timed inside Node), one after the other, so
+// a busy machine slows both alike. Each reports the mean wall-clock times
+// in milliseconds and their ratio voxkit/sherpa ("ratio"), and the ratio
+// of the CPU times the two processes used ("cpu-ratio"), which other load
+// on the machine disturbs less.
+
+// benchText has two sentences, each a piece of its own.
+const benchText = "The first sentence is long enough to stand alone. The second one follows it and is a little longer than the first."
+
+// compare runs op in voxkit (do) and in sherpa-onnx b.N times, and
+// reports the figures under unit.
+func compare(b *testing.B, op, unit string, do func(e *Engine, v *Voice)) {
+	p := findPeer(b)
+	dir := filepath.Join(voicesDir(b), testModel)
+	sherpa := p.serve(b, peerRequest{Model: dir, Threads: 1, Reference: filepath.Join(dir, "test_wavs", "alto.wav"), Steps: 4})
+	e := load(b, Options{VoicesDir: voicesDir(b), Threads: 1})
+	v, err := e.voice(context.Background(), testModel+":alto")
+	if err != nil {
+		b.Fatal(err)
+	}
+	v = &Voice{Model: v.Model, Frames: v.Frames, Dim: v.Dim, Latents: v.Latents, Settings: Settings{Steps: 4}}
+	do(e, v) // warm up both
+	sherpa.time(b, op, benchText)
+	var ours, theirs cost
+	b.ResetTimer()
+	for b.Loop() {
+		start, cpu := time.Now(), cpuTime()
+		do(e, v)
+		ours.add(cost{wall: time.Since(start), cpu: cpuTime() - cpu})
+		theirs.add(sherpa.time(b, op, benchText))
+	}
+	n := float64(b.N) * 1e6
+	b.ReportMetric(float64(ours.wall)/n, unit+"-ms")
+	b.ReportMetric(float64(theirs.wall)/n, "sherpa-"+unit+"-ms")
+	b.ReportMetric(float64(ours.wall)/float64(theirs.wall), "ratio")
+	b.ReportMetric(float64(ours.cpu)/float64(theirs.cpu), "cpu-ratio")
+}
+
+// BenchmarkSynthesis: the whole of benchText.
+func BenchmarkSynthesis(b *testing.B) {
+	compare(b, "total", "total", func(e *Engine, v *Voice) {
+		if err := e.SynthesizeVoice(context.Background(), v, engine.Request{Text: benchText}, func(engine.Chunk) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+var errFirst = errors.New("first chunk")
+
+// BenchmarkFirstAudio: the time to benchText's first audio. sherpa-onnx
+// gives it once the first sentence's frames are all made and decoded.
+func BenchmarkFirstAudio(b *testing.B) {
+	compare(b, "first", "first", func(e *Engine, v *Voice) {
+		err := e.SynthesizeVoice(context.Background(), v, engine.Request{Text: benchText}, func(engine.Chunk) error { return errFirst })
+		if !errors.Is(err, errFirst) {
+			b.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkClone: making a voice of a 3 s recording (the encoder run).
+// sherpa-onnx's figure is a first call's extra time over a second call
+// that finds the recording's latents in its cache.
+func BenchmarkClone(b *testing.B) {
+	rec := recording(3, 220)
+	compare(b, "clone", "clone", func(e *Engine, _ *Voice) {
+		if _, err := e.Clone(context.Background(), testModel, rec, SampleRate, Settings{}); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// cpuTime returns the CPU time (user and system) the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

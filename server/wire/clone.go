@@ -1,0 +1,170 @@
+package wire
+
+import (
+	"fmt"
+	"io"
+	"mime/multipart"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/voxkit/voxkit/voices"
+)
+
+// MaxRecording is the largest recording a POST /v1/voices upload may
+// carry, in bytes.
+const MaxRecording = 10 << 20
+
+// The codes of recordings that cannot be cloned.
+const (
+	CodeAudioTooShort    = "audio_too_short"
+	CodeAudioSilent      = "audio_silent"
+	CodeUnsupportedAudio = "unsupported_audio"
+)
+
+// VoiceClone is a parsed multipart POST /v1/voices: a voice to clone
+// from a recording.
+type VoiceClone struct {
+	// ID is the id asked for; empty means the server makes one.
+	ID   string
+	Name string
+	// Model is the cloning model asked for; empty means the only one.
+	Model string
+	// Audio is the recording's file as uploaded.
+	Audio []byte
+	// Temperature is nil when the client gave none; Steps and Seed are 0.
+	Temperature *float64
+	Steps       int
+	Seed        int64
+}
+
+// cloneFields are the fields of a multipart POST /v1/voices.
+var cloneFields = []string{"id", "name", "model", "audio", "temperature", "steps", "seed"}
+
+// ParseVoiceClone reads a multipart POST /v1/voices body from mr: the
+// fields name and audio (a file), and optionally id, model, temperature,
+// steps and seed. Each failure is a *Error with status 400 naming the
+// field at fault; unknown and repeated fields are refused. The audio may
+// be at most MaxRecording bytes; the whole body is bounded by the caller.
+func ParseVoiceClone(mr *multipart.Reader) (VoiceClone, error) {
+	var v VoiceClone
+	seen := map[string]bool{}
+	var text = map[string]string{}
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return VoiceClone{}, BadRequest(CodeInvalidValue, "", "The multipart body is malformed: %s.", clip(err.Error(), 200))
+		}
+		name := p.FormName()
+		if !slices.Contains(cloneFields, name) {
+			return VoiceClone{}, BadRequest(CodeUnknownParameter, name, "Unknown parameter: '%s'. Known parameters: %s.",
+				printableField(name), strings.Join(cloneFields, ", "))
+		}
+		if seen[name] {
+			return VoiceClone{}, BadRequest(CodeInvalidValue, name, "The field '%s' is given twice.", name)
+		}
+		seen[name] = true
+		limit := int64(1 << 10)
+		if name == "audio" {
+			limit = MaxRecording
+		}
+		b, err := io.ReadAll(io.LimitReader(p, limit+1))
+		if err != nil {
+			return VoiceClone{}, BadRequest(CodeInvalidValue, name, "The field '%s' could not be read: %s.", name, clip(err.Error(), 200))
+		}
+		if int64(len(b)) > limit {
+			if name == "audio" {
+				return VoiceClone{}, BadRequest(CodeInvalidValue, "audio", "The recording is larger than %d MB, the limit.", MaxRecording>>20)
+			}
+			return VoiceClone{}, BadRequest(CodeStringTooLong, name, "The field '%s' is longer than %d bytes.", name, limit)
+		}
+		if name == "audio" {
+			v.Audio = b
+		} else {
+			text[name] = string(b)
+		}
+	}
+	if !seen["audio"] || len(v.Audio) == 0 {
+		return VoiceClone{}, BadRequest(CodeMissingParameter, "audio", "Missing required parameter: 'audio', the recording as a file.")
+	}
+	name, ok := text["name"]
+	if !ok {
+		return VoiceClone{}, BadRequest(CodeMissingParameter, "name", "Missing required parameter: 'name'.")
+	}
+	if err := checkVoiceName(name); err != nil {
+		return VoiceClone{}, err
+	}
+	v.Name, v.Model = name, text["model"]
+	if id, ok := text["id"]; ok {
+		if err := voices.ValidateID(id); err != nil {
+			return VoiceClone{}, BadRequest(CodeInvalidValue, "id", "%s.", strings.TrimPrefix(err.Error(), "voices: "))
+		}
+		v.ID = id
+	}
+	if s, ok := text["temperature"]; ok {
+		t, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || t < 0 || t > 10 {
+			return VoiceClone{}, BadRequest(CodeInvalidValue, "temperature", "temperature must be a number from 0 to 10, not %s.", echo(s))
+		}
+		v.Temperature = &t
+	}
+	if s, ok := text["steps"]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 || n > MaxCloneSteps {
+			return VoiceClone{}, BadRequest(CodeInvalidValue, "steps", "steps must be a whole number from 1 to %d, not %s.", MaxCloneSteps, echo(s))
+		}
+		v.Steps = n
+	}
+	if s, ok := text["seed"]; ok {
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil || n == 0 {
+			return VoiceClone{}, BadRequest(CodeInvalidValue, "seed", "seed must be a whole number other than 0, not %s.", echo(s))
+		}
+		v.Seed = n
+	}
+	return v, nil
+}
+
+// MaxCloneSteps is the most flow steps a clone may ask for.
+const MaxCloneSteps = 100
+
+// checkVoiceName checks a clone's name.
+func checkVoiceName(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return BadRequest(CodeStringTooShort, "name", "name must not be empty.")
+	}
+	if n := utf8.RuneCountInString(name); n > MaxVoiceName {
+		return BadRequest(CodeStringTooLong, "name", "name is %d characters long; the limit is %d.", n, MaxVoiceName)
+	}
+	return checkText("name", name)
+}
+
+// UnknownCloneModel is the 400 for a model that does not clone; models
+// are those that do.
+func UnknownCloneModel(model string, models []string) *Error {
+	if model == "" {
+		return BadRequest(CodeMissingParameter, "model", "Several models clone voices here; name one as 'model': %s.", strings.Join(models, ", "))
+	}
+	return BadRequest(CodeInvalidValue, "model", "The model %s does not clone voices; these do: %s.", echo(model), strings.Join(models, ", "))
+}
+
+// NoCloning is the 400 for a recording sent to a server with no model
+// that clones voices from audio.
+func NoCloning() *Error {
+	return BadRequest(CodeInvalidValue, "audio", "Cloning from audio is not supported by this server: no model here clones voices "+
+		"(it has no PocketTTS model). A JSON body with a base_voice and no audio makes a derived voice.")
+}
+
+// BadRecording is the 400 for a recording that cannot be cloned.
+func BadRecording(code, format string, args ...any) *Error {
+	return BadRequest(code, "audio", format, args...)
+}
+
+// RecordingSeconds formats a duration for BadRecording's messages.
+func RecordingSeconds(samples, rate int) string {
+	return fmt.Sprintf("%.2f s", float64(samples)/float64(rate))
+}
