@@ -4,9 +4,11 @@ package espeak
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -59,13 +61,13 @@ const (
 )
 
 // request is a call to an engine process: exactly one of its parts is
-// set, or Cancel.
+// set. A call is cancelled by writing its ID, 8 bytes little-endian, to
+// the cancel pipe.
 type request struct {
-	ID     uint64
-	Init   *initCall     // the first request: initialize the library
-	Synth  *synthCall    // speak
-	Phon   *phonemesCall // phonemize
-	Cancel bool          // stop the call ID if it is still running
+	ID    uint64
+	Init  *initCall     // the first request: initialize the library
+	Synth *synthCall    // speak
+	Phon  *phonemesCall // phonemize
 }
 
 type initCall struct{ DataPath string }
@@ -123,12 +125,16 @@ type processes struct {
 	table   *voiceTable
 }
 
-// process is one engine process.
+// process is one engine process. Its pipes: requests (gob), cancels (call
+// IDs) and replies (gob). The caller of a call reads its reply itself,
+// in a blocking read, so that a reply wakes the caller and nothing else.
 type process struct {
 	cmd     *exec.Cmd
-	calls   *os.File // its requests pipe
+	calls   *os.File // requests
 	enc     *gob.Encoder
-	replies chan reply    // closed when its output ends
+	cancels *os.File
+	replies *os.File
+	dec     *gob.Decoder
 	exited  chan struct{} // closed once it has exited
 	stderr  *stderrHead
 }
@@ -167,17 +173,14 @@ func (p *processes) start() (*process, *voiceTable, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("espeak: start engine process: %w", err)
 	}
-	callsR, callsW, err := os.Pipe()
-	if err != nil {
-		return nil, nil, fmt.Errorf("espeak: start engine process: %w", err)
+	var ends [6]*os.File // read and write ends of requests, cancels, replies
+	for i := 0; i < len(ends); i += 2 {
+		if ends[i], ends[i+1], err = os.Pipe(); err != nil {
+			closeAll(ends[:i])
+			return nil, nil, fmt.Errorf("espeak: start engine process: %w", err)
+		}
 	}
-	repliesR, repliesW, err := os.Pipe()
-	if err != nil {
-		callsR.Close()
-		callsW.Close()
-		return nil, nil, fmt.Errorf("espeak: start engine process: %w", err)
-	}
-	widenPipe(repliesW)
+	widenPipe(ends[5])
 	// /proc/self/exe is this very program even if its file was replaced
 	// since it started.
 	cmd := exec.Command(selfExe(exe))
@@ -185,25 +188,35 @@ func (p *processes) start() (*process, *voiceTable, error) {
 	// A crash in C code makes the Go runtime print the signal and, with
 	// GOTRACEBACK=none, no goroutines: the reason is in the first lines.
 	cmd.Env = append(os.Environ(), workerEnv+"="+protocolVersion, "GOTRACEBACK=none")
-	cmd.ExtraFiles = []*os.File{callsR, repliesW} // fds 3 and 4
-	w := &process{cmd: cmd, calls: callsW, enc: gob.NewEncoder(callsW), replies: make(chan reply, 1),
+	cmd.ExtraFiles = []*os.File{ends[0], ends[2], ends[5]} // fds 3, 4, 5
+	w := &process{cmd: cmd, calls: ends[1], enc: gob.NewEncoder(ends[1]), cancels: ends[3], replies: ends[4],
 		exited: make(chan struct{}), stderr: &stderrHead{max: 4096}}
 	cmd.Stderr = w.stderr
 	err = cmd.Start()
-	callsR.Close()
-	repliesW.Close()
+	closeAll([]*os.File{ends[0], ends[2], ends[5]})
 	if err != nil {
-		callsW.Close()
-		repliesR.Close()
+		closeAll([]*os.File{ends[1], ends[3], ends[4]})
 		return nil, nil, fmt.Errorf("espeak: start engine process: %w", err)
 	}
-	go w.read(repliesR)
+	// Blocking: the caller's read waits in the kernel, not the poller.
+	w.replies.Fd()
+	w.dec = gob.NewDecoder(w.replies)
+	go func() {
+		cmd.Wait()
+		close(w.exited)
+	}()
 	rep, err := p.call(context.Background(), w, request{Init: &initCall{DataPath: p.dataPath}})
 	if err != nil {
-		w.kill()
+		w.death()
 		return nil, nil, err
 	}
 	return w, rep.Table, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
 }
 
 // selfExe is the path to start this program again by.
@@ -214,27 +227,9 @@ func selfExe(exe string) string {
 	return exe
 }
 
-// read passes the process's replies on until its output ends, then waits
-// for it to exit.
-func (w *process) read(r *os.File) {
-	dec := gob.NewDecoder(r)
-	for {
-		var rep reply
-		if err := dec.Decode(&rep); err != nil {
-			break
-		}
-		w.replies <- rep
-	}
-	close(w.replies)
-	r.Close()
-	w.cmd.Wait()
-	close(w.exited)
-}
-
 // kill ends the process.
 func (w *process) kill() {
 	w.cmd.Process.Kill()
-	w.calls.Close()
 }
 
 // alive reports whether the process has not exited.
@@ -247,10 +242,12 @@ func (w *process) alive() bool {
 	}
 }
 
-// death describes how the process ended, once it has.
+// death describes how the process ended, once it has, and closes its
+// pipes.
 func (w *process) death() string {
 	w.kill()
 	<-w.exited
+	closeAll([]*os.File{w.calls, w.cancels, w.replies})
 	how := "exited"
 	if st := w.cmd.ProcessState; st != nil {
 		how = st.String() // "exit status 2", "signal: killed"
@@ -292,7 +289,7 @@ func (p *processes) acquire(ctx context.Context) (*process, error) {
 // discard gives up a dead or hung process's slot and starts another in
 // its place, so that the next call need not wait for one.
 func (p *processes) discard(w *process) {
-	w.kill()
+	w.death()
 	<-p.slots
 	go func() {
 		select {
@@ -330,40 +327,56 @@ func (p *processes) do(ctx context.Context, req request) (reply, error) {
 
 // call sends req to w and waits for its reply. A process that dies, or
 // does not answer within the timeout, fails the call with a
-// *crashError.
+// *crashError. A cancelled call is stopped in the process, which is
+// killed if it has not stopped within cancelGrace.
 func (p *processes) call(ctx context.Context, w *process, req request) (reply, error) {
 	req.ID = p.ids.Add(1)
 	if err := w.enc.Encode(req); err != nil {
 		return reply{}, &crashError{how: w.death()}
 	}
-	timeout := time.NewTimer(p.timeout)
-	defer timeout.Stop()
-	done := ctx.Done()
-	for {
-		select {
-		case rep, ok := <-w.replies:
-			if !ok {
-				return reply{}, &crashError{how: w.death()}
-			}
-			if rep.ID != req.ID {
-				continue // the answer to an earlier, abandoned call
-			}
-			if rep.Stopped && ctx.Err() != nil {
-				return rep, ctx.Err()
-			}
-			return rep, rep.err()
-		case <-done:
-			done = nil
-			if w.enc.Encode(request{ID: req.ID, Cancel: true}) != nil {
-				return reply{}, &crashError{how: w.death()}
-			}
-			timeout.Reset(cancelGrace)
-		case <-timeout.C:
+	// The watchdog and the cancel act only while the call lasts: once it
+	// has its answer, the process may serve another.
+	var mu sync.Mutex
+	finished, hung := false, false
+	watchdog := time.AfterFunc(p.timeout, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !finished {
+			hung = true
 			w.kill()
-			<-w.exited
-			return reply{}, &crashError{how: fmt.Sprintf("did not answer within %v and was killed", p.timeout)}
 		}
+	})
+	stopCancel := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !finished {
+			var id [8]byte
+			binary.LittleEndian.PutUint64(id[:], req.ID)
+			w.cancels.Write(id[:])
+			watchdog.Reset(cancelGrace)
+		}
+	})
+	var rep reply
+	err := w.dec.Decode(&rep)
+	mu.Lock()
+	finished = true
+	watchdog.Stop()
+	mu.Unlock()
+	stopCancel()
+	if err != nil || hung {
+		how := w.death()
+		if hung {
+			how = "did not answer in time and was killed"
+		}
+		return reply{}, &crashError{how: how}
 	}
+	if rep.ID != req.ID {
+		return reply{}, &crashError{how: fmt.Sprintf("answered call %d to call %d", rep.ID, req.ID)}
+	}
+	if rep.Stopped && ctx.Err() != nil {
+		return rep, ctx.Err()
+	}
+	return rep, rep.err()
 }
 
 func (p *processes) synth(ctx context.Context, c synthCall) (synthResult, error) {
@@ -418,29 +431,28 @@ func (h *stderrHead) reason() string {
 }
 
 // serveWorker is an engine process's life: it answers requests from fd 3
-// on fd 4 until fd 3 ends, and exits.
+// on fd 5, taking cancels from fd 4, until fd 3 ends, and exits.
 func serveWorker() {
-	in, out := os.NewFile(3, "espeak-requests"), os.NewFile(4, "espeak-replies")
-	dec, enc := gob.NewDecoder(in), gob.NewEncoder(out)
+	calls, cancels, replies := os.NewFile(3, "espeak-requests"), os.NewFile(4, "espeak-cancels"), os.NewFile(5, "espeak-replies")
+	dec, enc := gob.NewDecoder(calls), gob.NewEncoder(replies)
 	var cancelled atomic.Uint64 // the ID of the call to stop
-	calls := make(chan request, 16)
 	go func() {
+		var id [8]byte
 		for {
-			var req request
-			if err := dec.Decode(&req); err != nil {
+			if _, err := io.ReadFull(cancels, id[:]); err != nil {
 				// The engine closed the pipe or died: nothing more to do,
 				// even if a call still runs.
 				os.Exit(0)
 			}
-			if req.Cancel {
-				cancelled.Store(req.ID)
-				continue
-			}
-			calls <- req
+			cancelled.Store(binary.LittleEndian.Uint64(id[:]))
 		}
 	}()
 	var pcm []byte // audio of one call after another
-	for req := range calls {
+	for {
+		var req request
+		if err := dec.Decode(&req); err != nil {
+			os.Exit(0)
+		}
 		rep := answer(req, pcm[:0], func() bool { return cancelled.Load() == req.ID })
 		rep.ID = req.ID
 		if enc.Encode(rep) != nil {
