@@ -116,6 +116,8 @@ type app struct {
 	upstreamKey        string
 	signup             bool
 	strict             bool
+	espeakInProcess    bool
+	espeakProcesses    int
 	voiceMemory        string
 	voiceLoadSeconds   prometheus.Histogram
 	aliases            aliasFlag
@@ -204,6 +206,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.DurationVar(&a.wsIdleTimeout, "ws-idle-timeout", server.DefaultWSIdleTimeout, "time an authenticated WebSocket session may stay idle (negative: no limit)")
 	fs.DurationVar(&a.idleTimeout, "idle-timeout", 120*time.Second, "keep-alive idle timeout")
 	fs.DurationVar(&a.shutdownTimeout, "shutdown-timeout", 30*time.Second, "time to drain in-flight requests on SIGINT/SIGTERM")
+	fs.IntVar(&a.espeakProcesses, "espeak-processes", 0, "engine processes that speak with libespeak-ng at once (0: one per CPU, at most 8)")
+	fs.BoolVar(&a.espeakInProcess, "espeak-in-process", false, "run libespeak-ng in the server's own process, not in engine processes: an input that crashes the library then ends the server (for measuring what isolation costs, or where the program cannot start itself again)")
 	fs.BoolVar(&a.strict, "strict", false, "load, run and unload every voice of -voices at start, and refuse to start when one cannot load (by default only configs are read; a voice that fails is logged and left out)")
 	fs.StringVar(&a.voiceMemory, "voice-memory", a.env("VOXKIT_VOICE_MEMORY", defaultVoiceMemory),
 		"memory for loaded voices of -voices ($VOXKIT_VOICE_MEMORY), e.g. 512MB or 2GB, counted as their model files' size: a voice loads on first use, "+
@@ -658,7 +662,7 @@ func (a *app) rescanOnHangup(ctx context.Context, synth *tts.Synthesizer, piper 
 // directory (nil without it) and, when the directory holds PocketTTS
 // models, the pocket engine.
 func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engine, error) {
-	esp, err := espeak.New(espeak.Options{})
+	esp, err := espeak.New(espeak.Options{InProcess: a.espeakInProcess, Processes: a.espeakProcesses})
 	if err != nil {
 		return nil, nil, err
 	}
