@@ -247,10 +247,12 @@ func TestBreaks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Within 1 ms: espeak-ng's output varies by a few samples from
-		// call to call (its pitch flutter carries over).
+		// Within 2 ms: espeak-ng's output varies by up to about 25
+		// samples from call to call (its pitch flutter carries over; 100
+		// calls of this text gave 26,070 to 26,095 samples, in one
+		// process and across engine processes alike).
 		want := len(plain.Samples) + int(tc.add.Seconds()*float64(plain.SampleRate)+0.5)
-		if d := len(got.Samples) - want; d > plain.SampleRate/1000 || d < -plain.SampleRate/1000 {
+		if d := len(got.Samples) - want; d > plain.SampleRate/500 || d < -plain.SampleRate/500 {
 			t.Errorf("%v: %d samples, want %d (%+d)", tc.breaks, len(got.Samples), want, d)
 		}
 	}
