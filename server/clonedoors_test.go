@@ -258,3 +258,76 @@ func TestCartesiaCloneFromRecording(t *testing.T) {
 		t.Errorf("owned after the delete: %v", got)
 	}
 }
+
+// wyomingVoices describes over c and returns the voices listed, as name →
+// description.
+func (w *wyomingClient) voices() map[string]string {
+	w.t.Helper()
+	w.send("describe", nil)
+	info := w.next()
+	var programs struct {
+		TTS []struct {
+			Voices []struct {
+				Name        string `json:"name"`
+				Description string `json:"description"`
+			} `json:"voices"`
+		} `json:"tts"`
+	}
+	b, _ := json.Marshal(info.Data)
+	if info.Type != "info" || json.Unmarshal(b, &programs) != nil || len(programs.TTS) != 1 {
+		w.t.Fatalf("describe: %s %s", info.Type, b)
+	}
+	m := map[string]string{}
+	for _, v := range programs.TTS[0].Voices {
+		m[v.Name] = v.Description
+	}
+	return m
+}
+
+// TestWyomingRecordingClone: the Wyoming account's clone from a recording
+// is listed by describe with its name and speaks over Wyoming as over
+// HTTP; another account's Wyoming neither lists nor speaks it, and a
+// deleted clone is gone from describe.
+func TestWyomingRecordingClone(t *testing.T) {
+	e := pocketEnv(t, pocketVoices(t), "")
+	res := e.upload(e.key, map[string]string{"name": "My voice", "temperature": "0", "steps": "3"},
+		pockettest.WAV(pockettest.Recording(2, 200), pockettest.SampleRate))
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	var v struct {
+		ID string `json:"id"`
+	}
+	if res.StatusCode != 201 || json.Unmarshal(b, &v) != nil {
+		t.Fatalf("upload: %d %s", res.StatusCode, b)
+	}
+	st, httpPCM := e.speak(e.key, v.ID)
+	if st != 200 {
+		t.Fatalf("speaking over HTTP: %d", st)
+	}
+
+	c := dialWyoming(t, startWyomingAs(t, e, "local"))
+	if got, ok := c.voices()[v.ID]; !ok || got != "My voice" {
+		t.Errorf("describe lists the clone as %q (listed %v), want My voice", got, ok)
+	}
+	c.send("synthesize", map[string]any{"text": "Hello there, how are you today?", "voice": map[string]any{"name": v.ID}})
+	pcm, rate, _ := c.audio()
+	if rate != 24000 || !bytes.Equal(pcm, httpPCM) {
+		t.Errorf("over Wyoming: %d bytes at %d Hz, the same as HTTP's %d bytes: %v", len(pcm), rate, len(httpPCM), bytes.Equal(pcm, httpPCM))
+	}
+
+	other := dialWyoming(t, startWyomingAs(t, e, "other"))
+	if _, ok := other.voices()[v.ID]; ok {
+		t.Error("the other account's Wyoming lists the clone")
+	}
+	other.send("synthesize", map[string]any{"text": "Hello.", "voice": map[string]any{"name": v.ID}})
+	if ev := other.next(); ev.Type != "error" {
+		t.Errorf("the other account's Wyoming speaking the clone: %s %v", ev.Type, ev.Data)
+	}
+
+	if st := e.call("DELETE", "/v1/voices/"+v.ID, e.key, "", nil); st != 200 {
+		t.Fatalf("delete: %d", st)
+	}
+	if _, ok := c.voices()[v.ID]; ok {
+		t.Error("describe lists the deleted clone")
+	}
+}
