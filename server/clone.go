@@ -7,7 +7,7 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/internal/dsp"
-	"github.com/voxkit/voxkit/internal/wavfile"
+	"github.com/voxkit/voxkit/internal/recording"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -19,6 +19,11 @@ import (
 // cloneName(account, id) wherever the catalog takes the voice in — at
 // start, on every replica as the store reports changes — and unloaded
 // when it goes.
+
+// clonedSeconds is how much of a recording is decoded, and checked for
+// length and silence: the first 10 s, all that PocketTTS clones from
+// (pocket.MaxReference).
+const clonedSeconds = 10
 
 // silentRecording is the level (RMS) below which a recording counts as
 // silence: -60 dBFS.
@@ -64,10 +69,10 @@ func (s *Server) cloneUpload(w http.ResponseWriter, r *http.Request, account str
 	case !slices.Contains(models, req.Model):
 		return store.Voice{}, wire.UnknownCloneModel(req.Model, models)
 	}
-	a, err := wavfile.Parse(req.Audio)
+	a, err := recording.Decode(req.Audio, clonedSeconds)
 	if err != nil {
 		return store.Voice{}, wire.BadRecording(wire.CodeUnsupportedAudio, "The recording cannot be read: %s. Upload a WAV file "+
-			"(PCM of 8 to 32 bits or float, any rate and channels).", err)
+			"(PCM of 8 to 32 bits or float) or a FLAC file, of any rate and channels.", err)
 	}
 	if len(a.Samples) < a.SampleRate {
 		return store.Voice{}, wire.BadRecording(wire.CodeAudioTooShort, "The recording is %s long; a clone needs at least 1 s "+
