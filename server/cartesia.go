@@ -136,9 +136,9 @@ func cartesiaVoiceOf(v voices.Voice) map[string]any {
 }
 
 // cartesiaCloneForm is the multipart body of POST /voices/clone;
-// description, language, mode, enhance and base_voice_id are accepted and
-// not used.
-var cartesiaCloneForm = wire.CloneForm{Audio: "clip", Fields: []string{"description", "language", "mode", "enhance", "base_voice_id"}}
+// description, language, accent, base_voice_id and the older mode and
+// enhance are accepted and not used.
+var cartesiaCloneForm = wire.CloneForm{Audio: "clip", Fields: []string{"description", "language", "accent", "base_voice_id", "mode", "enhance"}}
 
 // cartesiaClone answers POST /voices/clone with the new voice.
 func (s *Server) cartesiaClone(w http.ResponseWriter, r *http.Request, account string) *cartesiaError {

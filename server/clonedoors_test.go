@@ -181,7 +181,7 @@ func TestCartesiaCloneFromRecording(t *testing.T) {
 	e := pocketEnv(t, pocketVoices(t), "")
 	good := pockettest.WAV(pockettest.Recording(2, 200), pockettest.SampleRate)
 	clone := func(key string, clips ...[]byte) (int, []byte) {
-		return e.vendorForm("/cartesia/voices/clone", map[string]string{"name": "My voice", "language": "en", "description": "me, reading"},
+		return e.vendorForm("/cartesia/voices/clone", map[string]string{"name": "My voice", "language": "en", "description": "me, reading", "accent": "american"},
 			"clip", clips, "X-API-Key", key, "Cartesia-Version", "2026-08-14")
 	}
 	st, b := clone(e.key, good)
