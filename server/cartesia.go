@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
@@ -32,7 +34,12 @@ func (s *Server) cartesiaRoutes() {
 	answer := func(w http.ResponseWriter, r *http.Request, werr *wire.Error) { writeCartesia(w, r, toCartesia(werr)) }
 	route := func(path string, m methods) { s.doorRoute(path, m, answer) }
 	route(base+"/voices", methods{http.MethodGet: s.cartesia(s.cartesiaVoices)})
-	route(base+"/voices/{id}", methods{http.MethodGet: s.cartesia(s.cartesiaVoice)})
+	if s.store != nil {
+		route(base+"/voices/clone", methods{http.MethodPost: s.cartesiaAs(store.ScopeAdmin, s.cartesiaClone)})
+		route(base+"/voices/{id}", methods{http.MethodGet: s.cartesia(s.cartesiaVoice), http.MethodDelete: s.cartesiaAs(store.ScopeAdmin, s.cartesiaDeleteVoice)})
+	} else {
+		route(base+"/voices/{id}", methods{http.MethodGet: s.cartesia(s.cartesiaVoice)})
+	}
 	route(base+"/tts/bytes", methods{http.MethodPost: s.cartesia(s.cartesiaBytes)})
 	route(base+"/tts/sse", methods{http.MethodPost: s.cartesia(s.cartesiaSSE)})
 	route(base+"/tts/websocket", methods{http.MethodGet: s.cartesiaSocket})
@@ -94,9 +101,12 @@ type cartesiaHandler func(w http.ResponseWriter, r *http.Request, account string
 
 // cartesia admits the caller with speech scope and answers errors in
 // Cartesia's shape.
-func (s *Server) cartesia(h cartesiaHandler) handler {
+func (s *Server) cartesia(h cartesiaHandler) handler { return s.cartesiaAs(store.ScopeSpeech, h) }
+
+// cartesiaAs is cartesia for a handler that needs the scope need.
+func (s *Server) cartesiaAs(need store.Scope, h cartesiaHandler) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		account, werr := s.admitVendor(r, r.Header.Get("X-API-Key"))
+		account, werr := s.admitVendor(r, r.Header.Get("X-API-Key"), need)
 		cerr := (*cartesiaError)(nil)
 		if werr != nil {
 			cerr = toCartesia(werr)
@@ -115,14 +125,45 @@ func (s *Server) cartesia(h cartesiaHandler) handler {
 // voice's is the server's start (or the rescan that found it), a clone's
 // its creation, as /v1/models' created.
 func cartesiaVoiceOf(v voices.Voice) map[string]any {
-	access := "public"
+	access, name := "public", v.ID
 	if !v.Global() {
-		access = "private"
+		access, name = "private", cmp.Or(v.Description, v.ID) // a clone's description is its name
 	}
 	lang, _, _ := strings.Cut(v.Language, "-")
-	return map[string]any{"id": v.ID, "name": v.ID, "description": v.Description, "language": lang,
+	return map[string]any{"id": v.ID, "name": name, "description": v.Description, "language": lang,
 		"is_owner": !v.Global(), "is_public": v.Global(), "access": access, "visibility": "all",
 		"tagline": v.Engine, "locales": []any{}, "created_at": v.Created.UTC().Format(time.RFC3339)}
+}
+
+// cartesiaCloneForm is the multipart body of POST /voices/clone;
+// description, language, accent, base_voice_id and the older mode and
+// enhance are accepted and not used.
+var cartesiaCloneForm = wire.CloneForm{Audio: "clip", Fields: []string{"description", "language", "accent", "base_voice_id", "mode", "enhance"}}
+
+// cartesiaClone answers POST /voices/clone with the new voice.
+func (s *Server) cartesiaClone(w http.ResponseWriter, r *http.Request, account string) *cartesiaError {
+	sv, err := s.cloneUpload(w, r, account, cartesiaCloneForm)
+	if err != nil {
+		return toCartesia(s.vendorError(r, err))
+	}
+	v, err := s.voices.Lookup(account, sv.ID)
+	if err != nil {
+		return cartesiaVoiceNotFound(sv.ID) // deleted meanwhile
+	}
+	writeJSON(w, http.StatusOK, cartesiaVoiceOf(v))
+	return nil
+}
+
+// cartesiaDeleteVoice answers DELETE /voices/{id} with 204.
+func (s *Server) cartesiaDeleteVoice(w http.ResponseWriter, r *http.Request, account string) *cartesiaError {
+	if _, err := s.dropVoice(r.Context(), account, r.PathValue("id")); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return cartesiaVoiceNotFound(r.PathValue("id"))
+		}
+		return toCartesia(s.vendorError(r, err))
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // cartesiaVoices lists the voices, in pages (limit, starting_after,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -54,7 +55,7 @@ func (s *Server) cartesiaSocket(w http.ResponseWriter, r *http.Request) error {
 			key = q.Get("access_token")
 		}
 	}
-	account, werr := s.admitVendor(r, key)
+	account, werr := s.admitVendor(r, key, store.ScopeSpeech)
 	if werr != nil {
 		writeJSON(w, werr.Status, toCartesia(werr).event("", ri.id))
 		return nil

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/tts/normalize"
@@ -31,7 +33,12 @@ func (s *Server) elevenRoutes() {
 	answer := func(w http.ResponseWriter, _ *http.Request, werr *wire.Error) { writeEleven(w, toEleven(werr)) }
 	route := func(path string, m methods) { s.doorRoute(path, m, answer) }
 	route(base+"/voices", methods{http.MethodGet: s.eleven(s.elevenVoices)})
-	route(base+"/voices/{id}", methods{http.MethodGet: s.eleven(s.elevenVoice)})
+	if s.store != nil {
+		route(base+"/voices/add", methods{http.MethodPost: s.elevenAs(store.ScopeAdmin, s.elevenAddVoice)})
+		route(base+"/voices/{id}", methods{http.MethodGet: s.eleven(s.elevenVoice), http.MethodDelete: s.elevenAs(store.ScopeAdmin, s.elevenDeleteVoice)})
+	} else {
+		route(base+"/voices/{id}", methods{http.MethodGet: s.eleven(s.elevenVoice)})
+	}
 	route(base+"/models", methods{http.MethodGet: s.eleven(s.elevenModels)})
 	for _, suffix := range []string{"", "/stream", "/with-timestamps", "/stream/with-timestamps"} {
 		route(base+"/text-to-speech/{voice}"+suffix, methods{http.MethodPost: s.eleven(s.elevenSpeech)})
@@ -82,9 +89,12 @@ type elevenHandler func(w http.ResponseWriter, r *http.Request, account string) 
 
 // eleven admits the caller by xi-api-key (or any credential the OpenAI
 // API takes) with speech scope, and answers errors in ElevenLabs' shape.
-func (s *Server) eleven(h elevenHandler) handler {
+func (s *Server) eleven(h elevenHandler) handler { return s.elevenAs(store.ScopeSpeech, h) }
+
+// elevenAs is eleven for a handler that needs the scope need.
+func (s *Server) elevenAs(need store.Scope, h elevenHandler) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		account, eerr := s.elevenAdmit(r)
+		account, eerr := s.elevenAdmit(r, need)
 		if eerr == nil {
 			eerr = h(w, r, account)
 		}
@@ -97,8 +107,8 @@ func (s *Server) eleven(h elevenHandler) handler {
 
 // elevenAdmit checks the xi-api-key header, else the credentials of the
 // OpenAI API.
-func (s *Server) elevenAdmit(r *http.Request) (string, *elevenError) {
-	account, werr := s.admitVendor(r, r.Header.Get("xi-api-key"))
+func (s *Server) elevenAdmit(r *http.Request, need store.Scope) (string, *elevenError) {
+	account, werr := s.admitVendor(r, r.Header.Get("xi-api-key"), need)
 	if werr != nil {
 		return "", toEleven(werr)
 	}
@@ -107,15 +117,15 @@ func (s *Server) elevenAdmit(r *http.Request) (string, *elevenError) {
 
 // elevenVoiceOf describes a voxkit voice as an ElevenLabs voice.
 func elevenVoiceOf(v voices.Voice) map[string]any {
-	category := "premade"
+	category, name := "premade", v.ID
 	if !v.Global() {
-		category = "cloned"
+		category, name = "cloned", cmp.Or(v.Description, v.ID) // a clone's description is its name
 	}
 	labels := map[string]string{"engine": v.Engine}
 	if v.Language != "" {
 		labels["language"] = v.Language
 	}
-	return map[string]any{"voice_id": v.ID, "name": v.ID, "category": category,
+	return map[string]any{"voice_id": v.ID, "name": name, "category": category,
 		"description": v.Description, "labels": labels, "available_for_tiers": []string{},
 		"is_owner": !v.Global()}
 }
@@ -135,6 +145,33 @@ func (s *Server) elevenVoice(w http.ResponseWriter, r *http.Request, account str
 		return elevenVoiceNotFound(r.PathValue("id"))
 	}
 	writeJSON(w, http.StatusOK, elevenVoiceOf(v))
+	return nil
+}
+
+// elevenCloneForm is the multipart body of POST /v1/voices/add. Of the
+// files the first is the recording; description, labels and
+// remove_background_noise are accepted and not used.
+var elevenCloneForm = wire.CloneForm{Audio: "files", ManyAudio: true, Fields: []string{"description", "labels", "remove_background_noise"}}
+
+// elevenAddVoice answers POST /v1/voices/add: instant voice cloning.
+func (s *Server) elevenAddVoice(w http.ResponseWriter, r *http.Request, account string) *elevenError {
+	sv, err := s.cloneUpload(w, r, account, elevenCloneForm)
+	if err != nil {
+		return toEleven(s.vendorError(r, err))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"voice_id": sv.ID, "requires_verification": false})
+	return nil
+}
+
+// elevenDeleteVoice answers DELETE /v1/voices/{voice_id}.
+func (s *Server) elevenDeleteVoice(w http.ResponseWriter, r *http.Request, account string) *elevenError {
+	if _, err := s.dropVoice(r.Context(), account, r.PathValue("id")); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return elevenVoiceNotFound(r.PathValue("id"))
+		}
+		return toEleven(s.vendorError(r, err))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	return nil
 }
 

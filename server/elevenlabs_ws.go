@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -79,7 +80,7 @@ func (s *Server) elevenSocket(multi bool) handler {
 		}
 		account := ""
 		if eerr == nil && (r.Header.Get("xi-api-key") != "" || bearer(r) != "" || s.host != nil) {
-			account, eerr = s.elevenAdmit(r)
+			account, eerr = s.elevenAdmit(r, store.ScopeSpeech)
 		} // else the first message carries the key
 		if eerr == nil && account != "" {
 			if _, err := s.voices.Lookup(account, s.resolveVoice(account, r.PathValue("voice"))); err != nil {

@@ -14,10 +14,11 @@ import (
 // What the vendor-compatible APIs (ElevenLabs', Cartesia's) share: how a
 // caller is admitted, how an HTTP speech answer runs, and their formats.
 
-// admitVendor admits the caller of a vendor API with speech scope: by
-// key, the vendor's own header's value, when there is one, else by the
+// admitVendor admits the caller of a vendor API with the scope need (a
+// key of admin scope may do what one of speech scope may): by key, the
+// vendor's own header's value, when there is one, else by the
 // credentials the OpenAI API takes.
-func (s *Server) admitVendor(r *http.Request, key string) (string, *wire.Error) {
+func (s *Server) admitVendor(r *http.Request, key string, need store.Scope) (string, *wire.Error) {
 	c, werr := caller{}, (*wire.Error)(nil)
 	if key != "" {
 		var k store.Key
@@ -26,8 +27,8 @@ func (s *Server) admitVendor(r *http.Request, key string) (string, *wire.Error) 
 	} else {
 		c, werr = s.admit(r)
 	}
-	if werr == nil && c.scope != store.ScopeAdmin && c.scope != store.ScopeSpeech {
-		werr = wire.InsufficientScope(c.scope, store.ScopeSpeech)
+	if werr == nil && c.scope != store.ScopeAdmin && c.scope != need {
+		werr = wire.InsufficientScope(c.scope, need)
 	}
 	if werr != nil {
 		return "", werr

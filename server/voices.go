@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math"
 	"mime"
 	"net/http"
@@ -250,17 +251,27 @@ func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) error {
 	return s.createStoredVoice(w, r, sv)
 }
 
-// createStoredVoice gives sv an id if it has none, stores it, puts it in
-// the catalog and answers 201 with it.
+// createStoredVoice stores sv as storeVoice does and answers 201 with it.
 func (s *Server) createStoredVoice(w http.ResponseWriter, r *http.Request, sv store.Voice) error {
-	ctx, account := r.Context(), sv.Account
+	sv, err := s.storeVoice(r.Context(), sv)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, wire.FromStoredVoice(sv))
+	return nil
+}
+
+// storeVoice gives sv an id if it has none, stores it and puts it in the
+// catalog.
+func (s *Server) storeVoice(ctx context.Context, sv store.Voice) (store.Voice, error) {
+	account := sv.Account
 	if sv.ID == "" {
 		var b [8]byte
 		rand.Read(b[:])
 		sv.ID = "voice_" + hex.EncodeToString(b[:])
 	}
 	if s.reserved(sv.ID) {
-		return wire.VoiceIDReserved(sv.ID)
+		return store.Voice{}, wire.VoiceIDReserved(sv.ID)
 	}
 	// The store and the catalog change together, so that parallel
 	// creations and deletions of one id cannot leave them disagreeing.
@@ -269,37 +280,46 @@ func (s *Server) createStoredVoice(w http.ResponseWriter, r *http.Request, sv st
 	created, err := s.store.CreateVoice(ctx, sv, s.maxVoices)
 	switch {
 	case errors.Is(err, store.ErrVoiceExists):
-		return wire.VoiceIDTaken(sv.ID)
+		return store.Voice{}, wire.VoiceIDTaken(sv.ID)
 	case errors.Is(err, store.ErrLimit):
-		return wire.VoiceLimit(s.maxVoices)
+		return store.Voice{}, wire.VoiceLimit(s.maxVoices)
 	case err != nil:
-		return err
+		return store.Voice{}, err
 	}
 	sv = created
 	if err := s.addVoice(sv); err != nil {
 		// A rescan made the id a global voice's meanwhile: undo the
 		// insert.
 		if _, derr := s.store.DeleteVoice(context.WithoutCancel(ctx), account, sv.ID); derr != nil {
-			return errors.Join(err, derr)
+			return store.Voice{}, errors.Join(err, derr)
 		}
-		return wire.VoiceIDReserved(sv.ID)
+		return store.Voice{}, wire.VoiceIDReserved(sv.ID)
 	}
-	writeJSON(w, http.StatusCreated, wire.FromStoredVoice(sv))
-	return nil
+	return sv, nil
 }
 
 func (s *Server) deleteVoice(w http.ResponseWriter, r *http.Request) error {
-	id, account := r.PathValue("id"), info(r.Context()).account
-	s.voiceMu.Lock()
-	defer s.voiceMu.Unlock()
-	v, err := s.store.DeleteVoice(r.Context(), account, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return wire.VoiceNotFound(id)
-	case err != nil:
+	v, err := s.dropVoice(r.Context(), info(r.Context()).account, r.PathValue("id"))
+	if err != nil {
 		return err
 	}
-	s.removeVoice(account, v.ID) // the caller's clone, never a global voice
 	writeJSON(w, http.StatusOK, wire.VoiceDeleted{ID: v.ID, Object: "voice", Deleted: true})
 	return nil
+}
+
+// dropVoice deletes account's clone id from the store and the catalog:
+// wire.VoiceNotFound, wrapping store.ErrNotFound, when it has none of
+// that id.
+func (s *Server) dropVoice(ctx context.Context, account, id string) (store.Voice, error) {
+	s.voiceMu.Lock()
+	defer s.voiceMu.Unlock()
+	v, err := s.store.DeleteVoice(ctx, account, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return store.Voice{}, fmt.Errorf("%w: %w", wire.VoiceNotFound(id), err)
+	case err != nil:
+		return store.Voice{}, err
+	}
+	s.removeVoice(account, v.ID) // the caller's clone, never a global voice
+	return v, nil
 }

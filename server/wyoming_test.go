@@ -91,12 +91,19 @@ func sameLength(pcm []byte, rate int, httpPCM []byte) bool {
 
 func startWyoming(t *testing.T, e *env) string {
 	t.Helper()
+	return startWyomingAs(t, e, "local")
+}
+
+// startWyomingAs serves Wyoming for account on a new local port, and
+// returns its address.
+func startWyomingAs(t *testing.T, e *env, account string) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- e.srv.ServeWyoming(l, "local") }()
+	go func() { done <- e.srv.ServeWyoming(l, account) }()
 	t.Cleanup(func() {
 		l.Close()
 		<-done

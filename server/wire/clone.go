@@ -39,15 +39,33 @@ type VoiceClone struct {
 	Seed        int64
 }
 
-// cloneFields are the fields of a multipart POST /v1/voices.
-var cloneFields = []string{"id", "name", "model", "audio", "temperature", "steps", "seed"}
+// CloneForm describes a door's multipart body that clones a voice from a
+// recording: the field of the recording and the other fields it knows.
+type CloneForm struct {
+	// Audio is the recording's field. With ManyAudio it may repeat, and
+	// the first is the recording: later ones are read and not used.
+	Audio     string
+	ManyAudio bool
+	// Fields are the other fields known besides name. Of them id, model,
+	// temperature, steps and seed are parsed as POST /v1/voices does; the
+	// others are accepted and not used.
+	Fields []string
+}
+
+// OpenAIClone is the form of a multipart POST /v1/voices.
+var OpenAIClone = CloneForm{Audio: "audio", Fields: []string{"id", "model", "temperature", "steps", "seed"}}
 
 // ParseVoiceClone reads a multipart POST /v1/voices body from mr: the
 // fields name and audio (a file), and optionally id, model, temperature,
 // steps and seed. Each failure is a *Error with status 400 naming the
 // field at fault; unknown and repeated fields are refused. The audio may
 // be at most MaxRecording bytes; the whole body is bounded by the caller.
-func ParseVoiceClone(mr *multipart.Reader) (VoiceClone, error) {
+func ParseVoiceClone(mr *multipart.Reader) (VoiceClone, error) { return OpenAIClone.Parse(mr) }
+
+// Parse reads a multipart body of the form f from mr, as ParseVoiceClone
+// does for OpenAIClone.
+func (f CloneForm) Parse(mr *multipart.Reader) (VoiceClone, error) {
+	known := append([]string{"name", f.Audio}, f.Fields...)
 	var v VoiceClone
 	seen := map[string]bool{}
 	var text = map[string]string{}
@@ -60,16 +78,17 @@ func ParseVoiceClone(mr *multipart.Reader) (VoiceClone, error) {
 			return VoiceClone{}, BadRequest(CodeInvalidValue, "", "The multipart body is malformed: %s.", clip(err.Error(), 200))
 		}
 		name := p.FormName()
-		if !slices.Contains(cloneFields, name) {
+		if !slices.Contains(known, name) {
 			return VoiceClone{}, BadRequest(CodeUnknownParameter, name, "Unknown parameter: '%s'. Known parameters: %s.",
-				printableField(name), strings.Join(cloneFields, ", "))
+				printableField(name), strings.Join(known, ", "))
 		}
-		if seen[name] {
+		if seen[name] && !(f.ManyAudio && name == f.Audio) {
 			return VoiceClone{}, BadRequest(CodeInvalidValue, name, "The field '%s' is given twice.", name)
 		}
+		first := !seen[name]
 		seen[name] = true
 		limit := int64(1 << 10)
-		if name == "audio" {
+		if name == f.Audio {
 			limit = MaxRecording
 		}
 		b, err := io.ReadAll(io.LimitReader(p, limit+1))
@@ -77,19 +96,20 @@ func ParseVoiceClone(mr *multipart.Reader) (VoiceClone, error) {
 			return VoiceClone{}, BadRequest(CodeInvalidValue, name, "The field '%s' could not be read: %s.", name, clip(err.Error(), 200))
 		}
 		if int64(len(b)) > limit {
-			if name == "audio" {
-				return VoiceClone{}, BadRequest(CodeInvalidValue, "audio", "The recording is larger than %d MB, the limit.", MaxRecording>>20)
+			if name == f.Audio {
+				return VoiceClone{}, BadRequest(CodeInvalidValue, name, "The recording is larger than %d MB, the limit.", MaxRecording>>20)
 			}
 			return VoiceClone{}, BadRequest(CodeStringTooLong, name, "The field '%s' is longer than %d bytes.", name, limit)
 		}
-		if name == "audio" {
-			v.Audio = b
-		} else {
+		switch {
+		case name != f.Audio:
 			text[name] = string(b)
+		case first:
+			v.Audio = b
 		}
 	}
-	if !seen["audio"] || len(v.Audio) == 0 {
-		return VoiceClone{}, BadRequest(CodeMissingParameter, "audio", "Missing required parameter: 'audio', the recording as a file.")
+	if len(v.Audio) == 0 {
+		return VoiceClone{}, BadRequest(CodeMissingParameter, f.Audio, "Missing required parameter: '%s', the recording as a file.", f.Audio)
 	}
 	name, ok := text["name"]
 	if !ok {
