@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/internal/wait"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
 	"github.com/voxkit/voxkit/server/servertest"
 )
@@ -127,17 +128,21 @@ func TestWyomingConnectionLimit(t *testing.T) {
 		t.Errorf("the limit was logged %d times for one burst, want once:\n%s", n, log.String())
 	}
 	held[0].c.Close()
-	for {
+	// Busy until the server has seen the close.
+	answered := wait.For(30*time.Second, func() bool {
 		c := dialWyoming(t, addr)
 		c.send("describe", nil)
 		ev, err := wyoming.Read(c.r)
 		if err == nil && ev.Type == "info" {
-			break
+			return true
 		}
 		if err != nil || ev.String("code") != "server_busy" {
 			t.Fatalf("after a connection closed: %s %v %v", ev.Type, ev.Data, err)
 		}
-		time.Sleep(10 * time.Millisecond) // the server has not seen the close yet
+		return false
+	})
+	if !answered {
+		t.Fatal("still busy 30 s after a connection closed")
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/internal/wait"
 )
 
 // loadCounter counts the model loads of an engine by voice (Options.OnLoad).
@@ -141,15 +142,11 @@ func TestOneLoadForConcurrentFirstRequests(t *testing.T) {
 	m := e.models["v0"]
 	// The first load waits until the 7 other requests wait for it.
 	e.beforeLoad = func(*model) {
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		wait.For(30*time.Second, func() bool {
 			e.res.Lock()
-			n := m.waiters
-			e.res.Unlock()
-			if n == 7 {
-				return
-			}
-			time.Sleep(time.Millisecond)
-		}
+			defer e.res.Unlock()
+			return m.waiters == 7
+		})
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)

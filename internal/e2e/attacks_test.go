@@ -1,17 +1,15 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/voxkit/voxkit/server/servertest"
 )
 
 // TestAttacksRepeated repeats, against the example server as built, the
@@ -45,7 +43,7 @@ func TestAttacksRepeated(t *testing.T) {
 			t.Errorf("%s over HTTP: %d %.200s", name, code, b)
 		}
 		answered(name + " over HTTP")
-		if pcm, err := wyomingSpeak(wyomingAddr, text); err != nil || len(pcm) == 0 {
+		if pcm, err := wyomingSpeak(t, wyomingAddr, text); err != nil || len(pcm) == 0 {
 			t.Errorf("%s over Wyoming: %v, %d bytes", name, err, len(pcm))
 		}
 		answered(name + " over Wyoming")
@@ -56,8 +54,8 @@ func TestAttacksRepeated(t *testing.T) {
 		{"HTTP", `<speak>Hi <break time="1e10ms"/> there.</speak>`},
 		{"Wyoming", `<speak>Hi <break time="3e9ms"/> there.</speak>`},
 	} {
-		resetPeakRSS(t, pid)
-		before := peakRSS(t, pid)
+		servertest.ResetPeakRSSOf(t, pid)
+		before := servertest.PeakRSSOf(t, pid)
 		start := time.Now()
 		var got string
 		if bomb.name == "HTTP" {
@@ -67,13 +65,13 @@ func TestAttacksRepeated(t *testing.T) {
 				t.Errorf("break bomb over HTTP: %s", got)
 			}
 		} else {
-			_, err := wyomingSpeak(wyomingAddr, bomb.text)
+			_, err := wyomingSpeak(t, wyomingAddr, bomb.text)
 			got = fmt.Sprint(err)
 			if err == nil || !strings.Contains(err.Error(), "audio_too_long") {
 				t.Errorf("break bomb over Wyoming: %v", err)
 			}
 		}
-		took, grew := time.Since(start), peakRSS(t, pid)-before
+		took, grew := time.Since(start), servertest.PeakRSSOf(t, pid)-before
 		t.Logf("break bomb over %s: %s in %v, peak RSS %+.1f MB", bomb.name, got, took.Round(time.Millisecond), float64(grew)/(1<<20))
 		if grew > 100<<20 {
 			t.Errorf("break bomb over %s: peak RSS grew %d MB", bomb.name, grew>>20)
@@ -99,76 +97,17 @@ func speechWithKey(t *testing.T, base, key, input string) (int, []byte) {
 }
 
 // wyomingSpeak asks a Wyoming listener, with no key, to synthesize text
-// and returns its audio, or the error event it answered. Wyoming's
-// framing: a JSON header line with the event's type and the lengths of
-// the data (JSON) and payload that follow it.
-func wyomingSpeak(addr, text string) ([]byte, error) {
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(60 * time.Second))
-	data, _ := json.Marshal(map[string]any{"text": text})
-	header, _ := json.Marshal(map[string]any{"type": "synthesize", "data_length": len(data)})
-	if _, err := c.Write(append(append(header, '\n'), data...)); err != nil {
-		return nil, err
-	}
-	r := bufio.NewReader(c)
+// and returns its audio, or the error event it answered.
+func wyomingSpeak(t *testing.T, addr, text string) ([]byte, error) {
+	t.Helper()
 	var pcm []byte
-	for {
-		line, err := r.ReadBytes('\n')
-		if err != nil {
-			return nil, err
-		}
-		var ev struct {
-			Type          string          `json:"type"`
-			Data          json.RawMessage `json:"data"`
-			DataLength    int             `json:"data_length"`
-			PayloadLength int             `json:"payload_length"`
-		}
-		if err := json.Unmarshal(line, &ev); err != nil {
-			return nil, err
-		}
-		body := make([]byte, ev.DataLength+ev.PayloadLength)
-		if _, err := io.ReadFull(r, body); err != nil {
-			return nil, err
-		}
-		if ev.DataLength > 0 {
-			ev.Data = body[:ev.DataLength]
-		}
+	for _, ev := range wyomingCall(t, addr, "synthesize", map[string]any{"text": text}, "audio-stop", "error") {
 		switch ev.Type {
 		case "audio-chunk":
-			pcm = append(pcm, body[ev.DataLength:]...)
-		case "audio-stop":
-			return pcm, nil
+			pcm = append(pcm, ev.Payload...)
 		case "error":
 			return nil, fmt.Errorf("wyoming error: %s", ev.Data)
 		}
 	}
-}
-
-// peakRSS returns process pid's peak resident memory since the last
-// resetPeakRSS, in bytes.
-func peakRSS(t *testing.T, pid int) int64 {
-	t.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		t.Skipf("no /proc: %v", err)
-	}
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	t.Skip("no VmHWM")
-	return 0
-}
-
-func resetPeakRSS(t *testing.T, pid int) {
-	t.Helper()
-	if err := os.WriteFile("/proc/"+strconv.Itoa(pid)+"/clear_refs", []byte("5"), 0); err != nil {
-		t.Skipf("cannot reset the peak RSS: %v", err)
-	}
+	return pcm, nil
 }

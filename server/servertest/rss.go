@@ -14,7 +14,14 @@ import (
 // costs. It skips the test where Linux's /proc does not tell.
 func PeakRSS(t testing.TB) int64 {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/status")
+	return PeakRSSOf(t, os.Getpid())
+}
+
+// PeakRSSOf is PeakRSS of another process, pid: a server the test
+// started, say.
+func PeakRSSOf(t testing.TB, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		t.Skipf("no /proc: %v", err)
 	}
@@ -27,7 +34,7 @@ func PeakRSS(t testing.TB) int64 {
 			return kb << 10
 		}
 	}
-	t.Skip("no VmHWM in /proc/self/status")
+	t.Skip("no VmHWM in /proc/" + strconv.Itoa(pid) + "/status")
 	return 0
 }
 
@@ -35,7 +42,13 @@ func PeakRSS(t testing.TB) int64 {
 // peak from here on. It skips the test where Linux's /proc cannot.
 func ResetPeakRSS(t testing.TB) {
 	t.Helper()
-	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+	ResetPeakRSSOf(t, os.Getpid())
+}
+
+// ResetPeakRSSOf is ResetPeakRSS of another process, pid.
+func ResetPeakRSSOf(t testing.TB, pid int) {
+	t.Helper()
+	if err := os.WriteFile("/proc/"+strconv.Itoa(pid)+"/clear_refs", []byte("5"), 0); err != nil {
 		t.Skipf("cannot reset the peak RSS: %v", err)
 	}
 }
