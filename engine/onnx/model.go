@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/voxkit/voxkit/internal/ortrun"
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/voxkit/voxkit/engine"
@@ -241,18 +242,13 @@ func runAudio(ctx context.Context, s *ort.DynamicAdvancedSession, in *tensors, o
 	if in.err != nil {
 		return nil, nil, in.err
 	}
-	var runOpts *ort.RunOptions
-	if ctx.Done() != nil {
-		var err error
-		if runOpts, err = ort.NewRunOptions(); err != nil {
-			return nil, nil, err
-		}
-		defer runOpts.Destroy()
-		stop := context.AfterFunc(ctx, func() { runOpts.Terminate() })
-		defer stop()
+	runOpts, release, err := ortrun.Options(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
+	defer release()
 	out := make([]ort.Value, len(outputs))
-	err := s.RunWithOptions(in.vals, out, runOpts)
+	err = s.RunWithOptions(in.vals, out, runOpts)
 	for _, v := range out {
 		if v != nil {
 			defer v.Destroy()

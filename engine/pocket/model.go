@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/voxkit/voxkit/internal/ortrun"
 	ort "github.com/yalue/onnxruntime_go"
 )
 
@@ -123,17 +124,13 @@ func (m *model) close() error {
 }
 
 // runOptions returns run options that stop a run when ctx is done, and
-// their release; nil options when ctx can never be done.
+// their release (internal/ortrun).
 func runOptions(ctx context.Context) (*ort.RunOptions, func(), error) {
-	if ctx.Done() == nil {
-		return nil, func() {}, nil
-	}
-	o, err := ort.NewRunOptions()
+	o, release, err := ortrun.Options(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pocket: %w", err)
 	}
-	stop := context.AfterFunc(ctx, func() { o.Terminate() })
-	return o, func() { stop(); o.Destroy() }, nil
+	return o, release, nil
 }
 
 // encode runs the encoder on a recording at SampleRate (its first
