@@ -21,6 +21,7 @@ var crashers = []struct{ name, text, phonemes string }{
 	{name: "spelled letters", text: strings.Repeat("a.", 100)},
 	{name: "spelled words", text: strings.Repeat("u.s. ", 100)},
 	{name: "dotted host", text: "http://" + strings.Repeat("a.", 100) + "com"},
+	{name: "stops before letters", text: strings.Repeat(" .a", 150)},
 	{name: "long phonemes", text: "hello", phonemes: strings.Repeat("həl", 300)},
 	{name: "stress marks", text: "hello", phonemes: strings.Repeat("ˈ", 1500) + "hə"},
 }

@@ -13,8 +13,9 @@ import (
 // ones from reaching the library, so that such text speaks instead of
 // failing. Each was found crashing the espeak-ng command as well:
 //
-//   - Letters with full stops, read one by one: "a.a.a." or "u.s. u.s." with
-//     more than about 80 letters before a sentence ends smash the stack
+//   - Letters with full stops, read one by one: "a.a.a.", "u.s. u.s." or
+//     " .a .a" with more than about 80 letters before a sentence ends
+//     smash the stack
 //     ("*** stack smashing detected ***"). Commas do not help; a separate
 //     synthesis does. guardPieces cuts such a run every maxSpelled letters.
 //   - Phoneme input ([[ ]]) of more than about 500 mnemonic characters, or
@@ -49,17 +50,21 @@ func guardPieces(text string) []string {
 }
 
 // isSpelledLetter reports whether the letter at byte i of text stands
-// alone before a full stop: "a." in "a.b.c." or "u.s.", not "Mr.".
+// alone beside a full stop, spaces between them or not: "a." in "a.b.c.",
+// "u.s.", " .a", "a .", not "Mr.".
 func isSpelledLetter(text string, i int) bool {
-	if i > 0 {
-		before, _ := utf8.DecodeLastRuneInString(text[:i])
-		if unicode.IsLetter(before) || unicode.IsDigit(before) || unicode.IsMark(before) {
-			return false
-		}
-	}
 	_, size := utf8.DecodeRuneInString(text[i:])
-	return strings.HasPrefix(text[i+size:], ".")
+	before, after := text[:i], text[i+size:]
+	if r, _ := utf8.DecodeLastRuneInString(before); isWordRune(r) {
+		return false
+	}
+	if r, _ := utf8.DecodeRuneInString(after); isWordRune(r) {
+		return false
+	}
+	return strings.HasSuffix(strings.TrimRight(before, " "), ".") || strings.HasPrefix(strings.TrimLeft(after, " "), ".")
 }
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
 
 // guardPhonemes returns espeak-ng mnemonics in pieces the library can
 // take: runs of one stress or length mark made one, and pieces of at most
