@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"github.com/voxkit/voxkit/server/internal/core"
 	"net/http"
 
 	"github.com/voxkit/voxkit/server/internal/throttle"
@@ -10,15 +11,15 @@ import (
 )
 
 func (s *Server) getAccount(w http.ResponseWriter, r *http.Request) error {
-	if s.store == nil { // an account of the host application's
-		writeJSON(w, http.StatusOK, wire.FromAccount(store.Account{Name: info(r.Context()).account}))
+	if s.core.Store == nil { // an account of the host application's
+		core.WriteJSON(w, http.StatusOK, wire.FromAccount(store.Account{Name: core.Info(r.Context()).Account}))
 		return nil
 	}
-	a, err := s.store.Account(r.Context(), info(r.Context()).account)
+	a, err := s.core.Store.Account(r.Context(), core.Info(r.Context()).Account)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, wire.FromAccount(a))
+	core.WriteJSON(w, http.StatusOK, wire.FromAccount(a))
 	return nil
 }
 
@@ -31,13 +32,13 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 		return &wire.Error{Status: http.StatusForbidden, Type: wire.TypeInvalidRequest, Code: wire.CodeSignupDisabled,
 			Message: "Sign-up is disabled on this server; ask its operator for an account."}
 	}
-	body, werr := s.readBody(w, r)
+	body, werr := s.core.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
 	var in wire.SignIn
 	var err error
-	if s.logins != nil {
+	if s.core.Logins != nil {
 		in, err = wire.ParseSignIn(body, "name")
 	} else {
 		in.Account, err = wire.ParseName(body, "name", 64)
@@ -48,23 +49,23 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if err := store.ValidateAccountName(in.Account); err != nil {
 		return wire.BadRequest(wire.CodeInvalidValue, "name", "%s", err.Error()[len("store: "):])
 	}
-	if s.logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
+	if s.core.Logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
 		return wire.WeakPassword("password", store.MinPasswordLen)
 	}
 	if werr := s.reserveAttempt(w, throttle.Key{Name: "signup " + s.clientAddress(r), Rate: signupAttempts}); werr != nil {
 		return werr
 	}
 	var a store.Account
-	if s.logins != nil {
+	if s.core.Logins != nil {
 		// Hashed first, then the account and its password in one
 		// transaction: an interrupted sign-up leaves nothing behind.
 		hash, werr := s.hashPassword(w, r.Context(), in.Password)
 		if werr != nil {
 			return werr
 		}
-		a, err = s.logins.CreateAccountWithPassword(r.Context(), in.Account, hash)
+		a, err = s.core.Logins.CreateAccountWithPassword(r.Context(), in.Account, hash)
 	} else {
-		a, err = s.store.CreateAccount(r.Context(), in.Account)
+		a, err = s.core.Store.CreateAccount(r.Context(), in.Account)
 	}
 	if errors.Is(err, store.ErrAccountExists) {
 		return &wire.Error{Status: http.StatusConflict, Type: wire.TypeInvalidRequest, Code: wire.CodeAccountExists,
@@ -73,37 +74,37 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	info(r.Context()).account = a.Name
+	core.Info(r.Context()).Account = a.Name
 	out := wire.Signup{Account: wire.FromAccount(a)}
-	if s.logins != nil {
+	if s.core.Logins != nil {
 		ss, err := s.startSession(w, r, a.Name)
 		if err != nil {
 			return err
 		}
 		out.Session = &ss
 	} else {
-		k, plain, err := s.store.CreateKey(r.Context(), store.NewKey{Account: a.Name, Name: "playground", Scope: store.ScopeAdmin})
+		k, plain, err := s.core.Store.CreateKey(r.Context(), store.NewKey{Account: a.Name, Name: "playground", Scope: store.ScopeAdmin})
 		if err != nil {
 			return err
 		}
 		key := wire.FromKey(k, plain)
 		out.Key = &key
 	}
-	writeJSON(w, http.StatusCreated, out)
+	core.WriteJSON(w, http.StatusCreated, out)
 	return nil
 }
 
 func (s *Server) listKeys(w http.ResponseWriter, r *http.Request) error {
-	ks, err := s.store.Keys(r.Context(), info(r.Context()).account)
+	ks, err := s.core.Store.Keys(r.Context(), core.Info(r.Context()).Account)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, wire.FromKeys(ks))
+	core.WriteJSON(w, http.StatusOK, wire.FromKeys(ks))
 	return nil
 }
 
 func (s *Server) createKey(w http.ResponseWriter, r *http.Request) error {
-	body, werr := s.readBody(w, r)
+	body, werr := s.core.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -111,29 +112,29 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return wire.ToError(err, "")
 	}
-	k, plain, err := s.store.CreateKey(r.Context(), store.NewKey{Account: info(r.Context()).account, Name: kc.Name, Scope: kc.Scope, Max: s.maxKeys})
+	k, plain, err := s.core.Store.CreateKey(r.Context(), store.NewKey{Account: core.Info(r.Context()).Account, Name: kc.Name, Scope: kc.Scope, Max: s.maxKeys})
 	switch {
 	case errors.Is(err, store.ErrLimit):
 		return wire.KeyLimit(s.maxKeys)
 	case err != nil:
 		return err
 	default:
-		writeJSON(w, http.StatusCreated, wire.FromKey(k, plain))
+		core.WriteJSON(w, http.StatusCreated, wire.FromKey(k, plain))
 		return nil
 	}
 }
 
 func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	prefix := r.PathValue("prefix")
-	k, err := s.store.RevokeKey(r.Context(), info(r.Context()).account, prefix)
+	k, err := s.core.Store.RevokeKey(r.Context(), core.Info(r.Context()).Account, prefix)
 	switch {
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrAmbiguous):
 		return &wire.Error{Status: http.StatusNotFound, Type: wire.TypeInvalidRequest, Code: wire.CodeKeyNotFound,
-			Param: "prefix", Message: "No single key of this account starts with " + printable(prefix) + "."}
+			Param: "prefix", Message: "No single key of this account starts with " + core.Printable(prefix) + "."}
 	case err != nil:
 		return err
 	default:
-		writeJSON(w, http.StatusOK, wire.FromKey(k, ""))
+		core.WriteJSON(w, http.StatusOK, wire.FromKey(k, ""))
 		return nil
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/voxkit/voxkit/server/internal/align"
+	"github.com/voxkit/voxkit/server/internal/core"
 	"net/http"
 	"slices"
 	"strconv"
@@ -32,17 +34,16 @@ func (s *Server) cartesiaRoutes() {
 	// A wrong method, and any other path of the door, are answered in
 	// Cartesia's shape.
 	answer := func(w http.ResponseWriter, r *http.Request, werr *wire.Error) { writeCartesia(w, r, toCartesia(werr)) }
-	route := func(path string, m methods) { s.doorRoute(path, m, answer) }
-	route(base+"/voices", methods{http.MethodGet: s.cartesia(s.cartesiaVoices)})
-	if s.store != nil {
-		route(base+"/voices/clone", methods{http.MethodPost: s.cartesiaAs(store.ScopeAdmin, s.cartesiaClone)})
-		route(base+"/voices/{id}", methods{http.MethodGet: s.cartesia(s.cartesiaVoice), http.MethodDelete: s.cartesiaAs(store.ScopeAdmin, s.cartesiaDeleteVoice)})
+	route := func(path string, m core.Methods) { s.core.DoorRoute(s.mux, path, m, answer) }
+	route(base+"/voices", core.Methods{http.MethodGet: s.cartesia(s.cartesiaVoices)})
+	if s.core.Store != nil {
+		route(base+"/voices/clone", core.Methods{http.MethodPost: s.cartesiaAs(store.ScopeAdmin, s.cartesiaClone)})
+		route(base+"/voices/{id}", core.Methods{http.MethodGet: s.cartesia(s.cartesiaVoice), http.MethodDelete: s.cartesiaAs(store.ScopeAdmin, s.cartesiaDeleteVoice)})
 	} else {
-		route(base+"/voices/{id}", methods{http.MethodGet: s.cartesia(s.cartesiaVoice)})
+		route(base+"/voices/{id}", core.Methods{http.MethodGet: s.cartesia(s.cartesiaVoice)})
 	}
-	route(base+"/tts/bytes", methods{http.MethodPost: s.cartesia(s.cartesiaBytes)})
-	route(base+"/tts/sse", methods{http.MethodPost: s.cartesia(s.cartesiaSSE)})
-	route(base+"/tts/websocket", methods{http.MethodGet: s.cartesiaSocket})
+	route(base+"/tts/bytes", core.Methods{http.MethodPost: s.cartesia(s.cartesiaBytes)})
+	route(base+"/tts/sse", core.Methods{http.MethodPost: s.cartesia(s.cartesiaSSE)})
 	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, wire.NotFound(r.Method, r.URL.Path)) }
 	s.mux.HandleFunc(base, notFound)
 	s.mux.HandleFunc(base+"/", notFound)
@@ -92,7 +93,7 @@ func (e *cartesiaError) event(contextID, requestID string) map[string]any {
 
 // writeCartesia answers r with cerr in Cartesia's shape.
 func writeCartesia(w http.ResponseWriter, r *http.Request, cerr *cartesiaError) {
-	writeJSON(w, cerr.Status, cerr.event("", info(r.Context()).id))
+	core.WriteJSON(w, cerr.Status, cerr.event("", core.Info(r.Context()).ID))
 }
 
 // cartesiaHandler is a handler of the Cartesia API, for the caller's
@@ -101,10 +102,10 @@ type cartesiaHandler func(w http.ResponseWriter, r *http.Request, account string
 
 // cartesia admits the caller with speech scope and answers errors in
 // Cartesia's shape.
-func (s *Server) cartesia(h cartesiaHandler) handler { return s.cartesiaAs(store.ScopeSpeech, h) }
+func (s *Server) cartesia(h cartesiaHandler) core.Handler { return s.cartesiaAs(store.ScopeSpeech, h) }
 
 // cartesiaAs is cartesia for a handler that needs the scope need.
-func (s *Server) cartesiaAs(need store.Scope, h cartesiaHandler) handler {
+func (s *Server) cartesiaAs(need store.Scope, h cartesiaHandler) core.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		account, werr := s.admitVendor(r, r.Header.Get("X-API-Key"), need)
 		cerr := (*cartesiaError)(nil)
@@ -142,25 +143,25 @@ var cartesiaCloneForm = wire.CloneForm{Audio: "clip", Fields: []string{"descript
 
 // cartesiaClone answers POST /voices/clone with the new voice.
 func (s *Server) cartesiaClone(w http.ResponseWriter, r *http.Request, account string) *cartesiaError {
-	sv, err := s.cloneUpload(w, r, account, cartesiaCloneForm)
+	sv, err := s.core.CloneUpload(w, r, account, cartesiaCloneForm)
 	if err != nil {
-		return toCartesia(s.vendorError(r, err))
+		return toCartesia(s.core.WireError(r, err))
 	}
-	v, err := s.voices.Lookup(account, sv.ID)
+	v, err := s.core.Voices.Lookup(account, sv.ID)
 	if err != nil {
 		return cartesiaVoiceNotFound(sv.ID) // deleted meanwhile
 	}
-	writeJSON(w, http.StatusOK, cartesiaVoiceOf(v))
+	core.WriteJSON(w, http.StatusOK, cartesiaVoiceOf(v))
 	return nil
 }
 
 // cartesiaDeleteVoice answers DELETE /voices/{id} with 204.
 func (s *Server) cartesiaDeleteVoice(w http.ResponseWriter, r *http.Request, account string) *cartesiaError {
-	if _, err := s.dropVoice(r.Context(), account, r.PathValue("id")); err != nil {
+	if _, err := s.core.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return cartesiaVoiceNotFound(r.PathValue("id"))
 		}
-		return toCartesia(s.vendorError(r, err))
+		return toCartesia(s.core.WireError(r, err))
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -178,7 +179,7 @@ func (s *Server) cartesiaVoices(w http.ResponseWriter, r *http.Request, account 
 		}
 		limit = n
 	}
-	all := s.voices.List(account)
+	all := s.core.Voices.List(account)
 	index := func(id string) int { return slices.IndexFunc(all, func(v voices.Voice) bool { return v.ID == id }) }
 	from := index(q.Get("starting_after")) + 1 // 0 without a cursor
 	to := min(len(all), from+limit)
@@ -192,16 +193,16 @@ func (s *Server) cartesiaVoices(w http.ResponseWriter, r *http.Request, account 
 	for _, v := range all[from:to] {
 		list = append(list, cartesiaVoiceOf(v))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": list, "has_more": more})
+	core.WriteJSON(w, http.StatusOK, map[string]any{"data": list, "has_more": more})
 	return nil
 }
 
 func (s *Server) cartesiaVoice(w http.ResponseWriter, r *http.Request, account string) *cartesiaError {
-	v, err := s.voices.Lookup(account, s.resolveVoice(account, r.PathValue("id")))
+	v, err := s.core.Voices.Lookup(account, s.core.Resolve(account, r.PathValue("id")))
 	if err != nil {
 		return cartesiaVoiceNotFound(r.PathValue("id"))
 	}
-	writeJSON(w, http.StatusOK, cartesiaVoiceOf(v))
+	core.WriteJSON(w, http.StatusOK, cartesiaVoiceOf(v))
 	return nil
 }
 
@@ -237,24 +238,24 @@ type cartesiaOutputFormat struct {
 // cartesiaRates are the sample rates Cartesia names.
 var cartesiaRates = []int{8000, 16000, 22050, 24000, 44100, 48000}
 
-// vendorFormat returns voxkit's way to write the format; containers
+// output returns voxkit's way to write the format; containers
 // lists the containers the endpoint takes.
-func (o *cartesiaOutputFormat) vendorFormat(containers ...string) (vendorFormat, *cartesiaError) {
+func (o *cartesiaOutputFormat) output(containers ...string) (core.Output, *cartesiaError) {
 	if o == nil {
-		return vendorFormat{}, cartesiaBadRequest(wire.CodeMissingParameter, "output_format is required: {\"container\": \"raw\", \"encoding\": \"pcm_s16le\", \"sample_rate\": 24000}, say.")
+		return core.Output{}, cartesiaBadRequest(wire.CodeMissingParameter, "output_format is required: {\"container\": \"raw\", \"encoding\": \"pcm_s16le\", \"sample_rate\": 24000}, say.")
 	}
 	if !slices.Contains(containers, o.Container) {
-		return vendorFormat{}, cartesiaBadRequest(wire.CodeUnsupportedFormat, "output_format.container %q is not one this endpoint takes: %s.", o.Container, strings.Join(containers, ", "))
+		return core.Output{}, cartesiaBadRequest(wire.CodeUnsupportedFormat, "output_format.container %q is not one this endpoint takes: %s.", o.Container, strings.Join(containers, ", "))
 	}
 	if !slices.Contains(cartesiaRates, o.SampleRate) {
-		return vendorFormat{}, cartesiaBadRequest(wire.CodeUnsupportedFormat, "output_format.sample_rate %d is not one of 8000, 16000, 22050, 24000, 44100, 48000.", o.SampleRate)
+		return core.Output{}, cartesiaBadRequest(wire.CodeUnsupportedFormat, "output_format.sample_rate %d is not one of 8000, 16000, 22050, 24000, 44100, 48000.", o.SampleRate)
 	}
-	f := vendorFormat{format: encode.Format{Name: "pcm", SampleRate: o.SampleRate, Streaming: true}}
+	f := core.Output{Format: encode.Format{Name: "pcm", SampleRate: o.SampleRate, Streaming: true}}
 	if o.Container == "mp3" {
-		f.format.Name = "mp3"
-		f.format.Bitrate = cmp.Or(o.BitRate, 128000)
-		if !slices.Contains([]int{32000, 64000, 96000, 128000, 192000}, f.format.Bitrate) {
-			return vendorFormat{}, cartesiaBadRequest(wire.CodeUnsupportedFormat, "output_format.bit_rate %d is not one of 32000, 64000, 96000, 128000, 192000.", o.BitRate)
+		f.Format.Name = "mp3"
+		f.Format.Bitrate = cmp.Or(o.BitRate, 128000)
+		if !slices.Contains([]int{32000, 64000, 96000, 128000, 192000}, f.Format.Bitrate) {
+			return core.Output{}, cartesiaBadRequest(wire.CodeUnsupportedFormat, "output_format.bit_rate %d is not one of 32000, 64000, 96000, 128000, 192000.", o.BitRate)
 		}
 		return f, nil
 	}
@@ -262,16 +263,16 @@ func (o *cartesiaOutputFormat) vendorFormat(containers ...string) (vendorFormat,
 	switch o.Encoding {
 	case "pcm_s16le":
 		if wav {
-			f.format.Name = "wav"
+			f.Format.Name = "wav"
 		}
 	case "pcm_f32le":
-		f = f.float32(wav)
+		f = f.Float32(wav)
 	case "pcm_mulaw":
-		f = f.companded(encode.MuLaw, encode.WAVMuLaw, wav)
+		f = f.Companded(encode.MuLaw, encode.WAVMuLaw, wav)
 	case "pcm_alaw":
-		f = f.companded(encode.ALaw, encode.WAVALaw, wav)
+		f = f.Companded(encode.ALaw, encode.WAVALaw, wav)
 	default:
-		return vendorFormat{}, cartesiaBadRequest(wire.CodeUnsupportedFormat, "output_format.encoding %q is not one of pcm_s16le, pcm_f32le, pcm_mulaw, pcm_alaw.", o.Encoding)
+		return core.Output{}, cartesiaBadRequest(wire.CodeUnsupportedFormat, "output_format.encoding %q is not one of pcm_s16le, pcm_f32le, pcm_mulaw, pcm_alaw.", o.Encoding)
 	}
 	return f, nil
 }
@@ -309,14 +310,14 @@ var cartesiaSpeeds = map[string]float64{"slowest": 0.6, "slow": 0.8, "normal": 1
 
 // cartesiaTTS turns the generation request into voxkit's request (its input
 // the transcript), and names the fields voxkit accepts and ignores.
-func (s *Server) cartesiaTTS(account string, c cartesiaRequest, f vendorFormat) (tts.Request, []string, *cartesiaError) {
+func (s *Server) cartesiaTTS(account string, c cartesiaRequest, f core.Output) (tts.Request, []string, *cartesiaError) {
 	if c.Voice == nil || c.Voice.ID == "" {
 		return tts.Request{}, nil, cartesiaBadRequest(wire.CodeMissingParameter, "voice is required: {\"mode\": \"id\", \"id\": VOICE_ID}, where the id is a voxkit voice (GET /voices).")
 	}
 	if c.Voice.Mode != "" && c.Voice.Mode != "id" {
 		return tts.Request{}, nil, cartesiaBadRequest(wire.CodeInvalidValue, "voice.mode %q is not supported: voxkit takes voices by id.", c.Voice.Mode)
 	}
-	req := tts.Request{Voice: s.resolveVoice(account, c.Voice.ID), Account: account, Format: f.format}
+	req := tts.Request{Voice: s.core.Resolve(account, c.Voice.ID), Account: account, Format: f.Format}
 	if c.Transcript != nil {
 		req.Input = *c.Transcript
 	}
@@ -358,26 +359,26 @@ func (s *Server) cartesiaTTS(account string, c cartesiaRequest, f vendorFormat) 
 		ignored = append(ignored, "add_phoneme_timestamps")
 	}
 	slices.Sort(ignored)
-	if _, err := s.voices.Lookup(account, req.Voice); err != nil {
+	if _, err := s.core.Voices.Lookup(account, req.Voice); err != nil {
 		return req, nil, cartesiaVoiceNotFound(c.Voice.ID)
 	}
 	return req, ignored, nil
 }
 
 // cartesiaBody reads and checks the body of /tts/bytes or /tts/sse.
-func (s *Server) cartesiaBody(w http.ResponseWriter, r *http.Request, account string, containers ...string) (tts.Request, cartesiaRequest, vendorFormat, *cartesiaError) {
+func (s *Server) cartesiaBody(w http.ResponseWriter, r *http.Request, account string, containers ...string) (tts.Request, cartesiaRequest, core.Output, *cartesiaError) {
 	var c cartesiaRequest
-	body, werr := s.readBody(w, r)
+	body, werr := s.core.ReadBody(w, r)
 	if werr != nil {
-		return tts.Request{}, c, vendorFormat{}, toCartesia(werr)
+		return tts.Request{}, c, core.Output{}, toCartesia(werr)
 	}
 	if err := json.Unmarshal(body, &c); err != nil {
-		return tts.Request{}, c, vendorFormat{}, cartesiaBadRequest(wire.CodeInvalidJSON, "The body is not a JSON generation request: %v.", err)
+		return tts.Request{}, c, core.Output{}, cartesiaBadRequest(wire.CodeInvalidJSON, "The body is not a JSON generation request: %v.", err)
 	}
 	if c.Transcript == nil || strings.TrimSpace(*c.Transcript) == "" {
-		return tts.Request{}, c, vendorFormat{}, cartesiaBadRequest(wire.CodeMissingParameter, "transcript is required and may not be empty.")
+		return tts.Request{}, c, core.Output{}, cartesiaBadRequest(wire.CodeMissingParameter, "transcript is required and may not be empty.")
 	}
-	f, cerr := c.OutputFormat.vendorFormat(containers...)
+	f, cerr := c.OutputFormat.output(containers...)
 	if cerr != nil {
 		return tts.Request{}, c, f, cerr
 	}
@@ -399,8 +400,8 @@ func (s *Server) cartesiaBytes(w http.ResponseWriter, r *http.Request, account s
 		return cerr
 	}
 	return cartesiaErr(s.vendorSpeak(w, r, req, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
-		w.Header().Set("Content-Type", cmp.Or(f.contentType, codec.ContentType))
-		return p.Stream(r.Context(), f.writer(w))
+		w.Header().Set("Content-Type", cmp.Or(f.ContentType, codec.ContentType))
+		return p.Stream(r.Context(), f.Writer(w))
 	}))
 }
 
@@ -411,7 +412,7 @@ func (s *Server) cartesiaSSE(w http.ResponseWriter, r *http.Request, account str
 	if cerr != nil {
 		return cerr
 	}
-	ri := info(r.Context())
+	ri := core.Info(r.Context())
 	out := bufio.NewWriter(w)
 	event := func(m map[string]any) {
 		if c.ContextID != "" {
@@ -422,11 +423,11 @@ func (s *Server) cartesiaSSE(w http.ResponseWriter, r *http.Request, account str
 		out.Flush()
 		http.NewResponseController(w).Flush()
 	}
-	var audio byteBuffer
-	words := &cartesiaWords{normalized: c.UseNormalizedTimestamps, aligner: &charAligner{input: []rune(req.Input), normalize: s.normalizerFor(req)}}
+	var audio core.Buffer
+	words := &cartesiaWords{normalized: c.UseNormalizedTimestamps, aligner: &align.Aligner{Input: []rune(req.Input), Normalize: s.core.Normalizer(req)}}
 	last := time.Now()
 	req.OnSentence = func(d tts.SentenceDone) {
-		event(map[string]any{"type": "chunk", "data": base64.StdEncoding.EncodeToString(audio.take()), "done": false,
+		event(map[string]any{"type": "chunk", "data": base64.StdEncoding.EncodeToString(audio.Take()), "done": false,
 			"status_code": 206, "step_time": float64(time.Since(last).Microseconds()) / 1000})
 		last = time.Now()
 		if c.AddTimestamps {
@@ -436,16 +437,16 @@ func (s *Server) cartesiaSSE(w http.ResponseWriter, r *http.Request, account str
 	return cartesiaErr(s.vendorSpeak(w, r, req, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
-		res, err := p.Stream(r.Context(), f.writer(&audio))
+		res, err := p.Stream(r.Context(), f.Writer(&audio))
 		if err != nil {
 			if res.Audio > 0 { // the stream has begun: the error is its last event
-				werr := s.synthesisFailed(s.log.With("request_id", ri.id), req.Voice, err)
-				event(toCartesia(werr).event("", ri.id))
+				werr := s.core.SynthesisFailed(s.core.Log.With("request_id", ri.ID), req.Voice, err)
+				event(toCartesia(werr).event("", ri.ID))
 				return res, nil
 			}
 			return res, err
 		}
-		if rest := audio.take(); len(rest) > 0 {
+		if rest := audio.Take(); len(rest) > 0 {
 			event(map[string]any{"type": "chunk", "data": base64.StdEncoding.EncodeToString(rest), "done": false, "status_code": 206, "step_time": 0})
 		}
 		event(map[string]any{"type": "done", "done": true, "status_code": 200})
@@ -457,38 +458,38 @@ func (s *Server) cartesiaSSE(w http.ResponseWriter, r *http.Request, account str
 // the words as written, or (normalized) the words of the normalized text.
 type cartesiaWords struct {
 	normalized bool
-	aligner    *charAligner // the input so far; used for normalized words
+	aligner    *align.Aligner // the input so far; used for normalized words
 }
 
 // write adds text of an input stream, which normalized words are
 // aligned on.
 func (cw *cartesiaWords) write(text string) {
 	if cw.normalized {
-		cw.aligner.write(text)
+		cw.aligner.Write(text)
 	}
 }
 
 func (cw *cartesiaWords) sentence(d tts.SentenceDone) map[string]any {
 	words, start, end := []string{}, []float64{}, []float64{}
 	if cw.normalized {
-		_, na := cw.aligner.sentence(d.Words, false)
+		_, na := cw.aligner.Sentence(d.Words, false)
 		word := -1 // the index of the word being read, -1 between words
-		for i, ch := range na.chars {
+		for i, ch := range na.Chars {
 			if strings.TrimSpace(ch) == "" {
 				word = -1
 				continue
 			}
 			if word < 0 {
-				words, start, end = append(words, ""), append(start, na.start[i]), append(end, na.end[i])
+				words, start, end = append(words, ""), append(start, na.Start[i]), append(end, na.End[i])
 				word = len(words) - 1
 			}
 			words[word] += ch
-			end[word] = na.end[i]
+			end[word] = na.End[i]
 		}
 	} else {
 		for _, w := range d.Words {
 			words, start, end = append(words, w.Word), append(start, w.Start.Seconds()), append(end, w.End.Seconds())
 		}
 	}
-	return map[string]any{"words": words, "start": roundMS(start), "end": roundMS(end)}
+	return map[string]any{"words": words, "start": align.RoundMS(start), "end": align.RoundMS(end)}
 }

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/voxkit/voxkit/server/internal/align"
+	"github.com/voxkit/voxkit/server/internal/core"
 	"net/http"
 	"slices"
 	"strconv"
@@ -31,20 +33,18 @@ func (s *Server) elevenRoutes() {
 	// A wrong method, and any other path of the door, are answered in
 	// ElevenLabs' shape.
 	answer := func(w http.ResponseWriter, _ *http.Request, werr *wire.Error) { writeEleven(w, toEleven(werr)) }
-	route := func(path string, m methods) { s.doorRoute(path, m, answer) }
-	route(base+"/voices", methods{http.MethodGet: s.eleven(s.elevenVoices)})
-	if s.store != nil {
-		route(base+"/voices/add", methods{http.MethodPost: s.elevenAs(store.ScopeAdmin, s.elevenAddVoice)})
-		route(base+"/voices/{id}", methods{http.MethodGet: s.eleven(s.elevenVoice), http.MethodDelete: s.elevenAs(store.ScopeAdmin, s.elevenDeleteVoice)})
+	route := func(path string, m core.Methods) { s.core.DoorRoute(s.mux, path, m, answer) }
+	route(base+"/voices", core.Methods{http.MethodGet: s.eleven(s.elevenVoices)})
+	if s.core.Store != nil {
+		route(base+"/voices/add", core.Methods{http.MethodPost: s.elevenAs(store.ScopeAdmin, s.elevenAddVoice)})
+		route(base+"/voices/{id}", core.Methods{http.MethodGet: s.eleven(s.elevenVoice), http.MethodDelete: s.elevenAs(store.ScopeAdmin, s.elevenDeleteVoice)})
 	} else {
-		route(base+"/voices/{id}", methods{http.MethodGet: s.eleven(s.elevenVoice)})
+		route(base+"/voices/{id}", core.Methods{http.MethodGet: s.eleven(s.elevenVoice)})
 	}
-	route(base+"/models", methods{http.MethodGet: s.eleven(s.elevenModels)})
+	route(base+"/models", core.Methods{http.MethodGet: s.eleven(s.elevenModels)})
 	for _, suffix := range []string{"", "/stream", "/with-timestamps", "/stream/with-timestamps"} {
-		route(base+"/text-to-speech/{voice}"+suffix, methods{http.MethodPost: s.eleven(s.elevenSpeech)})
+		route(base+"/text-to-speech/{voice}"+suffix, core.Methods{http.MethodPost: s.eleven(s.elevenSpeech)})
 	}
-	route(base+"/text-to-speech/{voice}/stream-input", methods{http.MethodGet: s.elevenSocket(false)})
-	route(base+"/text-to-speech/{voice}/multi-stream-input", methods{http.MethodGet: s.elevenSocket(true)})
 	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, wire.NotFound(r.Method, r.URL.Path)) }
 	s.mux.HandleFunc("/elevenlabs", notFound)
 	s.mux.HandleFunc("/elevenlabs/", notFound)
@@ -80,7 +80,7 @@ const elevenMissingKey = "You didn't provide an API key. Send a voxkit API key i
 
 // writeEleven answers with eerr in ElevenLabs' shape.
 func writeEleven(w http.ResponseWriter, eerr *elevenError) {
-	writeJSON(w, eerr.HTTPStatus, map[string]any{"detail": eerr})
+	core.WriteJSON(w, eerr.HTTPStatus, map[string]any{"detail": eerr})
 }
 
 // elevenHandler is a handler of the ElevenLabs API, for the caller's
@@ -89,10 +89,10 @@ type elevenHandler func(w http.ResponseWriter, r *http.Request, account string) 
 
 // eleven admits the caller by xi-api-key (or any credential the OpenAI
 // API takes) with speech scope, and answers errors in ElevenLabs' shape.
-func (s *Server) eleven(h elevenHandler) handler { return s.elevenAs(store.ScopeSpeech, h) }
+func (s *Server) eleven(h elevenHandler) core.Handler { return s.elevenAs(store.ScopeSpeech, h) }
 
 // elevenAs is eleven for a handler that needs the scope need.
-func (s *Server) elevenAs(need store.Scope, h elevenHandler) handler {
+func (s *Server) elevenAs(need store.Scope, h elevenHandler) core.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		account, eerr := s.elevenAdmit(r, need)
 		if eerr == nil {
@@ -132,19 +132,19 @@ func elevenVoiceOf(v voices.Voice) map[string]any {
 
 func (s *Server) elevenVoices(w http.ResponseWriter, r *http.Request, account string) *elevenError {
 	list := []map[string]any{}
-	for _, v := range s.voices.List(account) {
+	for _, v := range s.core.Voices.List(account) {
 		list = append(list, elevenVoiceOf(v))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"voices": list, "has_more": false, "total_count": len(list)})
+	core.WriteJSON(w, http.StatusOK, map[string]any{"voices": list, "has_more": false, "total_count": len(list)})
 	return nil
 }
 
 func (s *Server) elevenVoice(w http.ResponseWriter, r *http.Request, account string) *elevenError {
-	v, err := s.voices.Lookup(account, s.resolveVoice(account, r.PathValue("id")))
+	v, err := s.core.Voices.Lookup(account, s.core.Resolve(account, r.PathValue("id")))
 	if err != nil {
 		return elevenVoiceNotFound(r.PathValue("id"))
 	}
-	writeJSON(w, http.StatusOK, elevenVoiceOf(v))
+	core.WriteJSON(w, http.StatusOK, elevenVoiceOf(v))
 	return nil
 }
 
@@ -155,23 +155,23 @@ var elevenCloneForm = wire.CloneForm{Audio: "files", ManyAudio: true, Fields: []
 
 // elevenAddVoice answers POST /v1/voices/add: instant voice cloning.
 func (s *Server) elevenAddVoice(w http.ResponseWriter, r *http.Request, account string) *elevenError {
-	sv, err := s.cloneUpload(w, r, account, elevenCloneForm)
+	sv, err := s.core.CloneUpload(w, r, account, elevenCloneForm)
 	if err != nil {
-		return toEleven(s.vendorError(r, err))
+		return toEleven(s.core.WireError(r, err))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"voice_id": sv.ID, "requires_verification": false})
+	core.WriteJSON(w, http.StatusOK, map[string]any{"voice_id": sv.ID, "requires_verification": false})
 	return nil
 }
 
 // elevenDeleteVoice answers DELETE /v1/voices/{voice_id}.
 func (s *Server) elevenDeleteVoice(w http.ResponseWriter, r *http.Request, account string) *elevenError {
-	if _, err := s.dropVoice(r.Context(), account, r.PathValue("id")); err != nil {
+	if _, err := s.core.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return elevenVoiceNotFound(r.PathValue("id"))
 		}
-		return toEleven(s.vendorError(r, err))
+		return toEleven(s.core.WireError(r, err))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+	core.WriteJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	return nil
 }
 
@@ -182,7 +182,7 @@ func elevenVoiceNotFound(id string) *elevenError {
 // elevenModels lists one model: voxkit has voices, not models, and
 // accepts any model_id.
 func (s *Server) elevenModels(w http.ResponseWriter, r *http.Request, account string) *elevenError {
-	writeJSON(w, http.StatusOK, []map[string]any{{"model_id": "voxkit", "name": "voxkit",
+	core.WriteJSON(w, http.StatusOK, []map[string]any{{"model_id": "voxkit", "name": "voxkit",
 		"can_do_text_to_speech": true, "description": "Every voxkit voice; model_id is accepted and ignored."}})
 	return nil
 }
@@ -203,9 +203,9 @@ var elevenFormats = map[string]struct {
 	"opus": {[]int{48000}, []int{32, 64, 96, 128, 192}},
 }
 
-func parseElevenFormat(s string) (vendorFormat, *elevenError) {
-	bad := func() (vendorFormat, *elevenError) {
-		return vendorFormat{}, &elevenError{http.StatusBadRequest, "invalid_output_format", fmt.Sprintf(
+func parseElevenFormat(s string) (core.Output, *elevenError) {
+	bad := func() (core.Output, *elevenError) {
+		return core.Output{}, &elevenError{http.StatusBadRequest, "invalid_output_format", fmt.Sprintf(
 			"output_format %q is not one voxkit speaks: use mp3_{22050,24000,44100}_{32,48,64,96,128,192}, pcm_{8000,16000,22050,24000,44100,48000}, wav_RATE, ulaw_8000, alaw_8000 or opus_48000_{32,64,96,128,192}.", s)}
 	}
 	parts := strings.Split(cmp.Or(s, elevenDefaultFormat), "_")
@@ -217,19 +217,19 @@ func parseElevenFormat(s string) (vendorFormat, *elevenError) {
 	if err != nil || !slices.Contains(spec.rates, rate) {
 		return bad()
 	}
-	f := vendorFormat{format: encode.Format{Name: parts[0], SampleRate: rate, Streaming: true}}
+	f := core.Output{Format: encode.Format{Name: parts[0], SampleRate: rate, Streaming: true}}
 	if len(parts) == 3 {
 		kbps, err := strconv.Atoi(parts[2])
 		if err != nil || !slices.Contains(spec.kbps, kbps) {
 			return bad()
 		}
-		f.format.Bitrate = kbps * 1000
+		f.Format.Bitrate = kbps * 1000
 	}
 	switch parts[0] {
 	case "ulaw":
-		f = f.companded(encode.MuLaw, encode.WAVMuLaw, false)
+		f = f.Companded(encode.MuLaw, encode.WAVMuLaw, false)
 	case "alaw":
-		f = f.companded(encode.ALaw, encode.WAVALaw, false)
+		f = f.Companded(encode.ALaw, encode.WAVALaw, false)
 	}
 	return f, nil
 }
@@ -273,8 +273,8 @@ func (vs *elevenVoiceSetting) ignored() []string {
 }
 
 // elevenRequest turns the ElevenLabs request fields into voxkit's request.
-func (s *Server) elevenRequest(account, voice, text string, vs *elevenVoiceSetting, normalization string, f vendorFormat) (tts.Request, *elevenError) {
-	req := tts.Request{Voice: s.resolveVoice(account, voice), Input: text, Account: account, Format: f.format}
+func (s *Server) elevenRequest(account, voice, text string, vs *elevenVoiceSetting, normalization string, f core.Output) (tts.Request, *elevenError) {
+	req := tts.Request{Voice: s.core.Resolve(account, voice), Input: text, Account: account, Format: f.Format}
 	if vs != nil && vs.Speed != nil {
 		if err := tts.CheckSpeed(*vs.Speed); err != nil {
 			return req, &elevenError{http.StatusBadRequest, "invalid_voice_settings", "voice_settings.speed: " + err.Error()}
@@ -288,7 +288,7 @@ func (s *Server) elevenRequest(account, voice, text string, vs *elevenVoiceSetti
 	default:
 		return req, &elevenError{http.StatusBadRequest, "invalid_request", fmt.Sprintf("apply_text_normalization %q is not auto, on or off.", normalization)}
 	}
-	if _, err := s.voices.Lookup(account, req.Voice); err != nil {
+	if _, err := s.core.Voices.Lookup(account, req.Voice); err != nil {
 		return req, elevenVoiceNotFound(voice)
 	}
 	return req, nil
@@ -297,7 +297,7 @@ func (s *Server) elevenRequest(account, voice, text string, vs *elevenVoiceSetti
 // elevenSpeech answers POST /v1/text-to-speech/{voice_id} and its
 // /stream, /with-timestamps and /stream/with-timestamps forms.
 func (s *Server) elevenSpeech(w http.ResponseWriter, r *http.Request, account string) *elevenError {
-	body, werr := s.readBody(w, r)
+	body, werr := s.core.ReadBody(w, r)
 	if werr != nil {
 		return toEleven(werr)
 	}
@@ -333,8 +333,8 @@ func (s *Server) elevenSpeech(w http.ResponseWriter, r *http.Request, account st
 		if strings.HasSuffix(r.URL.Path, "/with-timestamps") {
 			return s.elevenTimestamps(w, r, p, f, strings.HasSuffix(r.URL.Path, "/stream/with-timestamps"))
 		}
-		w.Header().Set("Content-Type", cmp.Or(f.contentType, codec.ContentType))
-		return p.Stream(r.Context(), f.writer(w))
+		w.Header().Set("Content-Type", cmp.Or(f.ContentType, codec.ContentType))
+		return p.Stream(r.Context(), f.Writer(w))
 	})
 	if werr != nil {
 		return toEleven(werr)
@@ -345,21 +345,21 @@ func (s *Server) elevenSpeech(w http.ResponseWriter, r *http.Request, account st
 // elevenTimestamps answers the /with-timestamps forms: JSON with the audio
 // in base64 and its character alignment, whole or (stream) one JSON line
 // per sentence.
-func (s *Server) elevenTimestamps(w http.ResponseWriter, r *http.Request, p *tts.Prepared, f vendorFormat, stream bool) (tts.Result, error) {
+func (s *Server) elevenTimestamps(w http.ResponseWriter, r *http.Request, p *tts.Prepared, f core.Output, stream bool) (tts.Result, error) {
 	var audio strings.Builder
-	aligner := &charAligner{input: []rune(p.Request().Input), normalize: s.normalizerFor(p.Request())}
-	var whole alignment
-	var wholeNorm alignment
+	aligner := &align.Aligner{Input: []rune(p.Request().Input), Normalize: s.core.Normalizer(p.Request())}
+	var whole align.Alignment
+	var wholeNorm align.Alignment
 	out := bufio.NewWriter(w)
 	p.SetOnSentence(func(d tts.SentenceDone) {
-		a, na := aligner.sentence(d.Words, false)
+		a, na := aligner.Sentence(d.Words, false)
 		if !stream {
-			whole.append(a)
-			wholeNorm.append(na)
+			whole.Append(a)
+			wholeNorm.Append(na)
 			return
 		}
 		line, _ := json.Marshal(map[string]any{"audio_base64": base64.StdEncoding.EncodeToString([]byte(audio.String())),
-			"alignment": a.seconds(), "normalized_alignment": na.seconds()})
+			"alignment": a.Seconds(), "normalized_alignment": na.Seconds()})
 		audio.Reset()
 		out.Write(line)
 		out.WriteByte('\n')
@@ -370,15 +370,15 @@ func (s *Server) elevenTimestamps(w http.ResponseWriter, r *http.Request, p *tts
 	if stream {
 		w.Header().Set("Content-Type", "application/x-ndjson")
 	}
-	res, err := p.Stream(r.Context(), f.writer(&audio))
+	res, err := p.Stream(r.Context(), f.Writer(&audio))
 	if err != nil || stream {
 		return res, err
 	}
-	a, na := aligner.sentence(nil, true)
-	whole.append(a)
-	wholeNorm.append(na)
-	writeJSON(w, http.StatusOK, map[string]any{"audio_base64": base64.StdEncoding.EncodeToString([]byte(audio.String())),
-		"alignment": whole.seconds(), "normalized_alignment": wholeNorm.seconds()})
+	a, na := aligner.Sentence(nil, true)
+	whole.Append(a)
+	wholeNorm.Append(na)
+	core.WriteJSON(w, http.StatusOK, map[string]any{"audio_base64": base64.StdEncoding.EncodeToString([]byte(audio.String())),
+		"alignment": whole.Seconds(), "normalized_alignment": wholeNorm.Seconds()})
 	return res, nil
 }
 
@@ -389,7 +389,7 @@ func (s *Server) normalizerFor(req tts.Request) func(string) (normalize.Text, bo
 		return nil
 	}
 	return func(piece string) (normalize.Text, bool) {
-		t, err := s.synth.NormalizeText(req.Account, req.Voice, piece)
+		t, err := s.core.Synth.NormalizeText(req.Account, req.Voice, piece)
 		return t, err == nil
 	}
 }

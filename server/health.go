@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"github.com/voxkit/voxkit/server/internal/core"
 	"net/http"
 	"time"
 
@@ -15,13 +16,13 @@ import (
 // answers. GET /readyz answers with it. Its error's text may name the
 // store's address or user: ReadyReason gives what a client may be told.
 func (s *Server) Ready(ctx context.Context) error {
-	if s.closing.Err() != nil {
+	if s.core.Closing().Err() != nil {
 		return &notReady{reason: "shutting down"}
 	}
-	if len(s.voices.List("")) == 0 {
+	if len(s.core.Voices.List("")) == 0 {
 		return &notReady{reason: "no voices loaded"}
 	}
-	if p, ok := s.store.(store.Pinger); ok {
+	if p, ok := s.core.Store.(store.Pinger); ok {
 		if err := p.Ping(ctx); err != nil {
 			return &notReady{reason: "store unreachable", err: err}
 		}
@@ -64,7 +65,7 @@ func ReadyReason(err error) string {
 
 // healthz answers GET /healthz: the process is alive and serving HTTP.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, wire.Health{Status: "ok"})
+	core.WriteJSON(w, http.StatusOK, wire.Health{Status: "ok"})
 	return nil
 }
 
@@ -74,10 +75,10 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.Ready(ctx); err != nil {
-		s.log.Warn("server: not ready", "request_id", RequestID(r.Context()), "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, wire.Health{Status: "unavailable", Reason: ReadyReason(err)})
+		s.core.Log.Warn("server: not ready", "request_id", RequestID(r.Context()), "err", err)
+		core.WriteJSON(w, http.StatusServiceUnavailable, wire.Health{Status: "unavailable", Reason: ReadyReason(err)})
 		return nil
 	}
-	writeJSON(w, http.StatusOK, wire.Health{Status: "ok"})
+	core.WriteJSON(w, http.StatusOK, wire.Health{Status: "ok"})
 	return nil
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/voxkit/voxkit/server/internal/core"
 	"net/http"
 
 	"github.com/voxkit/voxkit/server/wire"
@@ -18,11 +19,11 @@ func (s *Server) normalizeText(w http.ResponseWriter, r *http.Request) error {
 	case voice == "":
 		return wire.BadRequest(wire.CodeMissingParameter, "voice", "Missing required parameter: 'voice'.")
 	}
-	account := info(r.Context()).account
-	t, err := s.synth.NormalizeText(account, s.resolveVoice(account, voice), text)
+	account := core.Info(r.Context()).Account
+	t, err := s.core.Synth.NormalizeText(account, s.core.Resolve(account, voice), text)
 	if err != nil {
 		return wire.ToError(err, voice)
 	}
-	writeJSON(w, http.StatusOK, wire.FromNormalized(voice, text, t))
+	core.WriteJSON(w, http.StatusOK, wire.FromNormalized(voice, text, t))
 	return nil
 }

@@ -3,31 +3,21 @@ package server
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
+	"github.com/voxkit/voxkit/server/internal/core"
 	"log/slog"
 	"math"
 	"net/http"
 	"net/netip"
-	"path"
-	"runtime/debug"
 	"slices"
-	"strconv"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
-	"github.com/voxkit/voxkit/voices"
 )
 
 // DefaultMaxBody is the largest request body accepted when Options.MaxBody
@@ -185,49 +175,17 @@ type Options struct {
 
 // Server is the HTTP API. It is an http.Handler, safe for concurrent use.
 type Server struct {
-	synth    *tts.Synthesizer
-	voices   *voices.Catalog
-	store    store.Store
-	logins   store.Sessions     // the store's, nil if it keeps none
+	core     *core.Core
+	mux      *http.ServeMux
 	attempts *throttle.Throttle // sign-in and sign-up attempts
 	hashing  chan struct{}      // bounds concurrent password hashing
 	// hashWaiting counts the attempts waiting for hashing (maxHashQueue).
 	hashWaiting atomic.Int64
-	auth        []authenticator // the optional providers, asked in turn (auth.go)
-	keys        *keyAuth        // asked when none of auth claims a request
-	host        hostAuth        // Options.Authenticate, the first of auth; nil if none
-	formats     *encode.Registry
-	aliases     map[string]string
-	maxBody     int64
-	readTime    time.Duration
-	writeTime   time.Duration
-	keyCheck    time.Duration
-	wsIdle      time.Duration
-	socketAuth  time.Duration // Options.SocketAuthTimeout
-	recheckGap  time.Duration // Options.KeyRecheckInterval
 	maxKeys     int
-	maxVoices   int
-	voiceMu     sync.Mutex // serializes clone changes to the store and catalog
 	signup      bool
-	origins     []string
 	proxies     []netip.Prefix
-	log         *slog.Logger
-	metrics     *metrics // nil: none
-	limits      store.Limits
-	limiter     store.Limiter
-	maxQueue    int
-	gateway     bool
 	ready       func(context.Context) error
 	wyoming     *wyomingLimits
-	mux         *http.ServeMux
-
-	// closing is cancelled by Shutdown; WebSocket sessions watch it.
-	closing  context.Context
-	shutdown context.CancelFunc
-	sessions sync.WaitGroup
-	// watching counts the goroutine following the store's clone changes
-	// (store.VoiceWatcher), which ends with closing.
-	watching sync.WaitGroup
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -240,139 +198,135 @@ func New(opts Options) (*Server, error) {
 	if opts.Store == nil && opts.Authenticate == nil {
 		return nil, errors.New("server: Options needs a Store (for API keys) or an Authenticate hook")
 	}
-	s := &Server{
-		synth:     opts.Synthesizer,
-		voices:    opts.Synthesizer.Voices(),
-		store:     opts.Store,
-		attempts:  throttle.New(),
-		hashing:   make(chan struct{}, maxHashing),
-		formats:   opts.Synthesizer.Formats(),
-		aliases:   make(map[string]string, len(opts.Aliases)),
-		maxBody:   opts.MaxBody,
-		readTime:  opts.ReadTimeout,
-		writeTime: opts.WriteTimeout,
-		keyCheck:  cmp.Or(opts.KeyCheckTimeout, DefaultKeyCheckTimeout),
-		wsIdle:    opts.WSIdleTimeout,
-		maxKeys:   cmp.Or(opts.MaxKeysPerAccount, DefaultMaxKeysPerAccount),
-		maxVoices: cmp.Or(opts.MaxVoicesPerAccount, DefaultMaxVoicesPerAccount),
-		signup:    opts.AllowSignup,
-		origins:   slices.Clone(opts.WebSocketOrigins),
-		proxies:   slices.Clone(opts.TrustedProxies),
-		log:       opts.Logger,
-		mux:       http.NewServeMux(),
-	}
-	if s.log == nil { // before the aliases, which may warn
-		s.log = slog.Default()
-	}
+	log := cmp.Or(opts.Logger, slog.Default())
+	catalog := opts.Synthesizer.Voices()
 	aliases := opts.Aliases
 	if aliases == nil {
 		aliases = DefaultAliases()
 	}
+	checked := make(map[string]string, len(aliases))
 	for name, id := range aliases {
-		if _, err := s.voices.Lookup("", id); err != nil {
-			s.log.Warn("server: alias of a voice the catalog lacks, dropped", "alias", name, "voice", id)
+		if _, err := catalog.Lookup("", id); err != nil {
+			log.Warn("server: alias of a voice the catalog lacks, dropped", "alias", name, "voice", id)
 			continue
 		}
-		s.aliases[name] = id
+		checked[name] = id
 	}
-	if s.maxBody <= 0 {
-		s.maxBody = DefaultMaxBody
+	cfg := core.Config{
+		Synth:        opts.Synthesizer,
+		Store:        opts.Store,
+		Host:         opts.Authenticate,
+		Aliases:      checked,
+		Log:          log,
+		MaxBody:      opts.MaxBody,
+		ReadTimeout:  opts.ReadTimeout,
+		WriteTimeout: opts.WriteTimeout,
+		KeyCheck:     cmp.Or(opts.KeyCheckTimeout, DefaultKeyCheckTimeout),
+		SocketIdle:   opts.WSIdleTimeout,
+		SocketAuth:   opts.SocketAuthTimeout,
+		RecheckGap:   opts.KeyRecheckInterval,
+		MaxVoices:    cmp.Or(opts.MaxVoicesPerAccount, DefaultMaxVoicesPerAccount),
+		Origins:      slices.Clone(opts.WebSocketOrigins),
+		Limits:       opts.Limits,
+		MaxQueue:     opts.MaxQueue,
+		Gateway:      opts.Gateway,
+		Metrics:      opts.Metrics,
 	}
-	if s.readTime == 0 {
-		s.readTime = DefaultReadTimeout
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
 	}
-	if s.writeTime == 0 {
-		s.writeTime = DefaultWriteTimeout
+	if cfg.ReadTimeout == 0 {
+		cfg.ReadTimeout = DefaultReadTimeout
 	}
-	s.socketAuth, s.recheckGap = opts.SocketAuthTimeout, opts.KeyRecheckInterval
-	if s.socketAuth <= 0 {
-		s.socketAuth = DefaultSocketAuthTimeout
+	if cfg.WriteTimeout == 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
 	}
-	if s.recheckGap <= 0 {
-		s.recheckGap = DefaultKeyRecheckInterval
+	if cfg.SocketAuth <= 0 {
+		cfg.SocketAuth = DefaultSocketAuthTimeout
+	}
+	if cfg.RecheckGap <= 0 {
+		cfg.RecheckGap = DefaultKeyRecheckInterval
 	}
 	switch {
-	case s.wsIdle == 0:
-		s.wsIdle = DefaultWSIdleTimeout
-	case s.wsIdle < 0:
-		s.wsIdle = math.MaxInt64 // none
+	case cfg.SocketIdle == 0:
+		cfg.SocketIdle = DefaultWSIdleTimeout
+	case cfg.SocketIdle < 0:
+		cfg.SocketIdle = math.MaxInt64 // none
 	}
-	s.logins, _ = s.store.(store.Sessions)
-	s.keys = &keyAuth{store: s.store, timeout: s.keyCheck, log: s.log}
-	if opts.Authenticate != nil {
-		s.host = hostAuth(opts.Authenticate)
-		s.auth = append(s.auth, s.host)
+	switch {
+	case cfg.MaxQueue == 0:
+		cfg.MaxQueue = DefaultMaxQueue
+	case cfg.MaxQueue < 0:
+		cfg.MaxQueue = math.MaxInt
 	}
-	if s.logins != nil {
-		s.auth = append(s.auth, sessionAuth{s})
+	c, err := core.New(cfg)
+	if err != nil {
+		return nil, err
 	}
-	s.limits = opts.Limits
-	s.gateway, s.ready = opts.Gateway, opts.Ready
-	s.wyoming = newWyomingLimits(opts.WyomingMaxConns, opts.WyomingEventTimeout)
-	if l, ok := s.store.(store.Limiter); ok {
-		s.limiter = l
-	} else {
-		s.limiter = throttle.NewLimiter()
+	s := &Server{
+		core:     c,
+		mux:      http.NewServeMux(),
+		attempts: throttle.New(),
+		hashing:  make(chan struct{}, maxHashing),
+		maxKeys:  cmp.Or(opts.MaxKeysPerAccount, DefaultMaxKeysPerAccount),
+		signup:   opts.AllowSignup,
+		proxies:  slices.Clone(opts.TrustedProxies),
+		ready:    opts.Ready,
+		wyoming:  newWyomingLimits(opts.WyomingMaxConns, opts.WyomingEventTimeout),
 	}
-	switch s.maxQueue = opts.MaxQueue; {
-	case s.maxQueue == 0:
-		s.maxQueue = DefaultMaxQueue
-	case s.maxQueue < 0:
-		s.maxQueue = math.MaxInt
-	}
-	if opts.Metrics != nil {
-		m, err := newMetrics(opts.Metrics, s.synth)
-		if err != nil {
-			return nil, fmt.Errorf("server: registering metrics: %w", err)
-		}
-		s.metrics = m
-	}
-	if s.store != nil {
-		if err := s.loadVoices(context.Background()); err != nil {
-			return nil, fmt.Errorf("server: loading voice clones: %w", err)
-		}
-	}
-	s.closing, s.shutdown = context.WithCancel(context.Background())
-	if w, ok := s.store.(store.VoiceWatcher); ok {
-		s.watching.Go(func() { w.WatchVoices(s.closing, s.voiceChanged) })
-	}
+	s.routes(opts)
+	return s, nil
+}
 
-	s.route("/v1/audio/speech", methods{http.MethodPost: s.authedAlongside(store.ScopeSpeech, s.speech)})
-	s.route("/v1/audio/speech/ws", methods{http.MethodGet: s.websocket})
-	s.route("/v1/models", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.listModels)})
-	s.route("/v1/models/{id}", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.getModel)})
-	s.route("/v1/account", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.getAccount)})
-	s.route("/v1/tags", methods{http.MethodGet: s.listTags})
-	s.route("/v1/normalize", methods{http.MethodGet: s.authed(store.ScopeSpeech, s.normalizeText)})
+// routes mounts the doors on the mux.
+func (s *Server) routes(opts Options) {
+	c := s.core
+	route := func(path string, m core.Methods) { c.Route(s.mux, path, m) }
+	route("/v1/audio/speech", core.Methods{http.MethodPost: c.AuthedAlongside(store.ScopeSpeech, s.speech)})
+	route("/v1/audio/speech/ws", core.Methods{http.MethodGet: s.websocket})
+	route("/v1/models", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, s.listModels)})
+	route("/v1/models/{id}", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, s.getModel)})
+	route("/v1/account", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, s.getAccount)})
+	route("/v1/tags", core.Methods{http.MethodGet: s.listTags})
+	route("/v1/normalize", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, s.normalizeText)})
 	if opts.ElevenLabs {
 		s.elevenRoutes()
 	}
 	if opts.Cartesia {
 		s.cartesiaRoutes()
 	}
-	s.route("/healthz", methods{http.MethodGet: s.healthz})
-	s.route("/readyz", methods{http.MethodGet: s.readyz})
-	if s.logins == nil {
-		s.route("/v1/session", methods{http.MethodGet: s.getSession})
+	route("/healthz", core.Methods{http.MethodGet: s.healthz})
+	route("/readyz", core.Methods{http.MethodGet: s.readyz})
+	if c.Logins == nil {
+		route("/v1/session", core.Methods{http.MethodGet: s.getSession})
 	} else {
-		s.route("/v1/session", methods{http.MethodGet: s.getSession, http.MethodPost: s.signIn, http.MethodDelete: s.signOut})
-		s.route("/v1/account/password", methods{http.MethodPost: s.authed(store.ScopeAdmin, s.changePassword)})
+		route("/v1/session", core.Methods{http.MethodGet: s.getSession, http.MethodPost: s.signIn, http.MethodDelete: s.signOut})
+		route("/v1/account/password", core.Methods{http.MethodPost: c.Authed(store.ScopeAdmin, s.changePassword)})
 	}
-	if s.store != nil {
-		s.route("/v1/accounts", methods{http.MethodPost: s.createAccount})
-		s.route("/v1/keys", methods{http.MethodGet: s.authed(store.ScopeAdmin, s.listKeys), http.MethodPost: s.authed(store.ScopeAdmin, s.createKey)})
-		s.route("/v1/keys/{prefix}", methods{http.MethodDelete: s.authed(store.ScopeAdmin, s.revokeKey)})
-		s.route("/v1/voices", methods{http.MethodGet: s.authed(store.ScopeAdmin, s.listVoices), http.MethodPost: s.authed(store.ScopeAdmin, s.createVoice)})
-		s.route("/v1/voices/{id}", methods{http.MethodGet: s.authed(store.ScopeAdmin, s.getVoice), http.MethodDelete: s.authed(store.ScopeAdmin, s.deleteVoice)})
+	if c.Store != nil {
+		route("/v1/accounts", core.Methods{http.MethodPost: s.createAccount})
+		route("/v1/keys", core.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, s.listKeys), http.MethodPost: c.Authed(store.ScopeAdmin, s.createKey)})
+		route("/v1/keys/{prefix}", core.Methods{http.MethodDelete: c.Authed(store.ScopeAdmin, s.revokeKey)})
+		route("/v1/voices", core.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, s.listVoices), http.MethodPost: c.Authed(store.ScopeAdmin, s.createVoice)})
+		route("/v1/voices/{id}", core.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, s.getVoice), http.MethodDelete: c.Authed(store.ScopeAdmin, s.deleteVoice)})
 	}
 	if !opts.DisablePlayground {
-		s.route("/{$}", methods{http.MethodGet: s.playground})
+		route("/{$}", core.Methods{http.MethodGet: s.playground})
 	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, wire.NotFound(r.Method, r.URL.Path))
+		core.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 	})
-	return s, nil
 }
+
+// ServeHTTP implements http.Handler: the core's middleware (request id,
+// panic recovery, the access log) around the doors' routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.core.Handle(w, r, s.mux)
+}
+
+// RequestID returns the id of the request being served by ctx, "" outside
+// a request. It is also sent as the x-request-id header.
+func RequestID(ctx context.Context) string { return core.RequestID(ctx) }
 
 // OpenAIVoiceNames returns the built-in voice names of OpenAI's speech
 // endpoint, which SDK samples use; DefaultAliases maps them to real
@@ -399,319 +353,29 @@ func DefaultAliases() map[string]string {
 // ctx. Once it has returned nil, only requests still being served call
 // the store.
 // http.Server.Shutdown does not track hijacked connections; call both.
-func (s *Server) Shutdown(ctx context.Context) error {
-	s.shutdown()
-	done := make(chan struct{})
-	go func() { s.sessions.Wait(); s.watching.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (s *Server) Shutdown(ctx context.Context) error { return s.core.Shutdown(ctx) }
 
-// handler serves a route: it writes the answer, or returns the error to
-// answer with — a *wire.Error as it is, any other error as a logged 500 —
-// so that one place (fail) turns errors into responses.
-type handler func(http.ResponseWriter, *http.Request) error
+// DefaultMaxQueue is how many pieces of text may wait for a render slot
+// when Options.MaxQueue is 0.
+const DefaultMaxQueue = 64
 
-// methods maps HTTP methods to handlers for one path.
-type methods map[string]handler
+// DefaultSocketAuthTimeout is how long a WebSocket opened without
+// credentials has to send its key when Options.SocketAuthTimeout is 0.
+const DefaultSocketAuthTimeout = 10 * time.Second
 
-// route registers path with its own method dispatch, so that a wrong
-// method gets a JSON 405 with Allow rather than falling through to 404.
-func (s *Server) route(path string, m methods) {
-	s.doorRoute(path, m, func(w http.ResponseWriter, _ *http.Request, e *wire.Error) { writeError(w, e) })
-}
+// DefaultKeyRecheckInterval is how often an open WebSocket checks its
+// credentials again when Options.KeyRecheckInterval is 0.
+const DefaultKeyRecheckInterval = 5 * time.Second
 
-// doorRoute is route for a door that answers errors in a shape of its
-// own (a vendor's): answer writes its 405.
-func (s *Server) doorRoute(path string, m methods, answer func(http.ResponseWriter, *http.Request, *wire.Error)) {
-	if get, ok := m[http.MethodGet]; ok {
-		m[http.MethodHead] = get // net/http discards the body of a HEAD answer
-	}
-	allow := make([]string, 0, len(m))
-	for k := range m {
-		allow = append(allow, k)
-	}
-	slices.Sort(allow)
-	s.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-		h, ok := m[r.Method]
-		if !ok && r.Method == http.MethodOptions {
-			w.Header().Set("Allow", strings.Join(allow, ", "))
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		if !ok {
-			w.Header().Set("Allow", strings.Join(allow, ", "))
-			answer(w, r, wire.MethodNotAllowed(r.Method, r.URL.Path, allow))
-			return
-		}
-		info(r.Context()).route = path
-		if err := h(w, r); err != nil {
-			s.fail(w, r, err)
-		}
-	})
-}
+// DefaultMaxBufferDelay is how long text of an input stream that does not
+// end a sentence waits for more before it is spoken, when the client
+// names no delay (voxkit's max_buffer_delay_ms, Cartesia's).
+const DefaultMaxBufferDelay = core.DefaultBufferDelay
 
-// reqInfo is what the middleware knows about a request.
-type reqInfo struct {
-	id      string
-	start   time.Time
-	account string
-	route   string  // the pattern it was routed by, "" for none
-	format  string  // the audio format of a speech request
-	timing  *timing // a finished synthesis's, set with its timing headers
-	// abort, if set, is why a response already under way (a WebSocket
-	// session) was cut: the access log reports it aborted.
-	abort error
-}
+// DefaultWSContextIdle is how long an input stream may go without an
+// input message before it is closed with an idle_timeout error; a shorter
+// Options.WSIdleTimeout shortens it.
+const DefaultWSContextIdle = core.DefaultStreamIdle
 
-type ctxKey struct{}
-
-func info(ctx context.Context) *reqInfo {
-	if ri, ok := ctx.Value(ctxKey{}).(*reqInfo); ok {
-		return ri
-	}
-	return &reqInfo{start: time.Now()}
-}
-
-// RequestID returns the id of the request being served by ctx, "" outside
-// a request. It is also sent as the x-request-id header.
-func RequestID(ctx context.Context) string { return info(ctx).id }
-
-// ServeHTTP implements http.Handler: request id, panic recovery and the
-// access log around the routes.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ri := &reqInfo{id: requestID(r), start: time.Now()}
-	w.Header().Set("x-request-id", ri.id)
-	if cors(w, r) {
-		return
-	}
-	r, clean := cleanPath(r)
-	rec := &recorder{ResponseWriter: w}
-	r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri))
-	s.metrics.begin()
-	defer func() {
-		p := recover()
-		abort := p == http.ErrAbortHandler
-		if p != nil && !abort {
-			s.log.Error("server: panic", "request_id", ri.id, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			if rec.status == 0 {
-				writeError(rec, wire.Internal(ri.id))
-			} else {
-				abort = true // too late for a status: cut the response
-			}
-		}
-		status := rec.status
-		if abort && status == 0 {
-			status = http.StatusInternalServerError
-		}
-		// A response the client did not get whole: a write failed (the
-		// write deadline passed, the connection broke) or the client went
-		// away before the handler finished.
-		cut := rec.writeErr != nil || r.Context().Err() != nil || ri.abort != nil
-		if cut && status == 0 {
-			status = statusClientClosed
-		}
-		attrs := []any{"request_id", ri.id, "method", r.Method, "path", r.URL.Path, "status", status,
-			"bytes", rec.bytes, "ms", ms(time.Since(ri.start)), "account", ri.account, "aborted", abort || cut}
-		if cut {
-			cause := context.Cause(r.Context())
-			switch {
-			case rec.writeErr != nil:
-				cause = rec.writeErr
-			case ri.abort != nil:
-				cause = ri.abort
-			}
-			attrs = append(attrs, "abort_reason", cause.Error())
-		}
-		level := slog.LevelInfo
-		if probe(r) {
-			level = slog.LevelDebug
-		}
-		s.log.Log(context.Background(), level, "request", attrs...)
-		s.metrics.end()
-		s.metrics.served(r, ri, status, rec.firstByte)
-		if abort {
-			panic(http.ErrAbortHandler)
-		}
-	}()
-	if !clean {
-		writeError(rec, wire.NotFound(r.Method, r.URL.EscapedPath()))
-		return
-	}
-	s.mux.ServeHTTP(rec, r)
-}
-
-// timing is what a finished speech response reported in its timing
-// headers.
-type timing struct {
-	res     tts.Result
-	gateway time.Duration
-}
-
-// cors lets pages on other origins call the API, as OpenAI's does: the
-// credential is a bearer key, never a cookie, so any origin is safe. It
-// answers a preflight request itself and reports whether it did.
-func cors(w http.ResponseWriter, r *http.Request) bool {
-	if r.Header.Get("Origin") == "" {
-		return false
-	}
-	h := w.Header()
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Expose-Headers", "x-request-id, x-upstream-ms, x-engine-ms, x-gateway-ms, x-voice-load-ms, x-ignored-tags, x-clamped-tags")
-	if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
-		return false
-	}
-	h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, DELETE")
-	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
-		h.Set("Access-Control-Allow-Headers", req)
-	}
-	h.Set("Access-Control-Max-Age", "86400")
-	h.Add("Vary", "Access-Control-Request-Headers")
-	w.WriteHeader(http.StatusNoContent)
-	return true
-}
-
-// cleanPath serves "//v1/audio/speech" as its clean form instead of
-// letting ServeMux answer it with a bodiless redirect. ok is false for a
-// path with a dot segment ("/v1/audio/speech/../../keys", "/v1/./models")
-// or an encoded slash, backslash or dot ("%2F", "%5C", "%2E"): resolved,
-// those would name another route than the one a proxy in front, which
-// routes on the path as sent, allowed ("/v1/audio/speech/../../keys" is
-// not /v1/keys). Such a path names no route: 404.
-func cleanPath(r *http.Request) (_ *http.Request, ok bool) {
-	if raw := strings.ToLower(r.URL.EscapedPath()); strings.Contains(raw, "%2f") ||
-		strings.Contains(raw, "%5c") || strings.Contains(raw, "%2e") {
-		return r, false
-	}
-	p := r.URL.Path
-	for seg := range strings.SplitSeq(p, "/") {
-		if seg == "." || seg == ".." {
-			return r, false
-		}
-	}
-	c := path.Clean("/" + p)
-	if strings.HasSuffix(p, "/") && c != "/" {
-		c += "/"
-	}
-	if c == p {
-		return r, true
-	}
-	r2 := new(http.Request)
-	*r2 = *r
-	u := *r.URL
-	u.Path, u.RawPath = c, ""
-	r2.URL = &u
-	return r2, true
-}
-
-// requestID takes the client's X-Request-Id when it is short and plain,
-// else makes one.
-func requestID(r *http.Request) string {
-	if id := r.Header.Get("X-Request-Id"); id != "" && len(id) <= 128 && strings.Trim(id,
-		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") == "" {
-		return id
-	}
-	var b [12]byte
-	rand.Read(b[:])
-	return "req_" + hex.EncodeToString(b[:])
-}
-
-// statusClientClosed is logged for a request whose client went away
-// before any response was sent (nginx's 499); it is never sent.
-const statusClientClosed = 499
-
-// recorder notes the status and size of a response, and the first write
-// that failed. Unwrap lets http.ResponseController and the WebSocket
-// upgrade reach the connection.
-type recorder struct {
-	http.ResponseWriter
-	status    int
-	bytes     int64
-	writeErr  error
-	firstByte time.Time // of the body
-}
-
-func (r *recorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
-	r.ResponseWriter.WriteHeader(code)
-}
-
-func (r *recorder) Write(p []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	if r.firstByte.IsZero() && len(p) > 0 {
-		r.firstByte = time.Now()
-	}
-	n, err := r.ResponseWriter.Write(p)
-	r.bytes += int64(n)
-	if err != nil && r.writeErr == nil {
-		r.writeErr = err
-	}
-	return n, err
-}
-
-func (r *recorder) Flush() { r.FlushError() }
-
-// FlushError flushes, noting a failure like a failed write; the
-// ResponseController of a handler calls it.
-func (r *recorder) FlushError() error {
-	err := http.NewResponseController(r.ResponseWriter).Flush()
-	if err != nil && r.writeErr == nil {
-		r.writeErr = err
-	}
-	return err
-}
-
-func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
-
-// ms formats a duration as milliseconds with microsecond precision, the
-// form of x-upstream-ms and x-gateway-ms.
-func ms(d time.Duration) string {
-	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 3, 64)
-}
-
-// probe reports whether r is a health check: GET /healthz or /readyz, or
-// a request marked with wire.HeaderProbe (a gateway's).
-func probe(r *http.Request) bool {
-	return r.Method == http.MethodGet && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.Header.Get(wire.HeaderProbe) != "")
-}
-
-// writeError sends e as JSON with its status, and e.RetryAfter.
-func writeError(w http.ResponseWriter, e *wire.Error) {
-	if e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
-	}
-	writeJSON(w, e.Status, e)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("server: " + err.Error()) // our own types always marshal
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(b)+1))
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
-}
-
-// fail answers err: a *wire.Error as it is, anything else as a 500 whose
-// cause is logged with the request id.
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	var we *wire.Error
-	if errors.As(err, &we) {
-		writeError(w, we)
-		return
-	}
-	s.log.Error("server: internal error", "request_id", RequestID(r.Context()), "err", err)
-	writeError(w, wire.Internal(RequestID(r.Context())))
-}
+// SessionCookie is the name of the playground's sign-in cookie.
+const SessionCookie = core.SessionCookie

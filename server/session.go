@@ -8,10 +8,9 @@ package server
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"github.com/voxkit/voxkit/server/internal/core"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -25,15 +24,8 @@ import (
 	"github.com/voxkit/voxkit/server/wire"
 )
 
-// SessionCookie is the name of the playground's sign-in cookie.
-const SessionCookie = "voxkit_session"
-
 // SessionLifetime is how long a sign-in lasts.
 const SessionLifetime = 7 * 24 * time.Hour
-
-// csrfHeader carries the session's CSRF token on every state-changing
-// request made with the cookie.
-const csrfHeader = "X-CSRF-Token"
 
 // Sign-in throttling: attempts per account and per client address,
 // each a bucket refilled one attempt at a time. An attempt is taken from
@@ -65,81 +57,36 @@ func newSessionToken() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b[:]), nil
 }
 
-// csrfToken derives a session's CSRF token from its cookie token. A page
-// of another site can neither read the cookie nor the JSON that carries
-// this token (CORS never allows credentials here), so it cannot send it.
-func csrfToken(sessionToken string) string {
-	h := sha256.Sum256([]byte("voxkit csrf\x00" + sessionToken))
-	return base64.RawURLEncoding.EncodeToString(h[:])
-}
-
-// safeMethod reports whether a request of method changes nothing, so
-// needs no CSRF token.
-func safeMethod(method string) bool {
-	return method == http.MethodGet || method == http.MethodHead || method == http.MethodOptions
-}
-
-// sessionToken returns the token of r's session cookie, "" if it has
-// none or the server keeps no sessions.
-func (s *Server) sessionToken(r *http.Request) string {
-	if s.logins == nil {
-		return ""
-	}
-	c, err := r.Cookie(SessionCookie)
-	if err != nil {
-		return ""
-	}
-	return c.Value
-}
-
-// admitSession returns the account of the live session of token, and
-// checks the CSRF token of a state-changing request.
-func (s *Server) admitSession(r *http.Request, token string) (string, *wire.Error) {
-	ss, err := s.logins.Session(r.Context(), store.HashKey(token))
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return "", wire.SessionExpired()
-	case err != nil:
-		s.log.Error("server: reading session", "err", err, "request_id", RequestID(r.Context()))
-		return "", wire.Internal(RequestID(r.Context()))
-	}
-	if !safeMethod(r.Method) && subtle.ConstantTimeCompare([]byte(r.Header.Get(csrfHeader)), []byte(csrfToken(token))) != 1 {
-		return "", wire.BadCSRFToken()
-	}
-	return ss.Account, nil
-}
-
 // getSession answers GET /v1/session: who is signed in, if anyone.
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request) error {
 	out := s.sessionInfo()
-	if s.host != nil {
-		c, ok, werr := s.host.authenticate(r)
-		if ok && werr == nil {
-			out.SignedIn, out.Account, out.HostAuth = true, c.account, true
-			info(r.Context()).account = c.account
-			writeJSON(w, http.StatusOK, out)
+	if s.core.HasHost() {
+		if account, ok := s.core.HostAccount(r); ok {
+			out.SignedIn, out.Account, out.HostAuth = true, account, true
+			core.Info(r.Context()).Account = account
+			core.WriteJSON(w, http.StatusOK, out)
 			return nil
 		}
-		out.HostAuth = s.logins == nil // the host application's sign-in is the only one
+		out.HostAuth = s.core.Logins == nil // the host application's sign-in is the only one
 	}
-	if token := s.sessionToken(r); token != "" {
-		ss, err := s.logins.Session(r.Context(), store.HashKey(token))
+	if token := s.core.SessionToken(r); token != "" {
+		ss, err := s.core.Logins.Session(r.Context(), store.HashKey(token))
 		switch {
 		case err == nil:
-			out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, ss.Account, csrfToken(token), ss.Expires.Unix()
-			info(r.Context()).account = ss.Account
+			out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, ss.Account, core.CSRFToken(token), ss.Expires.Unix()
+			core.Info(r.Context()).Account = ss.Account
 		case !errors.Is(err, store.ErrNotFound):
 			return err
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	core.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
 // signIn answers POST /v1/session: the password checked, a new session
 // and its cookie.
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request) error {
-	body, werr := s.readBody(w, r)
+	body, werr := s.core.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -154,19 +101,19 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, out)
+	core.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
 // signOut answers DELETE /v1/session: the session ended and its cookie
 // cleared. Without a live session there is nothing to end.
 func (s *Server) signOut(w http.ResponseWriter, r *http.Request) error {
-	token := s.sessionToken(r)
+	token := s.core.SessionToken(r)
 	if token != "" {
-		if _, werr := s.admitSession(r, token); werr != nil && werr.Code == wire.CodeBadCSRFToken {
+		if _, werr := s.core.AdmitSession(r, token); werr != nil && werr.Code == wire.CodeBadCSRFToken {
 			return werr
 		}
-		if err := s.logins.DeleteSession(r.Context(), store.HashKey(token)); err != nil {
+		if err := s.core.Logins.DeleteSession(r.Context(), store.HashKey(token)); err != nil {
 			return err
 		}
 	}
@@ -179,7 +126,7 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) error {
 // checked, the new one stored, every session of the account ended, and a
 // new one started when the request came with the cookie.
 func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
-	body, werr := s.readBody(w, r)
+	body, werr := s.core.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -190,7 +137,7 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if len([]rune(pc.New)) < store.MinPasswordLen {
 		return wire.WeakPassword("new_password", store.MinPasswordLen)
 	}
-	account := info(r.Context()).account
+	account := core.Info(r.Context()).Account
 	if werr := s.checkPassword(w, r, account, pc.Current); werr != nil {
 		if werr.Code == wire.CodeInvalidCredentials {
 			return &wire.Error{Status: http.StatusBadRequest, Type: wire.TypeInvalidRequest, Code: wire.CodeInvalidCredentials,
@@ -202,12 +149,12 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := s.sessionInfo()
-	if s.sessionToken(r) != "" {
+	if s.core.SessionToken(r) != "" {
 		if out, err = s.startSession(w, r, account); err != nil {
 			return err
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	core.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -217,7 +164,7 @@ func (s *Server) setPassword(w http.ResponseWriter, ctx context.Context, account
 	if err != nil {
 		return err
 	}
-	return s.logins.SetPassword(ctx, account, hash)
+	return s.core.Logins.SetPassword(ctx, account, hash)
 }
 
 // hashPassword hashes password in one of the hashing slots.
@@ -237,20 +184,20 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, account st
 	}
 	now := time.Now()
 	ss := store.Session{TokenHash: store.HashKey(token), Account: account, Created: now, Expires: now.Add(SessionLifetime)}
-	if err := s.logins.CreateSession(r.Context(), ss); err != nil {
+	if err := s.core.Logins.CreateSession(r.Context(), ss); err != nil {
 		return wire.Session{}, err
 	}
 	s.setCookie(w, r, token, ss.Expires)
-	info(r.Context()).account = account
+	core.Info(r.Context()).Account = account
 	out := s.sessionInfo()
-	out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, account, csrfToken(token), ss.Expires.Unix()
+	out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, account, core.CSRFToken(token), ss.Expires.Unix()
 	return out, nil
 }
 
 // sessionInfo is the part of a wire.Session that describes the server:
 // how it signs users in and what they may manage.
 func (s *Server) sessionInfo() wire.Session {
-	return wire.Session{Object: "session", Signup: s.signup, Passwords: s.logins != nil, Keys: s.store != nil}
+	return wire.Session{Object: "session", Signup: s.signup, Passwords: s.core.Logins != nil, Keys: s.core.Store != nil}
 }
 
 // setCookie sets the session cookie to token until expires, or clears it
@@ -272,13 +219,13 @@ func (s *Server) checkPassword(w http.ResponseWriter, r *http.Request, account, 
 	if werr := s.reserveAttempt(w, keys...); werr != nil {
 		return werr
 	}
-	hash, err := s.logins.PasswordHash(r.Context(), account)
+	hash, err := s.core.Logins.PasswordHash(r.Context(), account)
 	known := err == nil
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		hash = decoyHash()
 	case err != nil:
-		s.log.Error("server: reading password", "err", err, "request_id", RequestID(r.Context()))
+		s.core.Log.Error("server: reading password", "err", err, "request_id", RequestID(r.Context()))
 		return wire.Internal(RequestID(r.Context()))
 	}
 	if werr := s.acquireHashing(w, r.Context()); werr != nil {
@@ -287,10 +234,10 @@ func (s *Server) checkPassword(w http.ResponseWriter, r *http.Request, account, 
 	ok, err := store.CheckPassword(hash, password)
 	s.releaseHashing()
 	if err != nil {
-		s.log.Error("server: stored password hash", "account", account, "err", err)
+		s.core.Log.Error("server: stored password hash", "account", account, "err", err)
 	}
 	if !ok || !known {
-		s.log.Info("server: sign-in refused", "account", printable(account), "address", s.clientAddress(r), "request_id", RequestID(r.Context()))
+		s.core.Log.Info("server: sign-in refused", "account", core.Printable(account), "address", s.clientAddress(r), "request_id", RequestID(r.Context()))
 		return wire.InvalidCredentials()
 	}
 	s.attempts.Refund(keys...)

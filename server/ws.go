@@ -32,15 +32,12 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/voxkit/voxkit/server/internal/core"
 	"net"
 	"net/http"
-	"net/url"
-	"path"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,28 +75,28 @@ const DefaultWSIdleTimeout = 5 * time.Minute
 // input stream is open), or at shutdown (which lets the request in
 // progress and the concurrent input streams finish).
 func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
-	ri := info(r.Context())
-	if werr := s.checkUpgrade(w.Header(), r); werr != nil {
+	ri := core.Info(r.Context())
+	if werr := s.core.CheckUpgrade(w.Header(), r); werr != nil {
 		return werr
 	}
-	token := bearer(r)
-	if s.host != nil || token != "" || s.sessionToken(r) != "" {
-		c, werr := s.admit(r)
+	token := core.Bearer(r)
+	if s.core.HasHost() || token != "" || s.core.SessionToken(r) != "" {
+		c, werr := s.core.Admit(r)
 		switch {
 		case werr != nil && werr.Code != wire.CodeMissingAPIKey: // without one, the first message may carry it
 			return werr
 		case werr == nil:
-			ri.account = c.account
+			ri.Account = c.Account
 		}
 	}
-	c, werr := s.acceptSocket(w, r)
+	c, werr := s.core.AcceptSocket(w, r)
 	if werr != nil {
 		return werr
 	}
 	if c == nil {
 		return nil // Accept has answered
 	}
-	defer s.sessions.Done()
+	defer s.core.Sessions.Done()
 	ctx, end := context.WithCancelCause(r.Context())
 	sess := newWSSession(s, c, ri, r, token, end)
 	go sess.out.Run(ctx)
@@ -111,17 +108,17 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 		reader.Wait() // no concurrent context starts after this
 		sess.settle() // each one stops with the session
 	}()
-	if ri.account == "" && !sess.authFirst(ctx) {
+	if ri.Account == "" && !sess.authFirst(ctx) {
 		return nil
 	}
-	if sess.send(ctx, wire.WSReadyMessage{Type: wire.WSReady, Account: ri.account, RequestID: ri.id}) != nil {
+	if sess.send(ctx, wire.WSReadyMessage{Type: wire.WSReady, Account: ri.Account, RequestID: ri.ID}) != nil {
 		return nil
 	}
 	queue := make(chan *wsContext, wsQueue)
 	reader.Go(func() { sess.read(ctx, queue) })
 	reader.Go(func() { sess.out.Keepalive(ctx, wsPingInterval) })
 	reader.Go(func() { sess.watchKey(ctx) })
-	idle := time.NewTimer(s.wsIdle)
+	idle := time.NewTimer(s.core.SocketIdle)
 	defer idle.Stop()
 	for {
 		select {
@@ -133,21 +130,21 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 			if ctx.Err() != nil {
 				return nil // a write failed or the key was refused
 			}
-			idle.Reset(s.wsIdle)
+			idle.Reset(s.core.SocketIdle)
 		case <-sess.ended: // a concurrent context ended
-			idle.Reset(s.wsIdle)
+			idle.Reset(s.core.SocketIdle)
 		case <-ctx.Done():
 			return nil
 		case <-idle.C:
 			if !sess.quiet() {
-				idle.Reset(s.wsIdle) // a concurrent context is at work
+				idle.Reset(s.core.SocketIdle) // a concurrent context is at work
 				continue
 			}
 			sess.settle() // the last one may be sending its speech.done
 			sess.out.Drain()
-			c.Close(websocket.StatusNormalClosure, "idle for "+s.wsIdle.String())
+			c.Close(websocket.StatusNormalClosure, "idle for "+s.core.SocketIdle.String())
 			return nil
-		case <-s.closing.Done():
+		case <-s.core.Closing().Done():
 			sess.settle()
 			sess.out.Drain()
 			c.Close(websocket.StatusGoingAway, "server shutting down")
@@ -159,80 +156,10 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) error {
 // errSessionOver ends a session's context when its handler returns.
 var errSessionOver = errors.New("server: websocket session over")
 
-// checkUpgrade returns, to be answered as JSON, what websocket.Accept
-// would refuse in plain text: no Upgrade (426), a WebSocket version other
-// than 13 or no key (400), an origin other than the server's own and the
-// allowed patterns (403). It sets the response headers RFC 7231 and RFC
-// 6455 ask for with the first two.
-func (s *Server) checkUpgrade(h http.Header, r *http.Request) *wire.Error {
-	if !headerHasToken(r.Header, "Connection", "upgrade") || !headerHasToken(r.Header, "Upgrade", "websocket") {
-		h.Set("Connection", "Upgrade")
-		h.Set("Upgrade", "websocket")
-		return wire.UpgradeRequired()
-	}
-	if v := r.Header.Get("Sec-WebSocket-Version"); v != "13" {
-		h.Set("Sec-WebSocket-Version", "13")
-		return wire.BadWebSocketVersion(v)
-	}
-	switch keys := r.Header.Values("Sec-WebSocket-Key"); {
-	case len(keys) == 0 || keys[0] == "":
-		return wire.MissingWebSocketKey()
-	case len(keys) > 1 || !validWebSocketKey(keys[0]):
-		return wire.BadWebSocketKey()
-	}
-	if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin, r.Host) {
-		return wire.OriginNotAllowed(origin)
-	}
-	return nil
-}
-
-// validWebSocketKey reports whether key is what RFC 6455 asks of a
-// Sec-WebSocket-Key: 16 bytes in base64, around spaces.
-func validWebSocketKey(key string) bool {
-	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(key))
-	return err == nil && len(b) == 16
-}
-
-// originAllowed reports whether a page of origin may open the WebSocket:
-// the server's own host, or one that Options.WebSocketOrigins matches (as
-// websocket.Accept matches it).
-func (s *Server) originAllowed(origin, host string) bool {
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	if strings.EqualFold(u.Host, host) {
-		return true
-	}
-	for _, p := range s.origins {
-		target := u.Host
-		if strings.Contains(p, "://") {
-			target = u.Scheme + "://" + u.Host
-		}
-		if ok, _ := path.Match(strings.ToLower(p), strings.ToLower(target)); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// headerHasToken reports whether a comma-separated header holds token,
-// case-insensitively.
-func headerHasToken(h http.Header, name, token string) bool {
-	for _, v := range h.Values(name) {
-		for _, t := range strings.Split(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(t), token) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 type wsSession struct {
 	s     *Server
 	c     *websocket.Conn
-	ri    *reqInfo
+	ri    *core.Request
 	r     *http.Request           // the handshake, for Options.Authenticate
 	token string                  // the key, checked again before each request
 	end   context.CancelCauseFunc // ends the session
@@ -249,10 +176,10 @@ type wsSession struct {
 	ended   chan struct{}  // signalled when a concurrent context ends
 }
 
-func newWSSession(s *Server, c *websocket.Conn, ri *reqInfo, r *http.Request, token string, end context.CancelCauseFunc) *wsSession {
+func newWSSession(s *Server, c *websocket.Conn, ri *core.Request, r *http.Request, token string, end context.CancelCauseFunc) *wsSession {
 	ws := &wsSession{s: s, c: c, ri: ri, r: r, token: token, end: end, contexts: make(map[string]*wsContext),
 		ended: make(chan struct{}, 1)}
-	ws.out = outbox.New(c, wsOutbox, s.writeTime, ws.fail)
+	ws.out = outbox.New(c, wsOutbox, s.core.WriteTimeout, ws.fail)
 	return ws
 }
 
@@ -269,8 +196,8 @@ const wsPingInterval = 30 * time.Second
 // left with requests pending): the access log reports it aborted.
 func (ws *wsSession) fail(err error) {
 	ws.mu.Lock()
-	if ws.ri.abort == nil {
-		ws.ri.abort = err
+	if ws.ri.Abort == nil {
+		ws.ri.Abort = err
 	}
 	ws.mu.Unlock()
 	ws.end(err)
@@ -299,7 +226,7 @@ func wsError(id string, e *wire.Error) wire.WSErrorMsg {
 // session it knows, the playground's session may have been signed out),
 // or by the key again (it may have been revoked).
 func (ws *wsSession) recheck(ctx context.Context) *wire.Error {
-	return ws.s.recheck(ctx, socketCreds{r: ws.r, key: ws.token, account: ws.ri.account})
+	return ws.s.core.Recheck(ctx, core.Creds{R: ws.r, Key: ws.token, Account: ws.ri.Account})
 }
 
 // watchKey checks the session's credentials again every recheck interval,
@@ -310,7 +237,7 @@ func (ws *wsSession) watchKey(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(ws.s.recheckGap):
+		case <-time.After(ws.s.core.RecheckGap):
 		}
 		if werr := ws.recheck(ctx); werr != nil {
 			ws.refuse(ctx, "", werr)
@@ -322,7 +249,7 @@ func (ws *wsSession) watchKey(ctx context.Context) {
 // authFirst reads the auth message of a connection that had no
 // Authorization header (browsers cannot set one).
 func (ws *wsSession) authFirst(ctx context.Context) bool {
-	actx, cancel := context.WithTimeout(ctx, ws.s.socketAuth)
+	actx, cancel := context.WithTimeout(ctx, ws.s.core.SocketAuth)
 	defer cancel()
 	typ, data, err := ws.c.Read(actx)
 	if err != nil {
@@ -339,11 +266,11 @@ func (ws *wsSession) authFirst(ctx context.Context) bool {
 	if typ != websocket.MessageText || json.Unmarshal(data, &m) != nil || m.Type != wire.WSAuth {
 		return refuse(wire.MissingKey(), "the first message must be {\"type\":\"auth\",\"api_key\":...}")
 	}
-	k, werr := ws.s.keys.check(ctx, m.APIKey)
+	k, werr := ws.s.core.CheckKey(ctx, m.APIKey)
 	if werr != nil {
 		return refuse(werr, werr.Code)
 	}
-	ws.ri.account = k.Account
+	ws.ri.Account = k.Account
 	ws.token = m.APIKey
 	return true
 }
@@ -750,15 +677,15 @@ func (ws *wsSession) speech(ctx context.Context, wc *wsContext) (last any) {
 		return wsError(wc.id, wire.ToError(wc.msg.SpeechErr, ""))
 	}
 	sp := wc.msg.Speech
-	req, werr := ws.s.requestOf(sp, ws.ri.account)
+	req, werr := ws.s.requestOf(sp, ws.ri.Account)
 	if werr != nil {
 		return wsError(wc.id, werr)
 	}
-	codec, err := ws.s.synth.Codec(req.Format)
+	codec, err := ws.s.core.Synth.Codec(req.Format)
 	if err != nil {
 		return wsError(wc.id, wire.ToError(err, sp.Voice))
 	}
-	end, werr := ws.s.admitSpeech(ctx, nil, ws.ri.account)
+	end, werr := ws.s.core.AdmitSpeech(ctx, ws.ri.Account)
 	if werr != nil {
 		return wsError(wc.id, werr)
 	}
@@ -787,7 +714,7 @@ func (ws *wsSession) speech(ctx context.Context, wc *wsContext) (last any) {
 		res, chars, err = ws.inputStream(ctx, rctx, wc, sp, req, w)
 	} else {
 		var p *tts.Prepared
-		p, err = ws.s.synth.Prepare(req)
+		p, err = ws.s.core.Synth.Prepare(req)
 		if err != nil {
 			return wsError(wc.id, wire.ToError(err, sp.Voice))
 		}
@@ -796,7 +723,7 @@ func (ws *wsSession) speech(ctx context.Context, wc *wsContext) (last any) {
 	if err == nil {
 		err = w.Flush()
 	}
-	log := ws.s.log.With("request_id", ws.ri.id, "id", wc.id, "voice", sp.Voice)
+	log := ws.s.core.Log.With("request_id", ws.ri.ID, "id", wc.id, "voice", sp.Voice)
 	var idle *idleError
 	switch {
 	case err != nil && (ctx.Err() != nil || errors.Is(err, outbox.ErrDrained)):
@@ -808,15 +735,15 @@ func (ws *wsSession) speech(ctx context.Context, wc *wsContext) (last any) {
 		log.Info("server: websocket input stream idle", "after", idle.after)
 		return wsError(wc.id, idle.wire())
 	case err != nil:
-		return wsError(wc.id, ws.s.synthesisFailed(log, sp.Voice, err))
+		return wsError(wc.id, ws.s.core.SynthesisFailed(log, sp.Voice, err))
 	default:
 		if !w.sent { // no audio at all: still announce the format
 			w.started()
 		}
-		res.SynthesisTime = ws.s.upstreamTime(res)
-		ws.s.metrics.speech(sp.Format, res, time.Since(start))
-		log.Info("websocket speech", "sentences", res.Sentences, "upstream_ms", ms(res.SynthesisTime), "engine_ms", ms(res.EngineTime),
-			"gateway_ms", ms(time.Since(start)))
+		res.SynthesisTime = ws.s.core.UpstreamTime(res)
+		ws.s.core.CountSpeech(sp.Format, res, time.Since(start))
+		log.Info("websocket speech", "sentences", res.Sentences, "upstream_ms", core.MS(res.SynthesisTime), "engine_ms", core.MS(res.EngineTime),
+			"gateway_ms", core.MS(time.Since(start)))
 		return doneMessage(wc.id, chars, res, start)
 	}
 	return nil

@@ -9,16 +9,6 @@ import (
 	"github.com/voxkit/voxkit/tts"
 )
 
-// DefaultMaxBufferDelay is how long text of an input stream that does not
-// end a sentence waits for more before it is spoken, when the
-// speech.create names no max_buffer_delay_ms (Cartesia's default).
-const DefaultMaxBufferDelay = 3 * time.Second
-
-// DefaultWSContextIdle is how long an input stream may go without an
-// input message before it is closed with an idle_timeout error; a shorter
-// Options.WSIdleTimeout shortens it.
-const DefaultWSContextIdle = time.Minute
-
 // idleError ends an input stream that received no input for too long.
 type idleError struct{ after time.Duration }
 
@@ -43,10 +33,10 @@ func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp wi
 		delay = time.Duration(*sp.MaxBufferDelayMS) * time.Millisecond
 	}
 	idleAfter := DefaultWSContextIdle
-	if ws.s.wsIdle > 0 && ws.s.wsIdle < idleAfter {
-		idleAfter = ws.s.wsIdle
+	if ws.s.core.SocketIdle > 0 && ws.s.core.SocketIdle < idleAfter {
+		idleAfter = ws.s.core.SocketIdle
 	}
-	ts, err := ws.s.synth.StreamText(rctx, w, req)
+	ts, err := ws.s.core.Synth.StreamText(rctx, w, req)
 	if err != nil {
 		return tts.Result{}, 0, err
 	}
@@ -129,7 +119,7 @@ func (ws *wsSession) inputStream(ctx, rctx context.Context, wc *wsContext, sp wi
 				return tts.Result{}, 0, err
 			}
 			return tts.Result{}, 0, &idleError{after: idleAfter}
-		case <-ws.s.closing.Done():
+		case <-ws.s.core.Closing().Done():
 			// The input received before is spoken too, even when its
 			// wake is not taken first.
 			if _, err := feed(); err != nil {

@@ -43,19 +43,19 @@ const (
 // refused with an error event. ServeWyoming returns when l fails or the
 // server shuts down (nil then).
 func (s *Server) ServeWyoming(l net.Listener, account string) error {
-	stop := context.AfterFunc(s.closing, func() { l.Close() })
+	stop := context.AfterFunc(s.core.Closing(), func() { l.Close() })
 	defer stop()
 	var conns sync.WaitGroup
 	defer conns.Wait()
 	for {
 		c, err := l.Accept()
 		if err != nil {
-			if s.closing.Err() != nil {
+			if s.core.Closing().Err() != nil {
 				return nil
 			}
 			return err
 		}
-		if !s.wyoming.admit(s.log) {
+		if !s.wyoming.admit(s.core.Log) {
 			refuseWyoming(c, s.wyoming.maxConns)
 			continue
 		}
@@ -86,7 +86,7 @@ type wyomingSession struct {
 }
 
 func (s *Server) wyomingConn(c net.Conn, account string) {
-	ctx, cancel := context.WithCancel(s.closing)
+	ctx, cancel := context.WithCancel(s.core.Closing())
 	defer cancel()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
@@ -132,7 +132,7 @@ func (ws *wyomingSession) next(r *bufio.Reader) (wyoming.Event, error) {
 
 // log is the server's log for this connection.
 func (ws *wyomingSession) log() *slog.Logger {
-	return ws.s.log.With("wyoming", ws.c.RemoteAddr().String())
+	return ws.s.core.Log.With("wyoming", ws.c.RemoteAddr().String())
 }
 
 // send writes one event within the write timeout.
@@ -275,8 +275,8 @@ func (ws *wyomingSession) voice(e wyoming.Event) (voices.Voice, error) {
 	if v.Name != "" && v.Speaker != "" {
 		id = v.Name + ":" + v.Speaker
 	}
-	id = ws.s.resolveVoice(ws.account, id)
-	found, err := ws.s.voices.Lookup(ws.account, id)
+	id = ws.s.core.Resolve(ws.account, id)
+	found, err := ws.s.core.Voices.Lookup(ws.account, id)
 	if err != nil && v.Name != "" && v.Speaker == "" {
 		found, err = ws.firstSpeaker(v.Name)
 	}
@@ -290,7 +290,7 @@ func (ws *wyomingSession) voice(e wyoming.Event) (voices.Voice, error) {
 // multi-speaker model named model. A worker resolves the bare name itself
 // (its speaker 0); a gateway lists only the speakers its workers list.
 func (ws *wyomingSession) firstSpeaker(model string) (voices.Voice, error) {
-	for _, v := range ws.s.voices.List(ws.account) {
+	for _, v := range ws.s.core.Voices.List(ws.account) {
 		if v.Speaker != "" && v.ID == model+":"+v.Speaker {
 			return v, nil
 		}
@@ -305,7 +305,7 @@ func (ws *wyomingSession) info() map[string]any {
 	attribution := map[string]string{"name": "voxkit", "url": "https://github.com/voxkit/voxkit"}
 	var list []map[string]any
 	models := map[string]map[string]any{} // multi-speaker models by name
-	for _, v := range ws.s.voices.List(ws.account) {
+	for _, v := range ws.s.core.Voices.List(ws.account) {
 		var langs []string
 		if v.Language != "" {
 			langs = []string{v.Language}
@@ -402,12 +402,12 @@ func (ws *wyomingSession) request(v voices.Voice, text string, format tts.InputF
 func (ws *wyomingSession) synthesize(v voices.Voice, text string, format tts.InputFormat) error {
 	start := time.Now()
 	req := ws.request(v, text, format)
-	p, err := ws.s.synth.Prepare(req)
+	p, err := ws.s.core.Synth.Prepare(req)
 	if err != nil {
-		werr := ws.s.synthesisFailed(ws.log(), v.ID, err)
+		werr := ws.s.core.SynthesisFailed(ws.log(), v.ID, err)
 		return ws.fail(werr.Code, werr.Message)
 	}
-	end, werr := ws.s.admitSpeech(ws.ctx, nil, ws.account)
+	end, werr := ws.s.core.AdmitSpeech(ws.ctx, ws.account)
 	if werr != nil {
 		return ws.fail(werr.Code, werr.Message)
 	}
@@ -418,10 +418,10 @@ func (ws *wyomingSession) synthesize(v voices.Voice, text string, format tts.Inp
 		if ws.ctx.Err() != nil {
 			return err
 		}
-		werr := ws.s.synthesisFailed(ws.log(), v.ID, err)
+		werr := ws.s.core.SynthesisFailed(ws.log(), v.ID, err)
 		return ws.fail(werr.Code, werr.Message)
 	}
-	ws.s.metrics.speech("pcm", res, time.Since(start))
+	ws.s.core.CountSpeech("pcm", res, time.Since(start))
 	return out.stop()
 }
 
@@ -438,16 +438,16 @@ type wyomingStream struct {
 
 func (ws *wyomingSession) start(v voices.Voice, format tts.InputFormat) error {
 	ws.endStreams()
-	end, werr := ws.s.admitSpeech(ws.ctx, nil, ws.account)
+	end, werr := ws.s.core.AdmitSpeech(ws.ctx, ws.account)
 	if werr != nil {
 		return ws.fail(werr.Code, werr.Message)
 	}
 	req := ws.request(v, "", format)
 	out := ws.newAudioOut(req.Format.SampleRate)
-	ts, err := ws.s.synth.StreamText(ws.ctx, out, req)
+	ts, err := ws.s.core.Synth.StreamText(ws.ctx, out, req)
 	if err != nil {
 		end()
-		werr := ws.s.synthesisFailed(ws.log(), v.ID, err)
+		werr := ws.s.core.SynthesisFailed(ws.log(), v.ID, err)
 		return ws.fail(werr.Code, werr.Message)
 	}
 	ws.stream = &wyomingStream{ws: ws, ts: ts, out: out, end: sync.OnceFunc(end), start: time.Now(), voice: v.ID}
@@ -469,7 +469,7 @@ func (st *wyomingStream) close() error {
 	if err != nil {
 		return st.failed(err)
 	}
-	st.ws.s.metrics.speech("pcm", res, time.Since(st.start))
+	st.ws.s.core.CountSpeech("pcm", res, time.Since(st.start))
 	return st.out.stop()
 }
 
@@ -478,7 +478,7 @@ func (st *wyomingStream) failed(err error) error {
 	if st.ws.ctx.Err() != nil {
 		return err
 	}
-	werr := st.ws.s.synthesisFailed(st.ws.log(), st.voice, err)
+	werr := st.ws.s.core.SynthesisFailed(st.ws.log(), st.voice, err)
 	if st.ws.stream == st {
 		st.ws.stream = nil
 		st.end()

@@ -415,3 +415,9 @@ func KeyLimit(max int) *Error {
 func Unauthenticated(reason string) *Error {
 	return &Error{Status: http.StatusUnauthorized, Type: TypeInvalidRequest, Code: CodeUnauthenticated, Message: clip(reason, 300)}
 }
+
+// IdleTimeout ends an input stream that received no input for after.
+func IdleTimeout(after time.Duration) *Error {
+	return BadRequest(CodeIdleTimeout, "",
+		"The input stream received no input.append, input.flush or input.done for %v: it is closed, and the audio of its text so far was sent. Open a new one to go on.", after)
+}

@@ -1,4 +1,9 @@
-package server
+// Package align times the characters of a text, as ElevenLabs gives it: a start and end time for
+// every character of the text, made from voxkit's word timestamps by
+// spreading each word's time evenly over its characters. Characters
+// between words (spaces, punctuation) take no time, at the end of the
+// word before them.
+package align
 
 import (
 	"math"
@@ -9,38 +14,32 @@ import (
 	"github.com/voxkit/voxkit/tts/normalize"
 )
 
-// Character alignment, as ElevenLabs gives it: a start and end time for
-// every character of the text, made from voxkit's word timestamps by
-// spreading each word's time evenly over its characters. Characters
-// between words (spaces, punctuation) take no time, at the end of the
-// word before them.
-
-// alignment is the timing of a run of characters, in seconds.
-type alignment struct {
-	chars      []string
-	start, end []float64
+// Alignment is the timing of a run of characters, in seconds.
+type Alignment struct {
+	Chars      []string
+	Start, End []float64
 }
 
-func (a *alignment) add(c string, start, end float64) {
-	a.chars = append(a.chars, c)
-	a.start = append(a.start, start)
-	a.end = append(a.end, end)
+func (a *Alignment) add(c string, start, end float64) {
+	a.Chars = append(a.Chars, c)
+	a.Start = append(a.Start, start)
+	a.End = append(a.End, end)
 }
 
-func (a *alignment) append(b alignment) {
-	a.chars = append(a.chars, b.chars...)
-	a.start = append(a.start, b.start...)
-	a.end = append(a.end, b.end...)
+func (a *Alignment) Append(b Alignment) {
+	a.Chars = append(a.Chars, b.Chars...)
+	a.Start = append(a.Start, b.Start...)
+	a.End = append(a.End, b.End...)
 }
 
-// seconds is the alignment of the HTTP API's with-timestamps answers.
-func (a alignment) seconds() map[string]any {
-	return map[string]any{"characters": nonNil(a.chars), "character_start_times_seconds": roundMS(a.start),
-		"character_end_times_seconds": roundMS(a.end)}
+// Seconds is the alignment of the HTTP API's with-timestamps answers.
+func (a Alignment) Seconds() map[string]any {
+	return map[string]any{"characters": nonNil(a.Chars), "character_start_times_seconds": RoundMS(a.Start),
+		"character_end_times_seconds": RoundMS(a.End)}
 }
 
-// roundMS rounds times in seconds to the millisecond.
-func roundMS(xs []float64) []float64 {
+// RoundMS rounds times in seconds to the millisecond.
+func RoundMS(xs []float64) []float64 {
 	out := make([]float64, len(xs))
 	for i, x := range xs {
 		out[i] = math.Round(x*1000) / 1000
@@ -48,17 +47,17 @@ func roundMS(xs []float64) []float64 {
 	return out
 }
 
-// ms is the alignment of the WebSocket's audio messages: start times
+// MS is the alignment of the WebSocket's audio messages: start times
 // and durations in milliseconds, relative to offset (the start of the
 // message's audio within its stream, as ElevenLabs counts them).
-func (a alignment) ms() map[string]any {
-	starts := make([]int, len(a.start))
-	durations := make([]int, len(a.start))
-	for i := range a.start {
-		starts[i] = int(math.Round(a.start[i] * 1000))
-		durations[i] = int(math.Round((a.end[i] - a.start[i]) * 1000))
+func (a Alignment) MS() map[string]any {
+	starts := make([]int, len(a.Start))
+	durations := make([]int, len(a.Start))
+	for i := range a.Start {
+		starts[i] = int(math.Round(a.Start[i] * 1000))
+		durations[i] = int(math.Round((a.End[i] - a.Start[i]) * 1000))
 	}
-	return map[string]any{"chars": nonNil(a.chars), "charStartTimesMs": starts, "charDurationsMs": durations}
+	return map[string]any{"chars": nonNil(a.Chars), "charStartTimesMs": starts, "charDurationsMs": durations}
 }
 
 func nonNil(s []string) []string {
@@ -68,31 +67,31 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// charAligner aligns an input sentence by sentence, as its audio comes.
+// Aligner aligns an input sentence by sentence, as its audio comes.
 // It holds the input from where the last sentence it aligned ends: an
 // input stream's text is added as it arrives (write), and what is
-// aligned is let go, so that each sentence costs what its own text does.
-type charAligner struct {
-	input []rune // the input from character pos on
+// aligned is let go (Write adds text), so that each sentence costs what its own text does.
+type Aligner struct {
+	Input []rune // the input from character pos on
 	// normalize, if set, says how the voice reads a piece of the input.
-	normalize func(string) (normalize.Text, bool)
+	Normalize func(string) (normalize.Text, bool)
 	pos       int     // characters of the input aligned so far
 	last      float64 // the end of the last word, in seconds
 }
 
 // write adds text to the end of the input.
-func (ca *charAligner) write(text string) {
+func (ca *Aligner) Write(text string) {
 	for _, r := range text {
-		ca.input = append(ca.input, r)
+		ca.Input = append(ca.Input, r)
 	}
 }
 
 // sentence aligns the input from where the last sentence ended through
 // the last of words and the white space after it, or (final) through the
-// end of the input; it returns that alignment and the normalized text's
+// end of the input; it returns that Alignment and the normalized text's
 // for the same source. Words index the whole input.
-func (ca *charAligner) sentence(words []tts.Word, final bool) (src, norm alignment) {
-	in := ca.input // in[i-from] is character i of the input
+func (ca *Aligner) Sentence(words []tts.Word, final bool) (src, norm Alignment) {
+	in := ca.Input // in[i-from] is character i of the input
 	from := ca.pos
 	n := 0 // characters aligned, from from
 	if len(words) > 0 {
@@ -128,12 +127,12 @@ func (ca *charAligner) sentence(words []tts.Word, final bool) (src, norm alignme
 	for ; w < len(words); w++ {
 		ca.last = words[w].End.Seconds()
 	}
-	ca.pos, ca.input = from+n, in[n:]
-	if ca.normalize == nil || n == 0 {
+	ca.pos, ca.Input = from+n, in[n:]
+	if ca.Normalize == nil || n == 0 {
 		return src, src
 	}
 	piece := string(in[:n])
-	nt, ok := ca.normalize(piece)
+	nt, ok := ca.Normalize(piece)
 	if !ok {
 		return src, src
 	}
@@ -144,8 +143,8 @@ func (ca *charAligner) sentence(words []tts.Word, final bool) (src, norm alignme
 // characters have times: a span copied from piece keeps its characters'
 // times, a rewritten one ("$9.50" → "nine dollars fifty") spreads the
 // time of its source over its characters.
-func alignNormalized(piece string, nt normalize.Text, times [][2]float64) alignment {
-	var a alignment
+func alignNormalized(piece string, nt normalize.Text, times [][2]float64) Alignment {
+	var a Alignment
 	timeAt := func(b int) [2]float64 { // the time of the character at byte b of piece
 		r := utf8.RuneCountInString(piece[:min(max(b, 0), len(piece))])
 		return times[min(r, len(times)-1)]

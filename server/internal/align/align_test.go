@@ -1,4 +1,4 @@
-package server
+package align
 
 import (
 	"fmt"
@@ -16,11 +16,11 @@ var streamSilence = strings.Repeat(".\n\n", 1000)
 // alignSentence writes a silent stretch and "Hello there." to ca, as an
 // input stream does, and aligns the sentence with the words a voice
 // reports for it, at chars (the characters written before it).
-func alignSentence(ca *charAligner, chars int) alignment {
-	ca.write(streamSilence)
-	ca.write("Hello there.\n\n")
+func alignSentence(ca *Aligner, chars int) Alignment {
+	ca.Write(streamSilence)
+	ca.Write("Hello there.\n\n")
 	at := chars + utf8.RuneCountInString(streamSilence)
-	a, _ := ca.sentence([]tts.Word{
+	a, _ := ca.Sentence([]tts.Word{
 		{Word: "Hello", Start: 0, End: 300 * time.Millisecond, CharStart: at, CharEnd: at + 5},
 		{Word: "there", Start: 300 * time.Millisecond, End: 600 * time.Millisecond, CharStart: at + 6, CharEnd: at + 11},
 	}, false)
@@ -32,21 +32,21 @@ func alignSentence(ca *charAligner, chars int) alignment {
 // text does however much came before, and aligns the characters its
 // words' offsets (into the whole text) name.
 func TestCharAlignerLetsGo(t *testing.T) {
-	ca := &charAligner{}
+	ca := &Aligner{}
 	chars := 0
 	for i := range 50 {
 		a := alignSentence(ca, chars)
-		if len(ca.input) > len("\n\n") {
-			t.Fatalf("sentence %d: %d characters held after it", i, len(ca.input))
+		if len(ca.Input) > len("\n\n") {
+			t.Fatalf("sentence %d: %d characters held after it", i, len(ca.Input))
 		}
-		text := strings.Join(a.chars, "")
-		if !strings.HasSuffix(text, "Hello there.\n\n") || len(a.chars) != utf8.RuneCountInString(streamSilence)+14 {
-			t.Fatalf("sentence %d: aligned %d characters ending %q", i, len(a.chars), text[max(0, len(text)-20):])
+		text := strings.Join(a.Chars, "")
+		if !strings.HasSuffix(text, "Hello there.\n\n") || len(a.Chars) != utf8.RuneCountInString(streamSilence)+14 {
+			t.Fatalf("sentence %d: aligned %d characters ending %q", i, len(a.Chars), text[max(0, len(text)-20):])
 		}
-		if h := len(a.chars) - 14; a.start[h] != 0 || a.start[h+6] != 0.3 {
-			t.Fatalf("sentence %d: Hello at %v, there at %v", i, a.start[h], a.start[h+6])
+		if h := len(a.Chars) - 14; a.Start[h] != 0 || a.Start[h+6] != 0.3 {
+			t.Fatalf("sentence %d: Hello at %v, there at %v", i, a.Start[h], a.Start[h+6])
 		}
-		chars += len(a.chars)
+		chars += len(a.Chars)
 	}
 }
 
@@ -55,15 +55,15 @@ func TestCharAlignerLetsGo(t *testing.T) {
 func BenchmarkCharAlignerSentence(b *testing.B) {
 	for _, prior := range []int{1 << 10, 500 << 10} {
 		b.Run(fmt.Sprintf("prior=%dKB", prior>>10), func(b *testing.B) {
-			ca := &charAligner{}
-			ca.write(strings.Repeat(".", prior))
-			ca.sentence(nil, true)
+			ca := &Aligner{}
+			ca.Write(strings.Repeat(".", prior))
+			ca.Sentence(nil, true)
 			chars := prior
 			words := []tts.Word{{Word: "Hi", End: 300 * time.Millisecond}}
 			for b.Loop() {
-				ca.write("Hi.\n\n")
+				ca.Write("Hi.\n\n")
 				words[0].CharStart, words[0].CharEnd = chars, chars+2
-				ca.sentence(words, false)
+				ca.Sentence(words, false)
 				chars += 5
 			}
 		})

@@ -1,4 +1,4 @@
-package server
+package core
 
 import (
 	"context"
@@ -68,21 +68,21 @@ func (c *knownKeys) forget(token string) {
 	delete(c.keys, h)
 }
 
-// authedAlongside wraps the key provider (keyAuth) for a handler whose
+// AuthedAlongside wraps the key provider (keyAuth) for a handler whose
 // work has no effect but its response (speech): a bearer key this
 // process verified before lets
 // h start at once while the store checks the key again, and h's response
 // is held back until that check has passed (see checkedWriter). Other
 // credentials, and keys not seen before, are checked first, as authed
 // does.
-func (s *Server) authedAlongside(need store.Scope, h handler) handler {
-	first := s.authed(need, h)
+func (c *Core) AuthedAlongside(need store.Scope, h Handler) Handler {
+	first := c.Authed(need, h)
 	return func(w http.ResponseWriter, r *http.Request) error {
-		token := bearer(r)
-		if s.host != nil || s.store == nil || token == "" || s.sessionToken(r) != "" {
+		token := Bearer(r)
+		if c.Host != nil || c.Store == nil || token == "" || c.SessionToken(r) != "" {
 			return first(w, r)
 		}
-		known, ok := s.keys.known.get(token)
+		known, ok := c.keys.known.get(token)
 		if !ok || (need == store.ScopeAdmin && known.Scope != store.ScopeAdmin) {
 			return first(w, r)
 		}
@@ -90,13 +90,13 @@ func (s *Server) authedAlongside(need store.Scope, h handler) handler {
 		defer cancel(nil)
 		// The work stops when the check is late, even if the store does
 		// not heed its deadline; pass then answers 503.
-		late := time.AfterFunc(s.keyCheck, func() { cancel(errKeyCheckLate) })
+		late := time.AfterFunc(c.KeyCheck, func() { cancel(errKeyCheckLate) })
 		defer late.Stop()
 		checked := make(chan *wire.Error, 1)
 		go func() {
 			// Cancelled with the request (a client that left is told
 			// nothing) and bounded by the check's deadline.
-			_, werr := s.keys.check(r.Context(), token)
+			_, werr := c.keys.check(r.Context(), token)
 			if werr == nil {
 				late.Stop()
 			}
@@ -105,8 +105,8 @@ func (s *Server) authedAlongside(need store.Scope, h handler) handler {
 				cancel(errKeyRefused) // stop the work now, not at its first write
 			}
 		}()
-		cw := &checkedWriter{ResponseWriter: w, before: w.Header().Clone(), checked: checked, ctx: ctx, late: s.keyCheck}
-		info(ctx).account = known.Account
+		cw := &checkedWriter{ResponseWriter: w, before: w.Header().Clone(), checked: checked, ctx: ctx, late: c.KeyCheck}
+		Info(ctx).Account = known.Account
 		err := h(cw, r.WithContext(ctx))
 		if !cw.pass() {
 			return nil // the refusal is the response
@@ -170,7 +170,7 @@ func (w *checkedWriter) pass() bool {
 	if werr.Status == http.StatusUnauthorized {
 		h.Set("WWW-Authenticate", `Bearer realm="voxkit"`)
 	}
-	writeError(w.ResponseWriter, werr)
+	WriteError(w.ResponseWriter, werr)
 	return false
 }
 

@@ -1,6 +1,7 @@
-package server
+package core
 
 import (
+	"cmp"
 	"net/http"
 	"strconv"
 	"time"
@@ -63,21 +64,15 @@ func newMetrics(reg prometheus.Registerer, synth *tts.Synthesizer) (*metrics, er
 }
 
 // served counts a finished HTTP request: its route, status and format,
-// and for speech its timings.
-func (m *metrics) served(r *http.Request, ri *reqInfo, status int, firstByte time.Time) {
+// and for audio the time to its first byte. Speak counts the speech.
+func (m *metrics) served(r *http.Request, ri *Request, status int, firstByte time.Time) {
 	if m == nil {
 		return
 	}
-	route := ri.route
-	if route == "" {
-		route = "other"
-	}
-	m.requests.WithLabelValues(route, methodLabel(r.Method), strconv.Itoa(status), ri.format).Inc()
-	if ri.timing != nil {
-		m.speech(ri.format, ri.timing.res, ri.timing.gateway)
-	}
-	if ri.format != "" && status == http.StatusOK && !firstByte.IsZero() { // audio, not an error
-		m.firstByte.WithLabelValues(ri.format).Observe(firstByte.Sub(ri.start).Seconds())
+	route := cmp.Or(ri.Route, "other")
+	m.requests.WithLabelValues(route, methodLabel(r.Method), strconv.Itoa(status), ri.Format).Inc()
+	if ri.Format != "" && status == http.StatusOK && !firstByte.IsZero() { // audio, not an error
+		m.firstByte.WithLabelValues(ri.Format).Observe(firstByte.Sub(ri.Start).Seconds())
 	}
 }
 

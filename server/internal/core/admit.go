@@ -1,0 +1,39 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+)
+
+// AdmitSpeech lets a speech request (a socket's utterance or context, a
+// Wyoming synthesis) of account start: within the account's limits and
+// with room in the queue in front of the render slots. It returns the
+// function to call when it ends. Its refusals carry RetryAfter.
+func (c *Core) AdmitSpeech(ctx context.Context, account string) (end func(), werr *wire.Error) {
+	if c.Synth.Load().Waiting >= c.MaxQueue {
+		return nil, &wire.Error{Status: http.StatusServiceUnavailable, Type: wire.TypeServer, Code: wire.CodeServerBusy,
+			Message: "The server is busy: too many requests are waiting for synthesis. Retry shortly.", RetryAfter: time.Second}
+	}
+	end, err := c.limiter.Begin(ctx, account, c.Limits)
+	var le *store.LimitError
+	switch {
+	case errors.As(err, &le):
+		retry := max(1, int(le.RetryAfter.Seconds()+0.999))
+		msg := fmt.Sprintf("Rate limit reached: at most %d speech requests per minute for this account; retry in %d s.", c.Limits.RequestsPerMinute, retry)
+		if le.Concurrent {
+			msg = fmt.Sprintf("Rate limit reached: at most %d concurrent speech requests for this account; retry when one ends.", c.Limits.Concurrent)
+		}
+		return nil, &wire.Error{Status: http.StatusTooManyRequests, Type: wire.TypeRateLimit, Code: wire.CodeRateLimit, Message: msg,
+			RetryAfter: time.Duration(retry) * time.Second}
+	case err != nil:
+		c.Log.Error("server: counting a request against the limits", "err", err, "request_id", RequestID(ctx))
+		return nil, wire.Internal(RequestID(ctx))
+	}
+	return end, nil
+}

@@ -1,0 +1,239 @@
+package core
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+)
+
+// Authentication is a chain of providers, each checking one kind of
+// credential, asked in turn until one claims the request (as caddy's
+// authentication handler asks its providers):
+//
+//   - hostAuth, the host application's Options.Authenticate hook;
+//   - sessionAuth, the playground's session cookie;
+//   - keyAuth, the bearer API key, checked against the store.
+//
+// The last always claims a request, so one with no credentials at all
+// gets keyAuth's missing-key answer. A speech request whose key this
+// process verified before may have it checked alongside synthesis
+// (authedAlongside, which wraps keyAuth).
+
+// Caller is who a request is for: an account and what it may do.
+type Caller struct {
+	Account string
+	Scope   store.Scope
+}
+
+// An authenticator checks one kind of credential. ok is false when r
+// carries none of its kind, so that the next is asked; a refusal is a
+// *wire.Error.
+type authenticator interface {
+	authenticate(r *http.Request) (c Caller, ok bool, werr *wire.Error)
+}
+
+// hostAuth asks the host application (Options.Authenticate). An account
+// it names may do everything; "" leaves the request to the other
+// providers.
+type hostAuth func(*http.Request) (string, error)
+
+func (f hostAuth) authenticate(r *http.Request) (Caller, bool, *wire.Error) {
+	account, err := f(r)
+	switch {
+	case err != nil:
+		return Caller{}, true, wire.Unauthenticated(err.Error())
+	case account == "":
+		return Caller{}, false, nil
+	}
+	return Caller{account, store.ScopeAdmin}, true, nil
+}
+
+// sessionAuth admits the playground's signed-in users by their session
+// cookie, with admin scope. A request that also carries a bearer key is
+// the key's.
+type sessionAuth struct{ c *Core }
+
+func (a sessionAuth) authenticate(r *http.Request) (Caller, bool, *wire.Error) {
+	token := a.c.SessionToken(r)
+	if token == "" || Bearer(r) != "" {
+		return Caller{}, false, nil
+	}
+	account, werr := a.c.AdmitSession(r, token)
+	return Caller{account, store.ScopeAdmin}, true, werr
+}
+
+// keyAuth admits bearer API keys, each checked against the store within
+// timeout. It remembers the keys the store verified (known), as hints for
+// authedAlongside.
+type keyAuth struct {
+	store   store.Store // nil: the server takes no keys
+	timeout time.Duration
+	log     *slog.Logger
+	known   knownKeys
+}
+
+func (a *keyAuth) authenticate(r *http.Request) (Caller, bool, *wire.Error) {
+	k, werr := a.check(r.Context(), Bearer(r))
+	return Caller{k.Account, k.Scope}, true, werr
+}
+
+// check verifies token with the store.
+func (a *keyAuth) check(ctx context.Context, token string) (store.Key, *wire.Error) {
+	if a.store == nil {
+		return store.Key{}, wire.Unauthenticated("This server takes no API keys; sign in to the application that serves it.")
+	}
+	if token == "" {
+		return store.Key{}, wire.MissingKey()
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	k, err := a.store.VerifyKey(ctx, token)
+	switch {
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		a.log.Warn("server: the store did not verify a key in time", "after", a.timeout, "err", err, "request_id", RequestID(ctx))
+		return store.Key{}, wire.KeyCheckTimeout(a.timeout)
+	case err != nil && ctx.Err() != nil: // the client went away
+		return store.Key{}, wire.Internal(RequestID(ctx))
+	case errors.Is(err, store.ErrRevokedKey):
+		a.known.forget(token)
+		return store.Key{}, wire.InvalidKey(k.Prefix, true)
+	case errors.Is(err, store.ErrInvalidKey):
+		a.known.forget(token)
+		return store.Key{}, wire.InvalidKey(store.DisplayPrefix(Printable(token)), false)
+	case err != nil:
+		a.log.Error("server: verifying key", "err", err, "request_id", RequestID(ctx))
+		return store.Key{}, wire.Internal(RequestID(ctx))
+	}
+	a.known.put(token, k)
+	return k, nil
+}
+
+// Admit returns who r is for: by the first of the optional providers
+// that claims it, else by its API key.
+func (c *Core) Admit(r *http.Request) (Caller, *wire.Error) {
+	for _, a := range c.auth {
+		if cl, ok, werr := a.authenticate(r); ok {
+			return cl, werr
+		}
+	}
+	cl, _, werr := c.keys.authenticate(r)
+	return cl, werr
+}
+
+// Authed wraps h so that it runs only for an admitted caller of scope
+// need, with the caller's account in the request info.
+func (c *Core) Authed(need store.Scope, h Handler) Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		cl, werr := c.Admit(r)
+		if werr != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="voxkit"`)
+			return werr
+		}
+		Info(r.Context()).Account = cl.Account
+		if need == store.ScopeAdmin && cl.Scope != store.ScopeAdmin {
+			return wire.InsufficientScope(cl.Scope, need)
+		}
+		return h(w, r)
+	}
+}
+
+// Bearer returns the token of an "Authorization: Bearer" header, "" if
+// there is none.
+func Bearer(r *http.Request) string {
+	a := r.Header.Get("Authorization")
+	if len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+		return strings.TrimSpace(a[7:])
+	}
+	return ""
+}
+
+// Printable keeps only characters that may appear in a key, so a message
+// never echoes control characters.
+func Printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x21 || r > 0x7e {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// SessionCookie is the name of the playground's sign-in cookie.
+const SessionCookie = "voxkit_session"
+
+// CSRFHeader carries the session's CSRF token on every state-changing
+// request made with the cookie.
+const CSRFHeader = "X-CSRF-Token"
+
+// CSRFToken derives a session's CSRF token from its cookie token. A page
+// of another site can neither read the cookie nor the JSON that carries
+// this token (CORS never allows credentials here), so it cannot send it.
+func CSRFToken(sessionToken string) string {
+	h := sha256.Sum256([]byte("voxkit csrf\x00" + sessionToken))
+	return base64.RawURLEncoding.EncodeToString(h[:])
+}
+
+// safeMethod reports whether a request of method changes nothing, so
+// needs no CSRF token.
+func safeMethod(method string) bool {
+	return method == http.MethodGet || method == http.MethodHead || method == http.MethodOptions
+}
+
+// SessionToken returns the token of r's session cookie, "" if it has
+// none or the server keeps no sessions.
+func (c *Core) SessionToken(r *http.Request) string {
+	if c.Logins == nil {
+		return ""
+	}
+	ck, err := r.Cookie(SessionCookie)
+	if err != nil {
+		return ""
+	}
+	return ck.Value
+}
+
+// AdmitSession returns the account of the live session of token, and
+// checks the CSRF token of a state-changing request.
+func (c *Core) AdmitSession(r *http.Request, token string) (string, *wire.Error) {
+	ss, err := c.Logins.Session(r.Context(), store.HashKey(token))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return "", wire.SessionExpired()
+	case err != nil:
+		c.Log.Error("server: reading session", "err", err, "request_id", RequestID(r.Context()))
+		return "", wire.Internal(RequestID(r.Context()))
+	}
+	if !safeMethod(r.Method) && subtle.ConstantTimeCompare([]byte(r.Header.Get(CSRFHeader)), []byte(CSRFToken(token))) != 1 {
+		return "", wire.BadCSRFToken()
+	}
+	return ss.Account, nil
+}
+
+// CheckKey verifies an API key with the store, within the key-check
+// timeout.
+func (c *Core) CheckKey(ctx context.Context, token string) (store.Key, *wire.Error) {
+	return c.keys.check(ctx, token)
+}
+
+// HasHost reports whether the host application signs callers in
+// (server's Options.Authenticate).
+func (c *Core) HasHost() bool { return c.Host != nil }
+
+// HostAccount asks the host application's sign-in for r's account:
+// ok is false when it has none or does not claim r.
+func (c *Core) HostAccount(r *http.Request) (account string, ok bool) {
+	if c.Host == nil {
+		return "", false
+	}
+	cl, claimed, werr := hostAuth(c.Host).authenticate(r)
+	return cl.Account, claimed && werr == nil
+}

@@ -1,0 +1,164 @@
+// Package core is the speech core under every door of the server: what
+// a request goes through between the door that speaks its client's
+// protocol and the synthesizer, written once.
+//
+//   - admission: credentials (Admit, Authed, AuthedAlongside, CheckKey),
+//     checked again while a socket is open (Guard), and the account's
+//     limits and the render queue (AdmitSpeech);
+//   - speech: a whole input (Speak) or an input stream (Open, Input.Run),
+//     with the buffer delay, chunk schedule, flushes, idle time and word
+//     alignment (Aligner);
+//   - the way out: HTTP writers with a write deadline per write (Lazy),
+//     timing headers and trailers (SetTiming), socket writers (Sender,
+//     Socket), the contexts of a socket (ContextSet) and the metrics;
+//   - the voice catalog of clones in the store (LoadVoices, StoreVoice,
+//     DropVoice, CloneUpload) and voice lookup (Voice).
+//
+// A door (OpenAI's, ElevenLabs', Cartesia's, Wyoming's, the socket, the
+// administration) translates its requests into core calls and the core's
+// results and *wire.Error values into its own shapes. It never imports
+// another door, nor package server, which assembles them.
+package core
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/voxkit/voxkit/server/internal/throttle"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/voices"
+)
+
+// Config is what the core is made of: package server resolves its
+// Options, defaults applied, into it.
+type Config struct {
+	Synth *tts.Synthesizer
+	// Store holds accounts, keys and clones; nil: there are none.
+	Store store.Store
+	// Host is the host application's own sign-in (server's
+	// Options.Authenticate); nil if none.
+	Host func(*http.Request) (string, error)
+	// Aliases maps extra voice names to catalog voice ids.
+	Aliases map[string]string
+	Log     *slog.Logger
+
+	MaxBody      int64
+	ReadTimeout  time.Duration // 0 or less: none
+	WriteTimeout time.Duration // 0 or less: none
+	KeyCheck     time.Duration
+	// SocketIdle ends a socket that has had no message and no work for
+	// that long.
+	SocketIdle time.Duration
+	SocketAuth time.Duration // for a socket opened without credentials to send them
+	RecheckGap time.Duration // between checks of an open socket's credentials
+	MaxVoices  int           // clones per account
+	Origins    []string      // other origins that may open a socket
+	Limits     store.Limits
+	MaxQueue   int
+	// Gateway: the engines are other servers, and x-upstream-ms reports
+	// their time.
+	Gateway bool
+	Metrics prometheus.Registerer // nil: none
+}
+
+// Core is the speech core of one server. Its methods are safe for
+// concurrent use.
+type Core struct {
+	Config
+	Voices  *voices.Catalog
+	Logins  store.Sessions // the store's, nil if it keeps none
+	metrics *metrics       // nil: none
+	keys    *keyAuth
+	auth    []authenticator // the optional providers, asked before keys
+	limiter store.Limiter
+
+	voiceMu sync.Mutex // serializes clone changes to the store and catalog
+
+	// closing is cancelled by Shutdown; sockets watch it.
+	closing  context.Context
+	shutdown context.CancelFunc
+	// Sessions counts the open sockets and Wyoming connections, which
+	// Shutdown waits for.
+	Sessions sync.WaitGroup
+	watching sync.WaitGroup
+}
+
+// New returns the core of cfg, with the store's clones in its catalog.
+func New(cfg Config) (*Core, error) {
+	c := &Core{Config: cfg, Voices: cfg.Synth.Voices()}
+	c.Logins, _ = cfg.Store.(store.Sessions)
+	c.keys = &keyAuth{store: cfg.Store, timeout: cfg.KeyCheck, log: cfg.Log}
+	if cfg.Host != nil {
+		c.auth = append(c.auth, hostAuth(cfg.Host))
+	}
+	if c.Logins != nil {
+		c.auth = append(c.auth, sessionAuth{c})
+	}
+	if l, ok := cfg.Store.(store.Limiter); ok {
+		c.limiter = l
+	} else {
+		c.limiter = throttle.NewLimiter()
+	}
+	if cfg.Metrics != nil {
+		m, err := newMetrics(cfg.Metrics, cfg.Synth)
+		if err != nil {
+			return nil, fmt.Errorf("server: registering metrics: %w", err)
+		}
+		c.metrics = m
+	}
+	if cfg.Store != nil {
+		if err := c.loadVoices(context.Background()); err != nil {
+			return nil, fmt.Errorf("server: loading voice clones: %w", err)
+		}
+	}
+	c.closing, c.shutdown = context.WithCancel(context.Background())
+	if w, ok := cfg.Store.(store.VoiceWatcher); ok {
+		c.watching.Go(func() { w.WatchVoices(c.closing, c.voiceChanged) })
+	}
+	return c, nil
+}
+
+// Closing is done once Shutdown has begun.
+func (c *Core) Closing() context.Context { return c.closing }
+
+// Shutdown stops following the store's clone changes and ends the open
+// sockets and connections (each finishes what it is saying), and waits
+// for both or for ctx.
+func (c *Core) Shutdown(ctx context.Context) error {
+	c.shutdown()
+	done := make(chan struct{})
+	go func() { c.Sessions.Wait(); c.watching.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Resolve maps an alias to its voice unless the account has a voice of
+// that very id.
+func (c *Core) Resolve(account, name string) string {
+	if v, ok := c.Aliases[name]; ok && !c.Voices.Has(account, name) {
+		return v
+	}
+	return name
+}
+
+// Voice is the voice name means to account — an alias resolved, another
+// account's clone as unknown as a voice that does not exist: the one
+// voice lookup of every door. Its error is wire.VoiceNotFound of name.
+func (c *Core) Voice(account, name string) (voices.Voice, *wire.Error) {
+	v, err := c.Voices.Lookup(account, c.Resolve(account, name))
+	if err != nil {
+		return voices.Voice{}, wire.VoiceNotFound(name)
+	}
+	return v, nil
+}

@@ -1,0 +1,207 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
+)
+
+// Timing headers of audio responses.
+const (
+	HeaderUpstream = "x-upstream-ms"
+	HeaderEngine   = "x-engine-ms"
+	HeaderGateway  = "x-gateway-ms"
+	// HeaderVoiceLoad is the part of x-engine-ms spent loading a cold
+	// voice (tts.Result.VoiceLoad); absent when no voice was loaded.
+	HeaderVoiceLoad = "x-voice-load-ms"
+	HeaderIgnored   = "x-ignored-tags"
+	HeaderClamped   = "x-clamped-tags"
+	// StreamTrailers are declared by streamed responses and sent at the
+	// end.
+	StreamTrailers = HeaderUpstream + ", " + HeaderEngine + ", " + HeaderGateway + ", " + HeaderVoiceLoad + ", " + HeaderIgnored + ", " + HeaderClamped
+)
+
+// ErrGone is what Speak and Input.Run return when the caller's context
+// ended first (the client went away, the socket or its context ended):
+// there is nobody to answer.
+var ErrGone = errors.New("server: the client is gone")
+
+// Out is where a job's audio goes, as the core sees it: respond.Lazy
+// and respond.SSE are Outs.
+type Out interface {
+	// Started reports whether any of the answer has gone out, so that
+	// an error can no longer be the answer.
+	Started() bool
+	// Sending is the time writes to the client took so far; it is not
+	// counted as the server's.
+	Sending() time.Duration
+}
+
+// Job is one speech request with its whole input.
+type Job struct {
+	// Request is what to synthesize, its voice resolved (Core.Voice).
+	Request tts.Request
+	// Voice is the voice as the client named it, for its errors.
+	Voice string
+	// Start is when the request arrived; the gateway time counts from
+	// it. Zero: when Speak is called.
+	Start time.Time
+	// Out, if set, says whether the answer has begun and how long
+	// sending took.
+	Out Out
+	Log *slog.Logger // nil: the core's
+	// Prepared, if set, is called once the request has passed its
+	// checks, before it is admitted.
+	Prepared func()
+}
+
+func (j *Job) log(c *Core) *slog.Logger {
+	if j.Log != nil {
+		return j.Log
+	}
+	return c.Log
+}
+
+// Speak prepares job, admits it (AdmitSpeech) and runs speak, which
+// streams the prepared request to the door's writer; then it counts the
+// speech in the metrics. It returns speak's result, or: a *wire.Error
+// for the door to answer in its shape (a failed synthesis logged and
+// counted once), or ErrGone when ctx ended first.
+func (c *Core) Speak(ctx context.Context, job Job, speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) (tts.Result, error) {
+	if job.Start.IsZero() {
+		job.Start = time.Now()
+	}
+	p, err := c.Synth.Prepare(job.Request)
+	if err != nil {
+		return tts.Result{}, wire.ToError(err, job.Voice)
+	}
+	codec, err := c.Synth.Codec(job.Request.Format)
+	if err != nil {
+		return tts.Result{}, wire.ToError(err, job.Voice)
+	}
+	if job.Prepared != nil {
+		job.Prepared()
+	}
+	end, werr := c.AdmitSpeech(ctx, job.Request.Account)
+	if werr != nil {
+		return tts.Result{}, werr
+	}
+	defer end()
+	res, err := speak(p, codec)
+	if err != nil {
+		return res, c.failed(ctx, &job, err)
+	}
+	c.counted(job, res)
+	return res, nil
+}
+
+// counted counts a finished job in the metrics.
+func (c *Core) counted(job Job, res tts.Result) {
+	gateway := time.Since(job.Start)
+	if job.Out != nil {
+		gateway -= job.Out.Sending()
+	}
+	res.SynthesisTime = c.UpstreamTime(res)
+	c.metrics.speech(job.Request.Format.Name, res, gateway)
+}
+
+// failed is the one account of a synthesis that failed: ErrGone when
+// ctx ended, else the cause logged (at error level unless it is an API
+// error, the request's own doing) and counted, and the error to answer.
+func (c *Core) failed(ctx context.Context, job *Job, err error) error {
+	log := job.log(c).With("voice", job.Voice)
+	if ctx.Err() != nil {
+		log.Info("server: client went away during synthesis", "err", err)
+		return ErrGone
+	}
+	var werr *wire.Error
+	if errors.As(err, &werr) {
+		log.Info("server: speech refused", "err", err)
+	} else {
+		log.Error("server: synthesis failed", "err", err)
+		werr = wire.ToError(err, job.Voice)
+	}
+	c.metrics.failed(werr)
+	return werr
+}
+
+// SpeakHTTP is Speak for an HTTP door: the job arrived with r, its
+// format is r's in the access log and metrics, and a synthesis that
+// fails once the answer has begun cuts it short — or, when late is set,
+// is reported by late in the answer (an SSE error event). The error it
+// returns is for the door to answer, nil when there is nothing to answer.
+func (c *Core) SpeakHTTP(r *http.Request, job Job, late func(*wire.Error), speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) *wire.Error {
+	ri := Info(r.Context())
+	job.Prepared = func() { ri.Format = job.Request.Format.Name }
+	job.Start = ri.Start
+	job.Log = job.log(c).With("request_id", ri.ID)
+	_, err := c.Speak(r.Context(), job, speak)
+	var werr *wire.Error
+	switch {
+	case err == nil || errors.Is(err, ErrGone):
+		return nil
+	case !errors.As(err, &werr):
+		panic("server: Speak returned " + err.Error())
+	case job.Out != nil && job.Out.Started() && late != nil:
+		late(werr)
+		return nil
+	case job.Out != nil && job.Out.Started():
+		panic(http.ErrAbortHandler) // cut the response: it stops short
+	}
+	return werr
+}
+
+// Lazy is a writer of w's answer that starts it (start sets the headers
+// and status) at the first byte, and gives each write the server's
+// write timeout, so a client that stops reading is cut off.
+func (c *Core) Lazy(w http.ResponseWriter, start func()) *respond.Lazy {
+	return respond.NewLazy(w, c.WriteTimeout, start)
+}
+
+// SetTiming sets the timing and tag headers (or trailers) of an answer
+// from res, for a request that arrived at start; sending is the time
+// writes to the client took so far, left out of x-gateway-ms.
+func (c *Core) SetTiming(h http.Header, res tts.Result, start time.Time, sending time.Duration) {
+	h.Set(HeaderUpstream, MS(c.UpstreamTime(res)))
+	h.Set(HeaderEngine, MS(res.EngineTime))
+	if res.VoiceLoad > 0 {
+		h.Set(HeaderVoiceLoad, MS(res.VoiceLoad))
+	}
+	if len(res.IgnoredTags) > 0 {
+		h.Set(HeaderIgnored, strings.Join(res.IgnoredTags, ","))
+	}
+	if len(res.ClampedTags) > 0 {
+		h.Set(HeaderClamped, strings.Join(res.ClampedTags, ","))
+	}
+	h.Set(HeaderGateway, MS(time.Since(start)-sending))
+}
+
+// UpstreamTime is the x-upstream-ms of res: its synthesis time, or for a
+// gateway the workers' time (Config.Gateway).
+func (c *Core) UpstreamTime(res tts.Result) time.Duration {
+	if c.Gateway {
+		return res.EngineTime
+	}
+	return res.SynthesisTime
+}
+
+// SynthesisFailed is failed for a door that runs tts itself: err logged
+// on log and counted, and the error to answer.
+func (c *Core) SynthesisFailed(log *slog.Logger, voice string, err error) *wire.Error {
+	werr, _ := c.failed(context.Background(), &Job{Voice: voice, Log: log}, err).(*wire.Error)
+	return werr
+}
+
+// CountSpeech counts a finished speech of a door that runs tts itself.
+func (c *Core) CountSpeech(format string, res tts.Result, gateway time.Duration) {
+	res.SynthesisTime = c.UpstreamTime(res)
+	c.metrics.speech(format, res, gateway)
+}

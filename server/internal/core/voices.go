@@ -1,0 +1,318 @@
+package core
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/internal/dsp"
+	"github.com/voxkit/voxkit/internal/recording"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tags"
+	"github.com/voxkit/voxkit/voices"
+)
+
+// A voice clone here is a derived voice (a base voice the account may use
+// plus a stored default style: speed, pitch, pitch range, volume,
+// whisper) or a voice cloned from a recording. The store is its record;
+// the catalog serves it.
+
+// loadVoices adds the store's clones to the catalog. A clone whose base
+// voice is missing (a Piper voice removed from the directory) stays
+// hidden in the catalog until its base is back; one whose id a global
+// voice holds is left out, and logged.
+func (c *Core) loadVoices(ctx context.Context) error {
+	list, err := c.Store.Voices(ctx, "")
+	if err != nil {
+		return err
+	}
+	for _, sv := range list {
+		if v, err := c.Voices.Lookup(sv.Account, sv.ID); err == nil && v.Owner == sv.Account && v.Base == sv.Base {
+			continue // the catalog has it already (a second Server on it)
+		}
+		if err := c.addVoice(sv); err != nil {
+			c.Log.Warn("server: voice clone left out", "voice", sv.ID, "account", sv.Account, "err", err)
+		}
+	}
+	return nil
+}
+
+// voiceChanged brings the catalog in line with the store after another
+// server created or deleted the clone id of account, or, for ("", ""),
+// after changes may have been missed (store.VoiceWatcher).
+func (c *Core) voiceChanged(account, id string) {
+	ctx, cancel := context.WithTimeout(c.closing, 30*time.Second)
+	defer cancel()
+	c.voiceMu.Lock()
+	defer c.voiceMu.Unlock()
+	if account == "" {
+		if err := c.resyncVoices(ctx); err != nil {
+			c.Log.Error("server: reloading voice clones", "err", err)
+		}
+		return
+	}
+	sv, err := c.Store.Voice(ctx, account, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		c.removeVoice(account, id)
+	case err != nil:
+		c.Log.Error("server: reading a changed voice clone", "account", account, "voice", id, "err", err)
+	default:
+		c.applyVoice(sv)
+	}
+}
+
+// applyVoice puts the stored clone sv in the catalog, replacing an entry
+// of the same account and id that differs. c.voiceMu is held.
+func (c *Core) applyVoice(sv store.Voice) {
+	want := c.catalogVoice(sv)
+	if v, err := c.Voices.Lookup(sv.Account, sv.ID); err == nil && v.Owner == sv.Account {
+		if v.Base == want.Base && v.Style == want.Style && v.Description == want.Description && v.Created.Equal(want.Created) {
+			return
+		}
+		c.removeVoice(sv.Account, sv.ID)
+	}
+	if err := c.addVoice(sv); err != nil {
+		c.Log.Warn("server: voice clone left out", "voice", sv.ID, "account", sv.Account, "err", err)
+	}
+}
+
+// resyncVoices makes the catalog's clones those of the store. c.voiceMu
+// is held.
+func (c *Core) resyncVoices(ctx context.Context) error {
+	list, err := c.Store.Voices(ctx, "")
+	if err != nil {
+		return err
+	}
+	accounts, err := c.Store.Accounts(ctx)
+	if err != nil {
+		return err
+	}
+	type key struct{ account, id string }
+	stored := make(map[key]bool, len(list))
+	for _, sv := range list {
+		stored[key{sv.Account, sv.ID}] = true
+		c.applyVoice(sv)
+	}
+	for _, a := range accounts {
+		for _, v := range c.Voices.List(a.Name) {
+			if v.Owner == a.Name && !stored[key{a.Name, v.ID}] {
+				c.removeVoice(a.Name, v.ID)
+			}
+		}
+	}
+	return nil
+}
+
+// addVoice puts the stored clone sv in the catalog; a voice cloned from a
+// recording is first loaded into the cloning engine.
+func (c *Core) addVoice(sv store.Voice) error {
+	if sv.Sample != nil {
+		cloner, _ := c.Synth.Cloner()
+		if cloner == nil {
+			return errors.New("server: a voice cloned from a recording, and no engine clones")
+		}
+		if err := cloner.LoadClone(cloneName(sv.Account, sv.ID), sv.Sample); err != nil {
+			return err
+		}
+	}
+	if err := c.Voices.Add(c.catalogVoice(sv)); err != nil {
+		c.unloadClone(sv.Account, sv.ID)
+		return err
+	}
+	return nil
+}
+
+// removeVoice takes the clone id of account out of the catalog and, if
+// it was cloned from a recording, out of the cloning engine.
+func (c *Core) removeVoice(account, id string) {
+	c.Voices.Remove(account, id)
+	c.unloadClone(account, id)
+}
+
+func (c *Core) unloadClone(account, id string) {
+	if cloner, _ := c.Synth.Cloner(); cloner != nil {
+		cloner.UnloadClone(cloneName(account, id))
+	}
+}
+
+// cloneName is the cloning engine's name for the clone id of account
+// cloned from a recording: never a voice id a request can name.
+func cloneName(account, id string) string { return "clone/" + account + "/" + id }
+
+// catalogVoice is the catalog entry of the stored clone sv.
+func (c *Core) catalogVoice(sv store.Voice) voices.Voice {
+	st := tags.Style{Pitch: sv.Pitch, Whisper: sv.Whisper}
+	if sv.Speed != 1 {
+		st.Rate = sv.Speed
+	}
+	if sv.Range != 1 {
+		st.Range = sv.Range
+	}
+	if sv.Volume != 1 {
+		st.Gain = 20 * math.Log10(sv.Volume) // -Inf (silence) for 0
+	}
+	v := voices.Voice{ID: sv.ID, Owner: sv.Account, Created: sv.Created, Description: sv.Name, Base: sv.Base, Style: st}
+	if sv.Sample != nil {
+		// Cloned from a recording: the cloning engine speaks it itself.
+		_, v.Engine = c.Synth.Cloner()
+		v.Base, v.EngineVoice = "", cloneName(sv.Account, sv.ID)
+	}
+	return v
+}
+
+// reserved reports whether id names a global voice or an alias, which no
+// clone may take.
+func (c *Core) reserved(id string) bool {
+	if _, alias := c.Aliases[id]; alias {
+		return true
+	}
+	v, err := c.Voices.Lookup("", id)
+	return err == nil && v.Global()
+}
+
+// StoreVoice gives sv an id if it has none, stores it and puts it in the
+// catalog.
+func (c *Core) StoreVoice(ctx context.Context, sv store.Voice) (store.Voice, error) {
+	account := sv.Account
+	if sv.ID == "" {
+		var b [8]byte
+		rand.Read(b[:])
+		sv.ID = "voice_" + hex.EncodeToString(b[:])
+	}
+	if c.reserved(sv.ID) {
+		return store.Voice{}, wire.VoiceIDReserved(sv.ID)
+	}
+	// The store and the catalog change together, so that parallel
+	// creations and deletions of one id cannot leave them disagreeing.
+	c.voiceMu.Lock()
+	defer c.voiceMu.Unlock()
+	created, err := c.Store.CreateVoice(ctx, sv, c.MaxVoices)
+	switch {
+	case errors.Is(err, store.ErrVoiceExists):
+		return store.Voice{}, wire.VoiceIDTaken(sv.ID)
+	case errors.Is(err, store.ErrLimit):
+		return store.Voice{}, wire.VoiceLimit(c.MaxVoices)
+	case err != nil:
+		return store.Voice{}, err
+	}
+	sv = created
+	if err := c.addVoice(sv); err != nil {
+		// A rescan made the id a global voice's meanwhile: undo the
+		// insert.
+		if _, derr := c.Store.DeleteVoice(context.WithoutCancel(ctx), account, sv.ID); derr != nil {
+			return store.Voice{}, errors.Join(err, derr)
+		}
+		return store.Voice{}, wire.VoiceIDReserved(sv.ID)
+	}
+	return sv, nil
+}
+
+// DropVoice deletes account's clone id from the store and the catalog:
+// wire.VoiceNotFound, wrapping store.ErrNotFound, when it has none of
+// that id.
+func (c *Core) DropVoice(ctx context.Context, account, id string) (store.Voice, error) {
+	c.voiceMu.Lock()
+	defer c.voiceMu.Unlock()
+	v, err := c.Store.DeleteVoice(ctx, account, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return store.Voice{}, fmt.Errorf("%w: %w", wire.VoiceNotFound(id), err)
+	case err != nil:
+		return store.Voice{}, err
+	}
+	c.removeVoice(account, v.ID) // the caller's clone, never a global voice
+	return v, nil
+}
+
+// Voices cloned from a recording (multipart POST /v1/voices): the
+// recording is decoded and the Synthesizer's cloning engine
+// (engine.Cloner) makes a voice of it, once; what it made is stored with
+// the voice (store.Voice.Sample), and loaded into the engine as
+// cloneName(account, id) wherever the catalog takes the voice in — at
+// start, on every replica as the store reports changes — and unloaded
+// when it goes.
+
+// clonedSeconds is how much of a recording is decoded, and checked for
+// length and silence: the first 10 s, all that PocketTTS clones from
+// (pocket.MaxReference).
+const clonedSeconds = 10
+
+// silentRecording is the level (RMS) below which a recording counts as
+// silence: -60 dBFS.
+const silentRecording = 0.001
+
+// CloneUpload makes account a voice of the recording in r's multipart
+// body of the form f, stores it and puts it in the catalog: the one way
+// every door clones. Its errors are *wire.Error for the client's, others
+// for the server's.
+func (c *Core) CloneUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (store.Voice, error) {
+	cloner, _ := c.Synth.Cloner()
+	if cloner == nil {
+		return store.Voice{}, wire.NoCloning()
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, wire.MaxRecording+1<<20)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return store.Voice{}, wire.BadRequest(wire.CodeInvalidValue, "", "The body is not well-formed multipart/form-data: %s.", err)
+	}
+	req, err := f.Parse(mr)
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		w.Header().Set("Connection", "close")
+		return store.Voice{}, wire.BodyTooLarge(tooBig.Limit)
+	}
+	if err != nil {
+		return store.Voice{}, wire.ToError(err, "")
+	}
+	models := cloner.CloneModels()
+	switch {
+	case req.Model == "" && len(models) == 1:
+		req.Model = models[0]
+	case !slices.Contains(models, req.Model):
+		return store.Voice{}, wire.UnknownCloneModel(req.Model, models)
+	}
+	a, err := recording.Decode(req.Audio, clonedSeconds)
+	if err != nil {
+		return store.Voice{}, wire.BadRecording(wire.CodeUnsupportedAudio, "The recording cannot be read: %s. Upload a WAV file "+
+			"(PCM of 8 to 32 bits or float) or a FLAC file, of any rate and channels.", err)
+	}
+	if len(a.Samples) < a.SampleRate {
+		return store.Voice{}, wire.BadRecording(wire.CodeAudioTooShort, "The recording is %s long; a clone needs at least 1 s "+
+			"(5 to 10 s of one speaker is best; only the first 10 s are used).", wire.RecordingSeconds(len(a.Samples), a.SampleRate))
+	}
+	if dsp.RMS(a.Samples) < silentRecording {
+		return store.Voice{}, wire.BadRecording(wire.CodeAudioSilent, "The recording is silent (below -60 dBFS); a clone needs someone speaking.")
+	}
+	sample, err := cloner.CloneVoice(r.Context(), engine.CloneRequest{Model: req.Model, Samples: a.Samples, SampleRate: a.SampleRate,
+		Temperature: req.Temperature, Steps: req.Steps, Seed: req.Seed})
+	switch {
+	case errors.Is(err, engine.ErrRecording):
+		return store.Voice{}, wire.BadRecording(wire.CodeUnsupportedAudio, "The recording cannot be cloned: %s.", err)
+	case errors.Is(err, engine.ErrCloneSettings):
+		return store.Voice{}, wire.BadRequest(wire.CodeInvalidValue, "", "%s.", err)
+	case err != nil:
+		return store.Voice{}, err
+	}
+	return c.StoreVoice(r.Context(), store.Voice{ID: req.ID, Account: account, Name: req.Name, Base: req.Model,
+		Speed: 1, Range: 1, Volume: 1, Sample: sample})
+}
+
+// WireError is err as a *wire.Error for a door to shape: the
+// server's own errors are logged and become a 500.
+func (c *Core) WireError(r *http.Request, err error) *wire.Error {
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	c.Log.Error("server: internal error", "request_id", RequestID(r.Context()), "err", err)
+	return wire.Internal(RequestID(r.Context()))
+}
