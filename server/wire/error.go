@@ -294,7 +294,12 @@ func KeyCheckTimeout(after time.Duration) *Error {
 // its field, an unknown voice the 404 proxy_error; anything else is an
 // engine failure, 502 proxy_error. voice is the voice as the caller named
 // it.
-func ToError(err error, voice string) *Error {
+func ToError(err error, voice string) *Error { return ToErrorOf(err, voice, "input") }
+
+// ToErrorOf is ToError for a door whose client names its text field
+// otherwise (ElevenLabs' "text", Cartesia's "transcript"): the errors
+// about the text name that field, in param and message.
+func ToErrorOf(err error, voice, input string) *Error {
 	var (
 		we          *Error
 		strict      *tags.StrictError
@@ -312,10 +317,10 @@ func ToError(err error, voice string) *Error {
 	case errors.As(err, &we):
 		return we
 	case errors.As(err, &badSSML):
-		return BadRequest(CodeInvalidValue, "input", "input is not well-formed SSML: line %d, column %d: %s",
+		return BadRequest(CodeInvalidValue, input, input+" is not well-formed SSML: line %d, column %d: %s",
 			badSSML.Line, badSSML.Column, clip(badSSML.Msg, 200))
 	case errors.As(err, &strict): // before the unknown voice a voice tag may name
-		return BadRequest(CodeInvalidTags, "input", "input has audio tags that cannot be applied as written "+
+		return BadRequest(CodeInvalidTags, input, input+" has audio tags that cannot be applied as written "+
 			"(send strict_tags false to drop them instead): %v", strict)
 	case errors.As(err, &unsupported):
 		return BadRequest(CodeInvalidValue, "voice", "The voice %s cannot be spoken by this server: %s", echo(voice), clip(unsupported.Reason, 300))
@@ -324,20 +329,20 @@ func ToError(err error, voice string) *Error {
 	case errors.Is(err, engine.ErrUnknownVoice):
 		return UnknownVoice(voice)
 	case errors.Is(err, tts.ErrEmptyInput):
-		return BadRequest(CodeStringTooShort, "input", "input must contain text to speak.")
+		return BadRequest(CodeStringTooShort, input, "%s must contain text to speak.", input)
 	case errors.As(err, &tooLong) && tooLong.Stream:
-		return BadRequest(CodeStringTooLong, "input", "The input stream was sent %d characters; one stream may carry at most %d characters, spoken or not. Open a new one to go on.", tooLong.Length, tooLong.Max)
+		return BadRequest(CodeStringTooLong, input, "The input stream was sent %d characters; one stream may carry at most %d characters, spoken or not. Open a new one to go on.", tooLong.Length, tooLong.Max)
 	case errors.As(err, &tooLong) && tooLong.Waiting:
-		return BadRequest(CodeStringTooLong, "input", "%d characters wait for a sentence end; the limit is %d characters.", tooLong.Length, tooLong.Max)
+		return BadRequest(CodeStringTooLong, input, "%d characters wait for a sentence end; the limit is %d characters.", tooLong.Length, tooLong.Max)
 	case errors.As(err, &tooLong):
-		return BadRequest(CodeStringTooLong, "input", "input is %d characters long; the limit is %d characters.", tooLong.Length, tooLong.Max)
+		return BadRequest(CodeStringTooLong, input, "%s is %d characters long; the limit is %d characters.", input, tooLong.Length, tooLong.Max)
 	case errors.As(err, &phonemes):
 		// Spaces as a phoneme tag writes them ("_").
-		return BadRequest(CodeInvalidValue, "input", "The phonemes %s of a phoneme tag (said for %s) make no audio in the voice %s: "+
+		return BadRequest(CodeInvalidValue, input, "The phonemes %s of a phoneme tag (said for %s) make no audio in the voice %s: "+
 			"it has none of them, or they are only marks. Write them in IPA the voice knows, or leave the tag out.",
 			echo(strings.ReplaceAll(phonemes.Phonemes, " ", "_")), echo(phonemes.Text), echo(phonemes.Voice))
 	case errors.As(err, &audio):
-		return BadRequest(CodeAudioTooLong, "input", "input makes too much audio: %s", audio.Reason())
+		return BadRequest(CodeAudioTooLong, input, "%s makes too much audio: %s", input, audio.Reason())
 	case errors.As(err, &speed):
 		return outOfRange("speed", speed.Speed, speed.Min, speed.Max)
 	case errors.As(err, &setting):

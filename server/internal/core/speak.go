@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -51,6 +52,9 @@ type Job struct {
 	Request tts.Request
 	// Voice is the voice as the client named it, for its errors.
 	Voice string
+	// Field is the client's name of the text field, which errors about
+	// the text name ("text", "transcript"); "" is "input".
+	Field string
 	// Start is when the request arrived; the gateway time counts from
 	// it. Zero: when Speak is called.
 	Start time.Time
@@ -61,6 +65,11 @@ type Job struct {
 	// Prepared, if set, is called once the request has passed its
 	// checks, before it is admitted.
 	Prepared func()
+}
+
+// toError is err as the error the job's client is told.
+func (j *Job) toError(err error) *wire.Error {
+	return wire.ToErrorOf(err, j.Voice, cmp.Or(j.Field, "input"))
 }
 
 func (j *Job) log(c *Core) *slog.Logger {
@@ -81,11 +90,11 @@ func (c *Core) Speak(ctx context.Context, job Job, speak func(*tts.Prepared, enc
 	}
 	p, err := c.Synth.Prepare(job.Request)
 	if err != nil {
-		return tts.Result{}, wire.ToError(err, job.Voice)
+		return tts.Result{}, job.toError(err)
 	}
 	codec, err := c.Synth.Codec(job.Request.Format)
 	if err != nil {
-		return tts.Result{}, wire.ToError(err, job.Voice)
+		return tts.Result{}, job.toError(err)
 	}
 	if job.Prepared != nil {
 		job.Prepared()
@@ -127,7 +136,7 @@ func (c *Core) failed(ctx context.Context, job *Job, err error) error {
 		log.Info("server: speech refused", "err", err)
 	} else {
 		log.Error("server: synthesis failed", "err", err)
-		werr = wire.ToError(err, job.Voice)
+		werr = job.toError(err)
 	}
 	c.metrics.failed(werr)
 	return werr
