@@ -4,17 +4,17 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"github.com/voxkit/voxkit/server/internal/admin"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/openai"
 	"log/slog"
 	"math"
 	"net/http"
 	"net/netip"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -175,17 +175,10 @@ type Options struct {
 
 // Server is the HTTP API. It is an http.Handler, safe for concurrent use.
 type Server struct {
-	core     *core.Core
-	mux      *http.ServeMux
-	attempts *throttle.Throttle // sign-in and sign-up attempts
-	hashing  chan struct{}      // bounds concurrent password hashing
-	// hashWaiting counts the attempts waiting for hashing (maxHashQueue).
-	hashWaiting atomic.Int64
-	maxKeys     int
-	signup      bool
-	proxies     []netip.Prefix
-	ready       func(context.Context) error
-	wyoming     *wyomingLimits
+	core    *core.Core
+	mux     *http.ServeMux
+	ready   func(context.Context) error
+	wyoming *wyomingLimits
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -264,15 +257,10 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		core:     c,
-		mux:      http.NewServeMux(),
-		attempts: throttle.New(),
-		hashing:  make(chan struct{}, maxHashing),
-		maxKeys:  cmp.Or(opts.MaxKeysPerAccount, DefaultMaxKeysPerAccount),
-		signup:   opts.AllowSignup,
-		proxies:  slices.Clone(opts.TrustedProxies),
-		ready:    opts.Ready,
-		wyoming:  newWyomingLimits(opts.WyomingMaxConns, opts.WyomingEventTimeout),
+		core:    c,
+		mux:     http.NewServeMux(),
+		ready:   opts.Ready,
+		wyoming: newWyomingLimits(opts.WyomingMaxConns, opts.WyomingEventTimeout),
 	}
 	s.routes(opts)
 	return s, nil
@@ -282,13 +270,8 @@ func New(opts Options) (*Server, error) {
 func (s *Server) routes(opts Options) {
 	c := s.core
 	route := func(path string, m core.Methods) { c.Route(s.mux, path, m) }
-	route("/v1/audio/speech", core.Methods{http.MethodPost: c.AuthedAlongside(store.ScopeSpeech, s.speech)})
+	openai.Mount(s.mux, c)
 	route("/v1/audio/speech/ws", core.Methods{http.MethodGet: s.websocket})
-	route("/v1/models", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, s.listModels)})
-	route("/v1/models/{id}", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, s.getModel)})
-	route("/v1/account", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, s.getAccount)})
-	route("/v1/tags", core.Methods{http.MethodGet: s.listTags})
-	route("/v1/normalize", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, s.normalizeText)})
 	if opts.ElevenLabs {
 		s.elevenRoutes()
 	}
@@ -297,22 +280,8 @@ func (s *Server) routes(opts Options) {
 	}
 	route("/healthz", core.Methods{http.MethodGet: s.healthz})
 	route("/readyz", core.Methods{http.MethodGet: s.readyz})
-	if c.Logins == nil {
-		route("/v1/session", core.Methods{http.MethodGet: s.getSession})
-	} else {
-		route("/v1/session", core.Methods{http.MethodGet: s.getSession, http.MethodPost: s.signIn, http.MethodDelete: s.signOut})
-		route("/v1/account/password", core.Methods{http.MethodPost: c.Authed(store.ScopeAdmin, s.changePassword)})
-	}
-	if c.Store != nil {
-		route("/v1/accounts", core.Methods{http.MethodPost: s.createAccount})
-		route("/v1/keys", core.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, s.listKeys), http.MethodPost: c.Authed(store.ScopeAdmin, s.createKey)})
-		route("/v1/keys/{prefix}", core.Methods{http.MethodDelete: c.Authed(store.ScopeAdmin, s.revokeKey)})
-		route("/v1/voices", core.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, s.listVoices), http.MethodPost: c.Authed(store.ScopeAdmin, s.createVoice)})
-		route("/v1/voices/{id}", core.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, s.getVoice), http.MethodDelete: c.Authed(store.ScopeAdmin, s.deleteVoice)})
-	}
-	if !opts.DisablePlayground {
-		route("/{$}", core.Methods{http.MethodGet: s.playground})
-	}
+	admin.Mount(s.mux, c, admin.Options{MaxKeys: cmp.Or(opts.MaxKeysPerAccount, DefaultMaxKeysPerAccount),
+		Signup: opts.AllowSignup, Proxies: opts.TrustedProxies, Playground: !opts.DisablePlayground})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		core.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 	})
@@ -379,3 +348,6 @@ const DefaultWSContextIdle = core.DefaultStreamIdle
 
 // SessionCookie is the name of the playground's sign-in cookie.
 const SessionCookie = core.SessionCookie
+
+// SessionLifetime is how long a sign-in lasts.
+const SessionLifetime = admin.SessionLifetime

@@ -677,7 +677,7 @@ func (ws *wsSession) speech(ctx context.Context, wc *wsContext) (last any) {
 		return wsError(wc.id, wire.ToError(wc.msg.SpeechErr, ""))
 	}
 	sp := wc.msg.Speech
-	req, werr := ws.s.requestOf(sp, ws.ri.Account)
+	req, werr := ws.s.core.SpeechRequest(sp, ws.ri.Account)
 	if werr != nil {
 		return wsError(wc.id, werr)
 	}

@@ -1,4 +1,4 @@
-package server
+package admin
 
 import (
 	"errors"
@@ -10,12 +10,12 @@ import (
 	"github.com/voxkit/voxkit/server/wire"
 )
 
-func (s *Server) getAccount(w http.ResponseWriter, r *http.Request) error {
-	if s.core.Store == nil { // an account of the host application's
+func (d *door) getAccount(w http.ResponseWriter, r *http.Request) error {
+	if d.c.Store == nil { // an account of the host application's
 		core.WriteJSON(w, http.StatusOK, wire.FromAccount(store.Account{Name: core.Info(r.Context()).Account}))
 		return nil
 	}
-	a, err := s.core.Store.Account(r.Context(), core.Info(r.Context()).Account)
+	a, err := d.c.Store.Account(r.Context(), core.Info(r.Context()).Account)
 	if err != nil {
 		return err
 	}
@@ -27,18 +27,18 @@ func (s *Server) getAccount(w http.ResponseWriter, r *http.Request) error {
 // Options.AllowSignup. With a store that keeps passwords it takes
 // {"name", "password"} and signs the new account in; with one that does
 // not, it takes {"name"} and returns the account's first key.
-func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
-	if !s.signup {
+func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
+	if !d.signup {
 		return &wire.Error{Status: http.StatusForbidden, Type: wire.TypeInvalidRequest, Code: wire.CodeSignupDisabled,
 			Message: "Sign-up is disabled on this server; ask its operator for an account."}
 	}
-	body, werr := s.core.ReadBody(w, r)
+	body, werr := d.c.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
 	var in wire.SignIn
 	var err error
-	if s.core.Logins != nil {
+	if d.c.Logins != nil {
 		in, err = wire.ParseSignIn(body, "name")
 	} else {
 		in.Account, err = wire.ParseName(body, "name", 64)
@@ -49,23 +49,23 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if err := store.ValidateAccountName(in.Account); err != nil {
 		return wire.BadRequest(wire.CodeInvalidValue, "name", "%s", err.Error()[len("store: "):])
 	}
-	if s.core.Logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
+	if d.c.Logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
 		return wire.WeakPassword("password", store.MinPasswordLen)
 	}
-	if werr := s.reserveAttempt(w, throttle.Key{Name: "signup " + s.clientAddress(r), Rate: signupAttempts}); werr != nil {
+	if werr := d.reserveAttempt(w, throttle.Key{Name: "signup " + d.clientAddress(r), Rate: signupAttempts}); werr != nil {
 		return werr
 	}
 	var a store.Account
-	if s.core.Logins != nil {
+	if d.c.Logins != nil {
 		// Hashed first, then the account and its password in one
 		// transaction: an interrupted sign-up leaves nothing behind.
-		hash, werr := s.hashPassword(w, r.Context(), in.Password)
+		hash, werr := d.hashPassword(w, r.Context(), in.Password)
 		if werr != nil {
 			return werr
 		}
-		a, err = s.core.Logins.CreateAccountWithPassword(r.Context(), in.Account, hash)
+		a, err = d.c.Logins.CreateAccountWithPassword(r.Context(), in.Account, hash)
 	} else {
-		a, err = s.core.Store.CreateAccount(r.Context(), in.Account)
+		a, err = d.c.Store.CreateAccount(r.Context(), in.Account)
 	}
 	if errors.Is(err, store.ErrAccountExists) {
 		return &wire.Error{Status: http.StatusConflict, Type: wire.TypeInvalidRequest, Code: wire.CodeAccountExists,
@@ -76,14 +76,14 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	}
 	core.Info(r.Context()).Account = a.Name
 	out := wire.Signup{Account: wire.FromAccount(a)}
-	if s.core.Logins != nil {
-		ss, err := s.startSession(w, r, a.Name)
+	if d.c.Logins != nil {
+		ss, err := d.startSession(w, r, a.Name)
 		if err != nil {
 			return err
 		}
 		out.Session = &ss
 	} else {
-		k, plain, err := s.core.Store.CreateKey(r.Context(), store.NewKey{Account: a.Name, Name: "playground", Scope: store.ScopeAdmin})
+		k, plain, err := d.c.Store.CreateKey(r.Context(), store.NewKey{Account: a.Name, Name: "playground", Scope: store.ScopeAdmin})
 		if err != nil {
 			return err
 		}
@@ -94,8 +94,8 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) listKeys(w http.ResponseWriter, r *http.Request) error {
-	ks, err := s.core.Store.Keys(r.Context(), core.Info(r.Context()).Account)
+func (d *door) listKeys(w http.ResponseWriter, r *http.Request) error {
+	ks, err := d.c.Store.Keys(r.Context(), core.Info(r.Context()).Account)
 	if err != nil {
 		return err
 	}
@@ -103,8 +103,8 @@ func (s *Server) listKeys(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) createKey(w http.ResponseWriter, r *http.Request) error {
-	body, werr := s.core.ReadBody(w, r)
+func (d *door) createKey(w http.ResponseWriter, r *http.Request) error {
+	body, werr := d.c.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -112,10 +112,10 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return wire.ToError(err, "")
 	}
-	k, plain, err := s.core.Store.CreateKey(r.Context(), store.NewKey{Account: core.Info(r.Context()).Account, Name: kc.Name, Scope: kc.Scope, Max: s.maxKeys})
+	k, plain, err := d.c.Store.CreateKey(r.Context(), store.NewKey{Account: core.Info(r.Context()).Account, Name: kc.Name, Scope: kc.Scope, Max: d.maxKeys})
 	switch {
 	case errors.Is(err, store.ErrLimit):
-		return wire.KeyLimit(s.maxKeys)
+		return wire.KeyLimit(d.maxKeys)
 	case err != nil:
 		return err
 	default:
@@ -124,9 +124,9 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) error {
 	}
 }
 
-func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) error {
+func (d *door) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	prefix := r.PathValue("prefix")
-	k, err := s.core.Store.RevokeKey(r.Context(), core.Info(r.Context()).Account, prefix)
+	k, err := d.c.Store.RevokeKey(r.Context(), core.Info(r.Context()).Account, prefix)
 	switch {
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrAmbiguous):
 		return &wire.Error{Status: http.StatusNotFound, Type: wire.TypeInvalidRequest, Code: wire.CodeKeyNotFound,

@@ -1,4 +1,4 @@
-package server
+package admin
 
 // Sign-in with a password, for the playground: a server-side session
 // named by a random token in an HttpOnly cookie, CSRF tokens derived
@@ -58,19 +58,19 @@ func newSessionToken() (string, error) {
 }
 
 // getSession answers GET /v1/session: who is signed in, if anyone.
-func (s *Server) getSession(w http.ResponseWriter, r *http.Request) error {
-	out := s.sessionInfo()
-	if s.core.HasHost() {
-		if account, ok := s.core.HostAccount(r); ok {
+func (d *door) getSession(w http.ResponseWriter, r *http.Request) error {
+	out := d.sessionInfo()
+	if d.c.HasHost() {
+		if account, ok := d.c.HostAccount(r); ok {
 			out.SignedIn, out.Account, out.HostAuth = true, account, true
 			core.Info(r.Context()).Account = account
 			core.WriteJSON(w, http.StatusOK, out)
 			return nil
 		}
-		out.HostAuth = s.core.Logins == nil // the host application's sign-in is the only one
+		out.HostAuth = d.c.Logins == nil // the host application's sign-in is the only one
 	}
-	if token := s.core.SessionToken(r); token != "" {
-		ss, err := s.core.Logins.Session(r.Context(), store.HashKey(token))
+	if token := d.c.SessionToken(r); token != "" {
+		ss, err := d.c.Logins.Session(r.Context(), store.HashKey(token))
 		switch {
 		case err == nil:
 			out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, ss.Account, core.CSRFToken(token), ss.Expires.Unix()
@@ -85,8 +85,8 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) error {
 
 // signIn answers POST /v1/session: the password checked, a new session
 // and its cookie.
-func (s *Server) signIn(w http.ResponseWriter, r *http.Request) error {
-	body, werr := s.core.ReadBody(w, r)
+func (d *door) signIn(w http.ResponseWriter, r *http.Request) error {
+	body, werr := d.c.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -94,10 +94,10 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return wire.ToError(err, "")
 	}
-	if werr := s.checkPassword(w, r, in.Account, in.Password); werr != nil {
+	if werr := d.checkPassword(w, r, in.Account, in.Password); werr != nil {
 		return werr
 	}
-	out, err := s.startSession(w, r, in.Account)
+	out, err := d.startSession(w, r, in.Account)
 	if err != nil {
 		return err
 	}
@@ -107,17 +107,17 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) error {
 
 // signOut answers DELETE /v1/session: the session ended and its cookie
 // cleared. Without a live session there is nothing to end.
-func (s *Server) signOut(w http.ResponseWriter, r *http.Request) error {
-	token := s.core.SessionToken(r)
+func (d *door) signOut(w http.ResponseWriter, r *http.Request) error {
+	token := d.c.SessionToken(r)
 	if token != "" {
-		if _, werr := s.core.AdmitSession(r, token); werr != nil && werr.Code == wire.CodeBadCSRFToken {
+		if _, werr := d.c.AdmitSession(r, token); werr != nil && werr.Code == wire.CodeBadCSRFToken {
 			return werr
 		}
-		if err := s.core.Logins.DeleteSession(r.Context(), store.HashKey(token)); err != nil {
+		if err := d.c.Logins.DeleteSession(r.Context(), store.HashKey(token)); err != nil {
 			return err
 		}
 	}
-	s.setCookie(w, r, "", time.Time{})
+	d.setCookie(w, r, "", time.Time{})
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -125,8 +125,8 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) error {
 // changePassword answers POST /v1/account/password: the current password
 // checked, the new one stored, every session of the account ended, and a
 // new one started when the request came with the cookie.
-func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
-	body, werr := s.core.ReadBody(w, r)
+func (d *door) changePassword(w http.ResponseWriter, r *http.Request) error {
+	body, werr := d.c.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -138,19 +138,19 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 		return wire.WeakPassword("new_password", store.MinPasswordLen)
 	}
 	account := core.Info(r.Context()).Account
-	if werr := s.checkPassword(w, r, account, pc.Current); werr != nil {
+	if werr := d.checkPassword(w, r, account, pc.Current); werr != nil {
 		if werr.Code == wire.CodeInvalidCredentials {
 			return &wire.Error{Status: http.StatusBadRequest, Type: wire.TypeInvalidRequest, Code: wire.CodeInvalidCredentials,
 				Param: "current_password", Message: "The current password is wrong."}
 		}
 		return werr
 	}
-	if err := s.setPassword(w, r.Context(), account, pc.New); err != nil {
+	if err := d.setPassword(w, r.Context(), account, pc.New); err != nil {
 		return err
 	}
-	out := s.sessionInfo()
-	if s.core.SessionToken(r) != "" {
-		if out, err = s.startSession(w, r, account); err != nil {
+	out := d.sessionInfo()
+	if d.c.SessionToken(r) != "" {
+		if out, err = d.startSession(w, r, account); err != nil {
 			return err
 		}
 	}
@@ -159,52 +159,52 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 }
 
 // setPassword hashes password and stores it, ending account's sessions.
-func (s *Server) setPassword(w http.ResponseWriter, ctx context.Context, account, password string) error {
-	hash, err := s.hashPassword(w, ctx, password)
+func (d *door) setPassword(w http.ResponseWriter, ctx context.Context, account, password string) error {
+	hash, err := d.hashPassword(w, ctx, password)
 	if err != nil {
 		return err
 	}
-	return s.core.Logins.SetPassword(ctx, account, hash)
+	return d.c.Logins.SetPassword(ctx, account, hash)
 }
 
 // hashPassword hashes password in one of the hashing slots.
-func (s *Server) hashPassword(w http.ResponseWriter, ctx context.Context, password string) (string, error) {
-	if werr := s.acquireHashing(w, ctx); werr != nil {
+func (d *door) hashPassword(w http.ResponseWriter, ctx context.Context, password string) (string, error) {
+	if werr := d.acquireHashing(w, ctx); werr != nil {
 		return "", werr
 	}
-	defer s.releaseHashing()
+	defer d.releaseHashing()
 	return store.HashPassword(password)
 }
 
 // startSession stores a new session of account and sets its cookie.
-func (s *Server) startSession(w http.ResponseWriter, r *http.Request, account string) (wire.Session, error) {
+func (d *door) startSession(w http.ResponseWriter, r *http.Request, account string) (wire.Session, error) {
 	token, err := newSessionToken()
 	if err != nil {
 		return wire.Session{}, err
 	}
 	now := time.Now()
 	ss := store.Session{TokenHash: store.HashKey(token), Account: account, Created: now, Expires: now.Add(SessionLifetime)}
-	if err := s.core.Logins.CreateSession(r.Context(), ss); err != nil {
+	if err := d.c.Logins.CreateSession(r.Context(), ss); err != nil {
 		return wire.Session{}, err
 	}
-	s.setCookie(w, r, token, ss.Expires)
+	d.setCookie(w, r, token, ss.Expires)
 	core.Info(r.Context()).Account = account
-	out := s.sessionInfo()
+	out := d.sessionInfo()
 	out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, account, core.CSRFToken(token), ss.Expires.Unix()
 	return out, nil
 }
 
 // sessionInfo is the part of a wire.Session that describes the server:
 // how it signs users in and what they may manage.
-func (s *Server) sessionInfo() wire.Session {
-	return wire.Session{Object: "session", Signup: s.signup, Passwords: s.core.Logins != nil, Keys: s.core.Store != nil}
+func (d *door) sessionInfo() wire.Session {
+	return wire.Session{Object: "session", Signup: d.signup, Passwords: d.c.Logins != nil, Keys: d.c.Store != nil}
 }
 
 // setCookie sets the session cookie to token until expires, or clears it
 // when token is "".
-func (s *Server) setCookie(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
-	c := &http.Cookie{Name: SessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
-		Secure: s.secure(r), Expires: expires}
+func (d *door) setCookie(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
+	c := &http.Cookie{Name: core.SessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
+		Secure: d.secure(r), Expires: expires}
 	if token == "" {
 		c.MaxAge = -1
 	}
@@ -214,40 +214,40 @@ func (s *Server) setCookie(w http.ResponseWriter, r *http.Request, token string,
 // checkPassword checks account's password under the throttle. Every
 // refusal says the same whether the account exists or not, and takes as
 // long.
-func (s *Server) checkPassword(w http.ResponseWriter, r *http.Request, account, password string) *wire.Error {
-	keys := []throttle.Key{{Name: "account " + account, Rate: accountAttempts}, {Name: "address " + s.clientAddress(r), Rate: addressAttempts}}
-	if werr := s.reserveAttempt(w, keys...); werr != nil {
+func (d *door) checkPassword(w http.ResponseWriter, r *http.Request, account, password string) *wire.Error {
+	keys := []throttle.Key{{Name: "account " + account, Rate: accountAttempts}, {Name: "address " + d.clientAddress(r), Rate: addressAttempts}}
+	if werr := d.reserveAttempt(w, keys...); werr != nil {
 		return werr
 	}
-	hash, err := s.core.Logins.PasswordHash(r.Context(), account)
+	hash, err := d.c.Logins.PasswordHash(r.Context(), account)
 	known := err == nil
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		hash = decoyHash()
 	case err != nil:
-		s.core.Log.Error("server: reading password", "err", err, "request_id", RequestID(r.Context()))
-		return wire.Internal(RequestID(r.Context()))
+		d.c.Log.Error("server: reading password", "err", err, "request_id", core.RequestID(r.Context()))
+		return wire.Internal(core.RequestID(r.Context()))
 	}
-	if werr := s.acquireHashing(w, r.Context()); werr != nil {
+	if werr := d.acquireHashing(w, r.Context()); werr != nil {
 		return werr
 	}
 	ok, err := store.CheckPassword(hash, password)
-	s.releaseHashing()
+	d.releaseHashing()
 	if err != nil {
-		s.core.Log.Error("server: stored password hash", "account", account, "err", err)
+		d.c.Log.Error("server: stored password hash", "account", account, "err", err)
 	}
 	if !ok || !known {
-		s.core.Log.Info("server: sign-in refused", "account", core.Printable(account), "address", s.clientAddress(r), "request_id", RequestID(r.Context()))
+		d.c.Log.Info("server: sign-in refused", "account", core.Printable(account), "address", d.clientAddress(r), "request_id", core.RequestID(r.Context()))
 		return wire.InvalidCredentials()
 	}
-	s.attempts.Refund(keys...)
+	d.attempts.Refund(keys...)
 	return nil
 }
 
 // reserveAttempt takes an attempt from every key's bucket, or answers
 // 429 with how long until each has one.
-func (s *Server) reserveAttempt(w http.ResponseWriter, keys ...throttle.Key) *wire.Error {
-	if wait := s.attempts.Reserve(keys...); wait > 0 {
+func (d *door) reserveAttempt(w http.ResponseWriter, keys ...throttle.Key) *wire.Error {
+	if wait := d.attempts.Reserve(keys...); wait > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
 		return wire.TooManyAttempts(wait)
 	}
@@ -256,22 +256,22 @@ func (s *Server) reserveAttempt(w http.ResponseWriter, keys ...throttle.Key) *wi
 
 // acquireHashing waits for one of the maxHashing hashing slots, unless
 // maxHashQueue attempts wait already: then 429 at once.
-func (s *Server) acquireHashing(w http.ResponseWriter, ctx context.Context) *wire.Error {
-	if s.hashWaiting.Add(1) > maxHashQueue {
-		s.hashWaiting.Add(-1)
+func (d *door) acquireHashing(w http.ResponseWriter, ctx context.Context) *wire.Error {
+	if d.hashWaiting.Add(1) > maxHashQueue {
+		d.hashWaiting.Add(-1)
 		w.Header().Set("Retry-After", "1")
 		return wire.TooManyAttempts(time.Second)
 	}
-	defer s.hashWaiting.Add(-1)
+	defer d.hashWaiting.Add(-1)
 	select {
-	case s.hashing <- struct{}{}:
+	case d.hashing <- struct{}{}:
 		return nil
 	case <-ctx.Done():
 		return wire.ToError(ctx.Err(), "")
 	}
 }
 
-func (s *Server) releaseHashing() { <-s.hashing }
+func (d *door) releaseHashing() { <-d.hashing }
 
 // decoyHash is a hash no password matches, checked for accounts that do
 // not exist so that they answer as slowly as those that do.
@@ -285,8 +285,8 @@ var decoyHash = sync.OnceValue(func() string {
 
 // clientAddress is the address sign-ins are throttled by: the client's IP
 // (see client), an IPv6 one cut to its /64 (one host's share).
-func (s *Server) clientAddress(r *http.Request) string {
-	ip := s.client(r)
+func (d *door) clientAddress(r *http.Request) string {
+	ip := d.client(r)
 	if !ip.IsValid() {
 		return r.RemoteAddr
 	}
@@ -306,16 +306,16 @@ func peer(r *http.Request) netip.Addr {
 }
 
 // trusted reports whether ip is one of Options.TrustedProxies.
-func (s *Server) trusted(ip netip.Addr) bool {
-	return ip.IsValid() && slices.ContainsFunc(s.proxies, func(p netip.Prefix) bool { return p.Contains(ip) })
+func (d *door) trusted(ip netip.Addr) bool {
+	return ip.IsValid() && slices.ContainsFunc(d.proxies, func(p netip.Prefix) bool { return p.Contains(ip) })
 }
 
 // client is the client's IP: the peer's, or, when the peer is a trusted
 // proxy, the last address of X-Forwarded-For that is not a trusted proxy
 // (the one the trusted chain received the request from).
-func (s *Server) client(r *http.Request) netip.Addr {
+func (d *door) client(r *http.Request) netip.Addr {
 	ip := peer(r)
-	if !s.trusted(ip) {
+	if !d.trusted(ip) {
 		return ip
 	}
 	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
@@ -325,7 +325,7 @@ func (s *Server) client(r *http.Request) netip.Addr {
 			return ip // a hop the proxies wrote wrong: the last good one
 		}
 		ip = hop.Unmap()
-		if !s.trusted(ip) {
+		if !d.trusted(ip) {
 			return ip
 		}
 	}
@@ -334,11 +334,11 @@ func (s *Server) client(r *http.Request) netip.Addr {
 
 // secure reports whether the client reached the server over TLS: this
 // connection's, or a trusted proxy's (X-Forwarded-Proto: https).
-func (s *Server) secure(r *http.Request) bool {
+func (d *door) secure(r *http.Request) bool {
 	if r.TLS != nil {
 		return true
 	}
-	if !s.trusted(peer(r)) {
+	if !d.trusted(peer(r)) {
 		return false
 	}
 	proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")

@@ -1,4 +1,4 @@
-package server
+package admin
 
 import (
 	"errors"
@@ -16,8 +16,8 @@ import (
 // plus a stored default style (speed, pitch, pitch range, volume,
 // whisper). The store is its record; the catalog serves it.
 
-func (s *Server) listVoices(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.core.Store.Voices(r.Context(), core.Info(r.Context()).Account)
+func (d *door) listVoices(w http.ResponseWriter, r *http.Request) error {
+	list, err := d.c.Store.Voices(r.Context(), core.Info(r.Context()).Account)
 	if err != nil {
 		return err
 	}
@@ -25,9 +25,9 @@ func (s *Server) listVoices(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) getVoice(w http.ResponseWriter, r *http.Request) error {
+func (d *door) getVoice(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	v, err := s.core.Store.Voice(r.Context(), core.Info(r.Context()).Account, id)
+	v, err := d.c.Store.Voice(r.Context(), core.Info(r.Context()).Account, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return wire.VoiceNotFound(id)
@@ -39,15 +39,15 @@ func (s *Server) getVoice(w http.ResponseWriter, r *http.Request) error {
 	}
 }
 
-func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) error {
+func (d *door) createVoice(w http.ResponseWriter, r *http.Request) error {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "multipart/form-data" {
-		return s.cloneVoice(w, r)
+		return d.cloneVoice(w, r)
 	}
 	if strings.HasPrefix(mt, "multipart/") || strings.HasPrefix(mt, "audio/") || mt == "application/octet-stream" {
 		return wire.CloningFromAudio("file")
 	}
-	body, werr := s.core.ReadBody(w, r)
+	body, werr := d.c.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -56,7 +56,7 @@ func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) error {
 		return wire.ToError(err, "")
 	}
 	ctx, account := r.Context(), core.Info(r.Context()).Account
-	base, err := s.core.Voices.Lookup(account, s.core.Resolve(account, req.BaseVoice))
+	base, err := d.c.Voices.Lookup(account, d.c.Resolve(account, req.BaseVoice))
 	if err != nil {
 		return wire.UnknownBaseVoice(req.BaseVoice)
 	}
@@ -64,7 +64,7 @@ func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) error {
 	if !base.Global() {
 		// A clone of a clone: its settings are the default, and its base
 		// is the other clone's, so deleting one leaves the other intact.
-		parent, err := s.core.Store.Voice(ctx, account, base.ID)
+		parent, err := d.c.Store.Voice(ctx, account, base.ID)
 		if errors.Is(err, store.ErrNotFound) {
 			return wire.UnknownBaseVoice(req.BaseVoice)
 		}
@@ -88,12 +88,12 @@ func (s *Server) createVoice(w http.ResponseWriter, r *http.Request) error {
 	if err := voices.CheckSettings(sv.Speed, sv.Pitch, sv.Range, sv.Volume); err != nil {
 		return wire.ToError(err, "")
 	}
-	return s.createStoredVoice(w, r, sv)
+	return d.createStoredVoice(w, r, sv)
 }
 
 // createStoredVoice stores sv as storeVoice does and answers 201 with it.
-func (s *Server) createStoredVoice(w http.ResponseWriter, r *http.Request, sv store.Voice) error {
-	sv, err := s.core.StoreVoice(r.Context(), sv)
+func (d *door) createStoredVoice(w http.ResponseWriter, r *http.Request, sv store.Voice) error {
+	sv, err := d.c.StoreVoice(r.Context(), sv)
 	if err != nil {
 		return err
 	}
@@ -101,11 +101,21 @@ func (s *Server) createStoredVoice(w http.ResponseWriter, r *http.Request, sv st
 	return nil
 }
 
-func (s *Server) deleteVoice(w http.ResponseWriter, r *http.Request) error {
-	v, err := s.core.DropVoice(r.Context(), core.Info(r.Context()).Account, r.PathValue("id"))
+func (d *door) deleteVoice(w http.ResponseWriter, r *http.Request) error {
+	v, err := d.c.DropVoice(r.Context(), core.Info(r.Context()).Account, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
 	core.WriteJSON(w, http.StatusOK, wire.VoiceDeleted{ID: v.ID, Object: "voice", Deleted: true})
+	return nil
+}
+
+// cloneVoice answers a multipart POST /v1/voices.
+func (d *door) cloneVoice(w http.ResponseWriter, r *http.Request) error {
+	sv, err := d.c.CloneUpload(w, r, core.Info(r.Context()).Account, wire.OpenAIClone)
+	if err != nil {
+		return err
+	}
+	core.WriteJSON(w, http.StatusCreated, wire.FromStoredVoice(sv))
 	return nil
 }

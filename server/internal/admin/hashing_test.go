@@ -1,4 +1,4 @@
-package server
+package admin
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // TestHashQueueBounded: past maxHashQueue attempts waiting for a hashing
 // slot, an attempt is refused with 429 at once instead of queueing.
 func TestHashQueueBounded(t *testing.T) {
-	s := &Server{hashing: make(chan struct{}, maxHashing)}
+	s := &door{hashing: make(chan struct{}, maxHashing)}
 	for range maxHashing {
 		s.hashing <- struct{}{} // every slot busy
 	}

@@ -1,0 +1,75 @@
+// Package openai is the server's door for OpenAI's speech API and
+// voxkit's /v1 additions to it: POST /v1/audio/speech (a clip, a pcm
+// stream or SSE), the voices as models, the tag vocabulary and the
+// normalization preview. It turns requests into core jobs and the core's
+// errors into OpenAI's {"error": ...} bodies.
+package openai
+
+import (
+	"net/http"
+
+	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tags"
+)
+
+// door serves the routes Mount registers.
+type door struct{ c *core.Core }
+
+// Mount registers the door's routes on mux.
+func Mount(mux *http.ServeMux, c *core.Core) {
+	d := &door{c}
+	route := func(path string, m core.Methods) { c.Route(mux, path, m) }
+	route("/v1/audio/speech", core.Methods{http.MethodPost: c.AuthedAlongside(store.ScopeSpeech, d.speech)})
+	route("/v1/models", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listModels)})
+	route("/v1/models/{id}", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.getModel)})
+	route("/v1/tags", core.Methods{http.MethodGet: d.listTags})
+	route("/v1/normalize", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.normalizeText)})
+}
+
+// listModels answers GET /v1/models: the voices the caller may use, as
+// OpenAI models.
+func (d *door) listModels(w http.ResponseWriter, r *http.Request) error {
+	core.WriteJSON(w, http.StatusOK, wire.FromVoices(d.c.Voices.List(core.Info(r.Context()).Account)))
+	return nil
+}
+
+// getModel answers GET /v1/models/{id}: one voice, as a model.
+func (d *door) getModel(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	v, err := d.c.Voices.Lookup(core.Info(r.Context()).Account, id)
+	if err != nil {
+		return wire.UnknownModel(id)
+	}
+	core.WriteJSON(w, http.StatusOK, wire.FromVoice(v))
+	return nil
+}
+
+// listTags answers GET /v1/tags: the audio tag vocabulary, for the
+// playground's palette. It needs no credentials.
+func (d *door) listTags(w http.ResponseWriter, r *http.Request) error {
+	core.WriteJSON(w, http.StatusOK, wire.FromTags(tags.Vocabulary()))
+	return nil
+}
+
+// normalizeText answers GET /v1/normalize?text=…&voice=…: the text the
+// voice reads for an input (written forms as words), with the map back
+// to the input, for the playground to show under the input.
+func (d *door) normalizeText(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	text, voice := q.Get("text"), q.Get("voice")
+	switch {
+	case !q.Has("text"):
+		return wire.BadRequest(wire.CodeMissingParameter, "text", "Missing required parameter: 'text'.")
+	case voice == "":
+		return wire.BadRequest(wire.CodeMissingParameter, "voice", "Missing required parameter: 'voice'.")
+	}
+	account := core.Info(r.Context()).Account
+	t, err := d.c.Synth.NormalizeText(account, d.c.Resolve(account, voice), text)
+	if err != nil {
+		return wire.ToError(err, voice)
+	}
+	core.WriteJSON(w, http.StatusOK, wire.FromNormalized(voice, text, t))
+	return nil
+}
