@@ -1,8 +1,20 @@
-// Package server is voxkit's HTTP API: an http.Handler speaking the
-// OpenAI speech and model-listing protocol, so that unmodified OpenAI SDKs
-// work when pointed at it.
+// Package server is voxkit's speech server: an http.Handler with several
+// front doors over one speech core, so that the clients of other services
+// work when pointed at it unchanged:
 //
-// New returns a *Server routed with the standard ServeMux. It serves
+//   - the OpenAI speech and model-listing API under /v1 (below), with
+//     voxkit's WebSocket at /v1/audio/speech/ws;
+//   - ElevenLabs' API under /elevenlabs and Cartesia's under /cartesia
+//     (Options.ElevenLabs, Options.Cartesia; see docs/agents.md);
+//   - Home Assistant's Wyoming protocol on listeners of its own
+//     (Server.ServeWyoming).
+//
+// Each door translates its protocol into jobs of the one core, which
+// admits, limits, synthesizes, times and meters them the same way for
+// all (docs/architecture.md).
+//
+// New returns a *Server routed with the standard ServeMux. Under /v1 it
+// serves
 //
 //	POST   /v1/audio/speech      synthesize speech (audio or SSE)
 //	GET    /v1/audio/speech/ws   WebSocket: speech sentence by sentence
