@@ -426,18 +426,27 @@ func (c *Catalog) Shadowed() []Voice {
 // ValidateID reports whether id is acceptable as a voice id: 1 to 128
 // characters of letters, digits and "-_.:+()" (the parentheses for the
 // weights of blends such as "af_bella(2)+af_sky(1)").
+// Its error is an *IDError.
 func ValidateID(id string) error {
 	if id == "" || len(id) > 128 {
-		return fmt.Errorf("voices: voice id must have 1 to 128 characters, got %d", len(id))
+		return &IDError{fmt.Sprintf("voice id must have 1 to 128 characters, got %d", len(id))}
 	}
 	for _, r := range id {
 		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:+()", r)
 		if !ok {
-			return fmt.Errorf("voices: voice id %q has the character %q", id, r)
+			return &IDError{fmt.Sprintf("voice id %q has the character %q", id, r)}
 		}
 	}
 	return nil
 }
+
+// IDError is ValidateID's refusal of a voice id.
+type IDError struct {
+	// Reason says what is wrong with the id, as a client may be told.
+	Reason string
+}
+
+func (e *IDError) Error() string { return "voices: " + e.Reason }
 
 // AddEngine adds every voice that eng lists as a global voice rendered
 // by the engine named engineName; the voice id is the engine's voice name.

@@ -227,16 +227,24 @@ func HashEqual(stored []byte, key string) bool {
 // digits, '-', '_' and '.', starting with a letter or digit.
 func ValidateAccountName(name string) error {
 	if name == "" || len(name) > 64 {
-		return fmt.Errorf("store: account name must have 1 to 64 characters, got %d", len(name))
+		return &NameError{fmt.Sprintf("account name must have 1 to 64 characters, got %d", len(name))}
 	}
 	for i, r := range name {
 		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || i > 0 && strings.ContainsRune("-_.", r)
 		if !ok {
-			return fmt.Errorf("store: account name %q: character %q not allowed (use a-z, 0-9, - _ .)", name, r)
+			return &NameError{fmt.Sprintf("account name %q: character %q not allowed (use a-z, 0-9, - _ .)", name, r)}
 		}
 	}
 	return nil
 }
+
+// NameError is ValidateAccountName's refusal of an account name.
+type NameError struct {
+	// Reason says what is wrong with the name, as a client may be told.
+	Reason string
+}
+
+func (e *NameError) Error() string { return "store: " + e.Reason }
 
 // Sessions is implemented by stores that keep accounts' passwords and
 // their sign-in sessions, which the server's web playground signs in

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -120,8 +121,9 @@ func (f CloneForm) Parse(mr *multipart.Reader) (VoiceClone, error) {
 	}
 	v.Name, v.Model = name, text["model"]
 	if id, ok := text["id"]; ok {
-		if err := voices.ValidateID(id); err != nil {
-			return VoiceClone{}, BadRequest(CodeInvalidValue, "id", "%s.", strings.TrimPrefix(err.Error(), "voices: "))
+		var bad *voices.IDError
+		if err := voices.ValidateID(id); errors.As(err, &bad) {
+			return VoiceClone{}, BadRequest(CodeInvalidValue, "id", "%s.", bad.Reason)
 		}
 		v.ID = id
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -251,9 +252,9 @@ func describeJSONError(err error) string {
 		return fmt.Sprintf("%s (at byte %d)", syn.Error(), syn.Offset)
 	case errors.As(err, &typ):
 		return fmt.Sprintf("expected an object, got %s", typ.Value)
-	case err.Error() == "EOF":
+	case errors.Is(err, io.EOF):
 		return "the body is empty"
-	case err.Error() == "unexpected EOF":
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "the body ends in the middle of the JSON"
 	}
 	return err.Error()

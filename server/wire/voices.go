@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -70,8 +71,9 @@ func ParseVoiceCreate(body []byte) (VoiceCreate, error) {
 	if v.ID, ok, err = stringField(raw, "id"); err != nil {
 		return VoiceCreate{}, err
 	} else if ok {
-		if err := voices.ValidateID(v.ID); err != nil {
-			return VoiceCreate{}, BadRequest(CodeInvalidValue, "id", "%s.", strings.TrimPrefix(err.Error(), "voices: "))
+		var bad *voices.IDError
+		if err := voices.ValidateID(v.ID); errors.As(err, &bad) {
+			return VoiceCreate{}, BadRequest(CodeInvalidValue, "id", "%s.", bad.Reason)
 		}
 	}
 	if v.Name, ok, err = stringField(raw, "name"); err != nil {

@@ -46,8 +46,9 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return wire.ToError(err, "")
 	}
-	if err := store.ValidateAccountName(in.Account); err != nil {
-		return wire.BadRequest(wire.CodeInvalidValue, "name", "%s", err.Error()[len("store: "):])
+	var bad *store.NameError
+	if err := store.ValidateAccountName(in.Account); errors.As(err, &bad) {
+		return wire.BadRequest(wire.CodeInvalidValue, "name", "%s", bad.Reason)
 	}
 	if d.c.Logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
 		return wire.WeakPassword("password", store.MinPasswordLen)
