@@ -49,26 +49,27 @@ func (s *session) voice(e Event) (voices.Voice, *wire.Error) {
 	if f.Name != "" && f.Speaker != "" {
 		id = f.Name + ":" + f.Speaker
 	}
-	v, werr := s.d.core.Voice(s.account, id)
-	if werr != nil && f.Name != "" && f.Speaker == "" {
-		v, werr = s.firstSpeaker(f.Name)
+	if v, werr := s.d.core.Voice(s.account, id); werr == nil {
+		return v, nil
 	}
-	if werr != nil {
-		return voices.Voice{}, wire.BadRequest(wire.CodeVoiceNotFound, "voice", "unknown voice %q", Clip(id))
+	if f.Name != "" && f.Speaker == "" {
+		if v, ok := s.firstSpeaker(f.Name); ok {
+			return v, nil
+		}
 	}
-	return v, nil
+	return voices.Voice{}, wire.BadRequest(wire.CodeVoiceNotFound, "voice", "unknown voice %q", Clip(id))
 }
 
 // firstSpeaker returns the first speaker, as describe lists them, of the
 // multi-speaker model named model. A worker resolves the bare name itself
 // (its speaker 0); a gateway lists only the speakers its workers list.
-func (s *session) firstSpeaker(model string) (voices.Voice, *wire.Error) {
+func (s *session) firstSpeaker(model string) (voices.Voice, bool) {
 	for _, v := range s.d.core.Voices.List(s.account) {
 		if v.Speaker != "" && v.ID == model+":"+v.Speaker {
-			return v, nil
+			return v, true
 		}
 	}
-	return voices.Voice{}, wire.VoiceNotFound(model)
+	return voices.Voice{}, false
 }
 
 // info is the answer to describe: one TTS program with every voice the
