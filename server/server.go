@@ -9,12 +9,14 @@ import (
 	"github.com/voxkit/voxkit/server/internal/openai"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"net/netip"
 	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/voxkit/voxkit/server/internal/wyoming"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -79,8 +81,9 @@ type Options struct {
 	// response.
 	ReadTimeout time.Duration
 	// WriteTimeout bounds each write of a response (every sentence of a
-	// stream gets its own), so a client that stops reading cannot hold a
-	// handler; 0 means DefaultWriteTimeout, negative means none.
+	// stream gets its own; each event written to a Wyoming connection),
+	// so a client that stops reading cannot hold a handler; 0 means
+	// DefaultWriteTimeout, negative means none.
 	WriteTimeout time.Duration
 	// ElevenLabs serves the ElevenLabs-compatible API under /elevenlabs
 	// (an ElevenLabs SDK's base URL is then http://host:port/elevenlabs):
@@ -112,8 +115,9 @@ type Options struct {
 	// DisablePlayground turns off the web playground at "/".
 	DisablePlayground bool
 	// WSIdleTimeout ends an authenticated WebSocket session that has had
-	// no message from the client and no work in progress for that long;
-	// 0 means DefaultWSIdleTimeout, negative means none.
+	// no message from the client and no work in progress for that long,
+	// and a Wyoming connection that has waited that long for its next
+	// event; 0 means DefaultWSIdleTimeout, negative means none.
 	WSIdleTimeout time.Duration
 	// SocketAuthTimeout is how long a WebSocket opened without credentials
 	// (voxkit's, whose first message is then its auth message, or
@@ -178,7 +182,7 @@ type Server struct {
 	core    *core.Core
 	mux     *http.ServeMux
 	ready   func(context.Context) error
-	wyoming *wyomingLimits
+	wyoming *wyoming.Door
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -260,7 +264,7 @@ func New(opts Options) (*Server, error) {
 		core:    c,
 		mux:     http.NewServeMux(),
 		ready:   opts.Ready,
-		wyoming: newWyomingLimits(opts.WyomingMaxConns, opts.WyomingEventTimeout),
+		wyoming: wyomingDoor(c, opts),
 	}
 	s.routes(opts)
 	return s, nil
@@ -351,3 +355,45 @@ const SessionCookie = core.SessionCookie
 
 // SessionLifetime is how long a sign-in lasts.
 const SessionLifetime = admin.SessionLifetime
+
+// DefaultWyomingMaxConns is the most Wyoming connections held at once
+// when Options.WyomingMaxConns is 0: far more than Home Assistant opens
+// (one per synthesis), few enough that what they may hold is bounded (an
+// idle connection costs about 10 KiB; one reading an event at most its
+// header line and data, 1.1 MiB, for at most the event timeout).
+const DefaultWyomingMaxConns = 256
+
+// DefaultWyomingEventTimeout is the time a Wyoming event may take from
+// its first byte to its last when Options.WyomingEventTimeout is 0.
+const DefaultWyomingEventTimeout = 10 * time.Second
+
+// wyomingDoor is the Wyoming door of c, with the limits of opts.
+func wyomingDoor(c *core.Core, opts Options) *wyoming.Door {
+	maxConns := opts.WyomingMaxConns
+	switch {
+	case maxConns == 0:
+		maxConns = DefaultWyomingMaxConns
+	case maxConns < 0:
+		maxConns = 0 // none
+	}
+	eventTimeout := opts.WyomingEventTimeout
+	if eventTimeout <= 0 {
+		eventTimeout = DefaultWyomingEventTimeout
+	}
+	return wyoming.New(c, maxConns, eventTimeout)
+}
+
+// ServeWyoming serves Home Assistant's Wyoming protocol on l: describe
+// (the voices of account, which may be "" for the global voices only),
+// synthesize, and streaming synthesis (synthesize-start, -chunk, -stop).
+// Wyoming has no authentication: every connection speaks as account, so
+// bind l where only trusted clients reach it. Requests count against
+// account's limits and the queue as its HTTP requests do; connections
+// over Options.WyomingMaxConns (for all of the server's listeners) are
+// refused with an error event. Each event written gets
+// Options.WriteTimeout, and a connection may wait Options.WSIdleTimeout
+// for its next event. ServeWyoming returns when l fails or the server
+// shuts down (nil then).
+func (s *Server) ServeWyoming(l net.Listener, account string) error {
+	return s.wyoming.Serve(l, account)
+}

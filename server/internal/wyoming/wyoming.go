@@ -1,8 +1,3 @@
-// Package wyoming reads and writes the events of the Wyoming protocol
-// (Home Assistant's speech services): on a TCP stream, each event is a
-// JSON header line ({"type", "data", "data_length", "payload_length",
-// and a "version" clients add}), then data_length bytes of JSON merged
-// over the header's data, then payload_length bytes of binary payload.
 package wyoming
 
 import (

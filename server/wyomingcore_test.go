@@ -1,0 +1,94 @@
+package server_test
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/voxkit/voxkit/internal/wait"
+	"github.com/voxkit/voxkit/server/internal/wyoming"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
+)
+
+// TestWyomingServerTimeouts: a Wyoming connection has the server's own
+// times. One that waits Options.WSIdleTimeout for its next event is
+// closed; one whose client stops reading is cut off after
+// Options.WriteTimeout, its synthesis ended as the client's going (not
+// logged as a failure); the server goes on.
+func TestWyomingServerTimeouts(t *testing.T) {
+	var log syncBuffer
+	e := newEnv(t, envOptions{log: &log, wsIdle: 300 * time.Millisecond, writeTimeout: 300 * time.Millisecond,
+		synth: func(o *tts.Options) { o.MaxInput = 8000 }})
+	addr := startWyoming(t, e)
+
+	idle := dialWyoming(t, addr)
+	if ev, err := wyoming.Read(idle.r); !errors.Is(err, io.EOF) {
+		t.Errorf("a connection idle past WSIdleTimeout: %s %v, want it closed", ev.Type, err)
+	}
+
+	// About 20 MB of audio, far more than the socket buffers hold.
+	stalled := dialWyoming(t, addr)
+	stalled.send("synthesize", map[string]any{"text": strings.Repeat("One more sentence is spoken here. ", 200), "voice": map[string]any{"name": "en-us"}})
+	if !wait.For(20*time.Second, func() bool { return strings.Contains(log.String(), "client went away during synthesis") }) {
+		t.Fatalf("a client that stopped reading was not cut off within 20 s:\n%s", log.String())
+	}
+	if strings.Contains(log.String(), "synthesis failed") {
+		t.Errorf("a client cut off is logged as a failed synthesis:\n%s", log.String())
+	}
+	for {
+		ev, err := wyoming.ReadSkippingPayload(stalled.r)
+		if err != nil {
+			break
+		}
+		if ev.Type == "audio-stop" || ev.Type == "error" {
+			t.Fatalf("the client cut off got %s %v", ev.Type, ev.Data)
+		}
+	}
+
+	c := dialWyoming(t, addr)
+	c.send("synthesize", map[string]any{"text": "Still here.", "voice": map[string]any{"name": "en-us"}})
+	if pcm, _, _ := c.audio(); len(pcm) == 0 {
+		t.Error("after the cut: no audio")
+	}
+}
+
+// TestWyomingMetrics: Wyoming's syntheses, whole and streamed, are
+// timed and counted as the HTTP API's are, and an engine's failure is
+// an engine_error event counted once.
+func TestWyomingMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	e := newEnv(t, envOptions{metrics: reg})
+	c := dialWyoming(t, startWyoming(t, e))
+	voice := map[string]any{"name": "en-us"}
+	c.send("synthesize", map[string]any{"text": "Counted once.", "voice": voice})
+	c.audio()
+	c.send("synthesize-start", map[string]any{"voice": voice})
+	c.send("synthesize-chunk", map[string]any{"text": "Counted twice."})
+	c.send("synthesize-stop", nil)
+	c.audio()
+	if ev := c.next(); ev.Type != "synthesize-stopped" {
+		t.Fatalf("after the stream: %s", ev.Type)
+	}
+	c.send("synthesize", map[string]any{"text": "Please FAIL.", "voice": map[string]any{"name": "faulty"}})
+	if ev := c.next(); ev.Type != "error" || ev.String("code") != wire.CodeEngineError {
+		t.Errorf("an engine's failure: %s %v", ev.Type, ev.Data)
+	}
+
+	for _, name := range []string{"voxkit_synthesis_seconds", "voxkit_engine_seconds", "voxkit_gateway_overhead_seconds"} {
+		h := labelled(gathered(t, reg, name), map[string]string{"format": "pcm"})
+		if len(h) != 1 || h[0].GetHistogram().GetSampleCount() != 2 {
+			t.Errorf("%s: %v, want the two syntheses", name, h)
+		}
+	}
+	if audio := labelled(gathered(t, reg, "voxkit_audio_seconds_total"), map[string]string{"format": "pcm"}); len(audio) != 1 || audio[0].GetCounter().GetValue() < 1 {
+		t.Errorf("audio seconds %v, want the two syntheses' (over a second)", audio)
+	}
+	if errs := gathered(t, reg, "voxkit_engine_errors_total"); errs.GetMetric()[0].GetCounter().GetValue() != 1 {
+		t.Errorf("engine errors: %v", errs)
+	}
+}
