@@ -172,7 +172,7 @@ func TestCartesiaHTTP(t *testing.T) {
 		{"/tts/bytes", cartesiaBody("", "raw", "pcm_s16le"), `"error_code":"missing_required_parameter"`, 400},
 		{"/tts/bytes", `{"transcript":`, `"error_code":"invalid_json"`, 400},
 		{"/tts/sse", cartesiaBody(text, "wav", "pcm_s16le"), `output_format.container`, 400},
-		{"/tts/bytes", strings.Replace(cartesiaBody(text, "raw", "pcm_s16le"), `"language"`, `"generation_config":{"speed":3},"language"`, 1), `generation_config.speed`, 400},
+		{"/tts/bytes", strings.Replace(cartesiaBody(text, "raw", "pcm_s16le"), `"language"`, `"generation_config":{"speed":5},"language"`, 1), `generation_config.speed`, 400},
 	} {
 		res, b := e.cartesiaDo("POST", c.path, e.key, c.body)
 		if res.StatusCode != c.status || !strings.Contains(string(b), c.want) || !strings.Contains(string(b), `"title"`) {

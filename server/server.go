@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"github.com/voxkit/voxkit/server/internal/cartesia"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"log/slog"
 	"math"
@@ -293,7 +294,7 @@ func (s *Server) routes(opts Options) {
 		s.elevenRoutes()
 	}
 	if opts.Cartesia {
-		s.cartesiaRoutes()
+		cartesia.Mount(s.mux, c)
 	}
 	route("/healthz", core.Methods{http.MethodGet: s.healthz})
 	route("/readyz", core.Methods{http.MethodGet: s.readyz})
