@@ -47,12 +47,12 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 	answer := func(w http.ResponseWriter, r *http.Request, werr *wire.Error) { write(w, r, toError(werr)) }
 	route := func(path string, m core.Methods) { c.DoorRoute(mux, path, m, answer) }
 	speech := func(h handler) core.Handler { return d.as(store.ScopeSpeech, h) }
-	route(base+"/voices", core.Methods{http.MethodGet: speech(d.voices)})
+	route(base+"/voices", core.Methods{http.MethodGet: speech(d.listVoices)})
 	if c.Store != nil {
 		route(base+"/voices/clone", core.Methods{http.MethodPost: d.as(store.ScopeAdmin, d.clone)})
-		route(base+"/voices/{id}", core.Methods{http.MethodGet: speech(d.voice), http.MethodDelete: d.as(store.ScopeAdmin, d.deleteVoice)})
+		route(base+"/voices/{id}", core.Methods{http.MethodGet: speech(d.getVoice), http.MethodDelete: d.as(store.ScopeAdmin, d.deleteVoice)})
 	} else {
-		route(base+"/voices/{id}", core.Methods{http.MethodGet: speech(d.voice)})
+		route(base+"/voices/{id}", core.Methods{http.MethodGet: speech(d.getVoice)})
 	}
 	route(base+"/tts/bytes", core.Methods{http.MethodPost: speech(d.bytes)})
 	route(base+"/tts/sse", core.Methods{http.MethodPost: speech(d.sse)})

@@ -130,6 +130,7 @@ func (s *session) start(first generation) (*core.Context, *apiError) {
 	c := &stream{s: s, id: first.Context, words: newWords(first.UseNormalizedTimestamps, s.d.c.Normalizer(req)), flushID: 1, last: time.Now()}
 	req.OnSentence = func(d tts.SentenceDone) { c.sentence(d, first.AddTimestamps) }
 	sj := core.StreamJob{Job: job(req, first, nil), Delay: delay, Flushed: c.flushed}
+	sj.Log = s.d.c.Log.With("request_id", s.requestID, "context_id", first.Context)
 	if first.AddTimestamps {
 		sj.Text = c.words.write
 	}

@@ -61,9 +61,9 @@ func (d door) deleteVoice(w http.ResponseWriter, r *http.Request, account string
 	return nil
 }
 
-// voices lists the voices, in pages (limit, starting_after,
+// listVoices lists the voices, in pages (limit, starting_after,
 // ending_before as Cartesia's cursors).
-func (d door) voices(w http.ResponseWriter, r *http.Request, account string) *apiError {
+func (d door) listVoices(w http.ResponseWriter, r *http.Request, account string) *apiError {
 	q := r.URL.Query()
 	limit := 10
 	if v := q.Get("limit"); v != "" {
@@ -91,8 +91,8 @@ func (d door) voices(w http.ResponseWriter, r *http.Request, account string) *ap
 	return nil
 }
 
-// voice answers GET /voices/{id}.
-func (d door) voice(w http.ResponseWriter, r *http.Request, account string) *apiError {
+// getVoice answers GET /voices/{id}.
+func (d door) getVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
 	v, werr := d.c.Voice(account, r.PathValue("id"))
 	if werr != nil {
 		return voiceNotFound(r.PathValue("id"))
