@@ -171,8 +171,12 @@ func TestCartesiaHTTP(t *testing.T) {
 		{"/tts/bytes", strings.Replace(cartesiaBody(text, "raw", "pcm_s16le"), "pcm_s16le", "pcm_s24le", 1), `output_format.encoding`, 400},
 		{"/tts/bytes", cartesiaBody("", "raw", "pcm_s16le"), `"error_code":"missing_required_parameter"`, 400},
 		{"/tts/bytes", `{"transcript":`, `"error_code":"invalid_json"`, 400},
+		// The text is named as Cartesia names it.
+		{"/tts/bytes", cartesiaBody(strings.Repeat("a", 5000), "raw", "pcm_s16le"), `"message":"transcript is 5000 characters long`, 400},
+		{"/tts/sse", cartesiaBody(strings.Repeat("a", 5000), "raw", "pcm_s16le"), `"error_code":"string_above_max_length"`, 400},
+		{"/tts/bytes", cartesiaBody(" \n ", "raw", "pcm_s16le"), `"error_code":"missing_required_parameter"`, 400},
 		{"/tts/sse", cartesiaBody(text, "wav", "pcm_s16le"), `output_format.container`, 400},
-		{"/tts/bytes", strings.Replace(cartesiaBody(text, "raw", "pcm_s16le"), `"language"`, `"generation_config":{"speed":3},"language"`, 1), `generation_config.speed`, 400},
+		{"/tts/bytes", strings.Replace(cartesiaBody(text, "raw", "pcm_s16le"), `"language"`, `"generation_config":{"speed":5},"language"`, 1), `generation_config.speed`, 400},
 	} {
 		res, b := e.cartesiaDo("POST", c.path, e.key, c.body)
 		if res.StatusCode != c.status || !strings.Contains(string(b), c.want) || !strings.Contains(string(b), `"title"`) {
@@ -330,4 +334,32 @@ func readCartesia(t *testing.T, c *websocket.Conn) cartesiaEvent {
 		t.Fatal(err)
 	}
 	return ev
+}
+
+// TestCartesiaSlowReaderIsCut: a client that stops reading /tts/bytes or
+// /tts/sse is cut off after the write timeout, as on the OpenAI API: the
+// answer ends aborted with less than the audio, instead of holding the
+// handler as long as the client likes.
+func TestCartesiaSlowReaderIsCut(t *testing.T) {
+	var log syncBuffer
+	e := newEnv(t, envOptions{log: &log, writeTimeout: 300 * time.Millisecond})
+	text := strings.Repeat("One more sentence is spoken here. ", 110) // about 10 MB at 48 kHz, more as SSE
+	for _, path := range []string{"/tts/bytes", "/tts/sse"} {
+		t.Run(path, func(t *testing.T) {
+			body := strings.Replace(cartesiaBody(text, "raw", "pcm_s16le"), "24000", "48000", 1)
+			req, _ := http.NewRequestWithContext(t.Context(), "POST", e.ts.URL+"/cartesia"+path, strings.NewReader(body))
+			req.Header.Set("X-API-Key", e.key)
+			id := "slow-reader-" + strings.TrimPrefix(path, "/tts/")
+			req.Header.Set("X-Request-Id", id)
+			res, err := e.ts.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			line := log.requestLine(t, id) // logged while the body is unread
+			if line["aborted"] != true || line["status"] != float64(200) {
+				t.Errorf("access log: %v; want status 200 aborted=true", line)
+			}
+		})
+	}
 }

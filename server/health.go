@@ -3,10 +3,10 @@ package server
 import (
 	"context"
 	"errors"
-	"github.com/voxkit/voxkit/server/internal/core"
 	"net/http"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )

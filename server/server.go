@@ -4,9 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"github.com/voxkit/voxkit/server/internal/admin"
-	"github.com/voxkit/voxkit/server/internal/core"
-	"github.com/voxkit/voxkit/server/internal/openai"
 	"log/slog"
 	"math"
 	"net"
@@ -16,6 +13,10 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/voxkit/voxkit/server/internal/admin"
+	"github.com/voxkit/voxkit/server/internal/cartesia"
+	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/openai"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
@@ -280,7 +281,7 @@ func (s *Server) routes(opts Options) {
 		s.elevenRoutes()
 	}
 	if opts.Cartesia {
-		s.cartesiaRoutes()
+		cartesia.Mount(s.mux, c)
 	}
 	route("/healthz", core.Methods{http.MethodGet: s.healthz})
 	route("/readyz", core.Methods{http.MethodGet: s.readyz})

@@ -10,27 +10,9 @@ import (
 	"github.com/voxkit/voxkit/tts"
 )
 
-// admitVendor admits the caller of a vendor API with the scope need (a
-// key of admin scope may do what one of speech scope may): by key, the
-// vendor's own header's value, when there is one, else by the
-// credentials the OpenAI API takes.
+// admitVendor is core.AdmitVendor.
 func (s *Server) admitVendor(r *http.Request, key string, need store.Scope) (string, *wire.Error) {
-	c, werr := core.Caller{}, (*wire.Error)(nil)
-	if key != "" {
-		var k store.Key
-		k, werr = s.core.CheckKey(r.Context(), key)
-		c = core.Caller{Account: k.Account, Scope: k.Scope}
-	} else {
-		c, werr = s.core.Admit(r)
-	}
-	if werr == nil && c.Scope != store.ScopeAdmin && c.Scope != need {
-		werr = wire.InsufficientScope(c.Scope, need)
-	}
-	if werr != nil {
-		return "", werr
-	}
-	core.Info(r.Context()).Account = c.Account
-	return c.Account, nil
+	return s.core.AdmitVendor(r, key, need)
 }
 
 // vendorSpeak runs req for a vendor API's HTTP answer through the core.

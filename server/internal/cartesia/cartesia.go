@@ -1,0 +1,130 @@
+// Package cartesia is the Cartesia-compatible door of the server, under
+// /cartesia: a Cartesia SDK or agent plugin whose base URL is
+// http://host:port/cartesia speaks to voxkit with a voxkit API key
+// (X-API-Key, or Authorization: Bearer). The Cartesia-Version header is
+// accepted and not needed. docs/agents.md says what is supported and
+// what is ignored.
+//
+// It serves the voices (GET /voices, GET and DELETE /voices/{id}, POST
+// /voices/clone), POST /tts/bytes and /tts/sse, and the socket GET
+// /tts/websocket, translating each into the core and the core's answers
+// into Cartesia's shapes:
+//
+//   - admission: core.AdmitVendor by X-API-Key (on the socket also the
+//     api_key or access_token query parameter), else the core's own
+//     credentials;
+//   - a voice by core.Voice; clones by core.CloneUpload and
+//     core.DropVoice;
+//   - /tts/bytes and /tts/sse: one core.Job (its text field named
+//     "transcript") through core.SpeakHTTP, written through core.Lazy;
+//   - /tts/websocket: core.ServeSocket, each context a core.StreamJob in
+//     the socket's core.ContextSet (transcript pieces as core.Ops, flush
+//     → flush_done, continue: false → the End, cancel →
+//     ContextSet.Cancel);
+//   - every *wire.Error as Cartesia's error shape (toError).
+package cartesia
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+)
+
+// base is where the door is mounted.
+const base = "/cartesia"
+
+// door is the Cartesia door of one core.
+type door struct{ c *core.Core }
+
+// Mount registers the Cartesia-compatible routes on mux. A wrong
+// method, and any other path under /cartesia, are answered in
+// Cartesia's shape.
+func Mount(mux *http.ServeMux, c *core.Core) {
+	d := door{c}
+	answer := func(w http.ResponseWriter, r *http.Request, werr *wire.Error) { write(w, r, toError(werr)) }
+	route := func(path string, m core.Methods) { c.DoorRoute(mux, path, m, answer) }
+	speech := func(h handler) core.Handler { return d.as(store.ScopeSpeech, h) }
+	route(base+"/voices", core.Methods{http.MethodGet: speech(d.listVoices)})
+	if c.Store != nil {
+		route(base+"/voices/clone", core.Methods{http.MethodPost: d.as(store.ScopeAdmin, d.clone)})
+		route(base+"/voices/{id}", core.Methods{http.MethodGet: speech(d.getVoice), http.MethodDelete: d.as(store.ScopeAdmin, d.deleteVoice)})
+	} else {
+		route(base+"/voices/{id}", core.Methods{http.MethodGet: speech(d.getVoice)})
+	}
+	route(base+"/tts/bytes", core.Methods{http.MethodPost: speech(d.bytes)})
+	route(base+"/tts/sse", core.Methods{http.MethodPost: speech(d.sse)})
+	route(base+"/tts/websocket", core.Methods{http.MethodGet: d.socket})
+	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, wire.NotFound(r.Method, r.URL.Path)) }
+	mux.HandleFunc(base, notFound)
+	mux.HandleFunc(base+"/", notFound)
+}
+
+// apiError is an error as Cartesia shapes it, over HTTP and in error
+// events.
+type apiError struct {
+	Status  int    `json:"status_code"`
+	Code    string `json:"error_code"`
+	Title   string `json:"title"`
+	Message string `json:"message"`
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+func badRequest(code, format string, args ...any) *apiError {
+	return &apiError{http.StatusBadRequest, code, "Invalid request", fmt.Sprintf(format, args...)}
+}
+
+// toError converts voxkit's error to Cartesia's shape; nil stays nil.
+// Cartesia calls a transcript with nothing to say (tts.ErrEmptyInput,
+// as wire reports it) a missing one.
+func toError(werr *wire.Error) *apiError {
+	if werr == nil {
+		return nil
+	}
+	code := werr.Code
+	if code == wire.CodeStringTooShort && werr.Param == field {
+		code = wire.CodeMissingParameter
+	}
+	return &apiError{werr.Status, code, http.StatusText(werr.Status), werr.Message}
+}
+
+func voiceNotFound(id string) *apiError {
+	return &apiError{http.StatusNotFound, wire.CodeVoiceNotFound, "Voice not found", fmt.Sprintf("No voice with id %q: list the voices with GET /voices.", id)}
+}
+
+// event is the error as an event of the SSE stream or the WebSocket.
+func (e *apiError) event(contextID, requestID string) map[string]any {
+	m := map[string]any{"type": "error", "done": true, "status_code": e.Status, "error_code": e.Code,
+		"title": e.Title, "message": e.Message, "request_id": requestID}
+	if contextID != "" {
+		m["context_id"] = contextID
+	}
+	return m
+}
+
+// write answers r with e in Cartesia's shape.
+func write(w http.ResponseWriter, r *http.Request, e *apiError) {
+	core.WriteJSON(w, e.Status, e.event("", core.Info(r.Context()).ID))
+}
+
+// handler is a handler of the Cartesia API, for the caller's account.
+type handler func(w http.ResponseWriter, r *http.Request, account string) *apiError
+
+// as admits the caller with the scope need and answers errors in
+// Cartesia's shape.
+func (d door) as(need store.Scope, h handler) core.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		account, werr := d.c.AdmitVendor(r, r.Header.Get("X-API-Key"), need)
+		e := toError(werr)
+		if e == nil {
+			e = h(w, r, account)
+		}
+		if e != nil {
+			write(w, r, e)
+		}
+		return nil
+	}
+}

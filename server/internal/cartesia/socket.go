@@ -1,0 +1,190 @@
+package cartesia
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
+)
+
+// Cartesia's WebSocket, /tts/websocket: generation requests, each naming
+// its context; a context takes transcript pieces (continue: true) until
+// one says continue: false, and speaks sentences as they complete, or
+// what it holds on flush or after max_buffer_delay_ms. Several contexts
+// run at once (core.MaxSocketContexts), each cancellable alone.
+
+// maxBufferDelay is the longest max_buffer_delay_ms Cartesia allows; its
+// default is the core's (core.DefaultBufferDelay).
+const maxBufferDelay = 5000 * time.Millisecond
+
+// session is one socket.
+type session struct {
+	*core.Sender
+	d         door
+	ctx       context.Context
+	account   string
+	requestID string
+	open      *core.ContextSet
+}
+
+// socket serves GET /tts/websocket. The key comes in X-API-Key,
+// Authorization: Bearer, or (for browsers, which cannot set headers) the
+// api_key or access_token query parameter.
+func (d door) socket(w http.ResponseWriter, r *http.Request) error {
+	if werr := d.c.CheckUpgrade(w.Header(), r); werr != nil {
+		write(w, r, toError(werr))
+		return nil
+	}
+	q := r.URL.Query()
+	key := r.Header.Get("X-API-Key")
+	if key == "" && core.Bearer(r) == "" {
+		key = q.Get("api_key")
+		if key == "" {
+			key = q.Get("access_token")
+		}
+	}
+	account, werr := d.c.AdmitVendor(r, key, store.ScopeSpeech)
+	if werr != nil {
+		write(w, r, toError(werr))
+		return nil
+	}
+	creds := core.Creds{R: r, Key: key, Account: account}
+	err := core.ServeSocket(d.c, w, r, creds, d.c.SocketIdle, func(ctx context.Context, conn *websocket.Conn, g *core.Guard) core.SocketDoor[generation] {
+		return &session{Sender: d.c.NewSender(ctx, conn), d: d, ctx: ctx, account: account,
+			requestID: core.RequestID(r.Context()), open: d.c.NewContextSet(g)}
+	})
+	if errors.As(err, &werr) { // refused before the upgrade
+		write(w, r, toError(werr))
+	}
+	return nil
+}
+
+// Refuse sends an error event that names no context.
+func (s *session) Refuse(werr *wire.Error) { s.Send(toError(werr).event("", s.requestID)) }
+
+// Wait waits for the contexts to end.
+func (s *session) Wait() { s.open.Wait() }
+
+// Handle acts on one message, which came in size bytes.
+func (s *session) Handle(m generation, size int) (done bool, reason core.CloseReason) {
+	id := m.Context
+	if m.Cancel {
+		s.open.Cancel(id)
+		return false, reason
+	}
+	sc := s.open.Get(id)
+	if sc == nil {
+		var e *apiError
+		if sc, e = s.start(m); e != nil {
+			s.Send(e.event(id, s.requestID))
+			return false, reason
+		}
+	}
+	op := core.Op{Flush: m.Flush}
+	if m.Transcript != nil {
+		op.Text = *m.Transcript
+	}
+	sent := false
+	if m.Continue {
+		sent = s.open.Send(sc, op, size)
+	} else {
+		sent = s.open.End(sc, op, size)
+	}
+	if !sent {
+		s.Send(toError(core.ContextFull(id)).event(id, s.requestID))
+	}
+	return false, reason
+}
+
+// start opens a context with the settings of its first message.
+func (s *session) start(first generation) (*core.Context, *apiError) {
+	if s.open.Full() {
+		return nil, &apiError{http.StatusTooManyRequests, wire.CodeTooManyContexts, "Too many contexts",
+			fmt.Sprintf("At most %d contexts may be open on one connection; end or cancel one first.", core.MaxSocketContexts)}
+	}
+	f, e := first.OutputFormat.output("raw")
+	if e != nil {
+		return nil, e
+	}
+	delay := core.DefaultBufferDelay
+	if first.MaxBufferDelayMS != nil {
+		delay = time.Duration(*first.MaxBufferDelayMS) * time.Millisecond
+		if delay < 0 || delay > maxBufferDelay {
+			return nil, badRequest(wire.CodeInvalidValue, "max_buffer_delay_ms must be 0 to %d.", maxBufferDelay.Milliseconds())
+		}
+	}
+	first.Transcript = nil // the context's text comes through its messages
+	req, _, e := s.d.toRequest(s.account, first, f)
+	if e != nil {
+		return nil, e
+	}
+	c := &stream{s: s, id: first.Context, words: newWords(first.UseNormalizedTimestamps, s.d.c.Normalizer(req)), flushID: 1, last: time.Now()}
+	req.OnSentence = func(d tts.SentenceDone) { c.sentence(d, first.AddTimestamps) }
+	sj := core.StreamJob{Job: job(req, first, nil), Delay: delay, Flushed: c.flushed}
+	sj.Log = s.d.c.Log.With("request_id", s.requestID, "context_id", first.Context)
+	if first.AddTimestamps {
+		sj.Text = c.words.write
+	}
+	sc, werr := s.open.Start(s.ctx, first.Context, sj, f.Writer(&c.audio), c.done)
+	return sc, toError(werr)
+}
+
+// stream is one context under way: chunk (and timestamps) events per
+// sentence, flush_done after each flush's audio, done at its end. Its
+// methods run on the context's goroutine.
+type stream struct {
+	s       *session
+	id      string
+	audio   core.Buffer
+	words   *words
+	flushID int // of the chunks sent until the next flush_done
+	last    time.Time
+}
+
+func (c *stream) chunk(audio []byte, stepTime float64) {
+	c.s.Send(map[string]any{"type": "chunk", "context_id": c.id, "data": base64.StdEncoding.EncodeToString(audio),
+		"done": false, "status_code": 206, "flush_id": c.flushID, "step_time": stepTime})
+}
+
+// sentence sends the audio of the sentence d, and its word timestamps.
+func (c *stream) sentence(d tts.SentenceDone, timestamps bool) {
+	c.chunk(c.audio.Take(), float64(time.Since(c.last).Microseconds())/1000)
+	c.last = time.Now()
+	if timestamps {
+		c.s.Send(map[string]any{"type": "timestamps", "context_id": c.id, "done": false, "status_code": 206,
+			"flush_id": c.flushID, "word_timestamps": c.words.sentence(d)})
+	}
+}
+
+// flushed sends flush_done once the audio before a flush is out.
+func (c *stream) flushed(core.Op) error {
+	c.s.Send(map[string]any{"type": "flush_done", "context_id": c.id, "done": false, "flush_done": true,
+		"flush_id": c.flushID, "status_code": 206})
+	c.flushID++
+	return nil
+}
+
+// done ends the context: the rest of its audio and done, or its error;
+// nothing once it was cancelled or the socket ended (core.ErrGone).
+func (c *stream) done(_ tts.Result, err error) {
+	var werr *wire.Error
+	if errors.As(err, &werr) {
+		c.s.Send(toError(werr).event(c.id, c.s.requestID))
+	}
+	if err != nil {
+		return
+	}
+	if rest := c.audio.Take(); len(rest) > 0 {
+		c.chunk(rest, 0)
+	}
+	c.s.Send(map[string]any{"type": "done", "context_id": c.id, "done": true, "status_code": 200})
+}

@@ -1,0 +1,102 @@
+package cartesia
+
+import (
+	"cmp"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/voices"
+)
+
+// voiceOf describes a voxkit voice as a Cartesia voice. Its created_at
+// is when the voice was added to the catalog: a built-in voice's is the
+// server's start (or the rescan that found it), a clone's its creation,
+// as /v1/models' created.
+func voiceOf(v voices.Voice) map[string]any {
+	access, name := "public", v.ID
+	if !v.Global() {
+		access, name = "private", cmp.Or(v.Description, v.ID) // a clone's description is its name
+	}
+	lang, _, _ := strings.Cut(v.Language, "-")
+	return map[string]any{"id": v.ID, "name": name, "description": v.Description, "language": lang,
+		"is_owner": !v.Global(), "is_public": v.Global(), "access": access, "visibility": "all",
+		"tagline": v.Engine, "locales": []any{}, "created_at": v.Created.UTC().Format(time.RFC3339)}
+}
+
+// cloneForm is the multipart body of POST /voices/clone; description,
+// language, accent, base_voice_id and the older mode and enhance are
+// accepted and not used.
+var cloneForm = wire.CloneForm{Audio: "clip", Fields: []string{"description", "language", "accent", "base_voice_id", "mode", "enhance"}}
+
+// clone answers POST /voices/clone with the new voice.
+func (d door) clone(w http.ResponseWriter, r *http.Request, account string) *apiError {
+	sv, err := d.c.CloneUpload(w, r, account, cloneForm)
+	if err != nil {
+		return toError(d.c.WireError(r, err))
+	}
+	v, werr := d.c.Voice(account, sv.ID)
+	if werr != nil {
+		return voiceNotFound(sv.ID) // deleted meanwhile
+	}
+	core.WriteJSON(w, http.StatusOK, voiceOf(v))
+	return nil
+}
+
+// deleteVoice answers DELETE /voices/{id} with 204.
+func (d door) deleteVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
+	if _, err := d.c.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return voiceNotFound(r.PathValue("id"))
+		}
+		return toError(d.c.WireError(r, err))
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// listVoices lists the voices, in pages (limit, starting_after,
+// ending_before as Cartesia's cursors).
+func (d door) listVoices(w http.ResponseWriter, r *http.Request, account string) *apiError {
+	q := r.URL.Query()
+	limit := 10
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			return badRequest(wire.CodeInvalidValue, "limit must be 1 to 100.")
+		}
+		limit = n
+	}
+	all := d.c.Voices.List(account)
+	index := func(id string) int { return slices.IndexFunc(all, func(v voices.Voice) bool { return v.ID == id }) }
+	from := index(q.Get("starting_after")) + 1 // 0 without a cursor
+	to := min(len(all), from+limit)
+	more := to < len(all)
+	if id := q.Get("ending_before"); id != "" {
+		to = max(0, index(id))
+		from = max(0, to-limit)
+		more = from > 0
+	}
+	list := []map[string]any{}
+	for _, v := range all[from:to] {
+		list = append(list, voiceOf(v))
+	}
+	core.WriteJSON(w, http.StatusOK, map[string]any{"data": list, "has_more": more})
+	return nil
+}
+
+// getVoice answers GET /voices/{id}.
+func (d door) getVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
+	v, werr := d.c.Voice(account, r.PathValue("id"))
+	if werr != nil {
+		return voiceNotFound(r.PathValue("id"))
+	}
+	core.WriteJSON(w, http.StatusOK, voiceOf(v))
+	return nil
+}
