@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/elevenlabs"
 	"log/slog"
 	"math"
 	"net/http"
@@ -290,7 +291,7 @@ func (s *Server) routes(opts Options) {
 	route("/v1/tags", core.Methods{http.MethodGet: s.listTags})
 	route("/v1/normalize", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, s.normalizeText)})
 	if opts.ElevenLabs {
-		s.elevenRoutes()
+		elevenlabs.Mount(s.mux, c)
 	}
 	if opts.Cartesia {
 		s.cartesiaRoutes()

@@ -15,22 +15,7 @@ import (
 // vendor's own header's value, when there is one, else by the
 // credentials the OpenAI API takes.
 func (s *Server) admitVendor(r *http.Request, key string, need store.Scope) (string, *wire.Error) {
-	c, werr := core.Caller{}, (*wire.Error)(nil)
-	if key != "" {
-		var k store.Key
-		k, werr = s.core.CheckKey(r.Context(), key)
-		c = core.Caller{Account: k.Account, Scope: k.Scope}
-	} else {
-		c, werr = s.core.Admit(r)
-	}
-	if werr == nil && c.Scope != store.ScopeAdmin && c.Scope != need {
-		werr = wire.InsufficientScope(c.Scope, need)
-	}
-	if werr != nil {
-		return "", werr
-	}
-	core.Info(r.Context()).Account = c.Account
-	return c.Account, nil
+	return s.core.AdmitVendor(r, key, need)
 }
 
 // vendorSpeak runs req for a vendor API's HTTP answer through the core.
