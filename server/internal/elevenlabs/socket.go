@@ -214,7 +214,8 @@ func (s *session) start(id string, first message) (*core.Context, *apiError) {
 		a, na := aligner.Sentence(d.Words, false)
 		s.audio(id, audio.Take(), a, na)
 	}
-	job := core.StreamJob{Job: core.Job{Request: req, Voice: s.voice, Field: textField}, Delay: -1, Schedule: schedule, Text: aligner.Write}
+	job := core.StreamJob{Job: core.Job{Request: req, Voice: s.voice, Field: textField, Log: s.d.c.Log.With("request_id", core.RequestID(s.ctx))},
+		Delay: -1, Schedule: schedule, Text: aligner.Write}
 	sc, werr := s.open.Start(s.ctx, id, job, s.format.Writer(&audio), func(_ tts.Result, err error) {
 		var werr *wire.Error
 		switch {
