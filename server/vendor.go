@@ -10,10 +10,7 @@ import (
 	"github.com/voxkit/voxkit/tts"
 )
 
-// admitVendor admits the caller of a vendor API with the scope need (a
-// key of admin scope may do what one of speech scope may): by key, the
-// vendor's own header's value, when there is one, else by the
-// credentials the OpenAI API takes.
+// admitVendor is core.AdmitVendor.
 func (s *Server) admitVendor(r *http.Request, key string, need store.Scope) (string, *wire.Error) {
 	return s.core.AdmitVendor(r, key, need)
 }

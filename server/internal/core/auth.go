@@ -146,15 +146,15 @@ func (c *Core) Authed(need store.Scope, h Handler) Handler {
 	}
 }
 
-// AdmitVendor admits the caller of a vendor door with the scope need (a
-// key of admin scope may do what one of speech scope may): by key, the
-// value of the vendor's own key header, when there is one, else as Admit
-// does. The account goes in the request info.
+// AdmitVendor admits the caller of a vendor door with the scope need
+// (a key of admin scope may do what one of speech scope may): by key,
+// the value of the vendor's own key header, when there is one, else as
+// Admit does; the account goes in the request info.
 func (c *Core) AdmitVendor(r *http.Request, key string, need store.Scope) (string, *wire.Error) {
 	cl, werr := Caller{}, (*wire.Error)(nil)
 	if key != "" {
 		var k store.Key
-		k, werr = c.keys.check(r.Context(), key)
+		k, werr = c.CheckKey(r.Context(), key)
 		cl = Caller{Account: k.Account, Scope: k.Scope}
 	} else {
 		cl, werr = c.Admit(r)
