@@ -16,6 +16,8 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
 )
 
 // elevenDo sends an ElevenLabs API request with the key in xi-api-key.
@@ -355,5 +357,42 @@ func BenchmarkElevenLabsFirstAudio(b *testing.B) {
 			}
 			reportPercentiles(b, "", samples)
 		})
+	}
+}
+
+// TestElevenLabsTextTooLong: an over-long text is reported in ElevenLabs'
+// shape, naming its own field: "text is N characters long".
+func TestElevenLabsTextTooLong(t *testing.T) {
+	e := newEnv(t, envOptions{synth: func(o *tts.Options) { o.MaxInput = 100 }})
+	res, b := e.elevenDo("POST", "/v1/text-to-speech/en-us", e.key, `{"text":"`+strings.Repeat("Hello there. ", 20)+`"}`)
+	var got struct {
+		Detail struct{ Status, Message string } `json:"detail"`
+	}
+	json.Unmarshal(b, &got)
+	if res.StatusCode != 400 || got.Detail.Status != wire.CodeStringTooLong || !strings.HasPrefix(got.Detail.Message, "text is 260 characters long") {
+		t.Errorf("%d %s; want 400 string_above_max_length saying text is 260 characters long", res.StatusCode, b)
+	}
+}
+
+// TestElevenLabsSlowReaderIsCut: a client that stops reading an
+// ElevenLabs speech stream is cut off after the write timeout, as on
+// /v1: the answer is logged aborted while its body is unread, with less
+// than the whole stream sent.
+func TestElevenLabsSlowReaderIsCut(t *testing.T) {
+	var log syncBuffer
+	e := newEnv(t, envOptions{log: &log, writeTimeout: 300 * time.Millisecond})
+	body := `{"text":"` + strings.Repeat("One more sentence is spoken here. ", 110) + `"}`
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", e.ts.URL+"/elevenlabs/v1/text-to-speech/en-us/stream?output_format=pcm_48000",
+		strings.NewReader(body))
+	req.Header.Set("xi-api-key", e.key)
+	req.Header.Set("X-Request-Id", "eleven-stops-reading")
+	res, err := e.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	line := log.requestLine(t, "eleven-stops-reading") // logged while the body is unread
+	if line["aborted"] != true || line["status"] != float64(200) || line["abort_reason"] == nil {
+		t.Errorf("access log: %v; want status 200 aborted=true with an abort_reason", line)
 	}
 }

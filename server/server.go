@@ -16,6 +16,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/admin"
 	"github.com/voxkit/voxkit/server/internal/cartesia"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/elevenlabs"
 	"github.com/voxkit/voxkit/server/internal/openai"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
 	"github.com/voxkit/voxkit/server/store"
@@ -278,7 +279,7 @@ func (s *Server) routes(opts Options) {
 	openai.Mount(s.mux, c)
 	route("/v1/audio/speech/ws", core.Methods{http.MethodGet: s.websocket})
 	if opts.ElevenLabs {
-		s.elevenRoutes()
+		elevenlabs.Mount(s.mux, c)
 	}
 	if opts.Cartesia {
 		cartesia.Mount(s.mux, c)

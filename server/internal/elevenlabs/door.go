@@ -1,0 +1,201 @@
+// Package elevenlabs is the ElevenLabs-compatible door of the server,
+// under /elevenlabs: an ElevenLabs SDK or agent plugin whose base URL is
+// http://host:port/elevenlabs speaks to voxkit with a voxkit API key in
+// xi-api-key. docs/agents.md says what is supported and what is ignored.
+//
+// It serves, under /elevenlabs/v1:
+//
+//   - voices (GET /voices, /voices/{id}; with a store, instant cloning
+//     POST /voices/add and DELETE /voices/{id}, through
+//     core.CloneUpload and core.DropVoice) and GET /models;
+//   - speech of a whole text, POST /text-to-speech/{voice} and its
+//     /stream, /with-timestamps and /stream/with-timestamps forms: one
+//     core.Job through core.SpeakHTTP, written through a core.Lazy;
+//   - the input-streaming sockets text-to-speech/{voice}/stream-input
+//     (one context) and multi-stream-input (up to core.MaxSocketContexts,
+//     each named by context_id): run by core.ServeSocket, each context a
+//     core.StreamJob in the socket's core.ContextSet, spoken on
+//     ElevenLabs' chunk_length_schedule, a flush or a sentence end, with
+//     each sentence's audio sent with its character alignment.
+//
+// It translates ElevenLabs' requests into core calls, and the core's
+// *wire.Error values into ElevenLabs' shape,
+// {"detail": {"status": "...", "message": "..."}}; the lifecycle
+// (admission, limits, synthesis, metrics) is the core's.
+package elevenlabs
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/voices"
+)
+
+// door is the ElevenLabs-compatible API of one server.
+type door struct{ c *core.Core }
+
+// Mount registers the ElevenLabs-compatible routes of c on mux.
+func Mount(mux *http.ServeMux, c *core.Core) {
+	d := &door{c}
+	const base = "/elevenlabs/v1"
+	// A wrong method, and any other path of the door, are answered in
+	// ElevenLabs' shape.
+	answer := func(w http.ResponseWriter, _ *http.Request, werr *wire.Error) { writeError(w, toError(werr)) }
+	route := func(path string, m core.Methods) { c.DoorRoute(mux, path, m, answer) }
+	route(base+"/voices", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.voices)})
+	if c.Store != nil {
+		route(base+"/voices/add", core.Methods{http.MethodPost: d.as(store.ScopeAdmin, d.addVoice)})
+		route(base+"/voices/{id}", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.voice), http.MethodDelete: d.as(store.ScopeAdmin, d.deleteVoice)})
+	} else {
+		route(base+"/voices/{id}", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.voice)})
+	}
+	route(base+"/models", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.models)})
+	for _, suffix := range []string{"", "/stream", "/with-timestamps", "/stream/with-timestamps"} {
+		route(base+"/text-to-speech/{voice}"+suffix, core.Methods{http.MethodPost: d.as(store.ScopeSpeech, d.speech)})
+	}
+	route(base+"/text-to-speech/{voice}/stream-input", core.Methods{http.MethodGet: d.socket(false)})
+	route(base+"/text-to-speech/{voice}/multi-stream-input", core.Methods{http.MethodGet: d.socket(true)})
+	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, wire.NotFound(r.Method, r.URL.Path)) }
+	mux.HandleFunc("/elevenlabs", notFound)
+	mux.HandleFunc("/elevenlabs/", notFound)
+}
+
+// apiError is an error as ElevenLabs shapes it:
+// {"detail": {"status": "...", "message": "..."}}.
+type apiError struct {
+	HTTPStatus int    `json:"-"`
+	Status     string `json:"status"`
+	Message    string `json:"message"`
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+// toError converts voxkit's error to ElevenLabs' shape.
+func toError(werr *wire.Error) *apiError {
+	status, message := werr.Code, werr.Message
+	switch werr.Code {
+	case wire.CodeMissingAPIKey:
+		status, message = "needs_authorization", missingKey
+	case wire.CodeVoiceNotFound:
+		status = "voice_not_found"
+	case wire.CodeTooManyContexts:
+		status, message = "max_active_conversations", fmt.Sprintf("At most %d contexts may be open on one socket; close one first.", core.MaxSocketContexts)
+	}
+	return &apiError{HTTPStatus: werr.Status, Status: status, Message: message}
+}
+
+// missingKey is the message of ElevenLabs' 401 for a request without a
+// key: it names the header ElevenLabs' clients send it in.
+const missingKey = "You didn't provide an API key. Send a voxkit API key in the xi-api-key header " +
+	"(xi-api-key: sk_...), as ElevenLabs' clients do; Authorization: Bearer is accepted too. " +
+	"Keys are created in the playground or with `server keys create`."
+
+// writeError answers with e in ElevenLabs' shape.
+func writeError(w http.ResponseWriter, e *apiError) {
+	core.WriteJSON(w, e.HTTPStatus, map[string]any{"detail": e})
+}
+
+// handler is a handler of the ElevenLabs API, for the caller's account.
+type handler func(w http.ResponseWriter, r *http.Request, account string) *apiError
+
+// as admits the caller by xi-api-key (or any credential the OpenAI API
+// takes) with the scope need, and answers errors in ElevenLabs' shape.
+func (d *door) as(need store.Scope, h handler) core.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		account, eerr := d.admit(r, need)
+		if eerr == nil {
+			eerr = h(w, r, account)
+		}
+		if eerr != nil {
+			writeError(w, eerr)
+		}
+		return nil
+	}
+}
+
+// admit checks the xi-api-key header, else the credentials of the OpenAI
+// API.
+func (d *door) admit(r *http.Request, need store.Scope) (string, *apiError) {
+	account, werr := d.c.AdmitVendor(r, r.Header.Get("xi-api-key"), need)
+	if werr != nil {
+		return "", toError(werr)
+	}
+	return account, nil
+}
+
+// voiceOf describes a voxkit voice as an ElevenLabs voice.
+func voiceOf(v voices.Voice) map[string]any {
+	category, name := "premade", v.ID
+	if !v.Global() {
+		category, name = "cloned", cmp.Or(v.Description, v.ID) // a clone's description is its name
+	}
+	labels := map[string]string{"engine": v.Engine}
+	if v.Language != "" {
+		labels["language"] = v.Language
+	}
+	return map[string]any{"voice_id": v.ID, "name": name, "category": category,
+		"description": v.Description, "labels": labels, "available_for_tiers": []string{},
+		"is_owner": !v.Global()}
+}
+
+func (d *door) voices(w http.ResponseWriter, r *http.Request, account string) *apiError {
+	list := []map[string]any{}
+	for _, v := range d.c.Voices.List(account) {
+		list = append(list, voiceOf(v))
+	}
+	core.WriteJSON(w, http.StatusOK, map[string]any{"voices": list, "has_more": false, "total_count": len(list)})
+	return nil
+}
+
+func (d *door) voice(w http.ResponseWriter, r *http.Request, account string) *apiError {
+	v, werr := d.c.Voice(account, r.PathValue("id"))
+	if werr != nil {
+		return voiceNotFound(r.PathValue("id"))
+	}
+	core.WriteJSON(w, http.StatusOK, voiceOf(v))
+	return nil
+}
+
+// cloneForm is the multipart body of POST /v1/voices/add. Of the files
+// the first is the recording; description, labels and
+// remove_background_noise are accepted and not used.
+var cloneForm = wire.CloneForm{Audio: "files", ManyAudio: true, Fields: []string{"description", "labels", "remove_background_noise"}}
+
+// addVoice answers POST /v1/voices/add: instant voice cloning.
+func (d *door) addVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
+	sv, err := d.c.CloneUpload(w, r, account, cloneForm)
+	if err != nil {
+		return toError(d.c.WireError(r, err))
+	}
+	core.WriteJSON(w, http.StatusOK, map[string]any{"voice_id": sv.ID, "requires_verification": false})
+	return nil
+}
+
+// deleteVoice answers DELETE /v1/voices/{voice_id}.
+func (d *door) deleteVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
+	if _, err := d.c.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return voiceNotFound(r.PathValue("id"))
+		}
+		return toError(d.c.WireError(r, err))
+	}
+	core.WriteJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+	return nil
+}
+
+func voiceNotFound(id string) *apiError {
+	return &apiError{http.StatusNotFound, "voice_not_found", fmt.Sprintf("A voice with the voice_id %s was not found.", id)}
+}
+
+// models lists one model: voxkit has voices, not models, and accepts any
+// model_id.
+func (d *door) models(w http.ResponseWriter, r *http.Request, account string) *apiError {
+	core.WriteJSON(w, http.StatusOK, []map[string]any{{"model_id": "voxkit", "name": "voxkit",
+		"can_do_text_to_speech": true, "description": "Every voxkit voice; model_id is accepted and ignored."}})
+	return nil
+}

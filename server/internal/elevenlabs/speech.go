@@ -1,0 +1,255 @@
+package elevenlabs
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/internal/align"
+	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/tts/normalize"
+)
+
+// textField is ElevenLabs' name of the text to speak, which errors about
+// the text name.
+const textField = "text"
+
+// defaultFormat is ElevenLabs' default output_format.
+const defaultFormat = "mp3_44100_128"
+
+// formats are the codecs of output_format, with the rates and bitrates
+// (kbps) each takes.
+var formats = map[string]struct {
+	rates, kbps []int
+}{
+	"mp3":  {[]int{22050, 24000, 44100}, []int{32, 48, 64, 96, 128, 192}},
+	"pcm":  {[]int{8000, 16000, 22050, 24000, 44100, 48000}, nil},
+	"wav":  {[]int{8000, 16000, 22050, 24000, 44100, 48000}, nil},
+	"ulaw": {[]int{8000}, nil},
+	"alaw": {[]int{8000}, nil},
+	"opus": {[]int{48000}, []int{32, 64, 96, 128, 192}},
+}
+
+// parseFormat parses output_format, "" its default.
+func parseFormat(s string) (core.Output, *apiError) {
+	bad := func() (core.Output, *apiError) {
+		return core.Output{}, &apiError{http.StatusBadRequest, "invalid_output_format", fmt.Sprintf(
+			"output_format %q is not one voxkit speaks: use mp3_{22050,24000,44100}_{32,48,64,96,128,192}, pcm_{8000,16000,22050,24000,44100,48000}, wav_RATE, ulaw_8000, alaw_8000 or opus_48000_{32,64,96,128,192}.", s)}
+	}
+	parts := strings.Split(cmp.Or(s, defaultFormat), "_")
+	spec, ok := formats[parts[0]]
+	if !ok || len(parts) < 2 || len(parts) != 2+min(1, len(spec.kbps)) {
+		return bad()
+	}
+	rate, err := strconv.Atoi(parts[1])
+	if err != nil || !slices.Contains(spec.rates, rate) {
+		return bad()
+	}
+	f := core.Output{Format: encode.Format{Name: parts[0], SampleRate: rate, Streaming: true}}
+	if len(parts) == 3 {
+		kbps, err := strconv.Atoi(parts[2])
+		if err != nil || !slices.Contains(spec.kbps, kbps) {
+			return bad()
+		}
+		f.Format.Bitrate = kbps * 1000
+	}
+	switch parts[0] {
+	case "ulaw":
+		f = f.Companded(encode.MuLaw, encode.WAVMuLaw, false)
+	case "alaw":
+		f = f.Companded(encode.ALaw, encode.WAVALaw, false)
+	}
+	return f, nil
+}
+
+// speechBody is the body of POST /v1/text-to-speech/{voice_id}.
+type speechBody struct {
+	Text                   string         `json:"text"`
+	ModelID                string         `json:"model_id"`
+	LanguageCode           string         `json:"language_code"`
+	VoiceSettings          *voiceSettings `json:"voice_settings"`
+	ApplyTextNormalization string         `json:"apply_text_normalization"`
+	Seed                   *int64         `json:"seed"`
+	PreviousText           string         `json:"previous_text"`
+	NextText               string         `json:"next_text"`
+}
+
+// voiceSettings is voice_settings: speed maps onto voxkit's speed; the
+// others have no voxkit control.
+type voiceSettings struct {
+	Speed           *float64 `json:"speed"`
+	Stability       *float64 `json:"stability"`
+	SimilarityBoost *float64 `json:"similarity_boost"`
+	Style           *float64 `json:"style"`
+	UseSpeakerBoost *bool    `json:"use_speaker_boost"`
+}
+
+// ignored names the settings voxkit accepts and does not apply.
+func (vs *voiceSettings) ignored() []string {
+	if vs == nil {
+		return nil
+	}
+	var out []string
+	for name, set := range map[string]bool{"stability": vs.Stability != nil, "similarity_boost": vs.SimilarityBoost != nil,
+		"style": vs.Style != nil, "use_speaker_boost": vs.UseSpeakerBoost != nil} {
+		if set {
+			out = append(out, "voice_settings."+name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// request turns the ElevenLabs request fields into voxkit's request.
+func (d *door) request(account, voice, text string, vs *voiceSettings, normalization string, f core.Output) (tts.Request, *apiError) {
+	req := tts.Request{Voice: d.c.Resolve(account, voice), Input: text, Account: account, Format: f.Format}
+	if vs != nil && vs.Speed != nil {
+		// ElevenLabs' speed, like voxkit's, multiplies the voice's own
+		// rate (1 is normal): the one scale, taken as it is, within
+		// voxkit's range (ElevenLabs' own is 0.7 to 1.2).
+		if err := tts.CheckSpeed(*vs.Speed); err != nil {
+			return req, &apiError{http.StatusBadRequest, "invalid_voice_settings", "voice_settings.speed: " + err.Error()}
+		}
+		req.Speed = *vs.Speed
+	}
+	switch normalization {
+	case "", "auto", "on":
+	case "off":
+		req.Normalize = tts.NormalizeOff
+	default:
+		return req, &apiError{http.StatusBadRequest, "invalid_request", fmt.Sprintf("apply_text_normalization %q is not auto, on or off.", normalization)}
+	}
+	if _, werr := d.c.Voice(account, voice); werr != nil {
+		return req, voiceNotFound(voice)
+	}
+	return req, nil
+}
+
+// speech answers POST /v1/text-to-speech/{voice_id} and its /stream,
+// /with-timestamps and /stream/with-timestamps forms.
+func (d *door) speech(w http.ResponseWriter, r *http.Request, account string) *apiError {
+	body, werr := d.c.ReadBody(w, r)
+	if werr != nil {
+		return toError(werr)
+	}
+	var b speechBody
+	if err := json.Unmarshal(body, &b); err != nil {
+		return &apiError{http.StatusUnprocessableEntity, "invalid_request", "The body is not a JSON object of the text-to-speech request: " + err.Error()}
+	}
+	if strings.TrimSpace(b.Text) == "" {
+		return &apiError{http.StatusUnprocessableEntity, "invalid_request", "text is required and may not be empty."}
+	}
+	f, eerr := parseFormat(r.URL.Query().Get("output_format"))
+	if eerr != nil {
+		return eerr
+	}
+	voice := r.PathValue("voice")
+	req, eerr := d.request(account, voice, b.Text, b.VoiceSettings, b.ApplyTextNormalization, f)
+	if eerr != nil {
+		return eerr
+	}
+	ignored := b.VoiceSettings.ignored()
+	for name, v := range map[string]string{"model_id": b.ModelID, "language_code": b.LanguageCode, "previous_text": b.PreviousText, "next_text": b.NextText} {
+		if v != "" {
+			ignored = append(ignored, name)
+		}
+	}
+	if b.Seed != nil {
+		ignored = append(ignored, "seed")
+	}
+	slices.Sort(ignored)
+	var contentType string
+	var whole []byte // the answer of /with-timestamps
+	lw := d.c.Lazy(w, func() {
+		h := w.Header()
+		h.Set("Content-Type", contentType)
+		if whole != nil {
+			h.Set("Content-Length", strconv.Itoa(len(whole)))
+			h.Set("Cache-Control", "no-store")
+		}
+		if len(ignored) > 0 {
+			h.Set("X-Voxkit-Ignored", strings.Join(ignored, ", "))
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+	job := core.Job{Request: req, Voice: voice, Field: textField, Out: lw}
+	werr = d.c.SpeakHTTP(r, job, nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
+		var res tts.Result
+		var err error
+		switch path := r.URL.Path; {
+		case strings.HasSuffix(path, "/stream/with-timestamps"):
+			contentType = "application/x-ndjson"
+			res, err = timestampLines(r, lw, p, f, d.c.Normalizer(p.Request()))
+		case strings.HasSuffix(path, "/with-timestamps"):
+			contentType = "application/json"
+			if whole, res, err = timestamps(r, p, f, d.c.Normalizer(p.Request())); err == nil {
+				_, err = lw.Write(whole)
+			}
+		default:
+			contentType = cmp.Or(f.ContentType, codec.ContentType)
+			res, err = p.Stream(r.Context(), f.Writer(lw))
+		}
+		if err == nil {
+			lw.Start() // no audio at all: still an answer
+		}
+		return res, err
+	})
+	if werr != nil {
+		return toError(werr)
+	}
+	return nil
+}
+
+// timestamps is the answer of /with-timestamps: JSON with the whole
+// audio in base64 and its character alignment, the input's and the
+// normalized text's.
+func timestamps(r *http.Request, p *tts.Prepared, f core.Output, norm func(string) (normalize.Text, bool)) ([]byte, tts.Result, error) {
+	var audio strings.Builder
+	aligner := &align.Aligner{Input: []rune(p.Request().Input), Normalize: norm}
+	var whole, wholeNorm align.Alignment
+	p.SetOnSentence(func(d tts.SentenceDone) {
+		a, na := aligner.Sentence(d.Words, false)
+		whole.Append(a)
+		wholeNorm.Append(na)
+	})
+	res, err := p.Stream(r.Context(), f.Writer(&audio))
+	if err != nil {
+		return nil, res, err
+	}
+	a, na := aligner.Sentence(nil, true)
+	whole.Append(a)
+	wholeNorm.Append(na)
+	return timed(audio.String(), whole.Seconds(), wholeNorm.Seconds()), res, nil
+}
+
+// timestampLines answers /stream/with-timestamps: one JSON line per
+// sentence, its audio in base64 and its character alignment.
+func timestampLines(r *http.Request, lw *respond.Lazy, p *tts.Prepared, f core.Output, norm func(string) (normalize.Text, bool)) (tts.Result, error) {
+	var audio strings.Builder
+	aligner := &align.Aligner{Input: []rune(p.Request().Input), Normalize: norm}
+	out := bufio.NewWriter(lw)
+	p.SetOnSentence(func(d tts.SentenceDone) {
+		a, na := aligner.Sentence(d.Words, false)
+		out.Write(timed(audio.String(), a.Seconds(), na.Seconds()))
+		audio.Reset()
+		out.Flush()
+		lw.Flush()
+	})
+	return p.Stream(r.Context(), f.Writer(&audio))
+}
+
+// timed is a JSON line of audio and its alignments.
+func timed(audio string, alignment, normalized map[string]any) []byte {
+	line, _ := json.Marshal(map[string]any{"audio_base64": base64.StdEncoding.EncodeToString([]byte(audio)),
+		"alignment": alignment, "normalized_alignment": normalized})
+	return append(line, '\n')
+}
