@@ -84,8 +84,9 @@ type Core struct {
 	// closing is cancelled by Shutdown; sockets watch it.
 	closing  context.Context
 	shutdown context.CancelFunc
-	// Sessions counts the open sockets and Wyoming connections, which
-	// Shutdown waits for.
+	// Sessions counts the open WebSockets, which Shutdown waits for
+	// (Wyoming connections end with Closing, and ServeWyoming waits for
+	// its own).
 	Sessions sync.WaitGroup
 	watching sync.WaitGroup
 }
