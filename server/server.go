@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/socket"
 	"log/slog"
 	"math"
 	"net/http"
@@ -283,7 +284,7 @@ func (s *Server) routes(opts Options) {
 	c := s.core
 	route := func(path string, m core.Methods) { c.Route(s.mux, path, m) }
 	route("/v1/audio/speech", core.Methods{http.MethodPost: c.AuthedAlongside(store.ScopeSpeech, s.speech)})
-	route("/v1/audio/speech/ws", core.Methods{http.MethodGet: s.websocket})
+	socket.Mount(s.mux, c)
 	route("/v1/models", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, s.listModels)})
 	route("/v1/models/{id}", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, s.getModel)})
 	route("/v1/account", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, s.getAccount)})
@@ -358,6 +359,11 @@ func (s *Server) Shutdown(ctx context.Context) error { return s.core.Shutdown(ct
 // DefaultMaxQueue is how many pieces of text may wait for a render slot
 // when Options.MaxQueue is 0.
 const DefaultMaxQueue = 64
+
+// DefaultWSIdleTimeout is how long an authenticated WebSocket session may
+// stay without a message from the client and without work in progress
+// when Options.WSIdleTimeout is 0.
+const DefaultWSIdleTimeout = 5 * time.Minute
 
 // DefaultSocketAuthTimeout is how long a WebSocket opened without
 // credentials has to send its key when Options.SocketAuthTimeout is 0.

@@ -165,8 +165,8 @@ func (in *Input) takeAll(q *Queue) (done bool, err error) {
 // A door that reads its client's messages itself, one at a time, calls
 // Take and Finish instead of Run.
 func (in *Input) Take(op Op) (done bool, err error) {
-	if in.idle != nil {
-		in.idle.Reset(in.job.Idle)
+	if in.idle != nil { // the idle time counts from the end of op's work
+		defer in.idle.Reset(in.job.Idle)
 	}
 	flush := op.Flush || in.job.Delay == 0
 	if op.Text != "" {
