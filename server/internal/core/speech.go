@@ -6,9 +6,8 @@ import (
 	"github.com/voxkit/voxkit/tts"
 )
 
-// SpeechRequest turns a voxkit speech request (the body of POST
-// /v1/audio/speech, or a speech.create of voxkit's socket) of account
-// into the request to synthesize, its voice alias resolved.
+// SpeechRequest turns a parsed speech request (a POST body or a speech.create)
+// into the request to synthesize.
 func (c *Core) SpeechRequest(sp wire.Speech, account string) (tts.Request, *wire.Error) {
 	if err := tts.CheckSpeed(sp.Speed); err != nil { // a speed the client sent: 0 is out of range, not the default
 		return tts.Request{}, wire.ToError(err, "")
