@@ -18,6 +18,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs"
 	"github.com/voxkit/voxkit/server/internal/openai"
+	"github.com/voxkit/voxkit/server/internal/socket"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
@@ -277,7 +278,7 @@ func (s *Server) routes(opts Options) {
 	c := s.core
 	route := func(path string, m core.Methods) { c.Route(s.mux, path, m) }
 	openai.Mount(s.mux, c)
-	route("/v1/audio/speech/ws", core.Methods{http.MethodGet: s.websocket})
+	socket.Mount(s.mux, c)
 	if opts.ElevenLabs {
 		elevenlabs.Mount(s.mux, c)
 	}
@@ -333,6 +334,11 @@ func (s *Server) Shutdown(ctx context.Context) error { return s.core.Shutdown(ct
 // DefaultMaxQueue is how many pieces of text may wait for a render slot
 // when Options.MaxQueue is 0.
 const DefaultMaxQueue = 64
+
+// DefaultWSIdleTimeout is how long an authenticated WebSocket session may
+// stay without a message from the client and without work in progress
+// when Options.WSIdleTimeout is 0.
+const DefaultWSIdleTimeout = 5 * time.Minute
 
 // DefaultSocketAuthTimeout is how long a WebSocket opened without
 // credentials has to send its key when Options.SocketAuthTimeout is 0.

@@ -13,8 +13,7 @@ import (
 
 // The contexts of a socket: several input streams on one connection,
 // each speaking in its own goroutine, concurrently with the others, fed
-// its Ops in order through a queue bounded in messages and bytes, and
-// cancellable alone.
+// its Ops in order through a Queue, and cancellable alone.
 
 // MaxSocketContexts is the most contexts one socket may have open at
 // once: as many as ElevenLabs allows on its multi-stream socket, and
@@ -30,40 +29,61 @@ const (
 	MaxOps     = 256
 )
 
+// Queue holds the Ops sent to an input stream until its Run takes them,
+// bounded in bytes (MaxPending) and in messages (MaxOps). Text that
+// waits behind text is joined to it, so a stream fed word by word holds
+// one message, however many words wait. It is safe for concurrent use.
+type Queue struct {
+	mu      sync.Mutex // guards ops and pending
+	ops     []Op
+	pending int           // bytes of the messages of ops
+	wake    chan struct{} // signalled when ops grow
+}
+
+// NewQueue returns an empty queue.
+func NewQueue() *Queue { return &Queue{wake: make(chan struct{}, 1)} }
+
+// Put queues op, which came in size bytes, unless more than MaxPending
+// bytes or MaxOps messages would wait.
+func (q *Queue) Put(op Op, size int) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	last := len(q.ops) - 1
+	join := last >= 0 && op.text() && q.ops[last].text()
+	if q.pending+size > MaxPending || !join && len(q.ops) >= MaxOps {
+		return false
+	}
+	if join {
+		q.ops[last].Text += op.Text
+	} else {
+		q.ops = append(q.ops, op)
+	}
+	q.pending += size
+	select {
+	case q.wake <- struct{}{}:
+	default: // a wake waits already
+	}
+	return true
+}
+
+// take returns the Ops queued so far, which no longer count.
+func (q *Queue) take() []Op {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	ops := q.ops
+	q.ops, q.pending = nil, 0
+	return ops
+}
+
+// text reports whether op only adds text, and so may join the text
+// before it.
+func (op Op) text() bool { return !op.Flush && !op.Trigger && !op.End && op.Ref == nil }
+
 // Context is one input stream of a socket.
 type Context struct {
 	ID     string
-	ops    chan Op
+	queue  *Queue
 	cancel context.CancelFunc
-
-	mu sync.Mutex // guards sizes and pending
-	// sizes are the sizes of the Ops sent to ops, oldest first, of
-	// which the last len(ops) still wait there: ops is in order, so those
-	// before have been taken.
-	sizes   []int
-	pending int
-}
-
-// queue sends op, which came in size bytes, to ops unless more than
-// MaxPending bytes or MaxOps messages would wait there.
-func (sc *Context) queue(op Op, size int) bool {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	for len(sc.sizes) > len(sc.ops) {
-		sc.pending -= sc.sizes[0]
-		sc.sizes = sc.sizes[1:]
-	}
-	if sc.pending+size > MaxPending {
-		return false
-	}
-	select {
-	case sc.ops <- op:
-		sc.sizes = append(sc.sizes, size)
-		sc.pending += size
-		return true
-	default:
-		return false
-	}
 }
 
 // ContextSet is the contexts open on one socket.
@@ -113,13 +133,13 @@ func (cs *ContextSet) Start(parent context.Context, id string, job StreamJob, w 
 		cancel()
 		return nil, toWire(err)
 	}
-	sc := &Context{ID: id, ops: make(chan Op, MaxOps), cancel: cancel}
+	sc := &Context{ID: id, queue: NewQueue(), cancel: cancel}
 	cs.mu.Lock()
 	cs.open[id] = sc
 	cs.mu.Unlock()
 	cs.wg.Go(func() {
 		defer cancel()
-		res, err := in.Run(sc.ops)
+		res, err := in.Run(sc.queue)
 		cs.forget(sc)
 		done(res, err)
 	})
@@ -146,7 +166,7 @@ func (cs *ContextSet) forget(sc *Context) {
 // Send queues op, which came in size bytes, for sc; when too much waits
 // (MaxPending, MaxOps), sc is cancelled and Send reports false.
 func (cs *ContextSet) Send(sc *Context, op Op, size int) bool {
-	if sc.queue(op, size) {
+	if sc.queue.Put(op, size) {
 		return true
 	}
 	sc.cancel()

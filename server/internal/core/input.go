@@ -95,13 +95,13 @@ func (c *Core) Open(ctx context.Context, job StreamJob, w io.Writer) (*Input, er
 // Written is the number of characters the stream has taken.
 func (in *Input) Written() int { return in.ts.Written() }
 
-// Run takes ops until an End, and returns the stream's result once its
-// audio is written, the speech counted. At shutdown it speaks the text
-// it has, then ends as at an End. Its error is ErrGone when the stream's
+// Run takes the Ops of q until an End, and returns the stream's result
+// once its audio is written, the speech counted. At shutdown it speaks
+// the text it has, then ends as at an End. Its error is ErrGone when the stream's
 // context ended (nothing more is said), or a *wire.Error to tell the
 // client: a failed synthesis (logged and counted), refused credentials
 // (Recheck's error), idle_timeout.
-func (in *Input) Run(ops <-chan Op) (tts.Result, error) {
+func (in *Input) Run(q *Queue) (tts.Result, error) {
 	var idle <-chan time.Time
 	if in.job.Idle > 0 {
 		t := time.NewTimer(in.job.Idle)
@@ -118,8 +118,8 @@ func (in *Input) Run(ops <-chan Op) (tts.Result, error) {
 	}()
 	for {
 		select {
-		case op := <-ops:
-			if done, err := in.Take(op); done || err != nil {
+		case <-q.wake:
+			if done, err := in.takeAll(q); done || err != nil {
 				return in.Finish(err)
 			}
 		case <-buffered:
@@ -134,7 +134,8 @@ func (in *Input) Run(ops <-chan Op) (tts.Result, error) {
 			}
 			return res, wire.IdleTimeout(in.job.Idle)
 		case <-in.c.closing.Done():
-			return in.Finish(in.drain(ops))
+			_, err := in.takeAll(q) // sent before shutdown: spoken too
+			return in.Finish(err)
 		case <-in.ctx.Done():
 			return in.Finish(ErrGone)
 		}
@@ -150,27 +151,22 @@ func (in *Input) Run(ops <-chan Op) (tts.Result, error) {
 	}
 }
 
-// drain takes the ops sent before shutdown, which are spoken too, even
-// when they have not been taken yet.
-func (in *Input) drain(ops <-chan Op) error {
-	for {
-		select {
-		case op := <-ops:
-			if done, err := in.Take(op); done || err != nil {
-				return err
-			}
-		default:
-			return nil
+// takeAll takes the Ops waiting in q, up to an End (done).
+func (in *Input) takeAll(q *Queue) (done bool, err error) {
+	for _, op := range q.take() {
+		if done, err := in.Take(op); done || err != nil {
+			return done, err
 		}
 	}
+	return false, nil
 }
 
 // Take adds op to the stream; done says it was the End (then Finish).
 // A door that reads its client's messages itself, one at a time, calls
 // Take and Finish instead of Run.
 func (in *Input) Take(op Op) (done bool, err error) {
-	if in.idle != nil {
-		in.idle.Reset(in.job.Idle)
+	if in.idle != nil { // the idle time counts from the end of op's work
+		defer in.idle.Reset(in.job.Idle)
 	}
 	flush := op.Flush || in.job.Delay == 0
 	if op.Text != "" {

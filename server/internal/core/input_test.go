@@ -145,15 +145,15 @@ func TestInputRun(t *testing.T) {
 		return nil
 	}
 	in, out := open(t, c, t.Context(), job)
-	ops := make(chan Op, 4)
+	q := NewQueue()
 	done := make(chan error, 1)
-	go func() { _, err := in.Run(ops); done <- err }()
-	ops <- Op{Text: "No sentence end here"}
+	go func() { _, err := in.Run(q); done <- err }()
+	q.Put(Op{Text: "No sentence end here"}, 0)
 	if !wait.For(10*time.Second, func() bool { return out.size() > 0 }) {
 		t.Fatal("the buffer delay spoke nothing")
 	}
-	ops <- Op{Text: " then some more", Flush: true, Ref: "f1"}
-	ops <- Op{End: true}
+	q.Put(Op{Text: " then some more", Flush: true, Ref: "f1"}, 0)
+	q.Put(Op{End: true}, 0)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -172,9 +172,9 @@ func TestInputEnds(t *testing.T) {
 		job := streamJob()
 		job.Idle = 20 * time.Millisecond
 		in, out := open(t, c, t.Context(), job)
-		ops := make(chan Op, 1)
-		ops <- Op{Text: "Spoken before the idle end"}
-		_, err := in.Run(ops)
+		q := NewQueue()
+		q.Put(Op{Text: "Spoken before the idle end"}, 0)
+		_, err := in.Run(q)
 		var werr *wire.Error
 		if !errors.As(err, &werr) || werr.Code != wire.CodeIdleTimeout {
 			t.Fatalf("Run: %v, want idle_timeout", err)
@@ -188,10 +188,10 @@ func TestInputEnds(t *testing.T) {
 		refusal := wire.InvalidKey("sk_x", true)
 		job.Recheck = func(context.Context) *wire.Error { return refusal }
 		in, _ := open(t, c, t.Context(), job)
-		ops := make(chan Op, 2)
-		ops <- Op{Text: "Hello."}
-		ops <- Op{End: true}
-		if _, err := in.Run(ops); err != refusal {
+		q := NewQueue()
+		q.Put(Op{Text: "Hello."}, 0)
+		q.Put(Op{End: true}, 0)
+		if _, err := in.Run(q); err != refusal {
 			t.Errorf("Run: %v, want the recheck's refusal", err)
 		}
 	})
@@ -199,7 +199,7 @@ func TestInputEnds(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		in, _ := open(t, c, ctx, streamJob())
 		cancel()
-		if _, err := in.Run(make(chan Op)); !errors.Is(err, ErrGone) {
+		if _, err := in.Run(NewQueue()); !errors.Is(err, ErrGone) {
 			t.Errorf("Run: %v, want ErrGone", err)
 		}
 	})

@@ -1,0 +1,300 @@
+package socket
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/coder/websocket"
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/outbox"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
+)
+
+// stream is one speech.create: a request with its whole input, or an
+// input stream whose text arrives in input.append messages, queued or
+// concurrent.
+type stream struct {
+	id         string
+	msg        wire.WSIncoming // the speech.create, decoded
+	input      bool            // an input stream
+	concurrent bool            // a concurrent input stream, its audio in speech.audio messages
+	queue      *core.Queue     // a queued input stream's input
+	sc         *core.Context   // a concurrent one's context, once started (read's)
+	start      time.Time       // when its speech began
+	chars      int             // the characters it has taken (its speaker's)
+
+	dropped atomic.Bool // cancelled: its audio still in the outbox is not sent
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // a queued request's, while it runs
+}
+
+// put hands op, which came in size bytes, to st's input; false when too
+// much waits for it.
+func (s *session) put(st *stream, op core.Op, size int) bool {
+	if st.concurrent {
+		return s.contexts.Send(st.sc, op, size)
+	}
+	return st.queue.Put(op, size)
+}
+
+// stop cancels st: the work in progress stops within a sentence and the
+// audio it has queued is dropped.
+func (s *session) stop(st *stream) {
+	st.dropped.Store(true)
+	if st.concurrent {
+		s.contexts.Cancel(st.id)
+		return
+	}
+	st.mu.Lock()
+	if st.cancel != nil {
+		st.cancel()
+	}
+	st.mu.Unlock()
+}
+
+// start opens the concurrent input stream st as a context of the
+// session's ContextSet, which speaks it beside the queue under work; its
+// id is free again once its last message is out. It refuses a context
+// beyond core.MaxSocketContexts, and any once the session is ending.
+func (s *session) start(work context.Context, st *stream) *wire.Error {
+	s.gate.Lock()
+	defer s.gate.Unlock()
+	switch {
+	case s.shut:
+		return wire.Unavailable()
+	case s.contexts.Full():
+		return wire.TooManyContexts(core.MaxSocketContexts)
+	}
+	if werr := s.register(st); werr != nil {
+		return werr
+	}
+	req, w, werr := s.request(work, st)
+	if werr == nil {
+		st.sc, werr = s.contexts.Start(work, st.id, s.streamJob(work, st, req), w, func(res tts.Result, err error) {
+			last := s.last(work, st, w, res, err)
+			s.release(st)
+			if last != nil {
+				s.send(work, last)
+			}
+		})
+	}
+	if werr != nil {
+		s.release(st)
+		if s.guard.Refused() != nil {
+			s.refuse(st.id, werr)
+			return nil
+		}
+		return werr
+	}
+	if text := st.msg.Speech.Input; text != "" {
+		s.contexts.Send(st.sc, core.Op{Text: text}, 0) // speech.create's, within the body limit
+	}
+	return nil
+}
+
+// run answers one queued request in turn. Its id is free again once its
+// last message is out.
+func (s *session) run(work context.Context, st *stream) {
+	s.mu.Lock()
+	s.active = st
+	s.mu.Unlock()
+	last := s.answer(work, st)
+	s.mu.Lock()
+	s.active = nil
+	s.mu.Unlock()
+	s.release(st)
+	if last != nil {
+		s.send(work, last)
+	}
+}
+
+// answer runs a queued request once it has its turn: credentials
+// checked again, then its speech. It returns its last message, as last
+// does.
+func (s *session) answer(work context.Context, st *stream) (last any) {
+	m := st.msg
+	switch {
+	case m.Type != wire.WSCreate:
+		return errorMessage(m.ID, wire.BadRequest(wire.CodeInvalidValue, "type",
+			"Unknown message type %q: send speech.create, input.append, input.flush, input.done or speech.cancel.", m.Type))
+	case st.dropped.Load(): // cancelled while queued
+		return wire.WSCancelledMessage{Type: wire.WSCancelled, ID: st.id}
+	}
+	if werr := s.guard.Check(work); werr != nil {
+		s.refuse(m.ID, werr)
+		return nil
+	}
+	if m.SpeechErr != nil {
+		return errorMessage(st.id, wire.ToError(m.SpeechErr, ""))
+	}
+	req, w, werr := s.request(work, st)
+	if werr != nil {
+		return errorMessage(st.id, werr)
+	}
+	ctx, cancel := context.WithCancel(work) // speech.cancel's
+	defer cancel()
+	st.mu.Lock()
+	st.cancel = cancel
+	st.mu.Unlock()
+	if st.dropped.Load() { // cancelled just now
+		cancel()
+	}
+	var res tts.Result
+	var err error
+	if st.input {
+		var in *core.Input
+		if in, err = s.c.Open(ctx, s.streamJob(ctx, st, req), w); err == nil {
+			res, err = in.Run(st.queue)
+		}
+	} else {
+		st.chars = utf8.RuneCountInString(req.Input)
+		res, err = s.c.Speak(ctx, s.job(st, req), func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
+			res, err := p.Stream(ctx, w)
+			if err == nil {
+				err = w.Flush()
+			}
+			return res, err
+		})
+	}
+	return s.last(work, st, w, res, err)
+}
+
+// request is st's speech.create as the request to synthesize, and the
+// writer of its audio, whose writes wait under ctx.
+func (s *session) request(ctx context.Context, st *stream) (tts.Request, *writer, *wire.Error) {
+	st.start = time.Now()
+	sp := st.msg.Speech
+	req, werr := s.c.SpeechRequest(sp, s.guard.Account())
+	if werr != nil {
+		return req, nil, werr
+	}
+	codec, err := s.c.Synth.Codec(req.Format)
+	if err != nil {
+		return req, nil, wire.ToError(err, sp.Voice)
+	}
+	w := &writer{ctx: ctx, s: s, st: st, started: wire.WSStartedMessage{Type: wire.WSStarted, ID: st.id,
+		Format: req.Format.Name, ContentType: codec.ContentType, SampleRate: req.Format.Rate()}}
+	if sp.Timestamps == wire.TimestampsWord {
+		req.OnSentence = func(d tts.SentenceDone) {
+			b, _ := json.Marshal(wire.NewTimestamps(st.id, d))
+			s.out.Queue(ctx, outbox.Message{Type: websocket.MessageText, Data: b, Skip: &st.dropped})
+		}
+	}
+	return req, w, nil
+}
+
+// job is the core's job of st's request.
+func (s *session) job(st *stream, req tts.Request) core.Job {
+	return core.Job{Request: req, Voice: st.msg.Speech.Voice, Start: st.start,
+		Log: s.c.Log.With("request_id", s.ri.ID, "id", st.id)}
+}
+
+// streamJob is the core's job of the input stream st: its text so far
+// comes as its first input, unfinished text waits max_buffer_delay_ms,
+// the stream ends at the idle time of a stream or of the session,
+// whichever is shorter, and each input.flush is answered with flush.done
+// (sent under ctx).
+func (s *session) streamJob(ctx context.Context, st *stream, req tts.Request) core.StreamJob {
+	delay := core.DefaultBufferDelay
+	if ms := st.msg.Speech.MaxBufferDelayMS; ms != nil {
+		delay = time.Duration(*ms) * time.Millisecond
+	}
+	req.Input = "" // put or sent as the first input
+	return core.StreamJob{
+		Job:     s.job(st, req),
+		Delay:   delay,
+		Idle:    min(core.DefaultStreamIdle, s.c.SocketIdle),
+		Recheck: s.guard.Check,
+		Text:    func(text string) { st.chars += utf8.RuneCountInString(text) },
+		Flushed: func(op core.Op) error {
+			id, _ := op.Ref.(string)
+			return s.send(ctx, wire.WSFlushDoneMessage{Type: wire.WSFlushDone, ID: st.id, FlushID: id})
+		},
+	}
+}
+
+// last is st's last message once its speech ended with res and err:
+// speech.done, speech.cancelled or its error; nil when the session is
+// over (work ended), or when the error is the credentials refused,
+// which ends it. err is the core's: core.ErrGone or a *wire.Error.
+func (s *session) last(work context.Context, st *stream, w *writer, res tts.Result, err error) any {
+	var werr *wire.Error
+	switch {
+	case errors.Is(err, core.ErrGone) && work.Err() != nil:
+		return nil
+	case errors.Is(err, core.ErrGone):
+		st.dropped.Store(true)
+		return wire.WSCancelledMessage{Type: wire.WSCancelled, ID: st.id}
+	case errors.As(err, &werr) && s.guard.Refused() != nil:
+		s.refuse(st.id, werr)
+		return nil
+	case werr != nil:
+		return errorMessage(st.id, werr)
+	}
+	w.start() // no audio at all: still announce the format
+	res.SynthesisTime = s.c.UpstreamTime(res)
+	gateway := time.Since(st.start)
+	s.c.Log.Info("websocket speech", "request_id", s.ri.ID, "id", st.id, "voice", st.msg.Speech.Voice, "sentences", res.Sentences,
+		"upstream_ms", core.MS(res.SynthesisTime), "engine_ms", core.MS(res.EngineTime), "gateway_ms", core.MS(gateway))
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return wire.WSDoneMessage{
+		Type: wire.WSDone, ID: st.id, Sentences: res.Sentences, AudioMS: ms(res.Audio),
+		UpstreamMS: ms(res.SynthesisTime), EngineMS: ms(res.EngineTime), IgnoredTags: res.IgnoredTags, ClampedTags: res.ClampedTags,
+		Usage: wire.UsageOf(st.chars, res.Audio), GatewayMS: ms(gateway),
+	}
+}
+
+// writer hands what tts writes to the outbox as one message per flush,
+// that is per sentence, preceded by speech.started: a binary message,
+// or a concurrent stream's speech.audio (its audio interleaves with
+// others', so it is tagged).
+type writer struct {
+	ctx     context.Context
+	s       *session
+	st      *stream
+	started wire.WSStartedMessage
+	buf     []byte
+	sent    bool // speech.started is queued
+}
+
+func (w *writer) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	return len(p), nil
+}
+
+func (w *writer) Flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	if err := w.start(); err != nil {
+		return err
+	}
+	m := outbox.Message{Type: websocket.MessageBinary, Data: w.buf, Skip: &w.st.dropped}
+	if w.st.concurrent {
+		b, err := json.Marshal(wire.WSAudioMessage{Type: wire.WSAudio, ID: w.st.id, Audio: w.buf})
+		if err != nil {
+			return err
+		}
+		m.Type, m.Data = websocket.MessageText, b
+	}
+	err := w.s.out.Queue(w.ctx, m)
+	w.buf = nil // the outbox has it
+	return err
+}
+
+// start queues speech.started, once.
+func (w *writer) start() error {
+	if w.sent {
+		return nil
+	}
+	w.sent = true
+	return w.s.send(w.ctx, w.started)
+}
