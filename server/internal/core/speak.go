@@ -201,16 +201,3 @@ func (c *Core) UpstreamTime(res tts.Result) time.Duration {
 	}
 	return res.SynthesisTime
 }
-
-// SynthesisFailed is failed for a door that runs tts itself: err logged
-// on log and counted, and the error to answer.
-func (c *Core) SynthesisFailed(log *slog.Logger, voice string, err error) *wire.Error {
-	werr, _ := c.failed(context.Background(), &Job{Voice: voice, Log: log}, err).(*wire.Error)
-	return werr
-}
-
-// CountSpeech counts a finished speech of a door that runs tts itself.
-func (c *Core) CountSpeech(format string, res tts.Result, gateway time.Duration) {
-	res.SynthesisTime = c.UpstreamTime(res)
-	c.metrics.speech(format, res, gateway)
-}
