@@ -66,9 +66,16 @@ type piece struct {
 // empty reports whether p holds nothing (an event of no interest).
 func (p piece) empty() bool { return p.audio == 0 && p.fail == nil && !p.done && p.end == nil }
 
+// stallLimit is how long a test waits for the next piece of an answer
+// before it takes the answer as hung: long, because a clip of minutes is
+// made whole before its first byte, and the race detector on a loaded
+// machine makes it slowly.
+const stallLimit = 90 * time.Second
+
 // talk is a door's answer being read.
 type talk interface {
-	// next reads the next piece; it gives up (end) after 30 s without one.
+	// next reads the next piece; it gives up (end) after stallLimit
+	// without one.
 	next(t *testing.T) piece
 	// leave drops the connection, as a client that goes away does.
 	leave()
@@ -432,8 +439,7 @@ func (e *conformEnv) post(t *testing.T, path string, h http.Header, body any, sh
 
 func (h *httpTalk) next(t *testing.T) piece {
 	t.Helper()
-	// An answer that stalls for 30 s is dropped, and reads as cut.
-	stall := time.AfterFunc(30*time.Second, h.cancel)
+	stall := time.AfterFunc(stallLimit, h.cancel) // the answer is dropped: it reads as cut
 	defer stall.Stop()
 	<-h.ready
 	if h.err != nil {
@@ -603,7 +609,7 @@ type socketTalk struct {
 func (s *socketTalk) next(t *testing.T) piece {
 	t.Helper()
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), stallLimit)
 		typ, data, err := s.c.Read(ctx)
 		cancel()
 		switch {
@@ -668,7 +674,7 @@ type wyomingTalk struct{ c *wyomingClient }
 func (w *wyomingTalk) next(t *testing.T) piece {
 	t.Helper()
 	for {
-		w.c.c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		w.c.c.SetReadDeadline(time.Now().Add(stallLimit))
 		ev, err := wyoming.Read(w.c.r)
 		if err != nil {
 			return piece{end: err}
