@@ -320,6 +320,18 @@ func readFailure(t *testing.T, shape errorShape, b []byte, status int) *failure 
 	return &f
 }
 
+// httpFailure reads an HTTP answer that is an error, JSON by shape.
+func httpFailure(t *testing.T, shape errorShape, res *http.Response) *failure {
+	t.Helper()
+	b, _ := io.ReadAll(res.Body)
+	if ct := res.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("error %d %.200s has Content-Type %q, want application/json", res.StatusCode, b, ct)
+	}
+	f := readFailure(t, shape, b, res.StatusCode)
+	f.retryAfter = res.Header.Get("Retry-After")
+	return f
+}
+
 // fieldsOf decodes b, a JSON object that must have the required keys and
 // no keys but those and the optional ones.
 func fieldsOf(b []byte, required, optional []string) (map[string]json.RawMessage, error) {
@@ -505,10 +517,7 @@ func (h *httpTalk) next(t *testing.T) piece {
 			return piece{end: io.EOF}
 		}
 		h.answered = true
-		b, _ := io.ReadAll(h.res.Body)
-		f := readFailure(t, h.shape, b, h.res.StatusCode)
-		f.retryAfter = h.res.Header.Get("Retry-After")
-		return piece{fail: f}
+		return piece{fail: httpFailure(t, h.shape, h.res)}
 	}
 	if h.r == nil {
 		h.r = bufio.NewReaderSize(h.res.Body, 64<<10)
@@ -705,10 +714,7 @@ func (e *conformEnv) dial(t *testing.T, path string, h http.Header, shape errorS
 		if res == nil {
 			t.Fatalf("dial %s: %v", path, err)
 		}
-		b, _ := io.ReadAll(res.Body)
-		f := readFailure(t, shape, b, res.StatusCode)
-		f.retryAfter = res.Header.Get("Retry-After")
-		return nil, f
+		return nil, httpFailure(t, shape, res)
 	}
 	c.SetReadLimit(64 << 20)
 	t.Cleanup(func() { c.CloseNow() })
