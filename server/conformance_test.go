@@ -103,6 +103,9 @@ type door struct {
 	field string
 	// format is the metrics' format label of what speak asks for.
 	format string
+	// events marks an HTTP door whose answer is events (SSE), which can
+	// carry an error after audio.
+	events bool
 	// speak asks the door, as who, to speak text with voice.
 	speak func(t *testing.T, e *conformEnv, who caller, voice, text string) talk
 }
@@ -765,7 +768,7 @@ func openAIHTTP(name, format string, sse bool) door {
 	if !sse {
 		event = nil
 	}
-	return door{name: name, kind: httpDoor, field: "input", format: format,
+	return door{name: name, kind: httpDoor, field: "input", format: format, events: sse,
 		speak: func(t *testing.T, e *conformEnv, who caller, voice, text string) talk {
 			body := map[string]any{"voice": voice, "input": text, "response_format": format}
 			if sse {
@@ -788,7 +791,7 @@ func cartesiaHTTP(name, path string, sse bool) door {
 	if !sse {
 		event = nil
 	}
-	return door{name: name, kind: httpDoor, field: "transcript", format: "pcm",
+	return door{name: name, kind: httpDoor, field: "transcript", format: "pcm", events: sse,
 		speak: func(t *testing.T, e *conformEnv, who caller, voice, text string) talk {
 			return e.post(t, path, http.Header{"X-Api-Key": {who.key}}, cartesiaRequestOf(voice, text), cartesiaShape, event)
 		}}
@@ -1116,6 +1119,28 @@ var situations = []situation{
 				t.Errorf("the message does not name the door's field %q (and not \"input\"): %s", d.field, f.message)
 			}
 			return f
+		},
+	},
+	{
+		// The engine fails at the second sentence, after the first was
+		// sent: the answer must not look whole. A door says so in its
+		// error shape (an SSE or socket event, or the whole answer of a
+		// clip); a raw audio stream, whose status is sent, is cut.
+		name: "engine fails mid-stream", env: envWith(envOptions{}),
+		run: func(t *testing.T, d door, e *conformEnv) *failure {
+			h := hear(t, d.speak(t, e, e.me(), "faulty", "Hello there. Please FAIL now."))
+			switch {
+			case h.done:
+				t.Errorf("the answer ended whole (%d bytes) though its synthesis failed", h.audio)
+			case h.fail != nil:
+				if h.fail.code != wire.CodeEngineError || h.fail.status != 0 && h.fail.status != http.StatusBadGateway {
+					t.Errorf("error %s; want 502 engine_error", h.fail.body)
+				}
+				return h.fail
+			case d.kind != httpDoor || d.events:
+				t.Errorf("no engine_error; the answer ended with %v", h.end)
+			}
+			return nil
 		},
 	},
 	{
