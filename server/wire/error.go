@@ -333,7 +333,7 @@ func ToErrorOf(err error, voice, input string) *Error {
 	case errors.As(err, &tooLong) && tooLong.Stream:
 		return BadRequest(CodeStringTooLong, input, "The input stream was sent %d characters; one stream may carry at most %d characters, spoken or not. Open a new one to go on.", tooLong.Length, tooLong.Max)
 	case errors.As(err, &tooLong) && tooLong.Waiting:
-		return BadRequest(CodeStringTooLong, input, "%d characters wait for a sentence end; the limit is %d characters.", tooLong.Length, tooLong.Max)
+		return BadRequest(CodeStringTooLong, input, "%d characters of %s wait for a sentence end; the limit is %d characters.", tooLong.Length, input, tooLong.Max)
 	case errors.As(err, &tooLong):
 		return BadRequest(CodeStringTooLong, input, "%s is %d characters long; the limit is %d characters.", input, tooLong.Length, tooLong.Max)
 	case errors.As(err, &phonemes):

@@ -27,6 +27,7 @@ package cartesia
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/store"
@@ -65,16 +66,22 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 // apiError is an error as Cartesia shapes it, over HTTP and in error
 // events.
 type apiError struct {
-	Status  int    `json:"status_code"`
-	Code    string `json:"error_code"`
-	Title   string `json:"title"`
-	Message string `json:"message"`
+	Status     int           `json:"status_code"`
+	Code       string        `json:"error_code"`
+	Title      string        `json:"title"`
+	Message    string        `json:"message"`
+	RetryAfter time.Duration `json:"-"` // as wire.Error's
 }
 
 func (e *apiError) Error() string { return e.Message }
 
+// newError is the error of status with Cartesia's code and title.
+func newError(status int, code, title, message string) *apiError {
+	return &apiError{Status: status, Code: code, Title: title, Message: message}
+}
+
 func badRequest(code, format string, args ...any) *apiError {
-	return &apiError{http.StatusBadRequest, code, "Invalid request", fmt.Sprintf(format, args...)}
+	return newError(http.StatusBadRequest, code, "Invalid request", fmt.Sprintf(format, args...))
 }
 
 // toError converts voxkit's error to Cartesia's shape; nil stays nil.
@@ -88,11 +95,11 @@ func toError(werr *wire.Error) *apiError {
 	if code == wire.CodeStringTooShort && werr.Param == field {
 		code = wire.CodeMissingParameter
 	}
-	return &apiError{werr.Status, code, http.StatusText(werr.Status), werr.Message}
+	return &apiError{Status: werr.Status, Code: code, Title: http.StatusText(werr.Status), Message: werr.Message, RetryAfter: werr.RetryAfter}
 }
 
 func voiceNotFound(id string) *apiError {
-	return &apiError{http.StatusNotFound, wire.CodeVoiceNotFound, "Voice not found", fmt.Sprintf("No voice with id %q: list the voices with GET /voices.", id)}
+	return newError(http.StatusNotFound, wire.CodeVoiceNotFound, "Voice not found", fmt.Sprintf("No voice with id %q: list the voices with GET /voices.", id))
 }
 
 // event is the error as an event of the SSE stream or the WebSocket.
@@ -107,6 +114,7 @@ func (e *apiError) event(contextID, requestID string) map[string]any {
 
 // write answers r with e in Cartesia's shape.
 func write(w http.ResponseWriter, r *http.Request, e *apiError) {
+	core.SetRetryAfter(w.Header(), e.RetryAfter)
 	core.WriteJSON(w, e.Status, e.event("", core.Info(r.Context()).ID))
 }
 

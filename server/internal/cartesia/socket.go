@@ -108,8 +108,8 @@ func (s *session) Handle(m generation, size int) (done bool, reason core.CloseRe
 // start opens a context with the settings of its first message.
 func (s *session) start(first generation) (*core.Context, *apiError) {
 	if s.open.Full() {
-		return nil, &apiError{http.StatusTooManyRequests, wire.CodeTooManyContexts, "Too many contexts",
-			fmt.Sprintf("At most %d contexts may be open on one connection; end or cancel one first.", core.MaxSocketContexts)}
+		return nil, newError(http.StatusTooManyRequests, wire.CodeTooManyContexts, "Too many contexts",
+			fmt.Sprintf("At most %d contexts may be open on one connection; end or cancel one first.", core.MaxSocketContexts))
 	}
 	f, e := first.OutputFormat.output("raw")
 	if e != nil {

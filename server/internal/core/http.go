@@ -291,10 +291,17 @@ func probe(r *http.Request) bool {
 
 // WriteError sends e as JSON with its status, and e.RetryAfter.
 func WriteError(w http.ResponseWriter, e *wire.Error) {
-	if e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
-	}
+	SetRetryAfter(w.Header(), e.RetryAfter)
 	WriteJSON(w, e.Status, e)
+}
+
+// SetRetryAfter sets the Retry-After header of an error that has one
+// (wire.Error.RetryAfter), in whole seconds rounded up: every door's
+// error answers carry it.
+func SetRetryAfter(h http.Header, after time.Duration) {
+	if after > 0 {
+		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(after.Seconds()))))
+	}
 }
 
 func WriteJSON(w http.ResponseWriter, status int, v any) {

@@ -112,6 +112,13 @@ type SocketDoor[M Message] interface {
 	Wait()
 }
 
+// A Finisher is a SocketDoor whose session can end on its own, without a
+// message (ElevenLabs' stream-input, once its one context has spoken):
+// ServeSocket closes the socket normally when Finished is closed.
+type Finisher interface {
+	Finished() <-chan struct{}
+}
+
 // ServeSocket accepts r's WebSocket, whose caller creds admitted
 // (Account "": none yet, its first message must carry a key), and runs
 // its session: open makes the door's session for the connection, the
@@ -231,8 +238,14 @@ func serve[M Message](ctx context.Context, c *Core, conn *websocket.Conn, g *Gua
 	defer idle.Stop()
 	recheck := time.NewTicker(c.RecheckGap)
 	defer recheck.Stop()
+	var finished <-chan struct{}
+	if f, ok := door.(Finisher); ok {
+		finished = f.Finished()
+	}
 	for {
 		select {
+		case <-finished:
+			return CloseReason{websocket.StatusNormalClosure, ""}
 		case m := <-msgs:
 			done, reason := door.Handle(m.m, m.size)
 			if werr := g.Refused(); werr != nil { // a context's check refused the caller

@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/store"
@@ -68,12 +69,18 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 // apiError is an error as ElevenLabs shapes it:
 // {"detail": {"status": "...", "message": "..."}}.
 type apiError struct {
-	HTTPStatus int    `json:"-"`
-	Status     string `json:"status"`
-	Message    string `json:"message"`
+	HTTPStatus int           `json:"-"`
+	RetryAfter time.Duration `json:"-"` // as wire.Error's
+	Status     string        `json:"status"`
+	Message    string        `json:"message"`
 }
 
 func (e *apiError) Error() string { return e.Message }
+
+// newError is the error of status with ElevenLabs' status word code.
+func newError(status int, code, message string) *apiError {
+	return &apiError{HTTPStatus: status, Status: code, Message: message}
+}
 
 // toError converts voxkit's error to ElevenLabs' shape.
 func toError(werr *wire.Error) *apiError {
@@ -86,7 +93,7 @@ func toError(werr *wire.Error) *apiError {
 	case wire.CodeTooManyContexts:
 		status, message = "max_active_conversations", fmt.Sprintf("At most %d contexts may be open on one socket; close one first.", core.MaxSocketContexts)
 	}
-	return &apiError{HTTPStatus: werr.Status, Status: status, Message: message}
+	return &apiError{HTTPStatus: werr.Status, RetryAfter: werr.RetryAfter, Status: status, Message: message}
 }
 
 // missingKey is the message of ElevenLabs' 401 for a request without a
@@ -97,6 +104,7 @@ const missingKey = "You didn't provide an API key. Send a voxkit API key in the 
 
 // writeError answers with e in ElevenLabs' shape.
 func writeError(w http.ResponseWriter, e *apiError) {
+	core.SetRetryAfter(w.Header(), e.RetryAfter)
 	core.WriteJSON(w, e.HTTPStatus, map[string]any{"detail": e})
 }
 
@@ -189,7 +197,7 @@ func (d *door) deleteVoice(w http.ResponseWriter, r *http.Request, account strin
 }
 
 func voiceNotFound(id string) *apiError {
-	return &apiError{http.StatusNotFound, "voice_not_found", fmt.Sprintf("A voice with the voice_id %s was not found.", id)}
+	return newError(http.StatusNotFound, "voice_not_found", fmt.Sprintf("A voice with the voice_id %s was not found.", id))
 }
 
 // models lists one model: voxkit has voices, not models, and accepts any

@@ -68,7 +68,7 @@ func (d *door) socket(multi bool) core.Handler {
 		if v := q.Get("inactivity_timeout"); v != "" && eerr == nil {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || time.Duration(n)*time.Second > maxInactivity {
-				eerr = &apiError{http.StatusBadRequest, "invalid_request", "inactivity_timeout must be 1 to 180 seconds."}
+				eerr = newError(http.StatusBadRequest, "invalid_request", "inactivity_timeout must be 1 to 180 seconds.")
 			}
 			idle = time.Duration(n) * time.Second
 		}
@@ -89,7 +89,7 @@ func (d *door) socket(multi bool) core.Handler {
 		core.Info(r.Context()).Format = f.Format.Name
 		creds := core.Creds{R: r, Key: r.Header.Get("xi-api-key"), Account: account}
 		return core.ServeSocket(d.c, w, r, creds, idle, func(ctx context.Context, conn *websocket.Conn, g *core.Guard) core.SocketDoor[message] {
-			return &session{d: d, ctx: ctx, out: d.c.NewSender(ctx, conn), guard: g, open: d.c.NewContextSet(g), multi: multi,
+			return &session{d: d, ctx: ctx, finished: make(chan struct{}), out: d.c.NewSender(ctx, conn), guard: g, open: d.c.NewContextSet(g), multi: multi,
 				account: account, voice: voice, format: f, norm: q.Get("apply_text_normalization")}
 		})
 	}
@@ -107,10 +107,27 @@ type session struct {
 	voice   string // as the client named it
 	format  core.Output
 	norm    string // apply_text_normalization
+	// ending is set once the client has ended the session (stream-input's
+	// end, close_socket): later messages are ignored, and finished is
+	// closed when its contexts have spoken.
+	ending   bool
+	finished chan struct{}
 }
 
-// closed is the end of a session the client ended.
-var closed = core.CloseReason{Code: websocket.StatusNormalClosure}
+// Finished is closed once the session the client ended has spoken its
+// contexts (core.Finisher).
+func (s *session) Finished() <-chan struct{} { return s.finished }
+
+// finish ends the session once its contexts have spoken, without holding
+// up the socket's loop, which goes on watching the client, the key and
+// shutdown meanwhile.
+func (s *session) finish() {
+	s.ending = true
+	go func() {
+		s.open.Wait()
+		close(s.finished)
+	}()
+}
 
 // refused is the end of a session whose caller is not admitted.
 func refused(why string) core.CloseReason {
@@ -140,10 +157,13 @@ func (s *session) Handle(m message, size int) (done bool, reason core.CloseReaso
 			return true, refused(voiceNotFound(s.voice).Message)
 		}
 	}
+	if s.ending {
+		return false, reason
+	}
 	if m.CloseSocket {
 		s.open.EndAll()
-		s.open.Wait()
-		return true, closed
+		s.finish()
+		return false, reason
 	}
 	id := m.Context
 	if !s.multi {
@@ -182,8 +202,7 @@ func (s *session) Handle(m message, size int) (done bool, reason core.CloseReaso
 		s.send(id, map[string]any{"error": core.ContextFull(id).Message, "code": wire.CodeBufferFull})
 	}
 	if end && !s.multi {
-		s.open.Wait()
-		return true, closed
+		s.finish()
 	}
 	return false, reason
 }

@@ -42,8 +42,8 @@ var formats = map[string]struct {
 // parseFormat parses output_format, "" its default.
 func parseFormat(s string) (core.Output, *apiError) {
 	bad := func() (core.Output, *apiError) {
-		return core.Output{}, &apiError{http.StatusBadRequest, "invalid_output_format", fmt.Sprintf(
-			"output_format %q is not one voxkit speaks: use mp3_{22050,24000,44100}_{32,48,64,96,128,192}, pcm_{8000,16000,22050,24000,44100,48000}, wav_RATE, ulaw_8000, alaw_8000 or opus_48000_{32,64,96,128,192}.", s)}
+		return core.Output{}, newError(http.StatusBadRequest, "invalid_output_format", fmt.Sprintf(
+			"output_format %q is not one voxkit speaks: use mp3_{22050,24000,44100}_{32,48,64,96,128,192}, pcm_{8000,16000,22050,24000,44100,48000}, wav_RATE, ulaw_8000, alaw_8000 or opus_48000_{32,64,96,128,192}.", s))
 	}
 	parts := strings.Split(cmp.Or(s, defaultFormat), "_")
 	spec, ok := formats[parts[0]]
@@ -117,7 +117,7 @@ func (d *door) request(account, voice, text string, vs *voiceSettings, normaliza
 		// rate (1 is normal): the one scale, taken as it is, within
 		// voxkit's range (ElevenLabs' own is 0.7 to 1.2).
 		if err := tts.CheckSpeed(*vs.Speed); err != nil {
-			return req, &apiError{http.StatusBadRequest, "invalid_voice_settings", "voice_settings.speed: " + err.Error()}
+			return req, newError(http.StatusBadRequest, "invalid_voice_settings", "voice_settings.speed: "+err.Error())
 		}
 		req.Speed = *vs.Speed
 	}
@@ -126,7 +126,7 @@ func (d *door) request(account, voice, text string, vs *voiceSettings, normaliza
 	case "off":
 		req.Normalize = tts.NormalizeOff
 	default:
-		return req, &apiError{http.StatusBadRequest, "invalid_request", fmt.Sprintf("apply_text_normalization %q is not auto, on or off.", normalization)}
+		return req, newError(http.StatusBadRequest, "invalid_request", fmt.Sprintf("apply_text_normalization %q is not auto, on or off.", normalization))
 	}
 	if _, werr := d.c.Voice(account, voice); werr != nil {
 		return req, voiceNotFound(voice)
@@ -143,10 +143,10 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request, account string) *a
 	}
 	var b speechBody
 	if err := json.Unmarshal(body, &b); err != nil {
-		return &apiError{http.StatusUnprocessableEntity, "invalid_request", "The body is not a JSON object of the text-to-speech request: " + err.Error()}
+		return newError(http.StatusUnprocessableEntity, "invalid_request", "The body is not a JSON object of the text-to-speech request: "+err.Error())
 	}
 	if strings.TrimSpace(b.Text) == "" {
-		return &apiError{http.StatusUnprocessableEntity, "invalid_request", "text is required and may not be empty."}
+		return newError(http.StatusUnprocessableEntity, "invalid_request", "text is required and may not be empty.")
 	}
 	f, eerr := parseFormat(r.URL.Query().Get("output_format"))
 	if eerr != nil {
