@@ -5,7 +5,9 @@
 // relies on is checked against it — accounts, keys and their scopes,
 // revocation, verification, key and clone limits (also under concurrent
 // creation), per-account voice clone ids, and that no plaintext key is
-// stored.
+// stored; and, for stores with the optional interfaces, passwords and
+// sessions (store.Sessions) and lexicons (store.Lexicons: versions,
+// defaults, limits and isolation between accounts).
 package storetest
 
 import (
@@ -64,6 +66,13 @@ func (s Suite) Run(t *testing.T) {
 		{"VoiceNamespacesAndLimit", testVoiceNamespacesAndLimit},
 		{"Sessions", testSessions},
 		{"AccountWithPassword", testAccountWithPassword},
+		{"Lexicons", testLexicons},
+		{"LexiconIsolation", testLexiconIsolation},
+		{"LexiconLimit", testLexiconLimit},
+		{"ConcurrentLexiconVersions", testConcurrentLexiconVersions},
+		{"LexiconVersionsKept", testLexiconVersionsKept},
+		{"DefaultLexicons", testDefaultLexicons},
+		{"UnstorableLexiconLookups", testUnstorableLexiconLookups},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, s) })
 	}
@@ -514,22 +523,23 @@ func testVoiceNamespacesAndLimit(t *testing.T, su Suite) {
 	}
 }
 
-// openSessions opens a store of su that keeps passwords, or skips.
-func openSessions(t *testing.T, su Suite) (store.Store, store.Sessions) {
+// openAs opens a store of su that implements T, one of the optional
+// interfaces (store.Sessions, store.Lexicons), or skips.
+func openAs[T any](t *testing.T, su Suite) (store.Store, T) {
 	t.Helper()
 	opened := su.Open(t)
-	st, ok := opened.(store.Sessions)
+	x, ok := opened.(T)
 	if !ok {
-		t.Skip("the store keeps no passwords (store.Sessions)")
+		t.Skipf("the store does not implement %v", reflect.TypeFor[T]())
 	}
-	return opened, st
+	return opened, x
 }
 
 // testAccountWithPassword: a sign-up's account and password are made
 // together or not at all.
 func testAccountWithPassword(t *testing.T, su Suite) {
 	ctx := t.Context()
-	opened, st := openSessions(t, su)
+	opened, st := openAs[store.Sessions](t, su)
 	accounts(t, opened, "taken")
 	a, err := st.CreateAccountWithPassword(ctx, "carol", "hash-of-carol")
 	if err != nil || a.Name != "carol" || a.Created.IsZero() {
@@ -570,7 +580,7 @@ func testAccountWithPassword(t *testing.T, su Suite) {
 // gone.
 func testSessions(t *testing.T, su Suite) {
 	ctx := context.Background()
-	opened, st := openSessions(t, su)
+	opened, st := openAs[store.Sessions](t, su)
 	accounts(t, opened, "ann", "bob")
 	if _, err := st.PasswordHash(ctx, "ann"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("no password yet: %v", err)
