@@ -192,3 +192,16 @@ func TestMigrationVersions(t *testing.T) {
 		t.Errorf("the failed migration left %d tables: %v", tables, err)
 	}
 }
+
+// TestLexiconsMigration upgrades a database of schema version 3, the
+// last before lexicons, keeping its keys, voices and sessions.
+func TestLexiconsMigration(t *testing.T) {
+	dsn := pgtest.Start(t)
+	saved := migrations
+	defer func() { migrations = saved }()
+	storetest.CheckUpgrade(t, func(t *testing.T) store.Store {
+		migrations = saved[:3]
+		defer func() { migrations = saved }()
+		return open(t, dsn)
+	}, func(t *testing.T) store.Store { return open(t, dsn) })
+}

@@ -646,3 +646,61 @@ func testSessions(t *testing.T, su Suite) {
 		t.Fatalf("deleted session: %v", err)
 	}
 }
+
+// CheckUpgrade fails t unless a database keeps what it held across a
+// schema upgrade: old opens a store on a database of an older schema,
+// in which CheckUpgrade makes an account, a key, a voice cloned from a
+// recording and (for a store.Sessions) a password and a session, then
+// closes it; upgraded opens the same database with the current schema,
+// where they must all be found, and lexicons (for a store.Lexicons)
+// made.
+func CheckUpgrade(t *testing.T, old, upgraded func(t *testing.T) store.Store) {
+	t.Helper()
+	ctx := t.Context()
+	s := old(t)
+	accounts(t, s, "old")
+	_, plain := newKey(t, s, store.NewKey{Account: "old", Name: "ci", Scope: store.ScopeSpeech})
+	voice := Voice("old", "cloned")
+	voice.Sample = []byte("what an engine made of a recording")
+	voice, err := s.CreateVoice(ctx, voice, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := store.Session{TokenHash: store.HashKey("token"), Account: "old", Created: time.Now(), Expires: time.Now().Add(time.Hour)}
+	if ss, ok := s.(store.Sessions); ok {
+		if err := ss.SetPassword(ctx, "old", "hash-of-old"); err != nil {
+			t.Fatal(err)
+		}
+		if err := ss.CreateSession(ctx, session); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = upgraded(t)
+	if k, err := s.VerifyKey(ctx, plain); err != nil || k.Name != "ci" || k.Scope != store.ScopeSpeech {
+		t.Errorf("the key after the upgrade: %+v, %v", k, err)
+	}
+	if got, err := s.Voice(ctx, "old", "cloned"); err != nil || !SameVoice(got, voice) {
+		t.Errorf("the voice after the upgrade: %+v, %v; want %+v", got, err, voice)
+	}
+	if ss, ok := s.(store.Sessions); ok {
+		if h, err := ss.PasswordHash(ctx, "old"); err != nil || h != "hash-of-old" {
+			t.Errorf("the password after the upgrade: %q, %v", h, err)
+		}
+		if got, err := ss.Session(ctx, session.TokenHash); err != nil || got.Account != "old" {
+			t.Errorf("the session after the upgrade: %+v, %v", got, err)
+		}
+	}
+	if lx, ok := s.(store.Lexicons); ok {
+		l, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "old", PLS: PLS("WHO"), Lexemes: 1}, 0)
+		if err != nil {
+			t.Fatalf("a lexicon after the upgrade: %v", err)
+		}
+		if err := lx.SetDefaultLexicons(ctx, "old", []string{l.ID}); err != nil {
+			t.Errorf("default lexicons after the upgrade: %v", err)
+		}
+	}
+}
