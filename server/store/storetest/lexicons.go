@@ -425,6 +425,58 @@ func testDefaultLexicons(t *testing.T, su Suite) {
 	defaults("ann")
 }
 
+// testDefaultsWhileDeleting: defaults set while lexicons are deleted are
+// set or refused as not found, and never name a deleted lexicon.
+func testDefaultsWhileDeleting(t *testing.T, su Suite) {
+	ctx := t.Context()
+	opened, lx := openAs[store.Lexicons](t, su)
+	accounts(t, opened, "ann")
+	var ids, kept []string
+	for i := range 20 {
+		l := createLexicon(t, lx, store.Lexicon{ID: fmt.Sprintf("l%02d", i), Account: "ann", PLS: PLS()})
+		ids = append(ids, l.ID)
+		if i%2 == 1 {
+			kept = append(kept, l.ID)
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < len(ids); i += 2 {
+			if _, err := lx.DeleteLexicon(ctx, "ann", ids[i]); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		list, err := lx.ListLexicons(ctx, "ann")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var listed []string
+		for _, l := range list {
+			listed = append(listed, l.ID)
+		}
+		if err := lx.SetDefaultLexicons(ctx, "ann", listed); err != nil && !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("SetDefaultLexicons while deleting: %v", err)
+		}
+	}
+	got, err := lx.DefaultLexicons(ctx, "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range got {
+		if !slices.Contains(kept, id) {
+			t.Errorf("the defaults name %s, which was deleted (%q)", id, got)
+		}
+	}
+}
+
 // testUnstorableLexiconLookups: ids no row can hold are not found, like
 // any other unknown id.
 func testUnstorableLexiconLookups(t *testing.T, su Suite) {

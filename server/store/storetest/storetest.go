@@ -72,6 +72,7 @@ func (s Suite) Run(t *testing.T) {
 		{"ConcurrentLexiconVersions", testConcurrentLexiconVersions},
 		{"LexiconVersionsKept", testLexiconVersionsKept},
 		{"DefaultLexicons", testDefaultLexicons},
+		{"DefaultsWhileDeleting", testDefaultsWhileDeleting},
 		{"UnstorableLexiconLookups", testUnstorableLexiconLookups},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, s) })
