@@ -102,8 +102,10 @@ var migrations = []string{
 	// Voices cloned from a recording keep what the engine made of it.
 	`ALTER TABLE voices ADD COLUMN sample bytea;`,
 	// Pronunciation lexicons (store.Lexicons): a lexicon names its latest
-	// version; versions are numbered in order (seq) within their lexicon;
-	// an account's defaults go with their lexicon when it is deleted.
+	// version; versions are numbered in order (seq) within their lexicon,
+	// their documents last in the row, so that reading the columns before
+	// does not read the document; an account's defaults go with their
+	// lexicon when it is deleted.
 	`CREATE TABLE lexicons (
 		account text NOT NULL REFERENCES accounts(name) ON DELETE CASCADE,
 		id      text NOT NULL,
@@ -118,9 +120,9 @@ var migrations = []string{
 		id      text NOT NULL,
 		version text NOT NULL,
 		seq     integer NOT NULL,
-		pls     bytea NOT NULL,
 		lexemes integer NOT NULL,
 		created timestamptz NOT NULL,
+		pls     bytea NOT NULL,
 		PRIMARY KEY (account, id, version),
 		UNIQUE (account, id, seq),
 		FOREIGN KEY (account, id) REFERENCES lexicons(account, id) ON DELETE CASCADE

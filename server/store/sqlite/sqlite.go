@@ -95,8 +95,10 @@ var migrations = []string{
 	// Voices cloned from a recording keep what the engine made of it.
 	`ALTER TABLE voices ADD COLUMN sample BLOB;`,
 	// Pronunciation lexicons (store.Lexicons): a lexicon names its latest
-	// version; versions are numbered in order (seq) within their lexicon;
-	// an account's defaults go with their lexicon when it is deleted.
+	// version; versions are numbered in order (seq) within their lexicon,
+	// their documents last in the row, so that reading the columns before
+	// does not read the document; an account's defaults go with their
+	// lexicon when it is deleted.
 	`CREATE TABLE lexicons (
 		account TEXT NOT NULL REFERENCES accounts(name) ON DELETE CASCADE,
 		id      TEXT NOT NULL,
@@ -110,9 +112,9 @@ var migrations = []string{
 		id      TEXT NOT NULL,
 		version TEXT NOT NULL,
 		seq     INTEGER NOT NULL,
-		pls     BLOB NOT NULL,
 		lexemes INTEGER NOT NULL,
 		created INTEGER NOT NULL,
+		pls     BLOB NOT NULL,
 		PRIMARY KEY (account, id, version),
 		UNIQUE (account, id, seq),
 		FOREIGN KEY (account, id) REFERENCES lexicons(account, id) ON DELETE CASCADE
