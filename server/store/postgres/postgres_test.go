@@ -112,6 +112,17 @@ func TestReplicasShareTheDatabase(t *testing.T) {
 	if list, err := a.Voices(ctx, ""); err != nil || len(list) != 0 {
 		t.Errorf("a's voices after b deleted: %+v, %v", list, err)
 	}
+	l, err := a.CreateLexicon(ctx, store.Lexicon{Account: "acme", PLS: storetest.PLS("WHO"), Lexemes: 1}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := b.AddLexiconVersion(ctx, "acme", l.ID, storetest.PLS("WHO", "SQL"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a.Lexicon(ctx, "acme", l.ID, ""); err != nil || got.Version != v2.Version || got.Lexemes != 2 {
+		t.Errorf("a reads the version b added: %+v, %v", got, err)
+	}
 }
 
 // Creations from two stores at once, each with its pool of connections,

@@ -85,12 +85,16 @@ func (s *Store) CreateLexicon(ctx context.Context, l store.Lexicon, max int) (st
 		if err := hasAccount(ctx, tx, l.Account); err != nil {
 			return err
 		}
-		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM lexicons WHERE account = ?", l.Account).Scan(&n); err != nil {
-			return err
-		}
-		if max > 0 && n >= max {
-			return fmt.Errorf("%w: account %q holds %d lexicons", store.ErrLimit, l.Account, max)
+		if max > 0 {
+			// The transaction holds the write lock: no creation can come
+			// between the count and the insert.
+			var n int
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM lexicons WHERE account = ?", l.Account).Scan(&n); err != nil {
+				return err
+			}
+			if n >= max {
+				return fmt.Errorf("%w: account %q holds %d lexicons", store.ErrLimit, l.Account, max)
+			}
 		}
 		_, err := tx.ExecContext(ctx, "INSERT INTO lexicons(account, id, name, created, latest) VALUES(?, ?, ?, ?, ?)",
 			l.Account, l.ID, l.Name, unix(l.Created), l.Version)
