@@ -22,7 +22,9 @@ const LexiconVersionsKept = 100
 // account: a W3C PLS document kept as the bytes it was given (a store
 // does not parse it). Each change makes a new version, with an id of its
 // own; the latest is the one a speech request uses when it names no
-// version.
+// version. A version never changes once made, so a caller may keep what
+// it makes of one by account, id and version, and learn the latest
+// versions from ListLexicons, which reads no document.
 type Lexicon struct {
 	// ID is unique within its account: two accounts may each have a
 	// lexicon of the same id.
