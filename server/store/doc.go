@@ -7,9 +7,20 @@
 // several servers on one database, and a program that brings its own
 // store links neither. Optional interfaces, as database/sql/driver has
 // them, add what a store may keep beside: Sessions (playground passwords
-// and sign-ins), Limiter (request counts shared by every server on the
-// store), VoiceWatcher (telling each server of clones the others made or
-// deleted) and Pinger (whether it is reachable, for readiness).
+// and sign-ins), Lexicons (accounts' pronunciation lexicons, their
+// versions and default lexicons), Limiter (request counts shared by every
+// server on the store), VoiceWatcher (telling each server of clones the
+// others made or deleted) and Pinger (whether it is reachable, for
+// readiness).
+//
+// A lexicon is a W3C PLS document that a store keeps as bytes, with the
+// count of lexemes its caller found in it: parsing belongs to the
+// lexicon package. Each change stores a new version with an id of its own
+// (ElevenLabs' dictionaries have version ids); the newest is the latest,
+// which is used when no version is named, and the oldest beyond
+// LexiconVersionsKept are removed. Like voice clones, lexicons are per
+// account: their ids are unique within an account, and another account's
+// lexicon is not found, whatever is asked of it.
 //
 // An API key is "sk_" followed by 43 base62 characters (256 random bits).
 // Only its SHA-256 hash and a short display prefix ("sk_" and the next 8

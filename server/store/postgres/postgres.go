@@ -11,9 +11,11 @@
 // the connection's search_path (public by default; give
 // options=-csearch_path%3Dvoxkit in the URL for another schema).
 //
-// The limits of CreateKey and CreateVoice hold under concurrent creation
-// from any number of connections and replicas: each creation locks its
-// account's row, then counts and inserts in the same transaction.
+// The limits of CreateKey, CreateVoice and CreateLexicon hold under
+// concurrent creation from any number of connections and replicas: each
+// creation locks its account's row, then counts and inserts in the same
+// transaction. AddLexiconVersion locks its lexicon's row the same way, so
+// versions added at once are each kept, in the order they committed.
 package postgres
 
 import (
@@ -99,6 +101,39 @@ var migrations = []string{
 	CREATE INDEX leases_account ON leases(account, expires);`,
 	// Voices cloned from a recording keep what the engine made of it.
 	`ALTER TABLE voices ADD COLUMN sample bytea;`,
+	// Pronunciation lexicons (store.Lexicons): a lexicon names its latest
+	// version; versions are numbered in order (seq) within their lexicon,
+	// their documents last in the row, so that reading the columns before
+	// does not read the document; an account's defaults go with their
+	// lexicon when it is deleted.
+	`CREATE TABLE lexicons (
+		account text NOT NULL REFERENCES accounts(name) ON DELETE CASCADE,
+		id      text NOT NULL,
+		ordinal bigint GENERATED ALWAYS AS IDENTITY,
+		name    text NOT NULL DEFAULT '',
+		created timestamptz NOT NULL,
+		latest  text NOT NULL,
+		PRIMARY KEY (account, id)
+	);
+	CREATE TABLE lexicon_versions (
+		account text NOT NULL,
+		id      text NOT NULL,
+		version text NOT NULL,
+		seq     integer NOT NULL,
+		lexemes integer NOT NULL,
+		created timestamptz NOT NULL,
+		pls     bytea NOT NULL,
+		PRIMARY KEY (account, id, version),
+		UNIQUE (account, id, seq),
+		FOREIGN KEY (account, id) REFERENCES lexicons(account, id) ON DELETE CASCADE
+	);
+	CREATE TABLE default_lexicons (
+		account  text NOT NULL,
+		id       text NOT NULL,
+		position integer NOT NULL,
+		PRIMARY KEY (account, id),
+		FOREIGN KEY (account, id) REFERENCES lexicons(account, id) ON DELETE CASCADE
+	);`,
 }
 
 // Store is the store.Store on a PostgreSQL database.

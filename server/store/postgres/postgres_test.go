@@ -112,6 +112,17 @@ func TestReplicasShareTheDatabase(t *testing.T) {
 	if list, err := a.Voices(ctx, ""); err != nil || len(list) != 0 {
 		t.Errorf("a's voices after b deleted: %+v, %v", list, err)
 	}
+	l, err := a.CreateLexicon(ctx, store.Lexicon{Account: "acme", PLS: storetest.PLS("WHO"), Lexemes: 1}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := b.AddLexiconVersion(ctx, "acme", l.ID, storetest.PLS("WHO", "SQL"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a.Lexicon(ctx, "acme", l.ID, ""); err != nil || got.Version != v2.Version || got.Lexemes != 2 {
+		t.Errorf("a reads the version b added: %+v, %v", got, err)
+	}
 }
 
 // Creations from two stores at once, each with its pool of connections,
@@ -191,4 +202,17 @@ func TestMigrationVersions(t *testing.T) {
 	if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'extra'").Scan(&tables); err != nil || tables != 0 {
 		t.Errorf("the failed migration left %d tables: %v", tables, err)
 	}
+}
+
+// TestLexiconsMigration upgrades a database of schema version 3, the
+// last before lexicons, keeping its keys, voices and sessions.
+func TestLexiconsMigration(t *testing.T) {
+	dsn := pgtest.Start(t)
+	saved := migrations
+	defer func() { migrations = saved }()
+	storetest.CheckUpgrade(t, func(t *testing.T) store.Store {
+		migrations = saved[:3]
+		defer func() { migrations = saved }()
+		return open(t, dsn)
+	}, func(t *testing.T) store.Store { return open(t, dsn) })
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/storetest"
 )
 
 // BenchmarkVerifyKey checks a key from many goroutines at once, as a busy
@@ -46,6 +47,53 @@ func BenchmarkVoiceLookup(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		if _, err := s.Voice(ctx, fmt.Sprintf("acct%04d", i%1000), fmt.Sprintf("v%02d", i%36)); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// bigPLS is a PLS document of 10,000 lexemes, about 860 KB.
+func bigPLS() []byte {
+	var graphemes []string
+	for i := range 10000 {
+		graphemes = append(graphemes, fmt.Sprintf("word%05d", i))
+	}
+	return storetest.PLS(graphemes...)
+}
+
+// BenchmarkLexicon reads the latest version of a lexicon of 10,000
+// lexemes, as a speech request naming it does when nothing above the
+// store keeps it.
+func BenchmarkLexicon(b *testing.B) {
+	ctx := context.Background()
+	s, _ := openTemp(b)
+	s.CreateAccount(ctx, "a")
+	l, err := s.CreateLexicon(ctx, store.Lexicon{Account: "a", PLS: bigPLS(), Lexemes: 10000}, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(l.PLS)))
+	for b.Loop() {
+		if _, err := s.Lexicon(ctx, "a", l.ID, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkListLexicons lists an account's 10 lexicons of 10,000 lexemes
+// each: their latest versions, without the documents.
+func BenchmarkListLexicons(b *testing.B) {
+	ctx := context.Background()
+	s, _ := openTemp(b)
+	s.CreateAccount(ctx, "a")
+	pls := bigPLS()
+	for range 10 {
+		if _, err := s.CreateLexicon(ctx, store.Lexicon{Account: "a", PLS: pls, Lexemes: 10000}, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		if list, err := s.ListLexicons(ctx, "a"); err != nil || len(list) != 10 {
+			b.Fatal(len(list), err)
 		}
 	}
 }

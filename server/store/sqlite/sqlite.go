@@ -94,6 +94,38 @@ var migrations = []string{
 	CREATE INDEX sessions_account ON sessions(account);`,
 	// Voices cloned from a recording keep what the engine made of it.
 	`ALTER TABLE voices ADD COLUMN sample BLOB;`,
+	// Pronunciation lexicons (store.Lexicons): a lexicon names its latest
+	// version; versions are numbered in order (seq) within their lexicon,
+	// their documents last in the row, so that reading the columns before
+	// does not read the document; an account's defaults go with their
+	// lexicon when it is deleted.
+	`CREATE TABLE lexicons (
+		account TEXT NOT NULL REFERENCES accounts(name) ON DELETE CASCADE,
+		id      TEXT NOT NULL,
+		name    TEXT NOT NULL DEFAULT '',
+		created INTEGER NOT NULL,
+		latest  TEXT NOT NULL,
+		PRIMARY KEY (account, id)
+	) STRICT;
+	CREATE TABLE lexicon_versions (
+		account TEXT NOT NULL,
+		id      TEXT NOT NULL,
+		version TEXT NOT NULL,
+		seq     INTEGER NOT NULL,
+		lexemes INTEGER NOT NULL,
+		created INTEGER NOT NULL,
+		pls     BLOB NOT NULL,
+		PRIMARY KEY (account, id, version),
+		UNIQUE (account, id, seq),
+		FOREIGN KEY (account, id) REFERENCES lexicons(account, id) ON DELETE CASCADE
+	) STRICT;
+	CREATE TABLE default_lexicons (
+		account  TEXT NOT NULL,
+		id       TEXT NOT NULL,
+		position INTEGER NOT NULL,
+		PRIMARY KEY (account, id),
+		FOREIGN KEY (account, id) REFERENCES lexicons(account, id) ON DELETE CASCADE
+	) STRICT;`,
 }
 
 // SQLite is the embedded Store: one database file in WAL mode.
@@ -108,6 +140,7 @@ type Store struct {
 var (
 	_ store.Store    = (*Store)(nil)
 	_ store.Sessions = (*Store)(nil)
+	_ store.Lexicons = (*Store)(nil)
 )
 
 // Open opens (creating if needed) the database at path and applies
@@ -330,7 +363,7 @@ func (s *Store) CreateKey(ctx context.Context, nk store.NewKey) (store.Key, stri
 
 const keyColumns = "prefix, account, scope, name, created, last_used, revoked"
 
-func scanKey(sc interface{ Scan(...any) error }) (store.Key, error) {
+func scanKey(sc scanner) (store.Key, error) {
 	var k store.Key
 	var created, used, revoked int64
 	if err := sc.Scan(&k.Prefix, &k.Account, &k.Scope, &k.Name, &created, &used, &revoked); err != nil {
@@ -344,17 +377,30 @@ func scanKey(sc interface{ Scan(...any) error }) (store.Key, error) {
 func (s *Store) Keys(ctx context.Context, account string) ([]store.Key, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT "+keyColumns+
 		" FROM api_keys WHERE ? = '' OR account = ? ORDER BY created DESC, prefix", account, account)
+	out, err := collect(rows, err, scanKey)
 	if err != nil {
 		return nil, fmt.Errorf("store: keys: %w", err)
 	}
+	return out, nil
+}
+
+// scanner is a row to scan: *sql.Row or *sql.Rows.
+type scanner interface{ Scan(...any) error }
+
+// collect scans every row of a query's result with scan, and closes
+// rows; err is the query's error.
+func collect[T any](rows *sql.Rows, err error, scan func(scanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
 	defer rows.Close()
-	var out []store.Key
+	var out []T
 	for rows.Next() {
-		k, err := scanKey(rows)
+		v, err := scan(rows)
 		if err != nil {
-			return nil, fmt.Errorf("store: keys: %w", err)
+			return nil, err
 		}
-		out = append(out, k)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -480,7 +526,7 @@ func (s *Store) Voice(ctx context.Context, account, id string) (store.Voice, err
 
 const voiceColumns = "id, account, base, name, speed, pitch, pitch_range, volume, whisper, created, sample"
 
-func scanVoice(sc interface{ Scan(...any) error }) (store.Voice, error) {
+func scanVoice(sc scanner) (store.Voice, error) {
 	var v store.Voice
 	var created int64
 	if err := sc.Scan(&v.ID, &v.Account, &v.Base, &v.Name, &v.Speed, &v.Pitch, &v.Range, &v.Volume, &v.Whisper, &created, &v.Sample); err != nil {
@@ -494,19 +540,11 @@ func scanVoice(sc interface{ Scan(...any) error }) (store.Voice, error) {
 func (s *Store) Voices(ctx context.Context, account string) ([]store.Voice, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT "+voiceColumns+
 		" FROM voices WHERE ? = '' OR account = ? ORDER BY id", account, account)
+	out, err := collect(rows, err, scanVoice)
 	if err != nil {
 		return nil, fmt.Errorf("store: voices: %w", err)
 	}
-	defer rows.Close()
-	var out []store.Voice
-	for rows.Next() {
-		v, err := scanVoice(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: voices: %w", err)
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // DeleteVoice implements store.Store.

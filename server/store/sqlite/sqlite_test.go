@@ -189,3 +189,24 @@ func TestFilesOwnerOnly(t *testing.T) {
 		check(t, path)
 	})
 }
+
+// TestLexiconsMigration upgrades a database of schema version 6, the
+// last before lexicons, keeping its keys, voices and sessions.
+func TestLexiconsMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	saved := migrations
+	defer func() { migrations = saved }()
+	open := func(t *testing.T) store.Store {
+		s, err := Open(t.Context(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	storetest.CheckUpgrade(t, func(t *testing.T) store.Store {
+		migrations = saved[:6]
+		defer func() { migrations = saved }()
+		return open(t)
+	}, open)
+}

@@ -5,7 +5,9 @@
 // relies on is checked against it — accounts, keys and their scopes,
 // revocation, verification, key and clone limits (also under concurrent
 // creation), per-account voice clone ids, and that no plaintext key is
-// stored.
+// stored; and, for stores with the optional interfaces, passwords and
+// sessions (store.Sessions) and lexicons (store.Lexicons: versions,
+// defaults, limits and isolation between accounts).
 package storetest
 
 import (
@@ -64,6 +66,14 @@ func (s Suite) Run(t *testing.T) {
 		{"VoiceNamespacesAndLimit", testVoiceNamespacesAndLimit},
 		{"Sessions", testSessions},
 		{"AccountWithPassword", testAccountWithPassword},
+		{"Lexicons", testLexicons},
+		{"LexiconIsolation", testLexiconIsolation},
+		{"LexiconLimit", testLexiconLimit},
+		{"ConcurrentLexiconVersions", testConcurrentLexiconVersions},
+		{"LexiconVersionsKept", testLexiconVersionsKept},
+		{"DefaultLexicons", testDefaultLexicons},
+		{"DefaultsWhileDeleting", testDefaultsWhileDeleting},
+		{"UnstorableLexiconLookups", testUnstorableLexiconLookups},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, s) })
 	}
@@ -514,22 +524,23 @@ func testVoiceNamespacesAndLimit(t *testing.T, su Suite) {
 	}
 }
 
-// openSessions opens a store of su that keeps passwords, or skips.
-func openSessions(t *testing.T, su Suite) (store.Store, store.Sessions) {
+// openAs opens a store of su that implements T, one of the optional
+// interfaces (store.Sessions, store.Lexicons), or skips.
+func openAs[T any](t *testing.T, su Suite) (store.Store, T) {
 	t.Helper()
 	opened := su.Open(t)
-	st, ok := opened.(store.Sessions)
+	x, ok := opened.(T)
 	if !ok {
-		t.Skip("the store keeps no passwords (store.Sessions)")
+		t.Skipf("the store does not implement %v", reflect.TypeFor[T]())
 	}
-	return opened, st
+	return opened, x
 }
 
 // testAccountWithPassword: a sign-up's account and password are made
 // together or not at all.
 func testAccountWithPassword(t *testing.T, su Suite) {
 	ctx := t.Context()
-	opened, st := openSessions(t, su)
+	opened, st := openAs[store.Sessions](t, su)
 	accounts(t, opened, "taken")
 	a, err := st.CreateAccountWithPassword(ctx, "carol", "hash-of-carol")
 	if err != nil || a.Name != "carol" || a.Created.IsZero() {
@@ -570,7 +581,7 @@ func testAccountWithPassword(t *testing.T, su Suite) {
 // gone.
 func testSessions(t *testing.T, su Suite) {
 	ctx := context.Background()
-	opened, st := openSessions(t, su)
+	opened, st := openAs[store.Sessions](t, su)
 	accounts(t, opened, "ann", "bob")
 	if _, err := st.PasswordHash(ctx, "ann"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("no password yet: %v", err)
@@ -634,5 +645,63 @@ func testSessions(t *testing.T, su Suite) {
 	}
 	if _, err := st.Session(ctx, live.TokenHash); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("deleted session: %v", err)
+	}
+}
+
+// CheckUpgrade fails t unless a database keeps what it held across a
+// schema upgrade: old opens a store on a database of an older schema,
+// in which CheckUpgrade makes an account, a key, a voice cloned from a
+// recording and (for a store.Sessions) a password and a session, then
+// closes it; upgraded opens the same database with the current schema,
+// where they must all be found, and lexicons (for a store.Lexicons)
+// made.
+func CheckUpgrade(t *testing.T, old, upgraded func(t *testing.T) store.Store) {
+	t.Helper()
+	ctx := t.Context()
+	s := old(t)
+	accounts(t, s, "old")
+	_, plain := newKey(t, s, store.NewKey{Account: "old", Name: "ci", Scope: store.ScopeSpeech})
+	voice := Voice("old", "cloned")
+	voice.Sample = []byte("what an engine made of a recording")
+	voice, err := s.CreateVoice(ctx, voice, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := store.Session{TokenHash: store.HashKey("token"), Account: "old", Created: time.Now(), Expires: time.Now().Add(time.Hour)}
+	if ss, ok := s.(store.Sessions); ok {
+		if err := ss.SetPassword(ctx, "old", "hash-of-old"); err != nil {
+			t.Fatal(err)
+		}
+		if err := ss.CreateSession(ctx, session); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = upgraded(t)
+	if k, err := s.VerifyKey(ctx, plain); err != nil || k.Name != "ci" || k.Scope != store.ScopeSpeech {
+		t.Errorf("the key after the upgrade: %+v, %v", k, err)
+	}
+	if got, err := s.Voice(ctx, "old", "cloned"); err != nil || !SameVoice(got, voice) {
+		t.Errorf("the voice after the upgrade: %+v, %v; want %+v", got, err, voice)
+	}
+	if ss, ok := s.(store.Sessions); ok {
+		if h, err := ss.PasswordHash(ctx, "old"); err != nil || h != "hash-of-old" {
+			t.Errorf("the password after the upgrade: %q, %v", h, err)
+		}
+		if got, err := ss.Session(ctx, session.TokenHash); err != nil || got.Account != "old" {
+			t.Errorf("the session after the upgrade: %+v, %v", got, err)
+		}
+	}
+	if lx, ok := s.(store.Lexicons); ok {
+		l, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "old", PLS: PLS("WHO"), Lexemes: 1}, 0)
+		if err != nil {
+			t.Fatalf("a lexicon after the upgrade: %v", err)
+		}
+		if err := lx.SetDefaultLexicons(ctx, "old", []string{l.ID}); err != nil {
+			t.Errorf("default lexicons after the upgrade: %v", err)
+		}
 	}
 }
