@@ -113,6 +113,9 @@ func TestRoundTrip(t *testing.T) {
 					if mode == "file" {
 						path = encodeFile(t, f, in)
 						data, _ = os.ReadFile(path)
+						if testing.Short() && bytes.Equal(data, encodeAll(t, f, in, nil)) {
+							return // the complete clip's bytes, which its own subtest judges
+						}
 					} else {
 						data = encodeAll(t, f, in, nil)
 						path = audiotest.WriteTemp(t, data, c.name)
