@@ -116,6 +116,7 @@ func TestAudioLimitDuringSynthesis(t *testing.T) {
 // spooled to a file and still sent whole, with its exact length, in every
 // format.
 func TestLongClipIsWhole(t *testing.T) {
+	t.Parallel() // a long test, alongside the others that wait on the slow engine
 	e := newEnv(t, envOptions{})
 	input := "Hello there." + strings.Repeat("<|pause:5|>", 12) + " Goodbye."
 	for _, format := range []string{"wav", "mp3", "opus", "flac"} {
