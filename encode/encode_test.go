@@ -117,6 +117,10 @@ func TestRoundTrip(t *testing.T) {
 						data = encodeAll(t, f, in, nil)
 						path = audiotest.WriteTemp(t, data, c.name)
 					}
+					complete := encode.Format{Name: c.name, SampleRate: rate}
+					if mode != "complete" && testing.Short() && bytes.Equal(data, encodeAll(t, complete, in, nil)) {
+						return // the complete clip's bytes, which its own subtest judges
+					}
 					if c.name != "pcm" {
 						p := audiotest.ProbeFile(t, path)
 						wantRate := rate

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -109,38 +108,59 @@ func harmonic(rate, n int) []int16 {
 	return out
 }
 
-// strictDecoding are the ffmpeg options that make its decoders report
+// strictDecoding are the ffmpeg input options that make its decoders report
 // what they otherwise conceal, such as an mp3 granule whose Huffman data
 // overruns its part2_3_length (which browsers refuse to play).
-var strictDecoding = []string{"-v", "error", "-err_detect", "bitstream+buffer+crccheck"}
+var strictDecoding = []string{"-err_detect", "bitstream+buffer+crccheck"}
 
 // decode runs ffmpeg on path and returns mono 16-bit samples at rate
 // (0: the stream's own). ffmpeg must not report any error while decoding,
 // even with strictDecoding.
 func decode(t testing.TB, path, ext string, inRate, rate int) []int16 {
 	t.Helper()
+	return decodeAll(t, ext, inRate, rate, path)[0]
+}
+
+// decodeAll decodes several files as decode does, in one ffmpeg run (its
+// start costs more than decoding a few seconds of audio). An error names
+// the stream, by its index in paths, as "stream #2:0".
+func decodeAll(t testing.TB, ext string, inRate, rate int, paths ...string) [][]int16 {
+	t.Helper()
 	audiotest.Require(t, "ffmpeg")
-	args := slices.Clone(strictDecoding)
-	if ext == "pcm" {
-		args = append(args, "-f", "s16le", "-ar", strconv.Itoa(inRate), "-ac", "1")
+	args := []string{"-v", "error"}
+	for _, path := range paths {
+		args = append(args, strictDecoding...) // input options: before each input
+		if ext == "pcm" {
+			args = append(args, "-f", "s16le", "-ar", strconv.Itoa(inRate), "-ac", "1")
+		}
+		args = append(args, "-i", path)
 	}
-	args = append(args, "-i", path, "-f", "s16le", "-ac", "1")
-	if rate != 0 {
-		args = append(args, "-ar", strconv.Itoa(rate))
+	dir := t.TempDir()
+	for i := range paths {
+		args = append(args, "-map", strconv.Itoa(i)+":a", "-f", "s16le", "-ac", "1")
+		if rate != 0 {
+			args = append(args, "-ar", strconv.Itoa(rate))
+		}
+		args = append(args, filepath.Join(dir, strconv.Itoa(i)+".raw"))
 	}
-	args = append(args, "-")
-	var stdout, stderr bytes.Buffer
+	var stderr bytes.Buffer
 	cmd := exec.Command("ffmpeg", args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil || stderr.Len() > 0 {
-		t.Fatalf("ffmpeg decode %s: %v\n%s", path, err, stderr.String())
+		t.Fatalf("ffmpeg decode %v: %v\n%s", paths, err, stderr.String())
 	}
-	b := stdout.Bytes()
-	s := make([]int16, len(b)/2)
-	for i := range s {
-		s[i] = int16(binary.LittleEndian.Uint16(b[2*i:]))
+	out := make([][]int16, len(paths))
+	for i := range paths {
+		b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".raw"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = make([]int16, len(b)/2)
+		for k := range out[i] {
+			out[i][k] = int16(binary.LittleEndian.Uint16(b[2*k:]))
+		}
 	}
-	return s
+	return out
 }
 
 // snr aligns got to want (searching ±maxLag samples) and returns the

@@ -175,6 +175,7 @@ func TestCloneRecordingErrors(t *testing.T) {
 // server of a shared PostgreSQL store speaks on the other, the same way,
 // and goes there when deleted.
 func TestRecordingCloneAcrossReplicas(t *testing.T) {
+	t.Parallel() // a long test, alongside the others that wait on the slow engine
 	dsn := pgtest.Start(t)
 	voicesDir := pocketVoices(t)
 	replicas := make([]*replica, 2)

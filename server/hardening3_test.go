@@ -90,6 +90,7 @@ func TestWSClientIDsBounded(t *testing.T) {
 // message, so a stream fed word by word while it waits is not refused
 // for the number of its messages.
 func TestWSAppendsJoin(t *testing.T) {
+	t.Parallel() // a long test, alongside the others that wait on the slow engine
 	e := newEnv(t, envOptions{})
 	c := dialWS(t, e, e.key)
 	next(t, c) // ready

@@ -142,6 +142,7 @@ func (s *syncBuffer) requestLine(t *testing.T, id string) map[string]any {
 }
 
 func TestAccessLogTellsAborted(t *testing.T) {
+	t.Parallel() // a long test, alongside the others that wait on the slow engine
 	var log syncBuffer
 	e := newEnv(t, envOptions{log: &log, writeTimeout: 300 * time.Millisecond})
 	speech := func(ctx context.Context, id, voice, format string, sentences int) (*http.Response, error) {

@@ -188,6 +188,7 @@ func TestReplicasShareState(t *testing.T) {
 // TestLimitsAcrossReplicas: an account's concurrency limit holds across
 // two servers sharing the database, and another account is unaffected.
 func TestLimitsAcrossReplicas(t *testing.T) {
+	t.Parallel() // a long test, waiting on the slow engine or its own server most of the time
 	dsn := pgtest.Start(t)
 	limits := store.Limits{Concurrent: 1, RequestsPerMinute: 100}
 	a, b := newReplica(t, dsn, limits), newReplica(t, dsn, limits)

@@ -202,6 +202,7 @@ func TestVendorSocketContextIDBounded(t *testing.T) {
 // long its inactivity_timeout; one whose first message brought the key
 // stays open past it.
 func TestElevenLabsSocketKeyDeadline(t *testing.T) {
+	t.Parallel() // a long test, alongside the others that wait on the slow engine
 	const deadline = 300 * time.Millisecond
 	e := newEnv(t, envOptions{socketAuth: deadline})
 	path := "/elevenlabs/v1/text-to-speech/fake/multi-stream-input?output_format=pcm_24000&inactivity_timeout=180"

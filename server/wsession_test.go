@@ -76,6 +76,7 @@ func TestWebSocketCloseStopsWork(t *testing.T) {
 // A client that stops reading is cut at the write timeout: its synthesis
 // stops and the access log says aborted, with the reason.
 func TestWebSocketSlowReaderIsAborted(t *testing.T) {
+	t.Parallel() // a long test, alongside the others that wait on the slow engine
 	var log syncBuffer
 	e := newEnv(t, envOptions{log: &log, writeTimeout: 300 * time.Millisecond})
 	c := dialWSID(t, e, e.key, "ws-slow")

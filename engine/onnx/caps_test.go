@@ -3,40 +3,48 @@ package onnx
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // writeZeroNPZ writes an .npz of zero packs named names, deflated, as a
-// small file that would expand to 510 KiB a pack.
+// small file that would expand to 510 KiB a pack. Every member holds the
+// same bytes, deflated once.
 func writeZeroNPZ(t *testing.T, path string, names []string) {
 	t.Helper()
+	header := "{'descr': '<f4', 'fortran_order': False, 'shape': (510, 1, 256), }"
+	header += strings.Repeat(" ", 63-(10+len(header))%64) + "\n"
+	pre := []byte("\x93NUMPY\x01\x00\x00\x00")
+	binary.LittleEndian.PutUint16(pre[8:], uint16(len(header)))
+	member := slices.Concat(pre, []byte(header), make([]byte, packBytes))
+	var deflated bytes.Buffer
+	fw, _ := flate.NewWriter(&deflated, flate.DefaultCompression)
+	fw.Write(member)
+	fw.Close()
+
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	zw := zip.NewWriter(f)
-	header := "{'descr': '<f4', 'fortran_order': False, 'shape': (510, 1, 256), }"
-	header += strings.Repeat(" ", 63-(10+len(header))%64) + "\n"
-	pre := []byte("\x93NUMPY\x01\x00\x00\x00")
-	binary.LittleEndian.PutUint16(pre[8:], uint16(len(header)))
-	zeros := make([]byte, packBytes)
 	for _, name := range names {
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: name + ".npy", Method: zip.Deflate})
+		w, err := zw.CreateRaw(&zip.FileHeader{Name: name + ".npy", Method: zip.Deflate, CRC32: crc32.ChecksumIEEE(member),
+			CompressedSize64: uint64(deflated.Len()), UncompressedSize64: uint64(len(member))})
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.Write(pre)
-		w.Write([]byte(header))
-		w.Write(zeros)
+		w.Write(deflated.Bytes())
 	}
 	if err := errors.Join(zw.Close(), f.Close()); err != nil {
 		t.Fatal(err)

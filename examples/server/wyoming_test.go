@@ -3,12 +3,12 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log"
 	"net"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -92,15 +92,15 @@ func TestWyomingZeroconf(t *testing.T) {
 	_, stop, done := serve(t, newApp(&out, &errOut), &errOut, "-data", t.TempDir(),
 		"-wyoming-addr", net.JoinHostPort(ip.String(), itoa(port)), "-wyoming-zeroconf")
 	defer func() { stop(); <-done }()
-	found := queryWyoming(t)
-	if !slices.ContainsFunc(found, func(e *mdns.ServiceEntry) bool { return e.Port == port && e.AddrV4.Equal(ip) }) {
-		t.Errorf("no _wyoming._tcp service at %s port %d answered: %v", ip, port, found)
+	if e := queryWyoming(t, port); e == nil || !e.AddrV4.Equal(ip) {
+		t.Errorf("no _wyoming._tcp service at %s port %d answered: %v", ip, port, e)
 	}
 }
 
 // TestWyomingZeroconfLoopback: a listener on loopback is not announced on
 // the network (no other host can reach it), and the log says why.
 func TestWyomingZeroconfLoopback(t *testing.T) {
+	t.Parallel() // it waits out a query, as TestMDNSOnItsInterfacesOnly does
 	multicastAddress(t)
 	port := freePort(t, net.IPv4(127, 0, 0, 1))
 	addr := "127.0.0.1:" + itoa(port)
@@ -111,10 +111,8 @@ func TestWyomingZeroconfLoopback(t *testing.T) {
 	var out, errOut bytes.Buffer
 	_, stop, done := serve(t, newApp(&out, &errOut), &errOut, "-data", t.TempDir(), "-wyoming-addr", addr, "-wyoming-zeroconf")
 	defer func() { stop(); <-done }()
-	for _, e := range queryWyoming(t) {
-		if e.Port == port {
-			t.Errorf("a loopback listener was announced on the network: %v", e)
-		}
+	if e := queryWyoming(t, port); e != nil {
+		t.Errorf("a loopback listener was announced on the network: %v", e)
 	}
 }
 
@@ -149,6 +147,7 @@ func TestAnnounceOn(t *testing.T) {
 // arrives on an interface it announces on, and not one that arrives on
 // another.
 func TestMDNSOnItsInterfacesOnly(t *testing.T) {
+	t.Parallel() // it waits out a query, as TestWyomingZeroconfLoopback does
 	ip := multicastAddress(t)
 	ifs, _ := systemInterfaces()
 	targets := announceOn(ip, ifs)
@@ -164,7 +163,7 @@ func TestMDNSOnItsInterfacesOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		found := slices.ContainsFunc(queryWyoming(t), func(e *mdns.ServiceEntry) bool { return e.Port == 10299 })
+		found := queryWyoming(t, 10299) != nil
 		stop()
 		if found != c.answer {
 			t.Errorf("a zone for interface %d (the query's is %d): answered %v", c.index, targets[0].Index, found)
@@ -172,21 +171,29 @@ func TestMDNSOnItsInterfacesOnly(t *testing.T) {
 	}
 }
 
-// queryWyoming asks for _wyoming._tcp over mDNS, on IPv4, for 3 s.
-func queryWyoming(t *testing.T) []*mdns.ServiceEntry {
+// queryWyoming asks for _wyoming._tcp over mDNS, on IPv4, and returns
+// voxkit's answer for port as soon as it arrives, or nil after 3 s.
+func queryWyoming(t *testing.T, port int) *mdns.ServiceEntry {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+	defer cancel()
+	// The query sends without blocking, and goes on until its timeout
+	// even once ctx is done: nothing waits for it.
 	entries := make(chan *mdns.ServiceEntry, 16)
 	p := mdns.DefaultParams("_wyoming._tcp")
 	p.Entries, p.Timeout, p.DisableIPv6 = entries, 3*time.Second, true
 	p.Logger = log.New(io.Discard, "", 0)
-	go func() { mdns.Query(p); close(entries) }()
-	var found []*mdns.ServiceEntry
-	for e := range entries {
-		if strings.HasPrefix(e.Name, "voxkit.") {
-			found = append(found, e)
+	go mdns.QueryContext(ctx, p)
+	for {
+		select {
+		case e := <-entries:
+			if strings.HasPrefix(e.Name, "voxkit.") && e.Port == port {
+				return e
+			}
+		case <-ctx.Done():
+			return nil
 		}
 	}
-	return found
 }
 
 // multicastAddress returns an IPv4 address of an interface, besides

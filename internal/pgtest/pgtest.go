@@ -3,10 +3,11 @@
 // from PATH.
 //
 // Start returns the URL of a new, empty database (Database does too,
-// for examples, under Main). A test binary whose TestMain calls Main shares one server among its tests, each test
-// getting a database of its own (CREATE DATABASE takes milliseconds;
-// starting a server takes about a second); without Main, each Start
-// starts a server of its own and stops it when the test ends.
+// for examples, under Main). A test binary whose TestMain calls Main or
+// Run shares one server among its tests, each test getting a database of
+// its own (CREATE DATABASE takes milliseconds; starting a server takes
+// about a second); without them, each Start starts a server of its own
+// and stops it when the test ends.
 //
 // A server runs as a child of the test binary: initdb into a temporary
 // directory (owned by the postgres user when the tests run as root, since
@@ -38,7 +39,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// shared is the server of a test binary whose TestMain calls Main.
+// shared is the server of a test binary whose TestMain calls Main or Run.
 var shared struct {
 	main bool
 	once sync.Once
@@ -62,19 +63,29 @@ func Main(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "pgtest: skipping the tests of this package")
 		os.Exit(0)
 	}
+	os.Exit(Run(m))
+}
+
+// Run is Main for a package whose tests do not all need PostgreSQL: it
+// runs every test of m, sharing one server among those that call Start
+// (each skips, or fails under $CI, when PostgreSQL is not installed),
+// stops the server and returns m.Run's code for TestMain to exit with:
+//
+//	func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+func Run(m *testing.M) int {
 	shared.main = true
 	code := m.Run()
 	if shared.srv != nil {
 		shared.srv.stop()
 	}
-	os.Exit(code)
+	return code
 }
 
 // Database returns the URL of a new, empty database on the server shared
-// under Main, for code that has no testing.TB, such as examples.
+// under Main or Run, for code that has no testing.TB, such as examples.
 func Database() (string, error) {
 	if !shared.main {
-		return "", errors.New("pgtest: Database needs TestMain to call Main")
+		return "", errors.New("pgtest: Database needs TestMain to call Main or Run")
 	}
 	shared.once.Do(func() { shared.srv, shared.err = start() })
 	if shared.err != nil {
