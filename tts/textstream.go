@@ -179,6 +179,22 @@ func (t *TextStream) speak(piece string) error {
 	}
 	req := t.req
 	req.Input = t.carry + piece
+	said := piece // the piece as the engines read it
+	var source func(start, end int) (int, int)
+	if len(req.Lexicons) > 0 {
+		x := applyLexicons(req.Input, req.Lexicons, nil)
+		if n := utf8.RuneCountInString(piece) + x.grown; n > t.o.s.maxInput {
+			return &InputTooLongError{Length: n, Max: t.o.s.maxInput, Lexicons: true}
+		}
+		// The carry is tags, which lexicons leave as they are: the
+		// rewritten piece follows it.
+		req.Input, said = x.text, x.text[len(t.carry):]
+		carry, base := utf8.RuneCountInString(t.carry), t.spoken
+		source = func(start, end int) (int, int) {
+			a, b := x.source(start-base+carry, end-base+carry)
+			return a - carry + base, b - carry + base
+		}
+	}
 	script, err := t.o.s.ParseTags(req)
 	if err != nil {
 		return err
@@ -187,7 +203,13 @@ func (t *TextStream) speak(piece string) error {
 	t.o.res.IgnoredTags = appendNew(t.o.res.IgnoredTags, script.Ignored())
 	t.o.res.ClampedTags = appendNew(t.o.res.ClampedTags, script.Clamped())
 	if t.o.r.loc != nil {
-		t.o.r.loc.start(piece, t.spoken)
+		t.o.r.loc.start(said, t.spoken)
+		t.o.r.loc.source = source
+		if source != nil {
+			t.o.r.loc.written, t.o.r.loc.writtenAt = []rune(piece), t.spoken
+		} else {
+			t.o.r.loc.written = nil
+		}
 	}
 	sens := script.Sentences(pieceLen(script, t.req.Speed))
 	if !hasSpeech(sens) {
