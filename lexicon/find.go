@@ -3,6 +3,8 @@ package lexicon
 import (
 	"cmp"
 	"slices"
+	"sort"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -28,9 +30,11 @@ func (l *Lexicon) buildIndex() {
 			l.index[k] = append(l.index[k], entry{grapheme: g, lexeme: i})
 		}
 	}
-	for _, list := range l.index {
+	for k, list := range l.index {
 		slices.SortStableFunc(list, func(a, b entry) int { return cmp.Compare(len(b.grapheme), len(a.grapheme)) })
+		l.keys = append(l.keys, k)
 	}
+	slices.Sort(l.keys)
 }
 
 // key returns the index key of text at i: its run of word characters
@@ -113,8 +117,25 @@ func findAt(text string, i int, lexicons []*Lexicon) (Match, bool) {
 // word, and where it ends: a space of g matches a run of white space, and
 // no word character may follow.
 func matchAt(text string, i int, g string) (int, bool) {
+	end, m := match(text, i, g)
+	return end, m == whole
+}
+
+// How a grapheme stands at a place in a text.
+const (
+	none    = iota // it is not there
+	whole          // it is there, a whole word
+	partial        // the text ends inside it: more text may complete it
+)
+
+// match says how grapheme g stands at i in text, and where it ends when
+// whole.
+func match(text string, i int, g string) (int, int) {
 	j := i
 	for k := 0; k < len(g); {
+		if j >= len(text) {
+			return 0, partial
+		}
 		if g[k] == ' ' {
 			n := j
 			for n < len(text) {
@@ -124,21 +145,62 @@ func matchAt(text string, i int, g string) (int, bool) {
 				}
 				n += size
 			}
-			if n == j {
-				return 0, false
+			switch {
+			case n == len(text):
+				return 0, partial
+			case n == j:
+				return 0, none
 			}
 			j, k = n, k+1
 			continue
 		}
-		if j >= len(text) || text[j] != g[k] {
-			return 0, false
+		if text[j] != g[k] {
+			return 0, none
 		}
 		j, k = j+1, k+1
 	}
 	if j < len(text) {
 		if r, _ := utf8.DecodeRuneInString(text[j:]); isWord(r) {
-			return 0, false
+			return 0, none
 		}
 	}
-	return j, true
+	return j, whole
+}
+
+// Straddles reports whether a grapheme of lexicons that begins before
+// byte at of text goes on past it: one found in text, or one the text
+// ends inside of, which more text may complete. Text that arrives in
+// pieces (a text stream) is not cut at such a place.
+func Straddles(text string, at int, lexicons ...*Lexicon) bool {
+	for s := max(0, at-MaxGrapheme*utf8.UTFMax); s < at; s++ {
+		if !utf8.RuneStart(text[s]) {
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(text[s:])
+		if prev, _ := utf8.DecodeLastRuneInString(text[:s]); s > 0 && isWord(prev) || unicode.IsSpace(r) {
+			continue
+		}
+		for _, l := range lexicons {
+			if l != nil && l.straddles(text, s, at) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// straddles is Straddles for one lexicon and a grapheme beginning at s.
+func (l *Lexicon) straddles(text string, s, at int) bool {
+	k := key(text, s)
+	if s+len(k) == len(text) { // the text ends inside the key
+		i := sort.SearchStrings(l.keys, k)
+		return i < len(l.keys) && strings.HasPrefix(l.keys[i], k)
+	}
+	for _, e := range l.index[k] {
+		end, m := match(text, s, e.grapheme)
+		if m == partial || m == whole && end > at {
+			return true
+		}
+	}
+	return false
 }

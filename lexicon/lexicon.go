@@ -85,7 +85,8 @@ type Lexicon struct {
 	// Lexemes are the entries, in document order.
 	Lexemes []Lexeme
 
-	index map[string][]entry // see index.go
+	index map[string][]entry // see find.go
+	keys  []string           // of index, sorted
 }
 
 // Lexeme is one entry: how it is written and what it is read as.

@@ -223,3 +223,27 @@ func TestFind(t *testing.T) {
 		}
 	}
 }
+
+func TestStraddles(t *testing.T) {
+	l := mustParse(t, head+`<lexeme><grapheme>Yahoo! Inc</grapheme><alias>Yahoo Incorporated</alias></lexeme>
+<lexeme><grapheme>WHO</grapheme><alias>World Health Organization</alias></lexeme></lexicon>`)
+	cases := []struct {
+		text string
+		at   int
+		want bool
+	}{
+		{"We use Yahoo! Inc today.", 14, true}, // found, across at
+		{"We use Yahoo! In", 14, true},         // the text ends inside it
+		{"We use Yahoo! ", 14, true},           // the white space may go on
+		{"We use Yahoo! Then", 14, false},      // it is not there
+		{"We met the WHO. Then", 16, false},    // found, before at
+		{"We met the WHO. Th", 16, false},      // no grapheme begins "Th"
+		{"We met the WH", 13, true},            // the text ends inside its key
+		{"We use Yahoo! Inc today.", 3, false}, // nothing begins before 3 and goes past it
+	}
+	for _, c := range cases {
+		if got := lexicon.Straddles(c.text, c.at, l); got != c.want {
+			t.Errorf("Straddles(%q, %d) = %v, want %v", c.text, c.at, got, c.want)
+		}
+	}
+}

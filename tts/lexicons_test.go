@@ -32,7 +32,8 @@ func parseLexicon(t testing.TB, alphabet, lexemes string) *lexicon.Lexicon {
 
 func whoLexicon(t testing.TB) *lexicon.Lexicon {
 	return parseLexicon(t, "ipa", `<lexeme><grapheme>WHO</grapheme><alias>World Health Organization</alias></lexeme>
-<lexeme><grapheme>New York</grapheme><alias>the Big Apple</alias></lexeme>`)
+<lexeme><grapheme>New York</grapheme><alias>the Big Apple</alias></lexeme>
+<lexeme><grapheme>Yahoo! Inc</grapheme><alias>Yahoo Incorporated</alias></lexeme>`)
 }
 
 // texts passes requests to a real engine and keeps the text of each.
@@ -170,7 +171,8 @@ func TestLexiconLimits(t *testing.T) {
 }
 
 // TestLexiconTextStream: a grapheme split between writes still matches
-// (a sentence waits for its end), and words point at the stream's text.
+// (a sentence waits for its end, and a sentence end inside a grapheme
+// for the rest of it), and words point at the stream's text.
 func TestLexiconTextStream(t *testing.T) {
 	s, rec := espeakTexts(t, tts.Options{})
 	var words []tts.Word
@@ -179,7 +181,7 @@ func TestLexiconTextStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, piece := range []string{"First. We met the W", "HO today. Then New", " York", " slept."} {
+	for _, piece := range []string{"First. We met the W", "HO today. Then New", " York", " slept. Yahoo!", " I", "nc paid."} {
 		if _, err := ts.WriteString(piece); err != nil {
 			t.Fatal(err)
 		}
@@ -188,7 +190,8 @@ func TestLexiconTextStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := rec.all()
-	if !strings.Contains(got, "We met the World Health Organization today.") || !strings.Contains(got, "Then the Big Apple slept.") {
+	if !strings.Contains(got, "We met the World Health Organization today.") || !strings.Contains(got, "Then the Big Apple slept.") ||
+		!strings.Contains(got, "Yahoo Incorporated paid.") {
 		t.Errorf("the engine read %q", got)
 	}
 	if w, ok := wordAt(words, "WHO"); !ok || w.CharStart != 18 || w.CharEnd != 21 {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/engine/sentence"
+	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/tags"
 )
 
@@ -157,7 +158,7 @@ func (t *TextStream) synthesize(force bool) error {
 	limit := openTagAt(pending)
 	masked := tags.Mask(pending[:limit])
 	consumed := 0
-	for _, end := range sentenceEnds(masked, force) {
+	for _, end := range t.wholeGraphemes(pending, sentenceEnds(masked, force), force) {
 		if err := t.speak(pending[consumed:end]); err != nil {
 			return t.fail(err)
 		}
@@ -169,6 +170,24 @@ func (t *TextStream) synthesize(force bool) error {
 		t.text, t.done = append([]byte(nil), t.text[t.done:]...), 0
 	}
 	return nil
+}
+
+// wholeGraphemes returns the sentence ends of pending that cut no
+// grapheme of the request's lexicons (one found, or one the text ends
+// inside of): a grapheme split between writes waits for the rest, as a
+// sentence end does. With force, the last end stays.
+func (t *TextStream) wholeGraphemes(pending string, ends []int, force bool) []int {
+	if len(t.req.Lexicons) == 0 || len(ends) == 0 {
+		return ends
+	}
+	text := lookupText(pending, nil)
+	kept := ends[:0]
+	for i, end := range ends {
+		if force && i == len(ends)-1 || !lexicon.Straddles(text, end, t.req.Lexicons...) {
+			kept = append(kept, end)
+		}
+	}
+	return kept
 }
 
 // speak renders the sentences of one piece of text, which begins where
@@ -188,11 +207,13 @@ func (t *TextStream) speak(piece string) error {
 		}
 		// The carry is tags, which lexicons leave as they are: the
 		// rewritten piece follows it.
-		req.Input, said = x.text, x.text[len(t.carry):]
-		carry, base := utf8.RuneCountInString(t.carry), t.spoken
-		source = func(start, end int) (int, int) {
-			a, b := x.source(start-base+carry, end-base+carry)
-			return a - carry + base, b - carry + base
+		if x.spans != nil {
+			req.Input, said = x.text, x.text[len(t.carry):]
+			carry, base := utf8.RuneCountInString(t.carry), t.spoken
+			source = func(start, end int) (int, int) {
+				a, b := x.source(start-base+carry, end-base+carry)
+				return a - carry + base, b - carry + base
+			}
 		}
 	}
 	script, err := t.o.s.ParseTags(req)
