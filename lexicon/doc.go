@@ -11,6 +11,10 @@
 // role attributes, example, meta and metadata elements are accepted and
 // left out.
 //
+// Parse reads a document, New makes a lexicon of lexemes given another
+// way (a list of alias and phoneme rules), and Marshal writes a lexicon
+// back as PLS.
+//
 // Alphabets are "ipa" and "x-sampa" (names in any case); any other is an
 // error. A document is refused with a *SyntaxError, naming its line and
 // column, when it is malformed XML, is not one PLS lexicon element of
@@ -37,5 +41,9 @@
 //     one place, the first lexicon given wins.
 //
 // Lookup costs one map look-up per word of the text, whatever the size of
-// the lexicon.
+// the lexicon. Straddles tells text that arrives in pieces where it must
+// not be cut: inside a grapheme, found or not yet complete.
+//
+// A lexicon's Language (xml:lang, which PLS requires and Parse does not)
+// is kept for its owner; Find does not compare it with anything.
 package lexicon

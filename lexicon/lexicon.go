@@ -75,7 +75,9 @@ func (e *LimitError) Error() string {
 
 func (e *LimitError) Unwrap() error { return ErrTooLarge }
 
-// Lexicon is a parsed PLS document.
+// Lexicon is a parsed PLS document. Make one with Parse or New (which
+// index it for Find) and do not change its Lexemes after; it is safe for
+// concurrent use.
 type Lexicon struct {
 	// Name is the caller's name for the lexicon; PLS documents carry
 	// none, so Parse leaves it empty and Marshal does not write it.
@@ -100,6 +102,48 @@ type Lexeme struct {
 	Phonemes string
 	// Alias is text read instead of the graphemes.
 	Alias string
+}
+
+// New returns a lexicon of lexemes in language (a BCP 47 tag), checked
+// as Parse checks a document and indexed for Find: rules an API takes in
+// another shape (a list of alias and phoneme rules) become a Lexicon
+// this way. Graphemes have their white space collapsed; Phonemes are
+// IPA (convert X-SAMPA with XSAMPAToIPA). A lexeme with an empty
+// grapheme, or not exactly one of Phonemes and Alias, fails with an error
+// naming its index that wraps ErrEmptyGrapheme or ErrNoPronunciation;
+// past the bounds, a *LimitError.
+func New(language string, lexemes []Lexeme) (*Lexicon, error) {
+	if len(lexemes) > MaxLexemes {
+		return nil, &LimitError{What: "lexemes", Max: MaxLexemes}
+	}
+	l := &Lexicon{Language: language, Lexemes: make([]Lexeme, len(lexemes))}
+	for i, x := range lexemes {
+		if len(x.Graphemes) > MaxGraphemesPerLexeme {
+			return nil, &LimitError{What: "graphemes of a lexeme", Max: MaxGraphemesPerLexeme}
+		}
+		if len(x.Graphemes) == 0 {
+			return nil, fmt.Errorf("lexicon: lexeme %d: %w", i, ErrEmptyGrapheme)
+		}
+		gs := make([]string, len(x.Graphemes))
+		for k, g := range x.Graphemes {
+			if gs[k] = strings.Join(strings.Fields(g), " "); gs[k] == "" {
+				return nil, fmt.Errorf("lexicon: lexeme %d: %w", i, ErrEmptyGrapheme)
+			}
+			if utf8.RuneCountInString(gs[k]) > MaxGrapheme {
+				return nil, &LimitError{What: "grapheme characters", Max: MaxGrapheme}
+			}
+		}
+		ph, alias := strings.TrimSpace(x.Phonemes), strings.TrimSpace(x.Alias)
+		if (ph == "") == (alias == "") {
+			return nil, fmt.Errorf("lexicon: lexeme %d: %w (or both)", i, ErrNoPronunciation)
+		}
+		if utf8.RuneCountInString(ph+alias) > MaxPronunciation {
+			return nil, &LimitError{What: "pronunciation characters", Max: MaxPronunciation}
+		}
+		l.Lexemes[i] = Lexeme{Graphemes: gs, Phonemes: ph, Alias: alias}
+	}
+	l.buildIndex()
+	return l, nil
 }
 
 // Parse reads a PLS 1.0 document.

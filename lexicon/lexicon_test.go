@@ -247,3 +247,38 @@ func TestStraddles(t *testing.T) {
 		}
 	}
 }
+
+func TestNew(t *testing.T) {
+	l, err := lexicon.New("en-US", []lexicon.Lexeme{
+		{Graphemes: []string{"New  York"}, Alias: "the Big Apple"},
+		{Graphemes: []string{"tomato"}, Phonemes: "təˈmɑːtoʊ"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range lexicon.Find("A tomato in New York.", l) {
+		got = append(got, m.Lexeme.Alias+m.Lexeme.Phonemes)
+	}
+	if want := []string{"təˈmɑːtoʊ", "the Big Apple"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("found %q, want %q", got, want)
+	}
+	if again := mustParse(t, string(l.Marshal())); !reflect.DeepEqual(again.Lexemes, l.Lexemes) {
+		t.Errorf("marshalled and parsed: %+v, want %+v", again.Lexemes, l.Lexemes)
+	}
+	bad := []struct {
+		lexeme lexicon.Lexeme
+		kind   error
+	}{
+		{lexicon.Lexeme{Alias: "x"}, lexicon.ErrEmptyGrapheme},
+		{lexicon.Lexeme{Graphemes: []string{" "}, Alias: "x"}, lexicon.ErrEmptyGrapheme},
+		{lexicon.Lexeme{Graphemes: []string{"a"}}, lexicon.ErrNoPronunciation},
+		{lexicon.Lexeme{Graphemes: []string{"a"}, Alias: "x", Phonemes: "y"}, lexicon.ErrNoPronunciation},
+		{lexicon.Lexeme{Graphemes: []string{"a"}, Alias: strings.Repeat("x", lexicon.MaxPronunciation+1)}, lexicon.ErrTooLarge},
+	}
+	for _, c := range bad {
+		if _, err := lexicon.New("en", []lexicon.Lexeme{c.lexeme}); !errors.Is(err, c.kind) {
+			t.Errorf("New(%+v): %v, want %v", c.lexeme, err, c.kind)
+		}
+	}
+}

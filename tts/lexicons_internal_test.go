@@ -23,7 +23,8 @@ func testLexicon(t *testing.T, lexemes string) *lexicon.Lexicon {
 func TestApplyLexicons(t *testing.T) {
 	l := testLexicon(t, `<lexeme><grapheme>WHO</grapheme><alias>World Health Organization</alias></lexeme>
 <lexeme><grapheme>Nguyen</grapheme><phoneme>ŋwiən</phoneme></lexeme>
-<lexeme><grapheme>é</grapheme><alias>E acute</alias></lexeme>`)
+<lexeme><grapheme>é</grapheme><alias>E acute</alias></lexeme>
+<lexeme><grapheme>tag</grapheme><alias>a &lt;|pause:1s|&gt; b</alias></lexeme>`)
 	cases := []struct{ in, want string }{
 		{"We met the WHO today.", "We met the World Health Organization today."},
 		{"Dr. Nguyen and the WHO.", "Dr. <|phoneme:ŋwiən|>Nguyen<|/phoneme|> and the World Health Organization."},
@@ -32,6 +33,7 @@ func TestApplyLexicons(t *testing.T) {
 		{"<|spell|>WHO<|reset|> WHO", "<|spell|>WHO<|reset|> World Health Organization"},
 		{"WHO<|pause:1s|>WHO", "World Health Organization<|pause:1s|>World Health Organization"},
 		{"no match here", "no match here"},
+		{"a tag", "a a < |pause:1s| > b"}, // an alias is text, never a tag
 	}
 	for _, c := range cases {
 		x := applyLexicons(c.in, []*lexicon.Lexicon{l}, nil)
