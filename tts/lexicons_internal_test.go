@@ -1,6 +1,9 @@
 package tts
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -70,5 +73,80 @@ func TestApplyLexicons(t *testing.T) {
 	}
 	if x := applyLexicons("the WHO", []*lexicon.Lexicon{l}, nil); x.grown != 25-3 {
 		t.Errorf("grown %d, want %d", x.grown, 25-3)
+	}
+}
+
+// FuzzApplyLexicons: the map back holds — the text between the spans is
+// the input's, and putting each span's input back gives the input — and
+// every range of the text maps into the input, in order.
+func FuzzApplyLexicons(f *testing.F) {
+	l, err := lexicon.New("en", []lexicon.Lexeme{
+		{Graphemes: []string{"WHO"}, Alias: "World Health Organization"},
+		{Graphemes: []string{"Nguyen", "New York"}, Phonemes: "ŋwiən"},
+		{Graphemes: []string{"é"}, Alias: "<|pause:1s|>"},
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add("We met the WHO in New York, <|slow|>Nguyen<|/slow|> é.")
+	f.Add("<|phoneme:x|>WHO<|reset|>WHO<|spell|>é<|/spell|>é<|pause")
+	f.Fuzz(func(t *testing.T, input string) {
+		if !utf8.ValidString(input) {
+			return
+		}
+		x := applyLexicons(input, []*lexicon.Lexicon{l}, nil)
+		out, in := []rune(x.text), []rune(input)
+		var back []rune
+		at := 0
+		for _, s := range x.spans {
+			if s.out < at || s.outEnd < s.out || s.outEnd > len(out) || s.in > s.inEnd || s.inEnd > len(in) {
+				t.Fatalf("span %+v after %d in %q", s, at, x.text)
+			}
+			back = append(append(back, out[at:s.out]...), in[s.in:s.inEnd]...)
+			at = s.outEnd
+		}
+		if back = append(back, out[at:]...); string(back) != input {
+			t.Fatalf("put back: %q, want %q (text %q)", string(back), input, x.text)
+		}
+		prev := 0
+		for c := 0; c < len(out); c++ {
+			a, b := x.source(c, c+1)
+			if a < prev || b < a || b > len(in) {
+				t.Fatalf("character %d of %q maps to [%d, %d) after %d", c, x.text, a, b, prev)
+			}
+			prev = a
+		}
+	})
+}
+
+// BenchmarkApplyLexicons is what a request's lexicons cost tts: the
+// text of lexicon/testdata/bench.txt (about 1,000 characters) masked,
+// looked up in a lexicon of lexicon.MaxLexemes entries and rewritten.
+// Compare BenchmarkLexiconText, espeak-ng speaking the same text.
+func BenchmarkApplyLexicons(b *testing.B) {
+	text, err := os.ReadFile(filepath.Join("..", "lexicon", "testdata", "bench.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lexemes := []lexicon.Lexeme{
+		{Graphemes: []string{"WHO"}, Alias: "World Health Organization"},
+		{Graphemes: []string{"Nguyen"}, Phonemes: "ŋwiən"},
+		{Graphemes: []string{"New York"}, Alias: "the Big Apple"},
+	}
+	for i := len(lexemes); i < lexicon.MaxLexemes; i++ {
+		lexemes = append(lexemes, lexicon.Lexeme{Graphemes: []string{fmt.Sprintf("Word%dx", i)}, Alias: "a word"})
+	}
+	l, err := lexicon.New("en-US", lexemes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lexicons := []*lexicon.Lexicon{l}
+	if x := applyLexicons(string(text), lexicons, nil); len(x.spans) != 4 {
+		b.Fatalf("%d spans, want 4 (WHO, New York, and Nguyen's two tags)", len(x.spans))
+	}
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		applyLexicons(string(text), lexicons, nil)
 	}
 }
