@@ -13,14 +13,14 @@ import (
 // Namespace is the XML namespace of PLS 1.0 documents.
 const Namespace = "http://www.w3.org/2005/01/pronunciation-lexicon"
 
-// Bounds of one lexicon: Parse refuses a document past them with a
+// Bounds of one lexicon: Parse and New refuse one past them with a
 // *LimitError.
 const (
 	MaxBytes              = 1 << 20 // bytes of the document
-	MaxLexemes            = 10000   // lexemes of the document
+	MaxLexemes            = 10000   // lexemes
+	MaxGraphemesPerLexeme = 64      // graphemes of one lexeme
 	MaxGrapheme           = 256     // characters of a grapheme
 	MaxPronunciation      = 256     // characters of a phoneme string or an alias
-	MaxGraphemesPerLexeme = 64
 )
 
 // Alphabets a lexicon or a phoneme may name.
@@ -151,6 +151,9 @@ func Parse(doc []byte) (*Lexicon, error) {
 	if len(doc) > MaxBytes {
 		return nil, &LimitError{What: "bytes", Max: MaxBytes}
 	}
+	// A byte order mark, which some editors write, is not text outside
+	// the element.
+	doc = bytes.TrimPrefix(doc, []byte("\ufeff"))
 	p := &parser{d: xml.NewDecoder(bytes.NewReader(doc))}
 	p.d.Strict = true
 	lex, err := p.document()

@@ -61,6 +61,13 @@ func TestParse(t *testing.T) {
 	}
 }
 
+func TestParseByteOrderMark(t *testing.T) {
+	l := mustParse(t, "\ufeff"+head+"<lexeme><grapheme>a</grapheme><alias>b</alias></lexeme></lexicon>")
+	if len(l.Lexemes) != 1 {
+		t.Errorf("lexemes %+v", l.Lexemes)
+	}
+}
+
 func TestParseXSAMPALexicon(t *testing.T) {
 	l := mustParse(t, `<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="x-sampa" xml:lang="en-GB">
 <lexeme><grapheme>church</grapheme><phoneme>"t_S3:t_S</phoneme></lexeme>
