@@ -37,6 +37,9 @@
 //     PLS graphemes are orthography and ElevenLabs' dictionaries are
 //     case sensitive ("WHO" matches "WHO", not "who"). List each case a
 //     word takes ("Tomato" and "tomato") as graphemes of one lexeme.
+//   - Characters as they are: text and graphemes are compared code point
+//     by code point, without Unicode normalization ("é" written as one
+//     character does not match "e" and a combining accent).
 //   - Lexicons in order: where more than one lexicon has a grapheme at
 //     one place, the first lexicon given wins.
 //
