@@ -73,6 +73,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzSplit -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./engine/sentence
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./tags
 	$(GO) test -run '^$$' -fuzz FuzzTagsReachEngine -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./tts
+	$(GO) test -run '^$$' -fuzz FuzzApplyLexicons -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./tts
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./lexicon
+	$(GO) test -run '^$$' -fuzz FuzzFind -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./lexicon
 	$(GO) test -run '^$$' -fuzz FuzzSpeechBody -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/e2e
 	$(GO) test -run '^$$' -fuzz FuzzParseVoiceCreate -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./server/wire
 

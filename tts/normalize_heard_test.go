@@ -18,15 +18,7 @@ import (
 // it, hears the careful reading in normalized speech, and (the control)
 // mostly not in speech read as written.
 func TestNormalizedSpeechHeardRight(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the recognizer listens for seconds; make test runs it")
-	}
-	audiotest.Require(t, "pocketsphinx_continuous", "ffmpeg")
-	synth, err := espeaktts.New(espeak.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer synth.Close()
+	synth := listeningSynthesizer(t)
 	cases := []struct{ input, careful, literal string }{
 		{"It costs $9.50.", "it costs nine dollars and fifty cents", "it costs dollar nine point five zero"},
 		{"Chapter IV begins.", "chapter four begins", "chapter i v begins"},
@@ -60,4 +52,21 @@ func TestNormalizedSpeechHeardRight(t *testing.T) {
 	if off >= on {
 		t.Errorf("as written, %d of %d heard the careful way too: the test cannot tell", off, len(cases))
 	}
+}
+
+// listeningSynthesizer returns an espeak-ng synthesizer for a test that
+// listens with the recognizer, skipping it in -short runs and where the
+// recognizer is missing.
+func listeningSynthesizer(t *testing.T) *tts.Synthesizer {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("the recognizer listens for seconds; make test runs it")
+	}
+	audiotest.Require(t, "pocketsphinx_continuous", "ffmpeg")
+	synth, err := espeaktts.New(espeak.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { synth.Close() })
+	return synth
 }

@@ -72,10 +72,50 @@ func (r *recorder) last(t *testing.T) phonemeCall {
 // asked for), two pronunciations differ, and the word's timestamp points
 // at the element's text.
 func TestSSMLPhonemeReachesEngines(t *testing.T) {
+	forPhonemeEngines(t, func(t *testing.T, eng engine.Engine, s *tts.Synthesizer, rec *recorder, voice string) {
+		var audio [][]float32
+		for _, ph := range []string{"təˈmɑːtoʊ", "təˈmeɪtoʊ"} {
+			input := `<speak>I say <phoneme alphabet="ipa" ph="` + ph + `">tomato 2</phoneme> twice.</speak>`
+			var words []tts.Word
+			_, res, err := s.SynthesizeRequest(context.Background(), tts.Request{Voice: voice, Input: input, Format: encode.PCM,
+				OnSentence: func(d tts.SentenceDone) { words = append(words, d.Words...) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			call := rec.last(t)
+			if call.req.Phonemes != ph || call.req.Text != "tomato 2" || len(res.IgnoredTags) > 0 {
+				t.Errorf("%s: the engine got phonemes %q for %q, ignored %v", ph, call.req.Phonemes, call.req.Text, res.IgnoredTags)
+			}
+			// The same phonemes asked of the engine directly.
+			direct, _, _ := collectAudio(t, eng, engine.Request{Voice: call.req.Voice, Text: "tomato 2", Phonemes: ph, Prosody: call.req.Prosody})
+			// espeak-ng's length varies by a few samples from call to call.
+			if d := len(call.audio) - len(direct); len(direct) == 0 || d*d > len(direct)*len(direct)/10000 {
+				t.Errorf("%s: %d samples through tts, %d from the engine", ph, len(call.audio), len(direct))
+			}
+			audio = append(audio, call.audio)
+			at := strings.Index(input, "tomato 2") // the word points at the SSML the caller sent
+			want := tts.Word{Word: "tomato 2", CharStart: utf8.RuneCountInString(input[:at])}
+			want.CharEnd = want.CharStart + 8
+			i := slices.IndexFunc(words, func(w tts.Word) bool { return w.Word == "tomato 2" })
+			if i < 0 || words[i].CharStart != want.CharStart || words[i].CharEnd != want.CharEnd || words[i].End <= words[i].Start {
+				t.Errorf("%s: words %+v, want one %q at characters [%d, %d)", ph, words, want.Word, want.CharStart, want.CharEnd)
+			}
+		}
+		if slices.Equal(audio[0], audio[1]) {
+			t.Error("təˈmɑːtoʊ and təˈmeɪtoʊ gave the same audio")
+		}
+	})
+}
+
+// forPhonemeEngines runs f on espeak-ng, Piper and Kokoro (the
+// engine/onnx fixtures), each behind a recorder in a Synthesizer of its
+// own, with a voice of each.
+func forPhonemeEngines(t *testing.T, f func(t *testing.T, eng engine.Engine, s *tts.Synthesizer, rec *recorder, voice string)) {
 	es, err := espeak.New(espeak.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { es.Close() })
 	ox := onnxtest.Load(t, onnx.Options{
 		Models:    []string{filepath.Join("..", "engine", "onnx", "testdata", "voices", "en_US-tone-medium.onnx")},
 		VoicesDir: filepath.Join("..", "engine", "onnx", "testdata", "kokoro"),
@@ -91,37 +131,7 @@ func TestSSMLPhonemeReachesEngines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var audio [][]float32
-			for _, ph := range []string{"təˈmɑːtoʊ", "təˈmeɪtoʊ"} {
-				input := `<speak>I say <phoneme alphabet="ipa" ph="` + ph + `">tomato 2</phoneme> twice.</speak>`
-				var words []tts.Word
-				_, res, err := s.SynthesizeRequest(context.Background(), tts.Request{Voice: c.voice, Input: input, Format: encode.PCM,
-					OnSentence: func(d tts.SentenceDone) { words = append(words, d.Words...) }})
-				if err != nil {
-					t.Fatal(err)
-				}
-				call := rec.last(t)
-				if call.req.Phonemes != ph || call.req.Text != "tomato 2" || len(res.IgnoredTags) > 0 {
-					t.Errorf("%s: the engine got phonemes %q for %q, ignored %v", ph, call.req.Phonemes, call.req.Text, res.IgnoredTags)
-				}
-				// The same phonemes asked of the engine directly.
-				direct, _, _ := collectAudio(t, c.eng, engine.Request{Voice: call.req.Voice, Text: "tomato 2", Phonemes: ph, Prosody: call.req.Prosody})
-				// espeak-ng's length varies by a few samples from call to call.
-				if d := len(call.audio) - len(direct); len(direct) == 0 || d*d > len(direct)*len(direct)/10000 {
-					t.Errorf("%s: %d samples through tts, %d from the engine", ph, len(call.audio), len(direct))
-				}
-				audio = append(audio, call.audio)
-				at := strings.Index(input, "tomato 2") // the word points at the SSML the caller sent
-				want := tts.Word{Word: "tomato 2", CharStart: utf8.RuneCountInString(input[:at])}
-				want.CharEnd = want.CharStart + 8
-				i := slices.IndexFunc(words, func(w tts.Word) bool { return w.Word == "tomato 2" })
-				if i < 0 || words[i].CharStart != want.CharStart || words[i].CharEnd != want.CharEnd || words[i].End <= words[i].Start {
-					t.Errorf("%s: words %+v, want one %q at characters [%d, %d)", ph, words, want.Word, want.CharStart, want.CharEnd)
-				}
-			}
-			if slices.Equal(audio[0], audio[1]) {
-				t.Error("təˈmɑːtoʊ and təˈmeɪtoʊ gave the same audio")
-			}
+			f(t, c.eng, s, rec, c.voice)
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/engine/sentence"
+	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/tags"
 )
 
@@ -157,7 +158,7 @@ func (t *TextStream) synthesize(force bool) error {
 	limit := openTagAt(pending)
 	masked := tags.Mask(pending[:limit])
 	consumed := 0
-	for _, end := range sentenceEnds(masked, force) {
+	for _, end := range t.wholeGraphemes(pending, sentenceEnds(masked, force), force) {
 		if err := t.speak(pending[consumed:end]); err != nil {
 			return t.fail(err)
 		}
@@ -171,6 +172,24 @@ func (t *TextStream) synthesize(force bool) error {
 	return nil
 }
 
+// wholeGraphemes returns the sentence ends of pending that cut no
+// grapheme of the request's lexicons (one found, or one the text ends
+// inside of): a grapheme split between writes waits for the rest, as a
+// sentence end does. With force, the last end stays.
+func (t *TextStream) wholeGraphemes(pending string, ends []int, force bool) []int {
+	if len(t.req.Lexicons) == 0 || len(ends) == 0 {
+		return ends
+	}
+	text := lookupText(pending, nil)
+	kept := ends[:0]
+	for i, end := range ends {
+		if force && i == len(ends)-1 || !lexicon.Straddles(text, end, t.req.Lexicons...) {
+			kept = append(kept, end)
+		}
+	}
+	return kept
+}
+
 // speak renders the sentences of one piece of text, which begins where
 // the text synthesized so far ends.
 func (t *TextStream) speak(piece string) error {
@@ -179,6 +198,24 @@ func (t *TextStream) speak(piece string) error {
 	}
 	req := t.req
 	req.Input = t.carry + piece
+	said := piece // the piece as the engines read it
+	var source func(start, end int) (int, int)
+	if len(req.Lexicons) > 0 {
+		x := applyLexicons(req.Input, req.Lexicons, nil)
+		if n := utf8.RuneCountInString(piece) + x.grown; n > t.o.s.maxInput {
+			return &InputTooLongError{Length: n, Max: t.o.s.maxInput, Lexicons: true}
+		}
+		// The carry is tags, which lexicons leave as they are: the
+		// rewritten piece follows it.
+		if x.spans != nil {
+			req.Input, said = x.text, x.text[len(t.carry):]
+			carry, base := utf8.RuneCountInString(t.carry), t.spoken
+			source = func(start, end int) (int, int) {
+				a, b := x.source(start-base+carry, end-base+carry)
+				return a - carry + base, b - carry + base
+			}
+		}
+	}
 	script, err := t.o.s.ParseTags(req)
 	if err != nil {
 		return err
@@ -187,7 +224,13 @@ func (t *TextStream) speak(piece string) error {
 	t.o.res.IgnoredTags = appendNew(t.o.res.IgnoredTags, script.Ignored())
 	t.o.res.ClampedTags = appendNew(t.o.res.ClampedTags, script.Clamped())
 	if t.o.r.loc != nil {
-		t.o.r.loc.start(piece, t.spoken)
+		t.o.r.loc.start(said, t.spoken)
+		t.o.r.loc.source = source
+		if source != nil {
+			t.o.r.loc.written, t.o.r.loc.writtenAt = []rune(piece), t.spoken
+		} else {
+			t.o.r.loc.written = nil
+		}
 	}
 	sens := script.Sentences(pieceLen(script, t.req.Speed))
 	if !hasSpeech(sens) {

@@ -20,6 +20,7 @@ import (
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/internal/dsp"
+	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/tags"
 	"github.com/voxkit/voxkit/tags/ssml"
 	"github.com/voxkit/voxkit/tts/normalize"
@@ -101,6 +102,9 @@ type InputTooLongError struct {
 	// Stream is set when Length counts all the text a TextStream was
 	// written (Options.MaxStreamInput), spoken or not.
 	Stream bool
+	// Lexicons is set when Length counts the input with the aliases of
+	// Request.Lexicons written in, which made it too long.
+	Lexicons bool
 }
 
 func (e *InputTooLongError) Error() string {
@@ -109,6 +113,9 @@ func (e *InputTooLongError) Error() string {
 	}
 	if e.Waiting {
 		return fmt.Sprintf("%v: %d characters wait for a sentence end, the limit is %d", ErrInputTooLong, e.Length, e.Max)
+	}
+	if e.Lexicons {
+		return fmt.Sprintf("%v: %d characters with the lexicons' aliases, the limit is %d", ErrInputTooLong, e.Length, e.Max)
 	}
 	return fmt.Sprintf("%v: %d characters, the limit is %d", ErrInputTooLong, e.Length, e.Max)
 }
@@ -364,6 +371,18 @@ type Request struct {
 	// have the engine read the text as written. Word timings point at the
 	// text as written either way.
 	Normalize Normalization
+	// Lexicons are pronunciation lexicons applied to the input, at most
+	// MaxLexicons, in order: where two have a grapheme at one place in
+	// the text, the first wins (see package lexicon for how words are
+	// matched). An alias is read in place of its grapheme, before
+	// normalization; a phoneme entry says its grapheme as its IPA, as a
+	// <|phoneme|> tag does, on every engine that takes phonemes (others
+	// read the text). Text inside phoneme and spell tags and what SSML's
+	// <phoneme>, <sub> and <say-as> say is left alone. The input with
+	// the aliases written in counts against Options.MaxInput; word
+	// timings point at the text as written, one Word for an alias's
+	// words.
+	Lexicons []*lexicon.Lexicon
 	// OnSentence, when set, is called after each sentence's audio has
 	// been written to the writer (and flushed, when streaming), with
 	// where it lies in the audio and the timings of its words. It runs on
@@ -494,9 +513,11 @@ type Prepared struct {
 	script tags.Script
 	// ignored are the SSML elements left out.
 	ignored []string
-	// source maps characters of req.Input to the client's SSML; nil when
-	// the input was not SSML.
+	// source maps characters of req.Input to the client's input (its
+	// SSML, or its text before lexicons); nil when they are the same.
 	source func(start, end int) (int, int)
+	// written is the client's input when lexicons rewrote it, else "".
+	written string
 }
 
 // Prepare checks req as Stream and WriteClip would before writing
@@ -538,10 +559,12 @@ func (p *Prepared) WriteClip(ctx context.Context, w io.Writer) (Result, error) {
 // SSML.
 func (p *Prepared) prepare() error {
 	s, req := p.s, &p.req
+	written := req.Input
 	v, err := s.check(*req)
 	if err != nil {
 		return err
 	}
+	var rewritten func(int) bool // what SSML's say-as and sub wrote
 	if req.InputFormat == InputSSML || req.InputFormat == InputAuto && ssml.Is(req.Input) {
 		converted, err := ssml.Converter{Lang: languageOf(v), MaxBreaks: s.maxAudio}.Convert(req.Input)
 		var breaks *ssml.BreakLimitError
@@ -552,12 +575,24 @@ func (p *Prepared) prepare() error {
 			return err
 		}
 		req.Input, req.InputFormat, p.ignored, p.source = converted.Input, InputText, converted.Ignored, converted.Source
+		rewritten = converted.Rewritten
 	}
 	if strings.TrimSpace(req.Input) == "" {
 		return ErrEmptyInput
 	}
-	if n := utf8.RuneCountInString(req.Input); n > s.maxInput {
+	n := utf8.RuneCountInString(req.Input)
+	if n > s.maxInput {
 		return &InputTooLongError{Length: n, Max: s.maxInput}
+	}
+	if len(req.Lexicons) > 0 {
+		x := applyLexicons(req.Input, req.Lexicons, rewritten)
+		if n+x.grown > s.maxInput {
+			return &InputTooLongError{Length: n + x.grown, Max: s.maxInput, Lexicons: true}
+		}
+		if x.spans != nil {
+			req.Input, p.written = x.text, written
+			p.source = chainSource(x.source, p.source)
+		}
 	}
 	script, err := s.ParseTags(*req)
 	if err != nil {
@@ -636,6 +671,9 @@ func (s *Synthesizer) check(req Request) (voices.Voice, error) {
 	if s.engines[v.Engine] == nil {
 		return voices.Voice{}, fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
 	}
+	if err := checkLexicons(req.Lexicons); err != nil {
+		return voices.Voice{}, err
+	}
 	return v, nil
 }
 
@@ -675,6 +713,9 @@ func (s *Synthesizer) run(ctx context.Context, w io.Writer, prep *Prepared) (Res
 	if o.r.loc != nil {
 		o.r.loc.start(prep.req.Input, 0)
 		o.r.loc.source = prep.source
+		if prep.written != "" {
+			o.r.loc.written, o.r.loc.writtenAt = []rune(prep.written), 0
+		}
 	}
 	// Tags are parsed once; each sentence is rendered part by part (text
 	// in its style, or an event), then encoded, written and flushed.

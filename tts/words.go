@@ -49,8 +49,23 @@ type locator struct {
 	pos   int    // bytes of text searched past
 	chars int    // characters of the whole input before pos
 	// source, if set, maps characters of input to the client's (the
-	// SSML that input was made from).
+	// SSML that input was made from, the text before lexicons).
 	source func(start, end int) (int, int)
+	// written, when lexicons rewrote the input, is the client's text,
+	// from its character writtenAt: words are named as written there,
+	// and the words said for one stretch of it (an alias) are one.
+	written   []rune
+	writtenAt int
+}
+
+// writtenText returns characters [start, end) of the client's text, or
+// "" when they are not all in written.
+func (l *locator) writtenText(start, end int) string {
+	start, end = start-l.writtenAt, end-l.writtenAt
+	if start < 0 || end > len(l.written) || start >= end {
+		return ""
+	}
+	return string(l.written[start:end])
 }
 
 // start makes the locator search input from its beginning, which is
@@ -121,6 +136,16 @@ func (r *renderer) partWords(words []engine.Word, text, said, original string, n
 		}
 		word := text[w.Start:w.End]
 		cs, ce := r.loc.find(word)
+		if r.loc.written != nil && ce > cs {
+			if k := len(r.words) - 1; k >= 0 && r.words[k].CharStart == cs && r.words[k].CharEnd == ce {
+				r.words[k].End = at(w.To) // another word of an alias
+				r.words[k].Estimated = r.words[k].Estimated || w.Estimated
+				continue
+			}
+			if s := r.loc.writtenText(cs, ce); s != "" {
+				word = s
+			}
+		}
 		r.words = append(r.words, Word{Word: word, Start: at(w.From), End: at(w.To), CharStart: cs, CharEnd: ce, Estimated: w.Estimated})
 	}
 }

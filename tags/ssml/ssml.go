@@ -68,6 +68,15 @@ type Result struct {
 	// the source it came from: its own for text, the element's text for
 	// what say-as and sub rewrote, the element for a tag.
 	from, to []int
+	// rewritten marks the characters say-as and sub wrote.
+	rewritten []bool
+}
+
+// Rewritten reports whether character i of Input is one a say-as or sub
+// element wrote in place of its text (a pronunciation lexicon leaves
+// those alone).
+func (r Result) Rewritten(i int) bool {
+	return i >= 0 && i < len(r.rewritten) && r.rewritten[i]
 }
 
 // Source returns the characters of the SSML source that Input's
@@ -138,7 +147,7 @@ func (cv Converter) Convert(src string) (Result, error) {
 	for {
 		before := int(d.InputOffset())
 		tok, err := d.Token()
-		c.at = span{before, int(d.InputOffset())}
+		c.at = span{from: before, to: int(d.InputOffset())}
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -184,8 +193,12 @@ func (cv Converter) Convert(src string) (Result, error) {
 	return c.out.result(src, c.ignored), nil
 }
 
-// span is a stretch of the source, in bytes.
-type span struct{ from, to int }
+// span is a stretch of the source, in bytes; rewritten marks what a
+// say-as or sub element wrote for it.
+type span struct {
+	from, to  int
+	rewritten bool
+}
 
 // mapped is text with, for each of its runes, the span of the source it
 // came from.
@@ -214,7 +227,7 @@ func (m *mapped) extent() (sp span, ok bool) {
 		if i == 0 {
 			sp = s
 		}
-		sp = span{min(sp.from, s.from), max(sp.to, s.to)}
+		sp = span{from: min(sp.from, s.from), to: max(sp.to, s.to)}
 	}
 	return sp, len(m.spans) > 0
 }
@@ -253,10 +266,12 @@ func (m *mapped) result(src string, ignored []string) Result {
 		if space >= 0 && b.Len() > 0 {
 			b.WriteByte(' ')
 			r.from, r.to = append(r.from, chars[m.spans[space].from]), append(r.to, chars[m.spans[space].to])
+			r.rewritten = append(r.rewritten, m.spans[space].rewritten)
 		}
 		space = -1
 		b.WriteRune(c)
 		r.from, r.to = append(r.from, chars[m.spans[i].from]), append(r.to, chars[m.spans[i].to])
+		r.rewritten = append(r.rewritten, m.spans[i].rewritten)
 	}
 	r.Input = b.String()
 	return r
@@ -378,11 +393,11 @@ func sourceSpans(s, raw string, offset int) []span {
 			}
 		default:
 			for len(out) < utf8.RuneCountInString(s) {
-				out = append(out, span{offset + i, offset + len(raw)})
+				out = append(out, span{from: offset + i, to: offset + len(raw)})
 			}
 			return out
 		}
-		out = append(out, span{offset + i, offset + min(i+w, len(raw))})
+		out = append(out, span{from: offset + i, to: offset + min(i+w, len(raw))})
 		i = min(i+w, len(raw))
 	}
 	return out
@@ -463,7 +478,9 @@ func (c *converter) end(t xml.EndElement) {
 		if sp, ok := f.capture.text.extent(); ok {
 			c.at = sp // what say-as and sub write comes from their text
 		}
+		c.at.rewritten = true
 		c.write(c.captured(f.capture))
+		c.at.rewritten = false
 	}
 	c.write(f.closing)
 	switch f.name {
