@@ -41,6 +41,10 @@ const DefaultMaxVoicesPerAccount = 200
 // when Options.MaxKeysPerAccount is 0.
 const DefaultMaxKeysPerAccount = 100
 
+// DefaultMaxLexiconsPerAccount is the most pronunciation lexicons an
+// account may hold when Options.MaxLexiconsPerAccount is 0.
+const DefaultMaxLexiconsPerAccount = 100
+
 // DefaultKeyCheckTimeout is how long a request waits for the store to
 // verify its API key when Options.KeyCheckTimeout is 0.
 const DefaultKeyCheckTimeout = 5 * time.Second
@@ -111,6 +115,10 @@ type Options struct {
 	// MaxKeysPerAccount is the most live API keys one account may hold;
 	// 0 means DefaultMaxKeysPerAccount.
 	MaxKeysPerAccount int
+	// MaxLexiconsPerAccount is the most pronunciation lexicons one
+	// account may hold (/v1/lexicons, and the vendors' dictionaries); 0
+	// means DefaultMaxLexiconsPerAccount.
+	MaxLexiconsPerAccount int
 	// AllowSignup lets anyone create an account (and its first key) with
 	// POST /v1/accounts, from the playground's "create account" form.
 	// Off by default: accounts are then made by the operator.
@@ -288,7 +296,8 @@ func (s *Server) routes(opts Options) {
 	route("/healthz", core.Methods{http.MethodGet: s.healthz})
 	route("/readyz", core.Methods{http.MethodGet: s.readyz})
 	admin.Mount(s.mux, c, admin.Options{MaxKeys: cmp.Or(opts.MaxKeysPerAccount, DefaultMaxKeysPerAccount),
-		Signup: opts.AllowSignup, Proxies: opts.TrustedProxies, Playground: !opts.DisablePlayground})
+		Signup: opts.AllowSignup, Proxies: opts.TrustedProxies, Playground: !opts.DisablePlayground,
+		MaxLexicons: cmp.Or(opts.MaxLexiconsPerAccount, DefaultMaxLexiconsPerAccount)})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		core.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 	})

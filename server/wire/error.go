@@ -246,9 +246,13 @@ func BodyTooLarge(limit int64) *Error {
 }
 
 // UnsupportedMediaType is the 415 for a body that is not JSON.
-func UnsupportedMediaType(ct string) *Error {
+func UnsupportedMediaType(ct string) *Error { return UnsupportedMediaTypeOf(ct, "application/json") }
+
+// UnsupportedMediaTypeOf is the 415 of a body of type ct where one of
+// type want is taken.
+func UnsupportedMediaTypeOf(ct, want string) *Error {
 	return &Error{Status: http.StatusUnsupportedMediaType, Type: TypeInvalidRequest, Code: CodeUnsupportedMedia,
-		Message: fmt.Sprintf("Content-Type %s is not supported; send application/json.", echo(ct))}
+		Message: fmt.Sprintf("Content-Type %s is not supported; send %s.", echo(ct), want)}
 }
 
 // Internal is the 500 for a panic or another server bug. The message
@@ -334,8 +338,12 @@ func ToErrorOf(err error, voice, input string) *Error {
 		return BadRequest(CodeStringTooLong, input, "The input stream was sent %d characters; one stream may carry at most %d characters, spoken or not. Open a new one to go on.", tooLong.Length, tooLong.Max)
 	case errors.As(err, &tooLong) && tooLong.Waiting:
 		return BadRequest(CodeStringTooLong, input, "%d characters of %s wait for a sentence end; the limit is %d characters.", tooLong.Length, input, tooLong.Max)
+	case errors.As(err, &tooLong) && tooLong.Lexicons:
+		return BadRequest(CodeStringTooLong, input, "%s is %d characters long with the lexicons' aliases read in; the limit is %d characters.", input, tooLong.Length, tooLong.Max)
 	case errors.As(err, &tooLong):
 		return BadRequest(CodeStringTooLong, input, "%s is %d characters long; the limit is %d characters.", input, tooLong.Length, tooLong.Max)
+	case errors.Is(err, tts.ErrTooManyLexicons):
+		return BadRequest(CodeInvalidValue, "lexicons", "A request may name at most %d lexicons.", tts.MaxLexicons)
 	case errors.As(err, &phonemes):
 		// Spaces as a phoneme tag writes them ("_").
 		return BadRequest(CodeInvalidValue, input, "The phonemes %s of a phoneme tag (said for %s) make no audio in the voice %s: "+

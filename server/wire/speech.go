@@ -62,6 +62,10 @@ type Speech struct {
 	// long text that does not end a sentence waits for more before it is
 	// spoken; nil when absent.
 	MaxBufferDelayMS *int
+	// Lexicons, a voxkit extension ("lexicons": [id, …]), are the ids of
+	// the account's pronunciation lexicons to apply, in order; nil when
+	// absent (the account's default lexicons apply), empty for none.
+	Lexicons []string
 }
 
 // Input formats of a speech request.
@@ -204,6 +208,9 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 		if err := json.Unmarshal(v, &s.Normalize); err != nil {
 			return Speech{}, BadRequest(CodeInvalidType, "normalize", "normalize must be a boolean, got %s.", kind(v))
 		}
+	}
+	if s.Lexicons, err = lexiconsField(raw); err != nil {
+		return Speech{}, err
 	}
 	if s.Model, _, err = stringField(raw, "model"); err != nil {
 		return Speech{}, err

@@ -27,9 +27,13 @@ func TestParseSpeech(t *testing.T) {
 		{`{"voice":"a","input":"hi","speed":null,"response_format":null,"strict_tags":true}`,
 			Speech{Voice: "a", Input: "hi", Format: "wav", Speed: 1, StreamFormat: "audio", StrictTags: true, Normalize: true}},
 		{` {"voice":"a","input":"éééééééééé"} `, Speech{Voice: "a", Input: "éééééééééé", Format: "wav", Speed: 1, StreamFormat: "audio", Normalize: true}},
+		{`{"voice":"a","input":"hi","lexicons":["lex_a","lex_b"]}`,
+			Speech{Voice: "a", Input: "hi", Format: "wav", Speed: 1, StreamFormat: "audio", Normalize: true, Lexicons: []string{"lex_a", "lex_b"}}},
+		{`{"voice":"a","input":"hi","lexicons":[]}`,
+			Speech{Voice: "a", Input: "hi", Format: "wav", Speed: 1, StreamFormat: "audio", Normalize: true, Lexicons: []string{}}},
 	} {
 		got, err := ParseSpeech([]byte(tc.body), "")
-		if err != nil || got != tc.want {
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("ParseSpeech(%s) = %+v, %v; want %+v", tc.body, got, err, tc.want)
 		}
 	}

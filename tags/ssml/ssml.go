@@ -457,6 +457,11 @@ func (c *converter) start(t xml.StartElement) error {
 		c.ignore(f.name)
 		f.skip = true
 		c.skip++
+	case "lexicon":
+		// Not read: its uri names a pronunciation lexicon, which the
+		// caller resolves (LexiconURIs) and passes to synthesis.
+		f.skip = true
+		c.skip++
 	default:
 		c.ignore(f.name)
 	}
@@ -760,4 +765,24 @@ func date(s, format string) string {
 		return s
 	}
 	return y + "-" + pad(m) + "-" + pad(d)
+}
+
+// LexiconURIs returns the uri of each <lexicon> element of an SSML
+// document, in order, without checking the rest of it (Converter does
+// that): a server takes each as the id of a stored lexicon. A document
+// that is not well-formed yields the ones before the fault.
+func LexiconURIs(doc string) []string {
+	var uris []string
+	d := xml.NewDecoder(strings.NewReader(doc))
+	for {
+		t, err := d.Token()
+		if err != nil {
+			return uris
+		}
+		if se, ok := t.(xml.StartElement); ok && se.Name.Local == "lexicon" {
+			if uri, ok := attr(se, "uri"); ok {
+				uris = append(uris, uri)
+			}
+		}
+	}
 }

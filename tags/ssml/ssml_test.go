@@ -193,3 +193,17 @@ func TestBreakLimit(t *testing.T) {
 		}
 	}
 }
+
+func TestLexiconURIs(t *testing.T) {
+	doc := `<speak><lexicon uri="lex_a"/><lexicon xml:id="x" uri="lex_b"></lexicon>We met the WHO.</speak>`
+	if got := LexiconURIs(doc); len(got) != 2 || got[0] != "lex_a" || got[1] != "lex_b" {
+		t.Errorf("LexiconURIs: %q", got)
+	}
+	r, err := Converter{}.Convert(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(r.Input, "lex") || len(r.Ignored) != 0 {
+		t.Errorf("converted %q, ignored %v: a lexicon element is neither read nor ignored", r.Input, r.Ignored)
+	}
+}

@@ -79,7 +79,8 @@ type Core struct {
 	auth    []authenticator // the optional providers, asked before keys
 	limiter store.Limiter
 
-	voiceMu sync.Mutex // serializes clone changes to the store and catalog
+	voiceMu  sync.Mutex // serializes clone changes to the store and catalog
+	lexicons lexiconCache
 
 	// closing is cancelled by Shutdown; sockets watch it.
 	closing  context.Context

@@ -331,9 +331,15 @@ func (c *Core) Fail(w http.ResponseWriter, r *http.Request, err error) {
 
 // ReadBody reads a JSON request body within the size limit.
 func (c *Core) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, *wire.Error) {
+	return c.ReadBodyOf(w, r, c.MaxBody, "application/json")
+}
+
+// ReadBodyOf reads a request body of one of the media types (or of none
+// named) within max bytes and the read timeout.
+func (c *Core) ReadBodyOf(w http.ResponseWriter, r *http.Request, max int64, mediaTypes ...string) ([]byte, *wire.Error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
-		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-			return nil, wire.UnsupportedMediaType(ct)
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || !slices.Contains(mediaTypes, mt) {
+			return nil, wire.UnsupportedMediaTypeOf(ct, mediaTypes[0])
 		}
 	}
 	// A per-request deadline, lifted once the body is in: an http.Server
@@ -342,7 +348,7 @@ func (c *Core) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, *wire.E
 	// the connection is not held open by the rest of a slow body.
 	rc := http.NewResponseController(w)
 	deadline := c.ReadTimeout > 0 && rc.SetReadDeadline(time.Now().Add(c.ReadTimeout)) == nil
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.MaxBody))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
 	if err != nil {
 		w.Header().Set("Connection", "close")
 	} else if deadline {
@@ -351,7 +357,7 @@ func (c *Core) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, *wire.E
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		return nil, wire.BodyTooLarge(c.MaxBody)
+		return nil, wire.BodyTooLarge(max)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return nil, &wire.Error{Status: http.StatusRequestTimeout, Type: wire.TypeInvalidRequest, Code: wire.CodeRequestTimeout,
 			Message: fmt.Sprintf("The request body was not received within %v.", c.ReadTimeout)}

@@ -80,6 +80,9 @@ func (c *Core) Open(ctx context.Context, job StreamJob, w io.Writer) (*Input, er
 	if job.Start.IsZero() {
 		job.Start = time.Now()
 	}
+	if werr := job.withLexicons(ctx, c); werr != nil {
+		return nil, werr
+	}
 	end, werr := c.AdmitSpeech(ctx, job.Request.Account)
 	if werr != nil {
 		return nil, werr

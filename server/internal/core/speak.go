@@ -65,6 +65,19 @@ type Job struct {
 	// Prepared, if set, is called once the request has passed its
 	// checks, before it is admitted.
 	Prepared func()
+	// Lexicons are the account's lexicons the client named; nil: the
+	// account's default lexicons (Core.Lexicons).
+	Lexicons []LexiconRef
+}
+
+// withLexicons sets the request's lexicons, as Core.Lexicons finds them.
+func (j *Job) withLexicons(ctx context.Context, c *Core) *wire.Error {
+	ls, werr := c.Lexicons(ctx, j.Request.Account, j.Lexicons, j.Request)
+	if werr != nil {
+		return werr
+	}
+	j.Request.Lexicons = ls
+	return nil
 }
 
 // toError is err as the error the job's client is told.
@@ -87,6 +100,9 @@ func (j *Job) log(c *Core) *slog.Logger {
 func (c *Core) Speak(ctx context.Context, job Job, speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) (tts.Result, error) {
 	if job.Start.IsZero() {
 		job.Start = time.Now()
+	}
+	if werr := job.withLexicons(ctx, c); werr != nil {
+		return tts.Result{}, werr
 	}
 	p, err := c.Synth.Prepare(job.Request)
 	if err != nil {

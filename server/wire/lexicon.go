@@ -1,0 +1,137 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/voxkit/voxkit/lexicon"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/tts"
+)
+
+// Codes of the lexicon errors.
+const (
+	CodeInvalidLexicon  = "invalid_lexicon"
+	CodeLexiconTooLarge = "lexicon_too_large"
+	CodeLexiconNotFound = "lexicon_not_found"
+	CodeLexiconLimit    = "lexicon_limit_reached"
+)
+
+// Lexicon is the object of a pronunciation lexicon in /v1/lexicons.
+type Lexicon struct {
+	ID        string `json:"id"`
+	Object    string `json:"object"` // "lexicon"
+	Name      string `json:"name"`
+	Lexemes   int    `json:"lexemes"`
+	Version   string `json:"version"`
+	CreatedAt int64  `json:"created_at"`
+}
+
+// FromLexicon is the object of a stored lexicon.
+func FromLexicon(l store.Lexicon) Lexicon {
+	return Lexicon{ID: l.ID, Object: "lexicon", Name: l.Name, Lexemes: l.Lexemes, Version: l.Version, CreatedAt: l.Created.Unix()}
+}
+
+// LexiconList is the answer of GET /v1/lexicons.
+type LexiconList struct {
+	Object string    `json:"object"` // "list"
+	Data   []Lexicon `json:"data"`
+}
+
+// FromLexicons is the list of stored lexicons.
+func FromLexicons(ls []store.Lexicon) LexiconList {
+	out := LexiconList{Object: "list", Data: make([]Lexicon, 0, len(ls))}
+	for _, l := range ls {
+		out.Data = append(out.Data, FromLexicon(l))
+	}
+	return out
+}
+
+// LexiconDeleted answers DELETE /v1/lexicons/{id}.
+type LexiconDeleted struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"` // "lexicon"
+	Deleted bool   `json:"deleted"`
+}
+
+// DefaultLexicons is the body and answer of /v1/account/lexicons: the
+// lexicons applied to the account's requests that name none.
+type DefaultLexicons struct {
+	Object   string   `json:"object"` // "default_lexicons"
+	Lexicons []string `json:"lexicons"`
+}
+
+// ParseDefaultLexicons decodes {"lexicons": [id, …]}.
+func ParseDefaultLexicons(body []byte) (DefaultLexicons, error) {
+	raw, err := decodeObject(body, `{"lexicons":["lex_..."]}`)
+	if err != nil {
+		return DefaultLexicons{}, err
+	}
+	ids, err := lexiconsField(raw)
+	if err != nil {
+		return DefaultLexicons{}, err
+	}
+	if ids == nil {
+		return DefaultLexicons{}, BadRequest(CodeMissingParameter, "lexicons", "Missing required parameter: 'lexicons' (a list of lexicon ids, [] for none).")
+	}
+	return DefaultLexicons{Object: "default_lexicons", Lexicons: ids}, nil
+}
+
+// lexiconsField reads "lexicons": nil when absent or null (the account's
+// defaults apply), else the ids, at most tts.MaxLexicons.
+func lexiconsField(raw map[string]json.RawMessage) ([]string, error) {
+	v, ok := raw["lexicons"]
+	if !ok || isNull(v) {
+		return nil, nil
+	}
+	var ids []string
+	if err := json.Unmarshal(v, &ids); err != nil {
+		return nil, BadRequest(CodeInvalidType, "lexicons", "lexicons must be a list of lexicon ids (strings), got %s.", kind(v))
+	}
+	if len(ids) > tts.MaxLexicons {
+		return nil, BadRequest(CodeInvalidValue, "lexicons", "A request may name at most %d lexicons; this one names %d.", tts.MaxLexicons, len(ids))
+	}
+	for _, id := range ids {
+		if id == "" || len(id) > MaxClientID {
+			return nil, BadRequest(CodeInvalidValue, "lexicons", "A lexicon id must have 1 to %d bytes, got %d.", MaxClientID, len(id))
+		}
+	}
+	return append([]string{}, ids...), nil
+}
+
+// BadLexicon is the 400 of a PLS document lexicon.Parse refused, naming
+// where it is at fault.
+func BadLexicon(err error) *Error {
+	var syn *lexicon.SyntaxError
+	var limit *lexicon.LimitError
+	switch {
+	case errors.As(err, &syn):
+		return BadRequest(CodeInvalidLexicon, "", "The lexicon is not a PLS 1.0 document voxkit takes: line %d, column %d: %s.", syn.Line, syn.Column, clip(syn.Msg, 300))
+	case errors.As(err, &limit) && limit.Line > 0:
+		return BadRequest(CodeLexiconTooLarge, "", "The lexicon is too large: line %d, column %d: more than %d %s.", limit.Line, limit.Column, limit.Max, limit.What)
+	case errors.As(err, &limit):
+		return BadRequest(CodeLexiconTooLarge, "", "The lexicon is too large: more than %d %s.", limit.Max, limit.What)
+	}
+	return BadRequest(CodeInvalidLexicon, "", "The lexicon is not one voxkit takes: %s.", clip(err.Error(), 300))
+}
+
+// LexiconNotFound is the 404 of a lexicon the account does not have
+// (another account's is as unknown).
+func LexiconNotFound(id string) *Error {
+	return &Error{Status: http.StatusNotFound, Type: TypeInvalidRequest, Code: CodeLexiconNotFound, Param: "lexicons",
+		Message: fmt.Sprintf("No lexicon %s: list the account's lexicons with GET /v1/lexicons.", echo(id))}
+}
+
+// NoLexicons is the answer of a server whose store keeps no lexicons to
+// a request that names one.
+func NoLexicons() *Error {
+	return BadRequest(CodeInvalidValue, "lexicons", "This server keeps no pronunciation lexicons.")
+}
+
+// LexiconLimit is the 400 of an account that holds the most lexicons it
+// may.
+func LexiconLimit(max int) *Error {
+	return BadRequest(CodeLexiconLimit, "", "This account holds %d lexicons, the most it may; delete one first.", max)
+}
