@@ -41,7 +41,8 @@
 //     by code point, without Unicode normalization ("é" written as one
 //     character does not match "e" and a combining accent).
 //   - Lexicons in order: where more than one lexicon has a grapheme at
-//     one place, the first lexicon given wins.
+//     one place, the first lexicon given wins; a grapheme two lexemes of
+//     one lexicon list takes the first one's pronunciation.
 //
 // Lookup costs one map look-up per word of the text, whatever the size of
 // the lexicon. Straddles tells text that arrives in pieces where it must
