@@ -32,7 +32,7 @@
 //   - Longest grapheme first: at one place in the text, the longest
 //     grapheme that matches wins ("New York" over "New"). A space in a
 //     grapheme matches any run of white space in the text; graphemes are
-//     read with their white space collapsed, as PLS says.
+//     read with their white space collapsed.
 //   - Case as written: a grapheme matches text of exactly its case, as
 //     PLS graphemes are orthography and ElevenLabs' dictionaries are
 //     case sensitive ("WHO" matches "WHO", not "who"). List each case a
