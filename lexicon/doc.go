@@ -32,7 +32,7 @@
 //   - Longest grapheme first: at one place in the text, the longest
 //     grapheme that matches wins ("New York" over "New"). A space in a
 //     grapheme matches any run of white space in the text; graphemes are
-//     read with their white space collapsed, as PLS says.
+//     read with their white space collapsed.
 //   - Case as written: a grapheme matches text of exactly its case, as
 //     PLS graphemes are orthography and ElevenLabs' dictionaries are
 //     case sensitive ("WHO" matches "WHO", not "who"). List each case a
@@ -41,7 +41,8 @@
 //     by code point, without Unicode normalization ("é" written as one
 //     character does not match "e" and a combining accent).
 //   - Lexicons in order: where more than one lexicon has a grapheme at
-//     one place, the first lexicon given wins.
+//     one place, the first lexicon given wins; a grapheme two lexemes of
+//     one lexicon list takes the first one's pronunciation.
 //
 // Lookup costs one map look-up per word of the text, whatever the size of
 // the lexicon. Straddles tells text that arrives in pieces where it must

@@ -207,3 +207,24 @@ func TestLexiconURIs(t *testing.T) {
 		t.Errorf("converted %q, ignored %v: a lexicon element is neither read nor ignored", r.Input, r.Ignored)
 	}
 }
+
+// TestRewritten: the characters say-as and sub wrote are marked, and no
+// others (say-as characters is a spell tag around the text as written).
+func TestRewritten(t *testing.T) {
+	r, err := Convert(`<speak>The <sub alias="WHO">agency</sub> and the WHO, <say-as interpret-as="digits">12</say-as> <say-as interpret-as="characters">ab</say-as>.</speak>`, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var marked strings.Builder
+	for i, c := range []rune(r.Input) {
+		if r.Rewritten(i) {
+			marked.WriteRune(c)
+		} else {
+			marked.WriteByte('_')
+		}
+	}
+	want := "____WHO______________1 2_______________________"
+	if got := marked.String(); got != want || r.Rewritten(-1) || r.Rewritten(len(r.Input)) {
+		t.Errorf("rewritten in %q:\n got %q\nwant %q", r.Input, got, want)
+	}
+}
