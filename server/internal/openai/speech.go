@@ -41,7 +41,7 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request) error {
 	if werr != nil {
 		return werr
 	}
-	job := core.Job{Request: req, Voice: sp.Voice}
+	job := core.Job{Request: req, Voice: sp.Voice, Lexicons: core.RefsOf(sp.Lexicons)}
 	switch {
 	case sp.StreamFormat == wire.StreamSSE:
 		werr = d.speechSSE(w, r, sp, job)

@@ -193,7 +193,7 @@ func (s *session) request(ctx context.Context, st *stream) (tts.Request, *writer
 
 // job is the core's job of st's request.
 func (s *session) job(st *stream, req tts.Request) core.Job {
-	return core.Job{Request: req, Voice: st.msg.Speech.Voice, Start: st.start,
+	return core.Job{Request: req, Voice: st.msg.Speech.Voice, Start: st.start, Lexicons: core.RefsOf(st.msg.Speech.Lexicons),
 		Log: s.c.Log.With("request_id", s.ri.ID, "id", st.id)}
 }
 

@@ -1,0 +1,175 @@
+package server_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/server/wire"
+)
+
+// whoPLS aliases WHO to the organization's name.
+const whoPLS = `<?xml version="1.0" encoding="UTF-8"?>
+<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="en-US">
+  <lexeme><grapheme>WHO</grapheme><alias>World Health Organization</alias></lexeme>
+</lexicon>`
+
+// errorBody is an OpenAI-shaped error answer.
+type errorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Param   string `json:"param"`
+	} `json:"error"`
+}
+
+// createLexicon uploads pls as key's account and returns its object.
+func createLexicon(t *testing.T, e *env, key, name, pls string) wire.Lexicon {
+	t.Helper()
+	res := e.do("POST", "/v1/lexicons?name="+name, key, "application/pls+xml", strings.NewReader(pls))
+	defer res.Body.Close()
+	var l wire.Lexicon
+	if res.StatusCode != http.StatusCreated || json.NewDecoder(res.Body).Decode(&l) != nil || l.ID == "" {
+		t.Fatalf("POST /v1/lexicons: %d %+v", res.StatusCode, l)
+	}
+	return l
+}
+
+// speechOf is the answer to a speech request body as key.
+func speechOf(t *testing.T, e *env, key, body string) (status int, audio []byte, werr errorBody) {
+	t.Helper()
+	res := e.do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(body))
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		json.Unmarshal(data, &werr)
+	}
+	return res.StatusCode, data, werr
+}
+
+// TestLexicons: an account's lexicons over /v1 — made from a PLS
+// document, listed, read back, used by the requests that name them and
+// by default, another account's as unknown as none, malformed documents
+// refused naming where, gone once deleted.
+func TestLexicons(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	l := createLexicon(t, e, e.key, "acronyms", whoPLS)
+	if l.Name != "acronyms" || l.Lexemes != 1 || l.Object != "lexicon" || l.Version == "" {
+		t.Errorf("created %+v", l)
+	}
+	res := e.do("GET", "/v1/lexicons/"+l.ID, e.key, "", nil)
+	doc, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || string(doc) != whoPLS || res.Header.Get("Content-Type") != "application/pls+xml" {
+		t.Errorf("GET the lexicon: %d %s %q", res.StatusCode, res.Header.Get("Content-Type"), doc)
+	}
+	res = e.do("GET", "/v1/lexicons", e.key, "", nil)
+	var list wire.LexiconList
+	json.NewDecoder(res.Body).Decode(&list)
+	res.Body.Close()
+	if len(list.Data) != 1 || list.Data[0].ID != l.ID {
+		t.Errorf("list: %+v", list)
+	}
+
+	body := func(lexicons string) string {
+		return `{"voice":"en-us","input":"We met the WHO today.","response_format":"pcm"` + lexicons + `}`
+	}
+	_, plain, _ := speechOf(t, e, e.key, body(""))
+	_, named, _ := speechOf(t, e, e.key, body(`,"lexicons":["`+l.ID+`"]`))
+	_, spelled, _ := speechOf(t, e, e.key, `{"voice":"en-us","input":"We met the World Health Organization today.","response_format":"pcm"}`)
+	if !near(len(named), len(spelled)) || near(len(named), len(plain)) {
+		t.Errorf("audio with the lexicon %d bytes, the alias written out %d, without %d: want the alias's length", len(named), len(spelled), len(plain))
+	}
+
+	// Another account's lexicon is unknown to it, as one that does not exist.
+	for _, path := range []string{"/v1/lexicons/" + l.ID, "/v1/lexicons/nope"} {
+		res := e.do("GET", path, e.otherKey, "", nil)
+		res.Body.Close()
+		if res.StatusCode != http.StatusNotFound {
+			t.Errorf("other account GET %s: %d", path, res.StatusCode)
+		}
+	}
+	if status, _, werr := speechOf(t, e, e.otherKey, body(`,"lexicons":["`+l.ID+`"]`)); status != 404 || werr.Error.Code != wire.CodeLexiconNotFound {
+		t.Errorf("another account's lexicon named: %d %+v", status, werr)
+	}
+
+	// Defaults apply to requests that name none; [] names none.
+	res = e.do("PUT", "/v1/account/lexicons", e.key, "application/json", strings.NewReader(`{"lexicons":["`+l.ID+`"]}`))
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("PUT defaults: %d", res.StatusCode)
+	}
+	_, byDefault, _ := speechOf(t, e, e.key, body(""))
+	_, none, _ := speechOf(t, e, e.key, body(`,"lexicons":[]`))
+	if !near(len(byDefault), len(spelled)) || !near(len(none), len(plain)) {
+		t.Errorf("by default %d bytes (want %d), naming none %d (want %d)", len(byDefault), len(spelled), len(none), len(plain))
+	}
+	res = e.do("PUT", "/v1/account/lexicons", e.otherKey, "application/json", strings.NewReader(`{"lexicons":["`+l.ID+`"]}`))
+	res.Body.Close()
+	if res.StatusCode != 404 {
+		t.Errorf("another account's lexicon as a default: %d", res.StatusCode)
+	}
+
+	// Deleted, it is gone, and out of the defaults.
+	res = e.do("DELETE", "/v1/lexicons/"+l.ID, e.key, "", nil)
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Errorf("DELETE: %d", res.StatusCode)
+	}
+	if status, _, _ := speechOf(t, e, e.key, body(`,"lexicons":["`+l.ID+`"]`)); status != 404 {
+		t.Errorf("a deleted lexicon named: %d", status)
+	}
+	if status, _, _ := speechOf(t, e, e.key, body("")); status != 200 {
+		t.Errorf("after deleting the default lexicon: %d", status)
+	}
+}
+
+// near reports whether two audio lengths are within 5% of each other.
+func near(a, b int) bool { return a*100 >= b*95 && a*100 <= b*105 }
+
+// TestLexiconBadDocuments: each malformed PLS document gets its 400,
+// naming the line and column at fault.
+func TestLexiconBadDocuments(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	head := `<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="en">`
+	for name, doc := range map[string]string{
+		"not XML":          "hello",
+		"unclosed":         head + "\n<lexeme><grapheme>A</grapheme>",
+		"unknown alphabet": strings.Replace(head, `"ipa"`, `"arpabet"`, 1) + "\n<lexeme><grapheme>A</grapheme><phoneme>eɪ</phoneme></lexeme></lexicon>",
+		"empty grapheme":   head + "\n<lexeme><grapheme> </grapheme><alias>x</alias></lexeme></lexicon>",
+		"no pronunciation": head + "\n<lexeme><grapheme>A</grapheme></lexeme></lexicon>",
+	} {
+		res := e.do("POST", "/v1/lexicons", e.key, "application/pls+xml", strings.NewReader(doc))
+		var werr errorBody
+		json.NewDecoder(res.Body).Decode(&werr)
+		res.Body.Close()
+		if res.StatusCode != 400 || werr.Error.Code != wire.CodeInvalidLexicon || !strings.Contains(werr.Error.Message, "line ") {
+			t.Errorf("%s: %d %+v", name, res.StatusCode, werr)
+		}
+	}
+	res := e.do("POST", "/v1/lexicons", e.key, "application/json", strings.NewReader(whoPLS))
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnsupportedMediaType {
+		t.Errorf("a PLS document as JSON: %d", res.StatusCode)
+	}
+}
+
+// TestLexiconHeardOverHTTP: by ear, a lexicon named on /v1 is read as its
+// alias.
+func TestLexiconHeardOverHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the recognizer listens for seconds; make test runs it")
+	}
+	audiotest.Require(t, "pocketsphinx_continuous", "ffmpeg")
+	e := newEnv(t, envOptions{})
+	l := createLexicon(t, e, e.key, "", whoPLS)
+	alias := "we met the world health organization today"
+	candidates := []string{alias, "we met the who today", "we met the w h o today"}
+	_, wav, _ := speechOf(t, e, e.key, `{"voice":"en-us","input":"We met the WHO today.","response_format":"wav","lexicons":["`+l.ID+`"]}`)
+	if heard := audiotest.Recognize(t, audiotest.WriteTemp(t, wav, "wav"), candidates); heard != alias {
+		t.Errorf("heard %q, want %q", heard, alias)
+	}
+}
