@@ -30,6 +30,12 @@
 //	GET    /v1/voices            the account's voice clones
 //	GET    /v1/voices/{id}       one of them
 //	DELETE /v1/voices/{id}       delete one
+//	POST   /v1/lexicons          store a pronunciation lexicon (a PLS document)
+//	GET    /v1/lexicons          the account's lexicons
+//	GET    /v1/lexicons/{id}     one of them, as PLS
+//	DELETE /v1/lexicons/{id}     delete one
+//	GET    /v1/account/lexicons  the lexicons a request naming none applies
+//	PUT    /v1/account/lexicons  set them
 //	GET    /                     the web playground
 //
 // Every /v1 endpoint except POST /v1/accounts needs "Authorization: Bearer

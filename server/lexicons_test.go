@@ -173,3 +173,34 @@ func TestLexiconHeardOverHTTP(t *testing.T) {
 		t.Errorf("heard %q, want %q", heard, alias)
 	}
 }
+
+// TestWyomingDefaultLexicons: Wyoming, whose clients name no lexicons,
+// speaks with the account's default lexicons, whole texts and streams.
+func TestWyomingDefaultLexicons(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	addr := startWyoming(t, e)
+	speak := func(stream bool) []byte {
+		c := dialWyoming(t, addr)
+		voice := map[string]any{"name": "en-us"}
+		if stream {
+			c.send("synthesize-start", map[string]any{"voice": voice})
+			c.send("synthesize-chunk", map[string]any{"text": "We met the WHO today."})
+			c.send("synthesize-stop", nil)
+		} else {
+			c.send("synthesize", map[string]any{"text": "We met the WHO today.", "voice": voice})
+		}
+		pcm, _, _ := c.audio()
+		return pcm
+	}
+	plain := speak(false)
+	l := createLexicon(t, e, e.key, "", whoPLS)
+	res := e.do("PUT", "/v1/account/lexicons", e.key, "application/json", strings.NewReader(`{"lexicons":["`+l.ID+`"]}`))
+	res.Body.Close()
+	_, spelled, _ := speechOf(t, e, e.key, `{"voice":"en-us","input":"We met the World Health Organization today.","response_format":"pcm"}`)
+	for _, stream := range []bool{false, true} {
+		pcm := speak(stream)
+		if !sameLength(pcm, 22050, spelled) || near(len(pcm), len(plain)) {
+			t.Errorf("stream %v: %d bytes with the default lexicon, %d without; want the alias's length", stream, len(pcm), len(plain))
+		}
+	}
+}
