@@ -123,7 +123,7 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 // returns it.
 func (s *syncBuffer) requestLine(t *testing.T, id string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		s.mu.Lock()
 		sc := bufio.NewScanner(bytes.NewReader(s.b.Bytes()))

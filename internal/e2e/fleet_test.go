@@ -141,12 +141,17 @@ func TestFleet(t *testing.T) {
 
 	workers := []string{freeAddr(t), freeAddr(t), freeAddr(t)}
 	first := startAt(t, bin, workers[0], "-store", dsn, "-data", t.TempDir())
+	// The key is printed before the server listens, but its line may reach
+	// the output after /healthz answers.
 	var key string
-	for line := range strings.Lines(first.output()) {
-		if k, ok := strings.CutPrefix(line, "api key:"); ok {
-			key = strings.TrimSpace(k)
+	wait.For(30*time.Second, func() bool {
+		for line := range strings.Lines(first.output()) {
+			if k, ok := strings.CutPrefix(line, "api key:"); ok {
+				key = strings.TrimSpace(k)
+			}
 		}
-	}
+		return key != ""
+	})
 	if key == "" {
 		t.Fatalf("the first start printed no key:\n%s", first.output())
 	}

@@ -102,6 +102,13 @@ type session struct {
 	shut bool       // under gate: the session is ending, no concurrent context starts
 
 	ended chan struct{} // signalled when a concurrent context ends
+
+	// refusing is held while refuse tells the client and closes the
+	// socket, so that the session's end, which its stopped work sets off,
+	// does not cut the connection under it; over is set, under it, once
+	// the session ends: no refusal begins then.
+	refusing sync.Mutex
+	over     bool
 }
 
 // serve serves one connection. The session ends, stopping the request
@@ -144,6 +151,9 @@ func serve(c *core.Core, w http.ResponseWriter, r *http.Request) error {
 	go s.out.Run(ctx)
 	var reader sync.WaitGroup
 	defer func() {
+		s.refusing.Lock() // a refusal under way closes first, with its code
+		s.over = true
+		s.refusing.Unlock()
 		s.out.Drain()
 		end(errSessionOver)
 		conn.CloseNow()
@@ -245,6 +255,11 @@ func (s *session) watch(ctx context.Context) {
 // refuse ends the session whose credentials a check refused: its speech
 // stops, then the error (of request id), then close status 1008.
 func (s *session) refuse(id string, werr *wire.Error) {
+	s.refusing.Lock()
+	defer s.refusing.Unlock()
+	if s.over {
+		return
+	}
 	s.stopWork()
 	s.sendError(s.ctx, id, werr)
 	s.out.Drain()
