@@ -3,10 +3,12 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/voxkit/voxkit/internal/audiotest"
@@ -22,15 +24,18 @@ type elevenDetail struct {
 }
 
 // addDictionaryFile uploads pls as ElevenLabs' add-from-file does (a
-// multipart form of name and file) and returns the answer.
+// multipart form of name and file; no file for "") and returns the
+// answer.
 func (e *env) addDictionaryFile(key, name, pls string) (*http.Response, []byte) {
 	e.t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	mw.WriteField("name", name)
 	mw.WriteField("description", "acronyms we say in full")
-	fw, _ := mw.CreateFormFile("file", "dictionary.pls")
-	io.WriteString(fw, pls)
+	if pls != "" {
+		fw, _ := mw.CreateFormFile("file", "dictionary.pls")
+		io.WriteString(fw, pls)
+	}
 	mw.Close()
 	return e.vendorDo("POST", "/elevenlabs/v1/pronunciation-dictionaries/add-from-file", body.String(),
 		"xi-api-key", key, "Content-Type", mw.FormDataContentType())
@@ -160,9 +165,40 @@ func TestElevenLabsDictionaries(t *testing.T) {
 	if status != 404 || d.Detail.Status != "pronunciation_dictionary_not_found" {
 		t.Errorf("another account's dictionary named in speech: %d %s", status, b)
 	}
+	var empty wire.DictionaryAdded
+	_, b = e.addDictionaryFile(e.key, "empty", "")
+	if json.Unmarshal(b, &empty); empty.ID == "" || empty.VersionRulesNum != 0 {
+		t.Errorf("add-from-file without a file: %s", b)
+	}
 	four := strings.Repeat(`{"pronunciation_dictionary_id":"`+file.ID+`"},`, 4)
 	if status, b := e.elevenPCM(e.key, text, "["+strings.TrimSuffix(four, ",")+"]"); status != 400 {
 		t.Errorf("four locators: %d %s", status, b)
+	}
+}
+
+// TestElevenLabsDictionaryConcurrentRules: rules added at once to one
+// dictionary each make a version, and the latest has them all.
+func TestElevenLabsDictionaryConcurrentRules(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	var dict wire.DictionaryAdded
+	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.key, `{"name":"x","rules":[]}`, 200, &dict)
+	const n = 8
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body := fmt.Sprintf(`{"rules":[{"type":"alias","string_to_replace":"W%d","alias":"word %d"}]}`, i, i)
+			if res, b := e.elevenDo("POST", "/v1/pronunciation-dictionaries/"+dict.ID+"/add-rules", e.key, body); res.StatusCode != 200 {
+				t.Errorf("add-rules %d: %d %s", i, res.StatusCode, b)
+			}
+		}()
+	}
+	wg.Wait()
+	var got wire.Dictionary
+	e.elevenJSON("GET", "/v1/pronunciation-dictionaries/"+dict.ID, e.key, "", 200, &got)
+	if got.LatestVersionRulesNum != n || got.Rules == nil || len(*got.Rules) != n {
+		t.Errorf("after %d concurrent add-rules: %d rules %+v", n, got.LatestVersionRulesNum, got.Rules)
 	}
 }
 
