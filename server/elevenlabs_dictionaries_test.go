@@ -170,6 +170,9 @@ func TestElevenLabsDictionaries(t *testing.T) {
 	if json.Unmarshal(b, &empty); empty.ID == "" || empty.VersionRulesNum != 0 {
 		t.Errorf("add-from-file without a file: %s", b)
 	}
+	if status, b := e.elevenPCM(e.key, text, `[{"pronunciation_dictionary_id":"`+file.ID+`","version_id":"nope"}]`); status != 404 {
+		t.Errorf("a version the dictionary does not have: %d %s", status, b)
+	}
 	four := strings.Repeat(`{"pronunciation_dictionary_id":"`+file.ID+`"},`, 4)
 	if status, b := e.elevenPCM(e.key, text, "["+strings.TrimSuffix(four, ",")+"]"); status != 400 {
 		t.Errorf("four locators: %d %s", status, b)
