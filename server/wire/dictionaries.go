@@ -191,6 +191,7 @@ func ParseNewDictionary(ct string, body []byte, fromFile bool) (NewDictionary, *
 	if err != nil {
 		return NewDictionary{}, BadRequest(CodeInvalidValue, "", "The body is not well-formed multipart/form-data: %s.", clip(err.Error(), 200))
 	}
+	defer form.RemoveAll()
 	d := NewDictionary{PLS: (&lexicon.Lexicon{}).Marshal()}
 	if names := form.Value["name"]; len(names) == 1 {
 		d.Name = names[0]

@@ -54,13 +54,13 @@ func TestDictionaryPage(t *testing.T) {
 		return out
 	}
 	for query, want := range map[string]string{
-		"":                                         "210",
-		"sort_direction=ascending":                 "012",
-		"sort=name&sort_direction=ascending":       "201",
-		"sort=name":                                "102",
-		"page_size=2":                              "21",
-		"page_size=2&cursor=2":                     "0",
-		"cursor=9":                                 "",
+		"":                                   "210",
+		"sort_direction=ascending":           "012",
+		"sort=name&sort_direction=ascending": "201",
+		"sort=name":                          "102",
+		"page_size=2":                        "21",
+		"page_size=2&cursor=2":               "0",
+		"cursor=9":                           "",
 		"page_size=2&sort_direction=ascending&x=1": "01",
 	} {
 		q, _ := url.ParseQuery(query)

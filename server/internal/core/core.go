@@ -59,12 +59,12 @@ type Config struct {
 	SocketAuth time.Duration // for a socket opened without credentials to send them
 	RecheckGap time.Duration // between checks of an open socket's credentials
 	MaxVoices  int           // clones per account
+	Origins    []string      // other origins that may open a socket
+	Limits     store.Limits
+	MaxQueue   int
 	// MaxLexicons is the most pronunciation lexicons an account may
 	// hold (ElevenLabs' dictionaries are lexicons too).
 	MaxLexicons int
-	Origins     []string // other origins that may open a socket
-	Limits      store.Limits
-	MaxQueue    int
 	// Gateway: the engines are other servers, and x-upstream-ms reports
 	// their time.
 	Gateway bool
