@@ -26,18 +26,19 @@ func (e *env) elevenDo(method, path, key, body string) (*http.Response, []byte) 
 	return e.vendorDo(method, "/elevenlabs"+path, body, "xi-api-key", key)
 }
 
-// vendorDo sends a JSON request to path with the headers given as name,
-// value pairs, and returns the response and its body.
+// vendorDo sends a request to path, JSON unless the headers, given as
+// name, value pairs, say another Content-Type, and returns the response
+// and its body.
 func (e *env) vendorDo(method, path, body string, header ...string) (*http.Response, []byte) {
 	e.t.Helper()
 	req, err := http.NewRequest(method, e.ts.URL+path, strings.NewReader(body))
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	req.Header.Set("Content-Type", "application/json")
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	req.Header.Set("Content-Type", "application/json")
 	res, err := e.ts.Client().Do(req)
 	if err != nil {
 		e.t.Fatal(err)
@@ -208,6 +209,27 @@ func readEleven(t *testing.T, c *websocket.Conn) elevenWSMessage {
 	return m
 }
 
+// readElevenAudio reads a stream-input socket's audio messages, each
+// also given to each (nil: none), up to isFinal; an error fails the test.
+func readElevenAudio(t *testing.T, c *websocket.Conn, each func(elevenWSMessage)) []byte {
+	t.Helper()
+	var pcm []byte
+	for {
+		m := readEleven(t, c)
+		if m.Error != "" {
+			t.Fatalf("error: %s", m.Error)
+		}
+		if m.IsFinal != nil && *m.IsFinal {
+			return pcm
+		}
+		a, _ := base64.StdEncoding.DecodeString(m.Audio)
+		pcm = append(pcm, a...)
+		if each != nil {
+			each(m)
+		}
+	}
+}
+
 // TestElevenLabsStreamInput replays what LiveKit's ElevenLabs plugin
 // sends: a " " opening with voice settings and a chunk schedule, words
 // with trailing spaces, "" to end; the audio is the HTTP API's length
@@ -223,23 +245,13 @@ func TestElevenLabsStreamInput(t *testing.T) {
 		sendJSON(t, c, map[string]any{"text": w + " "})
 	}
 	sendJSON(t, c, map[string]any{"text": ""})
-	var pcm []byte
 	var chars string
-	for {
-		m := readEleven(t, c)
-		if m.Error != "" {
-			t.Fatalf("error: %s", m.Error)
-		}
-		if m.IsFinal != nil && *m.IsFinal {
-			break
-		}
-		a, _ := base64.StdEncoding.DecodeString(m.Audio)
-		pcm = append(pcm, a...)
+	pcm := readElevenAudio(t, c, func(m elevenWSMessage) {
 		if m.Alignment == nil || len(m.Alignment.Starts) != len(m.Alignment.Chars) || len(m.Alignment.Durs) != len(m.Alignment.Chars) {
 			t.Fatalf("audio message without a whole alignment: %+v", m.Alignment)
 		}
 		chars += strings.Join(m.Alignment.Chars, "")
-	}
+	})
 	if !closeTo(len(pcm), len(want), 0.1) {
 		t.Errorf("stream-input: %d bytes of pcm; the HTTP API made %d", len(pcm), len(want))
 	}

@@ -234,6 +234,7 @@ func New(opts Options) (*Server, error) {
 		SocketAuth:   opts.SocketAuthTimeout,
 		RecheckGap:   opts.KeyRecheckInterval,
 		MaxVoices:    cmp.Or(opts.MaxVoicesPerAccount, DefaultMaxVoicesPerAccount),
+		MaxLexicons:  cmp.Or(opts.MaxLexiconsPerAccount, DefaultMaxLexiconsPerAccount),
 		Origins:      slices.Clone(opts.WebSocketOrigins),
 		Limits:       opts.Limits,
 		MaxQueue:     opts.MaxQueue,

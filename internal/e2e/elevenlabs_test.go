@@ -24,7 +24,20 @@ type elevenResult struct {
 		VoiceID  string `json:"voiceId"`
 		Category string `json:"category"`
 	} `json:"voices"`
-	Error struct {
+	Dictionary struct {
+		ID              string `json:"id"`
+		VersionID       string `json:"versionId"`
+		VersionRulesNum int    `json:"versionRulesNum"`
+	} `json:"dictionary"`
+	Added, Removed struct {
+		VersionID       string `json:"versionId"`
+		VersionRulesNum int    `json:"versionRulesNum"`
+	}
+	Rules    []string `json:"rules"`
+	Latest   string   `json:"latest"`
+	Listed   []string `json:"listed"`
+	Document string   `json:"document"`
+	Error    struct {
 		Name   string          `json:"name"`
 		Status int             `json:"status"`
 		Body   json.RawMessage `json:"body"`
@@ -34,7 +47,9 @@ type elevenResult struct {
 // TestElevenLabsSDK drives the ElevenLabs-compatible API with the official
 // ElevenLabs Node SDK: the voice list, convert (mp3_44100_128 and
 // pcm_24000, heard by the recognizer), stream, convert with timestamps,
-// and its errors.
+// pronunciation dictionaries (made from a file and from rules, their
+// rules changed, read, listed, downloaded, and named by locators in
+// convert: "WHO" heard as the alias), and its errors.
 func TestElevenLabsSDK(t *testing.T) {
 	node, modules := nodeSDK(t)
 	if _, err := os.Stat(filepath.Join(modules, "@elevenlabs", "elevenlabs-js", "package.json")); err != nil {
@@ -82,6 +97,25 @@ func TestElevenLabsSDK(t *testing.T) {
 	}
 	if !strings.Contains(ts.Normalized, "nine dollars") {
 		t.Errorf("normalized alignment: %q", ts.Normalized)
+	}
+	file := get("dictionary_file", true).Dictionary
+	if file.ID == "" || file.VersionID == "" || file.VersionRulesNum != 1 {
+		t.Errorf("createFromFile: %s", results["dictionary_file"])
+	}
+	rules := get("dictionary_rules", true)
+	if rules.Dictionary.VersionRulesNum != 2 || rules.Added.VersionRulesNum != 3 || rules.Removed.VersionRulesNum != 2 ||
+		rules.Latest != rules.Removed.VersionID || strings.Join(rules.Rules, ",") != "tomato,WHO" ||
+		strings.Join(rules.Listed, ",") != rules.Dictionary.ID+","+file.ID || strings.Contains(rules.Document, "NASA") ||
+		!strings.Contains(rules.Document, "<grapheme>WHO</grapheme>") {
+		t.Errorf("createFromRules, rules.add, rules.remove, get, list, download: %s", results["dictionary_rules"])
+	}
+	body, _ = os.ReadFile(get("dictionary_speech", true).File)
+	alias := "we met the world health organization today"
+	if heard := audiotest.Recognize(t, pcmToWav(t, body, 24000), []string{alias, "we met the who today", "we met the w h o today"}); heard != alias {
+		t.Errorf("convert with pronunciationDictionaryLocators: heard %q, want %q", heard, alias)
+	}
+	if r := get("dictionary_unknown", false); r.Error.Status != 404 || !strings.Contains(string(r.Error.Body), "pronunciation_dictionary_not_found") {
+		t.Errorf("an unknown dictionary: %+v %s", r.Error, r.Error.Body)
 	}
 	if r := get("unknown_voice", false); r.Error.Status != 404 || !strings.Contains(string(r.Error.Body), "voice_not_found") {
 		t.Errorf("unknown voice: %+v %s", r.Error, r.Error.Body)

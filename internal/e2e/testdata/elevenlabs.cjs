@@ -50,6 +50,36 @@ async function save(stream, name) {
     return { file, characters: r.alignment.characters, starts: r.alignment.characterStartTimesSeconds,
       ends: r.alignment.characterEndTimesSeconds, normalized: r.normalizedAlignment.characters.join('') };
   });
+  // Pronunciation dictionaries: made from a PLS file and from rules, read,
+  // changed, downloaded, and named by locators in speech.
+  const pls = path.join(outDir, 'acronyms.pls');
+  fs.writeFileSync(pls, `<?xml version="1.0" encoding="UTF-8"?>
+<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="en-US">
+  <lexeme><grapheme>WHO</grapheme><alias>World Health Organization</alias></lexeme>
+</lexicon>`);
+  let fromFile, fromRules;
+  await attempt('dictionary_file', async () => {
+    fromFile = await client.pronunciationDictionaries.createFromFile({ name: 'acronyms', file: fs.createReadStream(pls), description: 'said in full' });
+    return { dictionary: fromFile };
+  });
+  await attempt('dictionary_rules', async () => {
+    fromRules = await client.pronunciationDictionaries.createFromRules({ name: 'rules', rules: [
+      { type: 'alias', stringToReplace: 'NASA', alias: 'the space agency', caseSensitive: true, wordBoundaries: true },
+      { type: 'phoneme', stringToReplace: 'tomato', phoneme: 'təˈmɑːtoʊ', alphabet: 'ipa' }] });
+    const added = await client.pronunciationDictionaries.rules.add(fromRules.id, { rules: [{ type: 'alias', stringToReplace: 'WHO', alias: 'World Health Organization' }] });
+    const removed = await client.pronunciationDictionaries.rules.remove(fromRules.id, { ruleStrings: ['NASA'] });
+    const got = await client.pronunciationDictionaries.get(fromRules.id);
+    const list = await client.pronunciationDictionaries.list({ pageSize: 10 });
+    const doc = await new Response(await client.pronunciationDictionaries.download(fromRules.id, removed.versionId)).text();
+    return { dictionary: fromRules, added, removed, rules: got.rules.map((r) => r.stringToReplace), latest: got.latestVersionId,
+      listed: list.pronunciationDictionaries.map((d) => d.id), hasMore: list.hasMore, document: doc };
+  });
+  await attempt('dictionary_speech', async () =>
+    save(await client.textToSpeech.convert('en-us', { text: 'We met the WHO today.', outputFormat: 'pcm_24000',
+      pronunciationDictionaryLocators: [{ pronunciationDictionaryId: fromFile.id, versionId: fromFile.versionId }] }), 'dictionary.pcm'));
+  await attempt('dictionary_unknown', async () =>
+    save(await client.textToSpeech.convert('en-us', { text: 'We met the WHO today.',
+      pronunciationDictionaryLocators: [{ pronunciationDictionaryId: 'nope' }] }), 'x.mp3'));
   await attempt('unknown_voice', async () => save(await client.textToSpeech.convert('nobody', { text }), 'x.mp3'));
   await attempt('bad_key', async () => new ElevenLabsClient({ baseUrl, apiKey: 'sk_bad', maxRetries: 0 }).voices.getAll());
   process.stdout.write(JSON.stringify(results));

@@ -62,6 +62,9 @@ type Config struct {
 	Origins    []string      // other origins that may open a socket
 	Limits     store.Limits
 	MaxQueue   int
+	// MaxLexicons is the most pronunciation lexicons an account may
+	// hold (ElevenLabs' dictionaries are lexicons too).
+	MaxLexicons int
 	// Gateway: the engines are other servers, and x-upstream-ms reports
 	// their time.
 	Gateway bool

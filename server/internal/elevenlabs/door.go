@@ -16,7 +16,10 @@
 //     each named by context_id): run by core.ServeSocket, each context a
 //     core.StreamJob in the socket's core.ContextSet, spoken on
 //     ElevenLabs' chunk_length_schedule, a flush or a sentence end, with
-//     each sentence's audio sent with its character alignment.
+//     each sentence's audio sent with its character alignment;
+//   - with a store that keeps lexicons, pronunciation dictionaries
+//     (dictionaries.go), named by pronunciation_dictionary_locators on
+//     speech and in the first message of a socket context.
 //
 // It translates ElevenLabs' requests into core calls, and the core's
 // *wire.Error values into ElevenLabs' shape,
@@ -29,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/voxkit/voxkit/server/internal/core"
@@ -38,11 +42,15 @@ import (
 )
 
 // door is the ElevenLabs-compatible API of one server.
-type door struct{ c *core.Core }
+type door struct {
+	c        *core.Core
+	lexicons store.Lexicons // nil: the store keeps none
+	edit     sync.Mutex     // one change of a dictionary's rules at a time, so that none is lost
+}
 
 // Mount registers the ElevenLabs-compatible routes of c on mux.
 func Mount(mux *http.ServeMux, c *core.Core) {
-	d := &door{c}
+	d := &door{c: c}
 	const base = "/elevenlabs/v1"
 	// A wrong method, and any other path of the door, are answered in
 	// ElevenLabs' shape.
@@ -55,6 +63,7 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 	} else {
 		route(base+"/voices/{id}", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.voice)})
 	}
+	d.mountDictionaries(route, base)
 	route(base+"/models", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.models)})
 	for _, suffix := range []string{"", "/stream", "/with-timestamps", "/stream/with-timestamps"} {
 		route(base+"/text-to-speech/{voice}"+suffix, core.Methods{http.MethodPost: d.as(store.ScopeSpeech, d.speech)})
@@ -90,6 +99,8 @@ func toError(werr *wire.Error) *apiError {
 		status, message = "needs_authorization", missingKey
 	case wire.CodeVoiceNotFound:
 		status = "voice_not_found"
+	case wire.CodeLexiconNotFound:
+		status = "pronunciation_dictionary_not_found"
 	case wire.CodeTooManyContexts:
 		status, message = "max_active_conversations", fmt.Sprintf("At most %d contexts may be open on one socket; close one first.", core.MaxSocketContexts)
 	}

@@ -1,6 +1,7 @@
 package elevenlabs
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -45,11 +46,12 @@ type message struct {
 	GenerationConfig *struct {
 		ChunkLengthSchedule []int `json:"chunk_length_schedule"`
 	} `json:"generation_config"`
-	Flush                bool   `json:"flush"`
-	TryTriggerGeneration bool   `json:"try_trigger_generation"`
-	CloseContext         bool   `json:"close_context"`
-	CloseSocket          bool   `json:"close_socket"`
-	XIAPIKey             string `json:"xi_api_key"`
+	Flush                bool           `json:"flush"`
+	TryTriggerGeneration bool           `json:"try_trigger_generation"`
+	CloseContext         bool           `json:"close_context"`
+	CloseSocket          bool           `json:"close_socket"`
+	XIAPIKey             string         `json:"xi_api_key"`
+	Locators             []wire.Locator `json:"pronunciation_dictionary_locators"`
 }
 
 func (m message) ContextID() string { return m.Context }
@@ -220,7 +222,8 @@ func (s *session) send(id string, m map[string]any) {
 // then isFinal at the context's end.
 func (s *session) start(id string, first message) (*core.Context, *apiError) {
 	req, eerr := s.d.request(s.account, s.voice, "", first.VoiceSettings, s.norm, s.format)
-	if eerr != nil {
+	refs, lerr := refsOf(first.Locators)
+	if eerr = cmp.Or(eerr, lerr); eerr != nil {
 		return nil, eerr
 	}
 	schedule := defaultSchedule
@@ -233,7 +236,7 @@ func (s *session) start(id string, first message) (*core.Context, *apiError) {
 		a, na := aligner.Sentence(d.Words, false)
 		s.audio(id, audio.Take(), a, na)
 	}
-	job := core.StreamJob{Job: core.Job{Request: req, Voice: s.voice, Field: textField, Log: s.d.c.Log.With("request_id", core.RequestID(s.ctx))},
+	job := core.StreamJob{Job: core.Job{Request: req, Voice: s.voice, Field: textField, Lexicons: refs, Log: s.d.c.Log.With("request_id", core.RequestID(s.ctx))},
 		Delay: -1, Schedule: schedule, Text: aligner.Write}
 	sc, werr := s.open.Start(s.ctx, id, job, s.format.Writer(&audio), func(_ tts.Result, err error) {
 		var werr *wire.Error

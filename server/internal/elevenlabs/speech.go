@@ -15,6 +15,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/align"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/tts/normalize"
 )
@@ -81,6 +82,7 @@ type speechBody struct {
 	Seed                   *int64         `json:"seed"`
 	PreviousText           string         `json:"previous_text"`
 	NextText               string         `json:"next_text"`
+	Locators               []wire.Locator `json:"pronunciation_dictionary_locators"`
 }
 
 // voiceSettings is voice_settings: speed maps onto voxkit's speed; the
@@ -154,7 +156,8 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request, account string) *a
 	}
 	voice := r.PathValue("voice")
 	req, eerr := d.request(account, voice, b.Text, b.VoiceSettings, b.ApplyTextNormalization, f)
-	if eerr != nil {
+	refs, lerr := refsOf(b.Locators)
+	if eerr = cmp.Or(eerr, lerr); eerr != nil {
 		return eerr
 	}
 	ignored := b.VoiceSettings.ignored()
@@ -181,7 +184,7 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request, account string) *a
 		}
 		w.WriteHeader(http.StatusOK)
 	})
-	job := core.Job{Request: req, Voice: voice, Field: textField, Out: lw}
+	job := core.Job{Request: req, Voice: voice, Field: textField, Out: lw, Lexicons: refs}
 	werr = d.c.SpeakHTTP(r, job, nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
 		var res tts.Result
 		var err error

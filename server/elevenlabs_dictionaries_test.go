@@ -1,0 +1,290 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/server/wire"
+)
+
+// elevenDetail is ElevenLabs' error body.
+type elevenDetail struct {
+	Detail struct {
+		Status  string `json:"status"`
+		Message string `json:"message"`
+	} `json:"detail"`
+}
+
+// addDictionaryFile uploads pls as ElevenLabs' add-from-file does (a
+// multipart form of name and file; no file for "") and returns the
+// answer.
+func (e *env) addDictionaryFile(key, name, pls string) (*http.Response, []byte) {
+	e.t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("name", name)
+	mw.WriteField("description", "acronyms we say in full")
+	if pls != "" {
+		fw, _ := mw.CreateFormFile("file", "dictionary.pls")
+		io.WriteString(fw, pls)
+	}
+	mw.Close()
+	return e.vendorDo("POST", "/elevenlabs/v1/pronunciation-dictionaries/add-from-file", body.String(),
+		"xi-api-key", key, "Content-Type", mw.FormDataContentType())
+}
+
+// elevenJSON sends an ElevenLabs request and decodes its JSON answer
+// into out, failing unless the status is want.
+func (e *env) elevenJSON(method, path, key, body string, want int, out any) {
+	e.t.Helper()
+	res, b := e.elevenDo(method, path, key, body)
+	if res.StatusCode != want {
+		e.t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, b, want)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		e.t.Fatalf("%s %s: %v: %s", method, path, err, b)
+	}
+}
+
+// elevenPCM is the pcm_24000 of text in en-us over ElevenLabs' HTTP API,
+// with the locators given (JSON, "" for none).
+func (e *env) elevenPCM(key, text, locators string) (int, []byte) {
+	e.t.Helper()
+	body := map[string]any{"text": text}
+	if locators != "" {
+		body["pronunciation_dictionary_locators"] = json.RawMessage(locators)
+	}
+	js, _ := json.Marshal(body)
+	res, b := e.elevenDo("POST", "/v1/text-to-speech/en-us?output_format=pcm_24000", key, string(js))
+	return res.StatusCode, b
+}
+
+// TestElevenLabsDictionaries: ElevenLabs' pronunciation dictionaries on
+// its door — made from a PLS file and from rules, the same lexicons
+// /v1/lexicons lists, listed in pages, read with their rules, changed
+// into new versions, each version downloadable and usable by its
+// locator; another account's as unknown as none.
+func TestElevenLabsDictionaries(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	res, b := e.addDictionaryFile(e.key, "acronyms", whoPLS)
+	var file wire.DictionaryAdded
+	json.Unmarshal(b, &file)
+	if res.StatusCode != 200 || file.ID == "" || file.VersionID == "" || file.Name != "acronyms" || file.VersionRulesNum != 1 ||
+		file.CreatedBy != "local" || file.CreationTimeUnix == 0 {
+		t.Fatalf("add-from-file: %d %s", res.StatusCode, b)
+	}
+	var lexicons wire.LexiconList
+	json.NewDecoder(e.do("GET", "/v1/lexicons", e.key, "", nil).Body).Decode(&lexicons)
+	if len(lexicons.Data) != 1 || lexicons.Data[0].ID != file.ID || lexicons.Data[0].Version != file.VersionID {
+		t.Errorf("/v1/lexicons: %+v, want the dictionary %s", lexicons, file.ID)
+	}
+
+	var rules wire.DictionaryAdded
+	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.key, `{"name":"rules","rules":[
+		{"type":"alias","string_to_replace":"WHO","alias":"World Health Organization","case_sensitive":true,"word_boundaries":true},
+		{"type":"phoneme","string_to_replace":"tomato","phoneme":"təˈmɑːtoʊ","alphabet":"ipa"}]}`, 200, &rules)
+	if rules.VersionRulesNum != 2 || rules.Name != "rules" {
+		t.Errorf("add-from-rules: %+v", rules)
+	}
+
+	// The list, newest first, in pages.
+	var page wire.DictionaryList
+	e.elevenJSON("GET", "/v1/pronunciation-dictionaries?page_size=1", e.key, "", 200, &page)
+	if len(page.Dictionaries) != 1 || page.Dictionaries[0].ID != rules.ID || !page.HasMore || page.NextCursor == nil {
+		t.Fatalf("first page: %+v", page)
+	}
+	e.elevenJSON("GET", "/v1/pronunciation-dictionaries?page_size=1&cursor="+*page.NextCursor, e.key, "", 200, &page)
+	if len(page.Dictionaries) != 1 || page.Dictionaries[0].ID != file.ID || page.HasMore || page.NextCursor != nil {
+		t.Errorf("second page: %+v", page)
+	}
+
+	// Get: the rules of the latest version.
+	var got wire.Dictionary
+	e.elevenJSON("GET", "/v1/pronunciation-dictionaries/"+rules.ID, e.key, "", 200, &got)
+	if got.LatestVersionID != rules.VersionID || got.Rules == nil || len(*got.Rules) != 2 || (*got.Rules)[0].Alias != "World Health Organization" ||
+		(*got.Rules)[1].Phoneme != "təˈmɑːtoʊ" || (*got.Rules)[1].Alphabet != "ipa" {
+		t.Errorf("get: %+v %+v", got, got.Rules)
+	}
+
+	// Rules added and removed make versions; each version stays.
+	var added, removed wire.DictionaryVersion
+	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/"+rules.ID+"/add-rules", e.key,
+		`{"rules":[{"type":"alias","string_to_replace":"NASA","alias":"the space agency"}]}`, 200, &added)
+	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/"+rules.ID+"/remove-rules", e.key, `{"rule_strings":["WHO"]}`, 200, &removed)
+	if added.VersionRulesNum != 3 || removed.VersionRulesNum != 2 || added.VersionID == rules.VersionID || removed.VersionID == added.VersionID {
+		t.Errorf("add-rules %+v, then remove-rules %+v", added, removed)
+	}
+	for version, want := range map[string]bool{rules.VersionID: true, added.VersionID: true, removed.VersionID: false} {
+		res, doc := e.elevenDo("GET", "/v1/pronunciation-dictionaries/"+rules.ID+"/"+version+"/download", e.key, "")
+		if res.StatusCode != 200 || strings.Contains(string(doc), "<grapheme>WHO</grapheme>") != want {
+			t.Errorf("download of version %s: %d %s", version, res.StatusCode, doc)
+		}
+	}
+
+	// Speech with locators: the latest version, or the one named.
+	text := "We met the WHO today."
+	_, plain := e.elevenPCM(e.key, text, "")
+	_, spelled := e.elevenPCM(e.key, "We met the World Health Organization today.", "")
+	for name, c := range map[string]struct {
+		locators string
+		want     []byte
+	}{
+		"file":                  {`[{"pronunciation_dictionary_id":"` + file.ID + `"}]`, spelled},
+		"rules, first version":  {`[{"pronunciation_dictionary_id":"` + rules.ID + `","version_id":"` + rules.VersionID + `"}]`, spelled},
+		"rules, latest version": {`[{"pronunciation_dictionary_id":"` + rules.ID + `"}]`, plain},
+	} {
+		if status, pcm := e.elevenPCM(e.key, text, c.locators); status != 200 || !near(len(pcm), len(c.want)) {
+			t.Errorf("%s: %d, %d bytes; want %d", name, status, len(pcm), len(c.want))
+		}
+	}
+
+	// Another account's dictionaries are as unknown as none.
+	for _, path := range []string{"/v1/pronunciation-dictionaries/" + file.ID, "/v1/pronunciation-dictionaries/" + file.ID + "/" + file.VersionID + "/download"} {
+		var d elevenDetail
+		e.elevenJSON("GET", path, e.otherKey, "", 404, &d)
+		if d.Detail.Status != "pronunciation_dictionary_not_found" {
+			t.Errorf("another account's GET %s: %+v", path, d)
+		}
+	}
+	e.elevenJSON("GET", "/v1/pronunciation-dictionaries", e.otherKey, "", 200, &page)
+	if len(page.Dictionaries) != 0 {
+		t.Errorf("another account's list: %+v", page)
+	}
+	var d elevenDetail
+	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/"+file.ID+"/add-rules", e.otherKey, `{"rules":[]}`, 404, &d)
+	status, b := e.elevenPCM(e.otherKey, text, `[{"pronunciation_dictionary_id":"`+file.ID+`"}]`)
+	json.Unmarshal(b, &d)
+	if status != 404 || d.Detail.Status != "pronunciation_dictionary_not_found" {
+		t.Errorf("another account's dictionary named in speech: %d %s", status, b)
+	}
+	var empty wire.DictionaryAdded
+	_, b = e.addDictionaryFile(e.key, "empty", "")
+	if json.Unmarshal(b, &empty); empty.ID == "" || empty.VersionRulesNum != 0 {
+		t.Errorf("add-from-file without a file: %s", b)
+	}
+	if status, b := e.elevenPCM(e.key, text, `[{"pronunciation_dictionary_id":"`+file.ID+`","version_id":"nope"}]`); status != 404 {
+		t.Errorf("a version the dictionary does not have: %d %s", status, b)
+	}
+	four := strings.Repeat(`{"pronunciation_dictionary_id":"`+file.ID+`"},`, 4)
+	if status, b := e.elevenPCM(e.key, text, "["+strings.TrimSuffix(four, ",")+"]"); status != 400 {
+		t.Errorf("four locators: %d %s", status, b)
+	}
+}
+
+// TestElevenLabsDictionaryConcurrentRules: rules added at once to one
+// dictionary each make a version, and the latest has them all.
+func TestElevenLabsDictionaryConcurrentRules(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	var dict wire.DictionaryAdded
+	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.key, `{"name":"x","rules":[]}`, 200, &dict)
+	const n = 8
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body := fmt.Sprintf(`{"rules":[{"type":"alias","string_to_replace":"W%d","alias":"word %d"}]}`, i, i)
+			if res, b := e.elevenDo("POST", "/v1/pronunciation-dictionaries/"+dict.ID+"/add-rules", e.key, body); res.StatusCode != 200 {
+				t.Errorf("add-rules %d: %d %s", i, res.StatusCode, b)
+			}
+		}()
+	}
+	wg.Wait()
+	var got wire.Dictionary
+	e.elevenJSON("GET", "/v1/pronunciation-dictionaries/"+dict.ID, e.key, "", 200, &got)
+	if got.LatestVersionRulesNum != n || got.Rules == nil || len(*got.Rules) != n {
+		t.Errorf("after %d concurrent add-rules: %d rules %+v", n, got.LatestVersionRulesNum, got.Rules)
+	}
+}
+
+// TestElevenLabsDictionaryBadInput: each malformed dictionary gets its
+// 400 in ElevenLabs' shape, a malformed PLS naming line and column.
+func TestElevenLabsDictionaryBadInput(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	res, b := e.addDictionaryFile(e.key, "broken", strings.Replace(whoPLS, "</lexeme>", "", 1))
+	var d elevenDetail
+	json.Unmarshal(b, &d)
+	if res.StatusCode != 400 || d.Detail.Status != wire.CodeInvalidLexicon || !strings.Contains(d.Detail.Message, "line 4, column") {
+		t.Errorf("malformed PLS: %d %s", res.StatusCode, b)
+	}
+	if res, b := e.addDictionaryFile(e.key, "", whoPLS); res.StatusCode != 400 || !strings.Contains(string(b), "name") {
+		t.Errorf("no name: %d %s", res.StatusCode, b)
+	}
+	for name, c := range map[string]struct {
+		rules, want string
+	}{
+		"cmu alphabet":       {`{"type":"phoneme","string_to_replace":"tomato","phoneme":"T AH0 M EY1 T OW2","alphabet":"cmu-arpabet"}`, `"cmu-arpabet"`},
+		"case insensitive":   {`{"type":"alias","string_to_replace":"WHO","alias":"W H O","case_sensitive":false}`, "case_sensitive"},
+		"empty string":       {`{"type":"alias","string_to_replace":" ","alias":"x"}`, "string_to_replace is empty"},
+		"no alias":           {`{"type":"alias","string_to_replace":"WHO"}`, "non-empty alias"},
+		"unknown type":       {`{"type":"sound","string_to_replace":"WHO","alias":"x"}`, "rules[0]"},
+		"bad x-sampa phones": {`{"type":"phoneme","string_to_replace":"a","phoneme":"$$","alphabet":"x-sampa"}`, "no symbol starts with"},
+	} {
+		var d elevenDetail
+		e.elevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.key, `{"name":"x","rules":[`+c.rules+`]}`, 400, &d)
+		if !strings.Contains(d.Detail.Message, c.want) {
+			t.Errorf("%s: %+v, want a message naming %s", name, d.Detail, c.want)
+		}
+	}
+	res, b = e.elevenDo("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.key, `{"name":`)
+	if res.StatusCode != 422 {
+		t.Errorf("malformed JSON: %d %s", res.StatusCode, b)
+	}
+}
+
+// TestElevenLabsDictionaryOnSockets: a context's first message names
+// dictionaries as ElevenLabs takes them; an unknown one is the context's
+// error.
+func TestElevenLabsDictionaryOnSockets(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	_, b := e.addDictionaryFile(e.key, "acronyms", whoPLS)
+	var dict wire.DictionaryAdded
+	json.Unmarshal(b, &dict)
+	_, spelled := e.elevenPCM(e.key, "We met the World Health Organization today.", "")
+	c := e.elevenSocket("/v1/text-to-speech/en-us/stream-input?output_format=pcm_24000")
+	sendJSON(t, c, map[string]any{"text": " ", "pronunciation_dictionary_locators": []map[string]string{
+		{"pronunciation_dictionary_id": dict.ID, "version_id": dict.VersionID}}})
+	sendJSON(t, c, map[string]any{"text": "We met the WHO today. "})
+	sendJSON(t, c, map[string]any{"text": ""})
+	if pcm := readElevenAudio(t, c, nil); !closeTo(len(pcm), len(spelled), 0.1) {
+		t.Errorf("stream-input with the dictionary: %d bytes, the alias spelled out over HTTP %d", len(pcm), len(spelled))
+	}
+
+	m := e.elevenSocket("/v1/text-to-speech/en-us/multi-stream-input?output_format=pcm_24000")
+	sendJSON(t, m, map[string]any{"text": " ", "context_id": "a", "pronunciation_dictionary_locators": []map[string]string{
+		{"pronunciation_dictionary_id": "nope"}}})
+	if got := readEleven(t, m); got.ContextID != "a" || !strings.Contains(got.Error, "nope") {
+		t.Errorf("an unknown dictionary: %+v", got)
+	}
+}
+
+// TestElevenLabsDictionaryHeard: by ear, a dictionary named by
+// pronunciation_dictionary_locators is read as its alias.
+func TestElevenLabsDictionaryHeard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the recognizer listens for seconds; make test runs it")
+	}
+	audiotest.Require(t, "pocketsphinx_continuous", "ffmpeg")
+	e := newEnv(t, envOptions{})
+	var dict wire.DictionaryAdded
+	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.key,
+		`{"name":"acronyms","rules":[{"type":"alias","string_to_replace":"WHO","alias":"World Health Organization"}]}`, 200, &dict)
+	res, wav := e.elevenDo("POST", "/v1/text-to-speech/en-us?output_format=wav_16000", e.key,
+		`{"text":"We met the WHO today.","pronunciation_dictionary_locators":[{"pronunciation_dictionary_id":"`+dict.ID+`","version_id":"`+dict.VersionID+`"}]}`)
+	if res.StatusCode != 200 {
+		t.Fatalf("speech: %d %s", res.StatusCode, wav)
+	}
+	alias := "we met the world health organization today"
+	candidates := []string{alias, "we met the who today", "we met the w h o today"}
+	if heard := audiotest.Recognize(t, audiotest.WriteTemp(t, wav, "wav"), candidates); heard != alias {
+		t.Errorf("heard %q, want %q", heard, alias)
+	}
+}
