@@ -87,10 +87,11 @@ func toPLS(items []dictItem) ([]byte, int, *apiError) {
 func dictOf(s store.Lexicon, l *lexicon.Lexicon) map[string]any {
 	items := []dictItem{}
 	for _, x := range l.Lexemes {
-		p := x.Alias
-		for i, word := range strings.Fields(x.Phonemes) {
-			p += strings.Repeat(" ", min(i, 1)) + "<<" + strings.Join(strings.Split(word, ""), "|") + ">>"
+		var words []string // of the phonemes, each as Cartesia writes them
+		for _, word := range strings.Fields(x.Phonemes) {
+			words = append(words, "<<"+strings.Join(strings.Split(word, ""), "|")+">>")
 		}
+		p := cmp.Or(x.Alias, strings.Join(words, " "))
 		items = append(items, dictItem{Text: x.Graphemes[0], Pronunciation: p, Alias: p, CaseSensitive: !slices.Equal(x.Graphemes, graphemes(x.Graphemes[0], false))})
 	}
 	return map[string]any{"id": s.ID, "name": s.Name, "owner_id": s.Account, "pinned": false, "items": items, "created_at": s.Created.UTC().Format(time.RFC3339)}
@@ -184,14 +185,17 @@ func (x dicts) list(w http.ResponseWriter, r *http.Request, account string) *api
 		return toError(x.c.WireError(r, err))
 	}
 	part, more, e := page(r, all, func(l store.Lexicon) string { return l.ID })
+	if e != nil {
+		return e
+	}
 	list := []map[string]any{}
-	for i := 0; e == nil && i < len(part); i++ {
-		var d map[string]any
-		d, e = x.dict(r, account, part[i].ID)
+	for _, l := range part {
+		d, e := x.dict(r, account, l.ID)
+		if e != nil {
+			return e
+		}
 		list = append(list, d)
 	}
-	if e == nil {
-		core.WriteJSON(w, http.StatusOK, map[string]any{"data": list, "has_more": more})
-	}
-	return e
+	core.WriteJSON(w, http.StatusOK, map[string]any{"data": list, "has_more": more})
+	return nil
 }
