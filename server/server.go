@@ -292,7 +292,7 @@ func (s *Server) routes(opts Options) {
 		elevenlabs.Mount(s.mux, c)
 	}
 	if opts.Cartesia {
-		cartesia.Mount(s.mux, c)
+		cartesia.Mount(s.mux, c, cmp.Or(opts.MaxLexiconsPerAccount, DefaultMaxLexiconsPerAccount))
 	}
 	route("/healthz", core.Methods{http.MethodGet: s.healthz})
 	route("/readyz", core.Methods{http.MethodGet: s.readyz})

@@ -26,7 +26,19 @@ type cartesiaResult struct {
 	ShortBytes int      `json:"shortBytes"`
 	ShortTypes []string `json:"shortTypes"`
 	LongDone   bool     `json:"longDone"`
-	Error      struct {
+	Dict       struct {
+		ID    string `json:"id"`
+		Name  string `json:"name"`
+		Items []struct {
+			Text  string `json:"text"`
+			Alias string `json:"alias"`
+		} `json:"items"`
+	} `json:"dict"`
+	PlainBytes, DictBytes, SpelledBytes, SSEBytes, WSBytes int
+	UpdatedItems                                           int      `json:"updatedItems"`
+	Listed                                                 []string `json:"listed"`
+	Second                                                 string   `json:"second"`
+	Error                                                  struct {
 		Name   string          `json:"name"`
 		Status int             `json:"status"`
 		Body   json.RawMessage `json:"body"`
@@ -37,7 +49,9 @@ type cartesiaResult struct {
 // Cartesia Node SDK: the voice list (paged), bytes (raw pcm heard by the
 // recognizer, and wav of 32-bit floats), SSE with word timestamps, the
 // WebSocket with a context fed in pieces, two contexts at once, one
-// cancelled while the other finishes, and errors.
+// cancelled while the other finishes, pronunciation dictionaries through
+// the SDK's own calls (made, used by bytes, SSE and a socket context,
+// updated, listed in pages, deleted), and errors.
 func TestCartesiaSDK(t *testing.T) {
 	node, modules := nodeSDK(t)
 	if _, err := os.Stat(filepath.Join(modules, "@cartesia", "cartesia-js", "package.json")); err != nil {
@@ -53,7 +67,7 @@ func TestCartesiaSDK(t *testing.T) {
 	sentence := 1
 	text := sentences()[sentence]
 	results := runNode(t, node, modules, "cartesia.cjs", []string{"NODE_EXTRA_CA_CERTS=" + ca}, e.url("/cartesia"), e.key, dir, text)
-	for _, name := range []string{"ws_two", "ws_cancel", "unknown_voice", "bad_key"} {
+	for _, name := range []string{"ws_two", "ws_cancel", "dict_use", "dict_update", "unknown_voice", "bad_key"} {
 		t.Logf("%s: %.300s", name, results[name])
 	}
 	get := func(name string, wantOK bool) cartesiaResult {
@@ -92,6 +106,22 @@ func TestCartesiaSDK(t *testing.T) {
 	}
 	if c := get("ws_cancel", true); c.ShortBytes == 0 || c.ShortTypes[len(c.ShortTypes)-1] != "done" || c.LongDone {
 		t.Errorf("cancel: %+v", c)
+	}
+	if c := get("dict_create", true); c.Dict.ID == "" || c.Dict.Name != "acronyms" || len(c.Dict.Items) != 1 || c.Dict.Items[0].Alias != "World Health Organization" {
+		t.Errorf("dictionary made: %+v", c.Dict)
+	}
+	u := get("dict_use", true)
+	for name, n := range map[string]int{"bytes": u.DictBytes, "sse": u.SSEBytes, "websocket": u.WSBytes} {
+		if !closeToInt(n, u.SpelledBytes, 0.05) || closeToInt(n, u.PlainBytes, 0.05) {
+			t.Errorf("%s with the dictionary: %d bytes; the alias written out %d, without the dictionary %d", name, n, u.SpelledBytes, u.PlainBytes)
+		}
+	}
+	if d := get("dict_update", true); d.UpdatedItems != 2 || len(d.Dict.Items) != 2 || d.Dict.Items[1].Alias != "<<b|ɑ|j|u>>" ||
+		len(d.Listed) != 2 || d.Listed[1] != d.Second {
+		t.Errorf("dictionary updated and listed: %+v", d)
+	}
+	if r := get("dict_delete", false); r.Error.Status != 404 {
+		t.Errorf("a deleted dictionary: %+v %s", r.Error, r.Error.Body)
 	}
 	if r := get("unknown_voice", false); r.Error.Status != 404 || !strings.Contains(string(r.Error.Body), "voice_not_found") {
 		t.Errorf("unknown voice: %+v %s", r.Error, r.Error.Body)

@@ -111,6 +111,42 @@ async function receive(ctx) {
     await new Promise((resolve) => setTimeout(resolve, 500));
     return { shortBytes: r.audio.length, shortTypes: r.types, longDone: seen.includes('long:done') };
   });
+  // Pronunciation dictionaries through the SDK's own calls, used by
+  // bytes, SSE and a socket context.
+  const who = 'We met the WHO today.';
+  const dicts = {};
+  await attempt('dict_create', async () => {
+    const d = await client.pronunciationDicts.create({ name: 'acronyms', items: [{ text: 'WHO', alias: 'World Health Organization' }] });
+    dicts.id = d.id;
+    return { dict: d };
+  });
+  await attempt('dict_use', async () => {
+    const bytes = async (extra) => Buffer.from(await (await client.tts.generate({ model_id: 'sonic-3', transcript: who, voice, output_format: raw24k, ...extra })).arrayBuffer()).length;
+    const plainBytes = await bytes({});
+    const dictBytes = await bytes({ pronunciation_dict_id: dicts.id });
+    const spelledBytes = Buffer.from(await (await client.tts.generate({ model_id: 'sonic-3', transcript: 'We met the World Health Organization today.', voice, output_format: raw24k })).arrayBuffer()).length;
+    let sseBytes = 0;
+    for await (const ev of await client.tts.generateSSE({ model_id: 'sonic-3', transcript: who, voice, output_format: raw24k, pronunciation_dict_id: dicts.id })) {
+      if (ev.type === 'chunk') sseBytes += Buffer.from(ev.data, 'base64').length;
+    }
+    const ctx = ws.context({ ...options, contextId: 'dict', pronunciation_dict_id: dicts.id });
+    await ctx.push({ transcript: who });
+    await ctx.no_more_inputs();
+    const r = await receive(ctx);
+    return { plainBytes, dictBytes, spelledBytes, sseBytes, wsBytes: r.audio.length };
+  });
+  await attempt('dict_update', async () => {
+    const updated = await client.pronunciationDicts.update(dicts.id, { items: [{ text: 'WHO', alias: 'World Health Organization' }, { text: 'bayou', alias: '<<b|ɑ|j|u>>' }] });
+    const got = await client.pronunciationDicts.retrieve(dicts.id);
+    const second = await client.pronunciationDicts.create({ name: 'second', items: [] });
+    const listed = [];
+    for await (const d of client.pronunciationDicts.list({ limit: 1 })) listed.push(d.id);
+    return { dict: got, updatedItems: updated.items.length, listed, second: second.id };
+  });
+  await attempt('dict_delete', async () => {
+    await client.pronunciationDicts.delete(dicts.id);
+    await client.pronunciationDicts.retrieve(dicts.id);
+  });
   ws.close();
 
   await attempt('unknown_voice', async () => {

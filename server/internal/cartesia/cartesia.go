@@ -6,9 +6,10 @@
 // what is ignored.
 //
 // It serves the voices (GET /voices, GET and DELETE /voices/{id}, POST
-// /voices/clone), POST /tts/bytes and /tts/sse, and the socket GET
-// /tts/websocket, translating each into the core and the core's answers
-// into Cartesia's shapes:
+// /voices/clone), the pronunciation dictionaries (/pronunciation-dicts:
+// the account's lexicons), POST /tts/bytes and /tts/sse, and the socket
+// GET /tts/websocket, translating each into the core and the core's
+// answers into Cartesia's shapes:
 //
 //   - admission: core.AdmitVendor by X-API-Key (on the socket also the
 //     api_key or access_token query parameter), else the core's own
@@ -40,10 +41,11 @@ const base = "/cartesia"
 // door is the Cartesia door of one core.
 type door struct{ c *core.Core }
 
-// Mount registers the Cartesia-compatible routes on mux. A wrong
+// Mount registers the Cartesia-compatible routes on mux; an account may
+// hold maxLexicons pronunciation dictionaries (its lexicons). A wrong
 // method, and any other path under /cartesia, are answered in
 // Cartesia's shape.
-func Mount(mux *http.ServeMux, c *core.Core) {
+func Mount(mux *http.ServeMux, c *core.Core, maxLexicons int) {
 	d := door{c}
 	answer := func(w http.ResponseWriter, r *http.Request, werr *wire.Error) { write(w, r, toError(werr)) }
 	route := func(path string, m core.Methods) { c.DoorRoute(mux, path, m, answer) }
@@ -54,6 +56,14 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 		route(base+"/voices/{id}", core.Methods{http.MethodGet: speech(d.getVoice), http.MethodDelete: d.as(store.ScopeAdmin, d.deleteVoice)})
 	} else {
 		route(base+"/voices/{id}", core.Methods{http.MethodGet: speech(d.getVoice)})
+	}
+	if ls, ok := c.Store.(store.Lexicons); ok {
+		x := dicts{d, ls, maxLexicons}
+		all := core.Methods{http.MethodGet: speech(x.list), http.MethodPost: d.as(store.ScopeAdmin, x.edit)}
+		route(base+"/pronunciation-dicts", all)
+		route(base+"/pronunciation-dicts/{$}", all) // the SDK's path
+		route(base+"/pronunciation-dicts/{id}", core.Methods{http.MethodGet: speech(x.get), http.MethodPatch: d.as(store.ScopeAdmin, x.edit),
+			http.MethodDelete: d.as(store.ScopeAdmin, x.remove)})
 	}
 	route(base+"/tts/bytes", core.Methods{http.MethodPost: speech(d.bytes)})
 	route(base+"/tts/sse", core.Methods{http.MethodPost: speech(d.sse)})

@@ -183,7 +183,7 @@ func (d door) toRequest(account string, g generation, f core.Output) (tts.Reques
 	default:
 		ignored = append(ignored, "normalization") // a locale: voxkit reads by the voice's language
 	}
-	for name, v := range map[string]string{"model_id": g.ModelID, "language": g.Language, "locale": g.Locale, "pronunciation_dict_id": g.PronunciationDictID} {
+	for name, v := range map[string]string{"model_id": g.ModelID, "language": g.Language, "locale": g.Locale} {
 		if v != "" {
 			ignored = append(ignored, name)
 		}

@@ -23,12 +23,8 @@ import (
 // as Speak prepares it.
 func (d door) body(w http.ResponseWriter, r *http.Request, account string, containers ...string) (tts.Request, generation, core.Output, *apiError) {
 	var g generation
-	body, werr := d.c.ReadBody(w, r)
-	if werr != nil {
-		return tts.Request{}, g, core.Output{}, toError(werr)
-	}
-	if err := json.Unmarshal(body, &g); err != nil {
-		return tts.Request{}, g, core.Output{}, badRequest(wire.CodeInvalidJSON, "The body is not a JSON generation request: %v.", err)
+	if e := d.decode(w, r, &g); e != nil {
+		return tts.Request{}, g, core.Output{}, e
 	}
 	if g.Transcript == nil {
 		return tts.Request{}, g, core.Output{}, badRequest(wire.CodeMissingParameter, "transcript is required and may not be empty.")
@@ -47,9 +43,26 @@ func (d door) body(w http.ResponseWriter, r *http.Request, account string, conta
 	return req, g, f, nil
 }
 
-// job is the core's job of req.
+// decode reads the JSON body of r into v.
+func (d door) decode(w http.ResponseWriter, r *http.Request, v any) *apiError {
+	body, werr := d.c.ReadBody(w, r)
+	if werr != nil {
+		return toError(werr)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return badRequest(wire.CodeInvalidJSON, "The body is not the JSON this endpoint takes: %v.", err)
+	}
+	return nil
+}
+
+// job is the core's job of req; a pronunciation_dict_id names the
+// lexicon it applies, else the account's defaults apply.
 func job(req tts.Request, g generation, out core.Out) core.Job {
-	return core.Job{Request: req, Voice: g.Voice.ID, Field: field, Out: out}
+	j := core.Job{Request: req, Voice: g.Voice.ID, Field: field, Out: out}
+	if g.PronunciationDictID != "" {
+		j.Lexicons = []core.LexiconRef{{ID: g.PronunciationDictID}}
+	}
+	return j
 }
 
 // bytes answers POST /tts/bytes: the audio, streamed as it is

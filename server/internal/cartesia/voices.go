@@ -61,34 +61,43 @@ func (d door) deleteVoice(w http.ResponseWriter, r *http.Request, account string
 	return nil
 }
 
-// listVoices lists the voices, in pages (limit, starting_after,
-// ending_before as Cartesia's cursors).
+// listVoices lists the voices, in pages.
 func (d door) listVoices(w http.ResponseWriter, r *http.Request, account string) *apiError {
+	part, more, e := page(r, d.c.Voices.List(account), func(v voices.Voice) string { return v.ID })
+	if e != nil {
+		return e
+	}
+	list := []map[string]any{}
+	for _, v := range part {
+		list = append(list, voiceOf(v))
+	}
+	core.WriteJSON(w, http.StatusOK, map[string]any{"data": list, "has_more": more})
+	return nil
+}
+
+// page is the page of all a list request asks for (limit, and the
+// cursors starting_after and ending_before, ids of items), and whether
+// more lie beyond it.
+func page[T any](r *http.Request, all []T, id func(T) string) ([]T, bool, *apiError) {
 	q := r.URL.Query()
 	limit := 10
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 100 {
-			return badRequest(wire.CodeInvalidValue, "limit must be 1 to 100.")
+			return nil, false, badRequest(wire.CodeInvalidValue, "limit must be 1 to 100.")
 		}
 		limit = n
 	}
-	all := d.c.Voices.List(account)
-	index := func(id string) int { return slices.IndexFunc(all, func(v voices.Voice) bool { return v.ID == id }) }
+	index := func(x string) int { return slices.IndexFunc(all, func(v T) bool { return id(v) == x }) }
 	from := index(q.Get("starting_after")) + 1 // 0 without a cursor
 	to := min(len(all), from+limit)
 	more := to < len(all)
-	if id := q.Get("ending_before"); id != "" {
-		to = max(0, index(id))
+	if x := q.Get("ending_before"); x != "" {
+		to = max(0, index(x))
 		from = max(0, to-limit)
 		more = from > 0
 	}
-	list := []map[string]any{}
-	for _, v := range all[from:to] {
-		list = append(list, voiceOf(v))
-	}
-	core.WriteJSON(w, http.StatusOK, map[string]any{"data": list, "has_more": more})
-	return nil
+	return all[from:to], more, nil
 }
 
 // getVoice answers GET /voices/{id}.
