@@ -292,13 +292,12 @@ func (s *Server) routes(opts Options) {
 		elevenlabs.Mount(s.mux, c)
 	}
 	if opts.Cartesia {
-		cartesia.Mount(s.mux, c, cmp.Or(opts.MaxLexiconsPerAccount, DefaultMaxLexiconsPerAccount))
+		cartesia.Mount(s.mux, c)
 	}
 	route("/healthz", core.Methods{http.MethodGet: s.healthz})
 	route("/readyz", core.Methods{http.MethodGet: s.readyz})
 	admin.Mount(s.mux, c, admin.Options{MaxKeys: cmp.Or(opts.MaxKeysPerAccount, DefaultMaxKeysPerAccount),
-		Signup: opts.AllowSignup, Proxies: opts.TrustedProxies, Playground: !opts.DisablePlayground,
-		MaxLexicons: cmp.Or(opts.MaxLexiconsPerAccount, DefaultMaxLexiconsPerAccount)})
+		Signup: opts.AllowSignup, Proxies: opts.TrustedProxies, Playground: !opts.DisablePlayground})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		core.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 	})

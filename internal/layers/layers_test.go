@@ -39,7 +39,18 @@ var doors = []string{
 	"server/internal/admin",
 }
 
+// protocolShapes are packages of a door's protocol shapes (as server/wire
+// is the OpenAI door's): pure data and translation, below the core and
+// every door.
+var protocolShapes = []string{
+	"server/internal/elevenlabs/dict",
+	"server/internal/cartesia/api",
+}
+
 func init() {
+	for _, p := range protocolShapes {
+		forbidden[p] = append([]string{"server", "server/internal/core"}, doors...)
+	}
 	for _, door := range doors {
 		others := []string{"server"}
 		for _, d := range doors {

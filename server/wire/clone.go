@@ -76,7 +76,7 @@ func (f CloneForm) Parse(mr *multipart.Reader) (VoiceClone, error) {
 			break
 		}
 		if err != nil {
-			return VoiceClone{}, BadRequest(CodeInvalidValue, "", "The multipart body is malformed: %s.", clip(err.Error(), 200))
+			return VoiceClone{}, BadRequest(CodeInvalidValue, "", "The multipart body is malformed: %s.", Clip(err.Error(), 200))
 		}
 		name := p.FormName()
 		if !slices.Contains(known, name) {
@@ -94,7 +94,7 @@ func (f CloneForm) Parse(mr *multipart.Reader) (VoiceClone, error) {
 		}
 		b, err := io.ReadAll(io.LimitReader(p, limit+1))
 		if err != nil {
-			return VoiceClone{}, BadRequest(CodeInvalidValue, name, "The field '%s' could not be read: %s.", name, clip(err.Error(), 200))
+			return VoiceClone{}, BadRequest(CodeInvalidValue, name, "The field '%s' could not be read: %s.", name, Clip(err.Error(), 200))
 		}
 		if int64(len(b)) > limit {
 			if name == f.Audio {
@@ -130,21 +130,21 @@ func (f CloneForm) Parse(mr *multipart.Reader) (VoiceClone, error) {
 	if s, ok := text["temperature"]; ok {
 		t, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || t < 0 || t > 10 {
-			return VoiceClone{}, BadRequest(CodeInvalidValue, "temperature", "temperature must be a number from 0 to 10, not %s.", echo(s))
+			return VoiceClone{}, BadRequest(CodeInvalidValue, "temperature", "temperature must be a number from 0 to 10, not %s.", Echo(s))
 		}
 		v.Temperature = &t
 	}
 	if s, ok := text["steps"]; ok {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 || n > MaxCloneSteps {
-			return VoiceClone{}, BadRequest(CodeInvalidValue, "steps", "steps must be a whole number from 1 to %d, not %s.", MaxCloneSteps, echo(s))
+			return VoiceClone{}, BadRequest(CodeInvalidValue, "steps", "steps must be a whole number from 1 to %d, not %s.", MaxCloneSteps, Echo(s))
 		}
 		v.Steps = n
 	}
 	if s, ok := text["seed"]; ok {
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 		if err != nil || n == 0 {
-			return VoiceClone{}, BadRequest(CodeInvalidValue, "seed", "seed must be a whole number other than 0, not %s.", echo(s))
+			return VoiceClone{}, BadRequest(CodeInvalidValue, "seed", "seed must be a whole number other than 0, not %s.", Echo(s))
 		}
 		v.Seed = n
 	}
@@ -171,7 +171,7 @@ func UnknownCloneModel(model string, models []string) *Error {
 	if model == "" {
 		return BadRequest(CodeMissingParameter, "model", "Several models clone voices here; name one as 'model': %s.", strings.Join(models, ", "))
 	}
-	return BadRequest(CodeInvalidValue, "model", "The model %s does not clone voices; these do: %s.", echo(model), strings.Join(models, ", "))
+	return BadRequest(CodeInvalidValue, "model", "The model %s does not clone voices; these do: %s.", Echo(model), strings.Join(models, ", "))
 }
 
 // NoCloning is the 400 for a recording sent to a server with no model

@@ -135,18 +135,18 @@ const maxMessage = 1000
 // Object returns the inner {"message","type","param","code"} object, for
 // embedding in other messages.
 func (e *Error) Object() any {
-	return errorObject{Message: clip(e.Message, maxMessage), Type: e.Type, Param: nullable(clip(e.Param, maxEcho)), Code: nullable(e.Code)}
+	return errorObject{Message: Clip(e.Message, maxMessage), Type: e.Type, Param: nullable(Clip(e.Param, maxEcho)), Code: nullable(e.Code)}
 }
 
 // maxEcho is the most characters of a client's string that a message
 // quotes.
 const maxEcho = 64
 
-// echo returns a client's string s quoted for a message: control
+// Echo returns a client's string s quoted for a message: control
 // characters shown as '?', and cut to maxEcho characters with its full
 // length noted, so a 500 KB voice id is not sent back whole.
-func echo(s string) string {
-	return strconv.Quote(clip(strings.Map(func(r rune) rune {
+func Echo(s string) string {
+	return strconv.Quote(Clip(strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == utf8.RuneError {
 			return '?'
 		}
@@ -154,8 +154,8 @@ func echo(s string) string {
 	}, s), maxEcho))
 }
 
-// clip cuts s to at most n characters, noting how long it was.
-func clip(s string, n int) string {
+// Clip cuts s to at most n characters, noting how long it was.
+func Clip(s string, n int) string {
 	if len(s) <= n || utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -196,18 +196,18 @@ func UnknownVoice(voice string, suggestions ...string) *Error {
 	if len(suggestions) > 0 {
 		quoted := make([]string, len(suggestions))
 		for i, id := range suggestions {
-			quoted[i] = echo(id)
+			quoted[i] = Echo(id)
 		}
 		hint = " Did you mean " + strings.Join(quoted, ", ") + "?"
 	}
 	return &Error{Status: http.StatusNotFound, Type: TypeProxy, Code: CodeVoiceNotFound, Param: "voice",
-		Message: fmt.Sprintf("The voice %s is unknown.%s GET /v1/models lists the voices this key may use.", echo(voice), hint)}
+		Message: fmt.Sprintf("The voice %s is unknown.%s GET /v1/models lists the voices this key may use.", Echo(voice), hint)}
 }
 
 // UnknownModel is the 404 of GET /v1/models/{id}.
 func UnknownModel(id string) *Error {
 	return &Error{Status: http.StatusNotFound, Type: TypeInvalidRequest, Code: CodeModelNotFound, Param: "model",
-		Message: fmt.Sprintf("The model %s does not exist or you do not have access to it.", echo(id))}
+		Message: fmt.Sprintf("The model %s does not exist or you do not have access to it.", Echo(id))}
 }
 
 // MissingKey is the 401 for a request without a bearer key.
@@ -230,13 +230,13 @@ func InvalidKey(display string, revoked bool) *Error {
 // NotFound is the 404 for a path the API does not have.
 func NotFound(method, path string) *Error {
 	return &Error{Status: http.StatusNotFound, Type: TypeInvalidRequest, Code: CodeNotFound,
-		Message: fmt.Sprintf("Unknown request URL: %s %s.", method, echo(path))}
+		Message: fmt.Sprintf("Unknown request URL: %s %s.", method, Echo(path))}
 }
 
 // MethodNotAllowed is the 405; the caller sets the Allow header.
 func MethodNotAllowed(method, path string, allow []string) *Error {
 	return &Error{Status: http.StatusMethodNotAllowed, Type: TypeInvalidRequest, Code: CodeMethodNotAllowed,
-		Message: fmt.Sprintf("Method %s is not allowed on %s; allowed: %v.", echo(method), echo(path), allow)}
+		Message: fmt.Sprintf("Method %s is not allowed on %s; allowed: %v.", Echo(method), Echo(path), allow)}
 }
 
 // BodyTooLarge is the 413 for a body over limit bytes.
@@ -252,7 +252,7 @@ func UnsupportedMediaType(ct string) *Error { return UnsupportedMediaTypeOf(ct, 
 // type want is taken.
 func UnsupportedMediaTypeOf(ct, want string) *Error {
 	return &Error{Status: http.StatusUnsupportedMediaType, Type: TypeInvalidRequest, Code: CodeUnsupportedMedia,
-		Message: fmt.Sprintf("Content-Type %s is not supported; send %s.", echo(ct), want)}
+		Message: fmt.Sprintf("Content-Type %s is not supported; send %s.", Echo(ct), want)}
 }
 
 // Internal is the 500 for a panic or another server bug. The message
@@ -273,7 +273,7 @@ func Unavailable() *Error {
 // when they are checked again.
 func NoWorker(voice string, retry time.Duration) *Error {
 	return &Error{Status: http.StatusServiceUnavailable, Type: TypeProxy, Code: CodeServiceUnavailable, RetryAfter: max(retry, time.Second),
-		Message: fmt.Sprintf("No healthy worker can speak the voice %s now; retry shortly.", echo(voice))}
+		Message: fmt.Sprintf("No healthy worker can speak the voice %s now; retry shortly.", Echo(voice))}
 }
 
 // WorkerFailed is a gateway's 502 for a request its worker took and
@@ -322,12 +322,12 @@ func ToErrorOf(err error, voice, input string) *Error {
 		return we
 	case errors.As(err, &badSSML):
 		return BadRequest(CodeInvalidValue, input, input+" is not well-formed SSML: line %d, column %d: %s",
-			badSSML.Line, badSSML.Column, clip(badSSML.Msg, 200))
+			badSSML.Line, badSSML.Column, Clip(badSSML.Msg, 200))
 	case errors.As(err, &strict): // before the unknown voice a voice tag may name
 		return BadRequest(CodeInvalidTags, input, input+" has audio tags that cannot be applied as written "+
 			"(send strict_tags false to drop them instead): %v", strict)
 	case errors.As(err, &unsupported):
-		return BadRequest(CodeInvalidValue, "voice", "The voice %s cannot be spoken by this server: %s", echo(voice), clip(unsupported.Reason, 300))
+		return BadRequest(CodeInvalidValue, "voice", "The voice %s cannot be spoken by this server: %s", Echo(voice), Clip(unsupported.Reason, 300))
 	case errors.As(err, &unknown):
 		return UnknownVoice(voice, unknown.Suggestions...)
 	case errors.Is(err, engine.ErrUnknownVoice):
@@ -348,7 +348,7 @@ func ToErrorOf(err error, voice, input string) *Error {
 		// Spaces as a phoneme tag writes them ("_").
 		return BadRequest(CodeInvalidValue, input, "The phonemes %s of a phoneme tag (said for %s) make no audio in the voice %s: "+
 			"it has none of them, or they are only marks. Write them in IPA the voice knows, or leave the tag out.",
-			echo(strings.ReplaceAll(phonemes.Phonemes, " ", "_")), echo(phonemes.Text), echo(phonemes.Voice))
+			Echo(strings.ReplaceAll(phonemes.Phonemes, " ", "_")), Echo(phonemes.Text), Echo(phonemes.Voice))
 	case errors.As(err, &audio):
 		return BadRequest(CodeAudioTooLong, input, "%s makes too much audio: %s", input, audio.Reason())
 	case errors.As(err, &speed):
@@ -357,9 +357,9 @@ func ToErrorOf(err error, voice, input string) *Error {
 		return outOfRange(setting.Setting, setting.Value, setting.Min, setting.Max)
 	case errors.As(err, &format) && !slices.Contains(format.Supported, format.Format.Name):
 		return BadRequest(CodeInvalidValue, "response_format",
-			"Invalid response_format %s: supported values are %s.", echo(format.Format.Name), strings.Join(format.Supported, ", "))
+			"Invalid response_format %s: supported values are %s.", Echo(format.Format.Name), strings.Join(format.Supported, ", "))
 	case errors.As(err, &format):
-		return BadRequest(CodeUnsupportedFormat, "response_format", "response_format %s is not supported: %v", echo(format.Format.Name), format.Err)
+		return BadRequest(CodeUnsupportedFormat, "response_format", "response_format %s is not supported: %v", Echo(format.Format.Name), format.Err)
 	case errors.Is(err, engine.ErrCrashed):
 		// The engine contained it; the same input would crash any worker.
 		return &Error{Status: http.StatusInternalServerError, Type: TypeServer, Code: CodeEngineCrashed,
@@ -391,7 +391,7 @@ func UpgradeRequired() *Error {
 
 // BadWebSocketVersion is a handshake of a WebSocket version other than 13.
 func BadWebSocketVersion(version string) *Error {
-	return BadRequest(CodeInvalidValue, "Sec-WebSocket-Version", "WebSocket version %s is not supported; use 13.", echo(version))
+	return BadRequest(CodeInvalidValue, "Sec-WebSocket-Version", "WebSocket version %s is not supported; use 13.", Echo(version))
 }
 
 // MissingWebSocketKey is a handshake without its Sec-WebSocket-Key.
@@ -409,7 +409,7 @@ func BadWebSocketKey() *Error {
 // that the server does not allow.
 func OriginNotAllowed(origin string) *Error {
 	return &Error{Status: http.StatusForbidden, Type: TypePermission, Code: CodeOriginNotAllowed,
-		Message: fmt.Sprintf("Pages of origin %s may not open this WebSocket.", echo(origin))}
+		Message: fmt.Sprintf("Pages of origin %s may not open this WebSocket.", Echo(origin))}
 }
 
 // InsufficientScope is a request a key of scope have may not make.
@@ -426,7 +426,7 @@ func KeyLimit(max int) *Error {
 // Unauthenticated is the 401 of a request that an application's own
 // authentication (server.Options.Authenticate) refused, with its reason.
 func Unauthenticated(reason string) *Error {
-	return &Error{Status: http.StatusUnauthorized, Type: TypeInvalidRequest, Code: CodeUnauthenticated, Message: clip(reason, 300)}
+	return &Error{Status: http.StatusUnauthorized, Type: TypeInvalidRequest, Code: CodeUnauthenticated, Message: Clip(reason, 300)}
 }
 
 // IdleTimeout ends an input stream that received no input for after.

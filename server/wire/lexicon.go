@@ -108,20 +108,20 @@ func BadLexicon(err error) *Error {
 	var limit *lexicon.LimitError
 	switch {
 	case errors.As(err, &syn):
-		return BadRequest(CodeInvalidLexicon, "", "The lexicon is not a PLS 1.0 document voxkit takes: line %d, column %d: %s.", syn.Line, syn.Column, clip(syn.Msg, 300))
+		return BadRequest(CodeInvalidLexicon, "", "The lexicon is not a PLS 1.0 document voxkit takes: line %d, column %d: %s.", syn.Line, syn.Column, Clip(syn.Msg, 300))
 	case errors.As(err, &limit) && limit.Line > 0:
 		return BadRequest(CodeLexiconTooLarge, "", "The lexicon is too large: line %d, column %d: more than %d %s.", limit.Line, limit.Column, limit.Max, limit.What)
 	case errors.As(err, &limit):
 		return BadRequest(CodeLexiconTooLarge, "", "The lexicon is too large: more than %d %s.", limit.Max, limit.What)
 	}
-	return BadRequest(CodeInvalidLexicon, "", "The lexicon is not one voxkit takes: %s.", clip(err.Error(), 300))
+	return BadRequest(CodeInvalidLexicon, "", "The lexicon is not one voxkit takes: %s.", Clip(err.Error(), 300))
 }
 
 // LexiconNotFound is the 404 of a lexicon the account does not have
 // (another account's is as unknown).
 func LexiconNotFound(id string) *Error {
 	return &Error{Status: http.StatusNotFound, Type: TypeInvalidRequest, Code: CodeLexiconNotFound, Param: "lexicons",
-		Message: fmt.Sprintf("No lexicon %s: list the account's lexicons with GET /v1/lexicons.", echo(id))}
+		Message: fmt.Sprintf("No lexicon %s: list the account's lexicons with GET /v1/lexicons.", Echo(id))}
 }
 
 // NoLexicons is the answer of a server whose store keeps no lexicons to

@@ -155,7 +155,7 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 		return Speech{}, err
 	} else if ok && t != "none" {
 		if t != TimestampsWord {
-			return Speech{}, BadRequest(CodeInvalidValue, "timestamps", "Invalid timestamps %s: supported values are word, none.", echo(t))
+			return Speech{}, BadRequest(CodeInvalidValue, "timestamps", "Invalid timestamps %s: supported values are word, none.", Echo(t))
 		}
 		s.Timestamps = t
 	}
@@ -180,7 +180,7 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 	} else if ok {
 		if f != StreamAudio && f != StreamSSE {
 			return Speech{}, BadRequest(CodeInvalidValue, "stream_format",
-				"Invalid stream_format %s: supported values are audio, sse.", echo(f))
+				"Invalid stream_format %s: supported values are audio, sse.", Echo(f))
 		}
 		s.StreamFormat = f
 	}
@@ -200,7 +200,7 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 		return Speech{}, err
 	} else if ok {
 		if f != InputText && f != InputSSML {
-			return Speech{}, BadRequest(CodeInvalidValue, "input_format", "Invalid input_format %s: supported values are text, ssml.", echo(f))
+			return Speech{}, BadRequest(CodeInvalidValue, "input_format", "Invalid input_format %s: supported values are text, ssml.", Echo(f))
 		}
 		s.InputFormat = f
 	}
@@ -302,9 +302,9 @@ func numberValue(v json.RawMessage, name string) (float64, error) {
 	case kind(v) != "a number":
 		return 0, BadRequest(CodeInvalidType, name, "%s must be a number, got %s.", name, kind(v))
 	case bytes.HasPrefix(bytes.TrimSpace(v), []byte("-")):
-		return 0, BadRequest(CodeDecimalTooSmall, name, "%s %s is out of range.", name, clip(string(bytes.TrimSpace(v)), maxEcho))
+		return 0, BadRequest(CodeDecimalTooSmall, name, "%s %s is out of range.", name, Clip(string(bytes.TrimSpace(v)), maxEcho))
 	default:
-		return 0, BadRequest(CodeDecimalTooLarge, name, "%s %s is out of range.", name, clip(string(bytes.TrimSpace(v)), maxEcho))
+		return 0, BadRequest(CodeDecimalTooLarge, name, "%s %s is out of range.", name, Clip(string(bytes.TrimSpace(v)), maxEcho))
 	}
 }
 

@@ -25,9 +25,6 @@ type Options struct {
 	// X-Forwarded-Proto).
 	Proxies    []netip.Prefix
 	Playground bool // serve the playground at "/"
-	// MaxLexicons is the most pronunciation lexicons one account may
-	// hold.
-	MaxLexicons int
 }
 
 // door serves the routes Mount registers.
@@ -38,15 +35,13 @@ type door struct {
 	// hashWaiting counts the attempts waiting for hashing (maxHashQueue).
 	hashWaiting atomic.Int64
 	maxKeys     int
-	maxLexicons int
 	signup      bool
 	proxies     []netip.Prefix
 }
 
 // Mount registers the door's routes on mux.
 func Mount(mux *http.ServeMux, c *core.Core, o Options) {
-	d := &door{c: c, attempts: throttle.New(), hashing: make(chan struct{}, maxHashing), maxKeys: o.MaxKeys,
-		maxLexicons: o.MaxLexicons, signup: o.Signup, proxies: slices.Clone(o.Proxies)}
+	d := &door{c: c, attempts: throttle.New(), hashing: make(chan struct{}, maxHashing), maxKeys: o.MaxKeys, signup: o.Signup, proxies: slices.Clone(o.Proxies)}
 	route := func(path string, m core.Methods) { c.Route(mux, path, m) }
 	route("/v1/account", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.getAccount)})
 	if c.Logins == nil {
@@ -62,8 +57,8 @@ func Mount(mux *http.ServeMux, c *core.Core, o Options) {
 		route("/v1/voices", core.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, d.listVoices), http.MethodPost: c.Authed(store.ScopeAdmin, d.createVoice)})
 		route("/v1/voices/{id}", core.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, d.getVoice), http.MethodDelete: c.Authed(store.ScopeAdmin, d.deleteVoice)})
 	}
-	if ls, ok := c.Store.(store.Lexicons); ok {
-		d.mountLexicons(route, ls)
+	if _, ok := c.Store.(store.Lexicons); ok {
+		d.mountLexicons(route)
 	}
 	if o.Playground {
 		route("/{$}", core.Methods{http.MethodGet: d.playground})

@@ -41,11 +41,9 @@ const base = "/cartesia"
 // door is the Cartesia door of one core.
 type door struct{ c *core.Core }
 
-// Mount registers the Cartesia-compatible routes on mux; an account may
-// hold maxLexicons pronunciation dictionaries (its lexicons). A wrong
-// method, and any other path under /cartesia, are answered in
-// Cartesia's shape.
-func Mount(mux *http.ServeMux, c *core.Core, maxLexicons int) {
+// Mount registers the Cartesia-compatible routes on mux. A wrong method,
+// and any other path under /cartesia, are answered in Cartesia's shape.
+func Mount(mux *http.ServeMux, c *core.Core) {
 	d := door{c}
 	answer := func(w http.ResponseWriter, r *http.Request, werr *wire.Error) { write(w, r, toError(werr)) }
 	route := func(path string, m core.Methods) { c.DoorRoute(mux, path, m, answer) }
@@ -57,8 +55,8 @@ func Mount(mux *http.ServeMux, c *core.Core, maxLexicons int) {
 	} else {
 		route(base+"/voices/{id}", core.Methods{http.MethodGet: speech(d.getVoice)})
 	}
-	if ls, ok := c.Store.(store.Lexicons); ok {
-		x := dicts{d, ls, maxLexicons}
+	if _, ok := c.Store.(store.Lexicons); ok {
+		x := dicts{d}
 		all := core.Methods{http.MethodGet: speech(x.list), http.MethodPost: d.as(store.ScopeAdmin, x.edit)}
 		route(base+"/pronunciation-dicts", all)
 		route(base+"/pronunciation-dicts/{$}", all) // the SDK's path

@@ -2,13 +2,12 @@ package cartesia
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -18,41 +17,12 @@ import (
 // text name (core.Job.Field).
 const field = "transcript"
 
-// voiceSpec is a request's voice: an id, or {"mode":"id","id":...}.
-type voiceSpec struct {
-	ID   string
-	Mode string
-}
-
-func (v *voiceSpec) UnmarshalJSON(b []byte) error {
-	if err := json.Unmarshal(b, &v.ID); err == nil {
-		return nil
-	}
-	var o struct {
-		Mode string `json:"mode"`
-		ID   string `json:"id"`
-	}
-	if err := json.Unmarshal(b, &o); err != nil {
-		return fmt.Errorf("voice is an id or an object with an id")
-	}
-	v.ID, v.Mode = o.ID, o.Mode
-	return nil
-}
-
-// outputFormat is a request's output_format.
-type outputFormat struct {
-	Container  string `json:"container"`
-	Encoding   string `json:"encoding"`
-	SampleRate int    `json:"sample_rate"`
-	BitRate    int    `json:"bit_rate"`
-}
-
 // rates are the sample rates Cartesia names.
 var rates = []int{8000, 16000, 22050, 24000, 44100, 48000}
 
 // output returns voxkit's way to write the format; containers lists the
 // containers the endpoint takes.
-func (o *outputFormat) output(containers ...string) (core.Output, *apiError) {
+func output(o *api.OutputFormat, containers ...string) (core.Output, *apiError) {
 	if o == nil {
 		return core.Output{}, badRequest(wire.CodeMissingParameter, "output_format is required: {\"container\": \"raw\", \"encoding\": \"pcm_s16le\", \"sample_rate\": 24000}, say.")
 	}
@@ -89,37 +59,6 @@ func (o *outputFormat) output(containers ...string) (core.Output, *apiError) {
 	return f, nil
 }
 
-// generation is a generation request: the body of /tts/bytes and
-// /tts/sse, and a message of the WebSocket.
-type generation struct {
-	ModelID          string        `json:"model_id"`
-	Transcript       *string       `json:"transcript"`
-	Voice            *voiceSpec    `json:"voice"`
-	OutputFormat     *outputFormat `json:"output_format"`
-	Language         string        `json:"language"`
-	Locale           string        `json:"locale"`
-	GenerationConfig *struct {
-		Speed   *float64        `json:"speed"`
-		Volume  *float64        `json:"volume"`
-		Emotion json.RawMessage `json:"emotion"`
-	} `json:"generation_config"`
-	Speed                   string `json:"speed"` // deprecated: slow, normal, fast
-	Normalization           string `json:"normalization"`
-	PronunciationDictID     string `json:"pronunciation_dict_id"`
-	AddTimestamps           bool   `json:"add_timestamps"`
-	AddPhonemeTimestamps    bool   `json:"add_phoneme_timestamps"`
-	UseNormalizedTimestamps bool   `json:"use_normalized_timestamps"`
-	// The WebSocket's own (and /tts/sse echoes the context).
-	Context          string `json:"context_id"`
-	Continue         bool   `json:"continue"`
-	Flush            bool   `json:"flush"`
-	MaxBufferDelayMS *int   `json:"max_buffer_delay_ms"`
-	Cancel           bool   `json:"cancel"`
-}
-
-// ContextID is the context the message names (core.Message).
-func (g generation) ContextID() string { return g.Context }
-
 // Speed. Cartesia documents generation_config.speed as 0.6 to 1.5 times
 // the normal rate, which is what voxkit's speed is: it maps onto
 // voxkit's speed one to one, and the range is voxkit's alone
@@ -129,7 +68,7 @@ func (g generation) ContextID() string { return g.Context }
 var speeds = map[string]float64{"slowest": 0.6, "slow": 0.8, "normal": 1, "fast": 1.25, "fastest": 1.5}
 
 // speed is the voxkit speed g asks for, 0 for the voice's own.
-func (g *generation) speed() (float64, *apiError) {
+func speed(g *api.Generation) (float64, *apiError) {
 	var speed float64
 	if c := g.GenerationConfig; c != nil && c.Speed != nil {
 		var bad *tts.SpeedError
@@ -148,10 +87,10 @@ func (g *generation) speed() (float64, *apiError) {
 	return speed, nil
 }
 
-// toRequest turns the generation request into voxkit's request (its
+// toRequest turns the api.Generation request into voxkit's request (its
 // input the transcript), and names the fields voxkit accepts and
 // ignores.
-func (d door) toRequest(account string, g generation, f core.Output) (tts.Request, []string, *apiError) {
+func (d door) toRequest(account string, g api.Generation, f core.Output) (tts.Request, []string, *apiError) {
 	if g.Voice == nil || g.Voice.ID == "" {
 		return tts.Request{}, nil, badRequest(wire.CodeMissingParameter, "voice is required: {\"mode\": \"id\", \"id\": VOICE_ID}, where the id is a voxkit voice (GET /voices).")
 	}
@@ -162,7 +101,7 @@ func (d door) toRequest(account string, g generation, f core.Output) (tts.Reques
 	if g.Transcript != nil {
 		req.Input = *g.Transcript
 	}
-	speed, e := g.speed()
+	speed, e := speed(&g)
 	if e != nil {
 		return req, nil, e
 	}

@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-
+	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
-// Cartesia's WebSocket, /tts/websocket: generation requests, each naming
+// Cartesia's WebSocket, /tts/websocket: api.Generation requests, each naming
 // its context; a context takes transcript pieces (continue: true) until
 // one says continue: false, and speaks sentences as they complete, or
 // what it holds on flush or after max_buffer_delay_ms. Several contexts
@@ -58,7 +58,7 @@ func (d door) socket(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	creds := core.Creds{R: r, Key: key, Account: account}
-	err := core.ServeSocket(d.c, w, r, creds, d.c.SocketIdle, func(ctx context.Context, conn *websocket.Conn, g *core.Guard) core.SocketDoor[generation] {
+	err := core.ServeSocket(d.c, w, r, creds, d.c.SocketIdle, func(ctx context.Context, conn *websocket.Conn, g *core.Guard) core.SocketDoor[api.Generation] {
 		return &session{Sender: d.c.NewSender(ctx, conn), d: d, ctx: ctx, account: account,
 			requestID: core.RequestID(r.Context()), open: d.c.NewContextSet(g)}
 	})
@@ -75,7 +75,7 @@ func (s *session) Refuse(werr *wire.Error) { s.Send(toError(werr).event("", s.re
 func (s *session) Wait() { s.open.Wait() }
 
 // Handle acts on one message, which came in size bytes.
-func (s *session) Handle(m generation, size int) (done bool, reason core.CloseReason) {
+func (s *session) Handle(m api.Generation, size int) (done bool, reason core.CloseReason) {
 	id := m.Context
 	if m.Cancel {
 		s.open.Cancel(id)
@@ -106,12 +106,12 @@ func (s *session) Handle(m generation, size int) (done bool, reason core.CloseRe
 }
 
 // start opens a context with the settings of its first message.
-func (s *session) start(first generation) (*core.Context, *apiError) {
+func (s *session) start(first api.Generation) (*core.Context, *apiError) {
 	if s.open.Full() {
 		return nil, newError(http.StatusTooManyRequests, wire.CodeTooManyContexts, "Too many contexts",
 			fmt.Sprintf("At most %d contexts may be open on one connection; end or cancel one first.", core.MaxSocketContexts))
 	}
-	f, e := first.OutputFormat.output("raw")
+	f, e := output(first.OutputFormat, "raw")
 	if e != nil {
 		return nil, e
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/internal/align"
+	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/wire"
@@ -21,15 +22,15 @@ import (
 // body reads and checks the body of /tts/bytes or /tts/sse. Whether the
 // transcript has anything to say is tts's to tell (tts.ErrEmptyInput),
 // as Speak prepares it.
-func (d door) body(w http.ResponseWriter, r *http.Request, account string, containers ...string) (tts.Request, generation, core.Output, *apiError) {
-	var g generation
+func (d door) body(w http.ResponseWriter, r *http.Request, account string, containers ...string) (tts.Request, api.Generation, core.Output, *apiError) {
+	var g api.Generation
 	if e := d.decode(w, r, &g); e != nil {
 		return tts.Request{}, g, core.Output{}, e
 	}
 	if g.Transcript == nil {
 		return tts.Request{}, g, core.Output{}, badRequest(wire.CodeMissingParameter, "transcript is required and may not be empty.")
 	}
-	f, e := g.OutputFormat.output(containers...)
+	f, e := output(g.OutputFormat, containers...)
 	if e != nil {
 		return tts.Request{}, g, f, e
 	}
@@ -57,7 +58,7 @@ func (d door) decode(w http.ResponseWriter, r *http.Request, v any) *apiError {
 
 // job is the core's job of req; a pronunciation_dict_id names the
 // lexicon it applies, else the account's defaults apply.
-func job(req tts.Request, g generation, out core.Out) core.Job {
+func job(req tts.Request, g api.Generation, out core.Out) core.Job {
 	j := core.Job{Request: req, Voice: g.Voice.ID, Field: field, Out: out}
 	if g.PronunciationDictID != "" {
 		j.Lexicons = []core.LexiconRef{{ID: g.PronunciationDictID}}

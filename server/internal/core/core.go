@@ -84,6 +84,7 @@ type Core struct {
 
 	voiceMu  sync.Mutex // serializes clone changes to the store and catalog
 	lexicons lexiconCache
+	revising sync.Mutex // one lexicon revision at a time (ReviseLexicon)
 
 	// closing is cancelled by Shutdown; sockets watch it.
 	closing  context.Context

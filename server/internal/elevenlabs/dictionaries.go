@@ -1,12 +1,12 @@
 package elevenlabs
 
 import (
-	"errors"
 	"net/http"
 	"path"
 
 	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/elevenlabs/dict"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -16,7 +16,7 @@ import (
 // account's lexicon, its versions the lexicon's (package wire shapes
 // them).
 func (d *door) mountDictionaries(route func(string, core.Methods), base string) {
-	if d.lexicons, _ = d.c.Store.(store.Lexicons); d.lexicons == nil {
+	if _, ok := d.c.Store.(store.Lexicons); !ok {
 		return
 	}
 	base += "/pronunciation-dictionaries"
@@ -35,53 +35,28 @@ func (d *door) mountDictionaries(route func(string, core.Methods), base string) 
 // /add-from-rules (JSON: name, rules) with the new dictionary.
 func (d *door) add(w http.ResponseWriter, r *http.Request, account string) *apiError {
 	body, werr := d.c.ReadBodyOf(w, r, lexicon.MaxBytes+64<<10, "multipart/form-data", "application/json")
-	var nd wire.NewDictionary
+	var nd dict.NewDictionary
 	if werr == nil {
-		nd, werr = wire.ParseNewDictionary(r.Header.Get("Content-Type"), body, path.Base(r.URL.Path) == "add-from-file")
+		nd, werr = dict.ParseNewDictionary(r.Header.Get("Content-Type"), body, path.Base(r.URL.Path) == "add-from-file")
 	}
 	if werr != nil {
 		return toError(werr)
 	}
-	stored, err := d.lexicons.CreateLexicon(r.Context(), store.Lexicon{Account: account, Name: nd.Name, PLS: nd.PLS, Lexemes: len(nd.Lexicon.Lexemes)}, d.c.MaxLexicons)
-	if errors.Is(err, store.ErrLimit) {
-		return toError(wire.LexiconLimit(d.c.MaxLexicons))
-	} else if eerr := d.failed(r, "", err); eerr != nil {
-		return eerr
+	stored, werr := d.c.CreateLexicon(r.Context(), account, nd.Name, nd.Lexicon, nd.PLS)
+	if werr != nil {
+		return toError(werr)
 	}
-	d.c.LexiconsChanged(account)
-	core.WriteJSON(w, http.StatusOK, wire.AddedOf(stored))
+	core.WriteJSON(w, http.StatusOK, dict.AddedOf(stored))
 	return nil
-}
-
-// failed is the answer of a store's err about dictionary id: nil for
-// none, a 404 for ErrNotFound, else a 500.
-func (d *door) failed(r *http.Request, id string, err error) *apiError {
-	if errors.Is(err, store.ErrNotFound) {
-		return toError(wire.LexiconNotFound(id))
-	} else if err != nil {
-		return toError(d.c.WireError(r, err))
-	}
-	return nil
-}
-
-// lexicon returns a version of account's dictionary id ("": the latest),
-// and its document parsed.
-func (d *door) lexicon(r *http.Request, account, id, version string) (store.Lexicon, *lexicon.Lexicon, *apiError) {
-	stored, err := d.lexicons.Lexicon(r.Context(), account, id, version)
-	var l *lexicon.Lexicon
-	if err == nil {
-		l, err = lexicon.Parse(stored.PLS) // stored only once parsed: a failure is the server's
-	}
-	return stored, l, d.failed(r, id, err)
 }
 
 // list answers GET /v1/pronunciation-dictionaries.
 func (d *door) list(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	ls, err := d.lexicons.ListLexicons(r.Context(), account)
-	if eerr := d.failed(r, "", err); eerr != nil {
-		return eerr
+	ls, werr := d.c.ListLexicons(r.Context(), account)
+	if werr != nil {
+		return toError(werr)
 	}
-	page, werr := wire.DictionaryPage(ls, r.URL.Query())
+	page, werr := dict.DictionaryPage(ls, r.URL.Query())
 	if werr != nil {
 		return toError(werr)
 	}
@@ -93,11 +68,11 @@ func (d *door) list(w http.ResponseWriter, r *http.Request, account string) *api
 // version, and GET /{id}/{version}/download with the version's PLS.
 func (d *door) read(w http.ResponseWriter, r *http.Request, account string) *apiError {
 	version := r.PathValue("version")
-	stored, l, eerr := d.lexicon(r, account, r.PathValue("id"), version)
-	if eerr != nil {
-		return eerr
+	stored, l, werr := d.c.StoredLexicon(r.Context(), account, r.PathValue("id"), version)
+	if werr != nil {
+		return toError(werr)
 	} else if version == "" {
-		core.WriteJSON(w, http.StatusOK, wire.DictionaryOf(stored, l))
+		core.WriteJSON(w, http.StatusOK, dict.DictionaryOf(stored, l))
 		return nil
 	}
 	w.Header().Set("Content-Type", "application/pls+xml")
@@ -109,38 +84,28 @@ func (d *door) read(w http.ResponseWriter, r *http.Request, account string) *api
 // version of the dictionary with its rules so changed.
 func (d *door) rules(w http.ResponseWriter, r *http.Request, account string) *apiError {
 	body, werr := d.c.ReadBody(w, r)
-	var b wire.DictionaryRules
+	var b dict.DictionaryRules
 	if werr == nil {
-		b, werr = wire.ParseDictionaryRules(body)
+		b, werr = dict.ParseDictionaryRules(body)
 	}
 	if werr != nil {
 		return toError(werr)
 	}
-	d.edit.Lock()
-	defer d.edit.Unlock()
-	id := r.PathValue("id")
-	_, l, eerr := d.lexicon(r, account, id, "")
-	if eerr != nil {
-		return eerr
-	}
-	nl, werr := b.Apply(l, path.Base(r.URL.Path) == "set-rules")
+	stored, werr := d.c.ReviseLexicon(r.Context(), account, r.PathValue("id"), func(l *lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error) {
+		return b.Apply(l, path.Base(r.URL.Path) == "set-rules")
+	})
 	if werr != nil {
 		return toError(werr)
 	}
-	stored, err := d.lexicons.AddLexiconVersion(r.Context(), account, id, nl.Marshal(), len(nl.Lexemes))
-	if eerr := d.failed(r, id, err); eerr != nil { // ErrNotFound: deleted meanwhile
-		return eerr
-	}
-	d.c.LexiconsChanged(account)
-	core.WriteJSON(w, http.StatusOK, wire.VersionOf(stored))
+	core.WriteJSON(w, http.StatusOK, dict.VersionOf(stored))
 	return nil
 }
 
 // refsOf maps pronunciation_dictionary_locators, in their order, onto the
 // core's lexicon refs; none given (nil) lets the account's default
 // lexicons apply.
-func refsOf(locs []wire.Locator) ([]core.LexiconRef, *apiError) {
-	if werr := wire.CheckLocators(locs); werr != nil {
+func refsOf(locs []dict.Locator) ([]core.LexiconRef, *apiError) {
+	if werr := dict.CheckLocators(locs); werr != nil {
 		return nil, toError(werr)
 	}
 	if locs == nil {

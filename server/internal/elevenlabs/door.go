@@ -32,7 +32,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/voxkit/voxkit/server/internal/core"
@@ -43,9 +42,7 @@ import (
 
 // door is the ElevenLabs-compatible API of one server.
 type door struct {
-	c        *core.Core
-	lexicons store.Lexicons // nil: the store keeps none
-	edit     sync.Mutex     // one change of a dictionary's rules at a time, so that none is lost
+	c *core.Core
 }
 
 // Mount registers the ElevenLabs-compatible routes of c on mux.

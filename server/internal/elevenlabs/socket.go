@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-
 	"github.com/voxkit/voxkit/server/internal/align"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/elevenlabs/dict"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -51,7 +51,7 @@ type message struct {
 	CloseContext         bool           `json:"close_context"`
 	CloseSocket          bool           `json:"close_socket"`
 	XIAPIKey             string         `json:"xi_api_key"`
-	Locators             []wire.Locator `json:"pronunciation_dictionary_locators"`
+	Locators             []dict.Locator `json:"pronunciation_dictionary_locators"`
 }
 
 func (m message) ContextID() string { return m.Context }

@@ -1,0 +1,70 @@
+// Package api holds the shapes of Cartesia's API that the Cartesia door
+// translates: its generation requests, and its pronunciation dictionaries
+// as voxkit's lexicons and back. Pure data and translation: no part of a
+// request's lifecycle is here.
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Voice is a request's voice: an id, or {"mode":"id","id":...}.
+type Voice struct {
+	ID   string
+	Mode string
+}
+
+func (v *Voice) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &v.ID); err == nil {
+		return nil
+	}
+	var o struct {
+		Mode string `json:"mode"`
+		ID   string `json:"id"`
+	}
+	if err := json.Unmarshal(b, &o); err != nil {
+		return fmt.Errorf("voice is an id or an object with an id")
+	}
+	v.ID, v.Mode = o.ID, o.Mode
+	return nil
+}
+
+// OutputFormat is a request's output_format.
+type OutputFormat struct {
+	Container  string `json:"container"`
+	Encoding   string `json:"encoding"`
+	SampleRate int    `json:"sample_rate"`
+	BitRate    int    `json:"bit_rate"`
+}
+
+// Generation is a generation request: the body of /tts/bytes and
+// /tts/sse, and a message of the WebSocket.
+type Generation struct {
+	ModelID          string        `json:"model_id"`
+	Transcript       *string       `json:"transcript"`
+	Voice            *Voice        `json:"voice"`
+	OutputFormat     *OutputFormat `json:"output_format"`
+	Language         string        `json:"language"`
+	Locale           string        `json:"locale"`
+	GenerationConfig *struct {
+		Speed   *float64        `json:"speed"`
+		Volume  *float64        `json:"volume"`
+		Emotion json.RawMessage `json:"emotion"`
+	} `json:"generation_config"`
+	Speed                   string `json:"speed"` // deprecated: slow, normal, fast
+	Normalization           string `json:"normalization"`
+	PronunciationDictID     string `json:"pronunciation_dict_id"`
+	AddTimestamps           bool   `json:"add_timestamps"`
+	AddPhonemeTimestamps    bool   `json:"add_phoneme_timestamps"`
+	UseNormalizedTimestamps bool   `json:"use_normalized_timestamps"`
+	// The WebSocket's own (and /tts/sse echoes the context).
+	Context          string `json:"context_id"`
+	Continue         bool   `json:"continue"`
+	Flush            bool   `json:"flush"`
+	MaxBufferDelayMS *int   `json:"max_buffer_delay_ms"`
+	Cancel           bool   `json:"cancel"`
+}
+
+// ContextID is the context the message names (core.Message).
+func (g Generation) ContextID() string { return g.Context }
