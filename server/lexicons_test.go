@@ -204,3 +204,55 @@ func TestWyomingDefaultLexicons(t *testing.T) {
 		}
 	}
 }
+
+// TestSocketLexicons: voxkit's WebSocket applies the lexicons a
+// speech.create names (whole input and input streams alike), and another
+// account's lexicon is as unknown to it as one that does not exist.
+func TestSocketLexicons(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	l := createLexicon(t, e, e.key, "", whoPLS)
+	// bytesOf is the audio of one speech.create, or its error's code.
+	bytesOf := func(key string, create map[string]any, inputs ...map[string]any) (int, string) {
+		c := dialWS(t, e, key)
+		if m := next(t, c); m.Type != "ready" {
+			t.Fatalf("got %+v", m)
+		}
+		sendWS(t, c, create)
+		for _, in := range inputs {
+			sendWS(t, c, in)
+		}
+		n := 0
+		for {
+			switch m := next(t, c); m.Type {
+			case "binary":
+				n += m.binary
+			case "speech.done":
+				return n, ""
+			case "error":
+				code, _ := m.Error["code"].(string)
+				return n, code
+			}
+		}
+	}
+	create := func(lexicons []string, stream bool) map[string]any {
+		m := map[string]any{"type": "speech.create", "id": "r", "voice": "en-us", "input": "We met the WHO today.", "response_format": "pcm"}
+		if lexicons != nil {
+			m["lexicons"] = lexicons
+		}
+		if stream {
+			m["input"], m["input_stream"] = "", true
+		}
+		return m
+	}
+	plain, _ := bytesOf(e.key, create(nil, false))
+	named, _ := bytesOf(e.key, create([]string{l.ID}, false))
+	streamed, _ := bytesOf(e.key, create([]string{l.ID}, true),
+		map[string]any{"type": "input.append", "id": "r", "text": "We met the WHO today."},
+		map[string]any{"type": "input.done", "id": "r"})
+	if near(named, plain) || !near(streamed, named) {
+		t.Errorf("audio %d bytes without the lexicon, %d with it, %d streamed with it", plain, named, streamed)
+	}
+	if _, code := bytesOf(e.otherKey, create([]string{l.ID}, false)); code != wire.CodeLexiconNotFound {
+		t.Errorf("another account's lexicon: %q, want %s", code, wire.CodeLexiconNotFound)
+	}
+}
