@@ -23,11 +23,11 @@ import (
 )
 
 // pocketVoices is a voices directory with the generated PocketTTS model,
-// made once per test.
+// made once per test binary and shared (engines only read it).
 func pocketVoices(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	if err := pockettest.Generate(dir); err != nil {
+	dir, err := pockettest.Shared()
+	if err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -5,7 +5,13 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/internal/pgtest"
+	"github.com/voxkit/voxkit/internal/pockettest"
 )
 
-// The tests that need PostgreSQL share one server, a database each.
-func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+// The tests that need PostgreSQL share one server, a database each; those
+// that need the generated PocketTTS model share one directory of it.
+func TestMain(m *testing.M) {
+	code := pgtest.Run(m)
+	pockettest.RemoveShared()
+	os.Exit(code)
+}

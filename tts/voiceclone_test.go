@@ -85,16 +85,17 @@ func TestCloneStyle(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			x := sayAs(t, s, tt.req)
-			t.Logf("duration ×%.3f, F0 ×%.3f, RMS ×%.3f", seconds(x)/dur, audiotest.EstimateF0(x, pcmRate)/f0, dsp.RMS(x)/rms)
-			if r := seconds(x) / dur; math.Abs(r/tt.dur-1) > 0.03 {
-				t.Errorf("duration ×%.3f, want ×%.3f", r, tt.dur)
+			d, f, r := seconds(x)/dur, audiotest.EstimateF0(x, pcmRate)/f0, dsp.RMS(x)/rms
+			t.Logf("duration ×%.3f, F0 ×%.3f, RMS ×%.3f", d, f, r)
+			if math.Abs(d/tt.dur-1) > 0.03 {
+				t.Errorf("duration ×%.3f, want ×%.3f", d, tt.dur)
 			}
-			if r := audiotest.EstimateF0(x, pcmRate) / f0; math.Abs(r/tt.f0-1) > 0.03 {
-				t.Errorf("F0 ×%.3f, want ×%.3f", r, tt.f0)
+			if math.Abs(f/tt.f0-1) > 0.03 {
+				t.Errorf("F0 ×%.3f, want ×%.3f", f, tt.f0)
 			}
 			// (The fake's letters fade in and out: at triple speed they are
 			// quieter on average.)
-			if r := dsp.RMS(x) / rms; tt.loudness != 0 && math.Abs(r/tt.loudness-1) > 0.05 {
+			if tt.loudness != 0 && math.Abs(r/tt.loudness-1) > 0.05 {
 				t.Errorf("RMS ×%.3f, want ×%.3f", r, tt.loudness)
 			}
 		})

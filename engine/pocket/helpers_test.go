@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"sync"
 	"testing"
 
 	"github.com/voxkit/voxkit/internal/onnxtest"
@@ -14,37 +13,22 @@ import (
 // testModel is the id of the generated model.
 const testModel = pockettest.Model
 
-// genRoot holds the generated model of this test binary; TestMain
-// removes it.
-var genRoot string
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if genRoot != "" {
-		os.RemoveAll(genRoot)
-	}
+	pockettest.RemoveShared()
 	os.Exit(code)
 }
 
-var (
-	genOnce sync.Once
-	genErr  error
-)
-
 // voicesDir returns a voices directory holding the generated model
 // testModel, with the recordings alto.wav and bass.wav in its test_wavs
-// (made once per test binary by pockettest.Generate).
+// (made once per test binary by pockettest.Shared).
 func voicesDir(t testing.TB) string {
 	t.Helper()
-	genOnce.Do(func() {
-		if genRoot, genErr = os.MkdirTemp("", "pocket-test-"); genErr == nil {
-			genErr = pockettest.Generate(genRoot)
-		}
-	})
-	if genErr != nil {
-		t.Fatalf("generating the test model: %v", genErr)
+	dir, err := pockettest.Shared()
+	if err != nil {
+		t.Fatalf("generating the test model: %v", err)
 	}
-	return genRoot
+	return dir
 }
 
 func recording(seconds, pitch float64) []float32 { return pockettest.Recording(seconds, pitch) }

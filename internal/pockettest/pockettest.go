@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/internal/dsp"
@@ -49,6 +50,33 @@ func Generate(voicesDir string) error {
 		}
 	}
 	return nil
+}
+
+// shared is the voices directory of Shared.
+var shared struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// Shared returns a voices directory holding the generated model, made by
+// Generate at the first call in the test binary and shared by its tests
+// (engines only read it). RemoveShared, called from TestMain after m.Run,
+// removes it.
+func Shared() (string, error) {
+	shared.once.Do(func() {
+		if shared.dir, shared.err = os.MkdirTemp("", "pockettest-"); shared.err == nil {
+			shared.err = Generate(shared.dir)
+		}
+	})
+	return shared.dir, shared.err
+}
+
+// RemoveShared removes Shared's directory, if it was made.
+func RemoveShared() {
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
 }
 
 // Recording returns seconds of a voice-like signal at SampleRate: a pitch
