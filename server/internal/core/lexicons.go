@@ -50,7 +50,7 @@ const maxParsedLexicons = 256
 // lexiconCache keeps parsed versions and each account's state.
 type lexiconCache struct {
 	mu       sync.Mutex
-	parsed   map[LexiconRef]*lexicon.Lexicon // by id and version, of any account (ids are the account's: see key)
+	parsed   map[lexiconKey]*lexicon.Lexicon
 	accounts map[string]accountLexicons
 }
 
@@ -61,9 +61,11 @@ type accountLexicons struct {
 	defaults []string
 }
 
-// key is the cache's name of an account's lexicon version.
-func key(account string, ref LexiconRef) LexiconRef {
-	return LexiconRef{ID: account + "\x00" + ref.ID, Version: ref.Version}
+// lexiconKey names a version of an account's lexicon (ids are the
+// account's own).
+type lexiconKey struct {
+	account string
+	ref     LexiconRef
 }
 
 // LexiconsChanged forgets what is known of account's lexicons, after a
@@ -159,7 +161,7 @@ func (c *Core) accountLexicons(ctx context.Context, ls store.Lexicons, account s
 // lexicon returns one version of account's lexicon, parsed.
 func (c *Core) lexicon(ctx context.Context, ls store.Lexicons, account string, ref LexiconRef) (*lexicon.Lexicon, *wire.Error) {
 	lc := &c.lexicons
-	k := key(account, ref)
+	k := lexiconKey{account, ref}
 	lc.mu.Lock()
 	l, ok := lc.parsed[k]
 	lc.mu.Unlock()
@@ -180,7 +182,7 @@ func (c *Core) lexicon(ctx context.Context, ls store.Lexicons, account string, r
 	l.Name = stored.Name
 	lc.mu.Lock()
 	if lc.parsed == nil {
-		lc.parsed = make(map[LexiconRef]*lexicon.Lexicon)
+		lc.parsed = make(map[lexiconKey]*lexicon.Lexicon)
 	}
 	if len(lc.parsed) >= maxParsedLexicons {
 		for old := range lc.parsed {
