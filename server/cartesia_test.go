@@ -33,6 +33,7 @@ func cartesiaBody(text, container, encoding string) string {
 // TestCartesiaHTTP: voices in pages, /tts/bytes in Cartesia's formats,
 // /tts/sse with word timestamps, errors in Cartesia's shape.
 func TestCartesiaHTTP(t *testing.T) {
+	t.Parallel() // its own server and engines, no timing bound
 	e := newEnv(t, envOptions{})
 	res, b := e.cartesiaDo("GET", "/voices?limit=100", e.key, "")
 	var page struct {

@@ -71,6 +71,7 @@ func (e *env) upload(key string, fields map[string]string, audio []byte) *http.R
 // becomes the account's voice: it speaks, after a restart too, only for
 // its account, and goes when deleted.
 func TestCloneFromRecording(t *testing.T) {
+	t.Parallel() // its own server and engines, no timing bound
 	voicesDir := pocketVoices(t)
 	e := pocketEnv(t, voicesDir, "")
 	// 48 kHz, 3 s: any rate is resampled.
@@ -129,6 +130,7 @@ func TestCloneFromRecording(t *testing.T) {
 
 // TestCloneRecordingErrors: what cannot be cloned gets a clear 400.
 func TestCloneRecordingErrors(t *testing.T) {
+	t.Parallel() // its own server and engines, no timing bound
 	e := pocketEnv(t, pocketVoices(t), "")
 	good := pockettest.WAV(pockettest.Recording(2, 200), pockettest.SampleRate)
 	for _, tc := range []struct {
@@ -239,6 +241,7 @@ func TestRecordingCloneAcrossReplicas(t *testing.T) {
 // TestCloneStreams: a recording's voice streams as SSE with word
 // timestamps, as other voices do.
 func TestCloneStreams(t *testing.T) {
+	t.Parallel() // its own server and engines, no timing bound
 	e := pocketEnv(t, pocketVoices(t), "")
 	res := e.upload(e.key, map[string]string{"id": "rec", "name": "Recorded"}, pockettest.WAV(pockettest.Recording(2, 190), pockettest.SampleRate))
 	res.Body.Close()

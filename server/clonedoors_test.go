@@ -90,6 +90,7 @@ func (e *env) cloneFailures(good []byte, one bool) []cloneFailure {
 // files; it is listed as cloned, speaks, is the account's alone, and goes
 // with DELETE; what cannot be cloned is a 400 in ElevenLabs' shape.
 func TestElevenLabsCloneFromRecording(t *testing.T) {
+	t.Parallel() // its own server and engines, no timing bound
 	e := pocketEnv(t, pocketVoices(t), "")
 	good := pockettest.WAV(pockettest.Recording(2, 200), pockettest.SampleRate)
 	add := func(key string, files ...[]byte) (int, []byte) {
@@ -178,6 +179,7 @@ func TestElevenLabsCloneFromRecording(t *testing.T) {
 // caller's, speaks, is the account's alone, and goes with DELETE; errors
 // are in Cartesia's shape.
 func TestCartesiaCloneFromRecording(t *testing.T) {
+	t.Parallel() // its own server and engines, no timing bound
 	e := pocketEnv(t, pocketVoices(t), "")
 	good := pockettest.WAV(pockettest.Recording(2, 200), pockettest.SampleRate)
 	clone := func(key string, clips ...[]byte) (int, []byte) {
@@ -292,6 +294,7 @@ func (w *wyomingClient) voices() map[string]string {
 // HTTP; another account's Wyoming neither lists nor speaks it, and a
 // deleted clone is gone from describe.
 func TestWyomingRecordingClone(t *testing.T) {
+	t.Parallel() // its own server and engines, no timing bound
 	e := pocketEnv(t, pocketVoices(t), "")
 	res := e.upload(e.key, map[string]string{"name": "My voice", "temperature": "0", "steps": "3"},
 		pockettest.WAV(pockettest.Recording(2, 200), pockettest.SampleRate))
@@ -339,6 +342,7 @@ func TestWyomingRecordingClone(t *testing.T) {
 // same samples does (at temperature 0 they speak alike, sample for
 // sample); a FLAC cut short is a 400 unsupported_audio.
 func TestCloneFromFLAC(t *testing.T) {
+	t.Parallel() // its own server and engines, no timing bound
 	e := pocketEnv(t, pocketVoices(t), "")
 	samples := pockettest.Recording(2, 170)
 	flac := audiotest.Encoded(t, encode.Format{Name: "flac", SampleRate: pockettest.SampleRate}, dsp.AppendInt16(nil, samples))

@@ -65,6 +65,7 @@ func closeTo(got, want int, frac float64) bool {
 // TestElevenLabsHTTP: voices, speech in ElevenLabs' formats, timestamps
 // and errors in ElevenLabs' shape.
 func TestElevenLabsHTTP(t *testing.T) {
+	t.Parallel() // its own server and engines, no timing bound
 	e := newEnv(t, envOptions{})
 	res, b := e.elevenDo("GET", "/v1/voices", e.key, "")
 	var list struct {

@@ -61,6 +61,7 @@ func TestEncodedSeparatorsAreNotRoutes(t *testing.T) {
 }
 
 func TestErrorsEchoBoundedStrings(t *testing.T) {
+	t.Parallel() // its own server and engines, no timing bound
 	e := newEnv(t, envOptions{})
 	long := strings.Repeat("v", 500<<10)
 	for _, tc := range []struct {

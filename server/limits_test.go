@@ -90,6 +90,7 @@ func TestAudioLimitAdmitsLongInput(t *testing.T) {
 // stream that has begun is cut (no final chunk), and an SSE stream ends
 // with an error event — never a short 200 that looks whole.
 func TestAudioLimitDuringSynthesis(t *testing.T) {
+	t.Parallel() // its own server and engines, no timing bound
 	e := newEnv(t, envOptions{synth: func(o *tts.Options) { o.MaxAudio = 10 * time.Second }})
 	input := "Hello. 1234567 8901234 5678901 2345678."
 	for _, format := range []string{"wav", "mp3", "opus", "flac"} {

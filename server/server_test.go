@@ -38,6 +38,7 @@ func probe(t *testing.T, audio []byte, format string) (codec string, rate int, d
 }
 
 func TestSDKSpeechAllFormats(t *testing.T) {
+	t.Parallel() // its own server and engines, no timing bound
 	e := newEnv(t, envOptions{})
 	c := e.client(e.key)
 	wantCodec := map[string]string{"wav": "pcm_s16le", "pcm": "pcm_s16le", "mp3": "mp3", "flac": "flac", "opus": "opus"}

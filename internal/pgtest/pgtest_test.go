@@ -10,6 +10,7 @@ import (
 
 // Two Starts in one test binary share a server and get two databases.
 func TestStart(t *testing.T) {
+	t.Parallel() // each waits on a server starting: the shared one, its own
 	ctx := context.Background()
 	var names []string
 	for range 2 {
@@ -35,6 +36,7 @@ func TestStart(t *testing.T) {
 // Without Main, a server is the test's: it is gone, with its directory,
 // when the test ends.
 func TestStartAlone(t *testing.T) {
+	t.Parallel() // each waits on a server starting: the shared one, its own
 	var srv *server
 	t.Run("server", func(t *testing.T) {
 		var err error
