@@ -343,6 +343,9 @@ func (e *Engine) SynthesizeVoice(ctx context.Context, v *Voice, req engine.Reque
 		}
 		var audio [][]float32 // this piece's chunks, kept only for word timings
 		err := m.speak(ctx, primed, steps, noise, p.text, func(samples []float32) error {
+			if err := ctx.Err(); err != nil {
+				return err // a chunk decoded as the call was cancelled is not sent
+			}
 			if rate != 1 {
 				samples = dsp.Stretch(samples, SampleRate, rate)
 			}
