@@ -5,6 +5,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/voxkit/voxkit/internal/wait"
 )
 
 // TestUnsentAfterReset: bytes written to a client that had gone are
@@ -34,10 +36,7 @@ func TestUnsentAfterReset(t *testing.T) {
 	if _, err := conn.Write(make([]byte, 24)); err != nil { // as a TLS close_notify alert would
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for unsent(conn) > 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.For(2*time.Second, func() bool { return unsent(conn) == 0 })
 	if n := unsent(conn); n != 0 {
 		t.Errorf("%d bytes unsent to a client that reset the connection", n)
 	}
