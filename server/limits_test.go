@@ -72,6 +72,7 @@ func TestAudioLimitBeforeSynthesis(t *testing.T) {
 
 // A full-length English input at speed 1 fits the default limit.
 func TestAudioLimitAdmitsLongInput(t *testing.T) {
+	long(t)
 	t.Parallel() // a long test, alongside the others that wait on the slow engine
 	e := newEnv(t, envOptions{})
 	input := strings.Repeat("The quick brown fox jumps over the lazy dog, twice. ", 80)[:4096]
@@ -118,6 +119,7 @@ func TestAudioLimitDuringSynthesis(t *testing.T) {
 // spooled to a file and still sent whole, with its exact length, in every
 // format.
 func TestLongClipIsWhole(t *testing.T) {
+	long(t)
 	t.Parallel() // a long test, alongside the others that wait on the slow engine
 	e := newEnv(t, envOptions{})
 	input := "Hello there." + strings.Repeat("<|pause:5|>", 12) + " Goodbye."

@@ -80,6 +80,7 @@ func TestCloneIDsPerAccount(t *testing.T) {
 // catalog agreeing: after every round, the clone is in the store exactly
 // when /v1/models lists it, GET finds it and speech uses it.
 func TestCloneStoreAndCatalogAgree(t *testing.T) {
+	long(t)
 	t.Parallel() // its own server and engines, no timing bound
 	e := newEnv(t, envOptions{})
 	ctx := context.Background()

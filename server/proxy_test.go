@@ -15,6 +15,7 @@ import (
 // when the proxy says https, and sign-ins are throttled by the client
 // X-Forwarded-For names; from any other peer both headers are ignored.
 func TestTrustedProxies(t *testing.T) {
+	long(t)
 	for _, trusted := range []bool{false, true} {
 		t.Run(fmt.Sprint("trusted=", trusted), func(t *testing.T) {
 			o := envOptions{}

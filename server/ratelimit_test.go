@@ -30,6 +30,7 @@ func quickSpeech(e *env, key string) *http.Response {
 }
 
 func TestConcurrencyLimitPerAccount(t *testing.T) {
+	long(t)
 	t.Parallel() // a long test, waiting on the slow engine or its own server most of the time
 	e := newEnv(t, envOptions{limits: store.Limits{Concurrent: 1}})
 	long := slowSpeech(t, e, e.key, 50) // 2 s of work, streaming
@@ -86,6 +87,7 @@ func TestRequestsPerMinute(t *testing.T) {
 }
 
 func TestBusyWhenQueueFull(t *testing.T) {
+	long(t)
 	t.Parallel() // a long test, waiting on the slow engine or its own server most of the time
 	e := newEnv(t, envOptions{maxQueue: 1, synth: func(o *tts.Options) { o.MaxParallel = 1 }})
 	waitLoad := func(want tts.Load) {

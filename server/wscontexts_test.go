@@ -239,6 +239,7 @@ func TestWSConcurrentLimit(t *testing.T) {
 // 2 s), and counts from when it ended: a request sent then is answered
 // (the 2 s leave room for a loaded machine).
 func TestWSConcurrentKeepsSessionBusy(t *testing.T) {
+	long(t)
 	t.Parallel() // a long test, waiting on the slow engine or its own server most of the time
 	const sentences = 60
 	e := newEnv(t, envOptions{wsIdle: 2 * time.Second})

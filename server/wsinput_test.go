@@ -334,6 +334,7 @@ func TestWSInputStreamErrors(t *testing.T) {
 // sentences for it (its outbox, and what the sockets buffer) and
 // synthesizes no further until the client reads again.
 func TestWSInputStreamStallsForSlowReader(t *testing.T) {
+	long(t)
 	t.Parallel() // a long test, waiting on the slow engine or its own server most of the time
 	e := newEnv(t, envOptions{})
 	c := dialWS(t, e, e.key)

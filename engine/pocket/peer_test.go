@@ -25,6 +25,9 @@ type peer struct {
 // the package is missing.
 func findPeer(t testing.TB) peer {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs sherpa-onnx-node, the peer runtime; skipped by -short (make test runs it)")
+	}
 	missing := func(format string, args ...any) {
 		t.Helper()
 		if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {

@@ -97,9 +97,13 @@ func Database() (string, error) {
 // Start returns the URL (postgres://…) of a new, empty database on a
 // running server, which the database's owner, postgres, reaches without
 // a password. The test is skipped when PostgreSQL is not installed,
-// unless $CI is set.
+// unless $CI is set, and under go test -short (starting a server costs
+// seconds; make test runs these tests).
 func Start(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("pgtest: starts a PostgreSQL server; skipped by -short (make test runs it)")
+	}
 	if shared.main {
 		dsn, err := Database()
 		if err != nil {
