@@ -243,17 +243,18 @@ type generation struct {
 	ctx context.Context
 	ro  *ort.RunOptions
 
-	main    []ort.Value // lm_main's states
-	spare   []ort.Value // lm_main's previous states, to be written next
-	cond    ort.Value   // lm_main's conditioning and end-of-speech logit
-	eos     ort.Value
-	dir     ort.Value   // lm_flow's output
-	dec     []ort.Value // the decoder's states
-	cur     *ort.Tensor[float32]
-	empty   *ort.Tensor[float32] // no text: [1, 0, embedDim]
-	s, t    *ort.Tensor[float32]
-	x       *ort.Tensor[float32]
-	latents []float32 // frames made and not yet decoded
+	main     []ort.Value // lm_main's states
+	spare    []ort.Value // lm_main's previous states, to be written next
+	cond     ort.Value   // lm_main's conditioning and end-of-speech logit
+	eos      ort.Value
+	dir      ort.Value   // lm_flow's output
+	dec      []ort.Value // the decoder's states
+	decSpare []ort.Value // the decoder's previous states, to be written next
+	cur      *ort.Tensor[float32]
+	empty    *ort.Tensor[float32] // no text: [1, 0, embedDim]
+	s, t     *ort.Tensor[float32]
+	x        *ort.Tensor[float32]
+	latents  []float32 // frames made and not yet decoded
 }
 
 func (g *generation) free() {
@@ -261,6 +262,7 @@ func (g *generation) free() {
 	destroy(g.spare)
 	destroy([]ort.Value{g.cond, g.eos, g.dir})
 	destroy(g.dec)
+	destroy(g.decSpare)
 	for _, t := range []*ort.Tensor[float32]{g.cur, g.empty, g.s, g.t, g.x} {
 		if t != nil {
 			t.Destroy()
@@ -415,12 +417,7 @@ func (g *generation) frame(steps int, noise *noise) (frame []float32, eos float3
 	g.cond, g.eos = out[0], out[1]
 	old := g.main
 	g.main = out[2:]
-	switch {
-	case g.spare != nil || sameShapes(old, g.main):
-		g.spare = old
-	default:
-		destroy(old)
-	}
+	g.spare = keepSpare(g.spare, old, g.main)
 	logit, err := floats(m.lmMain, 1, g.eos)
 	if err != nil {
 		return nil, 0, err
@@ -456,6 +453,20 @@ func (g *generation) frame(steps int, noise *noise) (frame []float32, eos float3
 	return x, logit[0], nil
 }
 
+// keepSpare returns the states a session's next run writes into: old,
+// the states its last run replaced by cur, when they have cur's shapes (a
+// spare was in use already, or the shapes did not change; a model whose
+// states grow gets new tensors from ORT every run). Otherwise old is
+// destroyed and nil returned. spare must have been the run's outputs (so
+// that it is cur now) or nil.
+func keepSpare(spare, old, cur []ort.Value) []ort.Value {
+	if spare != nil || sameShapes(old, cur) {
+		return old
+	}
+	destroy(old)
+	return nil
+}
+
 // decode runs the decoder on the frames made since the last decode, with
 // its states, and passes the audio to emit.
 func (g *generation) decode(emit func([]float32) error) error {
@@ -465,13 +476,21 @@ func (g *generation) decode(emit func([]float32) error) error {
 		return fmt.Errorf("pocket: %w", err)
 	}
 	in := append([]ort.Value{lat}, g.dec...)
-	out, err := g.m.decoder.run(g.ctx, g.ro, in)
+	out := make([]ort.Value, len(g.m.decoder.outputs))
+	if n == chunkFrames { // every chunk but a piece's last, shorter one: the states' shapes are those of the last run
+		copy(out[1:], g.decSpare)
+	} else {
+		destroy(g.decSpare)
+		g.decSpare = nil
+	}
+	err = g.m.decoder.runInto(g.ctx, g.ro, in, out)
 	lat.Destroy()
 	if err != nil {
 		return err
 	}
-	destroy(g.dec)
+	old := g.dec
 	g.dec = out[1:]
+	g.decSpare = keepSpare(g.decSpare, old, g.dec)
 	defer out[0].Destroy()
 	g.latents = g.latents[:0]
 	audio, err := floats(g.m.decoder, 0, out[0])
