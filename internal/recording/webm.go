@@ -189,9 +189,6 @@ func decodeWebM(data []byte, maxSeconds float64) (wavfile.Audio, error) {
 		b = b[e.head+int(e.size):]
 	}
 	if d.dec == nil {
-		if d.other != "" {
-			return wavfile.Audio{}, fmt.Errorf("%w: a WebM audio track of codec %s (only Opus is read)", ErrFormat, d.other)
-		}
 		return wavfile.Audio{}, fmt.Errorf("%w: a WebM file with no Opus audio track", ErrFormat)
 	}
 	if d.enough {
@@ -216,9 +213,12 @@ func (d *webmDemux) element(e element, p []byte) error {
 		}); err != nil {
 			return err
 		}
+		if d.track == nil && d.other != "" {
+			return fmt.Errorf("%w: a WebM audio track of codec %s (only Opus is read)", ErrFormat, d.other)
+		}
 		if d.track != nil {
 			var err error
-			d.dec, err = newOpusDecoding(d.track.head, d.track.skip, d.maxSec)
+			d.dec, err = newOpusDecoding(d.track.head, d.track.head.preSkip, d.maxSec)
 			return err
 		}
 	case idSimpleBlock:
@@ -259,7 +259,6 @@ func (d *webmDemux) trackEntry(p []byte) error {
 		kind    uint64
 		codec   string
 		private []byte
-		delay   int64 = -1
 	)
 	if err := children(p, func(c element, p []byte) error {
 		switch c.id {
@@ -271,8 +270,6 @@ func (d *webmDemux) trackEntry(p []byte) error {
 			codec = string(p)
 		case idCodecPrivate:
 			private = p
-		case idCodecDelay:
-			delay = int64(uintOf(p))
 		}
 		return nil
 	}); err != nil {
@@ -289,10 +286,7 @@ func (d *webmDemux) trackEntry(p []byte) error {
 	if err != nil {
 		return err
 	}
-	t.head, t.skip = head, head.preSkip
-	if delay >= 0 {
-		t.skip = int(delay * opusenc.DecodeRate / 1e9)
-	}
+	t.head = head
 	d.track = &t
 	return nil
 }
