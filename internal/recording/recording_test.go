@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"os"
 	"testing"
 
 	"github.com/mewkiz/flac"
@@ -11,6 +12,7 @@ import (
 	"github.com/mewkiz/flac/meta"
 
 	"github.com/voxkit/voxkit/encode"
+	_ "github.com/voxkit/voxkit/encode/mp3"
 	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/internal/dsp"
 	"github.com/voxkit/voxkit/internal/pockettest"
@@ -100,10 +102,34 @@ func TestDecode(t *testing.T) {
 	}
 }
 
+// garbled is data with n bytes from the middle on overwritten.
+func garbled(data []byte, n int) []byte {
+	b := bytes.Clone(data)
+	for i := range min(n, len(b)/2) {
+		b[len(b)/2+i] = byte(i*37 + 11)
+	}
+	return b
+}
+
 // TestDecodeErrors: what is not a whole recording is an ErrFormat.
 func TestDecodeErrors(t *testing.T) {
 	flacData := encoded(t, "flac", speech(10000), 24000)
+	mp3Data := encoded(t, "mp3", speech(10000), 24000)
+	oggData := encoded(t, "opus", speech(10000), 24000)
+	webmData, err := os.ReadFile(chromiumFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, data := range map[string][]byte{
+		"mp3 cut":       mp3Data[:len(mp3Data)-7],
+		"mp3 garbled":   garbled(mp3Data, 300),
+		"id3 then text": append([]byte("ID3\x04\x00\x00\x00\x00\x00\x02\x00\x00"), "not audio"...),
+		"ogg cut":       oggData[:len(oggData)-9],
+		"ogg garbled":   garbled(oggData, 40),
+		"ogg header":    oggData[:40],
+		"webm cut":      webmData[:len(webmData)-5],
+		"webm garbled":  garbled(webmData, 40),
+		"webm header":   webmData[:30],
 		"empty":         nil,
 		"text":          []byte("not audio at all"),
 		"mp3 header":    {0xFF, 0xFB, 0x90, 0x64, 0, 0, 0, 0},
@@ -118,10 +144,16 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
-// FuzzDecode: any data decodes or fails with ErrFormat, without a panic.
+// FuzzDecode: any data decodes or fails with ErrFormat, without a panic
+// or a crash in the C decoders. The seeds are short recordings in each
+// format.
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte("fLaC"))
-	f.Add(audiotest.Encoded(f, encode.Format{Name: "flac", SampleRate: 24000}, speech(5000)))
+	for _, name := range []string{"wav", "flac", "mp3", "opus"} {
+		f.Add(audiotest.Encoded(f, encode.Format{Name: name, SampleRate: 24000}, speech(2000)))
+	}
+	p, la := opusPackets(f, 3)
+	f.Add(webmOf(la, append(simpleBlock(1, xiphLacing, p[0], p[1]), simpleBlock(1, ebmlLacing, p[2], p[0], p[1])...)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, err := recording.Decode(data, 1)
 		if err != nil && !errors.Is(err, recording.ErrFormat) {
