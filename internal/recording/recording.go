@@ -29,8 +29,8 @@ import (
 const Formats = "WAV, FLAC, MP3, Ogg Opus or WebM Opus"
 
 // ErrFormat is returned (wrapped) for data that is not a recording this
-// package decodes; the error says what is wrong.
-var ErrFormat = errors.New("recording: not a supported recording (" + Formats + ")")
+// package decodes, or a damaged one; the error says what is wrong.
+var ErrFormat = errors.New("recording: unsupported or damaged recording")
 
 // maxRate is the highest sample rate decoded.
 const maxRate = 384000
