@@ -94,6 +94,16 @@ func TestDecode(t *testing.T) {
 		}
 	}
 
+	// An ID3v2 tag (10 bytes of header, 12 of frames) before FLAC or MP3
+	// is looked past to tell them apart.
+	id3 := []byte("ID3\x04\x00\x00\x00\x00\x00\x0cTIT2\x00\x00\x00\x02\x00\x00\x03a")
+	for name, want := range map[string]int{"flac": len(samples), "mp3": len(samples)} {
+		a, err := recording.Decode(append(bytes.Clone(id3), encoded(t, name, samples, 24000)...), 0)
+		if err != nil || a.SampleRate != 24000 || len(a.Samples) != want {
+			t.Errorf("ID3 then %s: %d samples at %d Hz, %v; want %d", name, len(a.Samples), a.SampleRate, err, want)
+		}
+	}
+
 	for name, data := range map[string][]byte{"wav": encoded(t, "wav", samples, 24000), "flac": encoded(t, "flac", samples, 24000)} {
 		a, err := recording.Decode(data, 0.5)
 		if err != nil || len(a.Samples) != 12000 {
@@ -152,7 +162,7 @@ func FuzzDecode(f *testing.F) {
 	for _, name := range []string{"wav", "flac", "mp3", "opus"} {
 		f.Add(audiotest.Encoded(f, encode.Format{Name: name, SampleRate: 24000}, speech(2000)))
 	}
-	p, la := opusPackets(f, 3)
+	p, la := opusPackets(f, 3, 160000)
 	f.Add(webmOf(la, append(simpleBlock(1, xiphLacing, p[0], p[1]), simpleBlock(1, ebmlLacing, p[2], p[0], p[1])...)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, err := recording.Decode(data, 1)

@@ -15,15 +15,16 @@ import (
 	"github.com/voxkit/voxkit/internal/recording"
 )
 
-// opusPackets is n 20 ms packets of speech encoded at 48 kHz and
-// 160 kbps (about 400 bytes each), and the encoder's lookahead.
-func opusPackets(t testing.TB, n int) ([][]byte, int) {
+// opusPackets is n 20 ms packets of speech encoded at 48 kHz and bps
+// bits per second (160 kbps: about 400 bytes each), and the encoder's
+// lookahead.
+func opusPackets(t testing.TB, n, bps int) ([][]byte, int) {
 	t.Helper()
 	e, err := opusenc.New(48000, opusenc.AppAudio)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.SetBitrate(160000); err != nil {
+	if err := e.SetBitrate(bps); err != nil {
 		t.Fatal(err)
 	}
 	la, _ := e.Lookahead()
@@ -164,7 +165,7 @@ func oggOf(t testing.TB, packets [][]byte, preSkip, trim int) []byte {
 // BlockGroup whose DiscardPadding trims the end, decodes to exactly what
 // the same packets in order decode to from Ogg, trimmed by its granule.
 func TestDecodeWebM(t *testing.T) {
-	p, la := opusPackets(t, 24)
+	p, la := opusPackets(t, 24, 160000)
 	const discard = 100 // samples: about 2 ms
 	data := webmOf(la,
 		append(append(append(append(
