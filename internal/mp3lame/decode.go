@@ -21,6 +21,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 	"unsafe"
 )
 
@@ -35,6 +36,11 @@ const decoderDelay = 529
 // frameOut is room for one frame's samples per channel from
 // hip_decode1_headersB: at most 1152, with a margin.
 const frameOut = 2 * 1152
+
+// decodeMu serializes decoding: mpglib, LAME's decoder, keeps state in
+// static tables that hip_decode_init rebuilds and decoders share (two
+// decoders in step gave other samples than one alone, measured).
+var decodeMu sync.Mutex
 
 // Decoded is a decoded MP3 stream.
 type Decoded struct {
@@ -63,7 +69,9 @@ func Decode(data []byte, maxSeconds float64) (Decoded, error) {
 	if maxSeconds > 0 {
 		limit = int(maxSeconds * float64(h.rate))
 	}
-	initMu.Lock()
+	decodeMu.Lock()
+	defer decodeMu.Unlock()
+	initMu.Lock() // as lame_init, it fills static tables
 	hip := C.hip_decode_init()
 	initMu.Unlock()
 	if hip == nil {

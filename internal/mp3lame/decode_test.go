@@ -3,6 +3,7 @@ package mp3lame
 import (
 	"errors"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -124,4 +125,45 @@ func FuzzDecodeFrames(f *testing.F) {
 			t.Fatalf("error not ErrStream: %v", err)
 		}
 	})
+}
+
+// TestDecodeConcurrent: decoders in several goroutines decode alike
+// (mpglib's shared tables made them differ before Decode was
+// serialized), and an encoder beside them is not disturbed.
+func TestDecodeConcurrent(t *testing.T) {
+	data := encode(t, tone(24000, 24000), 24000, 64, true)
+	want, err := Decode(data, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 5)
+	go func() { // and an encoder beside them encodes as alone
+		for range 5 {
+			if !slices.Equal(encode(t, tone(24000, 24000), 24000, 64, true), data) {
+				errs <- errors.New("an encoder beside decoders made other bytes")
+				return
+			}
+		}
+		errs <- nil
+	}()
+	for range 4 {
+		go func() {
+			for range 5 {
+				d, err := Decode(data, 0)
+				if err == nil && !slices.Equal(d.Samples, want.Samples) {
+					err = errors.New("other samples than a lone decoder's")
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 5 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
 }
