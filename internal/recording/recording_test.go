@@ -24,7 +24,7 @@ func speech(n int) []int16 {
 	return dsp.AppendInt16(nil, pockettest.Recording(float64(n)/pockettest.SampleRate, 190))[:n]
 }
 
-// encoded is samples in the format name (wav or flac) at rate.
+// encoded is samples in the format name (wav, flac, mp3 or opus) at rate.
 func encoded(t *testing.T, name string, samples []int16, rate int) []byte {
 	return audiotest.Encoded(t, encode.Format{Name: name, SampleRate: rate}, samples)
 }

@@ -130,8 +130,11 @@ func intOf(b []byte) int64 {
 // webmTrack is the Opus track of a WebM file.
 type webmTrack struct {
 	number uint64
-	head   opusHead
-	skip   int // samples to drop at the start: CodecDelay, else pre-skip
+	// head is the track's OpusHead. Its pre-skip is the samples to drop
+	// at the start, not the track's CodecDelay: ffmpeg writes a
+	// CodecDelay of half the pre-skip when its encoder ran at 24 kHz, and
+	// decodes (as libopus's own tools do) with the pre-skip.
+	head opusHead
 }
 
 // webmDemux walks a WebM file's Opus track.
@@ -195,7 +198,8 @@ func decodeWebM(data []byte, maxSeconds float64) (wavfile.Audio, error) {
 		return d.dec.audio(-1), nil
 	}
 	total := int64(len(d.dec.out) - d.dec.skip)
-	return d.dec.audio(total - d.discard*opusenc.DecodeRate/1e9), nil
+	const maxDiscard = 10e9 // ns: far more than a frame, and no overflow
+	return d.dec.audio(total - min(d.discard, maxDiscard)*opusenc.DecodeRate/1e9), nil
 }
 
 // element handles one element of the Segment or a Cluster.
