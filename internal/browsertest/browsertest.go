@@ -15,8 +15,9 @@ import (
 // Start launches Chromium for t and returns a chromedp context of a new
 // tab, which ends after timeout or with the test. The test is skipped
 // with -short, and when Chromium is not installed (it fails instead under
-// CI, whose set-up installs it).
-func Start(t testing.TB, timeout time.Duration) context.Context {
+// CI, whose set-up installs it). Options in extra are added to the ones
+// every test uses, e.g. a fake microphone.
+func Start(t testing.TB, timeout time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("browser tests are slow; make test runs them")
@@ -33,6 +34,7 @@ func Start(t testing.TB, timeout time.Duration) context.Context {
 		chromedp.UserDataDir(t.TempDir()), chromedp.NoFirstRun,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("autoplay-policy", "no-user-gesture-required"))
+	opts = append(opts, extra...)
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancel)
 	ctx, cancel := chromedp.NewContext(actx)

@@ -18,10 +18,12 @@ var crcTable = func() (t [256]uint32) {
 }()
 
 // Checksum returns the Ogg CRC-32 of a page whose checksum field is zero.
-func Checksum(page []byte) uint32 {
-	var crc uint32
-	for _, b := range page {
-		crc = crc<<8 ^ crcTable[byte(crc>>24)^b]
+func Checksum(page []byte) uint32 { return update(0, page) }
+
+// update continues the Ogg CRC-32 crc over b.
+func update(crc uint32, b []byte) uint32 {
+	for _, c := range b {
+		crc = crc<<8 ^ crcTable[byte(crc>>24)^c]
 	}
 	return crc
 }

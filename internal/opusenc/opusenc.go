@@ -1,7 +1,8 @@
-// Package opusenc is a small cgo binding to the libopus encoder: enough to
-// make Ogg Opus, including the encoder's real lookahead (the pre-skip of
-// RFC 7845), which gopkg.in/hraban/opus.v2 does not expose. It needs
-// libopus (Debian: libopus-dev) and pkg-config at build time.
+// Package opusenc is a small cgo binding to libopus: the encoder, enough
+// to make Ogg Opus, including the encoder's real lookahead (the pre-skip
+// of RFC 7845), which gopkg.in/hraban/opus.v2 does not expose; and the
+// decoder, enough to read recordings (a Decoder). It needs libopus
+// (Debian: libopus-dev) and pkg-config at build time.
 package opusenc
 
 /*

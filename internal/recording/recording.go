@@ -1,49 +1,70 @@
-// Package recording decodes an uploaded recording, WAV or FLAC (told
-// apart by their headers), to mono samples at the file's own rate: what a
-// voice is cloned from.
+// Package recording decodes an uploaded recording to mono samples at the
+// file's own rate: what a voice is cloned from. It reads
+//
+//   - WAV (PCM of 8 to 32 bits, or float), as package wavfile reads it;
+//   - FLAC of any depth, rate and channels;
+//   - MP3 (MPEG-1, 2 and 2.5 Layer III, constant or variable bitrate),
+//     with LAME's decoder; an Info tag's encoder delay and padding are
+//     trimmed;
+//   - Opus in Ogg (what Firefox's MediaRecorder makes) or in WebM
+//     (Chromium's), decoded at 48 kHz with libopus; the pre-skip, output
+//     gain and end trimming of the container are honoured.
+//
+// The format is told from the data's first bytes, never from a file name
+// or MIME type; an ID3v2 tag before MP3 or FLAC is looked past. Channels
+// are mixed down to their mean. Other formats, such as the MP4/AAC that
+// Safari records, are an ErrFormat whose message names what is read.
 package recording
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
-	"io"
 
-	"github.com/mewkiz/flac"
-
+	"github.com/voxkit/voxkit/internal/mp3lame"
 	"github.com/voxkit/voxkit/internal/wavfile"
 )
 
+// Formats names the formats Decode reads, for messages to users.
+const Formats = "WAV, FLAC, MP3, Ogg Opus or WebM Opus"
+
 // ErrFormat is returned (wrapped) for data that is not a recording this
-// package decodes; the error says what is wrong.
-var ErrFormat = errors.New("recording: not a supported WAV or FLAC file")
+// package decodes, or a damaged one; the error says what is wrong.
+var ErrFormat = errors.New("recording: unsupported or damaged recording")
 
 // maxRate is the highest sample rate decoded.
 const maxRate = 384000
 
 // Decode decodes the recording held in data, mixed down to mono (the mean
-// of the channels): WAV as package wavfile reads it, or FLAC of any depth,
-// rate and channels. Only its first maxSeconds are decoded (maxSeconds <=
-// 0 means all of it).
+// of the channels), at its own rate (48 kHz for Opus). Only its first
+// maxSeconds are decoded (maxSeconds <= 0 means all of it).
 func Decode(data []byte, maxSeconds float64) (wavfile.Audio, error) {
 	var (
 		a   wavfile.Audio
 		err error
 	)
+	afterID3 := mp3lame.SkipID3v2(data)
 	switch {
 	case bytes.HasPrefix(data, []byte("RIFF")):
 		a, err = wavfile.Parse(data)
 		if err != nil {
-			return wavfile.Audio{}, fmt.Errorf("%w: %w", ErrFormat, err)
+			err = fmt.Errorf("%w: %w", ErrFormat, err)
 		}
-	case bytes.HasPrefix(data, []byte("fLaC")), bytes.HasPrefix(data, []byte("ID3")):
-		a, err = decodeFLAC(data, maxSeconds)
-		if err != nil {
-			return wavfile.Audio{}, err
-		}
+	case bytes.HasPrefix(afterID3, []byte("fLaC")):
+		a, err = decodeFLAC(afterID3, maxSeconds)
+	case len(afterID3) >= 2 && afterID3[0] == 0xFF && afterID3[1]&0xE0 == 0xE0:
+		a, err = decodeMP3(data, maxSeconds)
+	case bytes.HasPrefix(data, []byte("OggS")):
+		a, err = decodeOgg(data, maxSeconds)
+	case bytes.HasPrefix(data, ebmlMagic):
+		a, err = decodeWebM(data, maxSeconds)
+	case len(data) >= 8 && string(data[4:8]) == "ftyp":
+		err = fmt.Errorf("%w: an MP4 file (AAC, what Safari records) is not read", ErrFormat)
 	default:
-		return wavfile.Audio{}, fmt.Errorf("%w: neither a RIFF WAVE nor a FLAC header", ErrFormat)
+		err = fmt.Errorf("%w: the data starts with no header of these", ErrFormat)
+	}
+	if err != nil {
+		return wavfile.Audio{}, err
 	}
 	if a.SampleRate <= 0 || a.SampleRate > maxRate {
 		return wavfile.Audio{}, fmt.Errorf("%w: a rate of %d Hz", ErrFormat, a.SampleRate)
@@ -54,52 +75,11 @@ func Decode(data []byte, maxSeconds float64) (wavfile.Audio, error) {
 	return a, nil
 }
 
-// decodeFLAC decodes a FLAC stream's first maxSeconds (all when <= 0).
-// A malformed stream the FLAC library panics on is an ErrFormat.
-func decodeFLAC(data []byte, maxSeconds float64) (a wavfile.Audio, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			a, err = wavfile.Audio{}, fmt.Errorf("%w: malformed FLAC (%v)", ErrFormat, p)
-		}
-	}()
-	s, err := flac.New(bytes.NewReader(data))
+// decodeMP3 decodes an MP3 stream's first maxSeconds (all when <= 0).
+func decodeMP3(data []byte, maxSeconds float64) (wavfile.Audio, error) {
+	d, err := mp3lame.Decode(data, maxSeconds)
 	if err != nil {
 		return wavfile.Audio{}, fmt.Errorf("%w: %w", ErrFormat, err)
 	}
-	rate := int(s.Info.SampleRate)
-	if rate <= 0 || rate > maxRate {
-		return wavfile.Audio{}, fmt.Errorf("%w: a rate of %d Hz", ErrFormat, rate)
-	}
-	limit := -1
-	if maxSeconds > 0 {
-		limit = int(maxSeconds * float64(rate))
-	}
-	a.SampleRate = rate
-	for limit < 0 || len(a.Samples) < limit {
-		f, err := s.ParseNext()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return wavfile.Audio{}, fmt.Errorf("%w: %w", ErrFormat, err)
-		}
-		if len(f.Subframes) == 0 || int(f.SampleRate) != 0 && int(f.SampleRate) != rate {
-			return wavfile.Audio{}, fmt.Errorf("%w: a frame of %d channels at %d Hz in a stream at %d Hz", ErrFormat, len(f.Subframes), f.SampleRate, rate)
-		}
-		bits := cmp.Or(f.BitsPerSample, s.Info.BitsPerSample) // 0: the stream's
-		scale := 1 / float64(int64(1)<<(max(bits, 1)-1)) / float64(len(f.Subframes))
-		for i := range f.Subframes[0].Samples {
-			var sum float64
-			for _, sub := range f.Subframes {
-				if i < len(sub.Samples) {
-					sum += float64(sub.Samples[i])
-				}
-			}
-			a.Samples = append(a.Samples, float32(max(-1, min(1, sum*scale))))
-		}
-	}
-	if limit >= 0 && len(a.Samples) > limit {
-		a.Samples = a.Samples[:limit]
-	}
-	return a, nil
+	return wavfile.Audio{Samples: d.Samples, SampleRate: d.SampleRate}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"os"
 	"testing"
 
 	"github.com/mewkiz/flac"
@@ -11,6 +12,7 @@ import (
 	"github.com/mewkiz/flac/meta"
 
 	"github.com/voxkit/voxkit/encode"
+	_ "github.com/voxkit/voxkit/encode/mp3"
 	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/internal/dsp"
 	"github.com/voxkit/voxkit/internal/pockettest"
@@ -22,7 +24,7 @@ func speech(n int) []int16 {
 	return dsp.AppendInt16(nil, pockettest.Recording(float64(n)/pockettest.SampleRate, 190))[:n]
 }
 
-// encoded is samples in the format name (wav or flac) at rate.
+// encoded is samples in the format name (wav, flac, mp3 or opus) at rate.
 func encoded(t *testing.T, name string, samples []int16, rate int) []byte {
 	return audiotest.Encoded(t, encode.Format{Name: name, SampleRate: rate}, samples)
 }
@@ -92,6 +94,16 @@ func TestDecode(t *testing.T) {
 		}
 	}
 
+	// An ID3v2 tag (10 bytes of header, 12 of frames) before FLAC or MP3
+	// is looked past to tell them apart.
+	id3 := []byte("ID3\x04\x00\x00\x00\x00\x00\x0cTIT2\x00\x00\x00\x02\x00\x00\x03a")
+	for name, want := range map[string]int{"flac": len(samples), "mp3": len(samples)} {
+		a, err := recording.Decode(append(bytes.Clone(id3), encoded(t, name, samples, 24000)...), 0)
+		if err != nil || a.SampleRate != 24000 || len(a.Samples) != want {
+			t.Errorf("ID3 then %s: %d samples at %d Hz, %v; want %d", name, len(a.Samples), a.SampleRate, err, want)
+		}
+	}
+
 	for name, data := range map[string][]byte{"wav": encoded(t, "wav", samples, 24000), "flac": encoded(t, "flac", samples, 24000)} {
 		a, err := recording.Decode(data, 0.5)
 		if err != nil || len(a.Samples) != 12000 {
@@ -100,10 +112,34 @@ func TestDecode(t *testing.T) {
 	}
 }
 
+// garbled is data with n bytes from the middle on overwritten.
+func garbled(data []byte, n int) []byte {
+	b := bytes.Clone(data)
+	for i := range min(n, len(b)/2) {
+		b[len(b)/2+i] = byte(i*37 + 11)
+	}
+	return b
+}
+
 // TestDecodeErrors: what is not a whole recording is an ErrFormat.
 func TestDecodeErrors(t *testing.T) {
 	flacData := encoded(t, "flac", speech(10000), 24000)
+	mp3Data := encoded(t, "mp3", speech(10000), 24000)
+	oggData := encoded(t, "opus", speech(10000), 24000)
+	webmData, err := os.ReadFile(chromiumFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, data := range map[string][]byte{
+		"mp3 cut":       mp3Data[:len(mp3Data)-7],
+		"mp3 garbled":   garbled(mp3Data, 300),
+		"id3 then text": append([]byte("ID3\x04\x00\x00\x00\x00\x00\x02\x00\x00"), "not audio"...),
+		"ogg cut":       oggData[:len(oggData)-9],
+		"ogg garbled":   garbled(oggData, 40),
+		"ogg header":    oggData[:40],
+		"webm cut":      webmData[:len(webmData)-5],
+		"webm garbled":  garbled(webmData, 40),
+		"webm header":   webmData[:30],
 		"empty":         nil,
 		"text":          []byte("not audio at all"),
 		"mp3 header":    {0xFF, 0xFB, 0x90, 0x64, 0, 0, 0, 0},
@@ -118,10 +154,16 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
-// FuzzDecode: any data decodes or fails with ErrFormat, without a panic.
+// FuzzDecode: any data decodes or fails with ErrFormat, without a panic
+// or a crash in the C decoders. The seeds are short recordings in each
+// format.
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte("fLaC"))
-	f.Add(audiotest.Encoded(f, encode.Format{Name: "flac", SampleRate: 24000}, speech(5000)))
+	for _, name := range []string{"wav", "flac", "mp3", "opus"} {
+		f.Add(audiotest.Encoded(f, encode.Format{Name: name, SampleRate: 24000}, speech(2000)))
+	}
+	p, la := opusPackets(f, 3, 160000)
+	f.Add(webmOf(la, append(simpleBlock(1, xiphLacing, p[0], p[1]), simpleBlock(1, ebmlLacing, p[2], p[0], p[1])...)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, err := recording.Decode(data, 1)
 		if err != nil && !errors.Is(err, recording.ErrFormat) {

@@ -282,8 +282,8 @@ func (c *Core) CloneUpload(w http.ResponseWriter, r *http.Request, account strin
 	}
 	a, err := recording.Decode(req.Audio, clonedSeconds)
 	if err != nil {
-		return store.Voice{}, wire.BadRecording(wire.CodeUnsupportedAudio, "The recording cannot be read: %s. Upload a WAV file "+
-			"(PCM of 8 to 32 bits or float) or a FLAC file, of any rate and channels.", err)
+		return store.Voice{}, wire.BadRecording(wire.CodeUnsupportedAudio, "The recording cannot be read: %s. Upload %s "+
+			"of any rate and channels (WAV as PCM of 8 to 32 bits or float; Chromium and Firefox record WebM and Ogg Opus; Safari's MP4/AAC is not read).", err, recording.Formats)
 	}
 	if len(a.Samples) < a.SampleRate {
 		return store.Voice{}, wire.BadRecording(wire.CodeAudioTooShort, "The recording is %s long; a clone needs at least 1 s "+
