@@ -1,0 +1,204 @@
+package upstream_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/pocket"
+	"github.com/voxkit/voxkit/internal/onnxtest"
+	"github.com/voxkit/voxkit/internal/pgtest"
+	"github.com/voxkit/voxkit/internal/pockettest"
+	"github.com/voxkit/voxkit/internal/wait"
+	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/postgres"
+	"github.com/voxkit/voxkit/server/upstream"
+	"github.com/voxkit/voxkit/tts"
+)
+
+// cloneFleet is a fleet on one PostgreSQL database: workers a and w, each
+// an ordinary server with the generated PocketTTS model, and a gateway g
+// whose only worker is w. user and other are admin keys of two accounts,
+// gatewayKey the gateway's own (scope gateway).
+type cloneFleet struct {
+	a, w, g     *httptest.Server
+	pool        *upstream.Pool
+	user, other string
+	gatewayKey  string
+}
+
+func newCloneFleet(t *testing.T) *cloneFleet {
+	t.Helper()
+	dsn := pgtest.Start(t)
+	ctx := context.Background()
+	st := openStore(t, dsn)
+	f := &cloneFleet{}
+	keys := []struct {
+		account string
+		scope   store.Scope
+		into    *string
+	}{{"acme", store.ScopeAdmin, &f.user}, {"globex", store.ScopeAdmin, &f.other}, {"gateway", store.ScopeGateway, &f.gatewayKey}}
+	for _, k := range keys {
+		if _, err := st.CreateAccount(ctx, k.account); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if _, *k.into, err = st.CreateKey(ctx, store.NewKey{Account: k.account, Scope: k.scope}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.a, f.w = pocketWorker(t, dsn), pocketWorker(t, dsn)
+	p, err := upstream.New(ctx, upstream.Options{URLs: []string{f.w.URL}, Key: f.gatewayKey, CheckEvery: 50 * time.Millisecond, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	f.pool = p
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"upstream": p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fctx, stop := context.WithCancel(ctx)
+	t.Cleanup(stop)
+	go p.Follow(fctx, synth, "upstream")
+	srv, err := server.New(server.Options{Synthesizer: synth, Store: openStore(t, dsn), Gateway: true, Ready: p.Ready, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.g = httptest.NewServer(srv)
+	t.Cleanup(func() {
+		f.g.Close()
+		srv.Shutdown(context.Background())
+	})
+	return f
+}
+
+func openStore(t *testing.T, dsn string) store.Store {
+	t.Helper()
+	st, err := postgres.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// pocketWorker is an ordinary voxkit server with the generated PocketTTS
+// model on the store at dsn, as a fleet's workers run.
+func pocketWorker(t *testing.T, dsn string) *httptest.Server {
+	t.Helper()
+	dir, err := pockettest.Shared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := pocket.Load(context.Background(), pocket.Options{LibraryPath: onnxtest.Library(t), VoicesDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"pocket": pk}, CloseEngines: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { synth.Close() })
+	srv, err := server.New(server.Options{Synthesizer: synth, Store: openStore(t, dsn), Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		ts.Close()
+		srv.Shutdown(context.Background())
+	})
+	return ts
+}
+
+// call sends a request with key and returns the status and body.
+func call(t *testing.T, method, url, key, contentType string, body io.Reader) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, body)
+	req.Header.Set("Authorization", "Bearer "+key)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, b
+}
+
+// uploadClone sends POST /v1/voices with a recording to url as key.
+func uploadClone(t *testing.T, url, key, id string) (int, []byte) {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("id", id)
+	mw.WriteField("name", "Recorded")
+	mw.WriteField("temperature", "0")
+	mw.WriteField("steps", "2")
+	fw, _ := mw.CreateFormFile("audio", "me.wav")
+	fw.Write(pockettest.WAV(pockettest.Recording(2, 170), pockettest.SampleRate))
+	mw.Close()
+	return call(t, "POST", url+"/v1/voices", key, mw.FormDataContentType(), &body)
+}
+
+// speakPCM asks url for text in voice as pcm.
+func speakPCM(t *testing.T, url, key, voice, text string) (int, []byte) {
+	t.Helper()
+	return call(t, "POST", url+"/v1/audio/speech", key, "application/json",
+		strings.NewReader(`{"model":"tts-1","voice":"`+voice+`","input":"`+text+`","response_format":"pcm"}`))
+}
+
+// TestRecordingCloneThroughGateway: a voice cloned from a recording on
+// one worker speaks through a gateway whose worker is another, the same
+// audio as that worker speaks it directly; only for its account; not once
+// deleted.
+func TestRecordingCloneThroughGateway(t *testing.T) {
+	t.Parallel() // its own fleet; waits on the ONNX engine
+	f := newCloneFleet(t)
+	if st, b := uploadClone(t, f.a.URL, f.user, "rec"); st != 201 {
+		t.Fatalf("upload on worker a: %d %s", st, b)
+	}
+	const text = "Spoken through the gateway."
+	var direct []byte
+	if !wait.For(5*time.Second, func() bool {
+		var st int
+		st, direct = speakPCM(t, f.w.URL, f.user, "rec", text)
+		return st == 200
+	}) {
+		t.Fatal("the clone never spoke on worker w")
+	}
+	var through []byte
+	if !wait.For(5*time.Second, func() bool {
+		var st int
+		st, through = speakPCM(t, f.g.URL, f.user, "rec", text)
+		return st == 200
+	}) {
+		t.Fatalf("through the gateway: %s", through)
+	}
+	if len(direct) < 24000 || !bytes.Equal(direct, through) {
+		t.Errorf("through the gateway %d bytes, directly %d: the same audio %v", len(through), len(direct), bytes.Equal(direct, through))
+	}
+	if st, b := speakPCM(t, f.g.URL, f.other, "rec", text); st != 404 {
+		t.Errorf("another account through the gateway: %d %s, want 404", st, b)
+	}
+	if st, b := call(t, "DELETE", f.a.URL+"/v1/voices/rec", f.user, "", nil); st != 200 {
+		t.Fatalf("delete on a: %d %s", st, b)
+	}
+	if !wait.For(5*time.Second, func() bool {
+		st, _ := speakPCM(t, f.g.URL, f.user, "rec", text)
+		return st == 404
+	}) {
+		t.Error("the deleted clone still speaks through the gateway")
+	}
+}
