@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,6 +32,7 @@ import (
 type cloneFleet struct {
 	a, w, g     *httptest.Server
 	pool        *upstream.Pool
+	pieces      *pieceLog // what w got
 	user, other string
 	gatewayKey  string
 }
@@ -55,7 +57,8 @@ func newCloneFleet(t *testing.T) *cloneFleet {
 			t.Fatal(err)
 		}
 	}
-	f.a, f.w = pocketWorker(t, dsn), pocketWorker(t, dsn)
+	f.pieces = new(pieceLog)
+	f.a, f.w = pocketWorker(t, dsn), pocketWorkerLogged(t, dsn, f.pieces)
 	p, err := upstream.New(ctx, upstream.Options{URLs: []string{f.w.URL}, Key: f.gatewayKey, CheckEvery: 50 * time.Millisecond, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +98,20 @@ func openStore(t *testing.T, dsn string) store.Store {
 // model on the store at dsn, as a fleet's workers run.
 func pocketWorker(t *testing.T, dsn string) *httptest.Server {
 	t.Helper()
+	return pocketWorkerLogged(t, dsn, nil)
+}
+
+// piece is a speech request a worker got: its body's size and whether it
+// carried a sample.
+type piece struct {
+	bytes      int
+	withSample bool
+}
+
+// pocketWorkerLogged is pocketWorker noting the speech requests it gets
+// in log, when log is not nil.
+func pocketWorkerLogged(t *testing.T, dsn string, log *pieceLog) *httptest.Server {
+	t.Helper()
 	dir, err := pockettest.Shared()
 	if err != nil {
 		t.Fatal(err)
@@ -112,12 +129,44 @@ func pocketWorker(t *testing.T, dsn string) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv)
+	var h http.Handler = srv
+	if log != nil {
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/v1/audio/speech" {
+				body, _ := io.ReadAll(r.Body)
+				log.add(piece{len(body), bytes.Contains(body, []byte(`"voice_sample"`))})
+				r.Body = io.NopCloser(bytes.NewReader(body))
+			}
+			srv.ServeHTTP(w, r)
+		})
+	}
+	ts := httptest.NewServer(h)
 	t.Cleanup(func() {
 		ts.Close()
 		srv.Shutdown(context.Background())
 	})
 	return ts
+}
+
+// pieceLog collects the pieces a worker got.
+type pieceLog struct {
+	mu     sync.Mutex
+	pieces []piece
+}
+
+func (l *pieceLog) add(p piece) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pieces = append(l.pieces, p)
+}
+
+// take returns the pieces logged since the last take.
+func (l *pieceLog) take() []piece {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.pieces
+	l.pieces = nil
+	return out
 }
 
 // call sends a request with key and returns the status and body.
@@ -189,6 +238,26 @@ func TestRecordingCloneThroughGateway(t *testing.T) {
 	if len(direct) < 24000 || !bytes.Equal(direct, through) {
 		t.Errorf("through the gateway %d bytes, directly %d: the same audio %v", len(through), len(direct), bytes.Equal(direct, through))
 	}
+	// The first piece carried the sample; the next ones name it only.
+	first := f.pieces.take()
+	if len(first) == 0 || !first[len(first)-1].withSample {
+		t.Errorf("the first piece in the voice did not carry the sample: %+v", first)
+	} else {
+		t.Logf("the first piece: %d bytes with the sample", first[len(first)-1].bytes)
+	}
+	if st, b := speakPCM(t, f.g.URL, f.user, "rec", "One sentence here. And another one. And a third."); st != 200 {
+		t.Fatalf("three sentences through the gateway: %d %s", st, b)
+	}
+	pieces := f.pieces.take()
+	for i, p := range pieces {
+		t.Logf("piece %d: %d bytes, sample %v", i, p.bytes, p.withSample)
+		if p.withSample {
+			t.Errorf("piece %d of a warm worker carried the sample (%d bytes)", i, p.bytes)
+		}
+	}
+	if len(pieces) != 3 {
+		t.Errorf("%d pieces, want 3", len(pieces))
+	}
 	if st, b := speakPCM(t, f.g.URL, f.other, "rec", text); st != 404 {
 		t.Errorf("another account through the gateway: %d %s, want 404", st, b)
 	}
@@ -200,5 +269,25 @@ func TestRecordingCloneThroughGateway(t *testing.T) {
 		return st == 404
 	}) {
 		t.Error("the deleted clone still speaks through the gateway")
+	}
+
+	// A recording sent to the gateway is cloned by its worker and stored
+	// by the gateway: it speaks there and on the other worker alike.
+	if st, b := uploadClone(t, f.g.URL, f.user, "made-at-gateway"); st != 201 || !bytes.Contains(b, []byte(`"model":"`+pockettest.Model+`"`)) {
+		t.Fatalf("upload to the gateway: %d %s", st, b)
+	}
+	st, through := speakPCM(t, f.g.URL, f.user, "made-at-gateway", text)
+	if st != 200 {
+		t.Fatalf("the clone made at the gateway, there: %d %s", st, through)
+	}
+	if !wait.For(5*time.Second, func() bool {
+		var st int
+		st, direct = speakPCM(t, f.a.URL, f.user, "made-at-gateway", text)
+		return st == 200
+	}) {
+		t.Fatal("the clone made at the gateway never spoke on worker a")
+	}
+	if !bytes.Equal(direct, through) {
+		t.Errorf("the clone made at the gateway: %d bytes there, %d on worker a, the same %v", len(through), len(direct), bytes.Equal(direct, through))
 	}
 }
