@@ -54,6 +54,12 @@ func pocketEnv(t *testing.T, voicesDir, dbPath string) *env {
 // the file audio.
 func (e *env) upload(key string, fields map[string]string, audio []byte) *http.Response {
 	e.t.Helper()
+	return e.uploadTo("/v1/voices", key, fields, audio)
+}
+
+// uploadTo is upload to path.
+func (e *env) uploadTo(path, key string, fields map[string]string, audio []byte) *http.Response {
+	e.t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	for k, v := range fields {
@@ -64,7 +70,7 @@ func (e *env) upload(key string, fields map[string]string, audio []byte) *http.R
 		fw.Write(audio)
 	}
 	mw.Close()
-	return e.do("POST", "/v1/voices", key, mw.FormDataContentType(), &body)
+	return e.do("POST", path, key, mw.FormDataContentType(), &body)
 }
 
 // TestCloneFromRecording: a WAV recording uploaded to POST /v1/voices

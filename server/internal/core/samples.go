@@ -44,10 +44,10 @@ func sampleEngineVoice(k sampleKey) string { return "sample/" + k.account + "/" 
 // HoldSample makes the sample voice of a speech request (a voice of
 // wire.SamplePrefix's form, with the sample itself or without it)
 // speakable for account until release is called, which the caller must
-// do once. Only a caller of the gateway scope may send a sample; a voice
-// of that form from another is left to the ordinary lookup (to which it
-// is unknown). Its errors: wire.SampleNeeded when the sample is not held
-// and not sent, wire.BadSample when the engine cannot speak it.
+// do once. Only a caller of the gateway scope may send a sample or name
+// one: to others such a voice is unknown (404), as a voice that does not
+// exist. Its errors: wire.SampleNeeded when the sample is not held and
+// not sent, wire.BadSample when the engine cannot speak it.
 func (c *Core) HoldSample(account string, scope store.Scope, sp wire.Speech) (release func(), werr *wire.Error) {
 	switch {
 	case !wire.IsSampleVoice(sp.Voice):
@@ -55,7 +55,7 @@ func (c *Core) HoldSample(account string, scope store.Scope, sp wire.Speech) (re
 	case scope != store.ScopeGateway && sp.VoiceSample != nil:
 		return nil, wire.InsufficientScope(scope, store.ScopeGateway)
 	case scope != store.ScopeGateway:
-		return func() {}, nil
+		return nil, wire.UnknownVoice(sp.Voice)
 	}
 	cloner, engineName := c.Synth.Cloner()
 	if cloner == nil {
