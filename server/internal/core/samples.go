@@ -91,11 +91,11 @@ func (c *Core) HoldSample(account string, scope store.Scope, sp wire.Speech) (re
 		}
 		h = &heldSample{}
 		s.held[k] = h
-		s.evict(c)
 	}
 	s.clock++
 	h.users++
 	h.used = s.clock
+	s.evict(c) // after marking h used: never h itself
 	var once sync.Once
 	return func() {
 		once.Do(func() {
