@@ -31,8 +31,9 @@ import (
 // gatewayKey the gateway's own (scope gateway).
 type cloneFleet struct {
 	a, w, g     *httptest.Server
-	pool        *upstream.Pool
 	pieces      *pieceLog // what w got
+	st          store.Store
+	dsn         string
 	user, other string
 	gatewayKey  string
 }
@@ -59,12 +60,21 @@ func newCloneFleet(t *testing.T) *cloneFleet {
 	}
 	f.pieces = new(pieceLog)
 	f.a, f.w = pocketWorker(t, dsn), pocketWorkerLogged(t, dsn, f.pieces)
-	p, err := upstream.New(ctx, upstream.Options{URLs: []string{f.w.URL}, Key: f.gatewayKey, CheckEvery: 50 * time.Millisecond, Logger: quiet})
+	f.g = storeGateway(t, dsn, f.gatewayKey, f.w.URL)
+	f.st, f.dsn = st, dsn
+	return f
+}
+
+// storeGateway is a gateway on the store at dsn whose workers are urls,
+// reached with key.
+func storeGateway(t *testing.T, dsn, key string, urls ...string) *httptest.Server {
+	t.Helper()
+	ctx := context.Background()
+	p, err := upstream.New(ctx, upstream.Options{URLs: urls, Key: key, CheckEvery: 50 * time.Millisecond, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
-	f.pool = p
 	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"upstream": p}})
 	if err != nil {
 		t.Fatal(err)
@@ -76,12 +86,12 @@ func newCloneFleet(t *testing.T) *cloneFleet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.g = httptest.NewServer(srv)
+	ts := httptest.NewServer(srv)
 	t.Cleanup(func() {
-		f.g.Close()
+		ts.Close()
 		srv.Shutdown(context.Background())
 	})
-	return f
+	return ts
 }
 
 func openStore(t *testing.T, dsn string) store.Store {
@@ -289,5 +299,21 @@ func TestRecordingCloneThroughGateway(t *testing.T) {
 	}
 	if !bytes.Equal(direct, through) {
 		t.Errorf("the clone made at the gateway: %d bytes there, %d on worker a, the same %v", len(through), len(direct), bytes.Equal(direct, through))
+	}
+
+	// A gateway whose key has the speech scope only (as fleets made
+	// before gateway keys had) says what its key lacks.
+	_, speechKey, err := f.st.CreateKey(context.Background(), store.NewKey{Account: "gateway", Scope: store.ScopeSpeech})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := storeGateway(t, f.dsn, speechKey, f.w.URL)
+	for what, st := range map[string]func() (int, []byte){
+		"speaking": func() (int, []byte) { return speakPCM(t, old.URL, f.user, "made-at-gateway", text) },
+		"cloning":  func() (int, []byte) { return uploadClone(t, old.URL, f.user, "another") },
+	} {
+		if st, b := st(); st != 502 || !bytes.Contains(b, []byte("needs the gateway scope")) {
+			t.Errorf("%s through a gateway with a speech key: %d %s", what, st, b)
+		}
 	}
 }
