@@ -34,6 +34,18 @@
 // appear are checked and join, those whose addresses go leave. Follow
 // keeps a gateway's tts.Synthesizer in line with the workers: its voices
 // are theirs, its render slots a number per healthy worker.
+//
+// A Pool is also the gateway's engine.Cloner, for voices cloned from
+// recordings. Such a voice is its sample (what a worker's cloning engine
+// made of the recording, kept in the gateway's store and loaded with
+// LoadClone), which the gateway sends with the first piece a worker gets
+// in the voice ("voice": "sample:<sha256>", "voice_sample": base64; see
+// wire.SamplePrefix); the worker checks it against its model, holds it,
+// and later pieces name it by its hash only, until the worker answers 409
+// voice_sample_needed. CloneVoice has a worker run the encoder (POST
+// /v1/voice-samples). Both need Options.Key to be of the gateway scope
+// (store.ScopeGateway): with another, such voices fail with a 502 that
+// says so (wire.GatewayScopeNeeded).
 package upstream
 
 import (
@@ -115,7 +127,8 @@ type Options struct {
 	// beyond them pieces wait in the gateway's own bounded queue. 0 means
 	// DefaultSlotsPerWorker.
 	SlotsPerWorker int
-	// Key is an API key every worker accepts (a speech key suffices).
+	// Key is an API key every worker accepts: of the gateway scope for
+	// voices cloned from recordings (a speech key suffices for the others).
 	Key string
 	// Client sends the requests; nil means a client of its own.
 	Client *http.Client
