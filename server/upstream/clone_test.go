@@ -38,7 +38,7 @@ type cloneFleet struct {
 	gatewayKey  string
 }
 
-func newCloneFleet(t *testing.T) *cloneFleet {
+func newCloneFleet(t testing.TB) *cloneFleet {
 	t.Helper()
 	dsn := pgtest.Start(t)
 	ctx := context.Background()
@@ -67,7 +67,7 @@ func newCloneFleet(t *testing.T) *cloneFleet {
 
 // storeGateway is a gateway on the store at dsn whose workers are urls,
 // reached with key.
-func storeGateway(t *testing.T, dsn, key string, urls ...string) *httptest.Server {
+func storeGateway(t testing.TB, dsn, key string, urls ...string) *httptest.Server {
 	t.Helper()
 	ctx := context.Background()
 	p, err := upstream.New(ctx, upstream.Options{URLs: urls, Key: key, CheckEvery: 50 * time.Millisecond, Logger: quiet})
@@ -94,7 +94,7 @@ func storeGateway(t *testing.T, dsn, key string, urls ...string) *httptest.Serve
 	return ts
 }
 
-func openStore(t *testing.T, dsn string) store.Store {
+func openStore(t testing.TB, dsn string) store.Store {
 	t.Helper()
 	st, err := postgres.Open(context.Background(), dsn)
 	if err != nil {
@@ -106,7 +106,7 @@ func openStore(t *testing.T, dsn string) store.Store {
 
 // pocketWorker is an ordinary voxkit server with the generated PocketTTS
 // model on the store at dsn, as a fleet's workers run.
-func pocketWorker(t *testing.T, dsn string) *httptest.Server {
+func pocketWorker(t testing.TB, dsn string) *httptest.Server {
 	t.Helper()
 	return pocketWorkerLogged(t, dsn, nil)
 }
@@ -120,7 +120,7 @@ type piece struct {
 
 // pocketWorkerLogged is pocketWorker noting the speech requests it gets
 // in log, when log is not nil.
-func pocketWorkerLogged(t *testing.T, dsn string, log *pieceLog) *httptest.Server {
+func pocketWorkerLogged(t testing.TB, dsn string, log *pieceLog) *httptest.Server {
 	t.Helper()
 	dir, err := pockettest.Shared()
 	if err != nil {
@@ -180,7 +180,7 @@ func (l *pieceLog) take() []piece {
 }
 
 // call sends a request with key and returns the status and body.
-func call(t *testing.T, method, url, key, contentType string, body io.Reader) (int, []byte) {
+func call(t testing.TB, method, url, key, contentType string, body io.Reader) (int, []byte) {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, body)
 	req.Header.Set("Authorization", "Bearer "+key)
@@ -196,8 +196,16 @@ func call(t *testing.T, method, url, key, contentType string, body io.Reader) (i
 	return res.StatusCode, b
 }
 
-// uploadClone sends POST /v1/voices with a recording to url as key.
-func uploadClone(t *testing.T, url, key, id string) (int, []byte) {
+// uploadClone sends POST /v1/voices with a recording of 2 s to url as
+// key.
+func uploadClone(t testing.TB, url, key, id string) (int, []byte) {
+	t.Helper()
+	return postRecording(t, url+"/v1/voices", key, id, 2)
+}
+
+// postRecording sends the multipart form of POST /v1/voices with a
+// recording of seconds to url as key.
+func postRecording(t testing.TB, url, key, id string, seconds float64) (int, []byte) {
 	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
@@ -206,13 +214,13 @@ func uploadClone(t *testing.T, url, key, id string) (int, []byte) {
 	mw.WriteField("temperature", "0")
 	mw.WriteField("steps", "2")
 	fw, _ := mw.CreateFormFile("audio", "me.wav")
-	fw.Write(pockettest.WAV(pockettest.Recording(2, 170), pockettest.SampleRate))
+	fw.Write(pockettest.WAV(pockettest.Recording(seconds, 170), pockettest.SampleRate))
 	mw.Close()
-	return call(t, "POST", url+"/v1/voices", key, mw.FormDataContentType(), &body)
+	return call(t, "POST", url, key, mw.FormDataContentType(), &body)
 }
 
 // speakPCM asks url for text in voice as pcm.
-func speakPCM(t *testing.T, url, key, voice, text string) (int, []byte) {
+func speakPCM(t testing.TB, url, key, voice, text string) (int, []byte) {
 	t.Helper()
 	return call(t, "POST", url+"/v1/audio/speech", key, "application/json",
 		strings.NewReader(`{"model":"tts-1","voice":"`+voice+`","input":"`+text+`","response_format":"pcm"}`))
