@@ -231,6 +231,9 @@ func speakPCM(t testing.TB, url, key, voice, text string) (int, []byte) {
 // audio as that worker speaks it directly; only for its account; not once
 // deleted.
 func TestRecordingCloneThroughGateway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three servers on PostgreSQL and the ONNX engine: some 4 s")
+	}
 	t.Parallel() // its own fleet; waits on the ONNX engine
 	f := newCloneFleet(t)
 	if st, b := uploadClone(t, f.a.URL, f.user, "rec"); st != 201 {
