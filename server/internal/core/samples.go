@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/voxkit/voxkit/server/store"
@@ -18,6 +19,9 @@ import (
 // at most maxSamples that no request is speaking, dropping the least
 // recently used; the gateway sends a sample again when a worker no longer
 // holds it (wire.SampleNeeded).
+
+// errNoCloner is why a server with no cloning engine speaks no sample.
+var errNoCloner = errors.New("no model here clones voices")
 
 // maxSamples is the most samples a worker keeps loaded beyond those in
 // use: a PocketTTS voice of 10 s is 0.5 MB.
@@ -59,7 +63,7 @@ func (c *Core) HoldSample(account string, scope store.Scope, sp wire.Speech) (re
 	}
 	cloner, engineName := c.Synth.Cloner()
 	if cloner == nil {
-		return nil, wire.NoCloning()
+		return nil, wire.BadSample(errNoCloner)
 	}
 	k := sampleKey{account, sp.Voice}
 	s := &c.samples
