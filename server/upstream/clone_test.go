@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,7 +31,8 @@ import (
 // whose only worker is w. user and other are admin keys of two accounts,
 // gatewayKey the gateway's own (scope gateway).
 type cloneFleet struct {
-	a, w, g     *httptest.Server
+	a, w        *workerServer
+	g           *httptest.Server
 	pieces      *pieceLog // what w got
 	st          store.Store
 	dsn         string
@@ -106,7 +108,7 @@ func openStore(t testing.TB, dsn string) store.Store {
 
 // pocketWorker is an ordinary voxkit server with the generated PocketTTS
 // model on the store at dsn, as a fleet's workers run.
-func pocketWorker(t testing.TB, dsn string) *httptest.Server {
+func pocketWorker(t testing.TB, dsn string) *workerServer {
 	t.Helper()
 	return pocketWorkerLogged(t, dsn, nil)
 }
@@ -118,9 +120,36 @@ type piece struct {
 	withSample bool
 }
 
+// workerServer is a worker whose server Restart replaces, at the same
+// address, by a new one on its own engine (a worker restarted).
+type workerServer struct {
+	*httptest.Server
+	t   testing.TB
+	dsn string
+	cur atomic.Pointer[server.Server]
+}
+
 // pocketWorkerLogged is pocketWorker noting the speech requests it gets
 // in log, when log is not nil.
-func pocketWorkerLogged(t testing.TB, dsn string, log *pieceLog) *httptest.Server {
+func pocketWorkerLogged(t testing.TB, dsn string, log *pieceLog) *workerServer {
+	t.Helper()
+	ws := &workerServer{t: t, dsn: dsn}
+	ws.Restart()
+	ws.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if log != nil && r.URL.Path == "/v1/audio/speech" {
+			body, _ := io.ReadAll(r.Body)
+			log.add(piece{len(body), bytes.Contains(body, []byte(`"voice_sample"`))})
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		ws.cur.Load().ServeHTTP(w, r)
+	}))
+	t.Cleanup(ws.Close)
+	return ws
+}
+
+// Restart serves with a new server, engine and store connection.
+func (ws *workerServer) Restart() {
+	t := ws.t
 	t.Helper()
 	dir, err := pockettest.Shared()
 	if err != nil {
@@ -135,27 +164,12 @@ func pocketWorkerLogged(t testing.TB, dsn string, log *pieceLog) *httptest.Serve
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { synth.Close() })
-	srv, err := server.New(server.Options{Synthesizer: synth, Store: openStore(t, dsn), Logger: quiet})
+	srv, err := server.New(server.Options{Synthesizer: synth, Store: openStore(t, ws.dsn), Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var h http.Handler = srv
-	if log != nil {
-		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/v1/audio/speech" {
-				body, _ := io.ReadAll(r.Body)
-				log.add(piece{len(body), bytes.Contains(body, []byte(`"voice_sample"`))})
-				r.Body = io.NopCloser(bytes.NewReader(body))
-			}
-			srv.ServeHTTP(w, r)
-		})
-	}
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() {
-		ts.Close()
-		srv.Shutdown(context.Background())
-	})
-	return ts
+	t.Cleanup(func() { srv.Shutdown(context.Background()) })
+	ws.cur.Store(srv)
 }
 
 // pieceLog collects the pieces a worker got.
@@ -278,6 +292,15 @@ func TestRecordingCloneThroughGateway(t *testing.T) {
 	}
 	if len(pieces) != 3 {
 		t.Errorf("%d pieces, want 3", len(pieces))
+	}
+	// The worker restarted holds no sample: it asks for it (409), and
+	// gets the piece again with it.
+	f.w.Restart()
+	if st, again := speakPCM(t, f.g.URL, f.user, "rec", text); st != 200 || !bytes.Equal(again, through) {
+		t.Errorf("through the gateway after the worker restarted: %d, the same audio %v", st, bytes.Equal(again, through))
+	}
+	if p := f.pieces.take(); len(p) != 2 || p[0].withSample || !p[1].withSample {
+		t.Errorf("pieces after the worker restarted: %+v, want one without the sample, then one with it", p)
 	}
 	if st, b := speakPCM(t, f.g.URL, f.other, "rec", text); st != 404 {
 		t.Errorf("another account through the gateway: %d %s, want 404", st, b)
