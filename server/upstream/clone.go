@@ -9,8 +9,10 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptrace"
 	"slices"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
@@ -114,22 +116,38 @@ func (p *Pool) CloneVoice(ctx context.Context, req engine.CloneRequest) ([]byte,
 	}
 }
 
-// encodeOn asks w to clone the recording of body. A connection that
-// failed and a 503 or 429 are errBusy: another worker may be asked.
+// encodeOn asks w to clone the recording of body, within
+// Options.PieceTimeout. As for a piece (see speak), only a request the
+// worker did not take may go to another: a connection that failed before
+// the worker's first byte, and a 503 or 429, are errBusy; a connection
+// that broke after it is the worker's failure (502), and takes it out of
+// rotation until its next check passes.
 func (p *Pool) encodeOn(ctx context.Context, w *worker, body []byte, contentType string) ([]byte, error) {
 	w.outstanding.Add(1)
 	defer w.outstanding.Add(-1)
 	w.requests.Add(1)
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url+"/v1/voice-samples", bytes.NewReader(body))
+	timed, cancel := context.WithTimeout(ctx, p.piece)
+	defer cancel()
+	var taken atomic.Bool
+	trace := &httptrace.ClientTrace{GotFirstResponseByte: func() { taken.Store(true) }}
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(timed, trace), http.MethodPost, w.url+"/v1/voice-samples", bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	hreq.Header.Set("Authorization", "Bearer "+p.key)
 	hreq.Header.Set("Content-Type", contentType)
+	hreq.Header.Set("Expect", "100-continue")
 	res, err := p.client.Do(hreq)
-	if err != nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, ctx.Err() // the caller gave up
+	case err != nil:
 		w.errors.Add(1)
-		return nil, fmt.Errorf("%w: %w", errBusy, err)
+		p.setHealthy(w, false, err)
+		if !taken.Load() {
+			return nil, fmt.Errorf("%w: %w", errBusy, err)
+		}
+		return nil, fmt.Errorf("upstream: cloning on %s: %w: %w", w.url, err, wire.WorkerFailed())
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {

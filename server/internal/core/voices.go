@@ -288,6 +288,8 @@ func (c *Core) EncodeUpload(w http.ResponseWriter, r *http.Request, f wire.Clone
 	}
 	models := cloner.CloneModels()
 	switch {
+	case len(models) == 0: // a gateway whose workers clone nothing
+		return wire.VoiceClone{}, nil, wire.NoCloning()
 	case req.Model == "" && len(models) == 1:
 		req.Model = models[0]
 	case !slices.Contains(models, req.Model):
