@@ -3,6 +3,7 @@ package upstream_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -23,6 +24,7 @@ import (
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/postgres"
 	"github.com/voxkit/voxkit/server/upstream"
+	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -349,5 +351,64 @@ func TestRecordingCloneThroughGateway(t *testing.T) {
 		if st, b := st(); st != 502 || !bytes.Contains(b, []byte("needs the gateway scope")) {
 			t.Errorf("%s through a gateway with a speech key: %d %s", what, st, b)
 		}
+	}
+}
+
+// cloningWorker is a fake worker (at the HTTP seam) whose model "m"
+// clones, answering POST /v1/voice-samples with status and body, and
+// counting them in asked.
+func cloningWorker(t *testing.T, status int, body string, asked *atomic.Int64) string {
+	t.Helper()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/readyz":
+		case "/v1/models":
+			io.WriteString(w, `{"object":"list","data":[],"clone_models":["m"]}`)
+		case "/v1/voice-samples":
+			asked.Add(1)
+			io.Copy(io.Discard, r.Body)
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// TestPoolCloneVoice: a recording goes to a worker whose model clones; a
+// busy worker (503) is passed over for another, a worker's refusal of the
+// recording (400) is the answer as it wrote it, with no other worker
+// asked, and a refusal of the gateway's key (403) says the key needs the
+// gateway scope.
+func TestPoolCloneVoice(t *testing.T) {
+	req := engine.CloneRequest{Model: "m", Samples: make([]float32, 24000), SampleRate: 24000}
+	var busy, good, refusing, forbidding atomic.Int64
+	p := newPool(t, cloningWorker(t, 503, `{"error":{"message":"busy"}}`, &busy), cloningWorker(t, 200, "SAMPLE", &good))
+	if models := p.CloneModels(); len(models) != 1 || models[0] != "m" {
+		t.Errorf("clone models %q, want [m]", models)
+	}
+	for range 4 {
+		if sample, err := p.CloneVoice(context.Background(), req); err != nil || string(sample) != "SAMPLE" {
+			t.Fatalf("%q, %v", sample, err)
+		}
+	}
+	if good.Load() != 4 {
+		t.Errorf("the worker that clones was asked %d times, want 4", good.Load())
+	}
+
+	refused := `{"error":{"message":"The recording is silent.","type":"invalid_request_error","param":"audio","code":"audio_silent"}}`
+	p = newPool(t, cloningWorker(t, 400, refused, &refusing), cloningWorker(t, 400, refused, &refusing))
+	var we *wire.Error
+	if _, err := p.CloneVoice(context.Background(), req); !errors.As(err, &we) || we.Status != 400 || we.Code != wire.CodeAudioSilent || refusing.Load() != 1 {
+		t.Errorf("a refused recording: %v (asked %d workers), want the worker's 400 from one", err, refusing.Load())
+	}
+	p = newPool(t, cloningWorker(t, 403, `{"error":{"message":"scope"}}`, &forbidding))
+	if _, err := p.CloneVoice(context.Background(), req); !errors.As(err, &we) || we.Status != 502 || !strings.Contains(we.Message, "gateway scope") {
+		t.Errorf("a refused key: %v, want the 502 that names the gateway scope", err)
+	}
+	if _, err := p.CloneVoice(context.Background(), engine.CloneRequest{Model: "other"}); !errors.Is(err, upstream.ErrNoWorker) {
+		t.Errorf("a model no worker has: %v", err)
 	}
 }
