@@ -54,6 +54,12 @@ func pocketEnv(t *testing.T, voicesDir, dbPath string) *env {
 // the file audio.
 func (e *env) upload(key string, fields map[string]string, audio []byte) *http.Response {
 	e.t.Helper()
+	return e.uploadTo("/v1/voices", key, fields, audio)
+}
+
+// uploadTo is upload to path.
+func (e *env) uploadTo(path, key string, fields map[string]string, audio []byte) *http.Response {
+	e.t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	for k, v := range fields {
@@ -64,7 +70,7 @@ func (e *env) upload(key string, fields map[string]string, audio []byte) *http.R
 		fw.Write(audio)
 	}
 	mw.Close()
-	return e.do("POST", "/v1/voices", key, mw.FormDataContentType(), &body)
+	return e.do("POST", path, key, mw.FormDataContentType(), &body)
 }
 
 // TestCloneFromRecording: a WAV recording uploaded to POST /v1/voices
@@ -166,10 +172,12 @@ func TestCloneRecordingErrors(t *testing.T) {
 	if vs, _ := e.store.Voices(context.Background(), ""); len(vs) != 0 {
 		t.Errorf("failed uploads stored %d voices", len(vs))
 	}
-	// Without a cloning engine, an upload is refused with the reason.
-	plain := newEnv(t, envOptions{})
-	if got := apiError(t, plain.upload(plain.key, map[string]string{"name": "x"}, good), 400, wire.CodeInvalidValue); !strings.Contains(got.Message, "no model here clones") {
-		t.Errorf("no cloner: %+v", got)
+	// Without a cloning engine, or with one that has no model (a gateway
+	// whose workers clone nothing), an upload is refused with the reason.
+	for name, other := range map[string]*env{"no cloner": newEnv(t, envOptions{}), "no model": pocketEnv(t, t.TempDir(), "")} {
+		if got := apiError(t, other.upload(other.key, map[string]string{"name": "x"}, good), 400, wire.CodeInvalidValue); !strings.Contains(got.Message, "no model here clones") {
+			t.Errorf("%s: %+v", name, got)
+		}
 	}
 }
 

@@ -3,7 +3,9 @@ package pocket
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,7 +203,9 @@ func TestVoiceBinary(t *testing.T) {
 			t.Fatalf("latent %d: %v, want %v", i, w.Latents[i], v.Latents[i])
 		}
 	}
-	for _, bad := range [][]byte{nil, []byte("hello"), b[:len(b)-1], bytes.Replace(b, []byte(`"frames"`), []byte(`"framez"`), 1)} {
+	nan := bytes.Clone(b) // its last latent NaN, which the model would speak as silence
+	binary.LittleEndian.PutUint32(nan[len(nan)-4:], math.Float32bits(float32(math.NaN())))
+	for _, bad := range [][]byte{nil, []byte("hello"), b[:len(b)-1], bytes.Replace(b, []byte(`"frames"`), []byte(`"framez"`), 1), nan} {
 		if err := new(Voice).UnmarshalBinary(bad); err == nil {
 			t.Errorf("%d bytes of a damaged voice decoded", len(bad))
 		}

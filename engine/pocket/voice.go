@@ -72,6 +72,11 @@ func (v *Voice) validate() error {
 	if v == nil || v.Frames <= 0 || v.Dim <= 0 || len(v.Latents) != v.Frames*v.Dim {
 		return errors.New("pocket: voice without latents")
 	}
+	for i, x := range v.Latents {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("pocket: voice latent %d is %v, not a number the model can take", i, x)
+		}
+	}
 	return v.Settings.validate()
 }
 

@@ -203,7 +203,7 @@ say "two replicas migrated the empty database together: versions 1 to $3, each o
 compose run --rm worker1 init >"$work/init" 2>&1 || { cat "$work/init" >&2; fail "init"; }
 admin=$(tr -d '\r' <"$work/init" | sed -n 's/^api key: *//p')
 [ -n "$admin" ] || { cat "$work/init" >&2; fail "init printed no API key"; }
-compose run --rm worker1 keys create --account gateway --create-account --scope speech >"$work/key" 2>&1 ||
+compose run --rm worker1 keys create --account gateway --create-account --scope gateway >"$work/key" 2>&1 ||
 	{ cat "$work/key" >&2; fail "keys create"; }
 export VOXKIT_UPSTREAM_KEY=$(tr -d '\r' <"$work/key" | grep -x 'sk_[A-Za-z0-9]*')
 say "init: account local and its admin key; keys create: the gateway's speech key"

@@ -8,7 +8,7 @@
 //	server [flags] accounts create NAME             add an account, print its password
 //	server [flags] accounts passwd NAME             print a new password (ends its sessions)
 //	server [flags] accounts list
-//	server [flags] keys create --account NAME [--name LABEL] [--scope admin|speech] [--create-account]
+//	server [flags] keys create --account NAME [--name LABEL] [--scope admin|speech|gateway] [--create-account]
 //	                                                print a new API key, once
 //	server [flags] keys list [--account NAME]
 //	server [flags] keys revoke PREFIX               revoke the key starting with PREFIX
@@ -311,13 +311,13 @@ func (a *app) run(ctx context.Context, args []string) error {
 		kf.SetOutput(a.stderr)
 		account := kf.String("account", "", "account that owns the key (required)")
 		name := kf.String("name", "", "label of the key")
-		scope := kf.String("scope", string(store.ScopeAdmin), "admin (everything) or speech (speech and models only)")
+		scope := kf.String("scope", string(store.ScopeAdmin), "admin (everything), speech (speech and models only) or gateway (a gateway's key for its workers: speech, and voices cloned from recordings)")
 		create := kf.Bool("create-account", false, "create the account first when it does not exist (a gateway's, say)")
 		if err := kf.Parse(rest[2:]); err != nil {
 			return err
 		}
 		if *account == "" || kf.NArg() != 0 || !store.Scope(*scope).Valid() {
-			return errors.New("usage: keys create --account NAME [--name LABEL] [--scope admin|speech] [--create-account]")
+			return errors.New("usage: keys create --account NAME [--name LABEL] [--scope admin|speech|gateway] [--create-account]")
 		}
 		if *create {
 			if err := store.ValidateAccountName(*account); err != nil {

@@ -120,7 +120,7 @@ func TestDeployFirstSteps(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, []string{"keys", "create", "--account", "gateway", "--scope", "speech"}, "--create-account"},
+		{nil, []string{"keys", "create", "--account", "gateway", "--scope", "gateway"}, "--create-account"},
 		{[]string{"VOXKIT_INITIAL_PASSWORD=short"}, []string{"init"}, "VOXKIT_INITIAL_PASSWORD"},
 	} {
 		if _, err := exampleCommand(t, c.env, append([]string{"-store", dsn}, c.args...)...); err == nil || !strings.Contains(err.Error(), c.want) {

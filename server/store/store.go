@@ -35,14 +35,25 @@ type Account struct {
 type Scope string
 
 // The scopes. An admin key may do everything its account may; a speech
-// key may only synthesize speech and list voices.
+// key may only synthesize speech and list voices. A gateway key is a
+// gateway's own key for its workers (package server/upstream): it may do
+// what a speech key may, and also send a voice cloned from a recording
+// with a speech request and have a worker encode a recording — what only
+// a gateway needs, which an admin key may not do.
 const (
-	ScopeAdmin  Scope = "admin"
-	ScopeSpeech Scope = "speech"
+	ScopeAdmin   Scope = "admin"
+	ScopeSpeech  Scope = "speech"
+	ScopeGateway Scope = "gateway"
 )
 
 // Valid reports whether s is one of the scopes.
-func (s Scope) Valid() bool { return s == ScopeAdmin || s == ScopeSpeech }
+func (s Scope) Valid() bool { return s == ScopeAdmin || s == ScopeSpeech || s == ScopeGateway }
+
+// Allows reports whether a key of scope s may do what needs scope need:
+// its own, and speech for admin and gateway keys.
+func (s Scope) Allows(need Scope) bool {
+	return s == need || need == ScopeSpeech && (s == ScopeAdmin || s == ScopeGateway)
+}
 
 // Key describes a stored API key; the plaintext is never part of it.
 type Key struct {

@@ -35,11 +35,14 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 		// audio comes bare, which costs less on both sides.
 		sp.StreamFormat, sp.Timestamps = wire.StreamSSE, wire.TimestampsWord
 	}
-	body, _ := json.Marshal(sp)
+	var sample []byte
+	if cl, ok := p.cloneOf(req.Voice); ok {
+		sp.Voice, sample = cl.voice, cl.sample
+	}
 	var tried []*worker
 	var last error
 	for {
-		w := p.pick(req.Voice, tried)
+		w := p.pick(sp.Voice, tried)
 		if w == nil {
 			answer := wire.NoWorker(req.Voice, p.every)
 			if len(tried) > 0 {
@@ -48,12 +51,12 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 			return fmt.Errorf("%w %q: %w", ErrNoWorker, req.Voice, answer)
 		}
 		tried = append(tried, w)
-		err := p.speak(ctx, w, body, req.Text, emit)
+		err := p.speakOn(ctx, w, sp, sample, emit)
 		var failed *attemptError
 		var answered *wire.Error
 		switch {
 		case err == nil:
-			w.spokeWith(req.Voice)
+			w.spokeWith(sp.Voice)
 			return ctx.Err()
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -68,6 +71,40 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 		last = err
 		p.log.Warn("upstream: retrying on another worker", "worker", w.url, "voice", req.Voice, "err", err)
 	}
+}
+
+// speakOn runs the piece sp on w (see speak). The piece of a clone goes
+// with its sample (sample, nil for other voices) when w has not spoken it
+// lately, and without it otherwise, then again with it if w no longer
+// holds it (409 voice_sample_needed).
+func (p *Pool) speakOn(ctx context.Context, w *worker, sp wire.Speech, sample []byte, emit engine.ChunkFunc) error {
+	send := func(withSample bool) error {
+		if withSample {
+			sp.VoiceSample = sample
+		}
+		body, _ := json.Marshal(sp)
+		err := p.speak(ctx, w, body, sp.Input, emit)
+		var refused *refusal
+		if withSample && errors.As(err, &refused) && (refused.status == http.StatusUnauthorized || refused.status == http.StatusForbidden) {
+			return fmt.Errorf("%w: %w", err, wire.GatewayScopeNeeded())
+		}
+		return err
+	}
+	if sample == nil {
+		return send(false)
+	}
+	w.mu.Lock()
+	warm := w.warm(sp.Voice)
+	w.mu.Unlock()
+	if !warm {
+		return send(true)
+	}
+	err := send(false)
+	var answered *wire.Error
+	if errors.As(err, &answered) && answered.Code == wire.CodeSampleNeeded {
+		return send(true)
+	}
+	return err
 }
 
 // attemptError is a piece's failure on one worker.
@@ -107,7 +144,7 @@ type refusal struct {
 	status int
 	body   string
 	// client is the worker's error when it judged the request itself (a
-	// 400, 413 or 422: its audio limit, say), which the gateway answers
+	// 400, 409, 413 or 422: its audio limit, a sample it lacks, say), which the gateway answers
 	// as its own; nil for a refusal of the gateway (401, 403), which is
 	// the gateway's failure, not its caller's.
 	client *wire.Error
@@ -128,7 +165,7 @@ func (r *refusal) Unwrap() error {
 func newRefusal(status int, body []byte) *refusal {
 	r := &refusal{status: status, body: string(body)}
 	switch status {
-	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
+	case http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
 		r.client = workerError(status, body)
 	}
 	return r

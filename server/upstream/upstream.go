@@ -34,6 +34,18 @@
 // appear are checked and join, those whose addresses go leave. Follow
 // keeps a gateway's tts.Synthesizer in line with the workers: its voices
 // are theirs, its render slots a number per healthy worker.
+//
+// A Pool is also the gateway's engine.Cloner, for voices cloned from
+// recordings. Such a voice is its sample (what a worker's cloning engine
+// made of the recording, kept in the gateway's store and loaded with
+// LoadClone), which the gateway sends with the first piece a worker gets
+// in the voice ("voice": "sample:<sha256>", "voice_sample": base64; see
+// wire.SamplePrefix); the worker checks it against its model, holds it,
+// and later pieces name it by its hash only, until the worker answers 409
+// voice_sample_needed. CloneVoice has a worker run the encoder (POST
+// /v1/voice-samples). Both need Options.Key to be of the gateway scope
+// (store.ScopeGateway): with another, such voices fail with a 502 that
+// says so (wire.GatewayScopeNeeded).
 package upstream
 
 import (
@@ -115,7 +127,8 @@ type Options struct {
 	// beyond them pieces wait in the gateway's own bounded queue. 0 means
 	// DefaultSlotsPerWorker.
 	SlotsPerWorker int
-	// Key is an API key every worker accepts (a speech key suffices).
+	// Key is an API key every worker accepts: of the gateway scope for
+	// voices cloned from recordings (a speech key suffices for the others).
 	Key string
 	// Client sends the requests; nil means a client of its own.
 	Client *http.Client
@@ -165,9 +178,12 @@ type Pool struct {
 	// changed receives (at most one pending) when the workers, their
 	// health or their voices change, for Follow.
 	changed chan struct{}
-	bg      context.Context // ends at Close
-	stop    context.CancelFunc
-	loops   sync.WaitGroup
+	// clones are the voices cloned from recordings, by name (LoadClone).
+	clonesMu sync.RWMutex
+	clones   map[string]clone
+	bg       context.Context // ends at Close
+	stop     context.CancelFunc
+	loops    sync.WaitGroup
 }
 
 // dnsName is a dns+http URL of Options.URLs.
@@ -192,6 +208,8 @@ type worker struct {
 
 	mu     sync.Mutex
 	voices map[string]engine.Voice
+	// cloneModels are the models that clone there.
+	cloneModels []string
 	// spoke holds when the worker last answered for each voice: a worker
 	// that loads voices on first use has it loaded, most likely (pick).
 	spoke map[string]time.Time
@@ -438,7 +456,7 @@ func (p *Pool) check(ctx context.Context, w *worker) {
 		}
 		w.mu.Lock()
 		same := maps.Equal(w.voices, vs)
-		w.voices = vs
+		w.voices, w.cloneModels = vs, models.CloneModels
 		w.mu.Unlock()
 		if !same {
 			p.notify()
@@ -523,13 +541,29 @@ func (p *Pool) Renders(f engine.Feature) bool { return f == engine.FeatureRate }
 // no healthy one is left, an unhealthy one (its last failure may have
 // passed); nil if there is none.
 func (p *Pool) pick(voice string, tried []*worker) *worker {
-	if w := p.pickAmong(voice, tried, true); w != nil {
-		return w
-	}
-	return p.pickAmong(voice, tried, false)
+	return p.pickWith(voice, func(w *worker) bool { return w.has(voice) }, tried)
 }
 
-func (p *Pool) pickAmong(voice string, tried []*worker, healthy bool) *worker {
+// pickWith is pick among the workers for which has holds (called with
+// their mu held).
+func (p *Pool) pickWith(voice string, has func(*worker) bool, tried []*worker) *worker {
+	if w := p.pickAmong(voice, has, tried, true); w != nil {
+		return w
+	}
+	return p.pickAmong(voice, has, tried, false)
+}
+
+// has reports whether w speaks voice: one it lists, or a sample
+// (wire.IsSampleVoice) when a model clones there. w.mu is held.
+func (w *worker) has(voice string) bool {
+	if wire.IsSampleVoice(voice) {
+		return len(w.cloneModels) > 0
+	}
+	_, ok := w.voices[voice]
+	return ok
+}
+
+func (p *Pool) pickAmong(voice string, has func(*worker) bool, tried []*worker, healthy bool) *worker {
 	ws := p.list()
 	if len(ws) == 0 {
 		return nil
@@ -544,18 +578,21 @@ func (p *Pool) pickAmong(voice string, tried []*worker, healthy bool) *worker {
 			continue
 		}
 		w.mu.Lock()
-		_, has := w.voices[voice]
+		speaks := has(w)
 		cost := w.outstanding.Load()
-		if time.Since(w.spoke[voice]) > warmFor {
+		if !w.warm(voice) {
 			cost += coldCost
 		}
 		w.mu.Unlock()
-		if has && (best == nil || cost < bestCost) {
+		if speaks && (best == nil || cost < bestCost) {
 			best, bestCost = w, cost
 		}
 	}
 	return best
 }
+
+// warm reports whether w answered for voice within warmFor. w.mu is held.
+func (w *worker) warm(voice string) bool { return time.Since(w.spoke[voice]) <= warmFor }
 
 // spokeWith notes that w answered for voice.
 func (w *worker) spokeWith(voice string) {

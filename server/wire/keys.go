@@ -127,7 +127,7 @@ func ParseKeyCreate(body []byte) (KeyCreate, error) {
 	if ok {
 		kc.Scope = store.Scope(scope)
 		if !kc.Scope.Valid() {
-			return KeyCreate{}, BadRequest(CodeInvalidValue, "scope", "scope must be %q or %q, not %s.", store.ScopeAdmin, store.ScopeSpeech, Echo(scope))
+			return KeyCreate{}, BadRequest(CodeInvalidValue, "scope", "scope must be %q, %q or %q, not %s.", store.ScopeAdmin, store.ScopeSpeech, store.ScopeGateway, Echo(scope))
 		}
 	}
 	return kc, nil

@@ -36,6 +36,10 @@ type Model struct {
 type ModelList struct {
 	Object string  `json:"object"`
 	Data   []Model `json:"data"`
+	// CloneModels, a voxkit extension, are the models that clone voices
+	// from recordings here (multipart POST /v1/voices); absent when none
+	// does. A gateway learns its workers' from it.
+	CloneModels []string `json:"clone_models,omitempty"`
 }
 
 // FromVoice converts a catalog voice into its model entry.

@@ -66,6 +66,11 @@ type Speech struct {
 	// the account's pronunciation lexicons to apply, in order; nil when
 	// absent (the account's default lexicons apply), empty for none.
 	Lexicons []string
+	// VoiceSample, a voxkit extension for gateways ("voice_sample", base64),
+	// is the stored form of the voice cloned from a recording that Voice
+	// names (SampleVoice); nil when absent. Only a key of the gateway
+	// scope may send one (see SamplePrefix).
+	VoiceSample []byte
 }
 
 // Input formats of a speech request.
@@ -98,7 +103,9 @@ func (s Speech) MarshalJSON() ([]byte, error) {
 		InputFormat      string  `json:"input_format,omitempty"`
 		Normalize        *bool   `json:"normalize,omitempty"`
 		MaxBufferDelayMS *int    `json:"max_buffer_delay_ms,omitempty"`
-	}{s.Model, s.Voice, s.Input, s.Format, s.Speed, s.Instructions, s.StreamFormat, s.StrictTags, s.Timestamps, s.InputStream, s.InputFormat, verbatim(s.Normalize), s.MaxBufferDelayMS})
+		VoiceSample      []byte  `json:"voice_sample,omitempty"`
+	}{s.Model, s.Voice, s.Input, s.Format, s.Speed, s.Instructions, s.StreamFormat, s.StrictTags, s.Timestamps, s.InputStream, s.InputFormat,
+		verbatim(s.Normalize), s.MaxBufferDelayMS, s.VoiceSample})
 }
 
 // verbatim is the "normalize" field of a request that reads text as
@@ -216,6 +223,9 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 		return Speech{}, err
 	}
 	if s.Instructions, _, err = stringField(raw, "instructions"); err != nil {
+		return Speech{}, err
+	}
+	if s.VoiceSample, err = sampleField(raw, s.Voice); err != nil {
 		return Speech{}, err
 	}
 	return s, nil

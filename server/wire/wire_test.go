@@ -227,6 +227,7 @@ func TestSpeechRoundTrip(t *testing.T) {
 		{Model: "tts-1", Voice: "v", Input: "Hi.", Format: "pcm", Speed: 1.5, StreamFormat: StreamAudio, Normalize: true},
 		{Voice: "v", Input: "Hi.", Format: "mp3", Speed: 1, StreamFormat: StreamSSE, Timestamps: TimestampsWord, StrictTags: true, Instructions: "calm"},
 		{Voice: "v", Format: "pcm", Speed: 1, StreamFormat: StreamAudio, InputStream: true, MaxBufferDelayMS: &ms, Normalize: true},
+		{Voice: SampleVoice([]byte("a sample")), Input: "Hi.", Format: "pcm", Speed: 1, StreamFormat: StreamAudio, VoiceSample: []byte("a sample")},
 	} {
 		b, err := json.Marshal(s)
 		if err != nil {

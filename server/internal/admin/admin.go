@@ -56,6 +56,7 @@ func Mount(mux *http.ServeMux, c *core.Core, o Options) {
 		route("/v1/keys/{prefix}", core.Methods{http.MethodDelete: c.Authed(store.ScopeAdmin, d.revokeKey)})
 		route("/v1/voices", core.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, d.listVoices), http.MethodPost: c.Authed(store.ScopeAdmin, d.createVoice)})
 		route("/v1/voices/{id}", core.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, d.getVoice), http.MethodDelete: c.Authed(store.ScopeAdmin, d.deleteVoice)})
+		route("/v1/voice-samples", core.Methods{http.MethodPost: c.Authed(store.ScopeGateway, d.encodeSample)})
 	}
 	if _, ok := c.Store.(store.Lexicons); ok {
 		d.mountLexicons(route)

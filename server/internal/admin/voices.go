@@ -5,6 +5,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/core"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/voxkit/voxkit/server/store"
@@ -117,5 +118,23 @@ func (d *door) cloneVoice(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	core.WriteJSON(w, http.StatusCreated, wire.FromStoredVoice(sv))
+	return nil
+}
+
+// encodeSample answers POST /v1/voice-samples, a gateway's: the multipart
+// body of a POST /v1/voices cloned, and what the cloning engine made of
+// it (store.Voice.Sample) answered as application/octet-stream; nothing
+// is stored. A gateway,
+// which has no engine, clones through it (package server/upstream).
+func (d *door) encodeSample(w http.ResponseWriter, r *http.Request) error {
+	_, sample, err := d.c.EncodeUpload(w, r, wire.OpenAIClone)
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/octet-stream")
+	h.Set("Content-Length", strconv.Itoa(len(sample)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(sample)
 	return nil
 }

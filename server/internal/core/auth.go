@@ -138,8 +138,8 @@ func (c *Core) Authed(need store.Scope, h Handler) Handler {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="voxkit"`)
 			return werr
 		}
-		Info(r.Context()).Account = cl.Account
-		if need == store.ScopeAdmin && cl.Scope != store.ScopeAdmin {
+		Info(r.Context()).Account, Info(r.Context()).Scope = cl.Account, cl.Scope
+		if !cl.Scope.Allows(need) {
 			return wire.InsufficientScope(cl.Scope, need)
 		}
 		return h(w, r)
@@ -147,7 +147,8 @@ func (c *Core) Authed(need store.Scope, h Handler) Handler {
 }
 
 // AdmitVendor admits the caller of a vendor door with the scope need
-// (a key of admin scope may do what one of speech scope may): by key,
+// (store.Scope.Allows: a key of admin scope may do what one of speech
+// scope may): by key,
 // the value of the vendor's own key header, when there is one, else as
 // Admit does; the account goes in the request info.
 func (c *Core) AdmitVendor(r *http.Request, key string, need store.Scope) (string, *wire.Error) {
@@ -159,13 +160,13 @@ func (c *Core) AdmitVendor(r *http.Request, key string, need store.Scope) (strin
 	} else {
 		cl, werr = c.Admit(r)
 	}
-	if werr == nil && cl.Scope != store.ScopeAdmin && cl.Scope != need {
+	if werr == nil && !cl.Scope.Allows(need) {
 		werr = wire.InsufficientScope(cl.Scope, need)
 	}
 	if werr != nil {
 		return "", werr
 	}
-	Info(r.Context()).Account = cl.Account
+	Info(r.Context()).Account, Info(r.Context()).Scope = cl.Account, cl.Scope
 	return cl.Account, nil
 }
 

@@ -83,6 +83,7 @@ type Core struct {
 	limiter store.Limiter
 
 	voiceMu  sync.Mutex // serializes clone changes to the store and catalog
+	samples  samples    // the samples gateways sent (HoldSample)
 	lexicons lexiconCache
 	revising sync.Mutex // one lexicon revision at a time (ReviseLexicon)
 

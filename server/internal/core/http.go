@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -72,9 +73,10 @@ func (c *Core) DoorRoute(mux *http.ServeMux, path string, m Methods, answer func
 type Request struct {
 	ID      string
 	Start   time.Time
-	Account string // the admitted caller's
-	Route   string // the pattern it was routed by, "" for none
-	Format  string // the audio format of a speech request
+	Account string      // the admitted caller's
+	Scope   store.Scope // what the caller's credentials allow
+	Route   string      // the pattern it was routed by, "" for none
+	Format  string      // the audio format of a speech request
 	// Abort, if set, is why a response already under way (a socket
 	// session) was cut: the access log reports it aborted.
 	Abort error

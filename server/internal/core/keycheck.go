@@ -83,7 +83,7 @@ func (c *Core) AuthedAlongside(need store.Scope, h Handler) Handler {
 			return first(w, r)
 		}
 		known, ok := c.keys.known.get(token)
-		if !ok || (need == store.ScopeAdmin && known.Scope != store.ScopeAdmin) {
+		if !ok || !known.Scope.Allows(need) {
 			return first(w, r)
 		}
 		ctx, cancel := context.WithCancelCause(r.Context())
@@ -106,7 +106,7 @@ func (c *Core) AuthedAlongside(need store.Scope, h Handler) Handler {
 			}
 		}()
 		cw := &checkedWriter{ResponseWriter: w, before: w.Header().Clone(), checked: checked, ctx: ctx, late: c.KeyCheck}
-		Info(ctx).Account = known.Account
+		Info(ctx).Account, Info(ctx).Scope = known.Account, known.Scope
 		err := h(cw, r.WithContext(ctx))
 		if !cw.pass() {
 			return nil // the refusal is the response

@@ -255,55 +255,69 @@ const silentRecording = 0.001
 // every door clones. Its errors are *wire.Error for the client's, others
 // for the server's.
 func (c *Core) CloneUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (store.Voice, error) {
+	req, sample, err := c.EncodeUpload(w, r, f)
+	if err != nil {
+		return store.Voice{}, err
+	}
+	return c.StoreVoice(r.Context(), store.Voice{ID: req.ID, Account: account, Name: req.Name, Base: req.Model,
+		Speed: 1, Range: 1, Volume: 1, Sample: sample})
+}
+
+// EncodeUpload runs the cloning engine on the recording in r's multipart
+// body of the form f, and returns the form (its Model the model that
+// cloned) and what the engine made (store.Voice.Sample), which it does
+// not store. Its errors are CloneUpload's.
+func (c *Core) EncodeUpload(w http.ResponseWriter, r *http.Request, f wire.CloneForm) (wire.VoiceClone, []byte, error) {
 	cloner, _ := c.Synth.Cloner()
 	if cloner == nil {
-		return store.Voice{}, wire.NoCloning()
+		return wire.VoiceClone{}, nil, wire.NoCloning()
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, wire.MaxRecording+1<<20)
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return store.Voice{}, wire.BadRequest(wire.CodeInvalidValue, "", "The body is not well-formed multipart/form-data: %s.", err)
+		return wire.VoiceClone{}, nil, wire.BadRequest(wire.CodeInvalidValue, "", "The body is not well-formed multipart/form-data: %s.", err)
 	}
 	req, err := f.Parse(mr)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		w.Header().Set("Connection", "close")
-		return store.Voice{}, wire.BodyTooLarge(tooBig.Limit)
+		return wire.VoiceClone{}, nil, wire.BodyTooLarge(tooBig.Limit)
 	}
 	if err != nil {
-		return store.Voice{}, wire.ToError(err, "")
+		return wire.VoiceClone{}, nil, wire.ToError(err, "")
 	}
 	models := cloner.CloneModels()
 	switch {
+	case len(models) == 0: // a gateway whose workers clone nothing
+		return wire.VoiceClone{}, nil, wire.NoCloning()
 	case req.Model == "" && len(models) == 1:
 		req.Model = models[0]
 	case !slices.Contains(models, req.Model):
-		return store.Voice{}, wire.UnknownCloneModel(req.Model, models)
+		return wire.VoiceClone{}, nil, wire.UnknownCloneModel(req.Model, models)
 	}
 	a, err := recording.Decode(req.Audio, clonedSeconds)
 	if err != nil {
-		return store.Voice{}, wire.BadRecording(wire.CodeUnsupportedAudio, "The recording cannot be read: %s. Upload %s "+
+		return wire.VoiceClone{}, nil, wire.BadRecording(wire.CodeUnsupportedAudio, "The recording cannot be read: %s. Upload %s "+
 			"of any rate and channels (WAV as PCM of 8 to 32 bits or float; Chromium and Firefox record WebM and Ogg Opus; Safari's MP4/AAC is not read).", err, recording.Formats)
 	}
 	if len(a.Samples) < a.SampleRate {
-		return store.Voice{}, wire.BadRecording(wire.CodeAudioTooShort, "The recording is %s long; a clone needs at least 1 s "+
+		return wire.VoiceClone{}, nil, wire.BadRecording(wire.CodeAudioTooShort, "The recording is %s long; a clone needs at least 1 s "+
 			"(5 to 10 s of one speaker is best; only the first 10 s are used).", wire.RecordingSeconds(len(a.Samples), a.SampleRate))
 	}
 	if dsp.RMS(a.Samples) < silentRecording {
-		return store.Voice{}, wire.BadRecording(wire.CodeAudioSilent, "The recording is silent (below -60 dBFS); a clone needs someone speaking.")
+		return wire.VoiceClone{}, nil, wire.BadRecording(wire.CodeAudioSilent, "The recording is silent (below -60 dBFS); a clone needs someone speaking.")
 	}
 	sample, err := cloner.CloneVoice(r.Context(), engine.CloneRequest{Model: req.Model, Samples: a.Samples, SampleRate: a.SampleRate,
 		Temperature: req.Temperature, Steps: req.Steps, Seed: req.Seed})
 	switch {
 	case errors.Is(err, engine.ErrRecording):
-		return store.Voice{}, wire.BadRecording(wire.CodeUnsupportedAudio, "The recording cannot be cloned: %s.", err)
+		return wire.VoiceClone{}, nil, wire.BadRecording(wire.CodeUnsupportedAudio, "The recording cannot be cloned: %s.", err)
 	case errors.Is(err, engine.ErrCloneSettings):
-		return store.Voice{}, wire.BadRequest(wire.CodeInvalidValue, "", "%s.", err)
+		return wire.VoiceClone{}, nil, wire.BadRequest(wire.CodeInvalidValue, "", "%s.", err)
 	case err != nil:
-		return store.Voice{}, err
+		return wire.VoiceClone{}, nil, err
 	}
-	return c.StoreVoice(r.Context(), store.Voice{ID: req.ID, Account: account, Name: req.Name, Base: req.Model,
-		Speed: 1, Range: 1, Volume: 1, Sample: sample})
+	return req, sample, nil
 }
 
 // WireError is err as a *wire.Error for a door to shape: the

@@ -29,9 +29,13 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 }
 
 // listModels answers GET /v1/models: the voices the caller may use, as
-// OpenAI models.
+// OpenAI models, and the models that clone.
 func (d *door) listModels(w http.ResponseWriter, r *http.Request) error {
-	core.WriteJSON(w, http.StatusOK, wire.FromVoices(d.c.Voices.List(core.Info(r.Context()).Account)))
+	l := wire.FromVoices(d.c.Voices.List(core.Info(r.Context()).Account))
+	if cloner, _ := d.c.Synth.Cloner(); cloner != nil {
+		l.CloneModels = cloner.CloneModels()
+	}
+	core.WriteJSON(w, http.StatusOK, l)
 	return nil
 }
 

@@ -37,10 +37,16 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request) error {
 	if werr != nil {
 		return werr
 	}
-	sp, req, werr := d.speechRequest(body, core.Info(r.Context()).Account)
+	ri := core.Info(r.Context())
+	sp, req, werr := d.speechRequest(body, ri.Account)
 	if werr != nil {
 		return werr
 	}
+	release, werr := d.c.HoldSample(ri.Account, ri.Scope, sp)
+	if werr != nil {
+		return werr
+	}
+	defer release()
 	job := core.Job{Request: req, Voice: sp.Voice, Lexicons: core.RefsOf(sp.Lexicons)}
 	switch {
 	case sp.StreamFormat == wire.StreamSSE:

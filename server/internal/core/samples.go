@@ -1,0 +1,139 @@
+package core
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/voices"
+)
+
+// Samples a gateway sends (wire.SamplePrefix): a worker speaks a voice
+// cloned from a recording that lives in a gateway's store by the voice's
+// sample, which the gateway sends with the speech request. The worker
+// loads it into its cloning engine, which checks it against the model (a
+// malformed sample is a 400, wire.BadSample), and keeps it, as a voice of
+// the gateway's account named by the sample's hash, so that the
+// gateway's next pieces in that voice need not carry it again. It holds
+// at most maxSamples that no request is speaking, dropping the least
+// recently used; the gateway sends a sample again when a worker no longer
+// holds it (wire.SampleNeeded).
+
+// errNoCloner is why a server with no cloning engine speaks no sample.
+var errNoCloner = errors.New("no model here clones voices")
+
+// maxSamples is the most samples a worker keeps loaded beyond those in
+// use: a PocketTTS voice of 10 s is 0.5 MB.
+const maxSamples = 64
+
+// samples are the samples held, by account and voice.
+type samples struct {
+	mu    sync.Mutex
+	held  map[sampleKey]*heldSample
+	clock uint64 // counts uses, for the least recently used
+}
+
+type sampleKey struct{ account, voice string }
+
+type heldSample struct {
+	users int
+	used  uint64
+}
+
+// sampleEngineVoice is the cloning engine's name for a sample: never a
+// voice id a request can name.
+func sampleEngineVoice(k sampleKey) string { return "sample/" + k.account + "/" + k.voice }
+
+// HoldSample makes the sample voice of a speech request (a voice of
+// wire.SamplePrefix's form, with the sample itself or without it)
+// speakable for account until release is called, which the caller must
+// do once. Only a caller of the gateway scope may send a sample or name
+// one: to others such a voice is unknown (404), as a voice that does not
+// exist. Its errors: wire.SampleNeeded when the sample is not held and
+// not sent, wire.BadSample when the engine cannot speak it.
+func (c *Core) HoldSample(account string, scope store.Scope, sp wire.Speech) (release func(), werr *wire.Error) {
+	switch {
+	case !wire.IsSampleVoice(sp.Voice):
+		return func() {}, nil
+	case scope != store.ScopeGateway && sp.VoiceSample != nil:
+		return nil, wire.InsufficientScope(scope, store.ScopeGateway)
+	case scope != store.ScopeGateway:
+		return nil, wire.UnknownVoice(sp.Voice)
+	}
+	cloner, engineName := c.Synth.Cloner()
+	if cloner == nil {
+		return nil, wire.BadSample(errNoCloner)
+	}
+	k := sampleKey{account, sp.Voice}
+	s := &c.samples
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.held[k]
+	if h != nil && !c.Voices.Has(account, sp.Voice) {
+		// A resync of the catalog with the store dropped it.
+		s.drop(c, k)
+		h = nil
+	}
+	if h == nil {
+		if sp.VoiceSample == nil {
+			return nil, wire.SampleNeeded(sp.Voice)
+		}
+		// The engine checks the sample (its format, its model, the
+		// model's shapes) as it loads it.
+		if err := cloner.LoadClone(sampleEngineVoice(k), sp.VoiceSample); err != nil {
+			return nil, wire.BadSample(err)
+		}
+		err := c.Voices.Add(voices.Voice{ID: sp.Voice, Owner: account, Engine: engineName, EngineVoice: sampleEngineVoice(k),
+			Description: "a voice a gateway sent"})
+		if err != nil {
+			cloner.UnloadClone(sampleEngineVoice(k))
+			return nil, wire.BadSample(err)
+		}
+		if s.held == nil {
+			s.held = make(map[sampleKey]*heldSample)
+		}
+		h = &heldSample{}
+		s.held[k] = h
+	}
+	s.clock++
+	h.users++
+	h.used = s.clock
+	s.evict(c) // after marking h used: never h itself
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			h.users--
+			s.evict(c)
+		})
+	}, nil
+}
+
+// evict drops the least recently used samples that no request speaks
+// while more than maxSamples are held. s.mu is held.
+func (s *samples) evict(c *Core) {
+	for len(s.held) > maxSamples {
+		var oldest *sampleKey
+		var at uint64
+		for k, h := range s.held {
+			if h.users == 0 && (oldest == nil || h.used < at) {
+				oldest, at = &k, h.used
+			}
+		}
+		if oldest == nil {
+			return // all in use: they go as their requests end
+		}
+		s.drop(c, *oldest)
+	}
+}
+
+// drop forgets the sample k. s.mu is held.
+func (s *samples) drop(c *Core, k sampleKey) {
+	delete(s.held, k)
+	c.Voices.Remove(k.account, k.voice)
+	if cloner, _ := c.Synth.Cloner(); cloner != nil {
+		cloner.UnloadClone(sampleEngineVoice(k))
+	}
+}

@@ -1,0 +1,110 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/enginetest"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
+)
+
+// loadCounter is a cloning engine (at the engine.Cloner seam) that
+// remembers what is loaded; engine/pocket's own checks are tested with
+// the real engine (server's TestSamplesFromGateway).
+type loadCounter struct {
+	*enginetest.Fake
+	mu     sync.Mutex
+	loaded map[string]bool
+}
+
+func (l *loadCounter) CloneModels() []string { return []string{"m"} }
+func (l *loadCounter) CloneVoice(context.Context, engine.CloneRequest) ([]byte, error) {
+	return nil, engine.ErrRecording
+}
+
+func (l *loadCounter) LoadClone(name string, data []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.loaded[name] = true
+	return nil
+}
+
+func (l *loadCounter) UnloadClone(name string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.loaded, name)
+}
+
+func (l *loadCounter) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.loaded)
+}
+
+// TestSamplesHeldAndDropped: a worker holds at most maxSamples samples
+// that no request speaks, dropping the least recently used from its
+// engine and catalog; samples in use stay; one the catalog lost is asked
+// for again.
+func TestSamplesHeldAndDropped(t *testing.T) {
+	cl := &loadCounter{Fake: enginetest.NewFake(enginetest.FakeOptions{}), loaded: map[string]bool{}}
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"clones": cl}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Core{Config: Config{Synth: synth}, Voices: synth.Voices()}
+	sample := func(i int) wire.Speech {
+		s := []byte(fmt.Sprint("sample ", i))
+		return wire.Speech{Voice: wire.SampleVoice(s), VoiceSample: s}
+	}
+	hold := func(sp wire.Speech) func() {
+		t.Helper()
+		release, werr := c.HoldSample("gw", store.ScopeGateway, sp)
+		if werr != nil {
+			t.Fatalf("holding %s: %v", sp.Voice, werr)
+		}
+		return release
+	}
+	inUse := hold(sample(0)) // held throughout
+	for i := 1; i <= maxSamples+10; i++ {
+		hold(sample(i))()
+		if i > 2 {
+			hold(sample(1))() // used again and again: stays
+		}
+	}
+	if n := cl.count(); n != maxSamples {
+		t.Errorf("%d samples loaded, want %d", n, maxSamples)
+	}
+	bare := func(i int) wire.Speech { sp := sample(i); sp.VoiceSample = nil; return sp }
+	if _, werr := c.HoldSample("gw", store.ScopeGateway, bare(0)); werr != nil {
+		t.Errorf("the sample in use was dropped: %v", werr)
+	}
+	if release, werr := c.HoldSample("gw", store.ScopeGateway, bare(1)); werr != nil {
+		t.Errorf("a sample used often was dropped: %v", werr)
+	} else {
+		release()
+	}
+	if _, werr := c.HoldSample("gw", store.ScopeGateway, bare(2)); werr == nil || werr.Code != wire.CodeSampleNeeded {
+		t.Errorf("the least recently used sample: %v, want it dropped", werr)
+	}
+	if c.Voices.Has("gw", sample(2).Voice) {
+		t.Error("a dropped sample stays in the catalog")
+	}
+	last := bare(maxSamples + 10)
+	if _, werr := c.HoldSample("gw", store.ScopeGateway, last); werr != nil {
+		t.Errorf("the last sample: %v", werr)
+	}
+	if _, werr := c.HoldSample("other", store.ScopeGateway, last); werr == nil || werr.Code != wire.CodeSampleNeeded {
+		t.Errorf("another account's gateway naming the sample: %v, want it asked for", werr)
+	}
+	// A sample the catalog lost (a resync with the store) is asked for.
+	c.Voices.Remove("gw", last.Voice)
+	if _, werr := c.HoldSample("gw", store.ScopeGateway, last); werr == nil || werr.Code != wire.CodeSampleNeeded {
+		t.Errorf("a sample the catalog lost: %v, want it asked for", werr)
+	}
+	inUse()
+}
