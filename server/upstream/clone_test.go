@@ -299,7 +299,7 @@ func TestRecordingCloneThroughGateway(t *testing.T) {
 	// gets the piece again with it.
 	f.w.Restart()
 	if st, again := speakPCM(t, f.g.URL, f.user, "rec", text); st != 200 || !bytes.Equal(again, through) {
-		t.Errorf("through the gateway after the worker restarted: %d, the same audio %v", st, bytes.Equal(again, through))
+		t.Errorf("through the gateway after the worker restarted: %d, the same audio %v %s", st, bytes.Equal(again, through), again[:min(len(again), 300)])
 	}
 	if p := f.pieces.take(); len(p) != 2 || p[0].withSample || !p[1].withSample {
 		t.Errorf("pieces after the worker restarted: %+v, want one without the sample, then one with it", p)

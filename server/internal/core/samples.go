@@ -71,7 +71,8 @@ func (c *Core) HoldSample(account string, scope store.Scope, sp wire.Speech) (re
 	defer s.mu.Unlock()
 	h := s.held[k]
 	if h != nil && !c.Voices.Has(account, sp.Voice) {
-		// A resync of the catalog with the store dropped it.
+		// Something took it out of the catalog (resyncs leave samples
+		// alone): load it again.
 		s.drop(c, k)
 		h = nil
 	}

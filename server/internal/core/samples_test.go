@@ -3,12 +3,14 @@ package core
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -101,10 +103,42 @@ func TestSamplesHeldAndDropped(t *testing.T) {
 	if _, werr := c.HoldSample("other", store.ScopeGateway, last); werr == nil || werr.Code != wire.CodeSampleNeeded {
 		t.Errorf("another account's gateway naming the sample: %v, want it asked for", werr)
 	}
-	// A sample the catalog lost (a resync with the store) is asked for.
+	// A sample the catalog lost is asked for.
 	c.Voices.Remove("gw", last.Voice)
 	if _, werr := c.HoldSample("gw", store.ScopeGateway, last); werr == nil || werr.Code != wire.CodeSampleNeeded {
 		t.Errorf("a sample the catalog lost: %v, want it asked for", werr)
 	}
 	inUse()
+}
+
+// TestResyncKeepsSamples: bringing the catalog in line with the store
+// (as a server does when it starts, or after missed changes) leaves the
+// samples gateways sent, which the store never holds.
+func TestResyncKeepsSamples(t *testing.T) {
+	cl := &loadCounter{Fake: enginetest.NewFake(enginetest.FakeOptions{}), loaded: map[string]bool{}}
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"clones": cl}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "voxkit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.CreateAccount(t.Context(), "gw"); err != nil {
+		t.Fatal(err)
+	}
+	c := &Core{Config: Config{Synth: synth, Store: st}, Voices: synth.Voices()}
+	sp := wire.Speech{Voice: wire.SampleVoice([]byte("a sample")), VoiceSample: []byte("a sample")}
+	release, werr := c.HoldSample("gw", store.ScopeGateway, sp)
+	if werr != nil {
+		t.Fatal(werr)
+	}
+	defer release()
+	if err := c.resyncVoices(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Voices.Has("gw", sp.Voice) || cl.count() != 1 {
+		t.Errorf("after a resync: in the catalog %v, loaded %d", c.Voices.Has("gw", sp.Voice), cl.count())
+	}
 }

@@ -85,8 +85,8 @@ func (c *Core) applyVoice(sv store.Voice) {
 	}
 }
 
-// resyncVoices makes the catalog's clones those of the store. c.voiceMu
-// is held.
+// resyncVoices makes the catalog's clones those of the store (the
+// samples gateways sent are left alone). c.voiceMu is held.
 func (c *Core) resyncVoices(ctx context.Context) error {
 	list, err := c.Store.Voices(ctx, "")
 	if err != nil {
@@ -104,7 +104,9 @@ func (c *Core) resyncVoices(ctx context.Context) error {
 	}
 	for _, a := range accounts {
 		for _, v := range c.Voices.List(a.Name) {
-			if v.Owner == a.Name && !stored[key{a.Name, v.ID}] {
+			// The samples gateways sent are no clones of the store's:
+			// they stay until HoldSample's eviction drops them.
+			if v.Owner == a.Name && !stored[key{a.Name, v.ID}] && !wire.IsSampleVoice(v.ID) {
 				c.removeVoice(a.Name, v.ID)
 			}
 		}
