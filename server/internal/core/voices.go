@@ -280,6 +280,17 @@ func (c *Core) CloneUpload(w http.ResponseWriter, r *http.Request, account strin
 	case !slices.Contains(models, req.Model):
 		return store.Voice{}, wire.UnknownCloneModel(req.Model, models)
 	}
+	// Decoding and encoding the recording cost CPU as speech does: a
+	// clone counts against the account's limits as a speech request, and
+	// one the account has no room for is refused before that work.
+	if err := c.voiceRoom(r.Context(), account); err != nil {
+		return store.Voice{}, err
+	}
+	end, werr := c.AdmitSpeech(r.Context(), account)
+	if werr != nil {
+		return store.Voice{}, werr
+	}
+	defer end()
 	a, err := recording.Decode(req.Audio, clonedSeconds)
 	if err != nil {
 		return store.Voice{}, wire.BadRecording(wire.CodeUnsupportedAudio, "The recording cannot be read: %s. Upload a WAV file "+
@@ -292,7 +303,7 @@ func (c *Core) CloneUpload(w http.ResponseWriter, r *http.Request, account strin
 	if dsp.RMS(a.Samples) < silentRecording {
 		return store.Voice{}, wire.BadRecording(wire.CodeAudioSilent, "The recording is silent (below -60 dBFS); a clone needs someone speaking.")
 	}
-	sample, err := cloner.CloneVoice(r.Context(), engine.CloneRequest{Model: req.Model, Samples: a.Samples, SampleRate: a.SampleRate,
+	sample, err := c.Synth.CloneVoice(r.Context(), account, engine.CloneRequest{Model: req.Model, Samples: a.Samples, SampleRate: a.SampleRate,
 		Temperature: req.Temperature, Steps: req.Steps, Seed: req.Seed})
 	switch {
 	case errors.Is(err, engine.ErrRecording):
@@ -304,6 +315,23 @@ func (c *Core) CloneUpload(w http.ResponseWriter, r *http.Request, account strin
 	}
 	return c.StoreVoice(r.Context(), store.Voice{ID: req.ID, Account: account, Name: req.Name, Base: req.Model,
 		Speed: 1, Range: 1, Volume: 1, Sample: sample})
+}
+
+// voiceRoom is wire.VoiceLimit when account holds c.MaxVoices clones
+// already. The store counts again as it inserts; this spares the
+// recording's encoding when the answer is known.
+func (c *Core) voiceRoom(ctx context.Context, account string) error {
+	if c.MaxVoices <= 0 {
+		return nil
+	}
+	list, err := c.Store.Voices(ctx, account)
+	if err != nil {
+		return err
+	}
+	if len(list) >= c.MaxVoices {
+		return wire.VoiceLimit(c.MaxVoices)
+	}
+	return nil
 }
 
 // WireError is err as a *wire.Error for a door to shape: the
