@@ -630,40 +630,9 @@ func (a *app) serveMetrics(ln net.Listener, reg *prometheus.Registry, api *serve
 	return func() { hs.Close() }
 }
 
-// rescanOnHangup rescans the voices directory at every SIGHUP until ctx
-// ends: voices added to it appear, removed ones go, changed ones reload.
-func (a *app) rescanOnHangup(ctx context.Context, synth *tts.Synthesizer, piper *onnx.Engine) {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	cat := synth.Voices()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-hup:
-			if piper == nil {
-				a.log.Info("voices rescanned: no -voices directory")
-				continue
-			}
-			_, err := piper.Rescan(ctx)
-			// The voices that loaded are listed even if others failed.
-			err = errors.Join(err, cat.AddEngine(ctx, "onnx", piper, time.Now()))
-			for _, v := range cat.Shadowed() {
-				a.log.Warn("voice clone left out: a global voice has its id", "voice", v.ID, "account", v.Owner)
-			}
-			if err != nil {
-				a.log.Warn("voices rescanned with errors", "voices", len(cat.List("")), "err", err)
-				continue
-			}
-			a.log.Info("voices rescanned", "voices", len(cat.List("")))
-		}
-	}
-}
-
 // engines starts espeak-ng and, with -voices, the onnx engine on that
-// directory (nil without it) and, when the directory holds PocketTTS
-// models, the pocket engine.
+// directory (nil without it) and the pocket engine on its PocketTTS
+// models.
 func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engine, error) {
 	esp, err := espeak.New(espeak.Options{InProcess: a.espeakInProcess, Processes: a.espeakProcesses})
 	if err != nil {
@@ -686,17 +655,15 @@ func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engi
 		return nil, nil, fmt.Errorf("voices in %s: %w", a.voices, err)
 	}
 	engines["onnx"] = piper
+	// The pocket engine is there without models too: a SIGHUP may bring
+	// some (rescanOnHangup).
 	pk, err := pocket.Load(ctx, pocket.Options{LibraryPath: a.getenv("ONNXRUNTIME_LIB"), VoicesDir: a.voices, Logger: a.log})
 	if err != nil {
 		esp.Close()
 		piper.Close()
 		return nil, nil, fmt.Errorf("PocketTTS models in %s: %w", a.voices, err)
 	}
-	if len(pk.Models()) == 0 {
-		pk.Close()
-	} else {
-		engines["pocket"] = pk
-	}
+	engines["pocket"] = pk
 	return engines, piper, nil
 }
 
@@ -809,7 +776,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	if a.ready != nil {
 		a.ready(dl.Addr())
 	}
-	go a.rescanOnHangup(ctx, synth, piper)
+	go a.rescanOnHangup(ctx, synth, engines)
 	errc := make(chan error, 2)
 	if ls.wyoming != nil {
 		go func() {

@@ -275,6 +275,8 @@ func (c *Core) CloneUpload(w http.ResponseWriter, r *http.Request, account strin
 	}
 	models := cloner.CloneModels()
 	switch {
+	case len(models) == 0: // a cloning engine whose models are gone
+		return store.Voice{}, wire.NoCloning()
 	case req.Model == "" && len(models) == 1:
 		req.Model = models[0]
 	case !slices.Contains(models, req.Model):
