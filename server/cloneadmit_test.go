@@ -16,47 +16,47 @@ import (
 // cloneDoor is one door's way to clone a voice from a recording.
 type cloneDoor struct {
 	name string
-	// clone sends the recording rec with key.
-	clone func(e *env, key string, rec []byte) *http.Response
+	// path and field are the route and the recording's form field;
+	// headers gives the headers that carry a key.
+	path, field string
+	headers     func(key string) []string
 	// made is the status of a clone made.
 	made int
-	// code reads the error code from an answer in the door's shape.
-	code func(body []byte) string
+	// codeAt is where the door's error shape has the error code: keys
+	// of nested objects.
+	codeAt []string
 }
 
 var cloneDoors = []cloneDoor{
-	{"openai", func(e *env, key string, rec []byte) *http.Response {
-		return e.upload(key, map[string]string{"name": "Me"}, rec)
-	}, http.StatusCreated, func(b []byte) string {
-		var v struct {
-			Error struct {
-				Code string `json:"code"`
-			} `json:"error"`
-		}
-		json.Unmarshal(b, &v)
-		return v.Error.Code
-	}},
-	{"elevenlabs", func(e *env, key string, rec []byte) *http.Response {
-		return e.postForm("/elevenlabs/v1/voices/add", map[string]string{"name": "Me"}, "files", [][]byte{rec}, "xi-api-key", key)
-	}, http.StatusOK, func(b []byte) string {
-		var v struct {
-			Detail struct {
-				Status string `json:"status"`
-			} `json:"detail"`
-		}
-		json.Unmarshal(b, &v)
-		return v.Detail.Status
-	}},
-	{"cartesia", func(e *env, key string, rec []byte) *http.Response {
-		return e.postForm("/cartesia/voices/clone", map[string]string{"name": "Me", "language": "en"}, "clip", [][]byte{rec},
-			"X-API-Key", key, "Cartesia-Version", "2026-08-14")
-	}, http.StatusOK, func(b []byte) string {
-		var v struct {
-			ErrorCode string `json:"error_code"`
-		}
-		json.Unmarshal(b, &v)
-		return v.ErrorCode
-	}},
+	{"openai", "/v1/voices", "audio", func(key string) []string { return []string{"Authorization", "Bearer " + key} },
+		http.StatusCreated, []string{"error", "code"}},
+	{"elevenlabs", "/elevenlabs/v1/voices/add", "files", func(key string) []string { return []string{"xi-api-key", key} },
+		http.StatusOK, []string{"detail", "status"}},
+	{"cartesia", "/cartesia/voices/clone", "clip", func(key string) []string {
+		return []string{"X-API-Key", key, "Cartesia-Version", "2026-08-14"}
+	}, http.StatusOK, []string{"error_code"}},
+}
+
+// code reads the error code from an answer in the door's shape.
+func (d cloneDoor) code(body []byte) string {
+	var v any
+	json.Unmarshal(body, &v)
+	for _, k := range d.codeAt {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	s, _ := v.(string)
+	return s
+}
+
+// clone sends the recording rec with key, named Me.
+func (d cloneDoor) clone(e *env, key string, rec []byte) *http.Response {
+	return d.cloneWith(e, key, map[string]string{"name": "Me"}, rec)
+}
+
+// cloneWith sends the recording rec with key and the fields.
+func (d cloneDoor) cloneWith(e *env, key string, fields map[string]string, rec []byte) *http.Response {
+	return e.postForm(d.path, fields, d.field, [][]byte{rec}, d.headers(key)...)
 }
 
 // refusedClone fails t unless res is status with the error code in d's

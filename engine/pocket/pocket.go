@@ -317,7 +317,8 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 // and its audio passed to emit in chunks of 15 frames (1.2 s) as soon as
 // they exist. The rate (Prosody.Rate) time-stretches the audio; the
 // model has no other speaking-style control. Words, when asked for, are
-// spread over each piece's audio by their length (Estimated).
+// spread over each piece's audio by their length (Estimated). A
+// req.Seed other than 0 replaces v's seed.
 func (e *Engine) SynthesizeVoice(ctx context.Context, v *Voice, req engine.Request, emit engine.ChunkFunc) error {
 	m, err := e.model(v.Model)
 	if err != nil {
@@ -343,7 +344,11 @@ func (e *Engine) SynthesizeVoice(ctx context.Context, v *Voice, req engine.Reque
 	if steps <= 0 {
 		steps = DefaultSteps
 	}
-	noise := newNoise(v.Temperature, v.Seed) // one draw for the whole text
+	seed := v.Seed
+	if req.Seed != 0 {
+		seed = req.Seed
+	}
+	noise := newNoise(v.Temperature, seed) // one draw for the whole text
 	var sent int                             // samples emitted so far
 	for _, p := range spans {
 		if err := ctx.Err(); err != nil {

@@ -87,3 +87,36 @@ func TestRescan(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestSeed: a request's seed replaces the voice's: the same seed
+// gives the same audio whatever the voice's, another seed other audio.
+func TestRequestSeed(t *testing.T) {
+	e := loadGen(t)
+	v, err := e.Clone(context.Background(), testModel, recording(2, 200), SampleRate, Settings{Temperature: 0.7, Steps: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	say := func(voiceSeed, seed int64) []float32 {
+		t.Helper()
+		w := *v
+		w.Seed = voiceSeed
+		var out []float32
+		if err := e.SynthesizeVoice(context.Background(), &w, engine.Request{Text: "Say it the same way.", Seed: seed}, func(c engine.Chunk) error {
+			out = append(out, c.Samples...)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	a, b, c, own := say(1, 42), say(0, 42), say(1, 43), say(1, 0)
+	if len(a) != len(b) || maxLSB(a, b) != 0 {
+		t.Error("seed 42 gave other audio with another voice seed")
+	}
+	if len(a) == len(c) && maxLSB(a, c) < 1 {
+		t.Error("seeds 42 and 43 gave the same audio")
+	}
+	if len(a) == len(own) && maxLSB(a, own) < 1 {
+		t.Error("seed 42 gave the voice's own seed's audio")
+	}
+}

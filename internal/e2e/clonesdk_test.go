@@ -26,6 +26,7 @@ type cloneResult struct {
 	File                 string  `json:"file"`
 	Bytes                int     `json:"bytes"`
 	Chunks               int     `json:"chunks"`
+	SameSeed, OtherSeed  bool
 	Voice                struct {
 		ID       string `json:"id"`
 		Name     string `json:"name"`
@@ -100,7 +101,8 @@ func speaks(t *testing.T, what, file string) {
 
 // TestElevenLabsSDKClone drives instant voice cloning with the official
 // ElevenLabs Node SDK: voices.ivc.create from a WAV file gives a voice id
-// that convert and stream speak with, voices.get and getAll show it as
+// that convert and stream speak with (convert's seed says a text the
+// same way every time), voices.get and getAll show it as
 // cloned, another account can neither see, use nor delete it,
 // voices.delete removes it, and speaking with it then is ElevenLabs' 404.
 func TestElevenLabsSDKClone(t *testing.T) {
@@ -114,6 +116,9 @@ func TestElevenLabsSDKClone(t *testing.T) {
 		t.Errorf("stream: %d chunks", s.Chunks)
 	} else {
 		speaks(t, "stream", s.File)
+	}
+	if s := get("seeded", true); !s.SameSeed || s.OtherSeed {
+		t.Errorf("convert with seed: seed 11 twice alike %v (want true), seeds 11 and 12 alike %v (want false)", s.SameSeed, s.OtherSeed)
 	}
 	if g := get("get", true); g.VoiceID != made.VoiceID || g.Name != "My voice" || g.Category != "cloned" || g.Listed == nil || *g.Listed != "cloned" {
 		t.Errorf("voices.get and getAll: %+v", g)

@@ -38,6 +38,14 @@ async function listed(c, voiceId) {
     save(await client.textToSpeech.convert(voiceId, { text, modelId: 'eleven_multilingual_v2', outputFormat: 'pcm_24000' }), 'convert.pcm'));
   await attempt('stream', async () =>
     save(await client.textToSpeech.stream(voiceId, { text, outputFormat: 'pcm_24000', seed: 7 }), 'stream.pcm'));
+  // The request's seed: the same seed says the text the same way.
+  await attempt('seeded', async () => {
+    const a = await save(await client.textToSpeech.convert(voiceId, { text, outputFormat: 'pcm_24000', seed: 11 }), 'seed11a.pcm');
+    const b = await save(await client.textToSpeech.convert(voiceId, { text, outputFormat: 'pcm_24000', seed: 11 }), 'seed11b.pcm');
+    const c = await save(await client.textToSpeech.convert(voiceId, { text, outputFormat: 'pcm_24000', seed: 12 }), 'seed12.pcm');
+    const same = (x, y) => fs.readFileSync(x.file).equals(fs.readFileSync(y.file));
+    return { sameSeed: same(a, b), otherSeed: same(a, c) };
+  });
   await attempt('get', async () => {
     const v = await client.voices.get(voiceId);
     return { voiceId: v.voiceId, name: v.name, category: v.category, listed: await listed(client, voiceId) };

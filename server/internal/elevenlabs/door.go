@@ -179,8 +179,10 @@ func (d *door) voice(w http.ResponseWriter, r *http.Request, account string) *ap
 
 // cloneForm is the multipart body of POST /v1/voices/add. Of the files
 // the first is the recording; description, labels and
-// remove_background_noise are accepted and not used.
-var cloneForm = wire.CloneForm{Audio: "files", ManyAudio: true, Fields: []string{"description", "labels", "remove_background_noise"}}
+// remove_background_noise are accepted and not used. voxkit's model,
+// temperature, steps and seed (as on POST /v1/voices) are taken too.
+var cloneForm = wire.CloneForm{Audio: "files", ManyAudio: true,
+	Fields: []string{"description", "labels", "remove_background_noise", "model", "temperature", "steps", "seed"}}
 
 // addVoice answers POST /v1/voices/add: instant voice cloning.
 func (d *door) addVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
