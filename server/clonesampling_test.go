@@ -3,14 +3,16 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 )
 
 // TestVendorSampling: the vendor doors' clones take voxkit's sampling
 // settings (temperature, steps, seed), so a clone with a seed says a
-// text the same way every time, and ElevenLabs' request seed does the
-// same for one request; a bad setting is a 400 in the door's shape, a
+// text the same way every time, and ElevenLabs' request seed (and
+// voxkit's on POST /v1/audio/speech) does the same for one request; a bad setting is a 400 in the door's shape, a
 // seed out of ElevenLabs' range a 422.
 func TestVendorSampling(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
@@ -49,6 +51,21 @@ func TestVendorSampling(t *testing.T) {
 	}
 	if c := elevenSay(free, `,"seed":6`); bytes.Equal(a, c) {
 		t.Error("ElevenLabs: seeds 5 and 6 spoke alike")
+	}
+	// The seed of POST /v1/audio/speech, a voxkit extension, likewise.
+	openaiSay := func(extra string) []byte {
+		t.Helper()
+		res := e.do("POST", "/v1/audio/speech", e.key, "application/json",
+			strings.NewReader(`{"voice":"`+free+`","input":"`+text+`","response_format":"pcm"`+extra+`}`))
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 200 || len(b) < 24000 {
+			t.Fatalf("speaking %s%s: %d %.200s", free, extra, res.StatusCode, b)
+		}
+		return b
+	}
+	if a, b := openaiSay(`,"seed":5`), openaiSay(`,"seed":5`); !bytes.Equal(a, b) {
+		t.Error("OpenAI: the request seed 5 spoke a text two ways")
 	}
 	if res, body := e.elevenDo("POST", "/v1/text-to-speech/"+free, e.key, `{"text":"Hi.","seed":-1}`); res.StatusCode != 422 || eleven.code(body) != "invalid_request" {
 		t.Errorf("seed -1: %d %s", res.StatusCode, body)

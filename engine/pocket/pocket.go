@@ -349,7 +349,7 @@ func (e *Engine) SynthesizeVoice(ctx context.Context, v *Voice, req engine.Reque
 		seed = req.Seed
 	}
 	noise := newNoise(v.Temperature, seed) // one draw for the whole text
-	var sent int                             // samples emitted so far
+	var sent int                           // samples emitted so far
 	for _, p := range spans {
 		if err := ctx.Err(); err != nil {
 			return err
