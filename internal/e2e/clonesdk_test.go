@@ -27,6 +27,7 @@ type cloneResult struct {
 	Bytes                int     `json:"bytes"`
 	Chunks               int     `json:"chunks"`
 	SameSeed, OtherSeed  bool
+	Searched             []string `json:"searched"`
 	Voice                struct {
 		ID       string `json:"id"`
 		Name     string `json:"name"`
@@ -102,7 +103,7 @@ func speaks(t *testing.T, what, file string) {
 // TestElevenLabsSDKClone drives instant voice cloning with the official
 // ElevenLabs Node SDK: voices.ivc.create from a WAV file gives a voice id
 // that convert and stream speak with (convert's seed says a text the
-// same way every time), voices.get and getAll show it as
+// same way every time), voices.get, getAll and search show it as
 // cloned, another account can neither see, use nor delete it,
 // voices.delete removes it, and speaking with it then is ElevenLabs' 404.
 func TestElevenLabsSDKClone(t *testing.T) {
@@ -120,13 +121,14 @@ func TestElevenLabsSDKClone(t *testing.T) {
 	if s := get("seeded", true); !s.SameSeed || s.OtherSeed {
 		t.Errorf("convert with seed: seed 11 twice alike %v (want true), seeds 11 and 12 alike %v (want false)", s.SameSeed, s.OtherSeed)
 	}
-	if g := get("get", true); g.VoiceID != made.VoiceID || g.Name != "My voice" || g.Category != "cloned" || g.Listed == nil || *g.Listed != "cloned" {
-		t.Errorf("voices.get and getAll: %+v", g)
+	if g := get("get", true); g.VoiceID != made.VoiceID || g.Name != "My voice" || g.Category != "cloned" || g.Listed == nil || *g.Listed != "cloned" ||
+		len(g.Searched) != 1 || g.Searched[0] != made.VoiceID {
+		t.Errorf("voices.get, getAll and search: %+v", g)
 	}
 	notFound := func(name string) { t.Helper(); wantVoiceNotFound(t, name, get(name, false)) }
 	notFound("other_get")
-	if r := get("other_list", true); r.Listed != nil {
-		t.Errorf("the other account lists the clone as %q", *r.Listed)
+	if r := get("other_list", true); r.Listed != nil || len(r.Searched) != 0 {
+		t.Errorf("the other account lists the clone (as %v) or finds it (%v)", r.Listed, r.Searched)
 	}
 	notFound("other_convert")
 	notFound("other_delete")

@@ -48,11 +48,14 @@ async function listed(c, voiceId) {
   });
   await attempt('get', async () => {
     const v = await client.voices.get(voiceId);
-    return { voiceId: v.voiceId, name: v.name, category: v.category, listed: await listed(client, voiceId) };
+    const found = await client.voices.search({ search: 'my voice', voiceType: 'personal', pageSize: 5 });
+    return { voiceId: v.voiceId, name: v.name, category: v.category, listed: await listed(client, voiceId),
+      searched: found.voices.map((x) => x.voiceId), total: found.totalCount };
   });
   // Another account: the clone is not there for it.
   await attempt('other_get', async () => other.voices.get(voiceId));
-  await attempt('other_list', async () => ({ listed: await listed(other, voiceId) }));
+  await attempt('other_list', async () => ({ listed: await listed(other, voiceId),
+    searched: (await other.voices.search({ search: 'my voice' })).voices.map((x) => x.voiceId) }));
   await attempt('other_convert', async () => save(await other.textToSpeech.convert(voiceId, { text }), 'other.mp3'));
   await attempt('other_delete', async () => other.voices.delete(voiceId));
   await attempt('delete', async () => {

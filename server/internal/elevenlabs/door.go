@@ -5,7 +5,8 @@
 //
 // It serves, under /elevenlabs/v1:
 //
-//   - voices (GET /voices, /voices/{id}; with a store, instant cloning
+//   - voices (GET /voices, /voices/{id}, and /elevenlabs/v2/voices, the
+//     SDKs' search, in pages; with a store, instant cloning
 //     POST /voices/add and DELETE /voices/{id}, through
 //     core.CloneUpload and core.DropVoice) and GET /models;
 //   - speech of a whole text, POST /text-to-speech/{voice} and its
@@ -54,6 +55,7 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 	answer := func(w http.ResponseWriter, _ *http.Request, werr *wire.Error) { writeError(w, toError(werr)) }
 	route := func(path string, m core.Methods) { c.DoorRoute(mux, path, m, answer) }
 	route(base+"/voices", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.voices)})
+	route("/elevenlabs/v2/voices", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.searchVoices)})
 	if c.Store != nil {
 		route(base+"/voices/add", core.Methods{http.MethodPost: d.as(store.ScopeAdmin, d.addVoice)})
 		route(base+"/voices/{id}", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.voice), http.MethodDelete: d.as(store.ScopeAdmin, d.deleteVoice)})
