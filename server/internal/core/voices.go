@@ -320,17 +320,20 @@ func (c *Core) CloneUpload(w http.ResponseWriter, r *http.Request, account strin
 }
 
 // voiceRoom is wire.VoiceLimit when account holds c.MaxVoices clones
-// already. The store counts again as it inserts; this spares the
-// recording's encoding when the answer is known.
+// already, when the store counts them without reading them
+// (store.VoiceCounter). CreateVoice counts again as it inserts, and it
+// decides: this spares the recording's encoding when the answer is
+// known.
 func (c *Core) voiceRoom(ctx context.Context, account string) error {
-	if c.MaxVoices <= 0 {
+	counter, ok := c.Store.(store.VoiceCounter)
+	if !ok || c.MaxVoices <= 0 {
 		return nil
 	}
-	list, err := c.Store.Voices(ctx, account)
+	n, err := counter.VoiceCount(ctx, account)
 	if err != nil {
 		return err
 	}
-	if len(list) >= c.MaxVoices {
+	if n >= c.MaxVoices {
 		return wire.VoiceLimit(c.MaxVoices)
 	}
 	return nil
