@@ -42,10 +42,11 @@ type Engine struct {
 	log *slog.Logger
 
 	// dir, extra and threads are Options.VoicesDir, Options.Models and
-	// the threads per run, for Rescan.
-	dir     string
-	extra   []string
-	threads int
+	// the threads per run, for Rescan; rescanning lets one run at a time.
+	dir        string
+	extra      []string
+	threads    int
+	rescanning sync.Mutex
 
 	mu     sync.RWMutex
 	models map[string]*model

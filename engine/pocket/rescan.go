@@ -73,8 +73,10 @@ func (m *model) fits(v *Voice) error {
 // engine.UnsupportedVoiceError, and once a model of that id is back they
 // speak again. A model that fails to open is left out and its error
 // returned (joined with the others'); the rest are served. Rescan
-// reports whether the set of models changed.
+// reports whether the set of models changed. Rescans run one at a time.
 func (e *Engine) Rescan(ctx context.Context) (changed bool, err error) {
+	e.rescanning.Lock()
+	defer e.rescanning.Unlock()
 	dirs, err := modelDirs(e.dir, e.extra)
 	if err != nil {
 		return false, err
