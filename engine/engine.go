@@ -81,6 +81,10 @@ type Request struct {
 	// the voice has none for, and Text is what they say, for the word
 	// timings — one word over all of Text.
 	Phonemes string
+	// Seed, when not 0, is where an engine that samples (engine/pocket)
+	// draws its noise from in place of the voice's own seed, so the same
+	// request gives the same audio. Engines that do not sample ignore it.
+	Seed int64
 }
 
 // Break is a silence of Duration before the word at Offset, a byte offset

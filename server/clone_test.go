@@ -37,17 +37,24 @@ func pocketVoices(t *testing.T) string {
 // engine "pocket"; dbPath, when set, is the SQLite store to open.
 func pocketEnv(t *testing.T, voicesDir, dbPath string) *env {
 	t.Helper()
+	return pocketEnvWith(t, voicesDir, envOptions{dbPath: dbPath})
+}
+
+// pocketEnvWith is pocketEnv with the options o (whose synth it sets).
+func pocketEnvWith(t *testing.T, voicesDir string, o envOptions) *env {
+	t.Helper()
 	pk, err := pocket.Load(context.Background(), pocket.Options{LibraryPath: onnxtest.Library(t), VoicesDir: voicesDir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pk.Close() })
-	return newEnv(t, envOptions{dbPath: dbPath, synth: func(o *tts.Options) {
+	o.synth = func(o *tts.Options) {
 		o.Engines["pocket"] = pk
 		if err := o.Voices.AddEngine(context.Background(), "pocket", pk, time.Now()); err != nil {
 			t.Fatal(err)
 		}
-	}})
+	}
+	return newEnv(t, o)
 }
 
 // upload sends a multipart POST /v1/voices with fields and, unless nil,

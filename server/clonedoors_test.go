@@ -21,6 +21,15 @@ import (
 // returns the status and the body.
 func (e *env) vendorForm(path string, fields map[string]string, fileField string, files [][]byte, header ...string) (int, []byte) {
 	e.t.Helper()
+	res := e.postForm(path, fields, fileField, files, header...)
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, b
+}
+
+// postForm sends what vendorForm does and returns the response.
+func (e *env) postForm(path string, fields map[string]string, fileField string, files [][]byte, header ...string) *http.Response {
+	e.t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	for k, v := range fields {
@@ -43,9 +52,7 @@ func (e *env) vendorForm(path string, fields map[string]string, fileField string
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res.StatusCode, b
+	return res
 }
 
 // speechKey is a key of the account "local" with speech scope only.

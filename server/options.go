@@ -96,8 +96,11 @@ type Options struct {
 	// it is dropped), so a stalled store cannot hold requests and their
 	// connections. 0 means DefaultKeyCheckTimeout.
 	KeyCheckTimeout time.Duration
-	// MaxVoicesPerAccount is the most voice clones one account may hold;
-	// 0 means DefaultMaxVoicesPerAccount.
+	// MaxVoicesPerAccount is the most voice clones one account may hold
+	// (derived voices and voices cloned from recordings together); 0
+	// means DefaultMaxVoicesPerAccount, negative means no limit. One more
+	// is refused (400 voice_limit_reached) before its recording is
+	// encoded.
 	MaxVoicesPerAccount int
 	// MaxKeysPerAccount is the most live API keys one account may hold;
 	// 0 means DefaultMaxKeysPerAccount.

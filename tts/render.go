@@ -203,7 +203,7 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 		said, norm = r.normalized(part.Text, style, v)
 	}
 	pros, text, fx := plan(eng, style, r.req.Speed, said)
-	req := engine.Request{Voice: v.EngineVoice, Text: text, Prosody: pros, Words: r.loc != nil}
+	req := engine.Request{Voice: v.EngineVoice, Text: text, Prosody: pros, Words: r.loc != nil, Seed: r.req.Seed}
 	if phonemes {
 		req.Phonemes = part.Style.Phonemes
 	}

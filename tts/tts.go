@@ -383,6 +383,10 @@ type Request struct {
 	// timings point at the text as written, one Word for an alias's
 	// words.
 	Lexicons []*lexicon.Lexicon
+	// Seed, when not 0, is passed to the engine with each sentence
+	// (engine.Request.Seed): a voice that samples (PocketTTS) then says
+	// the same text the same way every time.
+	Seed int64
 	// OnSentence, when set, is called after each sentence's audio has
 	// been written to the writer (and flushed, when streaming), with
 	// where it lies in the audio and the timings of its words. It runs on

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -42,6 +41,13 @@ type Options struct {
 type Engine struct {
 	log *slog.Logger
 
+	// dir, extra and threads are Options.VoicesDir, Options.Models and
+	// the threads per run, for Rescan; rescanning lets one run at a time.
+	dir        string
+	extra      []string
+	threads    int
+	rescanning sync.Mutex
+
 	mu     sync.RWMutex
 	models map[string]*model
 	refs   map[string]string // "MODEL:STEM" → a recording in MODEL/test_wavs
@@ -70,29 +76,16 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 	if err := onnx.InitRuntime(opts.LibraryPath, opts.Logger); err != nil {
 		return nil, err
 	}
-	dirs := slices.Clone(opts.Models)
-	if opts.VoicesDir != "" {
-		entries, err := os.ReadDir(opts.VoicesDir)
-		if err != nil {
-			return nil, fmt.Errorf("pocket: voices directory: %w", err)
-		}
-		for _, ent := range entries {
-			d := filepath.Join(opts.VoicesDir, ent.Name())
-			if st, err := os.Stat(d); err == nil && st.IsDir() && isModelDir(d) {
-				dirs = append(dirs, d)
-			}
-		}
+	dirs, err := modelDirs(opts.VoicesDir, opts.Models)
+	if err != nil {
+		return nil, err
 	}
-	e := &Engine{log: opts.Logger, models: map[string]*model{}, refs: map[string]string{}, voices: map[string]*Voice{}}
-	for _, d := range dirs {
+	e := &Engine{log: opts.Logger, dir: opts.VoicesDir, extra: slices.Clone(opts.Models), threads: threads,
+		models: map[string]*model{}, refs: map[string]string{}, voices: map[string]*Voice{}}
+	for name, d := range dirs {
 		if err := ctx.Err(); err != nil {
 			e.Close()
 			return nil, err
-		}
-		name := filepath.Base(filepath.Clean(d))
-		if _, dup := e.models[name]; dup {
-			e.Close()
-			return nil, fmt.Errorf("pocket: two models named %s", name)
 		}
 		m, err := openModel(name, d, threads)
 		if err != nil {
@@ -100,12 +93,9 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 			return nil, err
 		}
 		e.models[name] = m
-		wavs, _ := filepath.Glob(filepath.Join(d, "test_wavs", "*.wav"))
-		for _, w := range wavs {
-			e.refs[name+onnx.SpeakerSep+strings.TrimSuffix(filepath.Base(w), ".wav")] = w
-		}
-		e.log.Debug("pocket: model loaded", "model", name, "dir", d, "recordings", len(wavs))
+		e.log.Debug("pocket: model loaded", "model", name, "dir", d)
 	}
+	e.refs = recordings(e.models)
 	return e, nil
 }
 
@@ -194,8 +184,8 @@ func (e *Engine) AddVoice(name string, v *Voice) error {
 	if err := v.validate(); err != nil {
 		return err
 	}
-	if int64(v.Dim) != m.embedDim {
-		return fmt.Errorf("pocket: voice of %d-value latents for model %s, which takes %d", v.Dim, v.Model, m.embedDim)
+	if err := m.fits(v); err != nil {
+		return err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -284,11 +274,22 @@ func (e *Engine) CloneVoice(ctx context.Context, req engine.CloneRequest) ([]byt
 }
 
 // LoadClone decodes a voice made by CloneVoice and adds it as name
-// (engine.Cloner).
+// (engine.Cloner). Unlike AddVoice it keeps a voice whose model is not
+// loaded: Synthesize refuses it (an engine.UnsupportedVoiceError) until
+// a Rescan finds a model of that id.
 func (e *Engine) LoadClone(name string, data []byte) error {
 	var v Voice
 	if err := v.UnmarshalBinary(data); err != nil {
 		return err
+	}
+	if _, err := e.model(v.Model); errors.Is(err, ErrUnknownModel) {
+		if err := v.validate(); err != nil {
+			return err
+		}
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.voices[name] = &v
+		return nil
 	}
 	return e.AddVoice(name, &v)
 }
@@ -303,7 +304,12 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 	if err != nil {
 		return err
 	}
-	return e.SynthesizeVoice(ctx, v, req, emit)
+	err = e.SynthesizeVoice(ctx, v, req, emit)
+	if errors.Is(err, ErrUnknownModel) {
+		return &engine.UnsupportedVoiceError{Voice: req.Voice, Err: err,
+			Reason: fmt.Sprintf("its model %s is not loaded (not in the voices directory); it speaks again once the model is back", v.Model)}
+	}
+	return err
 }
 
 // SynthesizeVoice speaks req in voice v (req.Voice is not read). The text
@@ -312,13 +318,17 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 // and its audio passed to emit in chunks of 15 frames (1.2 s) as soon as
 // they exist. The rate (Prosody.Rate) time-stretches the audio; the
 // model has no other speaking-style control. Words, when asked for, are
-// spread over each piece's audio by their length (Estimated).
+// spread over each piece's audio by their length (Estimated). A
+// req.Seed other than 0 replaces v's seed.
 func (e *Engine) SynthesizeVoice(ctx context.Context, v *Voice, req engine.Request, emit engine.ChunkFunc) error {
 	m, err := e.model(v.Model)
 	if err != nil {
 		return err
 	}
 	if err := v.validate(); err != nil {
+		return err
+	}
+	if err := m.fits(v); err != nil {
 		return err
 	}
 	rate := req.Prosody.RateOrDefault()
@@ -335,8 +345,12 @@ func (e *Engine) SynthesizeVoice(ctx context.Context, v *Voice, req engine.Reque
 	if steps <= 0 {
 		steps = DefaultSteps
 	}
-	noise := newNoise(v.Temperature, v.Seed) // one draw for the whole text
-	var sent int                             // samples emitted so far
+	seed := v.Seed
+	if req.Seed != 0 {
+		seed = req.Seed
+	}
+	noise := newNoise(v.Temperature, seed) // one draw for the whole text
+	var sent int                           // samples emitted so far
 	for _, p := range spans {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -376,9 +390,5 @@ func (e *Engine) Close() error {
 	models := e.models
 	e.models = map[string]*model{}
 	e.mu.Unlock()
-	var errs []error
-	for _, m := range models {
-		errs = append(errs, m.close())
-	}
-	return errors.Join(errs...)
+	return closeModels(models)
 }

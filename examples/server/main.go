@@ -131,6 +131,7 @@ type app struct {
 	maxAudio           time.Duration
 	limits             store.Limits
 	maxQueue           int
+	maxVoices          int
 	logFormat          string
 	gcPercent          int
 	log                *slog.Logger
@@ -213,9 +214,11 @@ func (a *app) run(ctx context.Context, args []string) error {
 		"memory for loaded voices of -voices ($VOXKIT_VOICE_MEMORY), e.g. 512MB or 2GB, counted as their model files' size: a voice loads on first use, "+
 			"and past this the least recently used idle voices are unloaded; 0: no bound")
 	fs.IntVar(&a.limits.RequestsPerMinute, "rate-limit", a.envInt("VOXKIT_RATE_LIMIT", 0),
-		"speech requests per minute per account ($VOXKIT_RATE_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
+		"speech requests (and voice clones made from recordings) per minute per account ($VOXKIT_RATE_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
 	fs.IntVar(&a.limits.Concurrent, "concurrency-limit", a.envInt("VOXKIT_CONCURRENCY_LIMIT", 0),
-		"speech requests at once per account ($VOXKIT_CONCURRENCY_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
+		"speech requests (and voice clones made from recordings) at once per account ($VOXKIT_CONCURRENCY_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
+	fs.IntVar(&a.maxVoices, "max-voices", a.envInt("VOXKIT_MAX_VOICES", server.DefaultMaxVoicesPerAccount),
+		"voice clones one account may hold ($VOXKIT_MAX_VOICES); 0: no limit; one more is a 400 voice_limit_reached")
 	fs.IntVar(&a.maxQueue, "max-queue", a.envInt("VOXKIT_MAX_QUEUE", server.DefaultMaxQueue),
 		"pieces of text that may wait for a render slot before speech gets 503 server_busy ($VOXKIT_MAX_QUEUE); negative: no bound")
 	fs.DurationVar(&a.maxAudio, "max-audio", tts.DefaultMaxAudio, "most audio one request may make; more is a 400 audio_too_long")
@@ -627,40 +630,9 @@ func (a *app) serveMetrics(ln net.Listener, reg *prometheus.Registry, api *serve
 	return func() { hs.Close() }
 }
 
-// rescanOnHangup rescans the voices directory at every SIGHUP until ctx
-// ends: voices added to it appear, removed ones go, changed ones reload.
-func (a *app) rescanOnHangup(ctx context.Context, synth *tts.Synthesizer, piper *onnx.Engine) {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	cat := synth.Voices()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-hup:
-			if piper == nil {
-				a.log.Info("voices rescanned: no -voices directory")
-				continue
-			}
-			_, err := piper.Rescan(ctx)
-			// The voices that loaded are listed even if others failed.
-			err = errors.Join(err, cat.AddEngine(ctx, "onnx", piper, time.Now()))
-			for _, v := range cat.Shadowed() {
-				a.log.Warn("voice clone left out: a global voice has its id", "voice", v.ID, "account", v.Owner)
-			}
-			if err != nil {
-				a.log.Warn("voices rescanned with errors", "voices", len(cat.List("")), "err", err)
-				continue
-			}
-			a.log.Info("voices rescanned", "voices", len(cat.List("")))
-		}
-	}
-}
-
 // engines starts espeak-ng and, with -voices, the onnx engine on that
-// directory (nil without it) and, when the directory holds PocketTTS
-// models, the pocket engine.
+// directory (nil without it) and the pocket engine on its PocketTTS
+// models.
 func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engine, error) {
 	esp, err := espeak.New(espeak.Options{InProcess: a.espeakInProcess, Processes: a.espeakProcesses})
 	if err != nil {
@@ -683,17 +655,15 @@ func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engi
 		return nil, nil, fmt.Errorf("voices in %s: %w", a.voices, err)
 	}
 	engines["onnx"] = piper
+	// The pocket engine is there without models too: a SIGHUP may bring
+	// some (rescanOnHangup).
 	pk, err := pocket.Load(ctx, pocket.Options{LibraryPath: a.getenv("ONNXRUNTIME_LIB"), VoicesDir: a.voices, Logger: a.log})
 	if err != nil {
 		esp.Close()
 		piper.Close()
 		return nil, nil, fmt.Errorf("PocketTTS models in %s: %w", a.voices, err)
 	}
-	if len(pk.Models()) == 0 {
-		pk.Close()
-	} else {
-		engines["pocket"] = pk
-	}
+	engines["pocket"] = pk
 	return engines, piper, nil
 }
 
@@ -751,7 +721,10 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	opts := server.Options{
 		Synthesizer: synth, Store: st, Aliases: aliases,
 		ElevenLabs: a.elevenLabs, Cartesia: a.cartesia, TrustedProxies: a.proxies, AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, KeyCheckTimeout: a.keyCheckTimeout, WSIdleTimeout: a.wsIdleTimeout,
-		Limits: a.limits, MaxQueue: a.maxQueue, WyomingMaxConns: a.wyomingMaxConns,
+		Limits: a.limits, MaxQueue: a.maxQueue, WyomingMaxConns: a.wyomingMaxConns, MaxVoicesPerAccount: a.maxVoices,
+	}
+	if a.maxVoices == 0 {
+		opts.MaxVoicesPerAccount = -1 // the flag's 0 is no limit, the Option's is the default
 	}
 	if reg != nil {
 		opts.Metrics = reg
@@ -803,7 +776,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	if a.ready != nil {
 		a.ready(dl.Addr())
 	}
-	go a.rescanOnHangup(ctx, synth, piper)
+	go a.rescanOnHangup(ctx, synth, engines)
 	errc := make(chan error, 2)
 	if ls.wyoming != nil {
 		go func() {

@@ -196,9 +196,16 @@ func serveVoices(t *testing.T, voicesDir string) (addr net.Addr, key string, can
 // response's status and body.
 func callAPI(t *testing.T, addr net.Addr, key, method, path, body string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(method, "http://"+addr.String()+path, strings.NewReader(body))
+	return sendAPI(t, addr, key, method, path, "application/json", strings.NewReader(body))
+}
+
+// sendAPI sends a request with a body of contentType and key, and returns
+// the response's status and body.
+func sendAPI(t *testing.T, addr net.Addr, key, method, path, contentType string, body io.Reader) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, "http://"+addr.String()+path, body)
 	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", contentType)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

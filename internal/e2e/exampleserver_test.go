@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/voxkit/voxkit/internal/pockettest"
 )
 
 // exampleServer builds and starts examples/server on a free loopback
@@ -185,6 +187,7 @@ func TestMain(m *testing.M) {
 	if exampleBuild.bin != "" {
 		os.RemoveAll(filepath.Dir(exampleBuild.bin))
 	}
+	pockettest.RemoveShared()
 	os.Exit(code)
 }
 

@@ -14,6 +14,9 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/engine/pocket"
+	"github.com/voxkit/voxkit/internal/onnxtest"
+	"github.com/voxkit/voxkit/internal/pockettest"
 	"github.com/voxkit/voxkit/internal/wait"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/servertest"
@@ -47,6 +50,11 @@ type envOptions struct {
 	letter time.Duration
 	// guard, if set, sees every request the fake engine gets.
 	guard func(engine.Request)
+	// pocket loads the generated PocketTTS model (pockettest.Shared) as
+	// the engine "pocket", so voices can be cloned from recordings.
+	pocket bool
+	// server, if set, changes the server's options.
+	server func(*server.Options)
 }
 
 // guarded passes the fake engine's requests to a check first.
@@ -102,6 +110,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 			t.Fatal(err)
 		}
 	}
+	if o.pocket {
+		addPocket(t, engines, cat)
+	}
 	if err := cat.Add(voices.Voice{ID: "other-clone", Owner: "other", Engine: "fake", EngineVoice: "fake", Created: time.Unix(1700000000, 0)}); err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +120,11 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	se := servertest.Start(t, servertest.Options{Synthesizer: synth, Accounts: []string{"local", "other"},
-		Server: server.Options{Aliases: openAIAliases(aliasTarget), ElevenLabs: true, Cartesia: true}})
+	opts := server.Options{Aliases: openAIAliases(aliasTarget), ElevenLabs: true, Cartesia: true}
+	if o.server != nil {
+		o.server(&opts)
+	}
+	se := servertest.Start(t, servertest.Options{Synthesizer: synth, Accounts: []string{"local", "other"}, Server: opts})
 	e := &env{t: t, srv: se.Server, store: se.Store, fake: fake, key: se.Keys["local"], otherKey: se.Keys["other"]}
 	if !o.noListen {
 		e.ts = httptest.NewUnstartedServer(e.srv)
@@ -123,6 +137,24 @@ func newEnv(t testing.TB, o envOptions) *env {
 		t.Cleanup(e.ts.Close)
 	}
 	return e
+}
+
+// addPocket loads the generated PocketTTS model as the engine "pocket".
+func addPocket(t testing.TB, engines map[string]engine.Engine, cat *voices.Catalog) {
+	t.Helper()
+	dir, err := pockettest.Shared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := pocket.Load(context.Background(), pocket.Options{LibraryPath: onnxtest.Library(t), VoicesDir: dir, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pk.Close() })
+	engines["pocket"] = pk
+	if err := cat.AddEngine(context.Background(), "pocket", pk, time.Unix(1700000000, 0)); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // url returns the server's address joined with path.

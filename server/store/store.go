@@ -314,6 +314,15 @@ type Limiter interface {
 	Begin(ctx context.Context, account string, l Limits) (end func(), err error)
 }
 
+// VoiceCounter is implemented by stores that count an account's voice
+// clones without reading them: the server checks the clone limit with it
+// before it encodes a recording (CreateVoice's count still decides).
+type VoiceCounter interface {
+	// VoiceCount returns how many voice clones account holds; 0 for an
+	// account that does not exist.
+	VoiceCount(ctx context.Context, account string) (int, error)
+}
+
 // LimitError is a request refused by Limits.
 type LimitError struct {
 	// Concurrent is true when the concurrency limit refused it, false

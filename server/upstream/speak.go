@@ -29,7 +29,7 @@ import (
 func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
 	// The gateway's own synthesizer has normalized the text already.
 	sp := wire.Speech{Model: "tts-1", Voice: req.Voice, Input: req.Text, Format: "pcm", Normalize: false, InputFormat: wire.InputText,
-		Speed: max(tags.MinRate, min(tags.MaxRate, req.Prosody.RateOrDefault()))}
+		Speed: max(tags.MinRate, min(tags.MaxRate, req.Prosody.RateOrDefault())), Seed: req.Seed}
 	if req.Words {
 		// Words come as SSE events beside the audio; without them the
 		// audio comes bare, which costs less on both sides.

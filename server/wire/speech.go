@@ -71,6 +71,10 @@ type Speech struct {
 	// names (SampleVoice); nil when absent. Only a key of the gateway
 	// scope may send one (see SamplePrefix).
 	VoiceSample []byte
+	// Seed, a voxkit extension ("seed", a whole number other than 0), is
+	// where a voice that samples (PocketTTS) draws its noise from for
+	// this request in place of its own seed; 0 when absent.
+	Seed int64
 }
 
 // Input formats of a speech request.
@@ -104,8 +108,9 @@ func (s Speech) MarshalJSON() ([]byte, error) {
 		Normalize        *bool   `json:"normalize,omitempty"`
 		MaxBufferDelayMS *int    `json:"max_buffer_delay_ms,omitempty"`
 		VoiceSample      []byte  `json:"voice_sample,omitempty"`
+		Seed             int64   `json:"seed,omitempty"`
 	}{s.Model, s.Voice, s.Input, s.Format, s.Speed, s.Instructions, s.StreamFormat, s.StrictTags, s.Timestamps, s.InputStream, s.InputFormat,
-		verbatim(s.Normalize), s.MaxBufferDelayMS, s.VoiceSample})
+		verbatim(s.Normalize), s.MaxBufferDelayMS, s.VoiceSample, s.Seed})
 }
 
 // verbatim is the "normalize" field of a request that reads text as
@@ -218,6 +223,13 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 	}
 	if s.Lexicons, err = lexiconsField(raw); err != nil {
 		return Speech{}, err
+	}
+	if v, ok := raw["seed"]; ok && !isNull(v) {
+		var n int64
+		if err := json.Unmarshal(v, &n); err != nil || n == 0 {
+			return Speech{}, BadRequest(CodeInvalidValue, "seed", "seed must be a whole number other than 0, from -2^63 to 2^63-1, not %s.", Echo(Clip(string(v), 40)))
+		}
+		s.Seed = n
 	}
 	if s.Model, _, err = stringField(raw, "model"); err != nil {
 		return Speech{}, err

@@ -31,6 +31,7 @@ func TestParseSpeech(t *testing.T) {
 			Speech{Voice: "a", Input: "hi", Format: "wav", Speed: 1, StreamFormat: "audio", Normalize: true, Lexicons: []string{"lex_a", "lex_b"}}},
 		{`{"voice":"a","input":"hi","lexicons":[]}`,
 			Speech{Voice: "a", Input: "hi", Format: "wav", Speed: 1, StreamFormat: "audio", Normalize: true, Lexicons: []string{}}},
+		{`{"voice":"a","input":"hi","seed":-42}`, Speech{Voice: "a", Input: "hi", Format: "wav", Speed: 1, StreamFormat: "audio", Normalize: true, Seed: -42}},
 	} {
 		got, err := ParseSpeech([]byte(tc.body), "")
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
@@ -67,6 +68,10 @@ func TestParseSpeechErrors(t *testing.T) {
 		{`{"voice":"a","input":"hi","stream_format":"x"}`, CodeInvalidValue, "stream_format"},
 		{`{"voice":"a","input":"hi","strict_tags":1}`, CodeInvalidType, "strict_tags"},
 		{`{"voice":"a","input":"hi","normalize":"no"}`, CodeInvalidType, "normalize"},
+		{`{"voice":"a","input":"hi","seed":0}`, CodeInvalidValue, "seed"},
+		{`{"voice":"a","input":"hi","seed":1.5}`, CodeInvalidValue, "seed"},
+		{`{"voice":"a","input":"hi","seed":"7"}`, CodeInvalidValue, "seed"},
+		{`{"voice":"a","input":"hi","seed":1e30}`, CodeInvalidValue, "seed"},
 	} {
 		_, err := ParseSpeech([]byte(tc.body), "")
 		var we *Error
@@ -224,7 +229,7 @@ func TestWSAudioMessage(t *testing.T) {
 func TestSpeechRoundTrip(t *testing.T) {
 	ms := 250
 	for _, s := range []Speech{
-		{Model: "tts-1", Voice: "v", Input: "Hi.", Format: "pcm", Speed: 1.5, StreamFormat: StreamAudio, Normalize: true},
+		{Model: "tts-1", Voice: "v", Input: "Hi.", Format: "pcm", Speed: 1.5, StreamFormat: StreamAudio, Normalize: true, Seed: 7},
 		{Voice: "v", Input: "Hi.", Format: "mp3", Speed: 1, StreamFormat: StreamSSE, Timestamps: TimestampsWord, StrictTags: true, Instructions: "calm"},
 		{Voice: "v", Format: "pcm", Speed: 1, StreamFormat: StreamAudio, InputStream: true, MaxBufferDelayMS: &ms, Normalize: true},
 		{Voice: SampleVoice([]byte("a sample")), Input: "Hi.", Format: "pcm", Speed: 1, StreamFormat: StreamAudio, VoiceSample: []byte("a sample")},

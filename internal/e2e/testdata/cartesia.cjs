@@ -10,6 +10,7 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
+const cases = require('./cases.cjs');
 const { Cartesia, APIError } = require('@cartesia/cartesia-js');
 
 const [baseURL, apiKey, outDir, text] = process.argv.slice(2);
@@ -19,14 +20,7 @@ const results = { sdkVersion: VERSION };
 const voice = { mode: 'id', id: 'en-us' };
 const raw24k = { container: 'raw', encoding: 'pcm_s16le', sample_rate: 24000 };
 
-async function attempt(name, fn) {
-  try {
-    results[name] = { ok: true, ...(await fn()) };
-  } catch (e) {
-    results[name] = { ok: false, error: { name: e.constructor.name, message: String(e.message),
-      status: e instanceof APIError ? e.status : undefined, body: e instanceof APIError ? e.error : undefined } };
-  }
-}
+const attempt = cases.attempter(results, (e) => e instanceof APIError ? { status: e.status, body: e.error } : {});
 
 function save(name, buf) {
   const file = path.join(outDir, name);

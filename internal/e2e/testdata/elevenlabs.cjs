@@ -8,29 +8,15 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
+const cases = require('./cases.cjs');
 const { ElevenLabsClient, ElevenLabsError } = require('@elevenlabs/elevenlabs-js');
 
 const [baseUrl, apiKey, outDir, text] = process.argv.slice(2);
 const client = new ElevenLabsClient({ baseUrl, apiKey, maxRetries: 0 });
 const results = { sdkVersion: require('@elevenlabs/elevenlabs-js/package.json').version };
 
-async function attempt(name, fn) {
-  try {
-    results[name] = { ok: true, ...(await fn()) };
-  } catch (e) {
-    results[name] = { ok: false, error: { name: e.constructor.name, message: String(e.message),
-      status: e instanceof ElevenLabsError ? e.statusCode : undefined, body: e.body } };
-  }
-}
-
-// save reads a web ReadableStream of audio to a file and counts its chunks.
-async function save(stream, name) {
-  const parts = [];
-  for await (const chunk of stream) parts.push(Buffer.from(chunk));
-  const file = path.join(outDir, name);
-  fs.writeFileSync(file, Buffer.concat(parts));
-  return { file, bytes: Buffer.concat(parts).length, chunks: parts.length };
-}
+const attempt = cases.attempter(results, (e) => ({ status: e instanceof ElevenLabsError ? e.statusCode : undefined, body: e.body }));
+const save = (stream, name) => cases.save(outDir, stream, name);
 
 (async () => {
   await attempt('voices', async () => {

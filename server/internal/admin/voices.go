@@ -127,7 +127,7 @@ func (d *door) cloneVoice(w http.ResponseWriter, r *http.Request) error {
 // is stored. A gateway,
 // which has no engine, clones through it (package server/upstream).
 func (d *door) encodeSample(w http.ResponseWriter, r *http.Request) error {
-	_, sample, err := d.c.EncodeUpload(w, r, wire.OpenAIClone)
+	_, sample, err := d.c.EncodeUpload(w, r, core.Info(r.Context()).Account, wire.OpenAIClone)
 	if err != nil {
 		return err
 	}

@@ -32,8 +32,10 @@ func voiceOf(v voices.Voice) map[string]any {
 
 // cloneForm is the multipart body of POST /voices/clone; description,
 // language, accent, base_voice_id and the older mode and enhance are
-// accepted and not used.
-var cloneForm = wire.CloneForm{Audio: "clip", Fields: []string{"description", "language", "accent", "base_voice_id", "mode", "enhance"}}
+// accepted and not used. voxkit's model, temperature, steps and seed (as
+// on POST /v1/voices) are taken too.
+var cloneForm = wire.CloneForm{Audio: "clip",
+	Fields: []string{"description", "language", "accent", "base_voice_id", "mode", "enhance", "model", "temperature", "steps", "seed"}}
 
 // clone answers POST /voices/clone with the new voice.
 func (d door) clone(w http.ResponseWriter, r *http.Request, account string) *apiError {

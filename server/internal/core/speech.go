@@ -19,6 +19,7 @@ func (c *Core) SpeechRequest(sp wire.Speech, account string) (tts.Request, *wire
 		Speed:      sp.Speed,
 		Account:    account,
 		StrictTags: sp.StrictTags,
+		Seed:       sp.Seed,
 	}
 	if !sp.Normalize {
 		req.Normalize = tts.NormalizeOff

@@ -257,7 +257,11 @@ const silentRecording = 0.001
 // every door clones. Its errors are *wire.Error for the client's, others
 // for the server's.
 func (c *Core) CloneUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (store.Voice, error) {
-	req, sample, err := c.EncodeUpload(w, r, f)
+	// A clone the account has no room for is refused before the work.
+	if err := c.voiceRoom(r.Context(), account); err != nil {
+		return store.Voice{}, err
+	}
+	req, sample, err := c.EncodeUpload(w, r, account, f)
 	if err != nil {
 		return store.Voice{}, err
 	}
@@ -266,10 +270,11 @@ func (c *Core) CloneUpload(w http.ResponseWriter, r *http.Request, account strin
 }
 
 // EncodeUpload runs the cloning engine on the recording in r's multipart
-// body of the form f, and returns the form (its Model the model that
-// cloned) and what the engine made (store.Voice.Sample), which it does
-// not store. Its errors are CloneUpload's.
-func (c *Core) EncodeUpload(w http.ResponseWriter, r *http.Request, f wire.CloneForm) (wire.VoiceClone, []byte, error) {
+// body of the form f, admitted as a speech request of account and in a
+// render slot, and returns the form (its Model the model that cloned) and
+// what the engine made (store.Voice.Sample), which it does not store. Its
+// errors are CloneUpload's.
+func (c *Core) EncodeUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (wire.VoiceClone, []byte, error) {
 	cloner, _ := c.Synth.Cloner()
 	if cloner == nil {
 		return wire.VoiceClone{}, nil, wire.NoCloning()
@@ -290,13 +295,20 @@ func (c *Core) EncodeUpload(w http.ResponseWriter, r *http.Request, f wire.Clone
 	}
 	models := cloner.CloneModels()
 	switch {
-	case len(models) == 0: // a gateway whose workers clone nothing
+	case len(models) == 0: // a gateway whose workers clone nothing, or a cloning engine whose models are gone
 		return wire.VoiceClone{}, nil, wire.NoCloning()
 	case req.Model == "" && len(models) == 1:
 		req.Model = models[0]
 	case !slices.Contains(models, req.Model):
 		return wire.VoiceClone{}, nil, wire.UnknownCloneModel(req.Model, models)
 	}
+	// Decoding and encoding the recording cost CPU as speech does: they
+	// count against the account's limits as a speech request.
+	end, werr := c.AdmitSpeech(r.Context(), account)
+	if werr != nil {
+		return wire.VoiceClone{}, nil, werr
+	}
+	defer end()
 	a, err := recording.Decode(req.Audio, clonedSeconds)
 	if err != nil {
 		return wire.VoiceClone{}, nil, wire.BadRecording(wire.CodeUnsupportedAudio, "The recording cannot be read: %s. Upload %s "+
@@ -309,7 +321,7 @@ func (c *Core) EncodeUpload(w http.ResponseWriter, r *http.Request, f wire.Clone
 	if dsp.RMS(a.Samples) < silentRecording {
 		return wire.VoiceClone{}, nil, wire.BadRecording(wire.CodeAudioSilent, "The recording is silent (below -60 dBFS); a clone needs someone speaking.")
 	}
-	sample, err := cloner.CloneVoice(r.Context(), engine.CloneRequest{Model: req.Model, Samples: a.Samples, SampleRate: a.SampleRate,
+	sample, err := c.Synth.CloneVoice(r.Context(), account, engine.CloneRequest{Model: req.Model, Samples: a.Samples, SampleRate: a.SampleRate,
 		Temperature: req.Temperature, Steps: req.Steps, Seed: req.Seed})
 	switch {
 	case errors.Is(err, engine.ErrRecording):
@@ -320,6 +332,26 @@ func (c *Core) EncodeUpload(w http.ResponseWriter, r *http.Request, f wire.Clone
 		return wire.VoiceClone{}, nil, err
 	}
 	return req, sample, nil
+}
+
+// voiceRoom is wire.VoiceLimit when account holds c.MaxVoices clones
+// already, when the store counts them without reading them
+// (store.VoiceCounter). CreateVoice counts again as it inserts, and it
+// decides: this spares the recording's encoding when the answer is
+// known.
+func (c *Core) voiceRoom(ctx context.Context, account string) error {
+	counter, ok := c.Store.(store.VoiceCounter)
+	if !ok || c.MaxVoices <= 0 {
+		return nil
+	}
+	n, err := counter.VoiceCount(ctx, account)
+	if err != nil {
+		return err
+	}
+	if n >= c.MaxVoices {
+		return wire.VoiceLimit(c.MaxVoices)
+	}
+	return nil
 }
 
 // WireError is err as a *wire.Error for a door to shape: the

@@ -5,7 +5,8 @@
 //
 // It serves, under /elevenlabs/v1:
 //
-//   - voices (GET /voices, /voices/{id}; with a store, instant cloning
+//   - voices (GET /voices, /voices/{id}, and /elevenlabs/v2/voices, the
+//     SDKs' search, in pages; with a store, instant cloning
 //     POST /voices/add and DELETE /voices/{id}, through
 //     core.CloneUpload and core.DropVoice) and GET /models;
 //   - speech of a whole text, POST /text-to-speech/{voice} and its
@@ -54,6 +55,7 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 	answer := func(w http.ResponseWriter, _ *http.Request, werr *wire.Error) { writeError(w, toError(werr)) }
 	route := func(path string, m core.Methods) { c.DoorRoute(mux, path, m, answer) }
 	route(base+"/voices", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.voices)})
+	route("/elevenlabs/v2/voices", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.searchVoices)})
 	if c.Store != nil {
 		route(base+"/voices/add", core.Methods{http.MethodPost: d.as(store.ScopeAdmin, d.addVoice)})
 		route(base+"/voices/{id}", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.voice), http.MethodDelete: d.as(store.ScopeAdmin, d.deleteVoice)})
@@ -179,8 +181,10 @@ func (d *door) voice(w http.ResponseWriter, r *http.Request, account string) *ap
 
 // cloneForm is the multipart body of POST /v1/voices/add. Of the files
 // the first is the recording; description, labels and
-// remove_background_noise are accepted and not used.
-var cloneForm = wire.CloneForm{Audio: "files", ManyAudio: true, Fields: []string{"description", "labels", "remove_background_noise"}}
+// remove_background_noise are accepted and not used. voxkit's model,
+// temperature, steps and seed (as on POST /v1/voices) are taken too.
+var cloneForm = wire.CloneForm{Audio: "files", ManyAudio: true,
+	Fields: []string{"description", "labels", "remove_background_noise", "model", "temperature", "steps", "seed"}}
 
 // addVoice answers POST /v1/voices/add: instant voice cloning.
 func (d *door) addVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {

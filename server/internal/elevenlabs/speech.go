@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -167,7 +168,12 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request, account string) *a
 		}
 	}
 	if b.Seed != nil {
-		ignored = append(ignored, "seed")
+		// ElevenLabs' seed, 0 to 2^32-1: voices that sample (PocketTTS)
+		// draw from it; 0 is no seed, as voxkit's own seed fields.
+		if *b.Seed < 0 || *b.Seed > math.MaxUint32 {
+			return newError(http.StatusUnprocessableEntity, "invalid_request", fmt.Sprintf("seed %d is not from 0 to %d.", *b.Seed, uint32(math.MaxUint32)))
+		}
+		req.Seed = *b.Seed
 	}
 	slices.Sort(ignored)
 	var contentType string

@@ -563,6 +563,16 @@ func (s *Store) Voices(ctx context.Context, account string) ([]store.Voice, erro
 	return out, nil
 }
 
+var _ store.VoiceCounter = (*Store)(nil)
+
+// VoiceCount implements store.VoiceCounter.
+func (s *Store) VoiceCount(ctx context.Context, account string) (n int, err error) {
+	if err = s.pool.QueryRow(ctx, "SELECT count(*) FROM voices WHERE account = $1", account).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: counting voices: %w", err)
+	}
+	return n, nil
+}
+
 // DeleteVoice implements store.Store.
 func (s *Store) DeleteVoice(ctx context.Context, account, id string) (store.Voice, error) {
 	if !storable(account, id) {

@@ -97,3 +97,32 @@ func BenchmarkListLexicons(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCloneLimitCheck counts an account's 200 voices cloned from
+// recordings (512 KB each, a 10 s PocketTTS voice) as the clone limit's
+// check does: with VoiceCount, and by listing them (Voices).
+func BenchmarkCloneLimitCheck(b *testing.B) {
+	ctx := context.Background()
+	s, _ := openTemp(b)
+	s.CreateAccount(ctx, "a")
+	sample := make([]byte, 512<<10)
+	for i := range 200 {
+		if _, err := s.CreateVoice(ctx, store.Voice{ID: fmt.Sprintf("v%03d", i), Account: "a", Base: "m", Speed: 1, Range: 1, Volume: 1, Sample: sample}, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("VoiceCount", func(b *testing.B) {
+		for b.Loop() {
+			if n, err := s.VoiceCount(ctx, "a"); err != nil || n != 200 {
+				b.Fatal(n, err)
+			}
+		}
+	})
+	b.Run("Voices", func(b *testing.B) {
+		for b.Loop() {
+			if l, err := s.Voices(ctx, "a"); err != nil || len(l) != 200 {
+				b.Fatal(len(l), err)
+			}
+		}
+	})
+}

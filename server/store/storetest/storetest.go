@@ -522,6 +522,13 @@ func testVoiceNamespacesAndLimit(t *testing.T, su Suite) {
 	if list, err := s.Voices(ctx, "ann"); err != nil || len(list) != 1 || list[0].ID != "second" {
 		t.Errorf("Voices(ann) = %+v, %v", list, err)
 	}
+	if c, ok := s.(store.VoiceCounter); ok {
+		for account, want := range map[string]int{"ann": 1, "bob": 1, "nobody": 0} {
+			if n, err := c.VoiceCount(ctx, account); err != nil || n != want {
+				t.Errorf("VoiceCount(%s) = %d, %v; want %d", account, n, err, want)
+			}
+		}
+	}
 }
 
 // openAs opens a store of su that implements T, one of the optional
