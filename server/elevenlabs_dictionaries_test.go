@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/internal/audiotest"
-	eldict "github.com/voxkit/voxkit/server/internal/elevenlabs/dict"
+	elapi "github.com/voxkit/voxkit/server/internal/elevenlabs/api"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -76,7 +76,7 @@ func (e *env) elevenPCM(key, text, locators string) (int, []byte) {
 func TestElevenLabsDictionaries(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	res, b := e.addDictionaryFile(e.key, "acronyms", whoPLS)
-	var file eldict.DictionaryAdded
+	var file elapi.DictionaryAdded
 	json.Unmarshal(b, &file)
 	if res.StatusCode != 200 || file.ID == "" || file.VersionID == "" || file.Name != "acronyms" || file.VersionRulesNum != 1 ||
 		file.CreatedBy != "local" || file.CreationTimeUnix == 0 {
@@ -88,7 +88,7 @@ func TestElevenLabsDictionaries(t *testing.T) {
 		t.Errorf("/v1/lexicons: %+v, want the dictionary %s", lexicons, file.ID)
 	}
 
-	var rules eldict.DictionaryAdded
+	var rules elapi.DictionaryAdded
 	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.key, `{"name":"rules","rules":[
 		{"type":"alias","string_to_replace":"WHO","alias":"World Health Organization","case_sensitive":true,"word_boundaries":true},
 		{"type":"phoneme","string_to_replace":"tomato","phoneme":"təˈmɑːtoʊ","alphabet":"ipa"}]}`, 200, &rules)
@@ -97,7 +97,7 @@ func TestElevenLabsDictionaries(t *testing.T) {
 	}
 
 	// The list, newest first, in pages.
-	var page eldict.DictionaryList
+	var page elapi.DictionaryList
 	e.elevenJSON("GET", "/v1/pronunciation-dictionaries?page_size=1", e.key, "", 200, &page)
 	if len(page.Dictionaries) != 1 || page.Dictionaries[0].ID != rules.ID || !page.HasMore || page.NextCursor == nil {
 		t.Fatalf("first page: %+v", page)
@@ -108,7 +108,7 @@ func TestElevenLabsDictionaries(t *testing.T) {
 	}
 
 	// Get: the rules of the latest version.
-	var got eldict.Dictionary
+	var got elapi.Dictionary
 	e.elevenJSON("GET", "/v1/pronunciation-dictionaries/"+rules.ID, e.key, "", 200, &got)
 	if got.LatestVersionID != rules.VersionID || got.Rules == nil || len(*got.Rules) != 2 || (*got.Rules)[0].Alias != "World Health Organization" ||
 		(*got.Rules)[1].Phoneme != "təˈmɑːtoʊ" || (*got.Rules)[1].Alphabet != "ipa" {
@@ -116,7 +116,7 @@ func TestElevenLabsDictionaries(t *testing.T) {
 	}
 
 	// Rules added and removed make versions; each version stays.
-	var added, removed eldict.DictionaryVersion
+	var added, removed elapi.DictionaryVersion
 	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/"+rules.ID+"/add-rules", e.key,
 		`{"rules":[{"type":"alias","string_to_replace":"NASA","alias":"the space agency"}]}`, 200, &added)
 	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/"+rules.ID+"/remove-rules", e.key, `{"rule_strings":["WHO"]}`, 200, &removed)
@@ -166,7 +166,7 @@ func TestElevenLabsDictionaries(t *testing.T) {
 	if status != 404 || d.Detail.Status != "pronunciation_dictionary_not_found" {
 		t.Errorf("another account's dictionary named in speech: %d %s", status, b)
 	}
-	var empty eldict.DictionaryAdded
+	var empty elapi.DictionaryAdded
 	_, b = e.addDictionaryFile(e.key, "empty", "")
 	if json.Unmarshal(b, &empty); empty.ID == "" || empty.VersionRulesNum != 0 {
 		t.Errorf("add-from-file without a file: %s", b)
@@ -184,7 +184,7 @@ func TestElevenLabsDictionaries(t *testing.T) {
 // dictionary each make a version, and the latest has them all.
 func TestElevenLabsDictionaryConcurrentRules(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	var dict eldict.DictionaryAdded
+	var dict elapi.DictionaryAdded
 	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.key, `{"name":"x","rules":[]}`, 200, &dict)
 	const n = 8
 	var wg sync.WaitGroup
@@ -199,7 +199,7 @@ func TestElevenLabsDictionaryConcurrentRules(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	var got eldict.Dictionary
+	var got elapi.Dictionary
 	e.elevenJSON("GET", "/v1/pronunciation-dictionaries/"+dict.ID, e.key, "", 200, &got)
 	if got.LatestVersionRulesNum != n || got.Rules == nil || len(*got.Rules) != n {
 		t.Errorf("after %d concurrent add-rules: %d rules %+v", n, got.LatestVersionRulesNum, got.Rules)
@@ -247,7 +247,7 @@ func TestElevenLabsDictionaryBadInput(t *testing.T) {
 func TestElevenLabsDictionaryOnSockets(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	_, b := e.addDictionaryFile(e.key, "acronyms", whoPLS)
-	var dict eldict.DictionaryAdded
+	var dict elapi.DictionaryAdded
 	json.Unmarshal(b, &dict)
 	_, spelled := e.elevenPCM(e.key, "We met the World Health Organization today.", "")
 	c := e.elevenSocket("/v1/text-to-speech/en-us/stream-input?output_format=pcm_24000")
@@ -275,7 +275,7 @@ func TestElevenLabsDictionaryHeard(t *testing.T) {
 	}
 	audiotest.Require(t, "pocketsphinx_continuous", "ffmpeg")
 	e := newEnv(t, envOptions{})
-	var dict eldict.DictionaryAdded
+	var dict elapi.DictionaryAdded
 	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.key,
 		`{"name":"acronyms","rules":[{"type":"alias","string_to_replace":"WHO","alias":"World Health Organization"}]}`, 200, &dict)
 	res, wav := e.elevenDo("POST", "/v1/text-to-speech/en-us?output_format=wav_16000", e.key,

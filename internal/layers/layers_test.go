@@ -43,7 +43,7 @@ var doors = []string{
 // is the OpenAI door's): pure data and translation, below the core and
 // every door.
 var protocolShapes = []string{
-	"server/internal/elevenlabs/dict",
+	"server/internal/elevenlabs/api",
 	"server/internal/cartesia/api",
 }
 

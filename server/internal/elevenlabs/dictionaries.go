@@ -6,7 +6,7 @@ import (
 
 	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/server/internal/core"
-	"github.com/voxkit/voxkit/server/internal/elevenlabs/dict"
+	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -35,9 +35,9 @@ func (d *door) mountDictionaries(route func(string, core.Methods), base string) 
 // /add-from-rules (JSON: name, rules) with the new dictionary.
 func (d *door) add(w http.ResponseWriter, r *http.Request, account string) *apiError {
 	body, werr := d.c.ReadBodyOf(w, r, lexicon.MaxBytes+64<<10, "multipart/form-data", "application/json")
-	var nd dict.NewDictionary
+	var nd api.NewDictionary
 	if werr == nil {
-		nd, werr = dict.ParseNewDictionary(r.Header.Get("Content-Type"), body, path.Base(r.URL.Path) == "add-from-file")
+		nd, werr = api.ParseNewDictionary(r.Header.Get("Content-Type"), body, path.Base(r.URL.Path) == "add-from-file")
 	}
 	if werr != nil {
 		return toError(werr)
@@ -46,7 +46,7 @@ func (d *door) add(w http.ResponseWriter, r *http.Request, account string) *apiE
 	if werr != nil {
 		return toError(werr)
 	}
-	core.WriteJSON(w, http.StatusOK, dict.AddedOf(stored))
+	core.WriteJSON(w, http.StatusOK, api.AddedOf(stored))
 	return nil
 }
 
@@ -56,7 +56,7 @@ func (d *door) list(w http.ResponseWriter, r *http.Request, account string) *api
 	if werr != nil {
 		return toError(werr)
 	}
-	page, werr := dict.DictionaryPage(ls, r.URL.Query())
+	page, werr := api.DictionaryPage(ls, r.URL.Query())
 	if werr != nil {
 		return toError(werr)
 	}
@@ -72,7 +72,7 @@ func (d *door) read(w http.ResponseWriter, r *http.Request, account string) *api
 	if werr != nil {
 		return toError(werr)
 	} else if version == "" {
-		core.WriteJSON(w, http.StatusOK, dict.DictionaryOf(stored, l))
+		core.WriteJSON(w, http.StatusOK, api.DictionaryOf(stored, l))
 		return nil
 	}
 	w.Header().Set("Content-Type", "application/pls+xml")
@@ -84,9 +84,9 @@ func (d *door) read(w http.ResponseWriter, r *http.Request, account string) *api
 // version of the dictionary with its rules so changed.
 func (d *door) rules(w http.ResponseWriter, r *http.Request, account string) *apiError {
 	body, werr := d.c.ReadBody(w, r)
-	var b dict.DictionaryRules
+	var b api.DictionaryRules
 	if werr == nil {
-		b, werr = dict.ParseDictionaryRules(body)
+		b, werr = api.ParseDictionaryRules(body)
 	}
 	if werr != nil {
 		return toError(werr)
@@ -97,15 +97,15 @@ func (d *door) rules(w http.ResponseWriter, r *http.Request, account string) *ap
 	if werr != nil {
 		return toError(werr)
 	}
-	core.WriteJSON(w, http.StatusOK, dict.VersionOf(stored))
+	core.WriteJSON(w, http.StatusOK, api.VersionOf(stored))
 	return nil
 }
 
 // refsOf maps pronunciation_dictionary_locators, in their order, onto the
 // core's lexicon refs; none given (nil) lets the account's default
 // lexicons apply.
-func refsOf(locs []dict.Locator) ([]core.LexiconRef, *apiError) {
-	if werr := dict.CheckLocators(locs); werr != nil {
+func refsOf(locs []api.Locator) ([]core.LexiconRef, *apiError) {
+	if werr := api.CheckLocators(locs); werr != nil {
 		return nil, toError(werr)
 	}
 	if locs == nil {

@@ -29,16 +29,15 @@
 package elevenlabs
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
-	"github.com/voxkit/voxkit/voices"
 )
 
 // door is the ElevenLabs-compatible API of one server.
@@ -146,25 +145,10 @@ func (d *door) admit(r *http.Request, need store.Scope) (string, *apiError) {
 	return account, nil
 }
 
-// voiceOf describes a voxkit voice as an ElevenLabs voice.
-func voiceOf(v voices.Voice) map[string]any {
-	category, name := "premade", v.ID
-	if !v.Global() {
-		category, name = "cloned", cmp.Or(v.Description, v.ID) // a clone's description is its name
-	}
-	labels := map[string]string{"engine": v.Engine}
-	if v.Language != "" {
-		labels["language"] = v.Language
-	}
-	return map[string]any{"voice_id": v.ID, "name": name, "category": category,
-		"description": v.Description, "labels": labels, "available_for_tiers": []string{},
-		"is_owner": !v.Global()}
-}
-
 func (d *door) voices(w http.ResponseWriter, r *http.Request, account string) *apiError {
 	list := []map[string]any{}
 	for _, v := range d.c.Voices.List(account) {
-		list = append(list, voiceOf(v))
+		list = append(list, api.Voice(v))
 	}
 	core.WriteJSON(w, http.StatusOK, map[string]any{"voices": list, "has_more": false, "total_count": len(list)})
 	return nil
@@ -175,7 +159,18 @@ func (d *door) voice(w http.ResponseWriter, r *http.Request, account string) *ap
 	if werr != nil {
 		return voiceNotFound(r.PathValue("id"))
 	}
-	core.WriteJSON(w, http.StatusOK, voiceOf(v))
+	core.WriteJSON(w, http.StatusOK, api.Voice(v))
+	return nil
+}
+
+// searchVoices answers GET /v2/voices (the SDKs' voices.search): see
+// api.SearchPage.
+func (d *door) searchVoices(w http.ResponseWriter, r *http.Request, account string) *apiError {
+	page, err := api.SearchPage(r.URL.Query(), d.c.Voices.List(account))
+	if err != nil {
+		return newError(http.StatusUnprocessableEntity, "invalid_request", err.Error())
+	}
+	core.WriteJSON(w, http.StatusOK, page)
 	return nil
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/align"
 	"github.com/voxkit/voxkit/server/internal/core"
-	"github.com/voxkit/voxkit/server/internal/elevenlabs/dict"
+	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -46,12 +46,12 @@ type message struct {
 	GenerationConfig *struct {
 		ChunkLengthSchedule []int `json:"chunk_length_schedule"`
 	} `json:"generation_config"`
-	Flush                bool           `json:"flush"`
-	TryTriggerGeneration bool           `json:"try_trigger_generation"`
-	CloseContext         bool           `json:"close_context"`
-	CloseSocket          bool           `json:"close_socket"`
-	XIAPIKey             string         `json:"xi_api_key"`
-	Locators             []dict.Locator `json:"pronunciation_dictionary_locators"`
+	Flush                bool          `json:"flush"`
+	TryTriggerGeneration bool          `json:"try_trigger_generation"`
+	CloseContext         bool          `json:"close_context"`
+	CloseSocket          bool          `json:"close_socket"`
+	XIAPIKey             string        `json:"xi_api_key"`
+	Locators             []api.Locator `json:"pronunciation_dictionary_locators"`
 }
 
 func (m message) ContextID() string { return m.Context }

@@ -15,7 +15,7 @@ import (
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/internal/align"
 	"github.com/voxkit/voxkit/server/internal/core"
-	"github.com/voxkit/voxkit/server/internal/elevenlabs/dict"
+	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/tts/normalize"
@@ -83,7 +83,7 @@ type speechBody struct {
 	Seed                   *int64         `json:"seed"`
 	PreviousText           string         `json:"previous_text"`
 	NextText               string         `json:"next_text"`
-	Locators               []dict.Locator `json:"pronunciation_dictionary_locators"`
+	Locators               []api.Locator  `json:"pronunciation_dictionary_locators"`
 }
 
 // voiceSettings is voice_settings: speed maps onto voxkit's speed; the

@@ -1,4 +1,4 @@
-package dict
+package api
 
 import (
 	"fmt"
