@@ -115,7 +115,6 @@ func TestSamplesFromGateway(t *testing.T) {
 		"not a sample":          []byte("these bytes are no voice"),
 		"latents cut short":     sample[:len(sample)-4],
 		"a dimension it lacks":  marshal(wrongDim),
-		"a model it lacks":      marshal(otherModel),
 		"latents not numbers":   notNumbers,
 		"an empty header":       []byte("voxkit-pocket-voice 1\n{}\n"),
 		"frames but no latents": []byte(`voxkit-pocket-voice 1` + "\n" + `{"model":"` + pockettest.Model + `","frames":1000000000,"dim":1024}` + "\n"),
@@ -123,6 +122,13 @@ func TestSamplesFromGateway(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			apiError(t, e.do("POST", "/v1/audio/speech", gateway, "application/json", strings.NewReader(sampleSpeech(wire.SampleVoice(bad), bad))), 400, wire.CodeBadSample)
 		})
+	}
+	// A sample of a model the worker lacks is held, as a stored clone of
+	// a model gone is kept (engine/pocket), and refused as it is spoken.
+	lacking := marshal(otherModel)
+	if refused := apiError(t, e.do("POST", "/v1/audio/speech", gateway, "application/json", strings.NewReader(sampleSpeech(wire.SampleVoice(lacking), lacking))),
+		400, wire.CodeInvalidValue); !strings.Contains(refused.Message, "no-such-model is not loaded") {
+		t.Errorf("a sample of a model the worker lacks: %q", refused.Message)
 	}
 	other := base64.StdEncoding.EncodeToString([]byte("another sample"))
 	mismatch := `{"voice":"` + voice + `","input":"Hi.","voice_sample":"` + other + `"}`

@@ -25,7 +25,7 @@ func TestVendorDoorsOwnErrors(t *testing.T) {
 		method, path, status string
 		code                 int
 	}{
-		{"GET", "/v1/nothing", "not_found", 404}, {"GET", "/v2/voices", "not_found", 404}, {"GET", "", "not_found", 404},
+		{"GET", "/v1/nothing", "not_found", 404}, {"GET", "/v2/nothing", "not_found", 404}, {"GET", "", "not_found", 404},
 		{"GET", "/", "not_found", 404}, {"GET", "/v1/text-to-speech/en-us", "method_not_allowed", 405},
 	} {
 		res, b := e.elevenDo(tc.method, tc.path, e.key, "")
