@@ -1312,6 +1312,7 @@ func (e *conformEnv) speechMetrics(t *testing.T, format string) speechMetrics {
 // TestDoorConformance runs every situation against every door; the
 // errors they answer are compared with testdata/conformance_<door>.json.
 func TestDoorConformance(t *testing.T) {
+	t.Parallel() // its own servers, one per situation; no wall-clock bound
 	var mu sync.Mutex
 	bodies := map[string]map[string]string{}
 	for _, d := range doors {
