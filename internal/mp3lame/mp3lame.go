@@ -261,13 +261,6 @@ func versionOf(rate int) (int, bool) {
 	return 0, false
 }
 
-// Layer III bitrates in kbps by bitrate index 1…14: MPEG-1, and MPEG-2
-// and 2.5. LAME 3.100 takes MPEG-2.5 only up to 64 kbps.
-var (
-	kbpsV1 = []int{32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320}
-	kbpsV2 = []int{8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160}
-)
-
 const maxKbpsV25 = 64
 
 func validKbps(version, kbps int) bool { return slices.Contains(table(version), kbps) }

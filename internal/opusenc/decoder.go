@@ -10,21 +10,9 @@ static int voxkit_opus_set_gain(OpusDecoder *st, opus_int32 v) {
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"unsafe"
 )
-
-// DecodeRate is the rate a Decoder decodes at: Opus's own, whatever the
-// rate the encoder was given.
-const DecodeRate = 48000
-
-// MaxFrame is the most samples one packet decodes to at DecodeRate
-// (120 ms).
-const MaxFrame = DecodeRate * 120 / 1000
-
-// ErrPacket is returned (wrapped) for a packet libopus cannot decode.
-var ErrPacket = errors.New("opusenc: corrupt Opus packet")
 
 // A Decoder is one libopus decoder with mono output at DecodeRate: a
 // stereo stream is mixed down. Its state lives in Go memory, so it needs

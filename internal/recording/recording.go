@@ -14,6 +14,8 @@
 // or MIME type; an ID3v2 tag before MP3 or FLAC is looked past. Channels
 // are mixed down to their mean. Other formats, such as the MP4/AAC that
 // Safari records, are an ErrFormat whose message names what is read.
+// MP3 and Opus need the C decoders: in a build without cgo (where the
+// server package builds too) they are an ErrFormat saying so.
 package recording
 
 import (
