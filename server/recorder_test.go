@@ -59,8 +59,7 @@ func (p *browserPage) recordingShown() (seconds float64, inked int) {
 // message the form shows and whether it is an error.
 func (p *browserPage) createVoice(name string) (msg string, failed bool) {
 	p.t.Helper()
-	p.do(chromedp.SetValue("#clone-name", name))
-	p.press("#clone-create")
+	p.do(chromedp.SetValue("#clone-name", name), chromedp.Click("#clone-create"))
 	p.wait(`(() => { const m = document.getElementById("clone-msg"); return m.classList.contains("ok") || m.classList.contains("err"); })()`)
 	return p.text("#clone-msg"), eval[bool](p, `document.getElementById("clone-msg").classList.contains("err")`)
 }
@@ -83,8 +82,7 @@ func checkClone(t *testing.T, p *browserPage, e *env, name string) {
 	if r := pcmRMS(pcm); r < 0.001 {
 		t.Errorf("the clone speaks silence (rms %.5f)", r)
 	}
-	p.press("#clone-speak")
-	p.do(chromedp.WaitVisible("#speech-form"))
+	p.do(chromedp.Click("#clone-speak"), chromedp.WaitVisible("#speech-form"))
 	if v := eval[string](p, `document.getElementById("voice").value`); v != id {
 		t.Fatalf("the Speech tab's voice is %q, want the new %q", v, id)
 	}
@@ -92,15 +90,6 @@ func checkClone(t *testing.T, p *browserPage, e *env, name string) {
 	if d := p.speak(); d < 0.3 {
 		t.Errorf("the Speech tab spoke the clone for %.3f s", d)
 	}
-}
-
-// press clicks the middle of the element sel with the mouse. (With
-// Chromium's fake microphone, chromedp.Click's wait for a visible node
-// never ends on this page; the mouse events themselves arrive.)
-func (p *browserPage) press(sel string) {
-	p.t.Helper()
-	at := eval[[]float64](p, `(() => { const r = document.querySelector(`+strconv.Quote(sel)+`).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`)
-	p.do(chromedp.MouseClickXY(at[0], at[1]))
 }
 
 // pcmRMS is the level of s16le samples, from 0 to 1.
@@ -163,13 +152,13 @@ func TestPlaygroundCloneFromMicrophone(t *testing.T) {
 	e := pocketEnv(t, pocketVoices(t), "")
 	recorderPage(t, p, e)
 
-	p.press("#clone-record")
+	p.do(chromedp.Click("#clone-record"))
 	p.wait(`document.getElementById("clone-record").getAttribute("aria-pressed") === "true" || document.getElementById("clone-msg").classList.contains("err")`)
 	if m := p.text("#clone-msg"); m != "" {
 		t.Fatalf("recording: %s", m)
 	}
 	p.wait(`parseFloat(document.getElementById("clone-elapsed").textContent) >= 3`)
-	p.press("#clone-record")
+	p.do(chromedp.Click("#clone-record"))
 	d, inked := p.recordingShown()
 	if d < 2.5 || d > 10 || inked < 2000 {
 		t.Errorf("the recording: %.3f s, %d pixels of waveform", d, inked)
