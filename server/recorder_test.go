@@ -92,6 +92,19 @@ func checkClone(t *testing.T, p *browserPage, e *env, name string) {
 	}
 }
 
+// startRecording presses Record and waits until the page records.
+func (p *browserPage) startRecording() {
+	p.t.Helper()
+	p.do(chromedp.Click("#clone-record"))
+	p.wait(`document.getElementById("clone-record").getAttribute("aria-pressed") === "true" || document.getElementById("clone-msg").classList.contains("err")`)
+	if m := p.text("#clone-msg"); m != "" {
+		p.t.Fatalf("recording: %s", m)
+	}
+	if !eval[bool](p, `document.getElementById("clone-file").disabled`) {
+		p.t.Error("the file input is enabled while recording")
+	}
+}
+
 // pcmRMS is the level of s16le samples, from 0 to 1.
 func pcmRMS(pcm []byte) float64 {
 	var sum float64
@@ -152,16 +165,23 @@ func TestPlaygroundCloneFromMicrophone(t *testing.T) {
 	e := pocketEnv(t, pocketVoices(t), "")
 	recorderPage(t, p, e)
 
-	p.do(chromedp.Click("#clone-record"))
-	p.wait(`document.getElementById("clone-record").getAttribute("aria-pressed") === "true" || document.getElementById("clone-msg").classList.contains("err")`)
-	if m := p.text("#clone-msg"); m != "" {
-		t.Fatalf("recording: %s", m)
+	// Left alone, the recorder stops at 10 s.
+	p.startRecording()
+	p.wait(`document.getElementById("clone-record").getAttribute("aria-pressed") === "false"`)
+	if d, _ := p.recordingShown(); d < 9.5 || d > 10.5 {
+		t.Errorf("a recording left to run lasts %.3f s, want 10", d)
 	}
+	if s := p.text("#clone-elapsed"); s != "10.0 / 10 s" {
+		t.Errorf("a recording left to run shows %q", s)
+	}
+
+	// Stopped after about 3 s.
+	p.startRecording()
 	p.wait(`parseFloat(document.getElementById("clone-elapsed").textContent) >= 3`)
 	p.do(chromedp.Click("#clone-record"))
 	d, inked := p.recordingShown()
 	if d < 2.5 || d > 10 || inked < 2000 {
-		t.Errorf("the recording: %.3f s, %d pixels of waveform", d, inked)
+		t.Errorf("the recording: %.3f s, %d pixels of waveform (%s)", d, inked, p.text("#clone-info"))
 	}
 	webm, err := base64.StdEncoding.DecodeString(eval[string](p, `clone.blob.arrayBuffer().then((b) => {
 		let s = "";
