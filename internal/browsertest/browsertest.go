@@ -15,9 +15,9 @@ import (
 // Start launches Chromium for t and returns a chromedp context of a new
 // tab, which ends after timeout or with the test. The test is skipped
 // with -short, and when Chromium is not installed (it fails instead under
-// CI, whose set-up installs it). Options add to the command line
-// (chromedp.Flag; FakeMicrophone).
-func Start(t testing.TB, timeout time.Duration, options ...chromedp.ExecAllocatorOption) context.Context {
+// CI, whose set-up installs it). Options in extra are added to the ones
+// every test uses, e.g. a fake microphone.
+func Start(t testing.TB, timeout time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("browser tests are slow; make test runs them")
@@ -34,7 +34,7 @@ func Start(t testing.TB, timeout time.Duration, options ...chromedp.ExecAllocato
 		chromedp.UserDataDir(t.TempDir()), chromedp.NoFirstRun,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("autoplay-policy", "no-user-gesture-required"))
-	opts = append(opts, options...)
+	opts = append(opts, extra...)
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancel)
 	ctx, cancel := chromedp.NewContext(actx)
@@ -47,8 +47,9 @@ func Start(t testing.TB, timeout time.Duration, options ...chromedp.ExecAllocato
 	return ctx
 }
 
-// FakeMicrophone makes the WAV file wav Chromium's microphone, played in a
-// loop, and grants every page its use without asking.
+// FakeMicrophone is the extra options of Start that make the WAV file wav
+// Chromium's microphone, played in a loop, and grant every page its use
+// without asking.
 func FakeMicrophone(wav string) []chromedp.ExecAllocatorOption {
 	return []chromedp.ExecAllocatorOption{
 		chromedp.Flag("use-fake-ui-for-media-stream", true),
