@@ -150,6 +150,16 @@ func TestPlaygroundCloneFromFile(t *testing.T) {
 		t.Fatalf("creating the voice: %q", msg)
 	}
 	checkClone(t, p, e, "From a file")
+
+	// Signing out forgets the recording.
+	p.do(chromedp.Click("#tab-voices"), chromedp.SetUploadFiles("#clone-file", []string{voice}))
+	p.recordingShown()
+	p.do(chromedp.Click("#signout"), chromedp.WaitVisible("#signin-form"))
+	p.do(chromedp.SendKeys("#signin-password", testPassword), chromedp.Click("#signin-form button"), chromedp.WaitVisible("#tabs"))
+	p.do(chromedp.Click("#tab-voices"), chromedp.WaitVisible("#clone-form"))
+	if kept := eval[bool](p, `!document.getElementById("clone-preview").hidden || !document.getElementById("clone-create").disabled || clone.blob !== null`); kept {
+		t.Error("the recording is still there after signing out and in")
+	}
 }
 
 // TestPlaygroundCloneFromMicrophone: Chromium's microphone plays a WAV
