@@ -115,7 +115,8 @@ func TestCloneFromRecording(t *testing.T) {
 		t.Errorf("the other account reading it: %d", st)
 	}
 	var l wire.VoiceList
-	if e.call("GET", "/v1/voices", e.key, "", &l); len(l.Data) != 1 || l.Data[0].ID != v.ID || l.Data[0].Model != pockettest.Model {
+	if e.call("GET", "/v1/voices", e.key, "", &l); len(l.Data) != 1 || l.Data[0].ID != v.ID || l.Data[0].Model != pockettest.Model ||
+		len(l.CloneModels) != 1 || l.CloneModels[0] != pockettest.Model {
 		t.Errorf("list: %+v", l)
 	}
 	// A derived voice of the clone speaks with it, faster.

@@ -38,10 +38,11 @@ type browserPage struct {
 	shots string // directory of the screenshots
 }
 
-// newPage starts headless Chromium, skipping without it (failing in CI).
-func newPage(t *testing.T) *browserPage {
+// newPage starts headless Chromium, skipping without it (failing in CI),
+// with options added to its command line (browsertest.Start).
+func newPage(t *testing.T, options ...chromedp.ExecAllocatorOption) *browserPage {
 	t.Helper()
-	ctx := browsertest.Start(t, 90*time.Second)
+	ctx := browsertest.Start(t, 90*time.Second, options...)
 	dir := os.Getenv("VOXKIT_SCREENSHOTS")
 	if dir == "" {
 		dir = t.TempDir()

@@ -46,3 +46,14 @@ func Start(t testing.TB, timeout time.Duration, extra ...chromedp.ExecAllocatorO
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// FakeMicrophone is the extra options of Start that make the WAV file wav
+// Chromium's microphone, played in a loop, and grant every page its use
+// without asking.
+func FakeMicrophone(wav string) []chromedp.ExecAllocatorOption {
+	return []chromedp.ExecAllocatorOption{
+		chromedp.Flag("use-fake-ui-for-media-stream", true),
+		chromedp.Flag("use-fake-device-for-media-stream", true),
+		chromedp.Flag("use-file-for-fake-audio-capture", wav),
+	}
+}

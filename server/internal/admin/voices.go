@@ -22,7 +22,9 @@ func (d *door) listVoices(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	core.WriteJSON(w, http.StatusOK, wire.FromStoredVoices(list))
+	l := wire.FromStoredVoices(list)
+	l.CloneModels = d.c.CloneModels()
+	core.WriteJSON(w, http.StatusOK, l)
 	return nil
 }
 

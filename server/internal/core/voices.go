@@ -252,6 +252,15 @@ const clonedSeconds = 10
 // silence: -60 dBFS.
 const silentRecording = 0.001
 
+// CloneModels lists the models that clone a voice from a recording,
+// sorted: none when no engine clones.
+func (c *Core) CloneModels() []string {
+	if cloner, _ := c.Synth.Cloner(); cloner != nil {
+		return cloner.CloneModels()
+	}
+	return nil
+}
+
 // CloneUpload makes account a voice of the recording in r's multipart
 // body of the form f, stores it and puts it in the catalog: the one way
 // every door clones. Its errors are *wire.Error for the client's, others
