@@ -95,3 +95,58 @@ func TestCloneFromCompressedRecordings(t *testing.T) {
 		t.Logf("%s: %s", name, got.Message)
 	}
 }
+
+// TestRecordingFormatsOnEveryDoor: voices cloned from a WAV, an MP3 and a
+// WebM Opus recording (Chromium's) speak on every door — /v1, voxkit's
+// WebSocket, ElevenLabs, Cartesia and Wyoming — the same samples, at
+// temperature 0, as /v1 gives.
+func TestRecordingFormatsOnEveryDoor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three clones spoken on five doors, about 3 s")
+	}
+	t.Parallel() // its own server and engines, no timing bound
+	e := pocketEnv(t, pocketVoices(t), "")
+	webm, err := os.ReadFile(chromiumWebM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const text = "Hello there, how are you today?" // e.speak's
+	ws := dialWS(t, e, e.key)
+	next(t, ws) // ready
+	wyoming := dialWyoming(t, startWyomingAs(t, e, "local"))
+	for _, u := range []struct {
+		id    string
+		audio []byte
+	}{
+		{"wav", pockettest.WAV(pockettest.Recording(2, 170), pockettest.SampleRate)},
+		{"mp3", ffmpegRecording(t, 150, "mp3", "-c:a", "libmp3lame", "-b:a", "64k")},
+		{"webm", webm},
+	} {
+		res := e.upload(e.key, map[string]string{"id": u.id, "name": "From " + u.id, "temperature": "0", "steps": "2"}, u.audio)
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 201 {
+			t.Fatalf("%s upload: %d %s", u.id, res.StatusCode, b)
+		}
+		st, want := e.speak(e.key, u.id)
+		if st != 200 || len(want) < 24000 || bytes.Count(want, []byte{0}) == len(want) {
+			t.Fatalf("%s over /v1: %d, %d bytes", u.id, st, len(want))
+		}
+		spoken := map[string][]byte{}
+		_, spoken["ElevenLabs"] = e.elevenDo("POST", "/v1/text-to-speech/"+u.id+"?output_format=pcm_24000", e.key, `{"text":"`+text+`"}`)
+		cartesia, _ := json.Marshal(map[string]any{"model_id": "sonic-3", "transcript": text, "voice": map[string]any{"mode": "id", "id": u.id},
+			"output_format": map[string]any{"container": "raw", "encoding": "pcm_s16le", "sample_rate": 24000}})
+		_, spoken["Cartesia"] = e.cartesiaDo("POST", "/tts/bytes", e.key, string(cartesia))
+		sendWS(t, ws, map[string]any{"type": "speech.create", "id": u.id, "voice": u.id, "input": text, "response_format": "pcm"})
+		for _, ev := range readContext(t, ws) {
+			spoken["voxkit's WebSocket"] = append(spoken["voxkit's WebSocket"], ev.audio...)
+		}
+		wyoming.send("synthesize", map[string]any{"text": text, "voice": map[string]any{"name": u.id}})
+		spoken["Wyoming"], _, _ = wyoming.audio()
+		for door, got := range spoken {
+			if !bytes.Equal(got, want) {
+				t.Errorf("the %s clone over %s: %d bytes, not /v1's %d", u.id, door, len(got), len(want))
+			}
+		}
+	}
+}
