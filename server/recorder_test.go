@@ -14,7 +14,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/voxkit/voxkit/internal/browsertest"
 	"github.com/voxkit/voxkit/internal/pockettest"
-	"github.com/voxkit/voxkit/internal/recording"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -200,9 +199,6 @@ func TestPlaygroundCloneFromMicrophone(t *testing.T) {
 	})`))
 	if err != nil || !bytes.HasPrefix(webm, []byte{0x1a, 0x45, 0xdf, 0xa3}) {
 		t.Fatalf("the recording is not WebM (%v): % x", err, webm[:min(len(webm), 16)])
-	}
-	if _, err := recording.Decode(webm, 10); err != nil {
-		t.Fatalf("Chromium's recording does not decode: %v", err)
 	}
 	if msg, failed := p.createVoice("From the microphone"); failed || !strings.HasPrefix(msg, "Created From the microphone") {
 		t.Fatalf("creating the voice: %q", msg)

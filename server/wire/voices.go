@@ -199,9 +199,6 @@ type Voice struct {
 type VoiceList struct {
 	Object string  `json:"object"` // "list"
 	Data   []Voice `json:"data"`
-	// CloneModels are the models that clone a voice from a recording
-	// here (the multipart body's "model"), sorted; absent when none does.
-	CloneModels []string `json:"clone_models,omitempty"`
 }
 
 // VoiceDeleted is the body of DELETE /v1/voices/{id}'s response, shaped

@@ -22,9 +22,7 @@ func (d *door) listVoices(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l := wire.FromStoredVoices(list)
-	l.CloneModels = d.c.CloneModels()
-	core.WriteJSON(w, http.StatusOK, l)
+	core.WriteJSON(w, http.StatusOK, wire.FromStoredVoices(list))
 	return nil
 }
 

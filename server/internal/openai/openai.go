@@ -32,9 +32,7 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 // OpenAI models, and the models that clone.
 func (d *door) listModels(w http.ResponseWriter, r *http.Request) error {
 	l := wire.FromVoices(d.c.Voices.List(core.Info(r.Context()).Account))
-	if cloner, _ := d.c.Synth.Cloner(); cloner != nil {
-		l.CloneModels = cloner.CloneModels()
-	}
+	l.CloneModels = d.c.CloneModels()
 	core.WriteJSON(w, http.StatusOK, l)
 	return nil
 }
