@@ -91,7 +91,8 @@ func TestCrashersSpeak(t *testing.T) {
 // start of the engine process that takes the dead one's place (libespeak-ng
 // initialized, its voice table read).
 func BenchmarkProcessStart(b *testing.B) {
-	p := &processes{timeout: callTimeout}
+	p := new(processes)
+	p.timeout.Store(int64(callTimeout))
 	for b.Loop() {
 		w, _, err := p.start()
 		if err != nil {
@@ -110,7 +111,7 @@ func TestHungProcessKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.timeout = 300 * time.Millisecond
+	p.timeout.Store(int64(300 * time.Millisecond))
 	w := <-p.idle
 	if err := w.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
@@ -126,7 +127,7 @@ func TestHungProcessKilled(t *testing.T) {
 	}
 	// The next call, the first of a new process, gets the usual time: on
 	// a loaded machine it can take longer than the short one above.
-	p.timeout = callTimeout
+	p.timeout.Store(int64(callTimeout))
 	res, err := p.synth(ctx, call)
 	if err != nil || len(res.PCM) == 0 {
 		t.Fatalf("next call: %v, %d bytes", err, len(res.PCM))

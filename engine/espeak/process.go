@@ -116,9 +116,10 @@ func (e *remoteError) Unwrap() error { return e.is }
 // to size at a time.
 type processes struct {
 	dataPath string
-	// timeout bounds one call: a process that takes longer is taken to
-	// hang and is killed.
-	timeout time.Duration
+	// timeout bounds one call, in nanoseconds: a process that takes
+	// longer is taken to hang and is killed. (Atomic, for tests that
+	// change it while a replacement process starts.)
+	timeout atomic.Int64
 	idle    chan *process // processes waiting for a call
 	slots   chan struct{} // one per live process
 	ids     atomic.Uint64
@@ -152,10 +153,10 @@ const cancelGrace = 2 * time.Second
 func startProcesses(dataPath string, size int) (*processes, error) {
 	p := &processes{
 		dataPath: dataPath,
-		timeout:  callTimeout,
 		idle:     make(chan *process, size),
 		slots:    make(chan struct{}, size),
 	}
+	p.timeout.Store(int64(callTimeout))
 	p.slots <- struct{}{}
 	w, table, err := p.start()
 	if err != nil {
@@ -338,7 +339,7 @@ func (p *processes) call(ctx context.Context, w *process, req request) (reply, e
 	// has its answer, the process may serve another.
 	var mu sync.Mutex
 	finished, hung := false, false
-	watchdog := time.AfterFunc(p.timeout, func() {
+	watchdog := time.AfterFunc(time.Duration(p.timeout.Load()), func() {
 		mu.Lock()
 		defer mu.Unlock()
 		if !finished {
