@@ -342,6 +342,7 @@ func readCartesia(t *testing.T, c *websocket.Conn) cartesiaEvent {
 // answer ends aborted with less than the audio, instead of holding the
 // handler as long as the client likes.
 func TestCartesiaSlowReaderIsCut(t *testing.T) {
+	long(t)
 	var log syncBuffer
 	e := newEnv(t, envOptions{log: &log, writeTimeout: 300 * time.Millisecond})
 	text := strings.Repeat("One more sentence is spoken here. ", 110) // about 10 MB at 48 kHz, more as SSE

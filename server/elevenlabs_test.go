@@ -392,6 +392,7 @@ func TestElevenLabsTextTooLong(t *testing.T) {
 // /v1: the answer is logged aborted while its body is unread, with less
 // than the whole stream sent.
 func TestElevenLabsSlowReaderIsCut(t *testing.T) {
+	long(t)
 	var log syncBuffer
 	e := newEnv(t, envOptions{log: &log, writeTimeout: 300 * time.Millisecond})
 	body := `{"text":"` + strings.Repeat("One more sentence is spoken here. ", 110) + `"}`

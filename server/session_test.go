@@ -197,6 +197,7 @@ func TestPasswordChangeEndsSessions(t *testing.T) {
 }
 
 func TestSignInThrottled(t *testing.T) {
+	long(t)
 	e := newEnv(t, envOptions{})
 	e.setPassword("local", testPassword)
 	e.setPassword("other", testPassword)

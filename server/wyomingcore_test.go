@@ -21,6 +21,7 @@ import (
 // Options.WriteTimeout, its synthesis ended as the client's going (not
 // logged as a failure); the server goes on.
 func TestWyomingServerTimeouts(t *testing.T) {
+	long(t)
 	var log syncBuffer
 	e := newEnv(t, envOptions{log: &log, wsIdle: 300 * time.Millisecond, writeTimeout: 300 * time.Millisecond,
 		synth: func(o *tts.Options) { o.MaxInput = 8000 }})
