@@ -205,3 +205,45 @@ func TestPlaygroundCloneFromMicrophone(t *testing.T) {
 	}
 	checkClone(t, p, e, "From the microphone")
 }
+
+// TestPlaygroundCloneSampling: the Voices tab's sampling fields go with
+// the recording. A clone made with temperature 0 says a text the same way
+// every time; one made with the defaults (temperature 0.7, no seed) does
+// not.
+func TestPlaygroundCloneSampling(t *testing.T) {
+	p := newPage(t)
+	e := pocketEnv(t, pocketVoices(t), "")
+	recorderPage(t, p, e)
+	voice := filepath.Join(t.TempDir(), "me.wav")
+	if err := os.WriteFile(voice, pockettest.WAV(pockettest.Recording(3, 180), pockettest.SampleRate), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	made := map[string]string{} // name → id
+	for _, c := range []struct{ name, temperature, steps string }{{"Lively", "", ""}, {"Steady", "0", "3"}} {
+		p.do(chromedp.SetUploadFiles("#clone-file", []string{voice}))
+		p.recordingShown()
+		p.do(chromedp.SetValue("#clone-temperature", c.temperature), chromedp.SetValue("#clone-steps", c.steps))
+		if msg, failed := p.createVoice(c.name); failed {
+			t.Fatalf("creating %s: %q", c.name, msg)
+		}
+		var l wire.VoiceList
+		e.call("GET", "/v1/voices", e.key, "", &l)
+		for _, v := range l.Data {
+			made[v.Name] = v.ID
+		}
+	}
+	twice := func(name string) (same bool) {
+		_, a := e.speak(e.key, made[name])
+		_, b := e.speak(e.key, made[name])
+		if len(a) < 24000 {
+			t.Fatalf("%s spoke %d bytes", name, len(a))
+		}
+		return bytes.Equal(a, b)
+	}
+	if !twice("Steady") {
+		t.Error("the clone made with temperature 0 spoke a text two ways")
+	}
+	if twice("Lively") {
+		t.Error("the clone made with the defaults spoke a text the same way twice: the fields decide nothing")
+	}
+}
