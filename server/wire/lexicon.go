@@ -86,9 +86,15 @@ func lexiconsField(raw map[string]json.RawMessage) ([]string, error) {
 	if !ok || isNull(v) {
 		return nil, nil
 	}
-	var ids []string
-	if err := json.Unmarshal(v, &ids); err != nil {
+	var items []json.RawMessage
+	if err := json.Unmarshal(v, &items); err != nil {
 		return nil, BadRequest(CodeInvalidType, "lexicons", "lexicons must be a list of lexicon ids (strings), got %s.", kind(v))
+	}
+	ids := make([]string, len(items))
+	for i, item := range items {
+		if err := json.Unmarshal(item, &ids[i]); err != nil {
+			return nil, BadRequest(CodeInvalidType, "lexicons", "lexicons[%d] must be a lexicon id (a string), got %s.", i, kind(item))
+		}
 	}
 	if len(ids) > tts.MaxLexicons {
 		return nil, BadRequest(CodeInvalidValue, "lexicons", "A request may name at most %d lexicons; this one names %d.", tts.MaxLexicons, len(ids))
@@ -98,7 +104,7 @@ func lexiconsField(raw map[string]json.RawMessage) ([]string, error) {
 			return nil, BadRequest(CodeInvalidValue, "lexicons", "A lexicon id must have 1 to %d bytes, got %d.", MaxClientID, len(id))
 		}
 	}
-	return append([]string{}, ids...), nil
+	return ids, nil
 }
 
 // BadLexicon is the 400 of a PLS document lexicon.Parse refused, naming

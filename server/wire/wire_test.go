@@ -72,12 +72,25 @@ func TestParseSpeechErrors(t *testing.T) {
 		{`{"voice":"a","input":"hi","seed":1.5}`, CodeInvalidValue, "seed"},
 		{`{"voice":"a","input":"hi","seed":"7"}`, CodeInvalidValue, "seed"},
 		{`{"voice":"a","input":"hi","seed":1e30}`, CodeInvalidValue, "seed"},
+		{`{"voice":"a","input":"hi","lexicons":"lex_a"}`, CodeInvalidType, "lexicons"},
+		{`{"voice":"a","input":"hi","lexicons":["lex_a",1]}`, CodeInvalidType, "lexicons"},
+		{`{"voice":"a","input":"hi","lexicons":[""]}`, CodeInvalidValue, "lexicons"},
 	} {
 		_, err := ParseSpeech([]byte(tc.body), "")
 		var we *Error
 		if !errors.As(err, &we) || we.Status != 400 || we.Code != tc.code || we.Param != tc.param || we.Type != TypeInvalidRequest {
 			t.Errorf("ParseSpeech(%q) error %+v; want code %q param %q", tc.body, we, tc.code, tc.param)
 		}
+	}
+}
+
+// TestLexiconsItemNamed: a list with an id of the wrong type names the
+// item, not the list.
+func TestLexiconsItemNamed(t *testing.T) {
+	_, err := ParseSpeech([]byte(`{"voice":"a","input":"hi","lexicons":["lex_a",{"id":"lex_b"}]}`), "")
+	var we *Error
+	if !errors.As(err, &we) || we.Message != "lexicons[1] must be a lexicon id (a string), got an object." {
+		t.Errorf("error %+v", we)
 	}
 }
 
