@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,32 @@ func TestVendorDoorsOwnErrors(t *testing.T) {
 		json.Unmarshal(b, &cartesia)
 		if res.StatusCode != tc.status || cartesia.Type != "error" || cartesia.ErrorCode != tc.code || cartesia.StatusCode != tc.status || strings.Contains(string(b), `"error":`) {
 			t.Errorf("POST /cartesia%s: %d %s; want %d %s in Cartesia's shape", tc.path, res.StatusCode, b, tc.status, tc.code)
+		}
+	}
+}
+
+// TestVendorJSONFaultsInTheirWords: a body of the wrong JSON types is
+// refused in the client's own field names, never Go's type names.
+func TestVendorJSONFaultsInTheirWords(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	for _, tc := range []struct {
+		name string
+		do   func() (*http.Response, []byte)
+		want string
+	}{
+		{"ElevenLabs speech", func() (*http.Response, []byte) {
+			return e.elevenDo("POST", "/v1/text-to-speech/en-us", e.key, `{"text":1}`)
+		}, "text cannot be a JSON number."},
+		{"ElevenLabs rules", func() (*http.Response, []byte) {
+			return e.elevenDo("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.key, `{"name":"d","rules":"x"}`)
+		}, "rules cannot be a JSON string."},
+		{"Cartesia bytes", func() (*http.Response, []byte) {
+			return e.cartesiaDo("POST", "/tts/bytes", e.key, `{"transcript":["a"]}`)
+		}, "transcript cannot be a JSON array."},
+	} {
+		res, b := tc.do()
+		if res.StatusCode/100 != 4 || !strings.Contains(string(b), tc.want) || strings.Contains(string(b), "Go ") || strings.Contains(string(b), "unmarshal") {
+			t.Errorf("%s: %d %s; want a 4xx saying %q", tc.name, res.StatusCode, b, tc.want)
 		}
 	}
 }

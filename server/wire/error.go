@@ -434,3 +434,18 @@ func IdleTimeout(after time.Duration) *Error {
 	return BadRequest(CodeIdleTimeout, "",
 		"The input stream received no input.append, input.flush or input.done for %v: it is closed, and the audio of its text so far was sent. Open a new one to go on.", after)
 }
+
+// JSONFault says what is wrong with a body json.Unmarshal refused, in the
+// body's own field names rather than Go's type names, for a door's
+// message.
+func JSONFault(err error) string {
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) && typ.Field != "" {
+		return fmt.Sprintf("%s cannot be a JSON %s.", typ.Field, typ.Value)
+	}
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return fmt.Sprintf("malformed JSON at byte %d.", syn.Offset)
+	}
+	return "it is not a JSON object."
+}

@@ -124,10 +124,11 @@ func BadLexicon(err error) *Error {
 }
 
 // LexiconNotFound is the 404 of a lexicon the account does not have
-// (another account's is as unknown).
+// (another account's is as unknown). Its words serve every door: the
+// vendors call a lexicon a pronunciation dictionary.
 func LexiconNotFound(id string) *Error {
 	return &Error{Status: http.StatusNotFound, Type: TypeInvalidRequest, Code: CodeLexiconNotFound, Param: "lexicons",
-		Message: fmt.Sprintf("No lexicon %s: list the account's lexicons with GET /v1/lexicons.", Echo(id))}
+		Message: fmt.Sprintf("This account has no lexicon (pronunciation dictionary) %s.", Echo(id))}
 }
 
 // NoLexicons is the answer of a server whose store keeps no lexicons to

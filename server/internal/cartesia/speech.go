@@ -51,7 +51,7 @@ func (d door) decode(w http.ResponseWriter, r *http.Request, v any) *apiError {
 		return toError(werr)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return badRequest(wire.CodeInvalidJSON, "The body is not the JSON this endpoint takes: %v.", err)
+		return badRequest(wire.CodeInvalidJSON, "The body is not the JSON this endpoint takes: %s", wire.JSONFault(err))
 	}
 	return nil
 }

@@ -232,7 +232,7 @@ func ParseDictionaryRules(body []byte) (DictionaryRules, *wire.Error) {
 	var b DictionaryRules
 	if err := json.Unmarshal(body, &b); err != nil {
 		return b, &wire.Error{Status: http.StatusUnprocessableEntity, Type: wire.TypeInvalidRequest, Code: wire.CodeInvalidJSON,
-			Message: "The body is not a JSON object of pronunciation rules: " + wire.Clip(err.Error(), 200)}
+			Message: "The body is not a JSON object of pronunciation rules: " + wire.JSONFault(err)}
 	}
 	var werr *wire.Error
 	b.Lexemes, werr = LexemesOf(b.Rules)

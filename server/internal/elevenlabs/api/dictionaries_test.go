@@ -118,3 +118,19 @@ func ExampleLexemesOf() {
 	// WHO: alias "World Health Organization"
 	// Nguyen: phoneme "ŋʷiən" in ipa
 }
+
+// TestParseDictionaryRulesFaults: a body that is not rules is a 422 that
+// names the field in the body's own words, never a Go type.
+func TestParseDictionaryRulesFaults(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"name":"d","rules":"x"}`:          "rules cannot be a JSON string.",
+		`{"name":"d","rules":[{"type":1}]}`: "rules.type cannot be a JSON number.",
+		`{"name":"d",`:                      "malformed JSON at byte 12.",
+		`[1]`:                               "it is not a JSON object.",
+	} {
+		_, werr := ParseDictionaryRules([]byte(body))
+		if werr == nil || werr.Status != 422 || !strings.HasSuffix(werr.Message, ": "+want) || strings.Contains(werr.Message, "Go ") {
+			t.Errorf("%s: %+v, want a 422 ending %q", body, werr, want)
+		}
+	}
+}
