@@ -123,19 +123,21 @@ func TestCartesiaDicts(t *testing.T) {
 		}
 	}
 
-	// Bad items and bodies, each a 400 in Cartesia's shape.
-	for name, body := range map[string]string{
-		"empty text":        `{"name":"x","items":[{"text":" ","pronunciation":"y"}]}`,
-		"no pronunciation":  `{"name":"x","items":[{"text":"a"}]}`,
-		"words and phones":  `{"name":"x","items":[{"text":"a","pronunciation":"say <<eɪ>>"}]}`,
-		"no name":           `{"items":[]}`,
-		"not JSON":          `{"name":`,
-		"pronunciation too": `{"name":"x","items":[{"text":"a","pronunciation":"` + strings.Repeat("b", 300) + `"}]}`,
+	// Bad items and bodies, each a 400 in Cartesia's shape, naming the
+	// item or field at fault where it has one.
+	for name, tc := range map[string]struct{ body, says string }{
+		"empty text":        {`{"name":"x","items":[{"text":" ","pronunciation":"y"}]}`, "items[0].text is empty"},
+		"no pronunciation":  {`{"name":"x","items":[{"text":"a","pronunciation":"y"},{"text":"b"}]}`, "items[1].pronunciation is empty"},
+		"words and phones":  {`{"name":"x","items":[{"text":"a","pronunciation":"say <<eɪ>>"}]}`, "items[0].pronunciation mixes"},
+		"no name":           {`{"items":[]}`, "name"},
+		"not JSON":          {`{"name":`, "malformed JSON"},
+		"items a string":    {`{"name":"x","items":"a"}`, "items cannot be a JSON string"},
+		"pronunciation too": {`{"name":"x","items":[{"text":"a","pronunciation":"` + strings.Repeat("b", 300) + `"}]}`, ""},
 	} {
-		res, b := e.cartesiaDo("POST", "/pronunciation-dicts/", e.key, body)
+		res, b := e.cartesiaDo("POST", "/pronunciation-dicts/", e.key, tc.body)
 		var ce cartesiaError
-		if json.Unmarshal(b, &ce); res.StatusCode != 400 || ce.Status != 400 || ce.Code == "" || ce.Title == "" {
-			t.Errorf("%s: %d %s", name, res.StatusCode, b)
+		if json.Unmarshal(b, &ce); res.StatusCode != 400 || ce.Status != 400 || ce.Code == "" || ce.Title == "" || !strings.Contains(string(b), tc.says) {
+			t.Errorf("%s: %d %s; want a 400 saying %q", name, res.StatusCode, b, tc.says)
 		}
 	}
 

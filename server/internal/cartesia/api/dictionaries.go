@@ -54,6 +54,12 @@ func ToLexicon(items []Item) (*lexicon.Lexicon, *wire.Error) {
 	lexemes := make([]lexicon.Lexeme, len(items))
 	for i, it := range items {
 		p := cmp.Or(it.Pronunciation, it.Alias)
+		if strings.TrimSpace(it.Text) == "" {
+			return nil, wire.BadRequest(wire.CodeInvalidLexicon, "items", "items[%d].text is empty.", i)
+		}
+		if strings.TrimSpace(p) == "" {
+			return nil, wire.BadRequest(wire.CodeInvalidLexicon, "items", "items[%d].pronunciation is empty.", i)
+		}
 		lexemes[i] = lexicon.Lexeme{Graphemes: graphemes(it.Text, it.CaseSensitive), Alias: p}
 		if strings.HasPrefix(p, "<<") && strings.HasSuffix(p, ">>") {
 			lexemes[i].Alias, lexemes[i].Phonemes = "", strings.NewReplacer("<<", "", ">>", "", "|", "").Replace(p)
