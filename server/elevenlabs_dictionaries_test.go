@@ -171,8 +171,8 @@ func TestElevenLabsDictionaries(t *testing.T) {
 	if json.Unmarshal(b, &empty); empty.ID == "" || empty.VersionRulesNum != 0 {
 		t.Errorf("add-from-file without a file: %s", b)
 	}
-	if status, b := e.elevenPCM(e.key, text, `[{"pronunciation_dictionary_id":"`+file.ID+`","version_id":"nope"}]`); status != 404 {
-		t.Errorf("a version the dictionary does not have: %d %s", status, b)
+	if status, b := e.elevenPCM(e.key, text, `[{"pronunciation_dictionary_id":"`+file.ID+`","version_id":"nope"}]`); status != 404 || !strings.Contains(string(b), `no version \"nope\"`) {
+		t.Errorf("a version the dictionary does not have: %d %s; want a 404 naming the version", status, b)
 	}
 	four := strings.Repeat(`{"pronunciation_dictionary_id":"`+file.ID+`"},`, 4)
 	if status, b := e.elevenPCM(e.key, text, "["+strings.TrimSuffix(four, ",")+"]"); status != 400 {

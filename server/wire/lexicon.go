@@ -131,6 +131,13 @@ func LexiconNotFound(id string) *Error {
 		Message: fmt.Sprintf("This account has no lexicon (pronunciation dictionary) %s.", Echo(id))}
 }
 
+// LexiconVersionNotFound is the 404 of a version that the account's
+// lexicon id does not have.
+func LexiconVersionNotFound(id, version string) *Error {
+	return &Error{Status: http.StatusNotFound, Type: TypeInvalidRequest, Code: CodeLexiconNotFound, Param: "lexicons",
+		Message: fmt.Sprintf("The lexicon (pronunciation dictionary) %s has no version %s.", Echo(id), Echo(version))}
+}
+
 // NoLexicons is the answer of a server whose store keeps no lexicons to
 // a request that names one.
 func NoLexicons() *Error {

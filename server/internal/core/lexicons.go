@@ -105,14 +105,18 @@ func (c *Core) Lexicons(ctx context.Context, account string, refs []LexiconRef, 
 	}
 	out := make([]*lexicon.Lexicon, 0, len(refs))
 	for _, ref := range refs {
-		if ref.Version == "" {
-			v, ok := state.latest[ref.ID]
-			if !ok {
+		_, known := state.latest[ref.ID]
+		versionNamed := ref.Version != ""
+		if !versionNamed {
+			if !known {
 				return nil, wire.LexiconNotFound(ref.ID)
 			}
-			ref.Version = v
+			ref.Version = state.latest[ref.ID]
 		}
 		l, werr := c.lexicon(ctx, ls, account, ref)
+		if werr != nil && versionNamed && known && werr.Code == wire.CodeLexiconNotFound {
+			werr = wire.LexiconVersionNotFound(ref.ID, ref.Version)
+		}
 		if werr != nil {
 			return nil, werr
 		}
