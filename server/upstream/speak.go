@@ -30,6 +30,9 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 	// The gateway's own synthesizer has normalized the text already.
 	sp := wire.Speech{Model: "tts-1", Voice: req.Voice, Input: req.Text, Format: "pcm", Normalize: false, InputFormat: wire.InputText,
 		Speed: max(tags.MinRate, min(tags.MaxRate, req.Prosody.RateOrDefault())), Seed: req.Seed}
+	if req.Phonemes != "" {
+		sp.Input = phonemeTag(req.Phonemes, req.Text)
+	}
 	if req.Words {
 		// Words come as SSE events beside the audio; without them the
 		// audio comes bare, which costs less on both sides.
@@ -442,4 +445,11 @@ func runeOffsets(s string) []int {
 		out = append(out, i)
 	}
 	return append(out, len(s))
+}
+
+// phonemeTag is text said as the IPA phonemes, as a worker's input: a
+// phoneme tag around the text. A "|" (IPA's foot-group mark, which no
+// engine says) is left out of the IPA, where it could end the tag.
+func phonemeTag(phonemes, text string) string {
+	return "<|phoneme:" + strings.ReplaceAll(phonemes, "|", "") + "|>" + text + "<|/phoneme|>"
 }

@@ -531,9 +531,13 @@ func (p *Pool) Voices(context.Context) ([]engine.Voice, error) {
 	return out, nil
 }
 
-// Renders implements engine.Renderer: the workers take a speed; the
+// Renders implements engine.Renderer: the workers take a speed and
+// phonemes (a piece said as IPA goes to the worker as a phoneme tag, which
+// its own engine speaks, or reads as text where it takes no phonemes); the
 // gateway's synthesizer applies every other control itself.
-func (p *Pool) Renders(f engine.Feature) bool { return f == engine.FeatureRate }
+func (p *Pool) Renders(f engine.Feature) bool {
+	return f == engine.FeatureRate || f == engine.FeaturePhonemes
+}
 
 // pick returns the healthy worker with voice that has the fewest requests
 // outstanding, a worker that has not spoken with the voice lately counting
