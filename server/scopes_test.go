@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/voxkit/voxkit/server/wire"
 )
 
 type keyJSON struct {
@@ -36,6 +38,14 @@ func TestScopedKeys(t *testing.T) {
 	}
 	if st := e.call("GET", "/v1/models", speech.Key, "", nil); st != 200 {
 		t.Errorf("speech key, models: %d", st)
+	}
+	// GET /v1/account says which scope the asking key has (a gateway
+	// checks its own key this way).
+	for key, want := range map[string]string{speech.Key: "speech", admin.Key: "admin"} {
+		var a wire.Account
+		if st := e.call("GET", "/v1/account", key, "", &a); st != 200 || a.Scope != want || a.Name != "local" {
+			t.Errorf("GET /v1/account with a %s key: %d %+v", want, st, a)
+		}
 	}
 	for _, tc := range []struct{ method, path, body string }{
 		{"POST", "/v1/keys", `{"scope":"admin"}`},

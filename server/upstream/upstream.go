@@ -68,6 +68,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -181,9 +182,12 @@ type Pool struct {
 	// clones are the voices cloned from recordings, by name (LoadClone).
 	clonesMu sync.RWMutex
 	clones   map[string]clone
-	bg       context.Context // ends at Close
-	stop     context.CancelFunc
-	loops    sync.WaitGroup
+	// scopeChecked is set once a worker that clones has said what scope
+	// the key has (checkScope).
+	scopeChecked atomic.Bool
+	bg           context.Context // ends at Close
+	stop         context.CancelFunc
+	loops        sync.WaitGroup
 }
 
 // dnsName is a dns+http URL of Options.URLs.
@@ -461,8 +465,29 @@ func (p *Pool) check(ctx context.Context, w *worker) {
 		if !same {
 			p.notify()
 		}
+		if len(models.CloneModels) > 0 && p.scopeChecked.CompareAndSwap(false, true) {
+			p.checkScope(ctx, w)
+		}
 	}
 	p.setHealthy(w, err == nil, err)
+}
+
+// checkScope asks w, a worker that clones, what scope the gateway's key
+// has (GET /v1/account), and warns when it is not the gateway scope: the
+// workers will then refuse every voice cloned from a recording. A worker
+// that does not say (one of an older version, or a host application's
+// accounts) is not warned about; one that cannot be asked is asked again
+// at the next check.
+func (p *Pool) checkScope(ctx context.Context, w *worker) {
+	var a wire.Account
+	if err := p.get(ctx, w.url+"/v1/account", &a); err != nil {
+		p.scopeChecked.Store(false)
+		return
+	}
+	if a.Scope != "" && a.Scope != string(store.ScopeGateway) {
+		p.log.Warn("upstream: the gateway's key is not of the gateway scope: the workers will refuse voices cloned from recordings "+
+			"(502); make one with: server keys create --account "+a.Name+" --scope gateway", "scope", a.Scope, "worker", w.url)
+	}
 }
 
 func (p *Pool) setHealthy(w *worker, ok bool, why error) {

@@ -17,6 +17,10 @@ type Account struct {
 	// an account of the host application's (server.Options.Authenticate),
 	// which the server knows only by name.
 	Created int64 `json:"created,omitempty"`
+	// Scope, in GET /v1/account, is the scope of the credentials that
+	// asked: an API key's, "admin" for a playground session or a host
+	// application's sign-in; absent on a server without a store.
+	Scope string `json:"scope,omitempty"`
 }
 
 // APIKey is the JSON of an API key. Key, the plaintext, is set only in

@@ -19,7 +19,9 @@ func (d *door) getAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	core.WriteJSON(w, http.StatusOK, wire.FromAccount(a))
+	out := wire.FromAccount(a)
+	out.Scope = string(core.Info(r.Context()).Scope)
+	core.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
