@@ -3,6 +3,7 @@ package upstream_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime/multipart"
@@ -86,7 +87,8 @@ func storeGateway(t testing.TB, dsn, key string, urls ...string) *httptest.Serve
 	fctx, stop := context.WithCancel(ctx)
 	t.Cleanup(stop)
 	go p.Follow(fctx, synth, "upstream")
-	srv, err := server.New(server.Options{Synthesizer: synth, Store: openStore(t, dsn), Gateway: true, Ready: p.Ready, Logger: quiet})
+	srv, err := server.New(server.Options{Synthesizer: synth, Store: openStore(t, dsn), Gateway: true, Ready: p.Ready, Logger: quiet,
+		ElevenLabs: true, Cartesia: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,8 +284,10 @@ func TestRecordingCloneThroughGateway(t *testing.T) {
 	} else {
 		t.Logf("the first piece: %d bytes with the sample", first[len(first)-1].bytes)
 	}
-	if st, b := speakPCM(t, f.g.URL, f.user, "rec", "One sentence here. And another one. And a third."); st != 200 {
-		t.Fatalf("three sentences through the gateway: %d %s", st, b)
+	const three = "One sentence here. And another one. And a third."
+	st, threeThrough := speakPCM(t, f.g.URL, f.user, "rec", three)
+	if st != 200 {
+		t.Fatalf("three sentences through the gateway: %d %s", st, threeThrough)
 	}
 	pieces := f.pieces.take()
 	for i, p := range pieces {
@@ -295,6 +299,12 @@ func TestRecordingCloneThroughGateway(t *testing.T) {
 	if len(pieces) != 3 {
 		t.Errorf("%d pieces, want 3", len(pieces))
 	}
+	// Sentence by sentence through the gateway, the audio is the worker's
+	// own for the whole text.
+	if st, threeDirect := speakPCM(t, f.w.URL, f.user, "rec", three); st != 200 || !bytes.Equal(threeDirect, threeThrough) {
+		t.Errorf("three sentences: %d bytes through the gateway, %d directly (%d): the same audio %v", len(threeThrough), len(threeDirect), st, bytes.Equal(threeDirect, threeThrough))
+	}
+	f.pieces.take()
 	// The worker restarted holds no sample: it asks for it (409), and
 	// gets the piece again with it.
 	f.w.Restart()
@@ -322,7 +332,7 @@ func TestRecordingCloneThroughGateway(t *testing.T) {
 	if st, b := uploadClone(t, f.g.URL, f.user, "made-at-gateway"); st != 201 || !bytes.Contains(b, []byte(`"model":"`+pockettest.Model+`"`)) {
 		t.Fatalf("upload to the gateway: %d %s", st, b)
 	}
-	st, through := speakPCM(t, f.g.URL, f.user, "made-at-gateway", text)
+	st, through = speakPCM(t, f.g.URL, f.user, "made-at-gateway", text)
 	if st != 200 {
 		t.Fatalf("the clone made at the gateway, there: %d %s", st, through)
 	}
@@ -335,6 +345,33 @@ func TestRecordingCloneThroughGateway(t *testing.T) {
 	}
 	if !bytes.Equal(direct, through) {
 		t.Errorf("the clone made at the gateway: %d bytes there, %d on worker a, the same %v", len(through), len(direct), bytes.Equal(direct, through))
+	}
+
+	// The vendors' clone routes on the gateway make such voices too.
+	for door, route := range map[string]struct{ path, file, id string }{
+		"ElevenLabs": {"/elevenlabs/v1/voices/add", "files", "voice_id"},
+		"Cartesia":   {"/cartesia/voices/clone", "clip", "id"},
+	} {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		mw.WriteField("name", door+" voice")
+		fw, _ := mw.CreateFormFile(route.file, "me.wav")
+		fw.Write(pockettest.WAV(pockettest.Recording(2, 170), pockettest.SampleRate))
+		mw.Close()
+		st, b := call(t, "POST", f.g.URL+route.path, f.user, mw.FormDataContentType(), &body)
+		var made map[string]any
+		json.Unmarshal(b, &made)
+		id, _ := made[route.id].(string)
+		if st != 200 || id == "" {
+			t.Errorf("%s's clone route on the gateway: %d %s", door, st, b)
+			continue
+		}
+		if st, pcm := speakPCM(t, f.g.URL, f.user, id, text); st != 200 || len(pcm) < 24000 {
+			t.Errorf("%s's clone through the gateway: %d, %d bytes", door, st, len(pcm))
+		}
+		if st, _ := speakPCM(t, f.g.URL, f.other, id, text); st != 404 {
+			t.Errorf("%s's clone through the gateway, as another account: %d, want 404", door, st)
+		}
 	}
 
 	// A gateway whose key has the speech scope only (as fleets made
