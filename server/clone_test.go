@@ -164,6 +164,7 @@ func TestCloneRecordingErrors(t *testing.T) {
 		{"no name", map[string]string{}, good, "missing_required_parameter", "name"},
 		{"unknown model", map[string]string{"name": "x", "model": "nope"}, good, wire.CodeInvalidValue, "model"},
 		{"bad temperature", map[string]string{"name": "x", "temperature": "hot"}, good, wire.CodeInvalidValue, "temperature"},
+		{"temperature NaN", map[string]string{"name": "x", "temperature": "NaN"}, good, wire.CodeInvalidValue, "temperature"},
 		{"bad steps", map[string]string{"name": "x", "steps": "0"}, good, wire.CodeInvalidValue, "steps"},
 		{"unknown field", map[string]string{"name": "x", "base_voice": "en-us"}, good, wire.CodeUnknownParameter, "base_voice"},
 	} {

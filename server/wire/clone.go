@@ -129,7 +129,7 @@ func (f CloneForm) Parse(mr *multipart.Reader) (VoiceClone, error) {
 	}
 	if s, ok := text["temperature"]; ok {
 		t, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil || t < 0 || t > 10 {
+		if err != nil || !(t >= 0 && t <= 10) { // NaN is neither
 			return VoiceClone{}, BadRequest(CodeInvalidValue, "temperature", "temperature must be a number from 0 to 10, not %s.", Echo(s))
 		}
 		v.Temperature = &t
