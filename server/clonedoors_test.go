@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/engine/pocket"
 	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/internal/dsp"
 	"github.com/voxkit/voxkit/internal/pockettest"
@@ -273,15 +274,15 @@ func TestCartesiaCloneFromRecording(t *testing.T) {
 
 // wyomingVoices describes over c and returns the voices listed, as name →
 // description.
-func (w *wyomingClient) voices() map[string]string {
+func (w *wyomingClient) voices() map[string]describedVoice {
 	w.t.Helper()
 	w.send("describe", nil)
 	info := w.next()
 	var programs struct {
 		TTS []struct {
 			Voices []struct {
-				Name        string `json:"name"`
-				Description string `json:"description"`
+				Name string `json:"name"`
+				describedVoice
 			} `json:"voices"`
 		} `json:"tts"`
 	}
@@ -289,11 +290,17 @@ func (w *wyomingClient) voices() map[string]string {
 	if info.Type != "info" || json.Unmarshal(b, &programs) != nil || len(programs.TTS) != 1 {
 		w.t.Fatalf("describe: %s %s", info.Type, b)
 	}
-	m := map[string]string{}
+	m := map[string]describedVoice{}
 	for _, v := range programs.TTS[0].Voices {
-		m[v.Name] = v.Description
+		m[v.Name] = v.describedVoice
 	}
 	return m
+}
+
+// describedVoice is what Wyoming's describe says of a voice.
+type describedVoice struct {
+	Description string   `json:"description"`
+	Languages   []string `json:"languages"`
 }
 
 // TestWyomingRecordingClone: the Wyoming account's clone from a recording
@@ -319,8 +326,10 @@ func TestWyomingRecordingClone(t *testing.T) {
 	}
 
 	c := dialWyoming(t, startWyomingAs(t, e, "local"))
-	if got, ok := c.voices()[v.ID]; !ok || got != "My voice" {
-		t.Errorf("describe lists the clone as %q (listed %v), want My voice", got, ok)
+	// Home Assistant offers a voice under the languages describe gives it:
+	// the clone speaks its model's.
+	if got, ok := c.voices()[v.ID]; !ok || got.Description != "My voice" || !slices.Equal(got.Languages, []string{pocket.Language}) {
+		t.Errorf("describe lists the clone as %+v (listed %v), want My voice in %s", got, ok, pocket.Language)
 	}
 	c.send("synthesize", map[string]any{"text": "Hello there, how are you today?", "voice": map[string]any{"name": v.ID}})
 	pcm, rate, _ := c.audio()

@@ -19,6 +19,11 @@ import (
 // encoder takes, in hertz.
 const SampleRate = 24000
 
+// Language is the language PocketTTS speaks, its voices' and their
+// clones' (Kyutai's model, and sherpa-onnx's export of it, are English
+// only: the text conditioner's vocabulary is English).
+const Language = "en"
+
 // MaxReference is the longest stretch of a recording a clone is made from:
 // only its first MaxReference seconds count (as in sherpa-onnx).
 const MaxReference = 10 // seconds

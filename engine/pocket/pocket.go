@@ -242,7 +242,7 @@ func (e *Engine) Voices(ctx context.Context) ([]engine.Voice, error) {
 	var out []engine.Voice
 	for _, n := range slices.Sorted(mapKeys(e.refs)) {
 		model, _, _ := strings.Cut(n, onnx.SpeakerSep)
-		out = append(out, engine.Voice{Name: n, SampleRate: SampleRate, Description: "PocketTTS voice (" + model + ")"})
+		out = append(out, engine.Voice{Name: n, Language: Language, SampleRate: SampleRate, Description: "PocketTTS voice (" + model + ")"})
 	}
 	return out, nil
 }

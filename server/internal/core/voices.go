@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
@@ -164,11 +165,24 @@ func (c *Core) catalogVoice(sv store.Voice) voices.Voice {
 	}
 	v := voices.Voice{ID: sv.ID, Owner: sv.Account, Created: sv.Created, Description: sv.Name, Base: sv.Base, Style: st}
 	if sv.Sample != nil {
-		// Cloned from a recording: the cloning engine speaks it itself.
+		// Cloned from a recording: the cloning engine speaks it itself,
+		// in the language of the model's own voices.
 		_, v.Engine = c.Synth.Cloner()
-		v.Base, v.EngineVoice = "", cloneName(sv.Account, sv.ID)
+		v.Base, v.EngineVoice, v.Language = "", cloneName(sv.Account, sv.ID), c.modelLanguage(sv.Base)
 	}
 	return v
+}
+
+// modelLanguage is the language of the voices of the cloning model named
+// model (its recordings, voices MODEL:STEM, as the catalog lists them);
+// "" when it lists none with one.
+func (c *Core) modelLanguage(model string) string {
+	for _, v := range c.Voices.List("") {
+		if strings.HasPrefix(v.ID, model+":") && v.Language != "" {
+			return v.Language
+		}
+	}
+	return ""
 }
 
 // reserved reports whether id names a global voice or an alias, which no
