@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/internal/wait"
 	"github.com/voxkit/voxkit/server/upstream"
 )
 
@@ -27,10 +29,12 @@ func TestPoolWarnsOfKeyScope(t *testing.T) {
 		{`{"object":"account","name":"fleet"}`, false},
 	} {
 		asked := make(chan struct{}, 100)
+		var checks atomic.Int64 // health checks answered
 		w := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			switch r.URL.Path {
 			case "/readyz":
 			case "/v1/models":
+				checks.Add(1)
 				io.WriteString(w, `{"object":"list","data":[],"clone_models":["m"]}`)
 			case "/v1/account":
 				asked <- struct{}{}
@@ -51,7 +55,12 @@ func TestPoolWarnsOfKeyScope(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%s: the worker was never asked for the key's scope", tc.account)
 		}
-		time.Sleep(100 * time.Millisecond) // five more checks, which must not ask again
+		// Three more checks: the answer has been read and logged, and
+		// the checks after it must not ask again.
+		after := checks.Load()
+		if !wait.For(5*time.Second, func() bool { return checks.Load() >= after+3 }) {
+			t.Fatalf("%s: the health checks stopped", tc.account)
+		}
 		p.Close()
 		warned := strings.Count(log.String(), "not of the gateway scope")
 		if tc.warn && (warned != 1 || !strings.Contains(log.String(), "--account fleet --scope gateway")) || !tc.warn && warned != 0 {

@@ -105,13 +105,13 @@ func (c *Core) Lexicons(ctx context.Context, account string, refs []LexiconRef, 
 	}
 	out := make([]*lexicon.Lexicon, 0, len(refs))
 	for _, ref := range refs {
-		_, known := state.latest[ref.ID]
+		latest, known := state.latest[ref.ID]
 		versionNamed := ref.Version != ""
 		if !versionNamed {
 			if !known {
 				return nil, wire.LexiconNotFound(ref.ID)
 			}
-			ref.Version = state.latest[ref.ID]
+			ref.Version = latest
 		}
 		l, werr := c.lexicon(ctx, ls, account, ref)
 		if werr != nil && versionNamed && known && werr.Code == wire.CodeLexiconNotFound {
