@@ -47,8 +47,9 @@ type kernel struct {
 	exact  bool
 }
 
-// bytes is the memory k's coefficients take.
-func (k *kernel) bytes() int { return len(k.phases) * len(k.phases[0]) * 4 }
+// bytes is the memory k takes: its coefficients, their slices' headers
+// and about what a cache entry of it costs.
+func (k *kernel) bytes() int { return len(k.phases)*(len(k.phases[0])*4+24) + 128 }
 
 const stopbandDB = 70
 

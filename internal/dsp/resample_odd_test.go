@@ -138,3 +138,28 @@ func BenchmarkResample44101To24000(b *testing.B) {
 		r.Flush(r.Process(nil, x))
 	}
 }
+
+// TestKernelCacheBounded: the cache never holds more than its bound, and
+// drops the least recently used kernel first.
+func TestKernelCacheBounded(t *testing.T) {
+	c := kernelCache{max: 64 << 10}
+	beta := 0.1102 * (stopbandDB - 8.7)
+	kept := [2]int{1, 1}
+	c.put(kept, newKernel(3, 23, 0.45, beta, false))
+	for i := range 200 {
+		c.put([2]int{2, i}, newKernel(1+i%40, 23, 0.45, beta, false))
+		if c.get(kept) == nil {
+			t.Fatalf("after %d more: the kernel used at each step was dropped", i+1)
+		}
+		if c.bytes > c.max {
+			t.Fatalf("after %d more: %d bytes held, bound %d", i+1, c.bytes, c.max)
+		}
+	}
+	var sum int
+	for _, e := range c.held {
+		sum += e.k.bytes()
+	}
+	if sum != c.bytes || len(c.held) >= 200 {
+		t.Errorf("%d kernels of %d bytes, counted %d", len(c.held), sum, c.bytes)
+	}
+}
