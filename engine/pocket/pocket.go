@@ -148,7 +148,7 @@ func (e *Engine) Clone(ctx context.Context, model string, samples []float32, sam
 	if sampleRate != SampleRate {
 		r, err := dsp.NewResampler(sampleRate, SampleRate)
 		if err != nil {
-			return nil, fmt.Errorf("pocket: %w", err)
+			return nil, fmt.Errorf("%w: %w", ErrRecording, err) // a rate not resampled
 		}
 		samples = r.Flush(r.Process(nil, samples[:min(len(samples), (MaxReference+1)*sampleRate)]))
 	}

@@ -45,11 +45,14 @@ var decodeMu sync.Mutex
 //
 // The frames are found and checked here, in Go, before any byte reaches
 // the C decoder: every frame must be a Layer III frame with the first
-// frame's version, rate and channel count, and the stream may not end
-// inside a frame. What does not pass is an ErrStream.
+// frame's version, rate and channel count. What does not pass is an
+// ErrStream. A stream that ends inside a frame decodes up to that frame
+// (without the Info tag's padding, which belongs to the missing end) and
+// returns a *CutError with the samples, unless maxSeconds came first.
 func Decode(data []byte, maxSeconds float64) (Decoded, error) {
 	frames, h, err := splitFrames(data)
-	if err != nil {
+	var cut *CutError
+	if err != nil && !errors.As(err, &cut) {
 		return Decoded{}, err
 	}
 	d := Decoded{SampleRate: h.rate, Channels: h.channels}
@@ -111,6 +114,9 @@ func Decode(data []byte, maxSeconds float64) (Decoded, error) {
 				return d, nil
 			}
 		}
+	}
+	if cut != nil {
+		return d, cut
 	}
 	if end := int(padding) - decoderDelay; skip > 0 && end > 0 {
 		d.Samples = d.Samples[:max(0, len(d.Samples)-end)]

@@ -10,6 +10,17 @@ import (
 // or 2.5 Layer III stream; the error says what is wrong.
 var ErrStream = errors.New("mp3lame: not a decodable MP3 stream")
 
+// CutError is the error of a stream that ends inside a frame, as an
+// upload cut short does: Decode returns it with the samples of the frames
+// before the cut. It is an ErrStream.
+type CutError struct{ Have, Want int } // bytes of the last frame
+
+func (e *CutError) Error() string {
+	return fmt.Sprintf("%v: the stream ends inside a frame (%d of %d bytes)", ErrStream, e.Have, e.Want)
+}
+
+func (e *CutError) Unwrap() error { return ErrStream }
+
 // Decoded is a decoded MP3 stream.
 type Decoded struct {
 	Samples    []float32 // mono (the mean of the channels), in [-1, 1)
@@ -74,7 +85,8 @@ func parseHeader(b []byte) (header, bool) {
 }
 
 // splitFrames returns the frames of the stream in data and the first
-// frame's header, skipping tags around them.
+// frame's header, skipping tags around them. A stream that ends inside a
+// frame is a *CutError, returned with the whole frames before it.
 func splitFrames(data []byte) ([][]byte, header, error) {
 	b := SkipID3v2(data)
 	first, ok := parseHeader(b)
@@ -94,7 +106,7 @@ func splitFrames(data []byte) ([][]byte, header, error) {
 			return nil, header{}, fmt.Errorf("%w: a frame at byte %d changes the rate or channels", ErrStream, len(data)-len(b))
 		}
 		if h.size > len(b) {
-			return nil, header{}, fmt.Errorf("%w: the stream ends inside a frame (%d of %d bytes)", ErrStream, len(b), h.size)
+			return frames, first, &CutError{Have: len(b), Want: h.size}
 		}
 		frames = append(frames, b[:h.size])
 		b = b[h.size:]

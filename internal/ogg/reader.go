@@ -41,7 +41,9 @@ func NewReader(r io.Reader) *Reader {
 
 // ReadPacket returns the next packet. It returns io.EOF at the end of a
 // stream that ends on a page boundary with no packet unfinished, and an
-// ErrCorrupt for anything else that is not a valid stream.
+// ErrCorrupt for anything else that is not a valid stream; for a stream
+// that ends inside a page or a packet, that error is also an
+// io.ErrUnexpectedEOF.
 func (o *Reader) ReadPacket() (Packet, error) {
 	for len(o.queue) == 0 {
 		if err := o.readPage(); err != nil {
@@ -59,7 +61,7 @@ func (o *Reader) readPage() error {
 	if _, err := io.ReadFull(o.r, h); err != nil {
 		if err == io.EOF && o.pages > 0 {
 			for serial := range o.partial {
-				return fmt.Errorf("%w: bitstream %d ends inside a packet", ErrCorrupt, serial)
+				return fmt.Errorf("%w: bitstream %d ends inside a packet: %w", ErrCorrupt, serial, io.ErrUnexpectedEOF)
 			}
 			return io.EOF
 		}

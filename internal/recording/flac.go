@@ -3,6 +3,7 @@ package recording
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 
@@ -24,8 +25,8 @@ func decodeFLAC(data []byte, maxSeconds float64) (a wavfile.Audio, err error) {
 		return wavfile.Audio{}, fmt.Errorf("%w: %w", ErrFormat, err)
 	}
 	rate := int(s.Info.SampleRate)
-	if rate <= 0 || rate > maxRate {
-		return wavfile.Audio{}, fmt.Errorf("%w: a rate of %d Hz", ErrFormat, rate)
+	if err := badRate(rate); err != nil {
+		return wavfile.Audio{}, err
 	}
 	limit := -1
 	if maxSeconds > 0 {
@@ -36,6 +37,9 @@ func decodeFLAC(data []byte, maxSeconds float64) (a wavfile.Audio, err error) {
 		f, err := s.ParseNext()
 		if err == io.EOF {
 			break
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return a, cutError{fmt.Errorf("%w: a FLAC frame is cut short (%w)", ErrFormat, err)}
 		}
 		if err != nil {
 			return wavfile.Audio{}, fmt.Errorf("%w: %w", ErrFormat, err)

@@ -106,6 +106,9 @@ func decodeOgg(data []byte, maxSeconds float64) (wavfile.Audio, error) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if errors.Is(err, io.ErrUnexpectedEOF) && tags {
+			return o.audio(-1), cutError{fmt.Errorf("%w: %w", ErrFormat, err)}
+		}
 		if err != nil {
 			return wavfile.Audio{}, fmt.Errorf("%w: %w", ErrFormat, err)
 		}

@@ -14,6 +14,10 @@
 // or MIME type; an ID3v2 tag before MP3 or FLAC is looked past. Channels
 // are mixed down to their mean. Other formats, such as the MP4/AAC that
 // Safari records, are an ErrFormat whose message names what is read.
+//
+// A recording that ends inside a frame, as an interrupted upload does,
+// decodes up to its last whole frame when that leaves at least
+// minCutSeconds; shorter, it is an ErrFormat saying where it ends.
 // MP3 and Opus need the C decoders: in a build without cgo (where the
 // server package builds too) they are an ErrFormat saying so.
 package recording
@@ -34,8 +38,32 @@ const Formats = "WAV, FLAC, MP3, Ogg Opus or WebM Opus"
 // package decodes, or a damaged one; the error says what is wrong.
 var ErrFormat = errors.New("recording: unsupported or damaged recording")
 
-// maxRate is the highest sample rate decoded.
-const maxRate = 384000
+// cutError is the error of a recording that ends inside a frame or an
+// element (an upload cut short), returned with the audio before the cut.
+type cutError struct{ error }
+
+func (e cutError) Unwrap() error { return e.error }
+
+// minCutSeconds is the least audio a recording cut short must keep to be
+// decoded: what a clone needs at least.
+const minCutSeconds = 1
+
+// MinRate and MaxRate bound the sample rates decoded: a rate below
+// telephone speech's 8 kHz (1 Hz, 7,999 Hz) keeps nothing of a voice and
+// is an ErrFormat; between them any rate is read, 44,101 Hz as well as
+// 44,100 Hz.
+const (
+	MinRate = 8000
+	MaxRate = 384000
+)
+
+// badRate is the ErrFormat of a recording at rate hertz, or nil.
+func badRate(rate int) error {
+	if rate < MinRate || rate > MaxRate {
+		return fmt.Errorf("%w: a rate of %d Hz (%d to %d Hz are read)", ErrFormat, rate, MinRate, MaxRate)
+	}
+	return nil
+}
 
 // Decode decodes the recording held in data, mixed down to mono (the mean
 // of the channels), at its own rate (48 kHz for Opus). Only its first
@@ -65,11 +93,15 @@ func Decode(data []byte, maxSeconds float64) (wavfile.Audio, error) {
 	default:
 		err = fmt.Errorf("%w: the data starts with no header of these", ErrFormat)
 	}
+	var cut cutError
+	if errors.As(err, &cut) && a.SampleRate > 0 && len(a.Samples) >= minCutSeconds*a.SampleRate {
+		err = nil // what arrived before the cut is enough
+	}
 	if err != nil {
 		return wavfile.Audio{}, err
 	}
-	if a.SampleRate <= 0 || a.SampleRate > maxRate {
-		return wavfile.Audio{}, fmt.Errorf("%w: a rate of %d Hz", ErrFormat, a.SampleRate)
+	if err := badRate(a.SampleRate); err != nil {
+		return wavfile.Audio{}, err
 	}
 	if n := int(maxSeconds * float64(a.SampleRate)); maxSeconds > 0 && len(a.Samples) > n {
 		a.Samples = a.Samples[:n]
@@ -80,8 +112,13 @@ func Decode(data []byte, maxSeconds float64) (wavfile.Audio, error) {
 // decodeMP3 decodes an MP3 stream's first maxSeconds (all when <= 0).
 func decodeMP3(data []byte, maxSeconds float64) (wavfile.Audio, error) {
 	d, err := mp3lame.Decode(data, maxSeconds)
+	a := wavfile.Audio{Samples: d.Samples, SampleRate: d.SampleRate}
+	var cut *mp3lame.CutError
+	if errors.As(err, &cut) {
+		return a, cutError{fmt.Errorf("%w: %w", ErrFormat, err)}
+	}
 	if err != nil {
 		return wavfile.Audio{}, fmt.Errorf("%w: %w", ErrFormat, err)
 	}
-	return wavfile.Audio{Samples: d.Samples, SampleRate: d.SampleRate}, nil
+	return a, nil
 }

@@ -1,6 +1,7 @@
 package recording
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 
@@ -28,6 +29,8 @@ const (
 	idBlockGroup     = 0xA0
 	idBlock          = 0xA1
 	idDiscardPadding = 0x75A2
+	idCues           = 0x1C53BB6B
+	idTags           = 0x1254C367
 )
 
 // trackAudio is the TrackType of an audio track.
@@ -45,19 +48,23 @@ type element struct {
 	head int   // bytes of ID and size
 }
 
+// errWebMShort is the error of data that ends inside an element's ID or
+// size.
+var errWebMShort = fmt.Errorf("%w: a WebM element is cut short", ErrFormat)
+
 // vint reads an EBML variable-length integer of at most max bytes at the
 // start of b, returning its value without the length marker, its length,
 // and whether all its value bits are ones.
 func vint(b []byte, max int) (v uint64, n int, ones bool, err error) {
 	if len(b) == 0 {
-		return 0, 0, false, fmt.Errorf("%w: a WebM element is cut short", ErrFormat)
+		return 0, 0, false, errWebMShort
 	}
 	n = bits.LeadingZeros8(b[0]) + 1
 	if n > max {
 		return 0, 0, false, fmt.Errorf("%w: a WebM number of %d bytes", ErrFormat, n)
 	}
 	if len(b) < n {
-		return 0, 0, false, fmt.Errorf("%w: a WebM element is cut short", ErrFormat)
+		return 0, 0, false, errWebMShort
 	}
 	v = uint64(b[0]) & (0xFF >> n)
 	for _, c := range b[1:n] {
@@ -69,6 +76,15 @@ func vint(b []byte, max int) (v uint64, n int, ones bool, err error) {
 // readElement reads the element header at the start of b and checks that
 // a known-size payload is all there.
 func readElement(b []byte) (element, error) {
+	e, err := readHeader(b)
+	if err == nil && e.size > int64(len(b)-e.head) {
+		return element{}, fmt.Errorf("%w: a WebM element (%#x) of %d bytes is cut at %d", ErrFormat, e.id, e.size, len(b)-e.head)
+	}
+	return e, err
+}
+
+// readHeader reads the element header at the start of b.
+func readHeader(b []byte) (element, error) {
 	_, n, _, err := vint(b, 4)
 	if err != nil {
 		return element{}, err
@@ -84,8 +100,6 @@ func readElement(b []byte) (element, error) {
 	e := element{id: id, size: int64(size), head: n + m}
 	if ones {
 		e.size = unknownSize
-	} else if e.size > int64(len(b)-e.head) {
-		return element{}, fmt.Errorf("%w: a WebM element (%#x) of %d bytes is cut at %d", ErrFormat, id, e.size, len(b)-e.head)
 	}
 	return e, nil
 }
@@ -174,8 +188,15 @@ func decodeWebM(data []byte, maxSeconds float64) (wavfile.Audio, error) {
 	// The top level, Segment and Cluster are walked as one flat list:
 	// their children's IDs are all different, so an element of unknown
 	// size simply ends where the next one that is not its child starts.
+	// Data that ends inside an element there — a Segment or Cluster of
+	// known size, a block, or the Cues and Tags that follow the blocks —
+	// is a recording cut short: what came before the cut is decoded. Any
+	// other element claiming more than remains is damage.
 	for b := data[e.head+int(e.size):]; len(b) > 0 && !d.enough; {
-		e, err := readElement(b)
+		e, err := readHeader(b)
+		if errors.Is(err, errWebMShort) {
+			return d.cut(err)
+		}
 		if err != nil {
 			return wavfile.Audio{}, err
 		}
@@ -185,6 +206,12 @@ func decodeWebM(data []byte, maxSeconds float64) (wavfile.Audio, error) {
 		}
 		if e.size == unknownSize {
 			return wavfile.Audio{}, fmt.Errorf("%w: a WebM element (%#x) of unknown size", ErrFormat, e.id)
+		}
+		if e.size > int64(len(b)-e.head) && (e.id == idSimpleBlock || e.id == idBlockGroup || e.id == idCues || e.id == idTags) {
+			return d.cut(fmt.Errorf("%w: a WebM element (%#x) of %d bytes is cut at %d", ErrFormat, e.id, e.size, len(b)-e.head))
+		}
+		if e.size > int64(len(b)-e.head) {
+			return wavfile.Audio{}, fmt.Errorf("%w: a WebM element (%#x) of %d bytes runs past the end at %d", ErrFormat, e.id, e.size, len(b)-e.head)
 		}
 		if err := d.element(e, b[e.head:e.head+int(e.size)]); err != nil {
 			return wavfile.Audio{}, err
@@ -200,6 +227,15 @@ func decodeWebM(data []byte, maxSeconds float64) (wavfile.Audio, error) {
 	total := int64(len(d.dec.out) - d.dec.skip)
 	const maxDiscard = 10e9 // ns: far more than a frame, and no overflow
 	return d.dec.audio(total - min(d.discard, maxDiscard)*opusenc.DecodeRate/1e9), nil
+}
+
+// cut is what decodeWebM returns for data that ends inside an element
+// (err says which): the audio decoded before, if any.
+func (d *webmDemux) cut(err error) (wavfile.Audio, error) {
+	if d.dec == nil {
+		return wavfile.Audio{}, err
+	}
+	return d.dec.audio(-1), cutError{err}
 }
 
 // element handles one element of the Segment or a Cluster.

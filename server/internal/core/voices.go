@@ -335,7 +335,7 @@ func (c *Core) EncodeUpload(w http.ResponseWriter, r *http.Request, account stri
 	a, err := recording.Decode(req.Audio, clonedSeconds)
 	if err != nil {
 		return wire.VoiceClone{}, nil, wire.BadRecording(wire.CodeUnsupportedAudio, "The recording cannot be read: %s. Upload %s "+
-			"of any rate and channels (WAV as PCM of 8 to 32 bits or float; Chromium and Firefox record WebM and Ogg Opus; Safari's MP4/AAC is not read).", err, recording.Formats)
+			"of 8 to 384 kHz and any channels (WAV as PCM of 8 to 32 bits or float; Chromium and Firefox record WebM and Ogg Opus; Safari's MP4/AAC is not read).", err, recording.Formats)
 	}
 	if len(a.Samples) < a.SampleRate {
 		return wire.VoiceClone{}, nil, wire.BadRecording(wire.CodeAudioTooShort, "The recording is %s long; a clone needs at least 1 s "+
