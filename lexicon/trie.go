@@ -69,7 +69,7 @@ func (l *Lexicon) buildIndex() {
 	}
 	t.nodes = append(make([]node, 0, 2*len(gs)+1), node{lexeme: -1, minKey: noKey})
 	t.fill(0, gs, offs, 0)
-	t.nodes = slices.Clip(t.nodes)
+	t.nodes = slices.Clone(t.nodes) // as many as it holds, no more
 	l.size = l.measure()
 }
 
@@ -144,12 +144,14 @@ func (t *trie) label(id int) string {
 // their strings and its index. A cache of lexicons can be bounded by it.
 func (l *Lexicon) Size() int { return l.size }
 
-// measure is what Size returns.
+// measure is what Size returns: what the lexicon's parts take, and the
+// allocator's overhead of about 16 bytes for each of its allocations.
 func (l *Lexicon) measure() int {
+	const overhead = 16
 	n := int(unsafe.Sizeof(*l)) + len(l.Name) + len(l.Language) + len(l.trie.pool) +
-		len(l.trie.nodes)*int(unsafe.Sizeof(node{})) + len(l.Lexemes)*int(unsafe.Sizeof(Lexeme{}))
+		cap(l.trie.nodes)*int(unsafe.Sizeof(node{})) + cap(l.Lexemes)*int(unsafe.Sizeof(Lexeme{})) + 4*overhead
 	for _, x := range l.Lexemes {
-		n += len(x.Graphemes)*int(unsafe.Sizeof("")) + len(x.Phonemes) + len(x.Alias)
+		n += cap(x.Graphemes)*int(unsafe.Sizeof("")) + len(x.Phonemes) + len(x.Alias) + 2*overhead
 	}
 	return n
 }
