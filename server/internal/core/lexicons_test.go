@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/internal/lexicontest"
@@ -170,4 +171,35 @@ func TestInputStopsWhenGone(t *testing.T) {
 	if taken != 1 {
 		t.Errorf("%d ops taken after the client left with the first; want 1", taken)
 	}
+}
+
+// TestRevisionsLockOneLexicon: a revision of one lexicon does not wait
+// for a revision of another (of the account's, or another account's)
+// under way.
+func TestRevisionsLockOneLexicon(t *testing.T) {
+	c, _ := newLexiconCore(t, store.Limits{})
+	ctx := context.Background()
+	held, other, third := addLexicon(t, c, "a", whoPLS), addLexicon(t, c, "a", whoPLS), addLexicon(t, c, "b", whoPLS)
+	inside, release := make(chan struct{}), make(chan struct{})
+	go c.ReviseLexicon(ctx, "a", held, func(l *lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error) {
+		close(inside)
+		<-release
+		return l, nil
+	})
+	<-inside
+	done := make(chan *wire.Error, 2)
+	same := func(l *lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error) { return l, nil }
+	go func() { _, werr := c.ReviseLexicon(ctx, "a", other, same); done <- werr }()
+	go func() { _, werr := c.ReviseLexicon(ctx, "b", third, same); done <- werr }()
+	for range 2 {
+		select {
+		case werr := <-done:
+			if werr != nil {
+				t.Error(werr)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a revision of another lexicon waits for the one under way")
+		}
+	}
+	close(release)
 }
