@@ -51,6 +51,11 @@ func (l *Lexicon) buildIndex() {
 	}
 	slices.SortFunc(gs, func(a, b grapheme) int { return strings.Compare(a.g, b.g) })
 	var b strings.Builder
+	total := 0
+	for _, g := range gs {
+		total += len(g.g)
+	}
+	b.Grow(total) // the pool holds as many bytes as the graphemes, no more
 	offs := make([]uint32, len(gs))
 	for i, g := range gs {
 		offs[i] = uint32(b.Len())

@@ -103,6 +103,7 @@ type Core struct {
 // New returns the core of cfg, with the store's clones in its catalog.
 func New(cfg Config) (*Core, error) {
 	c := &Core{Config: cfg, Voices: cfg.Synth.Voices()}
+	c.lexicons.parsing = make(chan struct{}, 1)
 	c.Logins, _ = cfg.Store.(store.Sessions)
 	c.keys = &keyAuth{store: cfg.Store, timeout: cfg.KeyCheck, log: cfg.Log}
 	if cfg.Host != nil {

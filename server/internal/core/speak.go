@@ -131,6 +131,9 @@ func (c *Core) Speak(ctx context.Context, job Job, speak func(*tts.Prepared, enc
 	}
 	defer end()
 	if werr := job.load(ctx, c, named); werr != nil {
+		if ctx.Err() != nil {
+			return tts.Result{}, ErrGone
+		}
 		return tts.Result{}, werr
 	}
 	p, err := c.Synth.Prepare(job.Request)
