@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxkit/voxkit/internal/lexicontest"
 	"github.com/voxkit/voxkit/lexicon"
 )
 
@@ -58,5 +59,23 @@ func BenchmarkFind(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		lexicon.Find(string(text), l)
+	}
+}
+
+// BenchmarkFindHostile looks "a " × 2048 up in a 1 MiB lexicon whose
+// graphemes all begin "a a a …" 250 characters deep (issue 40: 6.8 s an
+// operation when each grapheme was tried in turn).
+func BenchmarkFindHostile(b *testing.B) {
+	l, err := lexicon.Parse(lexicontest.Hostile(lexicon.MaxBytes))
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := lexicontest.HostileText(2048)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if m := lexicon.Find(text, l); len(m) != 0 {
+			b.Fatalf("%d matches", len(m))
+		}
 	}
 }

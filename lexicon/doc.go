@@ -44,8 +44,12 @@
 //     one place, the first lexicon given wins; a grapheme two lexemes of
 //     one lexicon list takes the first one's pronunciation.
 //
-// Lookup costs one map look-up per word of the text, whatever the size of
-// the lexicon. Straddles tells text that arrives in pieces where it must
+// A lexicon keeps its graphemes in a tree of their bytes (a trie), which
+// Find walks from each place a word begins, only as deep as the text goes
+// on along some grapheme (at most MaxGrapheme characters): lookup costs
+// no more for a lexicon of many graphemes, however alike they begin, than
+// for one of a few. A lexicon named twice in one call is looked up once.
+// Straddles tells text that arrives in pieces where it must
 // not be cut: inside a grapheme, found or not yet complete.
 //
 // A lexicon's Language (xml:lang, which PLS requires and Parse does not)

@@ -1,41 +1,10 @@
 package lexicon
 
 import (
-	"cmp"
 	"slices"
-	"sort"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
-
-// entry is one grapheme of a lexeme, in the index.
-type entry struct {
-	grapheme string
-	lexeme   int // index into Lexemes
-}
-
-// buildIndex files every grapheme under its key (see key), longest
-// first. A grapheme two lexemes share goes to the first.
-func (l *Lexicon) buildIndex() {
-	l.index = make(map[string][]entry)
-	seen := make(map[string]bool)
-	for i, x := range l.Lexemes {
-		for _, g := range x.Graphemes {
-			if seen[g] {
-				continue
-			}
-			seen[g] = true
-			k := key(g, 0)
-			l.index[k] = append(l.index[k], entry{grapheme: g, lexeme: i})
-		}
-	}
-	for k, list := range l.index {
-		slices.SortStableFunc(list, func(a, b entry) int { return cmp.Compare(len(b.grapheme), len(a.grapheme)) })
-		l.keys = append(l.keys, k)
-	}
-	slices.Sort(l.keys)
-}
 
 // key returns the index key of text at i: its run of word characters
 // from i, or its one character there when it is not a word character.
@@ -99,72 +68,128 @@ func Find(text string, lexicons ...*Lexicon) []Match {
 // findAt returns the longest grapheme of the first lexicon that has one
 // at i, a place no word character comes before.
 func findAt(text string, i int, lexicons []*Lexicon) (Match, bool) {
-	k := key(text, i)
-	for _, l := range lexicons {
-		if l == nil {
+	m := len(key(text, i))
+	for n, l := range lexicons {
+		if l == nil || slices.Contains(lexicons[:n], l) {
 			continue
 		}
-		for _, e := range l.index[k] {
-			if end, ok := matchAt(text, i, e.grapheme); ok {
-				return Match{Start: i, End: end, Lexicon: l, Lexeme: &l.Lexemes[e.lexeme]}, true
-			}
+		w := walker{t: &l.trie, text: text, keyLen: m, best: -1}
+		w.walk(i)
+		if w.best >= 0 {
+			return Match{Start: i, End: w.bestEnd, Lexicon: l, Lexeme: &l.Lexemes[l.trie.nodes[w.best].lexeme]}, true
 		}
 	}
 	return Match{}, false
 }
 
-// matchAt reports whether grapheme g is written in text at i as a whole
-// word, and where it ends: a space of g matches a run of white space, and
-// no word character may follow.
-func matchAt(text string, i int, g string) (int, bool) {
-	end, m := match(text, i, g)
-	return end, m == whole
+// walker follows a text down a trie from a place in it where a word may
+// begin, along every grapheme the text may hold there, by the rules of
+// Find: a space of a grapheme matches a run of white space in the text,
+// other bytes themselves. Only the graphemes whose key (see key) is the
+// text's there, keyLen bytes long, count. The graphemes below a node
+// keyLen or more bytes deep all begin with that key, so their keys are at
+// least as long: a subtree whose minKey is longer holds none and is left.
+type walker struct {
+	t      *trie
+	text   string
+	keyLen int
+
+	// best is the node of the longest grapheme found whole (of two as
+	// long, the first in the lexicon), ending at bestEnd in the text;
+	// -1: none yet.
+	best             int
+	bestEnd, bestLen int
+	// after, if set, is called with the end of each grapheme found
+	// whole; partial is set when the text ends inside a grapheme.
+	after   func(end int)
+	partial bool
 }
 
-// How a grapheme stands at a place in a text.
-const (
-	none    = iota // it is not there
-	whole          // it is there, a whole word
-	partial        // the text ends inside it: more text may complete it
-)
-
-// match says how grapheme g stands at i in text, and where it ends when
-// whole.
-func match(text string, i int, g string) (int, int) {
-	j := i
-	for k := 0; k < len(g); {
-		if j >= len(text) {
-			return 0, partial
+// walk walks the text from byte i.
+func (w *walker) walk(i int) {
+	type at struct{ id, j, depth int }
+	stack := []at{{0, i, 0}}
+	t, text := w.t, w.text
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		nd := &t.nodes[s.id]
+		if nd.lexeme >= 0 && int(nd.keyLen) == w.keyLen && w.wholeAt(s.j) {
+			if w.after != nil {
+				w.after(s.j)
+			}
+			if w.best < 0 || s.depth > w.bestLen || s.depth == w.bestLen && nd.order < t.nodes[w.best].order {
+				w.best, w.bestEnd, w.bestLen = s.id, s.j, s.depth
+			}
 		}
-		if g[k] == ' ' {
-			n := j
-			for n < len(text) {
-				r, size := utf8.DecodeRuneInString(text[n:])
-				if !unicode.IsSpace(r) {
-					break
-				}
-				n += size
+		if s.j >= len(text) { // the text ends here: inside each grapheme below
+			for c := int(nd.kids); c < int(nd.kids)+int(nd.nkids); c++ {
+				w.partial = w.partial || int(t.nodes[c].minKey) == w.keyLen
 			}
-			switch {
-			case n == len(text):
-				return 0, partial
-			case n == j:
-				return 0, none
-			}
-			j, k = n, k+1
 			continue
 		}
-		if text[j] != g[k] {
-			return 0, none
+		next := [2]int{t.child(s.id, ' '), -1}
+		if text[s.j] != ' ' {
+			next[1] = t.child(s.id, text[s.j])
 		}
-		j, k = j+1, k+1
-	}
-	if j < len(text) {
-		if r, _ := utf8.DecodeRuneInString(text[j:]); isWord(r) {
-			return 0, none
+		for _, c := range next {
+			if c < 0 || s.depth >= w.keyLen && int(t.nodes[c].minKey) != w.keyLen {
+				continue
+			}
+			if j, ok := w.follow(c, s.j); ok {
+				stack = append(stack, at{c, j, s.depth + int(t.nodes[c].n)})
+			}
 		}
 	}
-	return j, whole
+}
+
+// wholeAt reports whether no word character follows byte j of the text.
+func (w *walker) wholeAt(j int) bool {
+	if j < len(w.text) {
+		r, _ := utf8.DecodeRuneInString(w.text[j:])
+		return !isWord(r)
+	}
+	return true
+}
+
+// follow matches the label of node c in the text from byte j, and
+// returns where it ends there; false when the text holds it not, or ends
+// inside it (then partial is set).
+func (w *walker) follow(c, j int) (int, bool) {
+	text, label := w.text, w.t.label(c)
+	// Where the text ends inside the label, the text is as deep as its
+	// key (see walk): the graphemes below are whole ones if minKey says.
+	ends := int(w.t.nodes[c].minKey) == w.keyLen
+	for k := 0; k < len(label); k++ {
+		if j >= len(text) {
+			w.partial = w.partial || ends
+			return 0, false
+		}
+		if label[k] != ' ' {
+			if text[j] != label[k] {
+				return 0, false
+			}
+			j++
+			continue
+		}
+		n := j
+		for n < len(text) {
+			r, size := utf8.DecodeRuneInString(text[n:])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			n += size
+		}
+		switch {
+		case n == len(text):
+			w.partial = w.partial || ends
+			return 0, false
+		case n == j:
+			return 0, false
+		}
+		j = n
+	}
+	return j, true
 }
 
 // Straddles reports whether a grapheme of lexicons that begins before
@@ -180,8 +205,8 @@ func Straddles(text string, at int, lexicons ...*Lexicon) bool {
 		if prev, _ := utf8.DecodeLastRuneInString(text[:s]); s > 0 && isWord(prev) || unicode.IsSpace(r) {
 			continue
 		}
-		for _, l := range lexicons {
-			if l != nil && l.straddles(text, s, at) {
+		for n, l := range lexicons {
+			if l != nil && !slices.Contains(lexicons[:n], l) && l.straddles(text, s, at) {
 				return true
 			}
 		}
@@ -192,15 +217,24 @@ func Straddles(text string, at int, lexicons ...*Lexicon) bool {
 // straddles is Straddles for one lexicon and a grapheme beginning at s.
 func (l *Lexicon) straddles(text string, s, at int) bool {
 	k := key(text, s)
-	if s+len(k) == len(text) { // the text ends inside the key
-		i := sort.SearchStrings(l.keys, k)
-		return i < len(l.keys) && strings.HasPrefix(l.keys[i], k)
-	}
-	for _, e := range l.index[k] {
-		end, m := match(text, s, e.grapheme)
-		if m == partial || m == whole && end > at {
-			return true
+	t := &l.trie
+	if s+len(k) == len(text) { // the text ends inside the key: is it the start of one?
+		id, off := 0, 0
+		for i := 0; i < len(k); {
+			if off == len(t.label(id)) {
+				if id, off = t.child(id, k[i]), 0; id < 0 {
+					return false
+				}
+			}
+			if t.label(id)[off] != k[i] {
+				return false
+			}
+			i, off = i+1, off+1
 		}
+		return true
 	}
-	return false
+	found := false
+	w := walker{t: t, text: text, keyLen: len(k), best: -1, after: func(end int) { found = found || end > at }}
+	w.walk(s)
+	return found || w.partial
 }

@@ -87,8 +87,8 @@ type Lexicon struct {
 	// Lexemes are the entries, in document order.
 	Lexemes []Lexeme
 
-	index map[string][]entry // see find.go
-	keys  []string           // of index, sorted
+	trie trie // its graphemes, for Find (see trie.go)
+	size int  // what Size says
 }
 
 // Lexeme is one entry: how it is written and what it is read as.

@@ -73,6 +73,8 @@ type envOptions struct {
 	wsIdle       time.Duration
 	maxKeys      int
 	maxVoices    int
+	// lexiconStorage is Options.LexiconStoragePerAccount.
+	lexiconStorage int64
 	// synth, if set, adjusts the Synthesizer's options.
 	synth func(*tts.Options)
 	// metrics, if set, receives the server's collectors.
@@ -141,7 +143,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		Server: server.Options{
 			Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout, ElevenLabs: true, Cartesia: true, TrustedProxies: o.proxies,
 			WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys,
-			MaxVoicesPerAccount: o.maxVoices, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, KeyCheckTimeout: o.keyCheck,
+			MaxVoicesPerAccount: o.maxVoices, LexiconStoragePerAccount: o.lexiconStorage, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, KeyCheckTimeout: o.keyCheck,
 			SocketAuthTimeout: o.socketAuth, KeyRecheckInterval: o.recheck,
 			WyomingMaxConns: o.wyomingConns, WyomingEventTimeout: o.wyomingEvent,
 			Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),

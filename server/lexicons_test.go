@@ -2,12 +2,14 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/voxkit/voxkit/internal/audiotest"
+	elapi "github.com/voxkit/voxkit/server/internal/elevenlabs/api"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -254,5 +256,48 @@ func TestSocketLexicons(t *testing.T) {
 	}
 	if _, code := bytesOf(e.otherKey, create([]string{l.ID}, false)); code != wire.CodeLexiconNotFound {
 		t.Errorf("another account's lexicon: %q, want %s", code, wire.CodeLexiconNotFound)
+	}
+}
+
+// TestLexiconStorageQuota: an account's lexicons hold at most
+// Options.LexiconStoragePerAccount bytes of documents, every version
+// counted: past it /v1/lexicons, ElevenLabs' dictionaries (a rule added
+// stores the whole document again) and Cartesia's are refused with 400
+// lexicon_storage_limit_reached; another account has its own.
+func TestLexiconStorageQuota(t *testing.T) {
+	e := newEnv(t, envOptions{lexiconStorage: int64(2*len(whoPLS) + 100)})
+	createLexicon(t, e, e.key, "one", whoPLS)
+	createLexicon(t, e, e.key, "two", whoPLS)
+	res := e.do("POST", "/v1/lexicons?name=three", e.key, "application/pls+xml", strings.NewReader(whoPLS))
+	werr := apiError(t, res, 400, wire.CodeLexiconStorage)
+	if !strings.Contains(werr.Message, "every kept version counted") {
+		t.Errorf("message %q", werr.Message)
+	}
+	createLexicon(t, e, e.otherKey, "one", whoPLS)
+
+	// ElevenLabs: a dictionary of the other account, then rules added
+	// until its versions pass the quota.
+	var dict elapi.DictionaryAdded
+	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.otherKey,
+		`{"name":"rules","rules":[{"type":"alias","string_to_replace":"NASA","alias":"the space agency"}]}`, 200, &dict)
+	refused := false
+	for i := 0; i < 10 && !refused; i++ {
+		res, b := e.elevenDo("POST", "/v1/pronunciation-dictionaries/"+dict.ID+"/add-rules", e.otherKey,
+			fmt.Sprintf(`{"rules":[{"type":"alias","string_to_replace":"W%d","alias":"w"}]}`, i))
+		switch {
+		case res.StatusCode == 400 && strings.Contains(string(b), "every kept version counted"):
+			refused = true
+		case res.StatusCode != 200:
+			t.Fatalf("add-rules %d: %d %s", i, res.StatusCode, b)
+		}
+	}
+	if !refused {
+		t.Error("ElevenLabs' add-rules passed the quota ten times")
+	}
+
+	// Cartesia: the first account is full.
+	res, b := e.cartesiaDo("POST", "/pronunciation-dicts/", e.key, `{"name":"x","items":[{"text":"WHO","alias":"W H O"}]}`)
+	if res.StatusCode != 400 || !strings.Contains(string(b), "every kept version counted") {
+		t.Errorf("Cartesia past the quota: %d %s", res.StatusCode, b)
 	}
 }

@@ -32,6 +32,11 @@ const DefaultMaxKeysPerAccount = 100
 // account may hold when Options.MaxLexiconsPerAccount is 0.
 const DefaultMaxLexiconsPerAccount = 100
 
+// DefaultLexiconStoragePerAccount is the most bytes of lexicon documents
+// an account may hold, every kept version counted, when
+// Options.LexiconStoragePerAccount is 0: 50 MB.
+const DefaultLexiconStoragePerAccount = 50_000_000
+
 // DefaultKeyCheckTimeout is how long a request waits for the store to
 // verify its API key when Options.KeyCheckTimeout is 0.
 const DefaultKeyCheckTimeout = 5 * time.Second
@@ -109,6 +114,12 @@ type Options struct {
 	// account may hold (/v1/lexicons, and the vendors' dictionaries); 0
 	// means DefaultMaxLexiconsPerAccount.
 	MaxLexiconsPerAccount int
+	// LexiconStoragePerAccount is the most bytes of lexicon documents one
+	// account may hold, every kept version of each lexicon counted; 0
+	// means DefaultLexiconStoragePerAccount, negative means no limit. A
+	// lexicon or version past it is refused (400
+	// lexicon_storage_limit_reached).
+	LexiconStoragePerAccount int64
 	// AllowSignup lets anyone create an account (and its first key) with
 	// POST /v1/accounts, from the playground's "create account" form.
 	// Off by default: accounts are then made by the operator.

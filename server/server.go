@@ -101,6 +101,7 @@ func New(opts Options) (*Server, error) {
 	case cfg.MaxQueue < 0:
 		cfg.MaxQueue = math.MaxInt
 	}
+	cfg.LexiconStorage = max(0, cmp.Or(opts.LexiconStoragePerAccount, DefaultLexiconStoragePerAccount)) // negative: none
 	c, err := core.New(cfg)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/lexicontest"
 	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/tts/espeaktts"
@@ -279,6 +280,31 @@ func BenchmarkLexiconText(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		if _, err := synth.WriteClip(context.Background(), io.Discard, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPrepareHostile prepares "a " × 2048 (4,096 characters) naming
+// a hostile 1 MiB lexicon (lexicontest.Hostile: its graphemes all begin
+// alike, 250 characters deep) tts.MaxLexicons times: what a request
+// costs before its synthesis (issue 40: 52.7 s of CPU when each grapheme
+// was tried in turn).
+func BenchmarkPrepareHostile(b *testing.B) {
+	synth, err := espeaktts.New(espeak.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer synth.Close()
+	l, err := lexicon.Parse(lexicontest.Hostile(lexicon.MaxBytes))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := tts.Request{Voice: "en-us", Input: lexicontest.HostileText(2048), Format: encode.PCM,
+		Lexicons: slices.Repeat([]*lexicon.Lexicon{l}, tts.MaxLexicons)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := synth.Prepare(req); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -85,6 +85,9 @@ func (t *TextStream) Write(p []byte) (int, error) {
 	if t.err != nil {
 		return 0, t.err
 	}
+	if err := t.ctx.Err(); err != nil { // nobody to speak to: no lexicon lookup, no synthesis
+		return 0, t.fail(err)
+	}
 	n := utf8.RuneCount(p)
 	if t.written+n > t.o.s.maxStream {
 		return 0, t.fail(&InputTooLongError{Length: t.written + n, Max: t.o.s.maxStream, Stream: true})

@@ -581,12 +581,9 @@ func (p *Prepared) prepare() error {
 		req.Input, req.InputFormat, p.ignored, p.source = converted.Input, InputText, converted.Ignored, converted.Source
 		rewritten = converted.Rewritten
 	}
-	if strings.TrimSpace(req.Input) == "" {
-		return ErrEmptyInput
-	}
-	n := utf8.RuneCountInString(req.Input)
-	if n > s.maxInput {
-		return &InputTooLongError{Length: n, Max: s.maxInput}
+	n, err := s.checkText(req.Input)
+	if err != nil {
+		return err
 	}
 	if len(req.Lexicons) > 0 {
 		x := applyLexicons(req.Input, req.Lexicons, rewritten)
@@ -652,6 +649,36 @@ func (s *Synthesizer) unspokenPhonemes(req Request, v voices.Voice, script tags.
 		}
 	}
 	return out
+}
+
+// Check runs the checks of Prepare that cost little, and returns the
+// first error of theirs Prepare would return: the voice, the speed, the
+// format, the number of lexicons, and a plain text input's being empty
+// or too long (an SSML input's length is known once it is converted). A
+// server runs it before it admits a request, so that a request it
+// refuses for its limits costs it little, and Prepare after.
+func (s *Synthesizer) Check(req Request) error {
+	if _, err := s.check(req); err != nil {
+		return err
+	}
+	if req.InputFormat == InputSSML || req.InputFormat == InputAuto && ssml.Is(req.Input) {
+		return nil
+	}
+	_, err := s.checkText(req.Input)
+	return err
+}
+
+// checkText refuses text (an input, SSML converted) that is empty or too
+// long, and returns its length in characters.
+func (s *Synthesizer) checkText(input string) (int, error) {
+	if strings.TrimSpace(input) == "" {
+		return 0, ErrEmptyInput
+	}
+	n := utf8.RuneCountInString(input)
+	if n > s.maxInput {
+		return n, &InputTooLongError{Length: n, Max: s.maxInput}
+	}
+	return n, nil
 }
 
 // check validates what a request holds besides its input: the voice, the

@@ -132,6 +132,7 @@ type app struct {
 	limits             store.Limits
 	maxQueue           int
 	maxVoices          int
+	lexiconStorage     string
 	logFormat          string
 	gcPercent          int
 	log                *slog.Logger
@@ -219,6 +220,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 		"speech requests (and voice clones made from recordings) at once per account ($VOXKIT_CONCURRENCY_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
 	fs.IntVar(&a.maxVoices, "max-voices", a.envInt("VOXKIT_MAX_VOICES", server.DefaultMaxVoicesPerAccount),
 		"voice clones one account may hold ($VOXKIT_MAX_VOICES); 0: no limit; one more is a 400 voice_limit_reached")
+	fs.StringVar(&a.lexiconStorage, "lexicon-storage", a.env("VOXKIT_LEXICON_STORAGE", "50MB"),
+		"bytes of pronunciation lexicon documents one account may hold, every kept version counted ($VOXKIT_LEXICON_STORAGE), e.g. 50MB; 0: no limit; past it 400 lexicon_storage_limit_reached")
 	fs.IntVar(&a.maxQueue, "max-queue", a.envInt("VOXKIT_MAX_QUEUE", server.DefaultMaxQueue),
 		"pieces of text that may wait for a render slot before speech gets 503 server_busy ($VOXKIT_MAX_QUEUE); negative: no bound")
 	fs.DurationVar(&a.maxAudio, "max-audio", tts.DefaultMaxAudio, "most audio one request may make; more is a 400 audio_too_long")
@@ -725,6 +728,11 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	}
 	if a.maxVoices == 0 {
 		opts.MaxVoicesPerAccount = -1 // the flag's 0 is no limit, the Option's is the default
+	}
+	if opts.LexiconStoragePerAccount, err = onnx.ParseSize(a.lexiconStorage); err != nil {
+		return fmt.Errorf("-lexicon-storage: %w", err)
+	} else if opts.LexiconStoragePerAccount == 0 {
+		opts.LexiconStoragePerAccount = -1
 	}
 	if reg != nil {
 		opts.Metrics = reg

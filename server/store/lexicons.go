@@ -13,6 +13,30 @@ import (
 // ErrLexiconExists is CreateLexicon's error for an id the account has.
 var ErrLexiconExists = errors.New("store: the account has a lexicon of that id")
 
+// ErrLexiconStorage is CreateLexicon's and AddLexiconVersion's error
+// (wrapped) when the account's lexicons would hold more than
+// LexiconQuota.Bytes. It wraps ErrLimit.
+var ErrLexiconStorage = fmt.Errorf("%w: lexicon storage", ErrLimit)
+
+// LexiconQuota bounds what an account's lexicons hold: at most Lexicons
+// lexicons, and Bytes bytes of documents, every kept version of each
+// counted. 0 is no bound.
+type LexiconQuota struct {
+	Lexicons int
+	Bytes    int64
+}
+
+// CheckStorage returns ErrLexiconStorage (wrapped) when held, the bytes
+// of account's lexicon documents after a change, passes q.Bytes: a store
+// counts them in the change's transaction, after the change, and gives
+// up the change on this error.
+func (q LexiconQuota) CheckStorage(account string, held int64) error {
+	if q.Bytes > 0 && held > q.Bytes {
+		return fmt.Errorf("%w: account %q would hold %d bytes of lexicons, more than %d", ErrLexiconStorage, account, held, q.Bytes)
+	}
+	return nil
+}
+
 // LexiconVersionsKept is how many versions of a lexicon a store keeps:
 // AddLexiconVersion removes the oldest beyond it, so that a client adding
 // rules one by one cannot fill the database. The latest is always kept.
@@ -53,16 +77,20 @@ type Lexicons interface {
 	// CreateLexicon adds l (PLS, Lexemes, Name, Account; ID and Version
 	// are made when empty) as its first version and returns it with its
 	// times. ErrNotFound if the account does not exist, ErrLexiconExists
-	// if it has a lexicon of that id, ErrLimit if it holds max lexicons
-	// already (max > 0; the count and the insert are atomic).
-	CreateLexicon(ctx context.Context, l Lexicon, max int) (Lexicon, error)
+	// if it has a lexicon of that id, ErrLimit if it holds q.Lexicons
+	// lexicons already, ErrLexiconStorage if its documents would pass
+	// q.Bytes (the count and the insert are atomic).
+	CreateLexicon(ctx context.Context, l Lexicon, q LexiconQuota) (Lexicon, error)
 	// AddLexiconVersion makes pls the latest version of lexicon id of
 	// account, with a new version id, and returns it; the version and
 	// the change of the latest are one transaction, and concurrent
 	// additions each make a version. Versions beyond LexiconVersionsKept
 	// are removed, oldest first. ErrNotFound if account has no such
-	// lexicon.
-	AddLexiconVersion(ctx context.Context, account, id string, pls []byte, lexemes int) (Lexicon, error)
+	// lexicon; ErrLexiconStorage if the account's documents would then
+	// pass q.Bytes, every kept version counted (checked in the same
+	// transaction, after the oldest is removed; q.Lexicons is not
+	// used).
+	AddLexiconVersion(ctx context.Context, account, id string, pls []byte, lexemes int, q LexiconQuota) (Lexicon, error)
 	// Lexicon returns a version of lexicon id of account, the latest
 	// when version is "", with its document; ErrNotFound if there is
 	// none.

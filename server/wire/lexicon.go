@@ -17,6 +17,7 @@ const (
 	CodeLexiconTooLarge = "lexicon_too_large"
 	CodeLexiconNotFound = "lexicon_not_found"
 	CodeLexiconLimit    = "lexicon_limit_reached"
+	CodeLexiconStorage  = "lexicon_storage_limit_reached"
 )
 
 // Lexicon is the object of a pronunciation lexicon in /v1/lexicons.
@@ -148,4 +149,22 @@ func NoLexicons() *Error {
 // may.
 func LexiconLimit(max int) *Error {
 	return BadRequest(CodeLexiconLimit, "", "This account holds %d lexicons, the most it may; delete one first.", max)
+}
+
+// LexiconStorage is the 400 of a change that would leave an account's
+// lexicons holding more than max bytes of documents.
+func LexiconStorage(max int64) *Error {
+	return BadRequest(CodeLexiconStorage, "", "This account's lexicons would hold more than %s of documents, every kept version counted, the most they may; delete a lexicon first.", bytesText(max))
+}
+
+// bytesText writes n bytes in MB or MiB when it is a whole number of
+// them.
+func bytesText(n int64) string {
+	switch {
+	case n >= 1e6 && n%1e6 == 0:
+		return fmt.Sprintf("%d MB", n/1e6)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

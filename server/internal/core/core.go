@@ -65,6 +65,9 @@ type Config struct {
 	// MaxLexicons is the most pronunciation lexicons an account may
 	// hold (ElevenLabs' dictionaries are lexicons too).
 	MaxLexicons int
+	// LexiconStorage is the most bytes of lexicon documents an account
+	// may hold, every kept version counted; 0: no bound.
+	LexiconStorage int64
 	// Gateway: the engines are other servers, and x-upstream-ms reports
 	// their time.
 	Gateway bool
@@ -85,7 +88,7 @@ type Core struct {
 	voiceMu  sync.Mutex // serializes clone changes to the store and catalog
 	samples  samples    // the samples gateways sent (HoldSample)
 	lexicons lexiconCache
-	revising sync.Mutex // one lexicon revision at a time (ReviseLexicon)
+	revising revisions // one revision of a lexicon at a time (ReviseLexicon)
 
 	// closing is cancelled by Shutdown; sockets watch it.
 	closing  context.Context
@@ -100,6 +103,7 @@ type Core struct {
 // New returns the core of cfg, with the store's clones in its catalog.
 func New(cfg Config) (*Core, error) {
 	c := &Core{Config: cfg, Voices: cfg.Synth.Voices()}
+	c.lexicons.parsing = make(chan struct{}, 1)
 	c.Logins, _ = cfg.Store.(store.Sessions)
 	c.keys = &keyAuth{store: cfg.Store, timeout: cfg.KeyCheck, log: cfg.Log}
 	if cfg.Host != nil {

@@ -73,18 +73,24 @@ type Input struct {
 	part int         // the schedule's entry in force
 }
 
-// Open admits job (AdmitSpeech) and starts it, its audio going to w as
+// Open admits job (AdmitSpeech) and starts it — the lexicons it names
+// are read once it is admitted — its audio going to w as
 // tts.Synthesizer.StreamText writes it; ctx ends it (a cancel, the
 // socket gone). Its error is a *wire.Error.
 func (c *Core) Open(ctx context.Context, job StreamJob, w io.Writer) (*Input, error) {
 	if job.Start.IsZero() {
 		job.Start = time.Now()
 	}
-	if werr := job.withLexicons(ctx, c); werr != nil {
+	named, werr := c.lexiconRefs(ctx, job.Request.Account, job.Lexicons, job.Request)
+	if werr != nil {
 		return nil, werr
 	}
 	end, werr := c.AdmitSpeech(ctx, job.Request.Account)
 	if werr != nil {
+		return nil, werr
+	}
+	if werr := job.load(ctx, c, named); werr != nil {
+		end()
 		return nil, werr
 	}
 	ts, err := c.Synth.StreamText(ctx, w, job.Request)
@@ -154,9 +160,13 @@ func (in *Input) Run(q *Queue) (tts.Result, error) {
 	}
 }
 
-// takeAll takes the Ops waiting in q, up to an End (done).
+// takeAll takes the Ops waiting in q, up to an End (done); it stops
+// with ErrGone once the stream's context has ended, its client gone.
 func (in *Input) takeAll(q *Queue) (done bool, err error) {
 	for _, op := range q.take() {
+		if in.ctx.Err() != nil {
+			return false, ErrGone
+		}
 		if done, err := in.Take(op); done || err != nil {
 			return done, err
 		}

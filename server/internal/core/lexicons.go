@@ -1,8 +1,11 @@
 package core
 
 import (
+	"cmp"
+	"container/list"
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -15,8 +18,9 @@ import (
 
 // Pronunciation lexicons of an account, applied to its requests: those a
 // request names (Job.Lexicons, and the <lexicon uri> elements of its
-// SSML), or when it names none the account's defaults. A version of a
-// lexicon never changes, so each is parsed once and kept (lexiconCache);
+// SSML), or when it names none the account's defaults, each once. A
+// version of a lexicon never changes, so each is parsed once and kept
+// (lexiconCache, bounded in bytes);
 // which version is the latest, and the defaults, are read from the store
 // at most every lexiconFresh per account, and at once after a change
 // made through this server.
@@ -43,15 +47,42 @@ func RefsOf(ids []string) []LexiconRef {
 // made shows within it.
 const lexiconFresh = 2 * time.Second
 
-// maxParsedLexicons bounds the parsed versions kept; past it an
-// arbitrary one makes room.
-const maxParsedLexicons = 256
+// The parsed versions kept take at most lexiconCacheBytes (as
+// lexicon.Lexicon.Size estimates them; a 1 MiB document parses to about
+// 1.4 MB) and each account's at most a lexiconShares-th of it: an account
+// that would pass its part makes room among its own, and when the cache
+// is full the account that holds the most gives up its least recently
+// used one, so no account can push out what others hold below its part.
+// A version larger than an account's part is parsed for each request.
+// The bound is small because the heap grows to several times what is
+// live (the example server runs the collector at -gc-percent 400): 258
+// lexicons of 1 MiB named by three accounts at once, 8 a request, raise
+// that server's peak RSS by 174-181 MB with 16 MiB and one parse at a
+// time (240 MB with 32 MiB and parses at once; 1,144 MB before).
+// An account's part holds hundreds of lexicons of a few hundred entries.
+const (
+	lexiconCacheBytes = 16 << 20
+	lexiconShares     = 4
+	maxParsedLexicons = 4096 // versions, however small
+)
 
 // lexiconCache keeps parsed versions and each account's state.
 type lexiconCache struct {
 	mu       sync.Mutex
-	parsed   map[lexiconKey]*lexicon.Lexicon
+	parsed   map[lexiconKey]*list.Element // of *parsedLexicon, in its account's list
+	lru      map[string]*list.List        // by account: its versions, the most recently used first
+	held     map[string]int               // by account: the bytes of its versions
+	bytes    int
+	max      int // bytes; 0: lexiconCacheBytes
 	accounts map[string]accountLexicons
+	parsing  chan struct{} // holds a token while a version is parsed
+}
+
+// parsedLexicon is a version in the cache.
+type parsedLexicon struct {
+	key  lexiconKey
+	l    *lexicon.Lexicon
+	size int
 }
 
 // accountLexicons is what the store said of an account's lexicons.
@@ -68,6 +99,70 @@ type lexiconKey struct {
 	ref     LexiconRef
 }
 
+// get returns the version k names, if kept, and marks it used.
+func (lc *lexiconCache) get(k lexiconKey) (*lexicon.Lexicon, bool) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	e, ok := lc.parsed[k]
+	if !ok {
+		return nil, false
+	}
+	lc.lru[k.account].MoveToFront(e)
+	return e.Value.(*parsedLexicon).l, true
+}
+
+// put keeps l, the version k names, making room as the cache's rules
+// say; it returns the version kept, which another request may have put
+// first.
+func (lc *lexiconCache) put(k lexiconKey, l *lexicon.Lexicon) *lexicon.Lexicon {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if e, ok := lc.parsed[k]; ok {
+		return e.Value.(*parsedLexicon).l
+	}
+	max := cmp.Or(lc.max, lexiconCacheBytes)
+	share, size := max/lexiconShares, l.Size()
+	if size > share {
+		return l
+	}
+	if lc.parsed == nil {
+		lc.parsed, lc.lru, lc.held = make(map[lexiconKey]*list.Element), make(map[string]*list.List), make(map[string]int)
+	}
+	for lc.held[k.account]+size > share {
+		lc.evict(k.account)
+	}
+	for lc.bytes+size > max || len(lc.parsed) >= maxParsedLexicons {
+		most := ""
+		for a, n := range lc.held {
+			if n > lc.held[most] || most == "" {
+				most = a
+			}
+		}
+		lc.evict(most)
+	}
+	own := lc.lru[k.account]
+	if own == nil {
+		own = list.New()
+		lc.lru[k.account] = own
+	}
+	lc.parsed[k] = own.PushFront(&parsedLexicon{key: k, l: l, size: size})
+	lc.held[k.account] += size
+	lc.bytes += size
+	return l
+}
+
+// evict drops account's least recently used version.
+func (lc *lexiconCache) evict(account string) {
+	own := lc.lru[account]
+	p := own.Remove(own.Back()).(*parsedLexicon)
+	delete(lc.parsed, p.key)
+	lc.bytes -= p.size
+	if lc.held[account] -= p.size; own.Len() == 0 {
+		delete(lc.held, account)
+		delete(lc.lru, account)
+	}
+}
+
 // LexiconsChanged forgets what is known of account's lexicons, after a
 // change to them.
 func (c *Core) LexiconsChanged(account string) {
@@ -81,6 +176,26 @@ func (c *Core) LexiconsChanged(account string) {
 // Its errors: wire.LexiconNotFound for one the account does not have,
 // wire.NoLexicons when the store keeps none and one is named.
 func (c *Core) Lexicons(ctx context.Context, account string, refs []LexiconRef, req tts.Request) ([]*lexicon.Lexicon, *wire.Error) {
+	named, werr := c.lexiconRefs(ctx, account, refs, req)
+	if werr != nil {
+		return nil, werr
+	}
+	return c.loadLexicons(ctx, account, named)
+}
+
+// namedLexicon is a lexicon a request names, its version resolved.
+type namedLexicon struct {
+	ref LexiconRef
+	// versionNamed: the request named the version; known: the account
+	// has a lexicon of that id.
+	versionNamed, known bool
+}
+
+// lexiconRefs is the part of Lexicons that reads no lexicon: which
+// versions the request names (each once), or the error Lexicons returns
+// for a lexicon the account does not have. It costs little, and runs
+// before a request is admitted; loadLexicons, after.
+func (c *Core) lexiconRefs(ctx context.Context, account string, refs []LexiconRef, req tts.Request) ([]namedLexicon, *wire.Error) {
 	ls, ok := c.Store.(store.Lexicons)
 	if req.InputFormat == tts.InputSSML || req.InputFormat == tts.InputAuto && ssml.Is(req.Input) {
 		for _, uri := range ssml.LexiconURIs(req.Input) {
@@ -103,19 +218,35 @@ func (c *Core) Lexicons(ctx context.Context, account string, refs []LexiconRef, 
 	if refs == nil {
 		refs = RefsOf(state.defaults)
 	}
-	out := make([]*lexicon.Lexicon, 0, len(refs))
+	out := make([]namedLexicon, 0, len(refs))
 	for _, ref := range refs {
 		latest, known := state.latest[ref.ID]
-		versionNamed := ref.Version != ""
-		if !versionNamed {
+		n := namedLexicon{ref: ref, versionNamed: ref.Version != "", known: known}
+		if !n.versionNamed {
 			if !known {
 				return nil, wire.LexiconNotFound(ref.ID)
 			}
-			ref.Version = latest
+			n.ref.Version = latest
 		}
-		l, werr := c.lexicon(ctx, ls, account, ref)
-		if werr != nil && versionNamed && known && werr.Code == wire.CodeLexiconNotFound {
-			werr = wire.LexiconVersionNotFound(ref.ID, ref.Version)
+		if !slices.ContainsFunc(out, func(o namedLexicon) bool { return o.ref == n.ref }) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// loadLexicons reads and parses the versions lexiconRefs named, or takes
+// them from the cache.
+func (c *Core) loadLexicons(ctx context.Context, account string, named []namedLexicon) ([]*lexicon.Lexicon, *wire.Error) {
+	if len(named) == 0 {
+		return nil, nil
+	}
+	ls := c.Store.(store.Lexicons)
+	out := make([]*lexicon.Lexicon, 0, len(named))
+	for _, n := range named {
+		l, werr := c.lexicon(ctx, ls, account, n.ref)
+		if werr != nil && n.versionNamed && n.known && werr.Code == wire.CodeLexiconNotFound {
+			werr = wire.LexiconVersionNotFound(n.ref.ID, n.ref.Version)
 		}
 		if werr != nil {
 			return nil, werr
@@ -164,12 +295,20 @@ func (c *Core) accountLexicons(ctx context.Context, ls store.Lexicons, account s
 
 // lexicon returns one version of account's lexicon, parsed.
 func (c *Core) lexicon(ctx context.Context, ls store.Lexicons, account string, ref LexiconRef) (*lexicon.Lexicon, *wire.Error) {
-	lc := &c.lexicons
 	k := lexiconKey{account, ref}
-	lc.mu.Lock()
-	l, ok := lc.parsed[k]
-	lc.mu.Unlock()
-	if ok {
+	if l, ok := c.lexicons.get(k); ok {
+		return l, nil
+	}
+	// One version is read and parsed at a time, server-wide: what a parse
+	// holds while it runs (the document, the decoder's state, the lexicon
+	// taking shape) is live once, not once per request.
+	select {
+	case c.lexicons.parsing <- struct{}{}:
+		defer func() { <-c.lexicons.parsing }()
+	case <-ctx.Done(): // the client is gone: nobody reads this
+		return nil, wire.Internal(RequestID(ctx))
+	}
+	if l, ok := c.lexicons.get(k); ok { // parsed while this request waited
 		return l, nil
 	}
 	stored, err := ls.Lexicon(ctx, account, ref.ID, ref.Version)
@@ -179,22 +318,10 @@ func (c *Core) lexicon(ctx context.Context, ls store.Lexicons, account string, r
 	case err != nil:
 		return nil, c.internal(ctx, "reading a lexicon", err)
 	}
-	l, err = lexicon.Parse(stored.PLS)
+	l, err := lexicon.Parse(stored.PLS)
 	if err != nil { // stored only once parsed: a document of another server's version
 		return nil, c.internal(ctx, "parsing a stored lexicon", err)
 	}
 	l.Name = stored.Name
-	lc.mu.Lock()
-	if lc.parsed == nil {
-		lc.parsed = make(map[lexiconKey]*lexicon.Lexicon)
-	}
-	if len(lc.parsed) >= maxParsedLexicons {
-		for old := range lc.parsed {
-			delete(lc.parsed, old)
-			break
-		}
-	}
-	lc.parsed[k] = l
-	lc.mu.Unlock()
-	return l, nil
+	return c.lexicons.put(k, l), nil
 }

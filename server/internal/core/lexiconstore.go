@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 
 	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/server/store"
@@ -12,11 +13,48 @@ import (
 
 // The account's lexicons as every door manages them (/v1/lexicons, the
 // vendors' pronunciation dictionaries): stored as PLS documents checked
-// by package lexicon, at most Config.MaxLexicons an account, each change
+// by package lexicon, at most Config.MaxLexicons an account holding at
+// most Config.LexiconStorage bytes of documents, each change
 // forgotten by the cache of what requests apply (LexiconsChanged). Their
 // errors are *wire.Error: wire.LexiconNotFound for a lexicon the account
 // does not have (another account's is as unknown), wire.NoLexicons when
 // the store keeps none, a logged 500 for the store's own failures.
+
+// revisions locks lexicons, each apart, for ReviseLexicon.
+type revisions struct {
+	mu    sync.Mutex
+	locks map[lexiconKey]*revision
+}
+
+// revision is the lock of one lexicon, and how many hold or wait for it.
+type revision struct {
+	sync.Mutex
+	users int
+}
+
+// lock locks lexicon k and returns its unlock.
+func (r *revisions) lock(k lexiconKey) (unlock func()) {
+	r.mu.Lock()
+	if r.locks == nil {
+		r.locks = make(map[lexiconKey]*revision)
+	}
+	l := r.locks[k]
+	if l == nil {
+		l = new(revision)
+		r.locks[k] = l
+	}
+	l.users++
+	r.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		r.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(r.locks, k)
+		}
+		r.mu.Unlock()
+	}
+}
 
 // lexiconStore is the store's lexicons, or wire.NoLexicons.
 func (c *Core) lexiconStore() (store.Lexicons, *wire.Error) {
@@ -32,6 +70,8 @@ func (c *Core) lexiconError(ctx context.Context, id string, err error) *wire.Err
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return wire.LexiconNotFound(id)
+	case errors.Is(err, store.ErrLexiconStorage):
+		return wire.LexiconStorage(c.LexiconStorage)
 	case errors.Is(err, store.ErrLimit):
 		return wire.LexiconLimit(c.MaxLexicons)
 	}
@@ -50,7 +90,7 @@ func (c *Core) CreateLexicon(ctx context.Context, account, name string, l *lexic
 			return store.Lexicon{}, werr
 		}
 	}
-	stored, err := ls.CreateLexicon(ctx, store.Lexicon{Account: account, Name: name, PLS: pls, Lexemes: len(l.Lexemes)}, c.MaxLexicons)
+	stored, err := ls.CreateLexicon(ctx, store.Lexicon{Account: account, Name: name, PLS: pls, Lexemes: len(l.Lexemes)}, c.lexiconQuota())
 	if err != nil {
 		return store.Lexicon{}, c.lexiconError(ctx, "", err)
 	}
@@ -69,16 +109,21 @@ func marshal(l *lexicon.Lexicon) ([]byte, *wire.Error) {
 	return pls, nil
 }
 
+// lexiconQuota is what an account's lexicons may hold.
+func (c *Core) lexiconQuota() store.LexiconQuota {
+	return store.LexiconQuota{Lexicons: c.MaxLexicons, Bytes: c.LexiconStorage}
+}
+
 // ReviseLexicon makes a new version of account's lexicon id: revise gets
 // the latest, parsed, and returns what the new one is. The revisions this
-// server makes are one at a time, so that none is lost.
+// server makes of one lexicon are one at a time, so that none is lost;
+// other lexicons', and other accounts', do not wait for them.
 func (c *Core) ReviseLexicon(ctx context.Context, account, id string, revise func(*lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error)) (store.Lexicon, *wire.Error) {
 	ls, werr := c.lexiconStore()
 	if werr != nil {
 		return store.Lexicon{}, werr
 	}
-	c.revising.Lock()
-	defer c.revising.Unlock()
+	defer c.revising.lock(lexiconKey{account, LexiconRef{ID: id}})()
 	_, l, werr := c.StoredLexicon(ctx, account, id, "")
 	if werr != nil {
 		return store.Lexicon{}, werr
@@ -90,7 +135,7 @@ func (c *Core) ReviseLexicon(ctx context.Context, account, id string, revise fun
 	if werr != nil {
 		return store.Lexicon{}, werr
 	}
-	stored, err := ls.AddLexiconVersion(ctx, account, id, pls, len(l.Lexemes))
+	stored, err := ls.AddLexiconVersion(ctx, account, id, pls, len(l.Lexemes), c.lexiconQuota())
 	if err != nil { // ErrNotFound: deleted meanwhile
 		return store.Lexicon{}, c.lexiconError(ctx, id, err)
 	}

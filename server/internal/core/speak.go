@@ -62,17 +62,32 @@ type Job struct {
 	// sending took.
 	Out Out
 	Log *slog.Logger // nil: the core's
-	// Prepared, if set, is called once the request has passed its
-	// checks, before it is admitted.
+	// Prepared, if set, is called once the request is prepared (see
+	// Speak), or when it passed its checks and admission refused it.
 	Prepared func()
 	// Lexicons are the account's lexicons the client named; nil: the
 	// account's default lexicons (Core.Lexicons).
 	Lexicons []LexiconRef
 }
 
-// withLexicons sets the request's lexicons, as Core.Lexicons finds them.
-func (j *Job) withLexicons(ctx context.Context, c *Core) *wire.Error {
-	ls, werr := c.Lexicons(ctx, j.Request.Account, j.Lexicons, j.Request)
+// check runs the checks of a request that cost little, before it is
+// admitted: the lexicons it names (which it reads none of yet) and
+// tts.Synthesizer.Check. It returns the lexicons for load.
+func (j *Job) check(ctx context.Context, c *Core) ([]namedLexicon, *wire.Error) {
+	named, werr := c.lexiconRefs(ctx, j.Request.Account, j.Lexicons, j.Request)
+	if werr != nil {
+		return nil, werr
+	}
+	if err := c.Synth.Check(j.Request); err != nil {
+		return nil, j.toError(err)
+	}
+	return named, nil
+}
+
+// load reads and parses the lexicons check found (once the job is
+// admitted), and sets them as the request's.
+func (j *Job) load(ctx context.Context, c *Core, named []namedLexicon) *wire.Error {
+	ls, werr := c.loadLexicons(ctx, j.Request.Account, named)
 	if werr != nil {
 		return werr
 	}
@@ -92,16 +107,33 @@ func (j *Job) log(c *Core) *slog.Logger {
 	return c.Log
 }
 
-// Speak prepares job, admits it (AdmitSpeech) and runs speak, which
-// streams the prepared request to the door's writer; then it counts the
-// speech in the metrics. It returns speak's result, or: a *wire.Error
-// for the door to answer in its shape (a failed synthesis logged and
-// counted once), or ErrGone when ctx ended first.
+// Speak checks job (what costs little: see Job.check), admits it
+// (AdmitSpeech), prepares it (its lexicons read, its SSML, lexicons and
+// tags applied: the work a refused request is spared) and runs speak,
+// which streams the prepared request to the door's writer; then it
+// counts the speech in the metrics. It returns speak's result, or: a
+// *wire.Error for the door to answer in its shape (a failed synthesis
+// logged and counted once), or ErrGone when ctx ended first.
 func (c *Core) Speak(ctx context.Context, job Job, speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) (tts.Result, error) {
 	if job.Start.IsZero() {
 		job.Start = time.Now()
 	}
-	if werr := job.withLexicons(ctx, c); werr != nil {
+	named, werr := job.check(ctx, c)
+	if werr != nil {
+		return tts.Result{}, werr
+	}
+	end, werr := c.AdmitSpeech(ctx, job.Request.Account)
+	if werr != nil {
+		if job.Prepared != nil {
+			job.Prepared()
+		}
+		return tts.Result{}, werr
+	}
+	defer end()
+	if werr := job.load(ctx, c, named); werr != nil {
+		if ctx.Err() != nil {
+			return tts.Result{}, ErrGone
+		}
 		return tts.Result{}, werr
 	}
 	p, err := c.Synth.Prepare(job.Request)
@@ -115,11 +147,6 @@ func (c *Core) Speak(ctx context.Context, job Job, speak func(*tts.Prepared, enc
 	if job.Prepared != nil {
 		job.Prepared()
 	}
-	end, werr := c.AdmitSpeech(ctx, job.Request.Account)
-	if werr != nil {
-		return tts.Result{}, werr
-	}
-	defer end()
 	res, err := speak(p, codec)
 	if err != nil {
 		return res, c.failed(ctx, &job, err)

@@ -65,6 +65,20 @@ func latest(ctx context.Context, tx pgx.Tx, account, id string) (store.Lexicon, 
 	return l, seq, err
 }
 
+// withinStorage refuses a change that leaves account's lexicon documents
+// past q.Bytes (run after lockAccount, it sees every change committed
+// before).
+func withinStorage(ctx context.Context, tx pgx.Tx, account string, q store.LexiconQuota) error {
+	if q.Bytes <= 0 {
+		return nil
+	}
+	var held int64
+	if err := tx.QueryRow(ctx, "SELECT coalesce(sum(octet_length(pls)), 0) FROM lexicon_versions WHERE account = $1", account).Scan(&held); err != nil {
+		return err
+	}
+	return q.CheckStorage(account, held)
+}
+
 // addVersion stores version seq of l and makes it the latest.
 func addVersion(ctx context.Context, tx pgx.Tx, l store.Lexicon, seq int) error {
 	if _, err := tx.Exec(ctx, "INSERT INTO lexicon_versions(account, id, version, seq, pls, lexemes, created) VALUES($1, $2, $3, $4, $5, $6, $7)",
@@ -76,7 +90,7 @@ func addVersion(ctx context.Context, tx pgx.Tx, l store.Lexicon, seq int) error 
 }
 
 // CreateLexicon implements store.Lexicons.
-func (s *Store) CreateLexicon(ctx context.Context, l store.Lexicon, max int) (store.Lexicon, error) {
+func (s *Store) CreateLexicon(ctx context.Context, l store.Lexicon, q store.LexiconQuota) (store.Lexicon, error) {
 	l, err := l.Prepare()
 	if err != nil {
 		return store.Lexicon{}, err
@@ -90,12 +104,12 @@ func (s *Store) CreateLexicon(ctx context.Context, l store.Lexicon, max int) (st
 		if err := lockAccount(ctx, tx, l.Account); err != nil {
 			return err
 		}
-		ok, err := below(ctx, tx, max, "SELECT count(*) FROM lexicons WHERE account = $1", l.Account)
+		ok, err := below(ctx, tx, q.Lexicons, "SELECT count(*) FROM lexicons WHERE account = $1", l.Account)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return fmt.Errorf("%w: account %q holds %d lexicons", store.ErrLimit, l.Account, max)
+			return fmt.Errorf("%w: account %q holds %d lexicons", store.ErrLimit, l.Account, q.Lexicons)
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO lexicons(account, id, name, created, latest) VALUES($1, $2, $3, $4, $5)
 			ON CONFLICT DO NOTHING`, l.Account, l.ID, l.Name, l.Created, l.Version)
@@ -105,7 +119,10 @@ func (s *Store) CreateLexicon(ctx context.Context, l store.Lexicon, max int) (st
 		if tag.RowsAffected() == 0 {
 			return fmt.Errorf("%w: %q", store.ErrLexiconExists, l.ID)
 		}
-		return addVersion(ctx, tx, l, 1)
+		if err := addVersion(ctx, tx, l, 1); err != nil {
+			return err
+		}
+		return withinStorage(ctx, tx, l.Account, q)
 	})
 	if err != nil {
 		return store.Lexicon{}, err
@@ -114,7 +131,7 @@ func (s *Store) CreateLexicon(ctx context.Context, l store.Lexicon, max int) (st
 }
 
 // AddLexiconVersion implements store.Lexicons.
-func (s *Store) AddLexiconVersion(ctx context.Context, account, id string, pls []byte, lexemes int) (store.Lexicon, error) {
+func (s *Store) AddLexiconVersion(ctx context.Context, account, id string, pls []byte, lexemes int, q store.LexiconQuota) (store.Lexicon, error) {
 	if err := store.CheckLexiconVersion(pls, lexemes); err != nil {
 		return store.Lexicon{}, err
 	}
@@ -123,6 +140,13 @@ func (s *Store) AddLexiconVersion(ctx context.Context, account, id string, pls [
 	}
 	var l store.Lexicon
 	err := s.lexiconTx(ctx, "add lexicon version", func(tx pgx.Tx) error {
+		if q.Bytes > 0 { // the account's row first, as a creation takes it: one change of its storage at a time
+			if err := lockAccount(ctx, tx, account); errors.Is(err, store.ErrNotFound) {
+				return lexiconNotFound(account, id)
+			} else if err != nil {
+				return err
+			}
+		}
 		var seq int
 		var err error
 		if l, seq, err = latest(ctx, tx, account, id); err != nil {
@@ -132,9 +156,11 @@ func (s *Store) AddLexiconVersion(ctx context.Context, account, id string, pls [
 		if err := addVersion(ctx, tx, l, seq+1); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, "DELETE FROM lexicon_versions WHERE account = $1 AND id = $2 AND seq <= $3",
-			account, id, seq+1-store.LexiconVersionsKept)
-		return err
+		if _, err = tx.Exec(ctx, "DELETE FROM lexicon_versions WHERE account = $1 AND id = $2 AND seq <= $3",
+			account, id, seq+1-store.LexiconVersionsKept); err != nil {
+			return err
+		}
+		return withinStorage(ctx, tx, account, q)
 	})
 	if err != nil {
 		return store.Lexicon{}, err

@@ -112,11 +112,11 @@ func TestReplicasShareTheDatabase(t *testing.T) {
 	if list, err := a.Voices(ctx, ""); err != nil || len(list) != 0 {
 		t.Errorf("a's voices after b deleted: %+v, %v", list, err)
 	}
-	l, err := a.CreateLexicon(ctx, store.Lexicon{Account: "acme", PLS: storetest.PLS("WHO"), Lexemes: 1}, 0)
+	l, err := a.CreateLexicon(ctx, store.Lexicon{Account: "acme", PLS: storetest.PLS("WHO"), Lexemes: 1}, store.LexiconQuota{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v2, err := b.AddLexiconVersion(ctx, "acme", l.ID, storetest.PLS("WHO", "SQL"), 2)
+	v2, err := b.AddLexiconVersion(ctx, "acme", l.ID, storetest.PLS("WHO", "SQL"), 2, store.LexiconQuota{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func BenchmarkLexicon(b *testing.B) {
 	ctx := context.Background()
 	s, _ := openTemp(b)
 	s.CreateAccount(ctx, "a")
-	l, err := s.CreateLexicon(ctx, store.Lexicon{Account: "a", PLS: bigPLS(), Lexemes: 10000}, 0)
+	l, err := s.CreateLexicon(ctx, store.Lexicon{Account: "a", PLS: bigPLS(), Lexemes: 10000}, store.LexiconQuota{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func BenchmarkListLexicons(b *testing.B) {
 	s.CreateAccount(ctx, "a")
 	pls := bigPLS()
 	for range 10 {
-		if _, err := s.CreateLexicon(ctx, store.Lexicon{Account: "a", PLS: pls, Lexemes: 10000}, 0); err != nil {
+		if _, err := s.CreateLexicon(ctx, store.Lexicon{Account: "a", PLS: pls, Lexemes: 10000}, store.LexiconQuota{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -31,13 +31,13 @@ func ExampleStore_AddLexiconVersion() {
 	}
 	const head = `<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="en-US">`
 	first, err := st.CreateLexicon(ctx, store.Lexicon{Account: "acme", Name: "Brands", Lexemes: 1,
-		PLS: []byte(head + `<lexeme><grapheme>WHO</grapheme><alias>World Health Organization</alias></lexeme></lexicon>`)}, 0)
+		PLS: []byte(head + `<lexeme><grapheme>WHO</grapheme><alias>World Health Organization</alias></lexeme></lexicon>`)}, store.LexiconQuota{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	second, err := st.AddLexiconVersion(ctx, "acme", first.ID, []byte(head+
 		`<lexeme><grapheme>WHO</grapheme><alias>World Health Organization</alias></lexeme>`+
-		`<lexeme><grapheme>voxkit</grapheme><phoneme>vɒkskɪt</phoneme></lexeme></lexicon>`), 2)
+		`<lexeme><grapheme>voxkit</grapheme><phoneme>vɒkskɪt</phoneme></lexeme></lexicon>`), 2, store.LexiconQuota{})
 	if err != nil {
 		log.Fatal(err)
 	}

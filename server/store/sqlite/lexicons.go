@@ -63,6 +63,19 @@ func hasAccount(ctx context.Context, tx *sql.Tx, account string) error {
 	return nil
 }
 
+// withinStorage refuses a change that leaves account's lexicon documents
+// past q.Bytes (the transaction holds the write lock).
+func withinStorage(ctx context.Context, tx *sql.Tx, account string, q store.LexiconQuota) error {
+	if q.Bytes <= 0 {
+		return nil
+	}
+	var held int64
+	if err := tx.QueryRowContext(ctx, "SELECT coalesce(sum(length(pls)), 0) FROM lexicon_versions WHERE account = ?", account).Scan(&held); err != nil {
+		return err
+	}
+	return q.CheckStorage(account, held)
+}
+
 // addVersion stores version seq of l and makes it the latest.
 func addVersion(ctx context.Context, tx *sql.Tx, l store.Lexicon, seq int64) error {
 	if _, err := tx.ExecContext(ctx, "INSERT INTO lexicon_versions(account, id, version, seq, pls, lexemes, created) VALUES(?, ?, ?, ?, ?, ?, ?)",
@@ -74,7 +87,7 @@ func addVersion(ctx context.Context, tx *sql.Tx, l store.Lexicon, seq int64) err
 }
 
 // CreateLexicon implements store.Lexicons.
-func (s *Store) CreateLexicon(ctx context.Context, l store.Lexicon, max int) (store.Lexicon, error) {
+func (s *Store) CreateLexicon(ctx context.Context, l store.Lexicon, q store.LexiconQuota) (store.Lexicon, error) {
 	l, err := l.Prepare()
 	if err != nil {
 		return store.Lexicon{}, err
@@ -85,7 +98,7 @@ func (s *Store) CreateLexicon(ctx context.Context, l store.Lexicon, max int) (st
 		if err := hasAccount(ctx, tx, l.Account); err != nil {
 			return err
 		}
-		if max > 0 {
+		if max := q.Lexicons; max > 0 {
 			// The transaction holds the write lock: no creation can come
 			// between the count and the insert.
 			var n int
@@ -104,7 +117,10 @@ func (s *Store) CreateLexicon(ctx context.Context, l store.Lexicon, max int) (st
 		if err != nil {
 			return err
 		}
-		return addVersion(ctx, tx, l, 1)
+		if err := addVersion(ctx, tx, l, 1); err != nil {
+			return err
+		}
+		return withinStorage(ctx, tx, l.Account, q)
 	})
 	if err != nil {
 		return store.Lexicon{}, err
@@ -113,7 +129,7 @@ func (s *Store) CreateLexicon(ctx context.Context, l store.Lexicon, max int) (st
 }
 
 // AddLexiconVersion implements store.Lexicons.
-func (s *Store) AddLexiconVersion(ctx context.Context, account, id string, pls []byte, lexemes int) (store.Lexicon, error) {
+func (s *Store) AddLexiconVersion(ctx context.Context, account, id string, pls []byte, lexemes int, q store.LexiconQuota) (store.Lexicon, error) {
 	if err := store.CheckLexiconVersion(pls, lexemes); err != nil {
 		return store.Lexicon{}, err
 	}
@@ -134,9 +150,11 @@ func (s *Store) AddLexiconVersion(ctx context.Context, account, id string, pls [
 		if err := addVersion(ctx, tx, l, seq+1); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, "DELETE FROM lexicon_versions WHERE account = ? AND id = ? AND seq <= ?",
-			account, id, seq+1-store.LexiconVersionsKept)
-		return err
+		if _, err = tx.ExecContext(ctx, "DELETE FROM lexicon_versions WHERE account = ? AND id = ? AND seq <= ?",
+			account, id, seq+1-store.LexiconVersionsKept); err != nil {
+			return err
+		}
+		return withinStorage(ctx, tx, account, q)
 	})
 	if err != nil {
 		return store.Lexicon{}, err

@@ -27,7 +27,7 @@ func PLS(graphemes ...string) []byte {
 
 func createLexicon(t *testing.T, lx store.Lexicons, l store.Lexicon) store.Lexicon {
 	t.Helper()
-	got, err := lx.CreateLexicon(context.Background(), l, 0)
+	got, err := lx.CreateLexicon(context.Background(), l, store.LexiconQuota{})
 	if err != nil {
 		t.Fatalf("CreateLexicon(%s/%s): %v", l.Account, l.ID, err)
 	}
@@ -88,7 +88,7 @@ func testLexicons(t *testing.T, su Suite) {
 	}
 
 	// A new version becomes the latest; the first stays readable.
-	second, err := lx.AddLexiconVersion(ctx, "ann", brands.ID, PLS("voxkit", "WHO", "SQL"), 3)
+	second, err := lx.AddLexiconVersion(ctx, "ann", brands.ID, PLS("voxkit", "WHO", "SQL"), 3, store.LexiconQuota{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,20 +137,20 @@ func testLexicons(t *testing.T, su Suite) {
 		{Account: "ann", PLS: PLS(), Name: "bad \xff name"},
 		{PLS: PLS()}, // no account
 	} {
-		if _, err := lx.CreateLexicon(ctx, bad, 0); err == nil {
+		if _, err := lx.CreateLexicon(ctx, bad, store.LexiconQuota{}); err == nil {
 			t.Errorf("CreateLexicon(%+v) was accepted", bad)
 		}
 	}
-	if _, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "nobody", PLS: PLS()}, 0); !errors.Is(err, store.ErrNotFound) {
+	if _, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "nobody", PLS: PLS()}, store.LexiconQuota{}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a lexicon of no account: %v, want ErrNotFound", err)
 	}
-	if _, err := lx.CreateLexicon(ctx, store.Lexicon{ID: "names_1", Account: "ann", PLS: PLS()}, 0); !errors.Is(err, store.ErrLexiconExists) {
+	if _, err := lx.CreateLexicon(ctx, store.Lexicon{ID: "names_1", Account: "ann", PLS: PLS()}, store.LexiconQuota{}); !errors.Is(err, store.ErrLexiconExists) {
 		t.Errorf("an id the account has: %v, want ErrLexiconExists", err)
 	}
-	if _, err := lx.AddLexiconVersion(ctx, "ann", brands.ID, nil, 0); err == nil {
+	if _, err := lx.AddLexiconVersion(ctx, "ann", brands.ID, nil, 0, store.LexiconQuota{}); err == nil {
 		t.Error("an empty version was accepted")
 	}
-	if _, err := lx.AddLexiconVersion(ctx, "ann", "nosuch", PLS(), 0); !errors.Is(err, store.ErrNotFound) {
+	if _, err := lx.AddLexiconVersion(ctx, "ann", "nosuch", PLS(), 0, store.LexiconQuota{}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a version of no lexicon: %v, want ErrNotFound", err)
 	}
 	if got, err := lx.Lexicon(ctx, "ann", "names_1", ""); err != nil || got.Version != "v-1" {
@@ -184,7 +184,7 @@ func testLexicons(t *testing.T, su Suite) {
 	if _, err := lx.DeleteLexicon(ctx, "ann", brands.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("second deletion: %v, want ErrNotFound", err)
 	}
-	if _, err := lx.AddLexiconVersion(ctx, "ann", brands.ID, PLS(), 0); !errors.Is(err, store.ErrNotFound) {
+	if _, err := lx.AddLexiconVersion(ctx, "ann", brands.ID, PLS(), 0, store.LexiconQuota{}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a version of a deleted lexicon: %v, want ErrNotFound", err)
 	}
 	// Its id may be used again, as a new lexicon.
@@ -214,7 +214,7 @@ func testLexiconIsolation(t *testing.T, su Suite) {
 	if _, err := lx.LexiconVersions(ctx, "bob", "shared"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("bob lists ann's versions: %v", err)
 	}
-	if _, err := lx.AddLexiconVersion(ctx, "bob", "shared", PLS("bob"), 1); !errors.Is(err, store.ErrNotFound) {
+	if _, err := lx.AddLexiconVersion(ctx, "bob", "shared", PLS("bob"), 1, store.LexiconQuota{}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("bob versions ann's lexicon: %v", err)
 	}
 	if _, err := lx.DeleteLexicon(ctx, "bob", "shared"); !errors.Is(err, store.ErrNotFound) {
@@ -233,7 +233,7 @@ func testLexiconIsolation(t *testing.T, su Suite) {
 	}
 
 	bobs := createLexicon(t, lx, store.Lexicon{ID: "shared", Account: "bob", Name: "Bob's", PLS: PLS("bob"), Lexemes: 1})
-	if _, err := lx.AddLexiconVersion(ctx, "bob", "shared", PLS("bob", "two"), 2); err != nil {
+	if _, err := lx.AddLexiconVersion(ctx, "bob", "shared", PLS("bob", "two"), 2, store.LexiconQuota{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := lx.SetDefaultLexicons(ctx, "bob", []string{"shared"}); err != nil {
@@ -262,14 +262,14 @@ func testLexiconLimit(t *testing.T, su Suite) {
 	opened, lx := openAs[store.Lexicons](t, su)
 	accounts(t, opened, "ann", "bob", "many")
 	for range 2 {
-		if _, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "ann", PLS: PLS()}, 2); err != nil {
+		if _, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "ann", PLS: PLS()}, store.LexiconQuota{Lexicons: 2}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "ann", PLS: PLS()}, 2); !errors.Is(err, store.ErrLimit) {
+	if _, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "ann", PLS: PLS()}, store.LexiconQuota{Lexicons: 2}); !errors.Is(err, store.ErrLimit) {
 		t.Fatalf("a third lexicon with a limit of 2: %v", err)
 	}
-	if _, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "bob", PLS: PLS()}, 2); err != nil {
+	if _, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "bob", PLS: PLS()}, store.LexiconQuota{Lexicons: 2}); err != nil {
 		t.Errorf("bob's first lexicon: %v", err)
 	}
 	list, err := lx.ListLexicons(ctx, "ann")
@@ -279,11 +279,11 @@ func testLexiconLimit(t *testing.T, su Suite) {
 	if _, err := lx.DeleteLexicon(ctx, "ann", list[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "ann", PLS: PLS()}, 2); err != nil {
+	if _, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "ann", PLS: PLS()}, store.LexiconQuota{Lexicons: 2}); err != nil {
 		t.Errorf("a lexicon after a deletion made room: %v", err)
 	}
 	CheckLimit(t, 40, 5, func(int) error {
-		_, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "many", PLS: PLS()}, 5)
+		_, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "many", PLS: PLS()}, store.LexiconQuota{Lexicons: 5})
 		return err
 	}, func() (int, error) { list, err := lx.ListLexicons(ctx, "many"); return len(list), err })
 }
@@ -303,7 +303,7 @@ func testConcurrentLexiconVersions(t *testing.T, su Suite) {
 		wg.Go(func() {
 			for i := range each {
 				n := w*each + i + 1
-				v, err := lx.AddLexiconVersion(ctx, "ann", l.ID, PLS(fmt.Sprint(n)), n)
+				v, err := lx.AddLexiconVersion(ctx, "ann", l.ID, PLS(fmt.Sprint(n)), n, store.LexiconQuota{})
 				if err != nil {
 					t.Error(err)
 					return
@@ -346,7 +346,7 @@ func testLexiconVersionsKept(t *testing.T, su Suite) {
 	first := createLexicon(t, lx, store.Lexicon{Account: "ann", Name: "Long-lived", PLS: PLS("0")})
 	var added []store.Lexicon
 	for i := range store.LexiconVersionsKept + 1 {
-		v, err := lx.AddLexiconVersion(ctx, "ann", first.ID, PLS(fmt.Sprint(i+1)), i+1)
+		v, err := lx.AddLexiconVersion(ctx, "ann", first.ID, PLS(fmt.Sprint(i+1)), i+1, store.LexiconQuota{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -403,7 +403,7 @@ func testDefaultLexicons(t *testing.T, su Suite) {
 		t.Errorf("defaults of no account: %v, want ErrNotFound", err)
 	}
 	// A new version keeps the lexicon among the defaults.
-	if _, err := lx.AddLexiconVersion(ctx, "ann", "a", PLS("a", "aa"), 2); err != nil {
+	if _, err := lx.AddLexiconVersion(ctx, "ann", "a", PLS("a", "aa"), 2, store.LexiconQuota{}); err != nil {
 		t.Fatal(err)
 	}
 	defaults("ann", "c", "a", "b")
@@ -494,7 +494,7 @@ func testUnstorableLexiconLookups(t *testing.T, su Suite) {
 		if _, err := lx.LexiconVersions(ctx, "alice", id); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("LexiconVersions(%q): %v, want ErrNotFound", id, err)
 		}
-		if _, err := lx.AddLexiconVersion(ctx, "alice", id, PLS(), 0); !errors.Is(err, store.ErrNotFound) {
+		if _, err := lx.AddLexiconVersion(ctx, "alice", id, PLS(), 0, store.LexiconQuota{}); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("AddLexiconVersion(%q): %v, want ErrNotFound", id, err)
 		}
 		if _, err := lx.DeleteLexicon(ctx, "alice", id); !errors.Is(err, store.ErrNotFound) {
@@ -503,7 +503,7 @@ func testUnstorableLexiconLookups(t *testing.T, su Suite) {
 		if err := lx.SetDefaultLexicons(ctx, "alice", []string{id}); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("SetDefaultLexicons(%q): %v, want ErrNotFound", id, err)
 		}
-		if _, err := lx.CreateLexicon(ctx, store.Lexicon{Account: id, PLS: PLS()}, 0); !errors.Is(err, store.ErrNotFound) {
+		if _, err := lx.CreateLexicon(ctx, store.Lexicon{Account: id, PLS: PLS()}, store.LexiconQuota{}); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("CreateLexicon(account %q): %v, want ErrNotFound", id, err)
 		}
 		if list, err := lx.ListLexicons(ctx, id); err != nil || len(list) != 0 {
@@ -512,5 +512,48 @@ func testUnstorableLexiconLookups(t *testing.T, su Suite) {
 		if ids, err := lx.DefaultLexicons(ctx, id); err != nil || len(ids) != 0 {
 			t.Errorf("DefaultLexicons(%q) = %q, %v", id, ids, err)
 		}
+	}
+}
+
+// testLexiconStorage: an account's lexicon documents, every kept version
+// counted, stay within the quota's bytes — a version or a lexicon past
+// it is refused and not kept; another account has its own; a deletion
+// makes room.
+func testLexiconStorage(t *testing.T, su Suite) {
+	ctx := t.Context()
+	opened, lx := openAs[store.Lexicons](t, su)
+	accounts(t, opened, "ann", "bob")
+	doc := PLS("WHO")
+	q := store.LexiconQuota{Bytes: int64(3 * len(doc))}
+	first, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "ann", PLS: doc}, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := lx.AddLexiconVersion(ctx, "ann", first.ID, doc, 1, q); err != nil {
+			t.Fatalf("a version within the quota: %v", err)
+		}
+	}
+	_, err = lx.AddLexiconVersion(ctx, "ann", first.ID, doc, 1, q)
+	if !errors.Is(err, store.ErrLexiconStorage) || !errors.Is(err, store.ErrLimit) {
+		t.Fatalf("a fourth version of %d bytes with a quota of %d: %v", len(doc), q.Bytes, err)
+	}
+	if _, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "ann", PLS: doc}, q); !errors.Is(err, store.ErrLexiconStorage) {
+		t.Errorf("a lexicon past the quota: %v", err)
+	}
+	if versions, err := lx.LexiconVersions(ctx, "ann", first.ID); err != nil || len(versions) != 3 {
+		t.Errorf("versions after the refusals: %d, %v; want 3", len(versions), err)
+	}
+	if list, err := lx.ListLexicons(ctx, "ann"); err != nil || len(list) != 1 {
+		t.Errorf("lexicons after the refusals: %d, %v; want 1", len(list), err)
+	}
+	if _, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "bob", PLS: doc}, q); err != nil {
+		t.Errorf("bob's first lexicon: %v", err)
+	}
+	if _, err := lx.DeleteLexicon(ctx, "ann", first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "ann", PLS: doc}, q); err != nil {
+		t.Errorf("a lexicon after a deletion made room: %v", err)
 	}
 }

@@ -69,6 +69,7 @@ func (s Suite) Run(t *testing.T) {
 		{"Lexicons", testLexicons},
 		{"LexiconIsolation", testLexiconIsolation},
 		{"LexiconLimit", testLexiconLimit},
+		{"LexiconStorage", testLexiconStorage},
 		{"ConcurrentLexiconVersions", testConcurrentLexiconVersions},
 		{"LexiconVersionsKept", testLexiconVersionsKept},
 		{"DefaultLexicons", testDefaultLexicons},
@@ -703,7 +704,7 @@ func CheckUpgrade(t *testing.T, old, upgraded func(t *testing.T) store.Store) {
 		}
 	}
 	if lx, ok := s.(store.Lexicons); ok {
-		l, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "old", PLS: PLS("WHO"), Lexemes: 1}, 0)
+		l, err := lx.CreateLexicon(ctx, store.Lexicon{Account: "old", PLS: PLS("WHO"), Lexemes: 1}, store.LexiconQuota{})
 		if err != nil {
 			t.Fatalf("a lexicon after the upgrade: %v", err)
 		}
