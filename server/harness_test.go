@@ -95,6 +95,10 @@ type envOptions struct {
 	// WyomingEventTimeout.
 	wyomingConns int
 	wyomingEvent time.Duration
+	// uploadTimeout and maxUploads are Options.UploadTimeout and
+	// MaxUploadsPerAccount.
+	uploadTimeout time.Duration
+	maxUploads    int
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -144,6 +148,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 			MaxVoicesPerAccount: o.maxVoices, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, KeyCheckTimeout: o.keyCheck,
 			SocketAuthTimeout: o.socketAuth, KeyRecheckInterval: o.recheck,
 			WyomingMaxConns: o.wyomingConns, WyomingEventTimeout: o.wyomingEvent,
+			UploadTimeout: o.uploadTimeout, MaxUploadsPerAccount: o.maxUploads,
 			Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
 		}})
 	e := &env{t: t, srv: se.Server, store: se.Store, dbPath: se.DBPath, slow: slow, catalog: cat, synth: synth, done: make(chan string, 1000),

@@ -73,6 +73,9 @@ func New(opts Options) (*Server, error) {
 		MaxQueue:     opts.MaxQueue,
 		Gateway:      opts.Gateway,
 		Metrics:      opts.Metrics,
+
+		UploadTimeout: cmp.Or(opts.UploadTimeout, DefaultUploadTimeout),
+		MaxUploads:    cmp.Or(opts.MaxUploadsPerAccount, DefaultMaxUploadsPerAccount),
 	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody

@@ -132,6 +132,8 @@ type app struct {
 	limits             store.Limits
 	maxQueue           int
 	maxVoices          int
+	uploadTimeout      time.Duration
+	maxUploads         int
 	logFormat          string
 	gcPercent          int
 	log                *slog.Logger
@@ -217,6 +219,10 @@ func (a *app) run(ctx context.Context, args []string) error {
 		"speech requests (and voice clones made from recordings) per minute per account ($VOXKIT_RATE_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
 	fs.IntVar(&a.limits.Concurrent, "concurrency-limit", a.envInt("VOXKIT_CONCURRENCY_LIMIT", 0),
 		"speech requests (and voice clones made from recordings) at once per account ($VOXKIT_CONCURRENCY_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
+	fs.DurationVar(&a.uploadTimeout, "upload-timeout", server.DefaultUploadTimeout,
+		"time allowed to receive a recording uploaded to clone a voice (up to 10 MB; on every door); past it 408 request_timeout; negative: no limit")
+	fs.IntVar(&a.maxUploads, "max-uploads", server.DefaultMaxUploadsPerAccount,
+		"uploads of recordings one account may have in hand at once, on all doors together; one more is a 429 rate_limit_exceeded; negative: no limit")
 	fs.IntVar(&a.maxVoices, "max-voices", a.envInt("VOXKIT_MAX_VOICES", server.DefaultMaxVoicesPerAccount),
 		"voice clones one account may hold ($VOXKIT_MAX_VOICES); 0: no limit; one more is a 400 voice_limit_reached")
 	fs.IntVar(&a.maxQueue, "max-queue", a.envInt("VOXKIT_MAX_QUEUE", server.DefaultMaxQueue),
@@ -722,6 +728,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		Synthesizer: synth, Store: st, Aliases: aliases,
 		ElevenLabs: a.elevenLabs, Cartesia: a.cartesia, TrustedProxies: a.proxies, AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, KeyCheckTimeout: a.keyCheckTimeout, WSIdleTimeout: a.wsIdleTimeout,
 		Limits: a.limits, MaxQueue: a.maxQueue, WyomingMaxConns: a.wyomingMaxConns, MaxVoicesPerAccount: a.maxVoices,
+		UploadTimeout: a.uploadTimeout, MaxUploadsPerAccount: a.maxUploads,
 	}
 	if a.maxVoices == 0 {
 		opts.MaxVoicesPerAccount = -1 // the flag's 0 is no limit, the Option's is the default
