@@ -94,15 +94,15 @@ func TestUploadsPerAccount(t *testing.T) {
 	stalledUpload(t, e, cloneDoors[1], e.key)
 	// The stalled uploads are in hand once the server has read their
 	// headers: until then a clone is made.
-	last := 0
+	var last string
 	if !wait.For(10*time.Second, func() bool {
 		res := cloneDoors[2].clone(e, e.key, rec)
-		io.Copy(io.Discard, res.Body)
+		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
-		last = res.StatusCode
-		return last == http.StatusTooManyRequests
+		last = fmt.Sprintf("%d %.200s", res.StatusCode, b)
+		return res.StatusCode == http.StatusTooManyRequests
 	}) {
-		t.Fatalf("with 2 uploads stalled, a third of the account is %d, want 429", last)
+		t.Fatalf("with 2 uploads stalled, a third of the account is %s, want 429", last)
 	}
 	for _, d := range cloneDoors {
 		d.refusedClone(t, d.clone(e, e.key, rec), http.StatusTooManyRequests, wire.CodeRateLimit)
@@ -113,11 +113,11 @@ func TestUploadsPerAccount(t *testing.T) {
 	first.Close()
 	if !wait.For(10*time.Second, func() bool {
 		res := cloneDoors[2].clone(e, e.key, rec)
-		io.Copy(io.Discard, res.Body)
+		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
-		last = res.StatusCode
-		return last == cloneDoors[2].made
+		last = fmt.Sprintf("%d %.200s", res.StatusCode, b)
+		return res.StatusCode == cloneDoors[2].made
 	}) {
-		t.Fatalf("after a stalled upload closed, the account's upload is still %d", last)
+		t.Fatalf("after a stalled upload closed, the account's upload is still %s", last)
 	}
 }
