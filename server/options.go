@@ -186,6 +186,10 @@ type Options struct {
 	// at once; one over it gets an error event (server_busy) and is
 	// closed. 0 means DefaultWyomingMaxConns, negative none.
 	WyomingMaxConns int
+	// WyomingMaxPeerConns is the most of those connections one peer
+	// address (IP) holds at once; one more gets server_busy. 0 means
+	// WyomingMaxConns / WyomingPeerShare (at least 1), negative none.
+	WyomingMaxPeerConns int
 	// WyomingEventTimeout bounds the time from the first byte of a
 	// Wyoming event to its last, so a half-sent event cannot hold a
 	// connection; 0 means DefaultWyomingEventTimeout.

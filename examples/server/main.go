@@ -106,6 +106,7 @@ type app struct {
 	wyomingAccount     string
 	wyomingZeroconf    bool
 	wyomingMaxConns    int
+	wyomingMaxPeer     int
 	elevenLabs         bool
 	cartesia           bool
 	tlsCert, tlsKey    string
@@ -185,6 +186,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 		"the account whose voices and limits the Wyoming listener uses ($VOXKIT_WYOMING_ACCOUNT)")
 	fs.IntVar(&a.wyomingMaxConns, "wyoming-max-conns", a.envInt("VOXKIT_WYOMING_MAX_CONNS", server.DefaultWyomingMaxConns),
 		"Wyoming connections held at once ($VOXKIT_WYOMING_MAX_CONNS); one more gets a server_busy error event; negative: no limit")
+	fs.IntVar(&a.wyomingMaxPeer, "wyoming-max-peer-conns", 0,
+		"Wyoming connections one peer address may hold at once; 0: a quarter of -wyoming-max-conns; negative: no limit")
 	zeroconf, _ := strconv.ParseBool(a.env("VOXKIT_WYOMING_ZEROCONF", "false"))
 	fs.BoolVar(&a.wyomingZeroconf, "wyoming-zeroconf", zeroconf,
 		"announce the Wyoming listener over mDNS as _wyoming._tcp, for Home Assistant to discover ($VOXKIT_WYOMING_ZEROCONF)")
@@ -728,7 +731,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		Synthesizer: synth, Store: st, Aliases: aliases,
 		ElevenLabs: a.elevenLabs, Cartesia: a.cartesia, TrustedProxies: a.proxies, AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, KeyCheckTimeout: a.keyCheckTimeout, WSIdleTimeout: a.wsIdleTimeout,
 		Limits: a.limits, MaxQueue: a.maxQueue, WyomingMaxConns: a.wyomingMaxConns, MaxVoicesPerAccount: a.maxVoices,
-		UploadTimeout: a.uploadTimeout, MaxUploadsPerAccount: a.maxUploads,
+		UploadTimeout: a.uploadTimeout, MaxUploadsPerAccount: a.maxUploads, WyomingMaxPeerConns: a.wyomingMaxPeer,
 	}
 	if a.maxVoices == 0 {
 		opts.MaxVoicesPerAccount = -1 // the flag's 0 is no limit, the Option's is the default
