@@ -97,6 +97,11 @@ type envOptions struct {
 	// WyomingEventTimeout.
 	wyomingConns int
 	wyomingEvent time.Duration
+	wyomingPeer  int // Options.WyomingMaxPeerConns
+	// uploadTimeout and maxUploads are Options.UploadTimeout and
+	// MaxUploadsPerAccount.
+	uploadTimeout time.Duration
+	maxUploads    int
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -145,7 +150,8 @@ func newEnv(t testing.TB, o envOptions) *env {
 			WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys,
 			MaxVoicesPerAccount: o.maxVoices, LexiconStoragePerAccount: o.lexiconStorage, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, KeyCheckTimeout: o.keyCheck,
 			SocketAuthTimeout: o.socketAuth, KeyRecheckInterval: o.recheck,
-			WyomingMaxConns: o.wyomingConns, WyomingEventTimeout: o.wyomingEvent,
+			WyomingMaxConns: o.wyomingConns, WyomingEventTimeout: o.wyomingEvent, WyomingMaxPeerConns: o.wyomingPeer,
+			UploadTimeout: o.uploadTimeout, MaxUploadsPerAccount: o.maxUploads,
 			Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
 		}})
 	e := &env{t: t, srv: se.Server, store: se.Store, dbPath: se.DBPath, slow: slow, catalog: cat, synth: synth, done: make(chan string, 1000),

@@ -20,6 +20,14 @@ const DefaultMaxBody = 1 << 20
 // Options.ReadTimeout is 0.
 const DefaultReadTimeout = 30 * time.Second
 
+// DefaultUploadTimeout is the time allowed to receive a recording's
+// upload (up to 10 MB; 1.4 Mbit/s) when Options.UploadTimeout is 0.
+const DefaultUploadTimeout = 60 * time.Second
+
+// DefaultMaxUploadsPerAccount is the most uploads of recordings one
+// account has in hand at once when Options.MaxUploadsPerAccount is 0.
+const DefaultMaxUploadsPerAccount = 2
+
 // DefaultMaxVoicesPerAccount is the most voice clones an account may hold
 // when Options.MaxVoicesPerAccount is 0.
 const DefaultMaxVoicesPerAccount = 200
@@ -107,6 +115,20 @@ type Options struct {
 	// is refused (400 voice_limit_reached) before its recording is
 	// encoded.
 	MaxVoicesPerAccount int
+	// UploadTimeout bounds the time to read the body of an upload that
+	// clones a voice from a recording (multipart POST /v1/voices,
+	// ElevenLabs' voices/add, Cartesia's voices/clone, a gateway's
+	// /v1/voice-samples): past it the upload is a 408 request_timeout in
+	// the door's shape and its connection closes. 0 means
+	// DefaultUploadTimeout, negative none.
+	UploadTimeout time.Duration
+	// MaxUploadsPerAccount is the most such uploads one account has in
+	// hand at once on this server (being received, decoded or cloned), on
+	// all doors together: one more is a 429 rate_limit_exceeded with
+	// Retry-After, before its body is read. Callers of the gateway scope
+	// are not counted (a gateway bounds its own accounts). 0 means
+	// DefaultMaxUploadsPerAccount, negative none.
+	MaxUploadsPerAccount int
 	// MaxKeysPerAccount is the most live API keys one account may hold;
 	// 0 means DefaultMaxKeysPerAccount.
 	MaxKeysPerAccount int
@@ -175,6 +197,10 @@ type Options struct {
 	// at once; one over it gets an error event (server_busy) and is
 	// closed. 0 means DefaultWyomingMaxConns, negative none.
 	WyomingMaxConns int
+	// WyomingMaxPeerConns is the most of those connections one peer
+	// address (IP) holds at once; one more gets server_busy. 0 means
+	// WyomingMaxConns / WyomingPeerShare (at least 1), negative none.
+	WyomingMaxPeerConns int
 	// WyomingEventTimeout bounds the time from the first byte of a
 	// Wyoming event to its last, so a half-sent event cannot hold a
 	// connection; 0 means DefaultWyomingEventTimeout.

@@ -73,6 +73,9 @@ func New(opts Options) (*Server, error) {
 		MaxQueue:     opts.MaxQueue,
 		Gateway:      opts.Gateway,
 		Metrics:      opts.Metrics,
+
+		UploadTimeout: cmp.Or(opts.UploadTimeout, DefaultUploadTimeout),
+		MaxUploads:    cmp.Or(opts.MaxUploadsPerAccount, DefaultMaxUploadsPerAccount),
 	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
@@ -227,12 +230,25 @@ func wyomingDoor(c *core.Core, opts Options) *wyoming.Door {
 	case maxConns < 0:
 		maxConns = 0 // none
 	}
+	maxPeer := opts.WyomingMaxPeerConns
+	switch {
+	case maxPeer == 0 && maxConns > 0:
+		maxPeer = max(1, maxConns/WyomingPeerShare)
+	case maxPeer < 0:
+		maxPeer = 0 // none
+	}
 	eventTimeout := opts.WyomingEventTimeout
 	if eventTimeout <= 0 {
 		eventTimeout = DefaultWyomingEventTimeout
 	}
-	return wyoming.New(c, maxConns, eventTimeout)
+	return wyoming.New(c, maxConns, maxPeer, eventTimeout)
 }
+
+// WyomingPeerShare divides Options.WyomingMaxConns into the most
+// connections one peer address may hold when Options.WyomingMaxPeerConns
+// is 0: a quarter (64 of the default 256, far more than Home Assistant
+// opens), so that one client filling its share leaves room for others.
+const WyomingPeerShare = 4
 
 // ServeWyoming serves Home Assistant's Wyoming protocol on l: describe
 // (the voices of account, which may be "" for the global voices only),

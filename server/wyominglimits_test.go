@@ -28,7 +28,7 @@ const wyomingFloodBound = 200 << 20
 // answered.
 func TestWyomingPayloadFlood(t *testing.T) {
 	measuresMemory(t, "sends 1 GB over loopback")
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, envOptions{wyomingPeer: -1}) // all 250 from one address
 	addr := startWyoming(t, e)
 	const conns = 250
 	payload := make([]byte, wyoming.MaxPayload-1)
@@ -103,7 +103,7 @@ func TestWyomingPayloadSkipped(t *testing.T) {
 // for the burst, and a connection is answered again once one has closed.
 func TestWyomingConnectionLimit(t *testing.T) {
 	var log syncBuffer
-	e := newEnv(t, envOptions{wyomingConns: 4, log: &log})
+	e := newEnv(t, envOptions{wyomingConns: 4, wyomingPeer: -1, log: &log})
 	addr := startWyoming(t, e)
 	var held []*wyomingClient
 	for range 4 {

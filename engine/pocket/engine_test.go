@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -309,5 +310,48 @@ func TestCloner(t *testing.T) {
 	c.UnloadClone("acct/mine")
 	if _, err := collect(e, "acct/mine"); !errors.Is(err, engine.ErrUnknownVoice) {
 		t.Errorf("unloaded: %v", err)
+	}
+}
+
+// TestStoredStepsBounded: a voice stored with 100 flow steps (when the
+// bound was 100) still loads, and speaks as the same voice of 10 steps
+// does, at a tenth of the flow's cost; a clone of more than 10 steps is
+// refused.
+func TestStoredStepsBounded(t *testing.T) {
+	e := loadGen(t)
+	ctx := context.Background()
+	if _, err := e.Clone(ctx, testModel, recording(2, 160), SampleRate, Settings{Steps: 11}); !errors.Is(err, ErrSettings) {
+		t.Errorf("a clone of 11 steps: %v", err)
+	}
+	v, err := e.Clone(ctx, testModel, recording(2, 160), SampleRate, Settings{Steps: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ten, err := v.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hundred := bytes.Replace(ten, []byte(`"steps":10`), []byte(`"steps":100`), 1)
+	if bytes.Equal(hundred, ten) {
+		t.Fatal("no steps in the stored header")
+	}
+	say := func(name string, data []byte) []float32 {
+		t.Helper()
+		if err := e.LoadClone(name, data); err != nil {
+			t.Fatalf("loading %s: %v", name, err)
+		}
+		var out []float32
+		err := e.Synthesize(ctx, engine.Request{Voice: name, Text: "Say it twice."}, func(c engine.Chunk) error {
+			out = append(out, c.Samples...)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	a, b := say("ten", ten), say("hundred", hundred)
+	if len(a) == 0 || !slices.Equal(a, b) {
+		t.Errorf("the voice stored with 100 steps speaks otherwise than with 10 (%d and %d samples)", len(b), len(a))
 	}
 }

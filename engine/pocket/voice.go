@@ -17,8 +17,12 @@ const (
 	DefaultSteps       = 5
 )
 
-// MaxSteps bounds Settings.Steps: each step is one run of lm_flow per frame.
-const MaxSteps = 100
+// MaxSteps bounds Settings.Steps. Each step is one run of lm_flow per
+// frame, so a voice's steps set the cost of all its speech (100 steps
+// cost 4.5 times what 5 do with a model of the released size); the flow
+// is made for few steps (sherpa-onnx speaks with DefaultSteps, 5),
+// and 10 leaves room to try more without making a voice a cost multiplier.
+const MaxSteps = 10
 
 // Settings are the sampling settings a voice speaks with.
 type Settings struct {
@@ -114,7 +118,9 @@ func (v *Voice) MarshalBinary() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// UnmarshalBinary decodes a voice encoded by MarshalBinary.
+// UnmarshalBinary decodes a voice encoded by MarshalBinary. A voice
+// stored with more than MaxSteps steps (when the bound was higher) is
+// decoded with MaxSteps: stored voices keep working, at a bounded cost.
 func (v *Voice) UnmarshalBinary(data []byte) error {
 	rest, ok := bytes.CutPrefix(data, []byte(voiceMagic))
 	if !ok {
@@ -133,6 +139,7 @@ func (v *Voice) UnmarshalBinary(data []byte) error {
 		return fmt.Errorf("pocket: stored voice: %w", err)
 	}
 	nv := Voice{Model: h.Model, Frames: h.Frames, Dim: h.Dim, Latents: lat, Settings: h.Settings}
+	nv.Steps = min(nv.Steps, MaxSteps)
 	if err := nv.validate(); err != nil {
 		return err
 	}

@@ -106,6 +106,7 @@ type app struct {
 	wyomingAccount     string
 	wyomingZeroconf    bool
 	wyomingMaxConns    int
+	wyomingMaxPeer     int
 	elevenLabs         bool
 	cartesia           bool
 	tlsCert, tlsKey    string
@@ -133,6 +134,8 @@ type app struct {
 	maxQueue           int
 	maxVoices          int
 	lexiconStorage     string
+	uploadTimeout      time.Duration
+	maxUploads         int
 	logFormat          string
 	gcPercent          int
 	log                *slog.Logger
@@ -184,6 +187,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 		"the account whose voices and limits the Wyoming listener uses ($VOXKIT_WYOMING_ACCOUNT)")
 	fs.IntVar(&a.wyomingMaxConns, "wyoming-max-conns", a.envInt("VOXKIT_WYOMING_MAX_CONNS", server.DefaultWyomingMaxConns),
 		"Wyoming connections held at once ($VOXKIT_WYOMING_MAX_CONNS); one more gets a server_busy error event; negative: no limit")
+	fs.IntVar(&a.wyomingMaxPeer, "wyoming-max-peer-conns", 0,
+		"Wyoming connections one peer address may hold at once; 0: a quarter of -wyoming-max-conns; negative: no limit")
 	zeroconf, _ := strconv.ParseBool(a.env("VOXKIT_WYOMING_ZEROCONF", "false"))
 	fs.BoolVar(&a.wyomingZeroconf, "wyoming-zeroconf", zeroconf,
 		"announce the Wyoming listener over mDNS as _wyoming._tcp, for Home Assistant to discover ($VOXKIT_WYOMING_ZEROCONF)")
@@ -218,6 +223,10 @@ func (a *app) run(ctx context.Context, args []string) error {
 		"speech requests (and voice clones made from recordings) per minute per account ($VOXKIT_RATE_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
 	fs.IntVar(&a.limits.Concurrent, "concurrency-limit", a.envInt("VOXKIT_CONCURRENCY_LIMIT", 0),
 		"speech requests (and voice clones made from recordings) at once per account ($VOXKIT_CONCURRENCY_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
+	fs.DurationVar(&a.uploadTimeout, "upload-timeout", server.DefaultUploadTimeout,
+		"time allowed to receive a recording uploaded to clone a voice (up to 10 MB; on every door); past it 408 request_timeout; negative: no limit")
+	fs.IntVar(&a.maxUploads, "max-uploads", server.DefaultMaxUploadsPerAccount,
+		"uploads of recordings one account may have in hand at once, on all doors together; one more is a 429 rate_limit_exceeded; negative: no limit")
 	fs.IntVar(&a.maxVoices, "max-voices", a.envInt("VOXKIT_MAX_VOICES", server.DefaultMaxVoicesPerAccount),
 		"voice clones one account may hold ($VOXKIT_MAX_VOICES); 0: no limit; one more is a 400 voice_limit_reached")
 	fs.StringVar(&a.lexiconStorage, "lexicon-storage", a.env("VOXKIT_LEXICON_STORAGE", "50MB"),
@@ -725,6 +734,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		Synthesizer: synth, Store: st, Aliases: aliases,
 		ElevenLabs: a.elevenLabs, Cartesia: a.cartesia, TrustedProxies: a.proxies, AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, KeyCheckTimeout: a.keyCheckTimeout, WSIdleTimeout: a.wsIdleTimeout,
 		Limits: a.limits, MaxQueue: a.maxQueue, WyomingMaxConns: a.wyomingMaxConns, MaxVoicesPerAccount: a.maxVoices,
+		UploadTimeout: a.uploadTimeout, MaxUploadsPerAccount: a.maxUploads, WyomingMaxPeerConns: a.wyomingMaxPeer,
 	}
 	if a.maxVoices == 0 {
 		opts.MaxVoicesPerAccount = -1 // the flag's 0 is no limit, the Option's is the default

@@ -151,8 +151,10 @@ func (f CloneForm) Parse(mr *multipart.Reader) (VoiceClone, error) {
 	return v, nil
 }
 
-// MaxCloneSteps is the most flow steps a clone may ask for.
-const MaxCloneSteps = 100
+// MaxCloneSteps is the most flow steps a clone may ask for: each is a run
+// of the flow model per frame of all the clone's speech, and more give
+// nothing audible (pocket.MaxSteps, whose value it is).
+const MaxCloneSteps = 10
 
 // checkVoiceName checks a clone's name.
 func checkVoiceName(name string) error {

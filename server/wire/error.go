@@ -245,6 +245,13 @@ func BodyTooLarge(limit int64) *Error {
 		Message: fmt.Sprintf("The request body is larger than the limit of %d bytes.", limit)}
 }
 
+// RequestTimeout is the 408 for a request body not received within
+// after.
+func RequestTimeout(after time.Duration) *Error {
+	return &Error{Status: http.StatusRequestTimeout, Type: TypeInvalidRequest, Code: CodeRequestTimeout,
+		Message: fmt.Sprintf("The request body was not received within %v.", after)}
+}
+
 // UnsupportedMediaType is the 415 for a body that is not JSON.
 func UnsupportedMediaType(ct string) *Error { return UnsupportedMediaTypeOf(ct, "application/json") }
 

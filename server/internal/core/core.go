@@ -72,6 +72,12 @@ type Config struct {
 	// their time.
 	Gateway bool
 	Metrics prometheus.Registerer // nil: none
+
+	// UploadTimeout bounds the time to read a recording's upload, and
+	// MaxUploads the uploads one account has in hand at once; 0 or
+	// less: none.
+	UploadTimeout time.Duration
+	MaxUploads    int
 }
 
 // Core is the speech core of one server. Its methods are safe for
@@ -87,6 +93,7 @@ type Core struct {
 
 	voiceMu  sync.Mutex // serializes clone changes to the store and catalog
 	samples  samples    // the samples gateways sent (HoldSample)
+	uploads  uploads    // the uploads in hand, per account
 	lexicons lexiconCache
 	revising revisions // one revision of a lexicon at a time (ReviseLexicon)
 

@@ -361,8 +361,7 @@ func (c *Core) ReadBodyOf(w http.ResponseWriter, r *http.Request, max int64, med
 	case errors.As(err, &tooBig):
 		return nil, wire.BodyTooLarge(max)
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		return nil, &wire.Error{Status: http.StatusRequestTimeout, Type: wire.TypeInvalidRequest, Code: wire.CodeRequestTimeout,
-			Message: fmt.Sprintf("The request body was not received within %v.", c.ReadTimeout)}
+		return nil, wire.RequestTimeout(c.ReadTimeout)
 	case err != nil:
 		return nil, wire.BadRequest(wire.CodeInvalidJSON, "", "The request body could not be read: %v.", err)
 	}

@@ -295,26 +295,26 @@ func (c *Core) CloneUpload(w http.ResponseWriter, r *http.Request, account strin
 // EncodeUpload runs the cloning engine on the recording in r's multipart
 // body of the form f, admitted as a speech request of account and in a
 // render slot, and returns the form (its Model the model that cloned) and
-// what the engine made (store.Voice.Sample), which it does not store. Its
-// errors are CloneUpload's.
+// what the engine made (store.Voice.Sample), which it does not store. The
+// body must arrive within c.UploadTimeout, and it is one of account's
+// c.MaxUploads uploads at once (see uploads.go). Its errors are
+// CloneUpload's.
 func (c *Core) EncodeUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (wire.VoiceClone, []byte, error) {
 	cloner, _ := c.Synth.Cloner()
 	if cloner == nil {
 		return wire.VoiceClone{}, nil, wire.NoCloning()
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, wire.MaxRecording+1<<20)
-	mr, err := r.MultipartReader()
-	if err != nil {
-		return wire.VoiceClone{}, nil, wire.BadRequest(wire.CodeInvalidValue, "", "The body is not well-formed multipart/form-data: %s.", err)
-	}
-	req, err := f.Parse(mr)
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
+	// Before the body is read: an account over its uploads at once
+	// holds no more connections and memory.
+	done, werr := c.beginUpload(r, account)
+	if werr != nil {
 		w.Header().Set("Connection", "close")
-		return wire.VoiceClone{}, nil, wire.BodyTooLarge(tooBig.Limit)
+		return wire.VoiceClone{}, nil, werr
 	}
+	defer done()
+	req, err := c.readUpload(w, r, f)
 	if err != nil {
-		return wire.VoiceClone{}, nil, wire.ToError(err, "")
+		return wire.VoiceClone{}, nil, err
 	}
 	models := cloner.CloneModels()
 	switch {

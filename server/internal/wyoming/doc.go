@@ -30,7 +30,10 @@
 //     account.
 //
 // Each event written gets the server's write timeout (core's
-// WriteTimeout); a connection may wait the server's socket idle time
-// (core's SocketIdle) for its next event, which must then arrive whole
-// within the door's event timeout.
+// WriteTimeout); a connection's next event must begin within the
+// server's socket idle time (core's SocketIdle) of its last synthesis
+// event (or its opening) — a describe is answered and does not count —
+// and arrive whole within the door's event timeout. The door holds at
+// most its number of connections, and at most its share of them from one
+// peer address.
 package wyoming

@@ -17,23 +17,27 @@ import (
 const busyLogEvery = time.Minute
 
 // Door serves Wyoming connections over a core, and bounds them over all
-// of its listeners.
+// of its listeners, and per peer address, so that one client cannot
+// take every connection.
 type Door struct {
 	core         *core.Core
 	maxConns     int // 0: no limit
+	maxPeer      int // from one address; 0: no limit
 	eventTimeout time.Duration
 
 	mu      sync.Mutex
 	conns   int
-	refused int       // refused since the last log line
-	logged  time.Time // when refusals were last logged
+	peers   map[string]int // connections per peer address
+	refused int            // refused since the last log line
+	logged  time.Time      // when refusals were last logged
 }
 
 // New returns the door of c that holds at most maxConns connections at
-// once (0: no limit) and gives an event eventTimeout from its first
-// byte to its last.
-func New(c *core.Core, maxConns int, eventTimeout time.Duration) *Door {
-	return &Door{core: c, maxConns: maxConns, eventTimeout: eventTimeout}
+// once (0: no limit), at most maxPeer of them from one address (0: no
+// limit), and gives an event eventTimeout from its first byte to its
+// last.
+func New(c *core.Core, maxConns, maxPeer int, eventTimeout time.Duration) *Door {
+	return &Door{core: c, maxConns: maxConns, maxPeer: maxPeer, eventTimeout: eventTimeout, peers: make(map[string]int)}
 }
 
 // Serve serves the connections of l, each speaking as account ("": the
@@ -53,34 +57,50 @@ func (d *Door) Serve(l net.Listener, account string) error {
 			}
 			return err
 		}
-		if !d.admit() {
-			d.refuse(c)
+		peer := peerOf(c)
+		if busy := d.admit(peer); busy != "" {
+			d.refuse(c, busy)
 			continue
 		}
 		conns.Go(func() {
-			defer d.release()
+			defer d.release(peer)
 			d.serveConn(c, account)
 		})
 	}
 }
 
-// refuse answers a connection over the limit with an error event,
-// briefly (it is written in the accept loop), and closes it.
-func (d *Door) refuse(c net.Conn) {
+// peerOf is the address (the IP) a connection comes from.
+func peerOf(c net.Conn) string {
+	addr := c.RemoteAddr().String()
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return addr
+}
+
+// refuse answers a connection over a limit with an error event saying
+// why, briefly (it is written in the accept loop), and closes it.
+func (d *Door) refuse(c net.Conn, why string) {
 	c.SetWriteDeadline(time.Now().Add(time.Second))
-	Write(c, "error", map[string]string{"code": wire.CodeServerBusy,
-		"text": fmt.Sprintf("wyoming: the server holds its most connections (%d); try again later", d.maxConns)}, nil)
+	Write(c, "error", map[string]string{"code": wire.CodeServerBusy, "text": why}, nil)
 	c.Close()
 }
 
-// admit takes a connection slot, or reports that all are taken. A burst
-// of refusals is logged once, then at most every busyLogEvery.
-func (d *Door) admit() bool {
+// admit takes a connection slot for peer, or says why there is none:
+// all are taken, or peer holds its share. A burst of refusals is logged
+// once, then at most every busyLogEvery.
+func (d *Door) admit(peer string) (busy string) {
 	d.mu.Lock()
-	if d.maxConns == 0 || d.conns < d.maxConns {
+	switch {
+	case d.maxConns > 0 && d.conns >= d.maxConns:
+		busy = fmt.Sprintf("wyoming: the server holds its most connections (%d); try again later", d.maxConns)
+	case d.maxPeer > 0 && d.peers[peer] >= d.maxPeer:
+		busy = fmt.Sprintf("wyoming: the server holds its most connections from one address (%d); try again later", d.maxPeer)
+	default:
 		d.conns++
+		d.peers[peer]++
 		d.mu.Unlock()
-		return true
+		return ""
 	}
 	d.refused++
 	refused, now := d.refused, time.Now()
@@ -91,14 +111,17 @@ func (d *Door) admit() bool {
 	d.mu.Unlock()
 	if !quiet {
 		d.core.Log.Warn("server: Wyoming connection limit reached; new connections are refused until some close",
-			"limit", d.maxConns, "refused", refused)
+			"limit", d.maxConns, "per_address", d.maxPeer, "address", peer, "refused", refused)
 	}
-	return false
+	return busy
 }
 
-// release gives back the slot of a connection that ended.
-func (d *Door) release() {
+// release gives back the slot of a connection from peer that ended.
+func (d *Door) release(peer string) {
 	d.mu.Lock()
+	defer d.mu.Unlock()
 	d.conns--
-	d.mu.Unlock()
+	if d.peers[peer]--; d.peers[peer] <= 0 {
+		delete(d.peers, peer)
+	}
 }

@@ -37,6 +37,9 @@ type session struct {
 	log    *slog.Logger
 	stream *stream     // streaming synthesis in progress
 	ssml   *ssmlStream // or an SSML document arriving in chunks
+	// active is when the connection opened or last had work (a
+	// synthesis event): the idle time counts from it.
+	active time.Time
 }
 
 // serveConn serves c's events, one at a time, until the connection ends.
@@ -47,7 +50,7 @@ func (d *Door) serveConn(c net.Conn, account string) {
 	defer stop()
 	defer c.Close()
 	s := &session{d: d, c: c, account: account, ctx: ctx, cancel: cancel,
-		log: d.core.Log.With("wyoming", c.RemoteAddr().String())}
+		log: d.core.Log.With("wyoming", c.RemoteAddr().String()), active: time.Now()}
 	defer func() {
 		cancel() // nobody is listening: a stream left open says nothing more
 		s.endStreams()
@@ -61,15 +64,27 @@ func (d *Door) serveConn(c net.Conn, account string) {
 		if err := s.handle(e); err != nil {
 			return // the client is gone
 		}
+		if works(e.Type) {
+			s.active = time.Now()
+		}
 	}
 }
 
-// next reads the next event: it may take the server's socket idle time
-// to begin, and the event timeout from there. Its payload is skipped (no
-// event the door reads carries one). An event too large, malformed or
-// too slow is answered with an error event; the connection then ends.
+// works reports whether an event of type typ is work, which keeps a
+// connection from being idle: a synthesis event. A describe (or an event
+// of another service) is answered and is not: a client that only
+// describes is closed after the idle time, as one that sends nothing.
+// Home Assistant opens a connection per describe and per synthesis, so
+// it never waits that long on one.
+func works(typ string) bool { return strings.HasPrefix(typ, "synthesize") }
+
+// next reads the next event: it must begin within the server's socket
+// idle time of the connection's last work (s.active), and end within the
+// event timeout of its beginning. Its payload is skipped (no event the
+// door reads carries one). An event too large, malformed or too slow is
+// answered with an error event; the connection then ends.
 func (s *session) next(r *bufio.Reader) (Event, error) {
-	s.c.SetReadDeadline(after(s.d.core.SocketIdle))
+	s.c.SetReadDeadline(afterFrom(s.active, s.d.core.SocketIdle))
 	if _, err := r.Peek(1); err != nil {
 		return Event{}, err
 	}
@@ -88,11 +103,14 @@ func (s *session) next(r *bufio.Reader) (Event, error) {
 
 // after is the deadline d from now; none (the zero time) when d is not
 // positive.
-func after(d time.Duration) time.Time {
+func after(d time.Duration) time.Time { return afterFrom(time.Now(), d) }
+
+// afterFrom is the deadline d from t; none when d is not positive.
+func afterFrom(t time.Time, d time.Duration) time.Time {
 	if d <= 0 {
 		return time.Time{}
 	}
-	return time.Now().Add(d)
+	return t.Add(d)
 }
 
 // send writes one event within the server's write timeout. A write that

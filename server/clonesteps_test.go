@@ -1,0 +1,37 @@
+package server_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+)
+
+// TestCloneStepsBounded: a clone's flow steps, which set the cost of all
+// its speech, are at most wire.MaxCloneSteps (10) on every door that
+// clones: 11 or 100 is a 400 invalid_value naming steps in the door's
+// shape; 10 is made.
+func TestCloneStepsBounded(t *testing.T) {
+	t.Parallel() // its own server and engines, no timing bound
+	e := pocketEnv(t, pocketVoices(t), "")
+	gateway := e.keyOf(store.ScopeGateway)
+	rec := recordingToClone()
+	for _, d := range append(cloneDoors, sampleDoor) {
+		key := e.key
+		if d.path == sampleDoor.path {
+			key = gateway
+		}
+		for _, steps := range []string{"11", "100"} {
+			res := d.cloneWith(e, key, map[string]string{"name": "Costly", "steps": steps}, rec)
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != http.StatusBadRequest || d.code(b) != wire.CodeInvalidValue || !strings.Contains(string(b), "steps") {
+				t.Errorf("%s: steps %s is %d %.200q, want 400 %s naming steps", d.name, steps, res.StatusCode, b, wire.CodeInvalidValue)
+			}
+		}
+	}
+	status(t, cloneDoors[0].cloneWith(e, e.key, map[string]string{"name": "Ten", "steps": "10"}, rec), cloneDoors[0].made)
+}
