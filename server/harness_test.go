@@ -98,10 +98,7 @@ type envOptions struct {
 	wyomingConns int
 	wyomingEvent time.Duration
 	wyomingPeer  int // Options.WyomingMaxPeerConns
-	// uploadTimeout and maxUploads are Options.UploadTimeout and
-	// MaxUploadsPerAccount.
-	uploadTimeout time.Duration
-	maxUploads    int
+	maxUploads   int // Options.MaxUploadsPerAccount
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -151,8 +148,8 @@ func newEnv(t testing.TB, o envOptions) *env {
 			MaxVoicesPerAccount: o.maxVoices, LexiconStoragePerAccount: o.lexiconStorage, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, KeyCheckTimeout: o.keyCheck,
 			SocketAuthTimeout: o.socketAuth, KeyRecheckInterval: o.recheck,
 			WyomingMaxConns: o.wyomingConns, WyomingEventTimeout: o.wyomingEvent, WyomingMaxPeerConns: o.wyomingPeer,
-			UploadTimeout: o.uploadTimeout, MaxUploadsPerAccount: o.maxUploads,
-			Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
+			MaxUploadsPerAccount: o.maxUploads,
+			Logger:               slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
 		}})
 	e := &env{t: t, srv: se.Server, store: se.Store, dbPath: se.DBPath, slow: slow, catalog: cat, synth: synth, done: make(chan string, 1000),
 		key: se.Keys["local"], otherKey: se.Keys["other"]}

@@ -20,10 +20,6 @@ const DefaultMaxBody = 1 << 20
 // Options.ReadTimeout is 0.
 const DefaultReadTimeout = 30 * time.Second
 
-// DefaultUploadTimeout is the time allowed to receive a recording's
-// upload (up to 10 MB; 1.4 Mbit/s) when Options.UploadTimeout is 0.
-const DefaultUploadTimeout = 60 * time.Second
-
 // DefaultMaxUploadsPerAccount is the most uploads of recordings one
 // account has in hand at once when Options.MaxUploadsPerAccount is 0.
 const DefaultMaxUploadsPerAccount = 2
@@ -83,9 +79,13 @@ type Options struct {
 	// DefaultMaxBody.
 	MaxBody int64
 	// ReadTimeout bounds the time to read a request body, so a client
-	// sending it byte by byte cannot hold a connection; 0 means
-	// DefaultReadTimeout, negative means none. It does not limit the
-	// response.
+	// sending it byte by byte cannot hold a connection: a JSON body, and
+	// an upload that clones a voice from a recording (multipart POST
+	// /v1/voices, ElevenLabs' voices/add, Cartesia's voices/clone, a
+	// gateway's /v1/voice-samples; 10 MB in 30 s is 2.8 Mbit/s). Past it
+	// the request is a 408 request_timeout in the door's shape and its
+	// connection closes. 0 means DefaultReadTimeout, negative means none.
+	// It does not limit the response.
 	ReadTimeout time.Duration
 	// WriteTimeout bounds each write of a response (every sentence of a
 	// stream gets its own; each event written to a Wyoming connection),
@@ -115,13 +115,6 @@ type Options struct {
 	// is refused (400 voice_limit_reached) before its recording is
 	// encoded.
 	MaxVoicesPerAccount int
-	// UploadTimeout bounds the time to read the body of an upload that
-	// clones a voice from a recording (multipart POST /v1/voices,
-	// ElevenLabs' voices/add, Cartesia's voices/clone, a gateway's
-	// /v1/voice-samples): past it the upload is a 408 request_timeout in
-	// the door's shape and its connection closes. 0 means
-	// DefaultUploadTimeout, negative none.
-	UploadTimeout time.Duration
 	// MaxUploadsPerAccount is the most such uploads one account has in
 	// hand at once on this server (being received, decoded or cloned), on
 	// all doors together: one more is a 429 rate_limit_exceeded with

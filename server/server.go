@@ -74,8 +74,7 @@ func New(opts Options) (*Server, error) {
 		Gateway:      opts.Gateway,
 		Metrics:      opts.Metrics,
 
-		UploadTimeout: cmp.Or(opts.UploadTimeout, DefaultUploadTimeout),
-		MaxUploads:    cmp.Or(opts.MaxUploadsPerAccount, DefaultMaxUploadsPerAccount),
+		MaxUploads: cmp.Or(opts.MaxUploadsPerAccount, DefaultMaxUploadsPerAccount),
 	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody

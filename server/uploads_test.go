@@ -54,7 +54,7 @@ var sampleDoor = cloneDoor{"voice-samples", "/v1/voice-samples", "audio",
 // every door that takes a recording.
 func TestUploadReadDeadline(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnvWith(t, pocketVoices(t), envOptions{uploadTimeout: 300 * time.Millisecond})
+	e := pocketEnvWith(t, pocketVoices(t), envOptions{readTimeout: 300 * time.Millisecond})
 	gateway := e.keyOf(store.ScopeGateway)
 	for _, d := range append(cloneDoors, sampleDoor) {
 		key := e.key

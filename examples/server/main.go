@@ -134,7 +134,6 @@ type app struct {
 	maxQueue           int
 	maxVoices          int
 	lexiconStorage     string
-	uploadTimeout      time.Duration
 	maxUploads         int
 	logFormat          string
 	gcPercent          int
@@ -207,7 +206,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.BoolVar(&a.signup, "signup", signup, "let anyone create an account from the playground ($VOXKIT_SIGNUP)")
 	fs.Var(a.aliases, "alias", "voice alias NAME=VOICE, repeatable (default: OpenAI voice names to espeak-ng English voices)")
 	fs.DurationVar(&a.readHeaderTimeout, "read-header-timeout", 10*time.Second, "time allowed to read request headers")
-	fs.DurationVar(&a.readTimeout, "read-timeout", server.DefaultReadTimeout, "time allowed to read a request body")
+	fs.DurationVar(&a.readTimeout, "read-timeout", server.DefaultReadTimeout, "time allowed to read a request body: JSON, or a recording uploaded to clone a voice (10 MB in 30 s is 2.8 Mbit/s); past it 408 request_timeout; negative: no limit")
 	fs.DurationVar(&a.writeTimeout, "write-timeout", server.DefaultWriteTimeout, "time allowed for each write of a response (each sentence of a stream, each Wyoming event)")
 	fs.DurationVar(&a.keyCheckTimeout, "key-check-timeout", server.DefaultKeyCheckTimeout, "time allowed for the store to check a request's API key; past it the request gets 503")
 	fs.DurationVar(&a.wsIdleTimeout, "ws-idle-timeout", server.DefaultWSIdleTimeout, "time an authenticated WebSocket session, or a Wyoming connection between events, may stay idle (negative: no limit)")
@@ -223,8 +222,6 @@ func (a *app) run(ctx context.Context, args []string) error {
 		"speech requests (and voice clones made from recordings) per minute per account ($VOXKIT_RATE_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
 	fs.IntVar(&a.limits.Concurrent, "concurrency-limit", a.envInt("VOXKIT_CONCURRENCY_LIMIT", 0),
 		"speech requests (and voice clones made from recordings) at once per account ($VOXKIT_CONCURRENCY_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
-	fs.DurationVar(&a.uploadTimeout, "upload-timeout", server.DefaultUploadTimeout,
-		"time allowed to receive a recording uploaded to clone a voice (up to 10 MB; on every door); past it 408 request_timeout; negative: no limit")
 	fs.IntVar(&a.maxUploads, "max-uploads", server.DefaultMaxUploadsPerAccount,
 		"uploads of recordings one account may have in hand at once, on all doors together; one more is a 429 rate_limit_exceeded; negative: no limit")
 	fs.IntVar(&a.maxVoices, "max-voices", a.envInt("VOXKIT_MAX_VOICES", server.DefaultMaxVoicesPerAccount),
@@ -734,7 +731,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		Synthesizer: synth, Store: st, Aliases: aliases,
 		ElevenLabs: a.elevenLabs, Cartesia: a.cartesia, TrustedProxies: a.proxies, AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, KeyCheckTimeout: a.keyCheckTimeout, WSIdleTimeout: a.wsIdleTimeout,
 		Limits: a.limits, MaxQueue: a.maxQueue, WyomingMaxConns: a.wyomingMaxConns, MaxVoicesPerAccount: a.maxVoices,
-		UploadTimeout: a.uploadTimeout, MaxUploadsPerAccount: a.maxUploads, WyomingMaxPeerConns: a.wyomingMaxPeer,
+		MaxUploadsPerAccount: a.maxUploads, WyomingMaxPeerConns: a.wyomingMaxPeer,
 	}
 	if a.maxVoices == 0 {
 		opts.MaxVoicesPerAccount = -1 // the flag's 0 is no limit, the Option's is the default

@@ -73,11 +73,9 @@ type Config struct {
 	Gateway bool
 	Metrics prometheus.Registerer // nil: none
 
-	// UploadTimeout bounds the time to read a recording's upload, and
-	// MaxUploads the uploads one account has in hand at once; 0 or
-	// less: none.
-	UploadTimeout time.Duration
-	MaxUploads    int
+	// MaxUploads is the uploads of recordings one account has in hand
+	// at once (their bodies read within ReadTimeout); 0 or less: none.
+	MaxUploads int
 }
 
 // Core is the speech core of one server. Its methods are safe for

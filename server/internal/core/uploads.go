@@ -16,7 +16,7 @@ import (
 // Uploads: a recording to clone arrives in a multipart body of up to
 // wire.MaxRecording bytes, held in memory until it is whole. So that a
 // client sending it slowly, or stopping short, cannot hold a connection
-// and its memory, the body must arrive within c.UploadTimeout (a 408
+// and its memory, the body must arrive within c.ReadTimeout (a 408
 // beyond, in the door's shape); and an account has at most c.MaxUploads
 // uploads in hand at once on a server, on all doors together (a 429 with
 // Retry-After beyond, before its body is read).
@@ -64,13 +64,13 @@ func (c *Core) beginUpload(r *http.Request, account string) (end func(), werr *w
 }
 
 // readUpload reads r's multipart body of the form f within the body
-// limit and c.UploadTimeout: a read deadline lifted once the body is in.
+// limit and c.ReadTimeout: a read deadline lifted once the body is in.
 // When the body is cut short (too large, too slow) the connection is
 // closed after the answer, so that the rest of the body holds nothing.
 func (c *Core) readUpload(w http.ResponseWriter, r *http.Request, f wire.CloneForm) (wire.VoiceClone, error) {
 	limit := int64(wire.MaxRecording + 1<<20)
 	rc := http.NewResponseController(w)
-	deadline := c.UploadTimeout > 0 && rc.SetReadDeadline(time.Now().Add(c.UploadTimeout)) == nil
+	deadline := c.ReadTimeout > 0 && rc.SetReadDeadline(time.Now().Add(c.ReadTimeout)) == nil
 	body := &failedRead{r: http.MaxBytesReader(w, r.Body, limit)}
 	r.Body = struct {
 		io.Reader
@@ -88,7 +88,7 @@ func (c *Core) readUpload(w http.ResponseWriter, r *http.Request, f wire.CloneFo
 		return wire.VoiceClone{}, wire.BodyTooLarge(tooBig.Limit)
 	case errors.Is(body.err, os.ErrDeadlineExceeded):
 		w.Header().Set("Connection", "close")
-		return wire.VoiceClone{}, wire.RequestTimeout(c.UploadTimeout)
+		return wire.VoiceClone{}, wire.RequestTimeout(c.ReadTimeout)
 	case body.err != nil:
 		w.Header().Set("Connection", "close")
 	case deadline:

@@ -296,7 +296,7 @@ func (c *Core) CloneUpload(w http.ResponseWriter, r *http.Request, account strin
 // body of the form f, admitted as a speech request of account and in a
 // render slot, and returns the form (its Model the model that cloned) and
 // what the engine made (store.Voice.Sample), which it does not store. The
-// body must arrive within c.UploadTimeout, and it is one of account's
+// body must arrive within c.ReadTimeout, and it is one of account's
 // c.MaxUploads uploads at once (see uploads.go). Its errors are
 // CloneUpload's.
 func (c *Core) EncodeUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (wire.VoiceClone, []byte, error) {
