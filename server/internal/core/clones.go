@@ -21,13 +21,14 @@ import (
 // what it is given (the gateway's pool) is given each sample, read one at
 // a time.
 
-// storedVoices lists every clone of the store, without their samples
-// when the store can.
-func (c *Core) storedVoices(ctx context.Context) ([]store.Voice, error) {
+// StoredVoices lists the clones of account in the store (every
+// account's for ""), without their samples when the store can
+// (store.VoiceHeader): a sample is 0.5 MB, and a list needs none.
+func (c *Core) StoredVoices(ctx context.Context, account string) ([]store.Voice, error) {
 	if h, ok := c.Store.(store.VoiceHeader); ok {
-		return h.VoiceHeads(ctx, "")
+		return h.VoiceHeads(ctx, account)
 	}
-	return c.Store.Voices(ctx, "")
+	return c.Store.Voices(ctx, account)
 }
 
 // loadClone makes the stored clone sv, cloned from a recording, speakable

@@ -31,7 +31,7 @@ import (
 // hidden in the catalog until its base is back; one whose id a global
 // voice holds is left out, and logged.
 func (c *Core) loadVoices(ctx context.Context) error {
-	list, err := c.storedVoices(ctx)
+	list, err := c.StoredVoices(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (c *Core) applyVoice(sv store.Voice) {
 // resyncVoices makes the catalog's clones those of the store (the
 // samples gateways sent are left alone). c.voiceMu is held.
 func (c *Core) resyncVoices(ctx context.Context) error {
-	list, err := c.storedVoices(ctx)
+	list, err := c.StoredVoices(ctx, "")
 	if err != nil {
 		return err
 	}
