@@ -31,7 +31,7 @@ const DefaultMaxKeysPerAccount = 100
 // DefaultVoiceLoadsPerMinute is the most voice loads an account's speech
 // may cause on one server in a minute when Options.VoiceLoadsPerMinute
 // is 0.
-const DefaultVoiceLoadsPerMinute = 30
+const DefaultVoiceLoadsPerMinute = 20
 
 // DefaultMaxLexiconsPerAccount is the most pronunciation lexicons an
 // account may hold when Options.MaxLexiconsPerAccount is 0.
