@@ -32,6 +32,11 @@ const DefaultMaxVoicesPerAccount = 200
 // when Options.MaxKeysPerAccount is 0.
 const DefaultMaxKeysPerAccount = 100
 
+// DefaultVoiceLoadsPerMinute is the most voice loads an account's speech
+// may cause on one server in a minute when Options.VoiceLoadsPerMinute
+// is 0.
+const DefaultVoiceLoadsPerMinute = 20
+
 // DefaultMaxLexiconsPerAccount is the most pronunciation lexicons an
 // account may hold when Options.MaxLexiconsPerAccount is 0.
 const DefaultMaxLexiconsPerAccount = 100
@@ -122,6 +127,17 @@ type Options struct {
 	// are not counted (a gateway bounds its own accounts). 0 means
 	// DefaultMaxUploadsPerAccount, negative none.
 	MaxUploadsPerAccount int
+	// VoiceLoadsPerMinute is the most voice loads one account's speech
+	// may cause on this server in a minute: a voice whose engine loads it
+	// on first use (engine.VoiceHolder: a Piper or Kokoro model under a
+	// memory budget, a clone not in memory) costs its load for the
+	// request that needs it, and loading and unloading cost more than
+	// the speech. Past it, a request that would load a voice is refused
+	// with 429 rate_limit_exceeded and Retry-After (speaking voices in
+	// memory is not). Counted in this server's memory; the gateway scope
+	// is not counted. 0 means DefaultVoiceLoadsPerMinute, negative means
+	// no limit.
+	VoiceLoadsPerMinute int
 	// MaxKeysPerAccount is the most live API keys one account may hold;
 	// 0 means DefaultMaxKeysPerAccount.
 	MaxKeysPerAccount int

@@ -100,7 +100,7 @@ func (r *renderer) holdVoice(ctx context.Context, eng engine.Engine, v voices.Vo
 	if !ok || r.holds[key] != nil {
 		return nil
 	}
-	release, took, err := h.HoldVoice(ctx, v.EngineVoice)
+	release, took, err := h.HoldVoice(engine.WithLoadGate(ctx, r.req.LoadGate), v.EngineVoice)
 	r.res.EngineTime += took
 	r.res.VoiceLoad += took
 	if err != nil {

@@ -392,6 +392,12 @@ type Request struct {
 	// where it lies in the audio and the timings of its words. It runs on
 	// the synthesizing goroutine: synthesis waits for it.
 	OnSentence func(SentenceDone)
+	// LoadGate, when set, is asked before an engine loads a voice for
+	// this request (engine.LoadGate: a voice loaded on first use, or a
+	// clone not in memory); its error refuses the load and ends the
+	// request with it. A server counts voice loads against the account
+	// that causes them with it.
+	LoadGate engine.LoadGate
 }
 
 // InputFormat says how a request's input is written.

@@ -48,7 +48,7 @@ type model struct {
 	loading chan struct{}               // closed when a load under way ends
 	waiters int                         // requests waiting for that load
 	failed  error                       // why the model cannot load; kept until its files change
-	used    uint64                      // Engine.tick when last released, for LRU eviction
+	used    uint64                      // Options.Memory's Tick when last released, for LRU eviction
 	removed bool                        // dropped by a rescan or Close: unloaded at the last release
 }
 

@@ -69,6 +69,10 @@ type Options struct {
 	// resident memory is about its file's size for a Piper voice
 	// (docs/deploy.md has the measurements).
 	MemoryBudget int64
+	// Memory, if set, is a budget shared with other engines (engine/pocket
+	// counts its clones in it): the loaded models count in it, and it
+	// replaces MemoryBudget.
+	Memory *Memory
 	// OnLoad, if set, is called after each model load with the voice
 	// (model) name and the time the load took: for metrics.
 	OnLoad func(model string, took time.Duration)
@@ -116,7 +120,6 @@ type Engine struct {
 
 	res      sync.Mutex // guards the residency of every model (resident.go) and:
 	resident map[*model]struct{}
-	tick     uint64 // counts releases, for LRU order
 	stats    Residency
 	// beforeLoad, set by tests, is called before a model is loaded.
 	beforeLoad func(*model)
@@ -156,7 +159,11 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 	if err := InitRuntime(opts.LibraryPath, opts.Logger); err != nil {
 		return nil, err
 	}
+	if opts.Memory == nil {
+		opts.Memory = NewMemory(opts.MemoryBudget)
+	}
 	e := &Engine{opts: opts, log: opts.Logger, models: map[string]*model{}, resident: map[*model]struct{}{}}
+	opts.Memory.Join(residentModels{e})
 	files, err := e.voiceFiles()
 	if files == nil && err != nil {
 		e.Close()
@@ -496,5 +503,6 @@ func (e *Engine) Close() error {
 	e.closed = true
 	e.mu.Unlock()
 	e.retire(models)
+	e.opts.Memory.Leave(residentModels{e})
 	return nil
 }

@@ -15,9 +15,11 @@ import (
 
 // A voice's model is loaded (its ORT session created) on first use, and
 // stays loaded while requests hold it (acquire … release). Once loaded
-// models count more than Options.MemoryBudget, the least recently used
-// of those that no request holds are unloaded; a held one never is, so
-// the budget may be passed while more voices speak at once than it holds.
+// models count more than Options.MemoryBudget (or, with Options.Memory,
+// once what every engine sharing it loaded passes its limit), the least
+// recently used things that no request holds are unloaded
+// (Memory.MakeRoom); a held one never is, so the budget may be passed
+// while more voices speak at once than it holds.
 // The first request for a cold voice loads it; others that come for it
 // meanwhile wait for that load rather than start their own.
 
@@ -33,7 +35,8 @@ type Residency struct {
 	// Bytes is what the loaded models count against the budget: the size
 	// of their model files.
 	Bytes int64
-	// Budget is Options.MemoryBudget (0: none).
+	// Budget is Options.MemoryBudget, or Options.Memory's limit (0:
+	// none).
 	Budget int64
 	// Loads counts the models loaded since Load, LoadTime the time they
 	// took, and LoadErrors the loads that failed.
@@ -48,7 +51,7 @@ func (e *Engine) Residency() Residency {
 	e.res.Lock()
 	defer e.res.Unlock()
 	r := e.stats
-	r.Budget = e.opts.MemoryBudget
+	r.Budget = e.opts.Memory.Limit()
 	return r
 }
 
@@ -150,6 +153,11 @@ func (e *Engine) acquire(ctx context.Context, m *model) (*ort.DynamicAdvancedSes
 		e.res.Unlock()
 		return nil, 0, errModelClosed
 	}
+	// A load for this caller: its gate may refuse it (engine.LoadGate).
+	if err := engine.AllowLoad(ctx, m.name); err != nil {
+		e.res.Unlock()
+		return nil, 0, err
+	}
 	m.loading = make(chan struct{})
 	e.res.Unlock()
 	if e.beforeLoad != nil {
@@ -178,14 +186,14 @@ func (e *Engine) acquire(ctx context.Context, m *model) (*ort.DynamicAdvancedSes
 	m.session, m.holds = s, 1
 	e.stats.Models++
 	e.stats.Bytes += m.size
+	e.opts.Memory.Add(m.size)
 	e.stats.Loads++
 	e.stats.LoadTime += took
 	e.resident[m] = struct{}{}
-	drop := e.evict()
 	loaded := e.stats.Bytes
 	e.res.Unlock()
-	unload(drop)
-	e.log.Info("onnx: voice loaded", "voice", m.name, "seconds", took.Seconds(), "loaded_bytes", loaded, "evicted", len(drop))
+	e.opts.Memory.MakeRoom()
+	e.log.Info("onnx: voice loaded", "voice", m.name, "seconds", took.Seconds(), "loaded_bytes", loaded)
 	if e.opts.OnLoad != nil {
 		e.opts.OnLoad(m.name, took)
 	}
@@ -196,37 +204,59 @@ func (e *Engine) acquire(ctx context.Context, m *model) (*ort.DynamicAdvancedSes
 func (e *Engine) release(m *model) {
 	e.res.Lock()
 	m.holds--
-	e.tick++
-	m.used = e.tick
+	m.used = e.opts.Memory.Tick()
 	var drop []*ort.DynamicAdvancedSession
 	if m.holds == 0 && m.removed && m.session != nil {
 		drop = append(drop, e.unresident(m))
 	}
-	drop = append(drop, e.evict()...)
 	e.res.Unlock()
 	unload(drop)
+	e.opts.Memory.MakeRoom()
 }
 
-// evict takes the sessions of the least recently used models that no
-// request holds away from them until the loaded models fit the budget,
-// and returns them to be destroyed. e.res is held.
-func (e *Engine) evict() []*ort.DynamicAdvancedSession {
-	var drop []*ort.DynamicAdvancedSession
-	for e.opts.MemoryBudget > 0 && e.stats.Bytes > e.opts.MemoryBudget {
-		var lru *model
-		for m := range e.resident {
-			if m.holds == 0 && (lru == nil || m.used < lru.used) {
-				lru = m
-			}
+// residentModels are an Engine's loaded models as its Memory sees them:
+// MakeRoom unloads the least recently used that no request holds.
+type residentModels struct{ e *Engine }
+
+var _ Resident = residentModels{}
+
+// lru returns the least recently used loaded model that no request
+// holds, or nil. e.res is held.
+func (e *Engine) lru() *model {
+	var lru *model
+	for m := range e.resident {
+		if m.holds == 0 && (lru == nil || m.used < lru.used) {
+			lru = m
 		}
-		if lru == nil {
-			break // every loaded model is speaking
-		}
-		drop = append(drop, e.unresident(lru))
-		e.stats.Evictions++
-		e.log.Info("onnx: voice unloaded to stay within the memory budget", "voice", lru.name)
 	}
-	return drop
+	return lru
+}
+
+// Oldest implements Resident.
+func (r residentModels) Oldest() (uint64, bool) {
+	r.e.res.Lock()
+	defer r.e.res.Unlock()
+	if m := r.e.lru(); m != nil {
+		return m.used, true
+	}
+	return 0, false
+}
+
+// Unload implements Resident.
+func (r residentModels) Unload(stamp uint64) bool {
+	e := r.e
+	e.res.Lock()
+	m := e.lru()
+	if m == nil || m.used != stamp {
+		e.res.Unlock()
+		return false
+	}
+	s := e.unresident(m)
+	e.stats.Evictions++
+	e.res.Unlock()
+	e.log.Info("onnx: voice unloaded to stay within the memory budget", "voice", m.name)
+	unload([]*ort.DynamicAdvancedSession{s})
+	return true
 }
 
 // unresident takes m's session away from it and returns it. e.res is held
@@ -237,6 +267,7 @@ func (e *Engine) unresident(m *model) *ort.DynamicAdvancedSession {
 	delete(e.resident, m)
 	e.stats.Models--
 	e.stats.Bytes -= m.size
+	e.opts.Memory.Add(-m.size)
 	return s
 }
 

@@ -33,13 +33,19 @@ type Options struct {
 	Threads int
 	// Logger receives load logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Memory, if set, is the budget that clones added with AddClone
+	// count in while loaded (engine/onnx's voices may share it): past
+	// it, the least recently used that no request is speaking are
+	// forgotten until next spoken. nil: a clone stays once loaded.
+	Memory *onnx.Memory
 }
 
 // Engine speaks with PocketTTS models through ONNX Runtime, in voices
 // cloned from recordings. It implements engine.Engine and
 // engine.VoiceLister and is safe for concurrent use.
 type Engine struct {
-	log *slog.Logger
+	log  *slog.Logger
+	opts Options
 
 	// dir, extra and threads are Options.VoicesDir, Options.Models and
 	// the threads per run, for Rescan; rescanning lets one run at a time.
@@ -53,6 +59,10 @@ type Engine struct {
 	refs   map[string]string // "MODEL:STEM" → a recording in MODEL/test_wavs
 	voices map[string]*Voice // added voices and encoded recordings, by name
 	closed bool
+
+	// lz guards the clones added with AddClone (clones.go).
+	lz   sync.Mutex
+	lazy map[string]*lazyClone
 }
 
 var (
@@ -80,7 +90,7 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{log: opts.Logger, dir: opts.VoicesDir, extra: slices.Clone(opts.Models), threads: threads,
+	e := &Engine{log: opts.Logger, opts: opts, lazy: map[string]*lazyClone{}, dir: opts.VoicesDir, extra: slices.Clone(opts.Models), threads: threads,
 		models: map[string]*model{}, refs: map[string]string{}, voices: map[string]*Voice{}}
 	for name, d := range dirs {
 		if err := ctx.Err(); err != nil {
@@ -96,6 +106,7 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 		e.log.Debug("pocket: model loaded", "model", name, "dir", d)
 	}
 	e.refs = recordings(e.models)
+	opts.Memory.Join(residentClones{e})
 	return e, nil
 }
 
@@ -193,11 +204,15 @@ func (e *Engine) AddVoice(name string, v *Voice) error {
 	return nil
 }
 
-// RemoveVoice removes a voice added with AddVoice.
+// RemoveVoice removes a voice added with AddVoice, LoadClone or
+// AddClone.
 func (e *Engine) RemoveVoice(name string) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	delete(e.voices, name)
+	e.mu.Unlock()
+	e.lz.Lock()
+	defer e.lz.Unlock()
+	e.forget(name)
 }
 
 // voice returns the voice of a name: an added voice, or a model's
@@ -278,20 +293,17 @@ func (e *Engine) CloneVoice(ctx context.Context, req engine.CloneRequest) ([]byt
 // loaded: Synthesize refuses it (an engine.UnsupportedVoiceError) until
 // a Rescan finds a model of that id.
 func (e *Engine) LoadClone(name string, data []byte) error {
-	var v Voice
-	if err := v.UnmarshalBinary(data); err != nil {
+	v, err := e.decodeClone(data)
+	if err != nil {
 		return err
 	}
-	if _, err := e.model(v.Model); errors.Is(err, ErrUnknownModel) {
-		if err := v.validate(); err != nil {
-			return err
-		}
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		e.voices[name] = &v
-		return nil
-	}
-	return e.AddVoice(name, &v)
+	e.lz.Lock()
+	e.forget(name)
+	e.lz.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.voices[name] = v
+	return nil
 }
 
 // UnloadClone removes a voice loaded by LoadClone (engine.Cloner).
@@ -300,8 +312,13 @@ func (e *Engine) UnloadClone(name string) { e.RemoveVoice(name) }
 // Synthesize speaks req in the voice named req.Voice (see AddVoice and
 // Voices).
 func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
-	v, err := e.voice(ctx, req.Voice)
+	c, v, _, err := e.holdClone(ctx, req.Voice)
 	if err != nil {
+		return err
+	}
+	if c != nil {
+		defer e.releaseClone(c)
+	} else if v, err = e.voice(ctx, req.Voice); err != nil {
 		return err
 	}
 	err = e.SynthesizeVoice(ctx, v, req, emit)
@@ -390,5 +407,6 @@ func (e *Engine) Close() error {
 	models := e.models
 	e.models = map[string]*model{}
 	e.mu.Unlock()
+	e.opts.Memory.Leave(residentClones{e})
 	return closeModels(models)
 }

@@ -135,6 +135,7 @@ type app struct {
 	maxVoices          int
 	lexiconStorage     string
 	maxUploads         int
+	voiceLoads         int
 	logFormat          string
 	gcPercent          int
 	log                *slog.Logger
@@ -228,6 +229,9 @@ func (a *app) run(ctx context.Context, args []string) error {
 		"voice clones one account may hold ($VOXKIT_MAX_VOICES); 0: no limit; one more is a 400 voice_limit_reached")
 	fs.StringVar(&a.lexiconStorage, "lexicon-storage", a.env("VOXKIT_LEXICON_STORAGE", "50MB"),
 		"bytes of pronunciation lexicon documents one account may hold, every kept version counted ($VOXKIT_LEXICON_STORAGE), e.g. 50MB; 0: no limit; past it 400 lexicon_storage_limit_reached")
+	fs.IntVar(&a.voiceLoads, "voice-loads", a.envInt("VOXKIT_VOICE_LOADS", server.DefaultVoiceLoadsPerMinute),
+		"voice loads one account's speech may cause per minute on this server ($VOXKIT_VOICE_LOADS): a voice or clone not in -voice-memory is loaded "+
+			"for the request that uses it; past this such a request is a 429 rate_limit_exceeded; 0: no limit")
 	fs.IntVar(&a.maxQueue, "max-queue", a.envInt("VOXKIT_MAX_QUEUE", server.DefaultMaxQueue),
 		"pieces of text that may wait for a render slot before speech gets 503 server_busy ($VOXKIT_MAX_QUEUE); negative: no bound")
 	fs.DurationVar(&a.maxAudio, "max-audio", tts.DefaultMaxAudio, "most audio one request may make; more is a 400 audio_too_long")
@@ -657,8 +661,10 @@ func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engi
 		return nil, nil, fmt.Errorf("-voice-memory: %w", err)
 	}
 	a.voiceLoadSeconds = newVoiceLoadSeconds()
+	// The voices and the clones cloned from recordings share the budget.
+	memory := onnx.NewMemory(budget)
 	piper, err := onnx.Load(ctx, onnx.Options{LibraryPath: a.getenv("ONNXRUNTIME_LIB"), Phonemizer: esp,
-		VoicesDir: a.voices, Strict: a.strict, MemoryBudget: budget, OnLoad: observeLoad(a.voiceLoadSeconds), Logger: a.log})
+		VoicesDir: a.voices, Strict: a.strict, Memory: memory, OnLoad: observeLoad(a.voiceLoadSeconds), Logger: a.log})
 	if err != nil {
 		esp.Close()
 		return nil, nil, fmt.Errorf("voices in %s: %w", a.voices, err)
@@ -666,7 +672,7 @@ func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engi
 	engines["onnx"] = piper
 	// The pocket engine is there without models too: a SIGHUP may bring
 	// some (rescanOnHangup).
-	pk, err := pocket.Load(ctx, pocket.Options{LibraryPath: a.getenv("ONNXRUNTIME_LIB"), VoicesDir: a.voices, Logger: a.log})
+	pk, err := pocket.Load(ctx, pocket.Options{LibraryPath: a.getenv("ONNXRUNTIME_LIB"), VoicesDir: a.voices, Memory: memory, Logger: a.log})
 	if err != nil {
 		esp.Close()
 		piper.Close()
@@ -740,6 +746,9 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		return fmt.Errorf("-lexicon-storage: %w", err)
 	} else if opts.LexiconStoragePerAccount == 0 {
 		opts.LexiconStoragePerAccount = -1
+	}
+	if opts.VoiceLoadsPerMinute = a.voiceLoads; a.voiceLoads == 0 {
+		opts.VoiceLoadsPerMinute = -1
 	}
 	if reg != nil {
 		opts.Metrics = reg

@@ -177,8 +177,8 @@ func TestServeFirstStartAndShutdown(t *testing.T) {
 // served after SIGHUP.
 // serveVoices serves with -voices voicesDir, ONNX Runtime from
 // $ONNXRUNTIME_LIB and a new data directory; it returns the address, the
-// first account's API key, and serve's cancel and done.
-func serveVoices(t *testing.T, voicesDir string) (addr net.Addr, key string, cancel func(), done chan error) {
+// first account's API key, and serve's cancel and done; args are more flags.
+func serveVoices(t *testing.T, voicesDir string, args ...string) (addr net.Addr, key string, cancel func(), done chan error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	a := newApp(&out, &errOut)
@@ -188,7 +188,7 @@ func serveVoices(t *testing.T, voicesDir string) (addr net.Addr, key string, can
 		}
 		return ""
 	}
-	addr, cancel, done = serve(t, a, &errOut, "-data", t.TempDir(), "-voices", voicesDir)
+	addr, cancel, done = serve(t, a, &errOut, append([]string{"-data", t.TempDir(), "-voices", voicesDir}, args...)...)
 	return addr, keyOf(out.String()), cancel, done
 }
 

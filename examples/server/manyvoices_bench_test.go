@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -117,54 +116,7 @@ type childServer struct {
 
 func startServer(b *testing.B, bin, voices, budget string) *childServer {
 	b.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(bin, "-addr", addr, "-data", b.TempDir(), "-voices", voices, "-voice-memory", budget, "-log", "off")
-	cmd.Stderr = os.Stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	keyc := make(chan string, 1)
-	go func() { // the first start prints the account's key
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if k := keyOf(sc.Text()); k != "" {
-				keyc <- k
-			}
-		}
-	}()
-	s := &childServer{cmd: cmd, url: "http://" + addr}
-	for {
-		res, err := http.Get(s.url + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				break
-			}
-		}
-		if time.Since(start) > time.Minute {
-			s.stop()
-			b.Fatal("the server did not answer /healthz within a minute")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	s.started = time.Since(start)
-	select {
-	case s.key = <-keyc:
-	case <-time.After(time.Minute):
-		s.stop()
-		b.Fatal("the server printed no API key")
-	}
-	return s
+	return startChild(b, bin, true, "-data", b.TempDir(), "-voices", voices, "-voice-memory", budget)
 }
 
 func (s *childServer) stop() {
@@ -173,7 +125,7 @@ func (s *childServer) stop() {
 }
 
 // rss returns the server's resident memory in MiB.
-func (s *childServer) rss(b *testing.B) float64 {
+func (s *childServer) rss(b testing.TB) float64 {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
 	if err != nil {
 		b.Skip("no /proc")
@@ -226,7 +178,7 @@ func (s *childServer) request(b *testing.B, voice string) (time.Duration, int64)
 }
 
 // serverBinary builds this server once per benchmark binary.
-func serverBinary(b *testing.B) string {
+func serverBinary(b testing.TB) string {
 	b.Helper()
 	if os.Getenv("ONNXRUNTIME_LIB") == "" {
 		b.Skip("ONNXRUNTIME_LIB not set (make bench sets it)")

@@ -323,6 +323,17 @@ type VoiceCounter interface {
 	VoiceCount(ctx context.Context, account string) (int, error)
 }
 
+// VoiceHeader is implemented by stores that list voice clones without
+// reading their samples: a server lists every clone at start and reads a
+// clone's sample (Voice) only when it is first spoken, so that what it
+// holds at start does not grow with the clones stored.
+type VoiceHeader interface {
+	// VoiceHeads lists as Voices does, but leaves the samples unread: a
+	// voice cloned from a recording has an empty, non-nil Sample
+	// ([]byte{}), a derived voice a nil one.
+	VoiceHeads(ctx context.Context, account string) ([]Voice, error)
+}
+
 // LimitError is a request refused by Limits.
 type LimitError struct {
 	// Concurrent is true when the concurrency limit refused it, false

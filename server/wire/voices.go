@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/server/store"
@@ -226,4 +227,14 @@ func FromStoredVoices(vs []store.Voice) VoiceList {
 		l.Data = append(l.Data, FromStoredVoice(v))
 	}
 	return l
+}
+
+// VoiceLoadLimit is a speech request refused because it would load a
+// voice (one not in the server's memory) while its account has caused
+// perMinute loads in the last minute: retry after retry.
+func VoiceLoadLimit(perMinute int, retry time.Duration) *Error {
+	secs := max(1, int(retry.Seconds()+0.999))
+	return &Error{Status: http.StatusTooManyRequests, Type: TypeRateLimit, Code: CodeRateLimit, RetryAfter: time.Duration(secs) * time.Second,
+		Message: fmt.Sprintf("Voice load limit reached: this account may cause at most %d voice loads a minute on this server "+
+			"(a voice not in memory is loaded for the request that uses it); retry in %d s, or keep to fewer voices at a time.", perMinute, secs)}
 }

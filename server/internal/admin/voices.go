@@ -18,7 +18,7 @@ import (
 // whisper). The store is its record; the catalog serves it.
 
 func (d *door) listVoices(w http.ResponseWriter, r *http.Request) error {
-	list, err := d.c.Store.Voices(r.Context(), core.Info(r.Context()).Account)
+	list, err := d.c.StoredVoices(r.Context(), core.Info(r.Context()).Account)
 	if err != nil {
 		return err
 	}

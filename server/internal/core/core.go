@@ -76,6 +76,9 @@ type Config struct {
 	// MaxUploads is the uploads of recordings one account has in hand
 	// at once (their bodies read within ReadTimeout); 0 or less: none.
 	MaxUploads int
+	// VoiceLoadsPerMinute is the most voice loads an account's speech
+	// may cause on this server in a minute (loadGate); 0: no limit.
+	VoiceLoadsPerMinute int
 }
 
 // Core is the speech core of one server. Its methods are safe for
@@ -88,6 +91,7 @@ type Core struct {
 	keys    *keyAuth
 	auth    []authenticator // the optional providers, asked before keys
 	limiter store.Limiter
+	loads   *throttle.Throttle // voice loads per account (loadGate)
 
 	voiceMu  sync.Mutex // serializes clone changes to the store and catalog
 	samples  samples    // the samples gateways sent (HoldSample)
@@ -107,7 +111,7 @@ type Core struct {
 
 // New returns the core of cfg, with the store's clones in its catalog.
 func New(cfg Config) (*Core, error) {
-	c := &Core{Config: cfg, Voices: cfg.Synth.Voices()}
+	c := &Core{Config: cfg, Voices: cfg.Synth.Voices(), loads: throttle.New()}
 	c.lexicons.parsing = make(chan struct{}, 1)
 	c.Logins, _ = cfg.Store.(store.Sessions)
 	c.keys = &keyAuth{store: cfg.Store, timeout: cfg.KeyCheck, log: cfg.Log}

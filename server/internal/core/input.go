@@ -93,6 +93,7 @@ func (c *Core) Open(ctx context.Context, job StreamJob, w io.Writer) (*Input, er
 		end()
 		return nil, werr
 	}
+	job.Request.LoadGate = c.loadGate(ctx, job.Request.Account)
 	ts, err := c.Synth.StreamText(ctx, w, job.Request)
 	if err != nil {
 		end()

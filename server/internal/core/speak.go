@@ -136,6 +136,7 @@ func (c *Core) Speak(ctx context.Context, job Job, speak func(*tts.Prepared, enc
 		}
 		return tts.Result{}, werr
 	}
+	job.Request.LoadGate = c.loadGate(ctx, job.Request.Account)
 	p, err := c.Synth.Prepare(job.Request)
 	if err != nil {
 		return tts.Result{}, job.toError(err)

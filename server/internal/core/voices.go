@@ -31,7 +31,7 @@ import (
 // hidden in the catalog until its base is back; one whose id a global
 // voice holds is left out, and logged.
 func (c *Core) loadVoices(ctx context.Context) error {
-	list, err := c.Store.Voices(ctx, "")
+	list, err := c.StoredVoices(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (c *Core) applyVoice(sv store.Voice) {
 // resyncVoices makes the catalog's clones those of the store (the
 // samples gateways sent are left alone). c.voiceMu is held.
 func (c *Core) resyncVoices(ctx context.Context) error {
-	list, err := c.Store.Voices(ctx, "")
+	list, err := c.StoredVoices(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -116,14 +116,14 @@ func (c *Core) resyncVoices(ctx context.Context) error {
 }
 
 // addVoice puts the stored clone sv in the catalog; a voice cloned from a
-// recording is first loaded into the cloning engine.
+// recording is first given to the cloning engine (loadClone).
 func (c *Core) addVoice(sv store.Voice) error {
 	if sv.Sample != nil {
 		cloner, _ := c.Synth.Cloner()
 		if cloner == nil {
 			return errors.New("server: a voice cloned from a recording, and no engine clones")
 		}
-		if err := cloner.LoadClone(cloneName(sv.Account, sv.ID), sv.Sample); err != nil {
+		if err := c.loadClone(cloner, sv); err != nil {
 			return err
 		}
 	}
@@ -252,10 +252,10 @@ func (c *Core) DropVoice(ctx context.Context, account, id string) (store.Voice, 
 // Voices cloned from a recording (multipart POST /v1/voices): the
 // recording is decoded and the Synthesizer's cloning engine
 // (engine.Cloner) makes a voice of it, once; what it made is stored with
-// the voice (store.Voice.Sample), and loaded into the engine as
+// the voice (store.Voice.Sample), and given to the engine as
 // cloneName(account, id) wherever the catalog takes the voice in — at
-// start, on every replica as the store reports changes — and unloaded
-// when it goes.
+// start, on every replica as the store reports changes — to load when it
+// is spoken (clones.go), and taken back when it goes.
 
 // clonedSeconds is how much of a recording is decoded, and checked for
 // length and silence: the first 10 s, all that PocketTTS clones from

@@ -563,6 +563,27 @@ func (s *Store) Voices(ctx context.Context, account string) ([]store.Voice, erro
 	return out, nil
 }
 
+var _ store.VoiceHeader = (*Store)(nil)
+
+// VoiceHeads implements store.VoiceHeader.
+func (s *Store) VoiceHeads(ctx context.Context, account string) ([]store.Voice, error) {
+	rows, _ := s.pool.Query(ctx, "SELECT id, account, base, name, speed, pitch, pitch_range, volume, whisper, created, sample IS NOT NULL"+
+		` FROM voices WHERE $1 = '' OR account = $1 ORDER BY id COLLATE "C", account COLLATE "C"`, account)
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Voice, error) {
+		var v store.Voice
+		var sampled bool
+		err := row.Scan(&v.ID, &v.Account, &v.Base, &v.Name, &v.Speed, &v.Pitch, &v.Range, &v.Volume, &v.Whisper, &v.Created, &sampled)
+		if sampled {
+			v.Sample = []byte{}
+		}
+		return v, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: voices: %w", err)
+	}
+	return out, nil
+}
+
 var _ store.VoiceCounter = (*Store)(nil)
 
 // VoiceCount implements store.VoiceCounter.

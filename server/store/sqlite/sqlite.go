@@ -547,6 +547,37 @@ func (s *Store) Voices(ctx context.Context, account string) ([]store.Voice, erro
 	return out, nil
 }
 
+var _ store.VoiceHeader = (*Store)(nil)
+
+// VoiceHeads implements store.VoiceHeader.
+func (s *Store) VoiceHeads(ctx context.Context, account string) ([]store.Voice, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT "+voiceHeadColumns+
+		" FROM voices WHERE ? = '' OR account = ? ORDER BY id", account, account)
+	out, err := collect(rows, err, scanVoiceHead)
+	if err != nil {
+		return nil, fmt.Errorf("store: voices: %w", err)
+	}
+	return out, nil
+}
+
+// voiceHeadColumns are voiceColumns with whether there is a sample in
+// place of the sample.
+const voiceHeadColumns = "id, account, base, name, speed, pitch, pitch_range, volume, whisper, created, sample IS NOT NULL"
+
+func scanVoiceHead(sc scanner) (store.Voice, error) {
+	var v store.Voice
+	var created int64
+	var sampled bool
+	if err := sc.Scan(&v.ID, &v.Account, &v.Base, &v.Name, &v.Speed, &v.Pitch, &v.Range, &v.Volume, &v.Whisper, &created, &sampled); err != nil {
+		return store.Voice{}, err
+	}
+	v.Created = fromUnix(created)
+	if sampled {
+		v.Sample = []byte{}
+	}
+	return v, nil
+}
+
 var _ store.VoiceCounter = (*Store)(nil)
 
 // VoiceCount implements store.VoiceCounter.

@@ -406,6 +406,21 @@ func testVoices(t *testing.T, su Suite) {
 	if got, err := s.Voice(ctx, "bob", "cloned"); err != nil || !SameVoice(got, cloned) {
 		t.Errorf("Voice(cloned) = %d bytes of sample, %v; want %d", len(got.Sample), err, len(sample))
 	}
+	if h, ok := s.(store.VoiceHeader); ok {
+		// The list without samples marks the cloned voice, reads none of it.
+		heads, err := h.VoiceHeads(ctx, "bob")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range heads {
+			if want := v.ID == "cloned"; (v.Sample != nil) != want || len(v.Sample) != 0 {
+				t.Errorf("VoiceHeads: %s has %d bytes of sample (nil: %t), want none and nil=%t", v.ID, len(v.Sample), v.Sample == nil, !want)
+			}
+		}
+		if len(heads) != 2 {
+			t.Errorf("VoiceHeads(bob) = %d voices, want 2", len(heads))
+		}
+	}
 	if _, err := s.DeleteVoice(ctx, "bob", "cloned"); err != nil {
 		t.Fatal(err)
 	}
