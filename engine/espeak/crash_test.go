@@ -107,7 +107,7 @@ func BenchmarkProcessStart(b *testing.B) {
 // the timeout (the process stopped, as a hang inside the library would
 // leave it) fails with engine.ErrCrashed, and the next call speaks.
 func TestHungProcessKilled(t *testing.T) {
-	p, err := startProcesses("", 1)
+	p, err := startProcesses("", 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestHungProcessKilled(t *testing.T) {
 // TestCancelStopsTheCall: a cancelled call stops inside its engine
 // process, which then serves the next call (it is not killed).
 func TestCancelStopsTheCall(t *testing.T) {
-	p, err := startProcesses("", 1)
+	p, err := startProcesses("", 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
