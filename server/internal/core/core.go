@@ -65,6 +65,10 @@ type Config struct {
 	// MaxLexicons is the most pronunciation lexicons an account may
 	// hold (ElevenLabs' dictionaries are lexicons too).
 	MaxLexicons int
+	// CrashCooldown is how long an account whose requests crashed an
+	// engine CrashesPerMinute times within a minute is refused speech;
+	// 0: never.
+	CrashCooldown time.Duration
 	// Gateway: the engines are other servers, and x-upstream-ms reports
 	// their time.
 	Gateway bool
@@ -85,6 +89,7 @@ type Core struct {
 	voiceMu  sync.Mutex // serializes clone changes to the store and catalog
 	samples  samples    // the samples gateways sent (HoldSample)
 	lexicons lexiconCache
+	crashes  crashes    // engine crashes by account (crashes.go)
 	revising sync.Mutex // one lexicon revision at a time (ReviseLexicon)
 
 	// closing is cancelled by Shutdown; sockets watch it.
