@@ -22,6 +22,15 @@ var crashers = []struct{ name, text, phonemes string }{
 	{name: "spelled words", text: strings.Repeat("u.s. ", 100)},
 	{name: "dotted host", text: "http://" + strings.Repeat("a.", 100) + "com"},
 	{name: "stops before letters", text: strings.Repeat(" .a", 150)},
+	// Symbols espeak-ng spells as letters (found by TestSearchSpelled).
+	{name: "circled letters", text: strings.Repeat("ⓐ.", 100)},
+	{name: "circled capitals", text: strings.Repeat("Ⓐ.", 100)},
+	{name: "negative circled capitals", text: strings.Repeat("🅐.", 100)},
+	{name: "roman numerals", text: strings.Repeat("ⅷ.", 100)},
+	{name: "parenthesized hangul", text: strings.Repeat("㈠.", 100)},
+	{name: "braille", text: strings.Repeat("⠁.", 100)},
+	{name: "combining accents", text: strings.Repeat("\u0300.", 100)},
+	{name: "accented letters", text: strings.Repeat("é.", 100)},
 	{name: "long phonemes", text: "hello", phonemes: strings.Repeat("həl", 300)},
 	{name: "stress marks", text: "hello", phonemes: strings.Repeat("ˈ", 1500) + "hə"},
 }

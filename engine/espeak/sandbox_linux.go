@@ -27,6 +27,7 @@ package espeak
 #endif
 
 // Landlock's ABI, written out so that older kernel headers do.
+#define VOXKIT_RULE_PATH_BENEATH 1
 struct voxkit_ruleset_attr {
 	uint64_t fs, net, scoped;
 };
@@ -42,7 +43,7 @@ static int voxkit_allow(int ruleset, const char *path, uint64_t allowed) {
 	struct voxkit_path_beneath rule = {allowed, open(path, O_PATH | O_CLOEXEC)};
 	if (rule.fd < 0)
 		return -1;
-	int rc = syscall(SYS_landlock_add_rule, ruleset, 1 , &rule, 0);
+	int rc = syscall(SYS_landlock_add_rule, ruleset, VOXKIT_RULE_PATH_BENEATH, &rule, 0);
 	close(rule.fd);
 	return rc;
 }
@@ -237,7 +238,7 @@ func seccompFilter() []unix.SockFilter {
 		{Code: ldAbs, K: 4}, // seccomp_data.arch
 		{Code: jeq, K: auditArch, Jt: 1},
 		{Code: ret, K: unix.SECCOMP_RET_KILL_PROCESS},
-		{Code: ldAbs, K: 0},                         // seccomp_data.nr
+		{Code: ldAbs, K: 0},                          // seccomp_data.nr
 		{Code: jge, K: 0x40000000, Jt: uint8(n + 1)}, // the x32 convention
 	}
 	for i, nr := range deniedCalls {
