@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -134,6 +135,28 @@ func TestCrashCooldownRefuses(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		t.Errorf("another account: %d", res.StatusCode)
+	}
+	// A gateway's key carries all its accounts' requests (the gateway
+	// keeps their crashes): its crashes start no cooldown, and an
+	// account's cooldown does not refuse it.
+	_, gateway, err := e.store.CreateKey(t.Context(), store.NewKey{Account: "other", Name: "gateway", Scope: store.ScopeGateway})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range server.CrashesPerMinute + 1 {
+		res := e.do("POST", "/v1/audio/speech", gateway, "application/json", bytes.NewReader(body))
+		apiError(t, res, http.StatusInternalServerError, wire.CodeEngineCrashed)
+	}
+	_, localGateway, err := e.store.CreateKey(t.Context(), store.NewKey{Account: "local", Name: "gateway", Scope: store.ScopeGateway})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{e.otherKey, localGateway} {
+		res = e.do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(`{"voice":"en-us","input":"Still here."}`))
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("after a gateway's crashes, or through a gateway: %d", res.StatusCode)
+		}
 	}
 	log.mu.Lock()
 	lines := log.b.String()

@@ -1,12 +1,14 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -91,8 +93,18 @@ func (cs *crashes) coolingDown(account string, now time.Time) time.Duration {
 	return 0
 }
 
+// gatewayCaller reports whether ctx's request comes from a gateway
+// (a key of gateway scope): its account carries every account of the
+// gateway, which keeps their crashes itself, so a worker neither counts
+// them against it nor refuses it (that would refuse every account of
+// the gateway, on one worker after another).
+func gatewayCaller(ctx context.Context) bool { return Info(ctx).Scope == store.ScopeGateway }
+
 // crashCooldown is AdmitSpeech's refusal of an account in its cooldown.
-func (c *Core) crashCooldown(account string) *wire.Error {
+func (c *Core) crashCooldown(ctx context.Context, account string) *wire.Error {
+	if gatewayCaller(ctx) {
+		return nil
+	}
 	left := c.crashes.coolingDown(account, time.Now())
 	if left <= 0 {
 		return nil
@@ -104,10 +116,15 @@ func (c *Core) crashCooldown(account string) *wire.Error {
 		RetryAfter: time.Duration(retry) * time.Second}
 }
 
-// engineCrashed counts a crash of job's account and logs it, unless a
-// crash was logged within crashLogEvery.
-func (c *Core) engineCrashed(log *slog.Logger, account string, err error) {
-	if ok, suppressed := c.crashes.crashed(account, time.Now(), c.CrashCooldown); ok {
+// engineCrashed counts a crash of account's request and logs it, unless
+// a crash was logged within crashLogEvery. On a gateway the crash is a
+// worker's engine_crashed answer.
+func (c *Core) engineCrashed(ctx context.Context, log *slog.Logger, account string, err error) {
+	cooldown := c.CrashCooldown
+	if gatewayCaller(ctx) {
+		cooldown = 0
+	}
+	if ok, suppressed := c.crashes.crashed(account, time.Now(), cooldown); ok {
 		log.Error("server: synthesis failed: the engine crashed", "account", account, "err", err,
 			"crashes_not_logged", suppressed)
 	}

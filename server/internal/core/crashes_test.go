@@ -1,8 +1,18 @@
 package core
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
 	"testing"
 	"time"
+
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
 )
 
 // TestCrashCooldown: an account's CrashesPerMinute-th crash within a
@@ -65,5 +75,43 @@ func TestCrashLogLimited(t *testing.T) {
 	ok, suppressed := cs.crashed("b", t0.Add(crashLogEvery), 0)
 	if !ok || suppressed != 99 {
 		t.Errorf("after %v: logged %v, suppressed %d, want true, 99", crashLogEvery, ok, suppressed)
+	}
+}
+
+// TestCrashesCounted: what failed counts as a crash — an engine's
+// ErrCrashed, and on a gateway a worker's engine_crashed answer — and
+// that a gateway's own key (its account carries all of the gateway's)
+// is neither counted nor refused on a worker.
+func TestCrashesCounted(t *testing.T) {
+	c := &Core{Config: Config{CrashCooldown: time.Minute, Log: slog.New(slog.DiscardHandler)}}
+	worker := &wire.Error{Status: http.StatusInternalServerError, Type: wire.TypeServer, Code: wire.CodeEngineCrashed, Message: "crashed"}
+	gateway := context.WithValue(context.Background(), ctxKey{}, &Request{Scope: store.ScopeGateway})
+	for _, tc := range []struct {
+		name    string
+		ctx     context.Context
+		err     error
+		refused bool
+	}{
+		{"engine", context.Background(), fmt.Errorf("tts: %w", engine.ErrCrashed), true},
+		{"worker's answer", context.Background(), worker, true},
+		{"gateway's key", gateway, fmt.Errorf("tts: %w", engine.ErrCrashed), false},
+		{"another failure", context.Background(), errors.New("tts: broken"), false},
+	} {
+		account := tc.name
+		for range CrashesPerMinute {
+			job := Job{Request: tts.Request{Account: account}}
+			if werr := c.failed(tc.ctx, &job, tc.err); werr == nil {
+				t.Fatalf("%s: no error", tc.name)
+			}
+		}
+		if werr := c.crashCooldown(context.Background(), account); (werr != nil) != tc.refused {
+			t.Errorf("%s: after %d, refused: %v", tc.name, CrashesPerMinute, werr)
+		}
+	}
+	for range CrashesPerMinute {
+		c.crashes.crashed("gw", time.Now(), time.Minute)
+	}
+	if werr := c.crashCooldown(gateway, "gw"); werr != nil {
+		t.Errorf("a gateway's key refused: %v", werr)
 	}
 }

@@ -150,10 +150,12 @@ func (c *Core) failed(ctx context.Context, job *Job, err error) error {
 	}
 	var werr *wire.Error
 	switch {
+	case errors.As(err, &werr) && werr.Code == wire.CodeEngineCrashed: // a worker's
+		c.engineCrashed(ctx, log, job.Request.Account, err)
 	case errors.As(err, &werr):
 		log.Info("server: speech refused", "err", err)
 	case errors.Is(err, engine.ErrCrashed):
-		c.engineCrashed(log, job.Request.Account, err)
+		c.engineCrashed(ctx, log, job.Request.Account, err)
 		werr = job.toError(err)
 	default:
 		log.Error("server: synthesis failed", "err", err)
