@@ -100,7 +100,7 @@ func TestCrashersSpeak(t *testing.T) {
 // start of the engine process that takes the dead one's place (libespeak-ng
 // initialized, its voice table read).
 func BenchmarkProcessStart(b *testing.B) {
-	p := new(processes)
+	p := &processes{dataDir: nativeDataDir(""), limits: defaultLimits}
 	p.timeout.Store(int64(callTimeout))
 	for b.Loop() {
 		w, _, err := p.start()
