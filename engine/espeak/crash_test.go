@@ -31,6 +31,8 @@ var crashers = []struct{ name, text, phonemes string }{
 	{name: "braille", text: strings.Repeat("⠁.", 100)},
 	{name: "combining accents", text: strings.Repeat("\u0300.", 100)},
 	{name: "accented letters", text: strings.Repeat("é.", 100)},
+	{name: "hebrew maqaf", text: strings.Repeat("\u05be.", 100)},
+	{name: "hebrew paseq", text: strings.Repeat("\u05c0.", 100)},
 	{name: "long phonemes", text: "hello", phonemes: strings.Repeat("həl", 300)},
 	{name: "stress marks", text: "hello", phonemes: strings.Repeat("ˈ", 1500) + "hə"},
 }

@@ -95,7 +95,7 @@ func isWordRune(r rune) bool {
 // spelledLetter reports whether espeak-ng 1.51 reads r as a letter: what
 // Unicode calls alphabetic (letters, letter numbers such as "ⅷ", and
 // Other_Alphabetic: "ⓐ", "🅐", vowel signs), all marks, and the ranges
-// the library adds itself (its IsAlpha: combining accents, Indic signs,
+// the library adds itself (its IsAlpha: Hebrew points, Indic signs,
 // Tibetan, Hangul jamo, Braille, and everything from U+3041 to U+A700,
 // "㈠" and "・" among them). TestSearchSpelled checks it against every
 // character that crashes the library spelled.
@@ -106,7 +106,8 @@ func spelledLetter(r rune) bool {
 	switch {
 	case r >= 0x901 && r <= 0xdf7:
 		return r&0x7f < 0x64 || r >= 0xd7a && r <= 0xd7f
-	case r == 0x605, r >= 0xf40 && r <= 0xfbc, r >= 0x1100 && r <= 0x11ff,
+	case r >= 0x5b0 && r <= 0x5c2, // Hebrew points, with the maqaf and paseq among them
+		r == 0x605, r >= 0xf40 && r <= 0xfbc, r >= 0x1100 && r <= 0x11ff,
 		r >= 0x2800 && r <= 0x28ff, r > 0x3040 && r <= 0xa700:
 		return true
 	}
