@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -8,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/coder/websocket"
+	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -101,5 +104,64 @@ func TestEngineCrashContained(t *testing.T) {
 	sendJSON(t, ws, map[string]any{"type": "speech.create", "voice": "en-us", "input": "Still here.", "response_format": "pcm"})
 	if m := untilEnd(t, ws); m.Type != "speech.done" {
 		t.Errorf("WebSocket after the crash: %s %v", m.Type, m.Error)
+	}
+}
+
+// TestCrashCooldownRefuses: an account whose requests crash the engine
+// CrashesPerMinute times is refused speech at once (429 with
+// Retry-After, whatever its input), on every door; another account
+// speaks; and the crashes make one ERROR log line, not one each.
+func TestCrashCooldownRefuses(t *testing.T) {
+	var log syncBuffer
+	e := newEnv(t, envOptions{unguarded: true, log: &log})
+	body, _ := json.Marshal(map[string]any{"voice": "en-us", "input": crashText})
+	for range server.CrashesPerMinute {
+		res := e.do("POST", "/v1/audio/speech", e.key, "application/json", bytes.NewReader(body))
+		apiError(t, res, http.StatusInternalServerError, wire.CodeEngineCrashed)
+	}
+	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(`{"voice":"en-us","input":"Still here."}`))
+	if res.Header.Get("Retry-After") == "" {
+		t.Error("no Retry-After")
+	}
+	if werr := apiError(t, res, http.StatusTooManyRequests, wire.CodeRateLimit); !strings.Contains(werr.Message, "crashed the speech engine") {
+		t.Errorf("message %q", werr.Message)
+	}
+	ws := dialWS(t, e, e.key)
+	sendJSON(t, ws, map[string]any{"type": "speech.create", "voice": "en-us", "input": "Still here.", "response_format": "pcm"})
+	if m := untilEnd(t, ws); m.Type != "error" || m.Error["code"] != wire.CodeRateLimit {
+		t.Errorf("WebSocket: %s %v", m.Type, m.Error)
+	}
+	res = e.do("POST", "/v1/audio/speech", e.otherKey, "application/json", strings.NewReader(`{"voice":"en-us","input":"Still here."}`))
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("another account: %d", res.StatusCode)
+	}
+	// A gateway's key carries all its accounts' requests (the gateway
+	// keeps their crashes): its crashes start no cooldown, and an
+	// account's cooldown does not refuse it.
+	_, gateway, err := e.store.CreateKey(t.Context(), store.NewKey{Account: "other", Name: "gateway", Scope: store.ScopeGateway})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range server.CrashesPerMinute + 1 {
+		res := e.do("POST", "/v1/audio/speech", gateway, "application/json", bytes.NewReader(body))
+		apiError(t, res, http.StatusInternalServerError, wire.CodeEngineCrashed)
+	}
+	_, localGateway, err := e.store.CreateKey(t.Context(), store.NewKey{Account: "local", Name: "gateway", Scope: store.ScopeGateway})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{e.otherKey, localGateway} {
+		res = e.do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(`{"voice":"en-us","input":"Still here."}`))
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("after a gateway's crashes, or through a gateway: %d", res.StatusCode)
+		}
+	}
+	log.mu.Lock()
+	lines := log.b.String()
+	log.mu.Unlock()
+	if n := strings.Count(lines, `"msg":"server: synthesis failed: the engine crashed"`); n != 1 {
+		t.Errorf("%d crash log lines for %d crashes, want 1:\n%s", n, server.CrashesPerMinute, lines)
 	}
 }

@@ -194,6 +194,11 @@ type Options struct {
 	// (tts.Options.MaxParallel) before new speech requests are refused
 	// with 503 server_busy; 0 means DefaultMaxQueue, negative none.
 	MaxQueue int
+	// CrashCooldown is how long an account is refused speech (429 with
+	// Retry-After) once its requests crashed an engine
+	// core.CrashesPerMinute times within a minute; 0 means
+	// DefaultCrashCooldown, negative never.
+	CrashCooldown time.Duration
 	// Gateway marks a server whose engines are other servers (package
 	// server/upstream): x-upstream-ms (and upstream_ms) then report the
 	// time spent in those workers as the gateway saw it (the engines'

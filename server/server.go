@@ -98,6 +98,12 @@ func New(opts Options) (*Server, error) {
 		cfg.SocketIdle = math.MaxInt64 // none
 	}
 	switch {
+	case opts.CrashCooldown == 0:
+		cfg.CrashCooldown = DefaultCrashCooldown
+	case opts.CrashCooldown > 0:
+		cfg.CrashCooldown = opts.CrashCooldown
+	}
+	switch {
 	case cfg.MaxQueue == 0:
 		cfg.MaxQueue = DefaultMaxQueue
 	case cfg.MaxQueue < 0:
@@ -179,6 +185,14 @@ func (s *Server) Shutdown(ctx context.Context) error { return s.core.Shutdown(ct
 // DefaultMaxQueue is how many pieces of text may wait for a render slot
 // when Options.MaxQueue is 0.
 const DefaultMaxQueue = 64
+
+// DefaultCrashCooldown is how long an account whose requests keep
+// crashing engines is refused speech when Options.CrashCooldown is 0.
+const DefaultCrashCooldown = 30 * time.Second
+
+// CrashesPerMinute is how many engine crashes one account's requests may
+// cause within a minute before its cooldown (Options.CrashCooldown).
+const CrashesPerMinute = core.CrashesPerMinute
 
 // DefaultWSIdleTimeout is how long an authenticated WebSocket session may
 // stay without a message from the client and without work in progress

@@ -22,6 +22,17 @@ var crashers = []struct{ name, text, phonemes string }{
 	{name: "spelled words", text: strings.Repeat("u.s. ", 100)},
 	{name: "dotted host", text: "http://" + strings.Repeat("a.", 100) + "com"},
 	{name: "stops before letters", text: strings.Repeat(" .a", 150)},
+	// Symbols espeak-ng spells as letters (found by TestSearchSpelled).
+	{name: "circled letters", text: strings.Repeat("ⓐ.", 100)},
+	{name: "circled capitals", text: strings.Repeat("Ⓐ.", 100)},
+	{name: "negative circled capitals", text: strings.Repeat("🅐.", 100)},
+	{name: "roman numerals", text: strings.Repeat("ⅷ.", 100)},
+	{name: "parenthesized hangul", text: strings.Repeat("㈠.", 100)},
+	{name: "braille", text: strings.Repeat("⠁.", 100)},
+	{name: "combining accents", text: strings.Repeat("\u0300.", 100)},
+	{name: "accented letters", text: strings.Repeat("é.", 100)},
+	{name: "hebrew maqaf", text: strings.Repeat("\u05be.", 100)},
+	{name: "hebrew paseq", text: strings.Repeat("\u05c0.", 100)},
 	{name: "long phonemes", text: "hello", phonemes: strings.Repeat("həl", 300)},
 	{name: "stress marks", text: "hello", phonemes: strings.Repeat("ˈ", 1500) + "hə"},
 }
@@ -91,7 +102,7 @@ func TestCrashersSpeak(t *testing.T) {
 // start of the engine process that takes the dead one's place (libespeak-ng
 // initialized, its voice table read).
 func BenchmarkProcessStart(b *testing.B) {
-	p := new(processes)
+	p := &processes{dataDir: nativeDataDir(""), limits: defaultLimits}
 	p.timeout.Store(int64(callTimeout))
 	for b.Loop() {
 		w, _, err := p.start()
@@ -107,7 +118,7 @@ func BenchmarkProcessStart(b *testing.B) {
 // the timeout (the process stopped, as a hang inside the library would
 // leave it) fails with engine.ErrCrashed, and the next call speaks.
 func TestHungProcessKilled(t *testing.T) {
-	p, err := startProcesses("", 1)
+	p, err := startProcesses("", 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +148,7 @@ func TestHungProcessKilled(t *testing.T) {
 // TestCancelStopsTheCall: a cancelled call stops inside its engine
 // process, which then serves the next call (it is not killed).
 func TestCancelStopsTheCall(t *testing.T) {
-	p, err := startProcesses("", 1)
+	p, err := startProcesses("", 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"runtime"
 	"slices"
@@ -45,6 +46,10 @@ type Options struct {
 	// tests of crash containment; such input then fails with
 	// engine.ErrCrashed instead of speaking.
 	Unguarded bool
+	// Logger receives what the engine processes' start reports (the
+	// parts of their sandbox the kernel refused); nil means
+	// slog.Default().
+	Logger *slog.Logger
 }
 
 // Engine speaks with libespeak-ng. It is safe for concurrent use.
@@ -105,7 +110,7 @@ func sharedProcesses(opts Options) (*processes, error) {
 	if n <= 0 {
 		n = min(runtime.GOMAXPROCS(0), 8)
 	}
-	p, err := startProcesses(opts.DataPath, n)
+	p, err := startProcesses(opts.DataPath, n, opts.Logger)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ package espeak
 #cgo pkg-config: espeak-ng
 #include <stdlib.h>
 #include <espeak-ng/speak_lib.h>
+#include <espeak-ng/espeak_ng.h>
 
 extern int synthCallback(short*, int, espeak_EVENT*);
 
@@ -124,6 +125,23 @@ type voiceTable struct {
 	// Variants maps each espeak-ng variant's name, lower-cased, to its
 	// name ("alex" → "Alex").
 	Variants map[string]string
+}
+
+// nativeDataDir returns the espeak-ng-data directory the library reads
+// for dataPath ("": its default, found as espeak_Initialize would find
+// it), without initializing it.
+func nativeDataDir(dataPath string) string {
+	nativeMu.Lock()
+	defer nativeMu.Unlock()
+	var path *C.char
+	if dataPath != "" {
+		path = C.CString(dataPath)
+		defer C.free(unsafe.Pointer(path))
+	}
+	C.espeak_ng_InitializePath(path)
+	var dir *C.char
+	C.espeak_Info(&dir)
+	return C.GoString(dir)
 }
 
 // nativeInit initializes libespeak-ng, once per process; dataPath is the

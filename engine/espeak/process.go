@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
@@ -58,6 +59,10 @@ const (
 	// process.
 	workerEnv       = "VOXKIT_ESPEAK_PROCESS"
 	protocolVersion = "1"
+	// dataEnv names the directory the sandbox lets the process read;
+	// limitsEnv its rlimits ("address-space-bytes cpu-seconds").
+	dataEnv   = "VOXKIT_ESPEAK_DATA"
+	limitsEnv = "VOXKIT_ESPEAK_LIMITS"
 )
 
 // request is a call to an engine process: exactly one of its parts is
@@ -68,7 +73,16 @@ type request struct {
 	Init  *initCall     // the first request: initialize the library
 	Synth *synthCall    // speak
 	Phon  *phonemesCall // phonemize
+	Probe *probeCall    // tests only: what the sandbox lets through
 }
+
+// probeCall asks an engine process to try to read Path and to open a
+// socket; it answers in Err. Only a test binary, which sets probe,
+// answers it.
+type probeCall struct{ Path string }
+
+// probe, set by the tests, carries out a probeCall.
+var probe func(probeCall) string
 
 type initCall struct{ DataPath string }
 
@@ -87,6 +101,12 @@ type reply struct {
 	// UnknownVoice says Err is an unknown voice; Stopped that the call was
 	// cancelled.
 	UnknownVoice, Stopped bool
+	// Unsandboxed, in the reply to Init, lists the parts of the sandbox
+	// the kernel refused (see sandbox).
+	Unsandboxed []string
+	// Retire says the process has used half its CPU time limit: the
+	// engine replaces it after this call (see sandboxLimits).
+	Retire bool
 }
 
 // err rebuilds the error a reply carries.
@@ -115,7 +135,11 @@ func (e *remoteError) Unwrap() error { return e.is }
 // processes is a pool of engine processes, started as calls need them, up
 // to size at a time.
 type processes struct {
-	dataPath string
+	// dataDir is the espeak-ng-data directory, the one the sandbox lets
+	// a process read.
+	dataDir string
+	limits  sandboxLimits
+	log     *slog.Logger
 	// timeout bounds one call, in nanoseconds: a process that takes
 	// longer is taken to hang and is killed. (Atomic, for tests that
 	// change it while a replacement process starts.)
@@ -149,36 +173,46 @@ const callTimeout = 30 * time.Second
 const cancelGrace = 2 * time.Second
 
 // startProcesses starts the first engine process, which reads the voice
-// table, and returns the pool.
-func startProcesses(dataPath string, size int) (*processes, error) {
+// table, and returns the pool. It logs the parts of the sandbox the
+// kernel refused, once.
+func startProcesses(dataPath string, size int, log *slog.Logger) (*processes, error) {
+	if log == nil {
+		log = slog.Default()
+	}
 	p := &processes{
-		dataPath: dataPath,
-		idle:     make(chan *process, size),
-		slots:    make(chan struct{}, size),
+		dataDir: nativeDataDir(dataPath),
+		limits:  defaultLimits,
+		log:     log,
+		idle:    make(chan *process, size),
+		slots:   make(chan struct{}, size),
 	}
 	p.timeout.Store(int64(callTimeout))
 	p.slots <- struct{}{}
-	w, table, err := p.start()
+	w, rep, err := p.start()
 	if err != nil {
 		return nil, err
 	}
-	p.table = table
+	if len(rep.Unsandboxed) > 0 {
+		log.Warn("espeak: engine processes run without part of their sandbox", "refused", strings.Join(rep.Unsandboxed, "; "))
+	}
+	p.table = rep.Table
 	p.idle <- w
 	return p, nil
 }
 
 // start starts an engine process and initializes libespeak-ng in it,
-// which reports its voice table; the caller holds a slot for it.
-func (p *processes) start() (*process, *voiceTable, error) {
+// which reports its voice table and sandbox; the caller holds a slot for
+// it.
+func (p *processes) start() (*process, reply, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, nil, fmt.Errorf("espeak: start engine process: %w", err)
+		return nil, reply{}, fmt.Errorf("espeak: start engine process: %w", err)
 	}
 	var ends [6]*os.File // read and write ends of requests, cancels, replies
 	for i := 0; i < len(ends); i += 2 {
 		if ends[i], ends[i+1], err = os.Pipe(); err != nil {
 			closeAll(ends[:i])
-			return nil, nil, fmt.Errorf("espeak: start engine process: %w", err)
+			return nil, reply{}, fmt.Errorf("espeak: start engine process: %w", err)
 		}
 	}
 	widenPipe(ends[5])
@@ -186,9 +220,7 @@ func (p *processes) start() (*process, *voiceTable, error) {
 	// since it started.
 	cmd := exec.Command(selfExe(exe))
 	cmd.Args = []string{exe + " [espeak-ng]"}
-	// A crash in C code makes the Go runtime print the signal and, with
-	// GOTRACEBACK=none, no goroutines: the reason is in the first lines.
-	cmd.Env = append(os.Environ(), workerEnv+"="+protocolVersion, "GOTRACEBACK=none")
+	cmd.Env = p.env()
 	cmd.ExtraFiles = []*os.File{ends[0], ends[2], ends[5]} // fds 3, 4, 5
 	w := &process{cmd: cmd, calls: ends[1], enc: gob.NewEncoder(ends[1]), cancels: ends[3], replies: ends[4],
 		exited: make(chan struct{}), stderr: &stderrHead{max: 4096}}
@@ -197,7 +229,7 @@ func (p *processes) start() (*process, *voiceTable, error) {
 	closeAll([]*os.File{ends[0], ends[2], ends[5]})
 	if err != nil {
 		closeAll([]*os.File{ends[1], ends[3], ends[4]})
-		return nil, nil, fmt.Errorf("espeak: start engine process: %w", err)
+		return nil, reply{}, fmt.Errorf("espeak: start engine process: %w", err)
 	}
 	// Blocking: the caller's read waits in the kernel, not the poller.
 	w.replies.Fd()
@@ -206,12 +238,32 @@ func (p *processes) start() (*process, *voiceTable, error) {
 		cmd.Wait()
 		close(w.exited)
 	}()
-	rep, err := p.call(context.Background(), w, request{Init: &initCall{DataPath: p.dataPath}})
+	rep, err := p.call(context.Background(), w, request{Init: &initCall{DataPath: p.dataDir}})
 	if err != nil {
 		w.death()
-		return nil, nil, err
+		return nil, reply{}, err
 	}
-	return w, rep.Table, nil
+	return w, rep, nil
+}
+
+// env is an engine process's whole environment: none of this program's
+// (which may hold a server's secrets), only what the process needs.
+func (p *processes) env() []string {
+	env := []string{
+		workerEnv + "=" + protocolVersion,
+		// A crash in C code makes the Go runtime print the signal and,
+		// with GOTRACEBACK=none, no goroutines: the reason is in the
+		// first lines.
+		"GOTRACEBACK=none",
+		dataEnv + "=" + p.dataDir,
+		limitsEnv + "=" + fmt.Sprint(p.limits.AddressSpace, " ", p.limits.CPUSeconds),
+	}
+	// The library is told its directory (initCall); this is for nothing
+	// else it might read.
+	if v, ok := os.LookupEnv("ESPEAK_DATA_PATH"); ok {
+		env = append(env, "ESPEAK_DATA_PATH="+v)
+	}
+	return env
 }
 
 func closeAll(files []*os.File) {
@@ -322,7 +374,11 @@ func (p *processes) do(ctx context.Context, req request) (reply, error) {
 		}
 		return rep, err
 	}
-	p.idle <- w
+	if rep.Retire {
+		p.discard(w) // not a crash: a fresh process takes its place
+	} else {
+		p.idle <- w
+	}
 	return rep, err
 }
 
@@ -433,7 +489,9 @@ func (h *stderrHead) reason() string {
 
 // serveWorker is an engine process's life: it answers requests from fd 3
 // on fd 5, taking cancels from fd 4, until fd 3 ends, and exits.
-func serveWorker() {
+// unsandboxed goes with the reply to Init; after a reply, the process
+// retires once it has used retireCPU.
+func serveWorker(unsandboxed []string, retireCPU time.Duration) {
 	calls, cancels, replies := os.NewFile(3, "espeak-requests"), os.NewFile(4, "espeak-cancels"), os.NewFile(5, "espeak-replies")
 	dec, enc := gob.NewDecoder(calls), gob.NewEncoder(replies)
 	var cancelled atomic.Uint64 // the ID of the call to stop
@@ -456,6 +514,10 @@ func serveWorker() {
 		}
 		rep := answer(req, pcm[:0], func() bool { return cancelled.Load() == req.ID })
 		rep.ID = req.ID
+		if req.Init != nil {
+			rep.Unsandboxed = unsandboxed
+		}
+		rep.Retire = retireCPU > 0 && cpuUsed() >= retireCPU
 		if enc.Encode(rep) != nil {
 			os.Exit(0)
 		}
@@ -479,6 +541,8 @@ func answer(req request, pcm []byte, stop func() bool) reply {
 		rep.Synth = &res
 	case req.Phon != nil:
 		rep.Clauses, err = nativePhonemes(req.Phon.Voice, req.Phon.Text, req.Phon.Mode)
+	case req.Probe != nil && probe != nil:
+		rep.Err = probe(*req.Probe)
 	}
 	if err != nil {
 		rep.Err = err.Error()
@@ -490,7 +554,10 @@ func answer(req request, pcm []byte, stop func() bool) reply {
 
 func init() {
 	if os.Getenv(workerEnv) == protocolVersion {
-		serveWorker()
+		var lim sandboxLimits
+		fmt.Sscan(os.Getenv(limitsEnv), &lim.AddressSpace, &lim.CPUSeconds)
+		_, refused := sandbox(lim)
+		serveWorker(refused, time.Duration(lim.CPUSeconds)*time.Second/2)
 		os.Exit(0)
 	}
 }

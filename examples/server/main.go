@@ -119,6 +119,7 @@ type app struct {
 	strict             bool
 	espeakInProcess    bool
 	espeakProcesses    int
+	crashCooldown      time.Duration
 	voiceMemory        string
 	voiceLoadSeconds   prometheus.Histogram
 	aliases            aliasFlag
@@ -234,6 +235,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 			"for the request that uses it; past this such a request is a 429 rate_limit_exceeded; 0: no limit")
 	fs.IntVar(&a.maxQueue, "max-queue", a.envInt("VOXKIT_MAX_QUEUE", server.DefaultMaxQueue),
 		"pieces of text that may wait for a render slot before speech gets 503 server_busy ($VOXKIT_MAX_QUEUE); negative: no bound")
+	fs.DurationVar(&a.crashCooldown, "crash-cooldown", server.DefaultCrashCooldown,
+		fmt.Sprintf("how long an account whose requests crashed the speech engine %d times within a minute gets 429 for speech; negative: never", server.CrashesPerMinute))
 	fs.DurationVar(&a.maxAudio, "max-audio", tts.DefaultMaxAudio, "most audio one request may make; more is a 400 audio_too_long")
 	fs.IntVar(&a.gcPercent, "gc-percent", 400, "garbage collector target (debug.SetGCPercent) unless $GOGC is set: synthesis allocates "+
 		"megabytes per request on a small heap, and fewer collections cut the gateway overhead under load")
@@ -736,7 +739,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	opts := server.Options{
 		Synthesizer: synth, Store: st, Aliases: aliases,
 		ElevenLabs: a.elevenLabs, Cartesia: a.cartesia, TrustedProxies: a.proxies, AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, KeyCheckTimeout: a.keyCheckTimeout, WSIdleTimeout: a.wsIdleTimeout,
-		Limits: a.limits, MaxQueue: a.maxQueue, WyomingMaxConns: a.wyomingMaxConns, MaxVoicesPerAccount: a.maxVoices,
+		Limits: a.limits, MaxQueue: a.maxQueue, CrashCooldown: a.crashCooldown, WyomingMaxConns: a.wyomingMaxConns, MaxVoicesPerAccount: a.maxVoices,
 		MaxUploadsPerAccount: a.maxUploads, WyomingMaxPeerConns: a.wyomingMaxPeer,
 	}
 	if a.maxVoices == 0 {

@@ -14,11 +14,16 @@ import (
 // AdmitSpeech lets a speech request (a socket's utterance or context, a
 // Wyoming synthesis) of account start: within the account's limits and
 // with room in the queue in front of the render slots. It returns the
-// function to call when it ends. Its refusals carry RetryAfter.
+// function to call when it ends. Its refusals carry RetryAfter. An
+// account in its crash cooldown (crashes.go) is refused, unless the
+// caller is a gateway.
 func (c *Core) AdmitSpeech(ctx context.Context, account string) (end func(), werr *wire.Error) {
 	if c.Synth.Load().Waiting >= c.MaxQueue {
 		return nil, &wire.Error{Status: http.StatusServiceUnavailable, Type: wire.TypeServer, Code: wire.CodeServerBusy,
 			Message: "The server is busy: too many requests are waiting for synthesis. Retry shortly.", RetryAfter: time.Second}
+	}
+	if werr := c.crashCooldown(ctx, account); werr != nil {
+		return nil, werr
 	}
 	end, err := c.limiter.Begin(ctx, account, c.Limits)
 	var le *store.LimitError

@@ -68,6 +68,10 @@ type Config struct {
 	// LexiconStorage is the most bytes of lexicon documents an account
 	// may hold, every kept version counted; 0: no bound.
 	LexiconStorage int64
+	// CrashCooldown is how long an account whose requests crashed an
+	// engine CrashesPerMinute times within a minute is refused speech;
+	// 0: never.
+	CrashCooldown time.Duration
 	// Gateway: the engines are other servers, and x-upstream-ms reports
 	// their time.
 	Gateway bool
@@ -97,6 +101,7 @@ type Core struct {
 	samples  samples    // the samples gateways sent (HoldSample)
 	uploads  uploads    // the uploads in hand, per account
 	lexicons lexiconCache
+	crashes  crashes   // engine crashes by account (crashes.go)
 	revising revisions // one revision of a lexicon at a time (ReviseLexicon)
 
 	// closing is cancelled by Shutdown; sockets watch it.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -176,9 +177,15 @@ func (c *Core) failed(ctx context.Context, job *Job, err error) error {
 		return ErrGone
 	}
 	var werr *wire.Error
-	if errors.As(err, &werr) {
+	switch {
+	case errors.As(err, &werr) && werr.Code == wire.CodeEngineCrashed: // a worker's
+		c.engineCrashed(ctx, log, job.Request.Account, err)
+	case errors.As(err, &werr):
 		log.Info("server: speech refused", "err", err)
-	} else {
+	case errors.Is(err, engine.ErrCrashed):
+		c.engineCrashed(ctx, log, job.Request.Account, err)
+		werr = job.toError(err)
+	default:
 		log.Error("server: synthesis failed", "err", err)
 		werr = job.toError(err)
 	}
