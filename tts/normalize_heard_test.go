@@ -70,3 +70,23 @@ func listeningSynthesizer(t *testing.T) *tts.Synthesizer {
 	t.Cleanup(func() { synth.Close() })
 	return synth
 }
+
+// TestDrawnLettersHeard: letters and digits drawn as symbols are heard
+// as those letters and digits, not as espeak-ng's reading of their code
+// points in hexadecimal ("letter 2 4 d 0").
+func TestDrawnLettersHeard(t *testing.T) {
+	synth := listeningSynthesizer(t)
+	cases := []struct{ input, drawn, hex string }{
+		{"ⓐ ⓑ ⓒ", "a b c", "letter two four d zero letter two four d one letter two four d two"},
+		{"Ｈｅｌｌｏ", "hello", "letter f f two eight letter f f four five letter f f four c letter f f four c letter f f four f"},
+	}
+	for _, c := range cases {
+		wav, _, err := synth.SynthesizeRequest(context.Background(), tts.Request{Voice: "en-us", Input: c.input, Format: encode.WAV})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if heard := audiotest.Recognize(t, audiotest.WriteTemp(t, wav, "wav"), []string{c.drawn, c.hex}); heard != c.drawn {
+			t.Errorf("%q heard as %q, want %q", c.input, heard, c.drawn)
+		}
+	}
+}

@@ -77,3 +77,30 @@ func TestNormalizeOff(t *testing.T) {
 		}
 	}
 }
+
+// TestDrawnLettersWords: the words said for letters drawn as symbols
+// point at the symbols as written.
+func TestDrawnLettersWords(t *testing.T) {
+	synth, err := espeaktts.New(espeak.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer synth.Close()
+	input := "Pick ⓑ or ⑴ then ＨＥＬＬＯ."
+	var written []string
+	_, err = synth.Stream(context.Background(), &bytes.Buffer{}, tts.Request{Voice: "en-us", Input: input, Format: encode.PCM,
+		OnSentence: func(d tts.SentenceDone) {
+			for _, w := range d.Words {
+				if s := string([]rune(input)[w.CharStart:w.CharEnd]); s != w.Word {
+					t.Errorf("word %q covers %q of the input", w.Word, s)
+				}
+				written = append(written, w.Word)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Pick ⓑ or ⑴ then ＨＥＬＬＯ"; strings.Join(written, " ") != want {
+		t.Errorf("words %q, want %q", strings.Join(written, " "), want)
+	}
+}

@@ -39,6 +39,8 @@
 //     word of up to three letters, or one without a vowel, is spelled,
 //     unless it is a common English word ("THE", "YES").
 //
+// In every language, letters and digits drawn as symbols are read as
+// what they draw: "ⓐ" is "a", "①" "1", "⑴" "(1)", "Ｈｅｌｌｏ" "Hello".
 // Audio tags (<|…|>) are never changed. Not handled: numbers spelled with
 // words, chemical formulas, math expressions beyond a fraction, measures
 // with two units ("5 ft 3 in", whose "in" is too often the preposition),

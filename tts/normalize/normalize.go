@@ -70,13 +70,24 @@ func (t Text) Out(src int) int {
 // careful reader says in language lang, a BCP 47 tag or a voice id such
 // as "en-us", "en-GB", "de", "fr-fr" or "es". Languages it has no rules
 // for are returned unchanged. Audio tags (<|…|>) are never changed.
+//
+// In every language, letters and digits drawn as symbols ("ⓐ", "①", "Ａ",
+// see symbolBlocks) are read as the letters and digits they draw, before
+// the language's rules read the text.
 func Normalize(text, lang string) Text {
+	plain, drawn := unsymbol(text)
+	if !drawn {
+		plain = Text{Text: text, Spans: []Span{{0, len(text), 0, len(text), true}}}
+	}
 	l := languageOf(lang)
 	if l == nil {
-		return Text{Text: text, Spans: []Span{{0, len(text), 0, len(text), true}}}
+		return plain
 	}
-	n := &normalizer{l: l, src: text, toks: tokenize(text)}
+	n := &normalizer{l: l, src: plain.Text, toks: tokenize(plain.Text)}
 	n.run()
+	if drawn {
+		n.out.Spans = through(n.out, plain)
+	}
 	return n.out
 }
 

@@ -77,11 +77,24 @@ func checkSpans(t *testing.T, src string, got Text) {
 // form, and the words around it onto themselves.
 func TestSource(t *testing.T) {
 	src := "Pay $9.50 on 2026-11-24, Dr. Smith."
-	got := Normalize(src, "en-us")
-	for _, w := range []struct{ said, written string }{
+	got := checkSource(t, src, []said{
 		{"Pay", "Pay"}, {"nine", "$9.50"}, {"cents", "$9.50"}, {"November", "2026-11-24"},
 		{"twenty six", "2026-11-24"}, {"Doctor", "Dr."}, {"Smith", "Smith"},
-	} {
+	})
+	if o := got.Out(strings.Index(src, "Smith")); !strings.HasPrefix(got.Text[o:], "Smith") {
+		t.Errorf("Out of Smith is %d: %q", o, got.Text[o:])
+	}
+}
+
+// said is words of normalized text and what they were written as.
+type said struct{ said, written string }
+
+// checkSource checks that each word said for src in US English maps back
+// to what it was written as; it returns the normalized text.
+func checkSource(t *testing.T, src string, words []said) Text {
+	t.Helper()
+	got := Normalize(src, "en-us")
+	for _, w := range words {
 		i := strings.Index(got.Text, w.said)
 		if i < 0 {
 			t.Fatalf("%q not in %q", w.said, got.Text)
@@ -91,9 +104,7 @@ func TestSource(t *testing.T) {
 			t.Errorf("%q maps to %q, want %q", w.said, src[a:b], w.written)
 		}
 	}
-	if o := got.Out(strings.Index(src, "Smith")); !strings.HasPrefix(got.Text[o:], "Smith") {
-		t.Errorf("Out of Smith is %d: %q", o, got.Text[o:])
-	}
+	return got
 }
 
 // TestUnknownLanguage: a language without rules is left as it is.
@@ -110,7 +121,8 @@ func TestUnknownLanguage(t *testing.T) {
 func FuzzNormalize(f *testing.F) {
 	for _, s := range []string{"Pay $9.50 on 2026-11-24.", "Dr. Smith, 3.5 MB, 72°F", "call +1 555 123 4567",
 		"<|pause:5|> 12 <|rate", "Henry VIII and NASA", "example.com/a?b=c", "1/2 2 1/2 3-5", "\xff\xfe 12", "24 November 2026",
-		"7:05 am", "(555) 123-4567", "e.g. i.e. etc.", "-$5 -5°C", "1 234 567", "3,50 €"} {
+		"7:05 am", "(555) 123-4567", "e.g. i.e. etc.", "-$5 -5°C", "1 234 567", "3,50 €",
+		"ⓐ.ⓐ. ⑴ ⒈ $９.５０ ＨＥＬＬＯ ①②km", "(⑴) ⓑ⓫x 𝟏/𝟐 Ⅳ. Henry Ⅷ"} {
 		f.Add(s, "en-us")
 		f.Add(s, "fr")
 	}
