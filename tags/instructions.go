@@ -38,7 +38,8 @@ func init() {
 	for _, w := range strings.Fields(`a an the and or but with in on at of to as for by please be is are
 		it its this that you your speak speaking spoken say saying said talk talking read reading sound sounding
 		voice tone manner way style pace speed rate volume pitch very more bit little slightly somewhat
-		rather quite really much a-bit tad like use using neutral normal natural normally naturally`) {
+		rather quite really much a-bit tad like use using neutral normal natural normally naturally
+		then too so also just all`) {
 		instructionFillers[w] = true
 	}
 }
