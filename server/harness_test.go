@@ -99,6 +99,8 @@ type envOptions struct {
 	wyomingEvent time.Duration
 	wyomingPeer  int // Options.WyomingMaxPeerConns
 	maxUploads   int // Options.MaxUploadsPerAccount
+	// defaultFormat is Options.DefaultFormat.
+	defaultFormat string
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -148,8 +150,8 @@ func newEnv(t testing.TB, o envOptions) *env {
 			MaxVoicesPerAccount: o.maxVoices, LexiconStoragePerAccount: o.lexiconStorage, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, KeyCheckTimeout: o.keyCheck,
 			SocketAuthTimeout: o.socketAuth, KeyRecheckInterval: o.recheck,
 			WyomingMaxConns: o.wyomingConns, WyomingEventTimeout: o.wyomingEvent, WyomingMaxPeerConns: o.wyomingPeer,
-			MaxUploadsPerAccount: o.maxUploads,
-			Logger:               slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
+			MaxUploadsPerAccount: o.maxUploads, DefaultFormat: o.defaultFormat,
+			Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
 		}})
 	e := &env{t: t, srv: se.Server, store: se.Store, dbPath: se.DBPath, slow: slow, catalog: cat, synth: synth, done: make(chan string, 1000),
 		key: se.Keys["local"], otherKey: se.Keys["other"]}

@@ -80,6 +80,11 @@ type Options struct {
 	// not have are dropped (and logged). A catalog voice of the same id
 	// wins over an alias.
 	Aliases map[string]string
+	// DefaultFormat is the response_format of an OpenAI speech request
+	// that names none; empty means "wav", as OpenAI's specification says.
+	// Front ends that save what they get as .mp3 (Open WebUI) want "mp3".
+	// It must be a format the Synthesizer encodes.
+	DefaultFormat string
 	// MaxBody is the largest request body in bytes; 0 means
 	// DefaultMaxBody.
 	MaxBody int64

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/internal/admin"
 	"github.com/voxkit/voxkit/server/internal/cartesia"
 	"github.com/voxkit/voxkit/server/internal/core"
@@ -39,6 +41,11 @@ func New(opts Options) (*Server, error) {
 	if opts.Store == nil && opts.Authenticate == nil {
 		return nil, errors.New("server: Options needs a Store (for API keys) or an Authenticate hook")
 	}
+	if opts.DefaultFormat != "" {
+		if _, err := opts.Synthesizer.Codec(encode.Format{Name: opts.DefaultFormat}); err != nil {
+			return nil, fmt.Errorf("server: Options.DefaultFormat: %w", err)
+		}
+	}
 	log := cmp.Or(opts.Logger, slog.Default())
 	catalog := opts.Synthesizer.Voices()
 	aliases := opts.Aliases
@@ -58,6 +65,7 @@ func New(opts Options) (*Server, error) {
 		Store:               opts.Store,
 		Host:                opts.Authenticate,
 		Aliases:             checked,
+		DefaultFormat:       opts.DefaultFormat,
 		Log:                 log,
 		MaxBody:             opts.MaxBody,
 		ReadTimeout:         opts.ReadTimeout,

@@ -22,6 +22,11 @@ type Options struct {
 	// Voice reports whether a <|voice:ID|> tag may switch to voice id.
 	// Nil accepts every id.
 	Voice func(id string) bool
+	// Open are style tags in force from the start of the input, as if
+	// written before it but not part of it (as Script.Open lists them, or
+	// Instructions.Open): they style the whole input unless it closes
+	// them, and tags in the input override them.
+	Open []string
 }
 
 // Script is parsed input: text in resolved styles, and events, in order.
@@ -100,6 +105,11 @@ func (s Script) Text() string {
 // text that contains a well-formed tag.
 func Parse(input string, opts Options) (Script, error) {
 	p := parser{opts: opts}
+	for _, t := range opts.Open {
+		if n, ok := matchTag(t); ok && n == len(t) {
+			p.tag(0, t)
+		}
+	}
 	textStart := 0
 	for i := 0; i < len(input); {
 		j := strings.Index(input[i:], "<|")

@@ -59,6 +59,7 @@ const (
 func (s *Synthesizer) ParseTags(req Request) (tags.Script, error) {
 	script, err := tags.Parse(req.Input, tags.Options{
 		Strict: req.StrictTags,
+		Open:   tags.ReadInstructions(req.Instructions).Open(),
 		Voice: func(id string) bool {
 			v, err := s.voices.Lookup(req.Account, id)
 			return err == nil && s.engines[v.Engine] != nil

@@ -224,6 +224,10 @@ func (t *TextStream) speak(piece string) error {
 		return err
 	}
 	t.carry = strings.Join(script.Open, "")
+	if t.req.Instructions != "" { // their tags are in the carry from now on
+		t.o.res.IgnoredTags = appendNew(t.o.res.IgnoredTags, tags.ReadInstructions(t.req.Instructions).Ignored())
+		t.req.Instructions = ""
+	}
 	t.o.res.IgnoredTags = appendNew(t.o.res.IgnoredTags, script.Ignored())
 	t.o.res.ClampedTags = appendNew(t.o.res.ClampedTags, script.Clamped())
 	if t.o.r.loc != nil {

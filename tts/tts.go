@@ -383,6 +383,13 @@ type Request struct {
 	// timings point at the text as written, one Word for an alias's
 	// words.
 	Lexicons []*lexicon.Lexicon
+	// Instructions is a free-text style prompt, such as "Speak slowly and
+	// calmly" (OpenAI's "instructions"): the words of its small
+	// vocabulary (see tags.ReadInstructions) style the whole input as
+	// the tags they name would, written before it; the words it does not
+	// understand are listed in Result.IgnoredTags as
+	// "instructions:WORD". Empty or "None" asks for nothing.
+	Instructions string
 	// Seed, when not 0, is passed to the engine with each sentence
 	// (engine.Request.Seed): a voice that samples (PocketTTS) then says
 	// the same text the same way every time.
@@ -605,6 +612,7 @@ func (p *Prepared) prepare() error {
 	if err != nil {
 		return err
 	}
+	p.ignored = append(p.ignored, tags.ReadInstructions(req.Instructions).Ignored()...)
 	if err := checkAudio(script, req.Speed, s.maxAudio); err != nil {
 		return err
 	}

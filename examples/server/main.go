@@ -123,6 +123,7 @@ type app struct {
 	voiceMemory        string
 	voiceLoadSeconds   prometheus.Histogram
 	aliases            aliasFlag
+	defaultFormat      string
 	readHeaderTimeout  time.Duration
 	readTimeout        time.Duration
 	writeTimeout       time.Duration
@@ -206,6 +207,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 		"needs $ONNXRUNTIME_LIB (make onnxruntime fetches it)")
 	signup, _ := strconv.ParseBool(a.env("VOXKIT_SIGNUP", "false"))
 	fs.BoolVar(&a.signup, "signup", signup, "let anyone create an account from the playground ($VOXKIT_SIGNUP)")
+	fs.StringVar(&a.defaultFormat, "default-format", a.env("VOXKIT_DEFAULT_FORMAT", "wav"),
+		"response_format of an OpenAI speech request that names none ($VOXKIT_DEFAULT_FORMAT): wav, as OpenAI specifies; mp3 for Open WebUI, which saves what it gets as .mp3")
 	fs.Var(a.aliases, "alias", "voice alias NAME=VOICE, repeatable (default: OpenAI voice names to espeak-ng English voices)")
 	fs.DurationVar(&a.readHeaderTimeout, "read-header-timeout", 10*time.Second, "time allowed to read request headers")
 	fs.DurationVar(&a.readTimeout, "read-timeout", server.DefaultReadTimeout, "time allowed to read a request body: JSON, or a recording uploaded to clone a voice (10 MB in 30 s is 2.8 Mbit/s); past it 408 request_timeout; negative: no limit")
@@ -740,7 +743,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		Synthesizer: synth, Store: st, Aliases: aliases,
 		ElevenLabs: a.elevenLabs, Cartesia: a.cartesia, TrustedProxies: a.proxies, AllowSignup: a.signup, Logger: a.log, ReadTimeout: a.readTimeout, WriteTimeout: a.writeTimeout, KeyCheckTimeout: a.keyCheckTimeout, WSIdleTimeout: a.wsIdleTimeout,
 		Limits: a.limits, MaxQueue: a.maxQueue, CrashCooldown: a.crashCooldown, WyomingMaxConns: a.wyomingMaxConns, MaxVoicesPerAccount: a.maxVoices,
-		MaxUploadsPerAccount: a.maxUploads, WyomingMaxPeerConns: a.wyomingMaxPeer,
+		MaxUploadsPerAccount: a.maxUploads, WyomingMaxPeerConns: a.wyomingMaxPeer, DefaultFormat: a.defaultFormat,
 	}
 	if a.maxVoices == 0 {
 		opts.MaxVoicesPerAccount = -1 // the flag's 0 is no limit, the Option's is the default

@@ -34,8 +34,9 @@ type Speech struct {
 	Speed float64
 	// Model is accepted for SDK compatibility and ignored.
 	Model string
-	// Instructions are accepted for SDK compatibility; the engines have
-	// no use for them yet.
+	// Instructions is a free-text style prompt: the words of a small
+	// vocabulary style the speech (tags.ReadInstructions), the others are
+	// reported as ignored tags "instructions:WORD".
 	Instructions string
 	// StreamFormat is StreamAudio (the default) or StreamSSE.
 	StreamFormat string

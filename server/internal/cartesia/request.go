@@ -111,7 +111,8 @@ func (d door) toRequest(account string, g api.Generation, f core.Output) (tts.Re
 		if c.Volume != nil {
 			ignored = append(ignored, "generation_config.volume")
 		}
-		if len(c.Emotion) > 0 {
+		style, whole := g.Emotion()
+		if req.Instructions = style; !whole {
 			ignored = append(ignored, "generation_config.emotion")
 		}
 	}

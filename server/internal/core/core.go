@@ -47,7 +47,10 @@ type Config struct {
 	Host func(*http.Request) (string, error)
 	// Aliases maps extra voice names to catalog voice ids.
 	Aliases map[string]string
-	Log     *slog.Logger
+	// DefaultFormat is the response_format of an OpenAI speech request
+	// naming none; empty: wire.DefaultResponseFormat.
+	DefaultFormat string
+	Log           *slog.Logger
 
 	MaxBody      int64
 	ReadTimeout  time.Duration // 0 or less: none

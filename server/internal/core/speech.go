@@ -13,13 +13,14 @@ func (c *Core) SpeechRequest(sp wire.Speech, account string) (tts.Request, *wire
 		return tts.Request{}, wire.ToError(err, "")
 	}
 	req := tts.Request{
-		Voice:      c.Resolve(account, sp.Voice),
-		Input:      sp.Input,
-		Format:     encode.Format{Name: sp.Format},
-		Speed:      sp.Speed,
-		Account:    account,
-		StrictTags: sp.StrictTags,
-		Seed:       sp.Seed,
+		Voice:        c.Resolve(account, sp.Voice),
+		Input:        sp.Input,
+		Format:       encode.Format{Name: sp.Format},
+		Speed:        sp.Speed,
+		Account:      account,
+		StrictTags:   sp.StrictTags,
+		Seed:         sp.Seed,
+		Instructions: sp.Instructions,
 	}
 	if !sp.Normalize {
 		req.Normalize = tts.NormalizeOff

@@ -1,8 +1,9 @@
 // Package openai is the server's door for OpenAI's speech API and
 // voxkit's /v1 additions to it: POST /v1/audio/speech (a clip, a pcm
-// stream or SSE), the voices as models, the tag vocabulary and the
-// normalization preview. It turns requests into core jobs and the core's
-// errors into OpenAI's {"error": ...} bodies.
+// stream or SSE), the voices as models (and as front ends such as Open
+// WebUI list them, GET /v1/audio/voices and /v1/audio/models), the tag
+// vocabulary and the normalization preview. It turns requests into core
+// jobs and the core's errors into OpenAI's {"error": ...} bodies.
 package openai
 
 import (
@@ -24,6 +25,8 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 	route("/v1/audio/speech", core.Methods{http.MethodPost: c.AuthedAlongside(store.ScopeSpeech, d.speech)})
 	route("/v1/models", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listModels)})
 	route("/v1/models/{id}", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.getModel)})
+	route("/v1/audio/voices", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listAudioVoices)})
+	route("/v1/audio/models", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listAudioModels)})
 	route("/v1/tags", core.Methods{http.MethodGet: d.listTags})
 	route("/v1/normalize", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.normalizeText)})
 }
@@ -34,17 +37,6 @@ func (d *door) listModels(w http.ResponseWriter, r *http.Request) error {
 	l := wire.FromVoices(d.c.Voices.List(core.Info(r.Context()).Account))
 	l.CloneModels = d.c.CloneModels()
 	core.WriteJSON(w, http.StatusOK, l)
-	return nil
-}
-
-// getModel answers GET /v1/models/{id}: one voice, as a model.
-func (d *door) getModel(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	v, err := d.c.Voices.Lookup(core.Info(r.Context()).Account, id)
-	if err != nil {
-		return wire.UnknownModel(id)
-	}
-	core.WriteJSON(w, http.StatusOK, wire.FromVoice(v))
 	return nil
 }
 

@@ -15,7 +15,7 @@ import (
 // speechRequest parses and validates the body of a POST
 // /v1/audio/speech into a prepared request.
 func (d *door) speechRequest(body []byte, account string) (wire.Speech, tts.Request, *wire.Error) {
-	sp, err := wire.ParseSpeech(body, "")
+	sp, err := wire.ParseSpeech(body, d.c.DefaultFormat)
 	if err != nil {
 		return sp, tts.Request{}, wire.ToError(err, "")
 	}

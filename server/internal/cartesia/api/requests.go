@@ -7,6 +7,9 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+
+	"github.com/voxkit/voxkit/tags"
 )
 
 // Voice is a request's voice: an id, or {"mode":"id","id":...}.
@@ -68,3 +71,21 @@ type Generation struct {
 
 // ContextID is the context the message names (core.Message).
 func (g Generation) ContextID() string { return g.Context }
+
+// Emotion reads generation_config.emotion, a word such as "excited" or
+// "calm", as voxkit reads a request's instructions (tags.ReadInstructions):
+// it returns the style words it names, and whether all of it was
+// understood (absent, null and "neutral" are; the older list form,
+// ["positivity:high"], is not).
+func (g Generation) Emotion() (style string, whole bool) {
+	var raw json.RawMessage
+	if g.GenerationConfig != nil {
+		raw = g.GenerationConfig.Emotion
+	}
+	var word string
+	if len(raw) == 0 || json.Unmarshal(raw, &word) != nil {
+		return "", len(raw) == 0
+	}
+	in := tags.ReadInstructions(word)
+	return strings.Join(in.Tags, " "), len(in.Unknown) == 0
+}

@@ -1,0 +1,54 @@
+package openai
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/wire"
+)
+
+// The routes OpenAI-compatible front ends (Open WebUI and the like) read
+// besides OpenAI's own: the voices and models to offer in their pickers.
+
+// listAudioVoices answers GET /v1/audio/voices: the voices the caller may
+// use (the global ones and its own clones) and the aliases of those, with
+// language and engine.
+func (d *door) listAudioVoices(w http.ResponseWriter, r *http.Request) error {
+	account := core.Info(r.Context()).Account
+	core.WriteJSON(w, http.StatusOK, wire.FromAudioVoices(d.c.Voices.List(account), d.c.Aliases))
+	return nil
+}
+
+// listAudioModels answers GET /v1/audio/models: OpenAI's speech models,
+// which every request may name, and the engines of the caller's voices.
+func (d *door) listAudioModels(w http.ResponseWriter, r *http.Request) error {
+	var engines []string
+	for _, v := range d.c.Voices.List(core.Info(r.Context()).Account) {
+		if !slices.Contains(engines, v.Engine) {
+			engines = append(engines, v.Engine)
+		}
+	}
+	slices.Sort(engines)
+	core.WriteJSON(w, http.StatusOK, wire.FromAudioModels(engines))
+	return nil
+}
+
+// getModel answers GET /v1/models/{id}: a voice as the speech endpoint
+// finds it (an alias, such as "alloy", as the voice it speaks with, under
+// its own id), or one of OpenAI's speech models.
+func (d *door) getModel(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if slices.Contains(wire.SpeechModels(), id) {
+		core.WriteJSON(w, http.StatusOK, wire.SpeechModel(id))
+		return nil
+	}
+	v, werr := d.c.Voice(core.Info(r.Context()).Account, id)
+	if werr != nil {
+		return wire.UnknownModel(id)
+	}
+	m := wire.FromVoice(v)
+	m.ID = id
+	core.WriteJSON(w, http.StatusOK, m)
+	return nil
+}
