@@ -20,24 +20,19 @@ import (
 )
 
 // Voices cloned from recordings (engine.Cloner). A gateway has no engine
-// of its own: it keeps what a cloning engine made of each recording (the
-// voice's sample, store.Voice.Sample, loaded by LoadClone from its store)
-// and sends it to the worker that speaks a piece in that voice, which
-// loads it into its own engine (see wire.SamplePrefix). The first piece a
-// worker gets in the voice carries the sample; later ones name it by its
-// hash only while the worker has spoken it within warmFor, and a worker
-// that no longer holds it answers 409 voice_sample_needed, on which the
-// piece is sent to it again with the sample. Cloning a recording
+// of its own: it knows what a cloning engine made of each recording (the
+// voice's sample, store.Voice.Sample, read from its store when needed:
+// see samples.go) and sends it to the worker that speaks a piece in that
+// voice, which loads it into its own engine (see wire.SamplePrefix). The
+// first piece a worker gets in the voice carries the sample; later ones
+// name it by its hash only while the worker has spoken it within
+// warmFor, and a worker that no longer holds it answers 409
+// voice_sample_needed, on which the piece is sent to it again with the
+// sample. Cloning a recording
 // (CloneVoice) is a POST /v1/voice-samples to a worker with a model that
 // clones. Both need a gateway key: a key of the gateway scope.
 
 var _ engine.Cloner = (*Pool)(nil)
-
-// clone is a voice loaded by LoadClone.
-type clone struct {
-	sample []byte
-	voice  string // wire.SampleVoice(sample): its id on the workers
-}
 
 // maxSample bounds a worker's answer to POST /v1/voice-samples: a
 // PocketTTS voice of 10 s is about 0.5 MB.
@@ -57,37 +52,6 @@ func (p *Pool) CloneModels() []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// LoadClone implements engine.Cloner: data, a sample a worker's cloning
-// engine made, is spoken as name. The gateway cannot check it: the
-// worker that speaks it does.
-func (p *Pool) LoadClone(name string, data []byte) error {
-	if len(data) == 0 {
-		return errors.New("upstream: an empty voice sample")
-	}
-	p.clonesMu.Lock()
-	defer p.clonesMu.Unlock()
-	if p.clones == nil {
-		p.clones = make(map[string]clone)
-	}
-	p.clones[name] = clone{sample: bytes.Clone(data), voice: wire.SampleVoice(data)}
-	return nil
-}
-
-// UnloadClone implements engine.Cloner.
-func (p *Pool) UnloadClone(name string) {
-	p.clonesMu.Lock()
-	defer p.clonesMu.Unlock()
-	delete(p.clones, name)
-}
-
-// cloneOf returns the clone loaded as name, if any.
-func (p *Pool) cloneOf(name string) (clone, bool) {
-	p.clonesMu.RLock()
-	defer p.clonesMu.RUnlock()
-	c, ok := p.clones[name]
-	return c, ok
 }
 
 // CloneVoice implements engine.Cloner: req's recording is cloned by a

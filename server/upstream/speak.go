@@ -38,9 +38,12 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 		// audio comes bare, which costs less on both sides.
 		sp.StreamFormat, sp.Timestamps = wire.StreamSSE, wire.TimestampsWord
 	}
-	var sample []byte
-	if cl, ok := p.cloneOf(req.Voice); ok {
-		sp.Voice, sample = cl.voice, cl.sample
+	cl, voice, err := p.cloneVoice(ctx, req.Voice)
+	if err != nil {
+		return err
+	}
+	if cl != nil {
+		sp.Voice = voice
 	}
 	var tried []*worker
 	var last error
@@ -54,7 +57,7 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 			return fmt.Errorf("%w %q: %w", ErrNoWorker, req.Voice, answer)
 		}
 		tried = append(tried, w)
-		err := p.speakOn(ctx, w, sp, sample, emit)
+		err := p.speakOn(ctx, w, sp, cl, emit)
 		var failed *attemptError
 		var answered *wire.Error
 		switch {
@@ -76,14 +79,18 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 	}
 }
 
-// speakOn runs the piece sp on w (see speak). The piece of a clone goes
-// with its sample (sample, nil for other voices) when w has not spoken it
-// lately, and without it otherwise, then again with it if w no longer
-// holds it (409 voice_sample_needed).
-func (p *Pool) speakOn(ctx context.Context, w *worker, sp wire.Speech, sample []byte, emit engine.ChunkFunc) error {
+// speakOn runs the piece sp on w (see speak). The piece of a clone (cl,
+// nil for other voices) goes with its sample (read if need be: sampleOf)
+// when w has not spoken it lately, and without it otherwise, then again
+// with it if w no longer holds it (409 voice_sample_needed).
+func (p *Pool) speakOn(ctx context.Context, w *worker, sp wire.Speech, cl *clone, emit engine.ChunkFunc) error {
 	send := func(withSample bool) error {
 		if withSample {
-			sp.VoiceSample = sample
+			sample, voice, err := p.sampleOf(ctx, cl)
+			if err != nil {
+				return err
+			}
+			sp.Voice, sp.VoiceSample = voice, sample
 		}
 		body, _ := json.Marshal(sp)
 		err := p.speak(ctx, w, body, sp.Input, emit)
@@ -93,7 +100,7 @@ func (p *Pool) speakOn(ctx context.Context, w *worker, sp wire.Speech, sample []
 		}
 		return err
 	}
-	if sample == nil {
+	if cl == nil {
 		return send(false)
 	}
 	w.mu.Lock()

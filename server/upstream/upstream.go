@@ -37,10 +37,11 @@
 //
 // A Pool is also the gateway's engine.Cloner, for voices cloned from
 // recordings. Such a voice is its sample (what a worker's cloning engine
-// made of the recording, kept in the gateway's store and loaded with
-// LoadClone), which the gateway sends with the first piece a worker gets
-// in the voice ("voice": "sample:<sha256>", "voice_sample": base64; see
-// wire.SamplePrefix); the worker checks it against its model, holds it,
+// made of the recording, kept in the gateway's store and read from it
+// only when a worker needs it: AddClone), which the gateway sends with
+// the first piece a worker gets in the voice ("voice": "sample:<sha256>",
+// "voice_sample": base64; see wire.SamplePrefix); the worker checks it
+// against its model, holds it,
 // and later pieces name it by its hash only, until the worker answers 409
 // voice_sample_needed. CloneVoice has a worker run the encoder (POST
 // /v1/voice-samples). Both need Options.Key to be of the gateway scope
@@ -179,9 +180,12 @@ type Pool struct {
 	// changed receives (at most one pending) when the workers, their
 	// health or their voices change, for Follow.
 	changed chan struct{}
-	// clones are the voices cloned from recordings, by name (LoadClone).
-	clonesMu sync.RWMutex
-	clones   map[string]clone
+	// clones are the voices cloned from recordings, by name (AddClone,
+	// LoadClone), and samples the samples read lately (see samples.go);
+	// clonesMu guards both.
+	clonesMu sync.Mutex
+	clones   map[string]*clone
+	samples  sampleCache
 	// scopeChecked is set once a worker that clones has said what scope
 	// the key has (checkScope).
 	scopeChecked atomic.Bool

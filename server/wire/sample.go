@@ -35,10 +35,10 @@ const (
 )
 
 // SampleVoice is the voice id of sample.
-func SampleVoice(sample []byte) string {
-	h := sha256.Sum256(sample)
-	return SamplePrefix + hex.EncodeToString(h[:])
-}
+func SampleVoice(sample []byte) string { return SampleVoiceOf(sha256.Sum256(sample)) }
+
+// SampleVoiceOf is the voice id of the sample whose SHA-256 is sum.
+func SampleVoiceOf(sum [sha256.Size]byte) string { return SamplePrefix + hex.EncodeToString(sum[:]) }
 
 // IsSampleVoice reports whether voice names a sample (SampleVoice's
 // form).

@@ -17,9 +17,10 @@ import (
 // reading their samples), and a cloning engine that loads clones itself
 // (engine.LazyCloner, engine/pocket) reads the sample from the store when
 // the voice is first spoken, and forgets it again under the memory budget
-// it shares with the voices (-voice-memory). A cloning engine that holds
-// what it is given (the gateway's pool) is given each sample, read one at
-// a time.
+// it shares with the voices (-voice-memory); a gateway's pool
+// (server/upstream) reads a sample when a worker needs it, and keeps a
+// few recently sent. A cloning engine that holds what it is given
+// (engine.Cloner only) is given each sample, read one at a time.
 
 // StoredVoices lists the clones of account in the store (every
 // account's for ""), without their samples when the store can
