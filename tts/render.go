@@ -242,6 +242,9 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 		}
 	}
 	heard := 0 // samples of the part, after trim
+	// An engine that reads a voice when it speaks it (a gateway reading
+	// a clone's sample) asks the request's LoadGate too.
+	ctx = engine.WithLoadGate(ctx, r.req.LoadGate)
 	if fx.none() {
 		err = eng.Synthesize(ctx, req, withWords(trim(func(c engine.Chunk) error {
 			rate0 = c.SampleRate

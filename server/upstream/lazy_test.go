@@ -142,6 +142,47 @@ func TestPoolReadsSamplesWhenNeeded(t *testing.T) {
 	}
 }
 
+// TestPoolReadCountsAsLoad: reading a clone's sample is a voice load,
+// asked of the speech's engine.LoadGate before the read: a refusal is
+// the speech's error and reads nothing, and a sample the pool holds is
+// spoken without asking.
+func TestPoolReadCountsAsLoad(t *testing.T) {
+	sw := &sampleWorker{held: map[string]bool{}}
+	p := boundedPool(t, upstream.Options{}, sw.serve(t))
+	var reads atomic.Int64
+	for _, name := range []string{"clone/acme/a", "clone/acme/b"} {
+		p.AddClone(name, func(context.Context) ([]byte, error) {
+			reads.Add(1)
+			return []byte("sample of " + name), nil
+		})
+	}
+	refused := errors.New("no more loads this minute")
+	var asked []string
+	gate := func(voice string) error {
+		asked = append(asked, voice)
+		if len(asked) > 1 {
+			return refused
+		}
+		return nil
+	}
+	say := func(voice string) error {
+		ctx := engine.WithLoadGate(context.Background(), gate)
+		return p.Synthesize(ctx, engine.Request{Voice: voice, Text: "Hello."}, func(engine.Chunk) error { return nil })
+	}
+	if err := say("clone/acme/a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := say("clone/acme/a"); err != nil {
+		t.Fatalf("a clone whose sample the pool holds: %v", err)
+	}
+	if err := say("clone/acme/b"); !errors.Is(err, refused) {
+		t.Errorf("a read the gate refuses: %v, want its refusal", err)
+	}
+	if reads.Load() != 1 || len(asked) != 2 || asked[0] != "clone/acme/a" {
+		t.Errorf("read %d samples, asked the gate %q; want 1 read, asked for clone/acme/a then clone/acme/b", reads.Load(), asked)
+	}
+}
+
 // countingStore counts the clones' records read one by one (Voice).
 type countingStore struct {
 	*sqlite.Store

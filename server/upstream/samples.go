@@ -33,6 +33,7 @@ const maxCachedSamples = 16 << 20
 // clone is a voice cloned from a recording (AddClone, LoadClone). Its
 // fields are guarded by Pool.clonesMu.
 type clone struct {
+	name   string                                // the engine's name of it (AddClone)
 	fetch  func(context.Context) ([]byte, error) // reads the sample; nil for LoadClone's
 	sample []byte                                // nil unless held or cached
 	hash   [sha256.Size]byte                     // the sample's, once read
@@ -54,7 +55,7 @@ type sampleCache struct {
 // AddClone implements engine.LazyCloner: name speaks the sample fetch
 // reads, read when a piece in it must carry it.
 func (p *Pool) AddClone(name string, fetch func(context.Context) ([]byte, error)) {
-	p.putClone(name, &clone{fetch: fetch})
+	p.putClone(name, &clone{name: name, fetch: fetch})
 }
 
 // LoadClone implements engine.Cloner: data, a sample a worker's cloning
@@ -130,6 +131,13 @@ func (p *Pool) sampleOf(ctx context.Context, c *clone) ([]byte, string, error) {
 		sample, sum := c.sample, c.hash
 		p.clonesMu.Unlock()
 		return sample, wire.SampleVoiceOf(sum), nil
+	}
+	// Reading a sample is a voice load, counted against the account
+	// whose speech causes it (engine.LoadGate), as a worker counts its
+	// own loads.
+	if err := engine.AllowLoad(ctx, c.name); err != nil {
+		p.clonesMu.Unlock()
+		return nil, "", err
 	}
 	c.loading = make(chan struct{})
 	p.clonesMu.Unlock()
