@@ -72,7 +72,10 @@ type Options struct {
 	// no error to leave r to the API keys of Store (when there is one);
 	// or an error to refuse r with a 401 whose message is the error's
 	// text. The WebSocket calls it at the handshake and again before each
-	// request of the session.
+	// request of the session. With a Store, an account it names that the
+	// Store lacks is made there at its first request (so its clones and
+	// lexicons have an owner); a name the Store cannot hold (see
+	// store.ValidateAccountName) is refused with a 500 that says so.
 	Authenticate func(r *http.Request) (account string, err error)
 	// Aliases maps extra voice names to catalog voice ids. nil means
 	// DefaultAliases (the OpenAI voice names, so unmodified SDK samples

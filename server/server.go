@@ -31,7 +31,18 @@ type Server struct {
 
 var _ http.Handler = (*Server)(nil)
 
-// New returns a Server.
+// New returns a Server for opts: an http.Handler serving the OpenAI-
+// compatible API (/v1/audio/speech, /v1/models, /v1/voices, ...), voxkit's
+// WebSocket, the playground at / and, as opts asks, the ElevenLabs and
+// Cartesia doors, all routed on their own ServeMux (mount it under a
+// prefix with http.StripPrefix). opts.Synthesizer is required, and so is
+// a Store (API keys, accounts, clones, lexicons), an Authenticate hook
+// (the host application's own sign-in), or both; zero values of the other
+// fields take the Default constants. New reads the Store's clones into the
+// Synthesizer's catalog and checks opts.Aliases against it (an alias of a
+// voice the catalog lacks is logged and dropped). It loads no model and
+// starts no listener: call ServeHTTP through an http.Server, and Shutdown
+// when it stops. Closing the Synthesizer and the Store is the caller's.
 func New(opts Options) (*Server, error) {
 	if opts.Synthesizer == nil {
 		return nil, errors.New("server: Options.Synthesizer is required")
