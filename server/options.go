@@ -79,9 +79,12 @@ type Options struct {
 	Authenticate func(r *http.Request) (account string, err error)
 	// Aliases maps extra voice names to catalog voice ids. nil means
 	// DefaultAliases (the OpenAI voice names, so unmodified SDK samples
-	// work); an empty map means none. Aliases of voices the catalog does
-	// not have are dropped (and logged). A catalog voice of the same id
-	// wins over an alias.
+	// work); an empty map means none. An alias may name a global voice
+	// or, with a Store, a clone id: no clone need have it at start, and a
+	// request is spoken by the caller's clone of that id (an account
+	// without one gets 404). Without a Store, aliases of voices the
+	// catalog does not have are dropped (and logged). A catalog voice of
+	// the same id wins over an alias; Server.Aliases lists those kept.
 	Aliases map[string]string
 	// MaxBody is the largest request body in bytes; 0 means
 	// DefaultMaxBody.

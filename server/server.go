@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"math"
 	"net"
 	"net/http"
@@ -23,6 +24,7 @@ import (
 
 // Server is the HTTP API. It is an http.Handler, safe for concurrent use.
 type Server struct {
+	aliases map[string]string // as New kept them
 	core    *core.Core
 	mux     *http.ServeMux
 	ready   func(context.Context) error
@@ -59,8 +61,13 @@ func New(opts Options) (*Server, error) {
 	checked := make(map[string]string, len(aliases))
 	for name, id := range aliases {
 		if _, err := catalog.Lookup("", id); err != nil {
-			log.Warn("server: alias of a voice the catalog lacks, dropped", "alias", name, "voice", id)
-			continue
+			if opts.Store == nil {
+				log.Warn("server: alias of a voice the catalog lacks, dropped (there are no clones without a store)", "alias", name, "voice", id)
+				continue
+			}
+			// A clone's id: clones are each account's, made at any time,
+			// so the alias is resolved at each request (Core.Resolve).
+			log.Info("server: alias of no global voice, taken as each account's clone of that id", "alias", name, "voice", id)
 		}
 		checked[name] = id
 	}
@@ -126,6 +133,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
+		aliases: checked,
 		core:    c,
 		mux:     http.NewServeMux(),
 		ready:   opts.Ready,
@@ -155,6 +163,12 @@ func (s *Server) routes(opts Options) {
 		core.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 	})
 }
+
+// Aliases returns the voice aliases the Server serves: Options.Aliases
+// (or DefaultAliases) less those New dropped. An alias of a voice that is
+// not a global voice of the catalog, kept when there is a Store, names
+// each account's clone of that id, looked up at each request.
+func (s *Server) Aliases() map[string]string { return maps.Clone(s.aliases) }
 
 // ServeHTTP implements http.Handler: the core's middleware (request id,
 // panic recovery, the access log) around the doors' routes.
