@@ -1,11 +1,14 @@
 package tts_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/tts/espeaktts"
 	"github.com/voxkit/voxkit/tts/normalize"
 )
@@ -65,5 +68,18 @@ func checkSpans(t *testing.T, input string, n normalize.Text) {
 	}
 	if out != len(n.Text) || src != len(input) {
 		t.Errorf("the spans end at out %d of %d, src %d of %d", out, len(n.Text), src, len(input))
+	}
+}
+
+// TestPreDecimalMoneySpoken: "3s. 6d." reaches the engine as "three
+// shillings and sixpence", one sentence (the period after 3s does not
+// end one).
+func TestPreDecimalMoneySpoken(t *testing.T) {
+	s, rec := espeakTexts(t, tts.Options{})
+	if _, _, err := s.SynthesizeRequest(context.Background(), tts.Request{Voice: "en-us", Input: "The book cost 3s. 6d. in 1890.", Format: encode.PCM}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.all(); !strings.Contains(got, "three shillings and sixpence in eighteen ninety") || strings.Contains(got, "seconds") {
+		t.Errorf("the engine read %q", got)
 	}
 }
