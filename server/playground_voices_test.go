@@ -9,15 +9,10 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store/sqlite"
-	"github.com/voxkit/voxkit/tts"
-	"github.com/voxkit/voxkit/voices"
 )
 
 // TestPlaygroundVoicesPaged: the Voices tab lists a page of voices at a
@@ -30,15 +25,7 @@ func TestPlaygroundVoicesPaged(t *testing.T) {
 	for i := range 60 {
 		ids = append(ids, fmt.Sprintf("v%02d", i))
 	}
-	fake := enginetest.NewFake(enginetest.FakeOptions{Voices: ids})
-	cat := new(voices.Catalog)
-	if err := cat.AddEngine(context.Background(), "fake", fake, time.Unix(1700000000, 0)); err != nil {
-		t.Fatal(err)
-	}
-	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"fake": fake}, Voices: cat})
-	if err != nil {
-		t.Fatal(err)
-	}
+	synth := fakeSynthesizer(t, ids...)
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), sqlite.FileName))
 	if err != nil {
 		t.Fatal(err)
