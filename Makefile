@@ -12,13 +12,13 @@ NODE_SDK  := $(CURDIR)/.cache/node-sdk
 export ONNXRUNTIME_LIB ?= $(ORT_DIR)/libonnxruntime.so.1
 export VOXKIT_NODE_SDK_DIR ?= $(NODE_SDK)
 
-.PHONY: run test build deps-run deps-test deps-bench onnxruntime node-sdk bench vet fuzz clean
+.PHONY: run test build build-server deps-run deps-test deps-bench onnxruntime node-sdk bench vet fuzz clean
 
 ## run: install what is missing, build, and serve the OpenAI-compatible API and
 ## playground on http://$(ADDR) (first start prints the password of account local and an API key; data in ./data).
 ## VOICES=dir adds Piper voices and Kokoro models; WYOMING=127.0.0.1:10200 also serves Wyoming for Home Assistant
 ## (WYOMING=0.0.0.0:10200 for a Home Assistant on another host; ZEROCONF=1 announces it over mDNS)
-run: deps-run build $(if $(VOICES),onnxruntime)
+run: deps-run build-server $(if $(VOICES),onnxruntime)
 	$(BIN)/server -addr $(ADDR) -data $(CURDIR)/data $(if $(VOICES),-voices $(VOICES)) \
 		$(if $(WYOMING),-wyoming-addr $(WYOMING)) $(if $(ZEROCONF),-wyoming-zeroconf)
 
@@ -32,8 +32,14 @@ test: deps-test onnxruntime node-sdk
 	$(GO) test -count=1 -run 'TestMemoryPerRequest' ./examples/server
 	$(GO) test -run '^$$' -fuzz FuzzSpeak -fuzztime $(CI_FUZZTIME) -fuzzminimizetime 10s ./tts/espeaktts
 
+## build: build every example into bin/
 build:
 	$(GO) build -o $(BIN)/ ./examples/...
+
+# build-server builds only what make run serves (bin/server): the other
+# examples wait for make build.
+build-server:
+	$(GO) build -o $(BIN)/server ./examples/server
 
 deps-run:
 	@sh .ci/deps.sh run

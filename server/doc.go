@@ -50,9 +50,11 @@
 // and the limits.
 //
 // The server serves the formats its Synthesizer's registry holds. mp3 and
-// opus need cgo and register themselves when their packages are imported;
-// the OpenAI SDKs ask for mp3 by default, so a server for them imports
-// both:
+// opus need cgo and register themselves when their packages are imported.
+// The OpenAI SDKs send no response_format unless the caller sets one (such
+// a request gets wav), but clients written for OpenAI's own service, whose
+// default is mp3, often ask for mp3 or opus by name, so a server for them
+// imports both:
 //
 //	import (
 //		_ "github.com/voxkit/voxkit/encode/mp3"

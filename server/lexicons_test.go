@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -299,5 +301,42 @@ func TestLexiconStorageQuota(t *testing.T) {
 	res, b := e.cartesiaDo("POST", "/pronunciation-dicts/", e.key, `{"name":"x","items":[{"text":"WHO","alias":"W H O"}]}`)
 	if res.StatusCode != 400 || !strings.Contains(string(b), "every kept version counted") {
 		t.Errorf("Cartesia past the quota: %d %s", res.StatusCode, b)
+	}
+}
+
+// TestNormalizeAppliesLexicons: GET /v1/normalize (the playground's "Read
+// as") reads as speech does: the account's default lexicons when the
+// request names none, those named with lexicons=ID,…, none with an empty
+// lexicons=; another account's lexicon is a 404 as in speech.
+func TestNormalizeAppliesLexicons(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	l := createLexicon(t, e, e.key, "acronyms", whoPLS)
+	read := func(key, query string) (int, wire.Normalization) {
+		t.Helper()
+		res := e.do("GET", "/v1/normalize?voice=en-us&text="+url.QueryEscape("We met the WHO today.")+query, key, "", nil)
+		defer res.Body.Close()
+		var n wire.Normalization
+		json.NewDecoder(res.Body).Decode(&n)
+		return res.StatusCode, n
+	}
+	const alias = "We met the World Health Organization today."
+	if status, n := read(e.key, "&lexicons="+l.ID); status != 200 || n.Text != alias {
+		t.Errorf("named: %d %q", status, n.Text)
+	}
+	if status, n := read(e.key, ""); status != 200 || n.Text != "We met the WHO today." {
+		t.Errorf("no defaults yet: %d %q", status, n.Text)
+	}
+	res := e.do("PUT", "/v1/account/lexicons", e.key, "application/json", strings.NewReader(`{"lexicons":["`+l.ID+`"]}`))
+	res.Body.Close()
+	if status, n := read(e.key, ""); status != 200 || n.Text != alias || len(n.Spans) == 0 || !slices.ContainsFunc(n.Spans, func(s wire.NormalizationSpan) bool {
+		return s.Changed && s.InputStart == len("We met the ") && s.InputEnd == len("We met the WHO")
+	}) {
+		t.Errorf("by default: %d %+v", status, n)
+	}
+	if status, n := read(e.key, "&lexicons="); status != 200 || n.Text != "We met the WHO today." {
+		t.Errorf("none named: %d %q", status, n.Text)
+	}
+	if status, _ := read(e.otherKey, "&lexicons="+l.ID); status != 404 {
+		t.Errorf("another account's lexicon: %d", status)
 	}
 }

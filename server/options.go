@@ -72,13 +72,19 @@ type Options struct {
 	// no error to leave r to the API keys of Store (when there is one);
 	// or an error to refuse r with a 401 whose message is the error's
 	// text. The WebSocket calls it at the handshake and again before each
-	// request of the session.
+	// request of the session. With a Store, an account it names that the
+	// Store lacks is made there at its first request (so its clones and
+	// lexicons have an owner); a name the Store cannot hold (see
+	// store.ValidateAccountName) is refused with a 500 that says so.
 	Authenticate func(r *http.Request) (account string, err error)
 	// Aliases maps extra voice names to catalog voice ids. nil means
 	// DefaultAliases (the OpenAI voice names, so unmodified SDK samples
-	// work); an empty map means none. Aliases of voices the catalog does
-	// not have are dropped (and logged). A catalog voice of the same id
-	// wins over an alias.
+	// work); an empty map means none. An alias may name a global voice
+	// or, with a Store, a clone id: no clone need have it at start, and a
+	// request is spoken by the caller's clone of that id (an account
+	// without one gets 404). Without a Store, aliases of voices the
+	// catalog does not have are dropped (and logged). A catalog voice of
+	// the same id wins over an alias; Server.Aliases lists those kept.
 	Aliases map[string]string
 	// DefaultFormat is the response_format of an OpenAI speech request
 	// that names none; empty means "wav", as OpenAI's specification says.

@@ -487,10 +487,14 @@ func TestPlaygroundSignUp(t *testing.T) {
 	p.wait(`document.getElementById("signin-msg").textContent.startsWith("Too many")`)
 }
 
-// fakeSynthesizer is a Synthesizer of the fake engine's voice "fake".
-func fakeSynthesizer(t *testing.T) *tts.Synthesizer {
+// fakeSynthesizer is a Synthesizer of the fake engine's voices ids, or
+// of its one voice "fake".
+func fakeSynthesizer(t *testing.T, ids ...string) *tts.Synthesizer {
 	t.Helper()
-	fake := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"fake"}})
+	if len(ids) == 0 {
+		ids = []string{"fake"}
+	}
+	fake := enginetest.NewFake(enginetest.FakeOptions{Voices: ids})
 	cat := new(voices.Catalog)
 	if err := cat.AddEngine(context.Background(), "fake", fake, time.Unix(1700000000, 0)); err != nil {
 		t.Fatal(err)

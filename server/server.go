@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"net"
 	"net/http"
@@ -25,6 +26,7 @@ import (
 
 // Server is the HTTP API. It is an http.Handler, safe for concurrent use.
 type Server struct {
+	aliases map[string]string // as New kept them
 	core    *core.Core
 	mux     *http.ServeMux
 	ready   func(context.Context) error
@@ -33,7 +35,18 @@ type Server struct {
 
 var _ http.Handler = (*Server)(nil)
 
-// New returns a Server.
+// New returns a Server for opts: an http.Handler serving the OpenAI-
+// compatible API (/v1/audio/speech, /v1/models, /v1/voices, ...), voxkit's
+// WebSocket, the playground at / and, as opts asks, the ElevenLabs and
+// Cartesia doors, all routed on their own ServeMux (mount it under a
+// prefix with http.StripPrefix). opts.Synthesizer is required, and so is
+// a Store (API keys, accounts, clones, lexicons), an Authenticate hook
+// (the host application's own sign-in), or both; zero values of the other
+// fields take the Default constants. New reads the Store's clones into the
+// Synthesizer's catalog and checks opts.Aliases against it (an alias of a
+// voice the catalog lacks is logged and dropped). It loads no model and
+// starts no listener: call ServeHTTP through an http.Server, and Shutdown
+// when it stops. Closing the Synthesizer and the Store is the caller's.
 func New(opts Options) (*Server, error) {
 	if opts.Synthesizer == nil {
 		return nil, errors.New("server: Options.Synthesizer is required")
@@ -55,8 +68,13 @@ func New(opts Options) (*Server, error) {
 	checked := make(map[string]string, len(aliases))
 	for name, id := range aliases {
 		if _, err := catalog.Lookup("", id); err != nil {
-			log.Warn("server: alias of a voice the catalog lacks, dropped", "alias", name, "voice", id)
-			continue
+			if opts.Store == nil {
+				log.Warn("server: alias of a voice the catalog lacks, dropped (there are no clones without a store)", "alias", name, "voice", id)
+				continue
+			}
+			// A clone's id: clones are each account's, made at any time,
+			// so the alias is resolved at each request (Core.Resolve).
+			log.Info("server: alias of no global voice, taken as each account's clone of that id", "alias", name, "voice", id)
 		}
 		checked[name] = id
 	}
@@ -123,6 +141,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
+		aliases: checked,
 		core:    c,
 		mux:     http.NewServeMux(),
 		ready:   opts.Ready,
@@ -152,6 +171,12 @@ func (s *Server) routes(opts Options) {
 		core.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 	})
 }
+
+// Aliases returns the voice aliases the Server serves: Options.Aliases
+// (or DefaultAliases) less those New dropped. An alias of a voice that is
+// not a global voice of the catalog, kept when there is a Store, names
+// each account's clone of that id, looked up at each request.
+func (s *Server) Aliases() map[string]string { return maps.Clone(s.aliases) }
 
 // ServeHTTP implements http.Handler: the core's middleware (request id,
 // panic recovery, the access log) around the doors' routes.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/tags"
+	"github.com/voxkit/voxkit/tts/normalize"
 )
 
 // MaxLexicons is the most pronunciation lexicons one request may name
@@ -187,4 +188,72 @@ func chainSource(first, then func(start, end int) (int, int)) func(start, end in
 		return first
 	}
 	return func(start, end int) (int, int) { return then(first(start, end)) }
+}
+
+// normalized maps t, the normalization of x.text, back to input (the
+// text before the lexicons): each span's source moves from x.text to
+// input, spans whose sources overlap (the words of one alias) become one,
+// and a span stays a copy only where it holds the input's own text.
+func (x relexed) normalized(input string, t normalize.Text) normalize.Text {
+	textByte, inputByte := charOffsets(x.text), charOffsets(input)
+	textChar := func(b int) int { // the character at byte b of x.text
+		return sort.SearchInts(textByte, b)
+	}
+	out := normalize.Text{Text: t.Text, Spans: make([]normalize.Span, 0, len(t.Spans))}
+	for _, s := range x.split(t.Spans, textByte) {
+		a, b := x.source(textChar(s.Src), textChar(s.SrcEnd))
+		m := normalize.Span{Out: s.Out, OutEnd: s.OutEnd, Src: inputByte[a], SrcEnd: inputByte[b]}
+		if k := len(out.Spans) - 1; k >= 0 {
+			last := &out.Spans[k]
+			if m.Src < last.SrcEnd || m.Src == m.SrcEnd && m.Src == last.SrcEnd && !last.Copy {
+				last.OutEnd, last.SrcEnd, last.Copy = m.OutEnd, max(last.SrcEnd, m.SrcEnd), false
+				continue
+			}
+			m.Src = last.SrcEnd // keep them contiguous
+		} else {
+			m.Src = 0
+		}
+		m.Copy = s.Copy && input[m.Src:m.SrcEnd] == t.Text[m.Out:m.OutEnd]
+		out.Spans = append(out.Spans, m)
+	}
+	if k := len(out.Spans) - 1; k >= 0 && out.Spans[k].SrcEnd < len(input) {
+		out.Spans[k].SrcEnd, out.Spans[k].Copy = len(input), false
+	}
+	return out
+}
+
+// split cuts the copied spans of x.text's normalization at the edges of
+// what the lexicons wrote (textByte: x.text's character offsets), so
+// that the words around an alias map to themselves, not to it.
+func (x relexed) split(spans []normalize.Span, textByte []int) []normalize.Span {
+	var edges []int // bytes of x.text, in order
+	for _, sp := range x.spans {
+		edges = append(edges, textByte[sp.out], textByte[sp.outEnd])
+	}
+	var out []normalize.Span
+	for _, s := range spans {
+		if !s.Copy {
+			out = append(out, s)
+			continue
+		}
+		for _, e := range edges {
+			if e > s.Src && e < s.SrcEnd {
+				cut := s.Out + e - s.Src
+				out = append(out, normalize.Span{Out: s.Out, OutEnd: cut, Src: s.Src, SrcEnd: e, Copy: true})
+				s.Out, s.Src = cut, e
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// charOffsets returns the byte offset of each character of s, and
+// len(s) after them.
+func charOffsets(s string) []int {
+	offs := make([]int, 0, len(s)+1)
+	for i := range s {
+		offs = append(offs, i)
+	}
+	return append(offs, len(s))
 }

@@ -306,17 +306,33 @@ func (s *Synthesizer) Cloner() (engine.Cloner, string) {
 func (s *Synthesizer) Formats() *encode.Registry { return s.formats }
 
 // NormalizeText returns input as voice reads it with Request.Normalize
-// on: its written forms as words of the voice's language, its tags as
-// written, and the map back to input.
-func (s *Synthesizer) NormalizeText(account, voice, input string) (normalize.Text, error) {
-	if n := utf8.RuneCountInString(input); n > s.maxInput {
+// on: lexicons applied first, as Request.Lexicons are for speech (an
+// alias written in, a phoneme entry's grapheme in a phoneme tag), then
+// its written forms as words of the voice's language, its tags as
+// written, and the map back to input as written.
+func (s *Synthesizer) NormalizeText(account, voice, input string, lexicons ...*lexicon.Lexicon) (normalize.Text, error) {
+	n := utf8.RuneCountInString(input)
+	if n > s.maxInput {
 		return normalize.Text{}, &InputTooLongError{Length: n, Max: s.maxInput}
+	}
+	if err := checkLexicons(lexicons); err != nil {
+		return normalize.Text{}, err
 	}
 	v, err := s.voices.Lookup(account, voice)
 	if err != nil {
 		return normalize.Text{}, &UnknownVoiceError{Voice: voice, Suggestions: s.voices.Suggest(account, voice, 3)}
 	}
-	return normalize.Normalize(input, languageOf(v)), nil
+	if len(lexicons) == 0 {
+		return normalize.Normalize(input, languageOf(v)), nil
+	}
+	x := applyLexicons(input, lexicons, nil)
+	if n+x.grown > s.maxInput {
+		return normalize.Text{}, &InputTooLongError{Length: n + x.grown, Max: s.maxInput, Lexicons: true}
+	}
+	if x.spans == nil {
+		return normalize.Normalize(input, languageOf(v)), nil
+	}
+	return x.normalized(input, normalize.Normalize(x.text, languageOf(v))), nil
 }
 
 // Codec returns the codec that encodes format f, or a *FormatError when

@@ -219,7 +219,7 @@ func (c *Catalog) Lookup(account, id string) (Voice, error) {
 	if !ok {
 		if v, ok = c.clones[account][id]; ok && account != "" {
 			v, ok = c.resolve(v)
-		} else {
+		} else if v, ok = c.foldMatch(id); !ok {
 			v, why = c.unlisted(id)
 			ok = why == nil
 		}
@@ -243,6 +243,20 @@ func (c *Catalog) Lookup(account, id string) (Voice, error) {
 		}
 	}
 	return Voice{}, fmt.Errorf("voices: %w %q", engine.ErrUnknownVoice, id)
+}
+
+// foldMatch finds the global voice whose id is id in another case
+// (AF_HEART is af_heart), the first by id when several are; c.mu is
+// held.
+func (c *Catalog) foldMatch(id string) (Voice, bool) {
+	var found Voice
+	ok := false
+	for gid, v := range c.globals {
+		if strings.EqualFold(gid, id) && (!ok || gid < found.ID) {
+			found, ok = v, true
+		}
+	}
+	return found, ok
 }
 
 // languageMatch finds the global voice an id that differs only in case, or

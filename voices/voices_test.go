@@ -285,6 +285,28 @@ func TestLookupAsWritten(t *testing.T) {
 	}
 }
 
+// TestLookupAnyCase: every global voice id matches in any case, not only
+// BCP 47 tags: Kokoro's AF_HEART is af_heart, a Piper voice's
+// EN_us-Lessac-Medium is en_US-lessac-medium; an id written as it is
+// still wins over one that differs from it only in case.
+func TestLookupAnyCase(t *testing.T) {
+	var c voices.Catalog
+	for _, id := range []string{"af_heart", "bf_emma", "en_US-lessac-medium", "en-us", "Mixed", "mixed"} {
+		if err := c.Add(voices.Voice{ID: id, Engine: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"AF_HEART", "af_heart"}, {"Bf_Emma", "bf_emma"}, {"EN_us-Lessac-Medium", "en_US-lessac-medium"},
+		{"en_us-lessac-medium", "en_US-lessac-medium"}, {"Mixed", "Mixed"}, {"mixed", "mixed"}, {"MIXED", "Mixed"}, {"af-heart", ""},
+	} {
+		v, err := c.Lookup("", tc.in)
+		if v.ID != tc.want || (err == nil) != (tc.want != "") {
+			t.Errorf("Lookup(%q) = %q, %v; want %q", tc.in, v.ID, err, tc.want)
+		}
+	}
+}
+
 // One sentinel for an unknown voice, whichever layer finds it missing.
 func TestOneUnknownVoiceSentinel(t *testing.T) {
 	var c voices.Catalog

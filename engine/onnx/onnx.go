@@ -37,7 +37,10 @@ type Options struct {
 	// up changes.
 	VoicesDir string
 	// Models are more NAME.onnx files to load, each with its
-	// NAME.onnx.json or, for a Kokoro model, its packs beside it.
+	// NAME.onnx.json or, for a Kokoro model, its packs beside it. One of
+	// them that cannot be read into the catalog (a missing file, a bad
+	// config, a Piper voice without a Phonemizer) fails Load, Strict or
+	// not; a voice of VoicesDir that cannot is left out with a warning.
 	Models []string
 	// IntraOpThreads is the number of threads ORT uses inside one model
 	// run. 0 means DefaultIntraOpThreads.
@@ -145,7 +148,8 @@ func (e *Engine) Renders(f engine.Feature) bool {
 // opts.Models: their configs, and the inputs and outputs of their model
 // files, which it does not load (see Options.MemoryBudget), so Load
 // takes about as long for a hundred voices as for one. A voice that
-// fails those checks is logged and left out, and the others serve; with
+// fails those checks is logged and left out, and the others serve (but a
+// file of Options.Models that fails them fails Load); with
 // Options.Strict each model is also loaded, checked with a short run and
 // unloaded, and any voice that fails fails Load. A missing library or an
 // unreadable directory fails Load.
@@ -171,13 +175,27 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	_, syncErr := e.sync(ctx, files, opts.Strict)
 	if err := errors.Join(err, syncErr); err != nil {
-		if opts.Strict || ctx.Err() != nil {
+		if opts.Strict || ctx.Err() != nil || e.missesModels() {
 			e.Close()
 			return nil, err
 		}
 		e.log.Warn("onnx: voices left out", "err", err)
 	}
 	return e, nil
+}
+
+// missesModels reports whether a file of Options.Models is not in the
+// catalog (as the voice its name gives): the caller named it, so Load
+// fails rather than warns.
+func (e *Engine) missesModels() bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, p := range e.opts.Models {
+		if m := e.models[strings.TrimSuffix(filepath.Base(p), ".onnx")]; m == nil || m.path != p {
+			return true
+		}
+	}
+	return false
 }
 
 // voiceFiles lists the .onnx files of Options.Models and Options.VoicesDir

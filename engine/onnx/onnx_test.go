@@ -431,6 +431,35 @@ func TestLoadLeavesOutBadVoices(t *testing.T) {
 	}
 }
 
+// TestLoadRefusesNamedModels: a model the caller named in Options.Models
+// that cannot be read into the catalog fails Load, Strict or not (the
+// caller asked for that voice: a warning in a log and an unknown voice at
+// the first request would hide the mistake), while a bad voice found in
+// VoicesDir is still left out with a warning (TestLoadLeavesOutBadVoices).
+func TestLoadRefusesNamedModels(t *testing.T) {
+	dir := t.TempDir()
+	copyVoice(t, dir, toneLow, "named")
+	for name, opts := range map[string]Options{
+		"no phonemizer": {Models: []string{filepath.Join(dir, "named.onnx")}},
+		"missing file":  {Models: []string{filepath.Join(dir, "absent.onnx")}, Phonemizer: phonemizer(t)},
+		"not .onnx":     {Models: []string{filepath.Join(dir, "named.onnx.json")}, Phonemizer: phonemizer(t)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			opts.LibraryPath = testLibrary(t)
+			opts.Logger = slog.New(slog.DiscardHandler)
+			e, err := Load(context.Background(), opts)
+			if err == nil {
+				list, _ := e.Voices(context.Background())
+				e.Close()
+				t.Fatalf("Load succeeded with voices %+v", list)
+			}
+			if !strings.Contains(err.Error(), "onnx: ") {
+				t.Errorf("Load error %q", err)
+			}
+		})
+	}
+}
+
 // TestBadLibrary loads a file that is not ONNX Runtime, in a fresh process
 // since the runtime can only be initialized once per process.
 func TestBadLibrary(t *testing.T) {

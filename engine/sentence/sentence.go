@@ -7,9 +7,9 @@
 // A sentence ends at ., !, ? or …, or at 。！？ in CJK text, followed by
 // white space or the end of the text (after any closing quotes or
 // brackets), and at a blank line. A period after a known abbreviation
-// ("Dr.", "e.g.") or a single capital (an initial), inside a number
-// ("3.14"), or in an ellipsis followed by a lower-case word does not end
-// a sentence.
+// ("Dr.", "e.g.") or a single capital (an initial), after shillings
+// before pence ("3s. 6d."), inside a number ("3.14"), or in an ellipsis
+// followed by a lower-case word does not end a sentence.
 package sentence
 
 import (
@@ -100,11 +100,40 @@ func sentenceEnds(text string, start, i int, r rune, end int) bool {
 		if utf8.RuneCountInString(word) == 1 && unicode.IsUpper([]rune(word)[0]) {
 			return false
 		}
+		// Shillings before pence: "3s. 6d.", pre-decimal British money.
+		next, _, _ := strings.Cut(rest, " ")
+		if countOf(word, "s", 3) && countOf(strings.TrimRight(next, ".,;:!?"), "d", 2) {
+			return false
+		}
 	}
 	// A sentence starts with a capital, a digit, a quote or a non-cased
 	// script; a lower-case letter continues the sentence ("e.g. this",
 	// "wait... what").
 	return !unicode.IsLower(first)
+}
+
+// countOf reports whether word is 1 to digits digits then unit ("3s",
+// "6d"; pence may end in ½ before the unit: "2½d").
+func countOf(word, unit string, digits int) bool {
+	body, ok := strings.CutSuffix(word, unit)
+	if !ok {
+		return false
+	}
+	if unit == "d" {
+		body = strings.TrimSuffix(body, "½")
+		if body == "" {
+			return true
+		}
+	}
+	if body == "" || len(body) > digits {
+		return false
+	}
+	for _, r := range body {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // lastWord returns the last space-separated word of s, without leading

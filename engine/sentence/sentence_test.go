@@ -36,6 +36,9 @@ func TestSplit(t *testing.T) {
 		{"cjk", "你好。今天很好！", []string{"你好。", "今天很好！"}},
 		{"url-like", "Visit example.com today. Bye.", []string{"Visit example.com today.", "Bye."}},
 		{"time", "Meet at 5 p.m. tomorrow. Ok.", []string{"Meet at 5 p.m. tomorrow.", "Ok."}},
+		{"shillings and pence", "It cost 3s. 6d. in 1890. Dear.", []string{"It cost 3s. 6d. in 1890.", "Dear."}},
+		{"pence end", "It cost 3s. 6d. Dear.", []string{"It cost 3s. 6d.", "Dear."}},
+		{"seconds", "Wait 3s. 6 more.", []string{"Wait 3s.", "6 more."}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,7 +18,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-	// Serve mp3 and opus too (they need cgo): the OpenAI SDKs ask for mp3 by default.
+	// Serve mp3 and opus too (they need cgo): the OpenAI SDKs send no
+	// response_format (wav) unless set, but clients often ask for mp3 or opus.
 
 	_ "github.com/voxkit/voxkit/encode/mp3"
 	_ "github.com/voxkit/voxkit/encode/opus"

@@ -209,7 +209,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.BoolVar(&a.signup, "signup", signup, "let anyone create an account from the playground ($VOXKIT_SIGNUP)")
 	fs.StringVar(&a.defaultFormat, "default-format", a.env("VOXKIT_DEFAULT_FORMAT", "wav"),
 		"response_format of an OpenAI speech request that names none ($VOXKIT_DEFAULT_FORMAT): wav, as OpenAI specifies; mp3 for Open WebUI, which saves what it gets as .mp3")
-	fs.Var(a.aliases, "alias", "voice alias NAME=VOICE, repeatable (default: OpenAI voice names to espeak-ng English voices)")
+	fs.Var(a.aliases, "alias", "voice alias NAME=VOICE, repeatable; VOICE a global voice or a clone id (each account's clone of that id) (default: OpenAI voice names to espeak-ng English voices)")
 	fs.DurationVar(&a.readHeaderTimeout, "read-header-timeout", 10*time.Second, "time allowed to read request headers")
 	fs.DurationVar(&a.readTimeout, "read-timeout", server.DefaultReadTimeout, "time allowed to read a request body: JSON, or a recording uploaded to clone a voice (10 MB in 30 s is 2.8 Mbit/s); past it 408 request_timeout; negative: no limit")
 	fs.DurationVar(&a.writeTimeout, "write-timeout", server.DefaultWriteTimeout, "time allowed for each write of a response (each sentence of a stream, each Wyoming event)")
@@ -802,7 +802,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		scheme = "https://"
 	}
 	a.log.Info("voxkit server listening", "addr", scheme+dl.Addr().String(), "voices", len(synth.Voices().List("")),
-		"aliases", strings.Join(slices.Sorted(maps.Keys(aliases)), ","), "store", a.storeName(), "signup", a.signup)
+		"aliases", strings.Join(slices.Sorted(maps.Keys(api.Aliases())), ","), "store", a.storeName(), "signup", a.signup)
 	if a.ready != nil {
 		a.ready(dl.Addr())
 	}

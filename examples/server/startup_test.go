@@ -92,3 +92,22 @@ func TestWyomingAccountMustExist(t *testing.T) {
 		t.Errorf("-wyoming-account of an account made: %v\n%s", err, log)
 	}
 }
+
+// TestAliasOfACloneListed: -alias NAME=CLONE_ID is kept (no clone has
+// the id at start), and the "listening" line lists what the server
+// serves: the alias of the clone, not one it dropped.
+func TestAliasOfACloneListed(t *testing.T) {
+	_, log, err := start(t, "-data", t.TempDir(), "-addr", "127.0.0.1:0", "-alias", "narrator=my-book")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listening string
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, "listening") {
+			listening = line
+		}
+	}
+	if !strings.Contains(listening, "narrator") || strings.Contains(log, "dropped") {
+		t.Errorf("the listening line %q, log:\n%s", listening, log)
+	}
+}

@@ -121,12 +121,14 @@ func TestVoiceLoadOnDemand(t *testing.T) {
 // refuses to start when one cannot load, though the file is a whole ONNX
 // model and its config is good; without -strict the server starts, the
 // broken voice's requests fail with 502 and the other voices serve.
+// Every start binds a free port (127.0.0.1:0): a make run serving on the
+// default 127.0.0.1:8080 must not fail the tests.
 func TestStrictRefusesBrokenVoice(t *testing.T) {
 	dir := piperDir(t, "good", "broken")
 	model, _ := os.ReadFile(filepath.Join(dir, "broken.onnx"))
 	os.WriteFile(filepath.Join(dir, "broken.onnx"), bytes.Replace(model, []byte("Floor"), []byte("Flxxr"), 1), 0o644)
 	var errOut bytes.Buffer
-	err := onnxApp(io.Discard, &errOut).run(context.Background(), []string{"-data", t.TempDir(), "-voices", dir, "-strict", "-log", "off"})
+	err := onnxApp(io.Discard, &errOut).run(context.Background(), []string{"-data", t.TempDir(), "-addr", "127.0.0.1:0", "-voices", dir, "-strict", "-log", "off"})
 	if err == nil || !strings.Contains(err.Error(), "broken") {
 		t.Fatalf("-strict with a broken voice: %v", err)
 	}

@@ -30,3 +30,29 @@ func TestMakeRunWyoming(t *testing.T) {
 		t.Errorf("plain make run turns Wyoming on:\n%s", out)
 	}
 }
+
+// TestMakeRunBuildsOnlyTheServer: "make run" builds the one binary it
+// serves, not every example (minutes on a cold cache), and "make build"
+// still builds them all.
+func TestMakeRunBuildsOnlyTheServer(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	for target, want := range map[string]string{"run": "./examples/server", "build": "./examples/..."} {
+		cmd := exec.Command("make", "-n", target)
+		cmd.Dir = "../.."
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("make -n %s: %v\n%s", target, err, out)
+		}
+		var builds []string
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.Contains(line, " build ") && strings.Contains(line, "./examples") {
+				builds = append(builds, line)
+			}
+		}
+		if len(builds) != 1 || !strings.HasSuffix(strings.TrimSpace(builds[0]), want) {
+			t.Errorf("make %s builds %q, want one build of %s", target, builds, want)
+		}
+	}
+}

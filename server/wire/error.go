@@ -269,6 +269,14 @@ func Internal(requestID string) *Error {
 		Message: fmt.Sprintf("The server had an error while processing your request (request id %s).", requestID)}
 }
 
+// BadHostAccount is the 500 for an account name the host application's
+// sign-in (server's Options.Authenticate) returned that the store cannot
+// hold: the host's bug, which the message names.
+func BadHostAccount(account string, err error) *Error {
+	return &Error{Status: http.StatusInternalServerError, Type: TypeServer, Code: CodeInternalError,
+		Message: fmt.Sprintf("The application's sign-in (Options.Authenticate) named the account %s, which the store cannot hold: %s", Echo(account), err)}
+}
+
 // Unavailable is the 503 sent while the server shuts down.
 func Unavailable() *Error {
 	return &Error{Status: http.StatusServiceUnavailable, Type: TypeServer, Code: CodeServiceUnavailable,

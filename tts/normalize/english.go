@@ -197,7 +197,7 @@ func english(british bool) *language {
 		fahrenheit: "Fahrenheit",
 		names:      webWords{dot: "dot", slash: "slash", at: "at", colon: "colon", dash: "dash", underscore: "underscore"},
 		times:      "times", numberSign: "number",
-		ordinalOf: enOrdinalOf, decades: enDecades,
+		ordinalOf: enOrdinalOf, decades: enDecades, predecimal: true,
 		abbreviation: enAbbreviation, roman: enRoman, initialisms: true,
 		emergency: map[string]bool{"911": true, "999": false, "112": false, "000": false, "988": false, "111": false,
 			"211": false, "311": false, "411": false, "511": false, "611": false, "711": false, "811": false},

@@ -58,6 +58,8 @@ type language struct {
 	// emergency are the short numbers read digit by digit: always when
 	// true ("911"), else after one of callWords ("call 112").
 	emergency, callWords map[string]bool
+	// predecimal reads British money before 1971: "3s. 6d." (sterling.go).
+	predecimal bool
 	// roman reads Roman numerals after counted words and names; nil
 	// leaves them as written.
 	roman *romanWords

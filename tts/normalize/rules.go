@@ -14,6 +14,7 @@ func (l *language) rewrite(n *normalizer, i int) (int, string) {
 		(*language).address,
 		(*language).phone,
 		(*language).shortNumber,
+		(*language).sterling,
 		(*language).money,
 		(*language).dateRule,
 		(*language).timeRule,

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/voxkit/voxkit/server/store"
@@ -43,18 +44,61 @@ type authenticator interface {
 
 // hostAuth asks the host application (Options.Authenticate). An account
 // it names may do everything; "" leaves the request to the other
-// providers.
-type hostAuth func(*http.Request) (string, error)
+// providers. With a store, an account it names that the store lacks is
+// made there on its first request (ensure), so that the account's clones,
+// lexicons and keys have an owner: the host owns the users, the store
+// follows it.
+type hostAuth struct {
+	f       func(*http.Request) (string, error)
+	store   store.Store // nil: no store, nothing to make
+	timeout time.Duration
+	log     *slog.Logger
+	made    sync.Map // account name → struct{}: the store has it (accounts are never deleted)
+}
 
-func (f hostAuth) authenticate(r *http.Request) (Caller, bool, *wire.Error) {
-	account, err := f(r)
+func (a *hostAuth) authenticate(r *http.Request) (Caller, bool, *wire.Error) {
+	account, err := a.f(r)
 	switch {
 	case err != nil:
 		return Caller{}, true, wire.Unauthenticated(err.Error())
 	case account == "":
 		return Caller{}, false, nil
 	}
+	if werr := a.ensure(r.Context(), account); werr != nil {
+		return Caller{}, true, werr
+	}
 	return Caller{account, store.ScopeAdmin}, true, nil
+}
+
+// ensure makes account in the store unless it is there. A name the store
+// cannot hold is the host's error: refused with a message that says so.
+func (a *hostAuth) ensure(ctx context.Context, account string) *wire.Error {
+	if a.store == nil {
+		return nil
+	}
+	if _, ok := a.made.Load(account); ok {
+		return nil
+	}
+	if err := store.ValidateAccountName(account); err != nil {
+		a.log.Error("server: Options.Authenticate named an account the store cannot hold", "account", account, "err", err)
+		return wire.BadHostAccount(account, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	_, err := a.store.Account(ctx, account)
+	if errors.Is(err, store.ErrNotFound) {
+		if _, err = a.store.CreateAccount(ctx, account); err == nil {
+			a.log.Info("server: account made on its first request by Options.Authenticate", "account", account)
+		} else if errors.Is(err, store.ErrAccountExists) { // made by a request alongside
+			err = nil
+		}
+	}
+	if err != nil {
+		a.log.Error("server: making the account Options.Authenticate named", "account", account, "err", err, "request_id", RequestID(ctx))
+		return wire.Internal(RequestID(ctx))
+	}
+	a.made.Store(account, struct{}{})
+	return nil
 }
 
 // sessionAuth admits the playground's signed-in users by their session
@@ -258,6 +302,6 @@ func (c *Core) HostAccount(r *http.Request) (account string, ok bool) {
 	if c.Host == nil {
 		return "", false
 	}
-	cl, claimed, werr := hostAuth(c.Host).authenticate(r)
+	cl, claimed, werr := c.host.authenticate(r)
 	return cl.Account, claimed && werr == nil
 }

@@ -101,6 +101,7 @@ type Core struct {
 	loads   *throttle.Throttle // voice loads per account (loadGate)
 
 	voiceMu  sync.Mutex // serializes clone changes to the store and catalog
+	host     *hostAuth  // nil without Config.Host
 	samples  samples    // the samples gateways sent (HoldSample)
 	uploads  uploads    // the uploads in hand, per account
 	lexicons lexiconCache
@@ -124,7 +125,8 @@ func New(cfg Config) (*Core, error) {
 	c.Logins, _ = cfg.Store.(store.Sessions)
 	c.keys = &keyAuth{store: cfg.Store, timeout: cfg.KeyCheck, log: cfg.Log}
 	if cfg.Host != nil {
-		c.auth = append(c.auth, hostAuth(cfg.Host))
+		c.host = &hostAuth{f: cfg.Host, store: cfg.Store, timeout: cfg.KeyCheck, log: cfg.Log}
+		c.auth = append(c.auth, c.host)
 	}
 	if c.Logins != nil {
 		c.auth = append(c.auth, sessionAuth{c})

@@ -8,11 +8,13 @@ package openai
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tags"
+	"github.com/voxkit/voxkit/tts"
 )
 
 // door serves the routes Mount registers.
@@ -47,9 +49,11 @@ func (d *door) listTags(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// normalizeText answers GET /v1/normalize?text=…&voice=…: the text the
-// voice reads for an input (written forms as words), with the map back
-// to the input, for the playground to show under the input.
+// normalizeText answers GET /v1/normalize?text=…&voice=…[&lexicons=ID,…]:
+// the text the voice reads for an input (lexicons applied as in speech:
+// those named, else the account's defaults; then written forms as
+// words), with the map back to the input, for the playground to show
+// under the input.
 func (d *door) normalizeText(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	text, voice := q.Get("text"), q.Get("voice")
@@ -60,7 +64,24 @@ func (d *door) normalizeText(w http.ResponseWriter, r *http.Request) error {
 		return wire.BadRequest(wire.CodeMissingParameter, "voice", "Missing required parameter: 'voice'.")
 	}
 	account := core.Info(r.Context()).Account
-	t, err := d.c.Synth.NormalizeText(account, d.c.Resolve(account, voice), text)
+	id := d.c.Resolve(account, voice)
+	var refs []core.LexiconRef // nil: the account's defaults, as in speech
+	if q.Has("lexicons") {
+		ids := []string{}
+		for _, v := range q["lexicons"] {
+			for id := range strings.SplitSeq(v, ",") {
+				if id = strings.TrimSpace(id); id != "" {
+					ids = append(ids, id)
+				}
+			}
+		}
+		refs = core.RefsOf(ids)
+	}
+	lexicons, werr := d.c.Lexicons(r.Context(), account, refs, tts.Request{Account: account, Voice: id, Input: text})
+	if werr != nil {
+		return werr
+	}
+	t, err := d.c.Synth.NormalizeText(account, id, text, lexicons...)
 	if err != nil {
 		return wire.ToError(err, voice)
 	}
