@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,16 +42,24 @@ func TestStartMemoryWithClones(t *testing.T) {
 	bin := serverBinary(t)
 	voicesDir := t.TempDir()
 	generatePocket(t, filepath.Join(voicesDir, "pocket-gen"))
-	data := t.TempDir()
-	args := []string{"-data", data, "-voices", voicesDir}
+	startMemoryWithClones(t, bin, "", "-data", t.TempDir(), "-voices", voicesDir)
+}
 
+// startMemoryWithClones clones a voice through the server that args
+// start (what names it in messages: "" or "gateway "), stores its sample
+// 200 times in the server's store, and checks that they grow its start
+// RSS by at most startBound and that one of them speaks after the
+// restart.
+func startMemoryWithClones(t *testing.T, bin, what string, args ...string) {
+	t.Helper()
+	data := args[slices.Index(args, "-data")+1]
 	// A clone made the way a client makes one; the store then holds
 	// its sample 200 times.
 	s := startChild(t, bin, true, args...)
 	key := s.key
 	if st, body := s.upload(t, "seed", voiceWAV(10, 140)); st != 201 {
 		s.stop()
-		t.Fatalf("cloning: %d %s", st, body)
+		t.Fatalf("cloning through the %sserver: %d %s", what, st, body)
 	}
 	s.stop()
 	ctx := context.Background()
@@ -86,12 +95,12 @@ func TestStartMemoryWithClones(t *testing.T) {
 	rss200 := settledRSS(t, many)
 	status, body := many.call(t, "POST", "/v1/audio/speech", `{"voice":"c123","input":"Hello there.","response_format":"pcm"}`)
 	many.stop()
-	t.Logf("start RSS: %.0f MiB with no clone stored, %.0f MiB with 200 (+%.0f MiB)", rss0, rss200, rss200-rss0)
+	t.Logf("%sstart RSS: %.0f MiB with no clone stored, %.0f MiB with 200 of %d kB (+%.0f MiB)", what, rss0, rss200, len(seed.Sample)/1000, rss200-rss0)
 	if status != 200 {
-		t.Errorf("a stored clone after the restart: %d %s", status, body)
+		t.Errorf("a stored clone after the %sserver's restart: %d %s", what, status, body)
 	}
 	if grew := (rss200 - rss0) * (1 << 20); grew > startBound {
-		t.Errorf("200 stored clones grew the start RSS by %.0f MiB, the bound is %d MiB", rss200-rss0, startBound>>20)
+		t.Errorf("200 stored clones grew the %sserver's start RSS by %.0f MiB, the bound is %d MiB", what, rss200-rss0, startBound>>20)
 	}
 }
 

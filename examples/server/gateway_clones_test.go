@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -49,51 +48,5 @@ func TestGatewayStartMemoryWithClones(t *testing.T) {
 
 	// A clone made through the gateway; its store then holds the sample
 	// 200 times.
-	data := t.TempDir()
-	args := []string{"-data", data, "-upstream", worker.url, "-upstream-key", gatewayKey}
-	s := startChild(t, bin, true, args...)
-	key := s.key
-	if st, body := s.upload(t, "seed", voiceWAV(10, 140)); st != 201 {
-		s.stop()
-		t.Fatalf("cloning through the gateway: %d %s", st, body)
-	}
-	s.stop()
-	if st, err = sqlite.Open(ctx, filepath.Join(data, sqlite.FileName)); err != nil {
-		t.Fatal(err)
-	}
-	seed, err := st.DeleteVoice(ctx, "local", "seed")
-	st.Close()
-	if err != nil || len(seed.Sample) < 100_000 {
-		t.Fatalf("the seed clone: %d bytes of sample, %v", len(seed.Sample), err)
-	}
-
-	none := startChild(t, bin, false, args...)
-	rss0 := settledRSS(t, none)
-	none.stop()
-
-	if st, err = sqlite.Open(ctx, filepath.Join(data, sqlite.FileName)); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 200 {
-		v := seed
-		v.ID, v.Name = fmt.Sprintf("c%03d", i), fmt.Sprintf("Clone %d", i)
-		if _, err := st.CreateVoice(ctx, v, 0); err != nil {
-			st.Close()
-			t.Fatal(err)
-		}
-	}
-	st.Close()
-
-	many := startChild(t, bin, false, args...)
-	many.key = key
-	rss200 := settledRSS(t, many)
-	status, body := many.call(t, "POST", "/v1/audio/speech", `{"voice":"c123","input":"Hello there.","response_format":"pcm"}`)
-	many.stop()
-	t.Logf("gateway start RSS: %.0f MiB with no clone stored, %.0f MiB with 200 of %d kB (+%.0f MiB)", rss0, rss200, len(seed.Sample)/1000, rss200-rss0)
-	if status != 200 {
-		t.Errorf("a stored clone through the gateway after its restart: %d %s", status, body)
-	}
-	if grew := (rss200 - rss0) * (1 << 20); grew > startBound {
-		t.Errorf("200 stored clones grew the gateway's start RSS by %.0f MiB, the bound is %d MiB", rss200-rss0, startBound>>20)
-	}
+	startMemoryWithClones(t, bin, "gateway ", "-data", t.TempDir(), "-upstream", worker.url, "-upstream-key", gatewayKey)
 }
