@@ -134,7 +134,7 @@ func TestBadRequests(t *testing.T) {
 		{"another account's voice", "POST", speech, e.key, json_, `{"voice":"other-clone","input":"Hi."}`, 404, "proxy_error", "voice_not_found", "voice", ""},
 		{"another account's voice object", "POST", speech, e.otherKey, json_, `{"voice":{"id":"local-clone"},"input":"Hi."}`, 404, "proxy_error", "voice_not_found", "voice", ""},
 		{"another account's model", "GET", "/v1/models/other-clone", e.key, "", ``, 404, "invalid_request_error", "model_not_found", "model", ""},
-		{"unknown model", "GET", "/v1/models/tts-1", e.key, "", ``, 404, "invalid_request_error", "model_not_found", "model", ""},
+		{"unknown model", "GET", "/v1/models/tts-9", e.key, "", ``, 404, "invalid_request_error", "model_not_found", "model", ""},
 		{"GET speech", "GET", speech, e.key, "", ``, 405, "invalid_request_error", "method_not_allowed", "", "POST"},
 		{"PUT speech", "PUT", speech, e.key, json_, `{` + ok + `}`, 405, "invalid_request_error", "method_not_allowed", "", "POST"},
 		{"DELETE models", "DELETE", "/v1/models", e.key, "", ``, 405, "invalid_request_error", "method_not_allowed", "", "GET, HEAD"},
