@@ -80,6 +80,17 @@ func (x relexed) sourceOf(c int, end bool) int {
 	return c + x.spans[i-1].inEnd - x.spans[i-1].outEnd
 }
 
+// relex applies lexicons to input, n characters long (applyLexicons),
+// and refuses the result when the aliases written in take it past the
+// input limit.
+func (s *Synthesizer) relex(input string, n int, lexicons []*lexicon.Lexicon, rewritten func(char int) bool) (relexed, error) {
+	x := applyLexicons(input, lexicons, rewritten)
+	if n+x.grown > s.maxInput {
+		return relexed{}, &InputTooLongError{Length: n + x.grown, Max: s.maxInput, Lexicons: true}
+	}
+	return x, nil
+}
+
 // applyLexicons applies lexicons to input, tagged text. Tags, and the
 // text inside phoneme and spell tags, are left alone, as are the
 // characters rewritten reports (what SSML's say-as and sub wrote; nil

@@ -325,9 +325,9 @@ func (s *Synthesizer) NormalizeText(account, voice, input string, lexicons ...*l
 	if len(lexicons) == 0 {
 		return normalize.Normalize(input, languageOf(v)), nil
 	}
-	x := applyLexicons(input, lexicons, nil)
-	if n+x.grown > s.maxInput {
-		return normalize.Text{}, &InputTooLongError{Length: n + x.grown, Max: s.maxInput, Lexicons: true}
+	x, err := s.relex(input, n, lexicons, nil)
+	if err != nil {
+		return normalize.Text{}, err
 	}
 	if x.spans == nil {
 		return normalize.Normalize(input, languageOf(v)), nil
@@ -615,9 +615,9 @@ func (p *Prepared) prepare() error {
 		return err
 	}
 	if len(req.Lexicons) > 0 {
-		x := applyLexicons(req.Input, req.Lexicons, rewritten)
-		if n+x.grown > s.maxInput {
-			return &InputTooLongError{Length: n + x.grown, Max: s.maxInput, Lexicons: true}
+		x, err := s.relex(req.Input, n, req.Lexicons, rewritten)
+		if err != nil {
+			return err
 		}
 		if x.spans != nil {
 			req.Input, p.written = x.text, written

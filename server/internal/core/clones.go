@@ -74,7 +74,7 @@ func (c *Core) cloneSample(ctx context.Context, account, id string) ([]byte, err
 // its users, whom the gateway's own limits count.
 func (c *Core) loadGate(ctx context.Context, account string) engine.LoadGate {
 	n := c.VoiceLoadsPerMinute
-	if n <= 0 || Info(ctx).Scope == store.ScopeGateway {
+	if n <= 0 || gatewayCaller(ctx) {
 		return nil
 	}
 	return func(string) error {

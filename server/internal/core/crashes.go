@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -93,14 +92,11 @@ func (cs *crashes) coolingDown(account string, now time.Time) time.Duration {
 	return 0
 }
 
-// gatewayCaller reports whether ctx's request comes from a gateway
-// (a key of gateway scope): its account carries every account of the
-// gateway, which keeps their crashes itself, so a worker neither counts
-// them against it nor refuses it (that would refuse every account of
-// the gateway, on one worker after another).
-func gatewayCaller(ctx context.Context) bool { return Info(ctx).Scope == store.ScopeGateway }
-
 // crashCooldown is AdmitSpeech's refusal of an account in its cooldown.
+// A gateway's key carries every account of the gateway, which keeps
+// their crashes itself: a worker neither counts them against it nor
+// refuses it (that would refuse every account of the gateway, on one
+// worker after another).
 func (c *Core) crashCooldown(ctx context.Context, account string) *wire.Error {
 	if gatewayCaller(ctx) {
 		return nil

@@ -84,6 +84,12 @@ type Request struct {
 
 type ctxKey struct{}
 
+// gatewayCaller reports whether ctx's request comes from a gateway (a
+// key of the gateway scope), whose one account speaks for all of the
+// gateway's users: the limits a gateway counts itself for each of them
+// (uploads, voice loads, engine crashes) do not count it.
+func gatewayCaller(ctx context.Context) bool { return Info(ctx).Scope == store.ScopeGateway }
+
 // Info is the Request of ctx (a fresh one outside the middleware).
 func Info(ctx context.Context) *Request {
 	if ri, ok := ctx.Value(ctxKey{}).(*Request); ok {

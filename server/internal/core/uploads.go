@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -36,7 +35,7 @@ type uploads struct {
 // takes none: a gateway bounds its own accounts' uploads, and sends each
 // recording whole, for all of them as one account.
 func (c *Core) beginUpload(r *http.Request, account string) (end func(), werr *wire.Error) {
-	if c.MaxUploads <= 0 || Info(r.Context()).Scope == store.ScopeGateway {
+	if c.MaxUploads <= 0 || gatewayCaller(r.Context()) {
 		return func() {}, nil
 	}
 	u := &c.uploads
