@@ -56,10 +56,10 @@ type Dialect struct {
 	RowLocks bool
 	// InsertOrder is the column of the lexicons table that orders the
 	// lexicons created at one instant: "rowid" in SQLite, an identity
-	// column in PostgreSQL.
+	// column in PostgreSQL. Required.
 	InsertOrder string
 	// IsUnique reports a unique or primary-key violation, IsForeignKey a
-	// reference to a row that does not exist.
+	// reference to a row that does not exist. Both are required.
 	IsUnique, IsForeignKey func(error) bool
 	// Storable reports whether strings can be compared with a text
 	// column; a lookup by one that cannot (PostgreSQL refuses a NUL byte
@@ -165,6 +165,9 @@ var _ All = (*Store)(nil)
 // migrated, in the dialect d; now is its clock (nil: time.Now), asked
 // at every use, so that a backend may replace it. Close closes conn.
 func New(ctx context.Context, conn *sql.DB, d Dialect, now func() time.Time) (*Store, error) {
+	if d.IsUnique == nil || d.IsForeignKey == nil || d.InsertOrder == "" {
+		return nil, errors.New("sqlstore: the dialect needs IsUnique, IsForeignKey and InsertOrder")
+	}
 	if now == nil {
 		now = time.Now
 	}
