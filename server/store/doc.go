@@ -5,7 +5,9 @@
 // database/sql keeps drivers apart: server/store/sqlite is the embedded
 // one (modernc.org/sqlite, pure Go), server/store/postgres the one for
 // several servers on one database, and a program that brings its own
-// store links neither. Optional interfaces, as database/sql/driver has
+// store links neither. The two share their queries and transactions,
+// written once in server/store/sqlstore over database/sql; each keeps
+// only its SQL dialect, its connection and its migrations. Optional interfaces, as database/sql/driver has
 // them, add what a store may keep beside: Sessions (playground passwords
 // and sign-ins), Lexicons (accounts' pronunciation lexicons, their
 // versions and default lexicons), Limiter (request counts shared by every

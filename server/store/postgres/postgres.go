@@ -1,7 +1,11 @@
 // Package postgres is the store.Store on a PostgreSQL server
 // (github.com/jackc/pgx/v5 with a connection pool), for servers that run
 // several replicas on one database. It behaves as server/store/sqlite
-// does, with the same errors.
+// does, with the same errors: the queries and transactions are package
+// sqlstore's, which both share, run through database/sql on the pool
+// (pgx's stdlib); this package holds PostgreSQL's dialect, the
+// connection, the migrations, and what only a shared database does
+// (Limiter, VoiceWatcher).
 //
 // Open applies the schema migrations the database lacks: an append-only
 // list, recorded in the table schema_migrations, applied in one
@@ -30,13 +34,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/store/sqlstore"
 )
-
-// lastUsedEvery is the resolution of store.Key.LastUsed: a key used again
-// within this time is not written again, so verification stays a read.
-const lastUsedEvery = time.Minute
 
 // migrationLock is the advisory lock key Open holds while it migrates
 // ("voxkit" in ASCII). Advisory locks are per database.
@@ -136,8 +137,11 @@ var migrations = []string{
 	);`,
 }
 
-// Store is the store.Store on a PostgreSQL database.
+// Store is the store.Store on a PostgreSQL database. Its queries are
+// package sqlstore's, in PostgreSQL's dialect, run through database/sql
+// on the pool; the limiter and the watch use the pool itself.
 type Store struct {
+	*sqlstore.Store
 	pool *pgxpool.Pool
 	now  func() time.Time
 
@@ -150,7 +154,23 @@ type Store struct {
 	watchers sync.WaitGroup
 }
 
-var _ store.Store = (*Store)(nil)
+var _ sqlstore.All = (*Store)(nil)
+
+// dialect is PostgreSQL's: $n placeholders, times as timestamptz (NULL
+// for none, microseconds), row locks, names compared by bytes whatever
+// the database's collation, lookups by strings it cannot hold answered
+// without asking, and a NOTIFY for each clone created or deleted.
+var dialect = sqlstore.Dialect{
+	Numbered:     true,
+	Resolution:   time.Microsecond,
+	Collate:      ` COLLATE "C"`,
+	RowLocks:     true,
+	InsertOrder:  "ordinal",
+	IsUnique:     isUnique,
+	IsForeignKey: isForeignKey,
+	Storable:     storable,
+	VoiceChanged: notifyVoice,
+}
 
 // Open connects to the database at dsn, a URL
 // (postgres://user:password@host:5432/database?sslmode=verify-full) or a
@@ -165,6 +185,12 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	s := &Store{pool: pool, now: time.Now}
 	s.watchCtx, s.unwatch = context.WithCancel(context.Background())
 	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: postgres: %w", err)
+	}
+	db := stdlib.OpenDBFromPool(pool)
+	if s.Store, err = sqlstore.New(ctx, db, dialect, func() time.Time { return s.now() }); err != nil {
+		db.Close()
 		pool.Close()
 		return nil, fmt.Errorf("store: postgres: %w", err)
 	}
@@ -225,13 +251,15 @@ func (s *Store) Close() error {
 	s.mu.Unlock()
 	s.unwatch()
 	s.watchers.Wait()
+	err := s.Store.Close()
 	s.pool.Close()
-	return nil
+	return err
 }
 
 // stamp returns the current time as the database keeps it.
 func (s *Store) stamp() time.Time { return s.now().Truncate(time.Microsecond) }
 
+// isUnique and isForeignKey classify the server's errors by SQLSTATE.
 func isUnique(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "23505" // unique_violation
@@ -248,373 +276,6 @@ func storable(ss ...string) bool {
 		}
 	}
 	return true
-}
-
-// time returns a nullable column's time, zero for NULL.
-func timeOf(t *time.Time) time.Time {
-	if t == nil {
-		return time.Time{}
-	}
-	return *t
-}
-
-// CreateAccount implements store.Store.
-func (s *Store) CreateAccount(ctx context.Context, name string) (store.Account, error) {
-	if err := store.ValidateAccountName(name); err != nil {
-		return store.Account{}, err
-	}
-	a := store.Account{Name: name, Created: s.stamp()}
-	_, err := s.pool.Exec(ctx, "INSERT INTO accounts(name, created) VALUES($1, $2)", name, a.Created)
-	if isUnique(err) {
-		return store.Account{}, fmt.Errorf("%w: %q", store.ErrAccountExists, name)
-	}
-	if err != nil {
-		return store.Account{}, fmt.Errorf("store: create account: %w", err)
-	}
-	return a, nil
-}
-
-// CreateAccountWithPassword implements store.Sessions.
-func (s *Store) CreateAccountWithPassword(ctx context.Context, name, hash string) (store.Account, error) {
-	if err := store.ValidateAccountName(name); err != nil {
-		return store.Account{}, err
-	}
-	a := store.Account{Name: name, Created: s.stamp()}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "INSERT INTO accounts(name, created) VALUES($1, $2)", name, a.Created); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, "INSERT INTO passwords(account, hash, updated) VALUES($1, $2, $3)", name, hash, a.Created)
-		return err
-	})
-	if isUnique(err) {
-		return store.Account{}, fmt.Errorf("%w: %q", store.ErrAccountExists, name)
-	}
-	if err != nil {
-		return store.Account{}, fmt.Errorf("store: create account: %w", err)
-	}
-	return a, nil
-}
-
-// Account implements store.Store.
-func (s *Store) Account(ctx context.Context, name string) (store.Account, error) {
-	if !storable(name) {
-		return store.Account{}, fmt.Errorf("%w: account %q", store.ErrNotFound, name)
-	}
-	a := store.Account{Name: name}
-	err := s.pool.QueryRow(ctx, "SELECT created FROM accounts WHERE name = $1", name).Scan(&a.Created)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Account{}, fmt.Errorf("%w: account %q", store.ErrNotFound, name)
-	}
-	if err != nil {
-		return store.Account{}, fmt.Errorf("store: account: %w", err)
-	}
-	return a, nil
-}
-
-// Accounts implements store.Store. Names are ordered by their bytes, as
-// SQLite orders them, whatever the database's collation.
-func (s *Store) Accounts(ctx context.Context) ([]store.Account, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT name, created FROM accounts ORDER BY name COLLATE "C"`)
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Account, error) {
-		var a store.Account
-		err := row.Scan(&a.Name, &a.Created)
-		return a, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: accounts: %w", err)
-	}
-	return out, nil
-}
-
-// lockAccount locks the row of account until tx ends, so that creations
-// for one account count and insert one after the other; ErrNotFound if
-// there is no such account.
-func lockAccount(ctx context.Context, tx pgx.Tx, account string) error {
-	var one int
-	err := tx.QueryRow(ctx, "SELECT 1 FROM accounts WHERE name = $1 FOR NO KEY UPDATE", account).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("%w: account %q", store.ErrNotFound, account)
-	}
-	return err
-}
-
-// below returns whether the count query gives less than max (no limit
-// when max <= 0). Run after lockAccount, in READ COMMITTED its statement
-// sees every creation committed before the lock was granted.
-func below(ctx context.Context, tx pgx.Tx, max int, count string, args ...any) (bool, error) {
-	if max <= 0 {
-		return true, nil
-	}
-	var n int64
-	if err := tx.QueryRow(ctx, count, args...).Scan(&n); err != nil {
-		return false, err
-	}
-	return n < int64(max), nil
-}
-
-// errLimit stops a creation's transaction at its limit.
-var errLimit = errors.New("limit")
-
-// CreateKey implements store.Store.
-func (s *Store) CreateKey(ctx context.Context, nk store.NewKey) (store.Key, string, error) {
-	if !nk.Scope.Valid() {
-		return store.Key{}, "", fmt.Errorf("store: create key: unknown scope %q", nk.Scope)
-	}
-	for range 5 { // a display-prefix collision (47 bits) is retried
-		plain, prefix, hash, err := store.GenerateKey()
-		if err != nil {
-			return store.Key{}, "", err
-		}
-		k := store.Key{Prefix: prefix, Account: nk.Account, Scope: nk.Scope, Name: nk.Name, Created: s.stamp()}
-		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			if err := lockAccount(ctx, tx, k.Account); err != nil {
-				return err
-			}
-			ok, err := below(ctx, tx, nk.Max, "SELECT count(*) FROM api_keys WHERE account = $1 AND revoked IS NULL", k.Account)
-			if err != nil || !ok {
-				return cmp(err, errLimit)
-			}
-			_, err = tx.Exec(ctx, "INSERT INTO api_keys(prefix, hash, account, scope, name, created) VALUES($1, $2, $3, $4, $5, $6)",
-				prefix, hash, k.Account, string(k.Scope), k.Name, k.Created)
-			return err
-		})
-		switch {
-		case isUnique(err):
-			continue
-		case errors.Is(err, errLimit):
-			return store.Key{}, "", fmt.Errorf("%w: account %q holds %d keys", store.ErrLimit, k.Account, nk.Max)
-		case errors.Is(err, store.ErrNotFound):
-			return store.Key{}, "", err
-		case err != nil:
-			return store.Key{}, "", fmt.Errorf("store: create key: %w", err)
-		}
-		return k, plain, nil
-	}
-	return store.Key{}, "", errors.New("store: create key: prefix collisions")
-}
-
-// cmp returns err, or alt when err is nil.
-func cmp(err, alt error) error {
-	if err != nil {
-		return err
-	}
-	return alt
-}
-
-const keyColumns = "prefix, account, scope, name, created, last_used, revoked"
-
-func scanKey(row pgx.Row, extra ...any) (store.Key, error) {
-	var k store.Key
-	var used, revoked *time.Time
-	dest := append(extra, &k.Prefix, &k.Account, &k.Scope, &k.Name, &k.Created, &used, &revoked)
-	if err := row.Scan(dest...); err != nil {
-		return store.Key{}, err
-	}
-	k.LastUsed, k.Revoked = timeOf(used), timeOf(revoked)
-	return k, nil
-}
-
-func collectKey(row pgx.CollectableRow) (store.Key, error) { return scanKey(row) }
-
-// Keys implements store.Store.
-func (s *Store) Keys(ctx context.Context, account string) ([]store.Key, error) {
-	rows, _ := s.pool.Query(ctx, "SELECT "+keyColumns+
-		` FROM api_keys WHERE $1 = '' OR account = $1 ORDER BY created DESC, prefix COLLATE "C"`, account)
-	out, err := pgx.CollectRows(rows, collectKey)
-	if err != nil {
-		return nil, fmt.Errorf("store: keys: %w", err)
-	}
-	return out, nil
-}
-
-// RevokeKey implements store.Store.
-func (s *Store) RevokeKey(ctx context.Context, account, prefix string) (store.Key, error) {
-	if len(prefix) < len(store.KeyPrefix)+4 || !strings.HasPrefix(prefix, store.KeyPrefix) || !storable(account, prefix) {
-		return store.Key{}, fmt.Errorf("%w: key prefix %q (give sk_ and at least 4 more characters)", store.ErrNotFound, prefix)
-	}
-	prefix = store.DisplayPrefix(prefix) // a whole key may be given
-	var k store.Key
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		rows, _ := tx.Query(ctx, "SELECT "+keyColumns+
-			" FROM api_keys WHERE starts_with(prefix, $1) AND ($2 = '' OR account = $2) FOR UPDATE", prefix, account)
-		found, err := pgx.CollectRows(rows, collectKey)
-		switch {
-		case err != nil:
-			return err
-		case len(found) == 0:
-			return fmt.Errorf("%w: no key starts with %q", store.ErrNotFound, prefix)
-		case len(found) > 1:
-			return fmt.Errorf("%w: %q matches %d keys", store.ErrAmbiguous, prefix, len(found))
-		}
-		k = found[0]
-		if !k.Revoked.IsZero() {
-			return nil
-		}
-		k.Revoked = s.stamp()
-		_, err = tx.Exec(ctx, "UPDATE api_keys SET revoked = $1 WHERE prefix = $2", k.Revoked, k.Prefix)
-		return err
-	})
-	switch {
-	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrAmbiguous):
-		return store.Key{}, err
-	case err != nil:
-		return store.Key{}, fmt.Errorf("store: revoke: %w", err)
-	}
-	return k, nil
-}
-
-// VerifyKey implements store.Store.
-func (s *Store) VerifyKey(ctx context.Context, key string) (store.Key, error) {
-	if !store.WellFormed(key) {
-		return store.Key{}, store.ErrInvalidKey
-	}
-	var hash []byte
-	k, err := scanKey(s.pool.QueryRow(ctx, "SELECT hash, "+keyColumns+" FROM api_keys WHERE prefix = $1", store.DisplayPrefix(key)), &hash)
-	if errors.Is(err, pgx.ErrNoRows) {
-		store.HashEqual(make([]byte, 32), key) // same work as a hit
-		return store.Key{}, store.ErrInvalidKey
-	}
-	if err != nil {
-		return store.Key{}, fmt.Errorf("store: verify key: %w", err)
-	}
-	if !store.HashEqual(hash, key) {
-		return store.Key{}, store.ErrInvalidKey
-	}
-	if !k.Revoked.IsZero() {
-		return k, store.ErrRevokedKey
-	}
-	if now := s.now(); now.Sub(k.LastUsed) >= lastUsedEvery {
-		k.LastUsed = now.Truncate(time.Microsecond)
-		if _, err := s.pool.Exec(ctx, "UPDATE api_keys SET last_used = $1 WHERE prefix = $2", k.LastUsed, k.Prefix); err != nil {
-			return store.Key{}, fmt.Errorf("store: verify key: %w", err)
-		}
-	}
-	return k, nil
-}
-
-// CreateVoice implements store.Store.
-func (s *Store) CreateVoice(ctx context.Context, v store.Voice, max int) (store.Voice, error) {
-	if err := v.Check(); err != nil {
-		return store.Voice{}, err
-	}
-	v.Created = s.stamp()
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if err := lockAccount(ctx, tx, v.Account); err != nil {
-			return err
-		}
-		ok, err := below(ctx, tx, max, "SELECT count(*) FROM voices WHERE account = $1", v.Account)
-		if err != nil || !ok {
-			return cmp(err, errLimit)
-		}
-		_, err = tx.Exec(ctx, "INSERT INTO voices("+voiceColumns+") VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-			v.ID, v.Account, v.Base, v.Name, v.Speed, v.Pitch, v.Range, v.Volume, v.Whisper, v.Created, v.Sample)
-		if err != nil {
-			return err
-		}
-		return notifyVoice(ctx, tx, v.Account, v.ID)
-	})
-	switch {
-	case isUnique(err):
-		return store.Voice{}, fmt.Errorf("%w: %q", store.ErrVoiceExists, v.ID)
-	case errors.Is(err, errLimit):
-		return store.Voice{}, fmt.Errorf("%w: account %q holds %d voices", store.ErrLimit, v.Account, max)
-	case errors.Is(err, store.ErrNotFound):
-		return store.Voice{}, err
-	case err != nil:
-		return store.Voice{}, fmt.Errorf("store: create voice: %w", err)
-	}
-	return v, nil
-}
-
-const voiceColumns = "id, account, base, name, speed, pitch, pitch_range, volume, whisper, created, sample"
-
-func scanVoice(row pgx.Row) (store.Voice, error) {
-	var v store.Voice
-	err := row.Scan(&v.ID, &v.Account, &v.Base, &v.Name, &v.Speed, &v.Pitch, &v.Range, &v.Volume, &v.Whisper, &v.Created, &v.Sample)
-	return v, err
-}
-
-func collectVoice(row pgx.CollectableRow) (store.Voice, error) { return scanVoice(row) }
-
-// Voice implements store.Store.
-func (s *Store) Voice(ctx context.Context, account, id string) (store.Voice, error) {
-	if !storable(account, id) {
-		return store.Voice{}, fmt.Errorf("%w: voice %q of account %q", store.ErrNotFound, id, account)
-	}
-	v, err := scanVoice(s.pool.QueryRow(ctx, "SELECT "+voiceColumns+" FROM voices WHERE account = $1 AND id = $2", account, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Voice{}, fmt.Errorf("%w: voice %q of account %q", store.ErrNotFound, id, account)
-	}
-	if err != nil {
-		return store.Voice{}, fmt.Errorf("store: voice: %w", err)
-	}
-	return v, nil
-}
-
-// Voices implements store.Store.
-func (s *Store) Voices(ctx context.Context, account string) ([]store.Voice, error) {
-	rows, _ := s.pool.Query(ctx, "SELECT "+voiceColumns+
-		` FROM voices WHERE $1 = '' OR account = $1 ORDER BY id COLLATE "C", account COLLATE "C"`, account)
-	out, err := pgx.CollectRows(rows, collectVoice)
-	if err != nil {
-		return nil, fmt.Errorf("store: voices: %w", err)
-	}
-	return out, nil
-}
-
-var _ store.VoiceHeader = (*Store)(nil)
-
-// VoiceHeads implements store.VoiceHeader.
-func (s *Store) VoiceHeads(ctx context.Context, account string) ([]store.Voice, error) {
-	rows, _ := s.pool.Query(ctx, "SELECT id, account, base, name, speed, pitch, pitch_range, volume, whisper, created, sample IS NOT NULL"+
-		` FROM voices WHERE $1 = '' OR account = $1 ORDER BY id COLLATE "C", account COLLATE "C"`, account)
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Voice, error) {
-		var v store.Voice
-		var sampled bool
-		err := row.Scan(&v.ID, &v.Account, &v.Base, &v.Name, &v.Speed, &v.Pitch, &v.Range, &v.Volume, &v.Whisper, &v.Created, &sampled)
-		if sampled {
-			v.Sample = []byte{}
-		}
-		return v, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: voices: %w", err)
-	}
-	return out, nil
-}
-
-var _ store.VoiceCounter = (*Store)(nil)
-
-// VoiceCount implements store.VoiceCounter.
-func (s *Store) VoiceCount(ctx context.Context, account string) (n int, err error) {
-	if err = s.pool.QueryRow(ctx, "SELECT count(*) FROM voices WHERE account = $1", account).Scan(&n); err != nil {
-		return 0, fmt.Errorf("store: counting voices: %w", err)
-	}
-	return n, nil
-}
-
-// DeleteVoice implements store.Store.
-func (s *Store) DeleteVoice(ctx context.Context, account, id string) (store.Voice, error) {
-	if !storable(account, id) {
-		return store.Voice{}, fmt.Errorf("%w: voice %q of account %q", store.ErrNotFound, id, account)
-	}
-	var v store.Voice
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var err error
-		v, err = scanVoice(tx.QueryRow(ctx, "DELETE FROM voices WHERE account = $1 AND id = $2 RETURNING "+voiceColumns, account, id))
-		if err != nil {
-			return err
-		}
-		return notifyVoice(ctx, tx, account, id)
-	})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Voice{}, fmt.Errorf("%w: voice %q of account %q", store.ErrNotFound, id, account)
-	}
-	if err != nil {
-		return store.Voice{}, fmt.Errorf("store: delete voice: %w", err)
-	}
-	return v, nil
 }
 
 func isForeignKey(err error) bool {

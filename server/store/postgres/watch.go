@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/voxkit/voxkit/server/store"
 )
 
@@ -23,10 +21,11 @@ type voiceChange struct {
 	ID      string `json:"id"`
 }
 
-func notifyVoice(ctx context.Context, tx pgx.Tx, account, id string) error {
+// notifyVoice is the statement that tells the watchers of a change of
+// clone id of account (sqlstore.Dialect.VoiceChanged).
+func notifyVoice(account, id string) (string, []any) {
 	payload, _ := json.Marshal(voiceChange{Account: account, ID: id})
-	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", voiceChannel, string(payload))
-	return err
+	return "SELECT pg_notify(?, ?)", []any{voiceChannel, string(payload)}
 }
 
 // WatchVoices implements store.VoiceWatcher with LISTEN on a connection

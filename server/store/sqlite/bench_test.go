@@ -126,3 +126,19 @@ func BenchmarkCloneLimitCheck(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCreateVoice creates clones under a limit, the count and the
+// insert in one transaction.
+func BenchmarkCreateVoice(b *testing.B) {
+	ctx := context.Background()
+	s, _ := openTemp(b)
+	if _, err := s.CreateAccount(ctx, "a"); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := s.CreateVoice(ctx, storetest.Voice("a", fmt.Sprint(i)), b.N+1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
