@@ -8,9 +8,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/sockets"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -28,7 +28,7 @@ const maxBufferDelay = 5000 * time.Millisecond
 
 // session is one socket.
 type session struct {
-	*core.Sender
+	*sockets.Writer
 	d         door
 	ctx       context.Context
 	account   string
@@ -40,7 +40,7 @@ type session struct {
 // Authorization: Bearer, or (for browsers, which cannot set headers) the
 // api_key or access_token query parameter.
 func (d door) socket(w http.ResponseWriter, r *http.Request) error {
-	if werr := d.c.CheckUpgrade(w.Header(), r); werr != nil {
+	if werr := sockets.CheckUpgrade(d.c, w.Header(), r); werr != nil {
 		write(w, r, toError(werr))
 		return nil
 	}
@@ -58,9 +58,9 @@ func (d door) socket(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	creds := core.Creds{R: r, Key: key, Account: account}
-	err := core.ServeSocket(d.c, w, r, creds, d.c.SocketIdle, func(ctx context.Context, conn *websocket.Conn, g *core.Guard) core.SocketDoor[api.Generation] {
-		return &session{Sender: d.c.NewSender(ctx, conn), d: d, ctx: ctx, account: account,
-			requestID: core.RequestID(r.Context()), open: d.c.NewContextSet(g)}
+	err := sockets.Serve(d.c, w, r, sockets.Options{Creds: creds, Idle: d.c.SocketIdle}, func(ss *sockets.Session) sockets.Door[api.Generation] {
+		return &session{Writer: ss.Out, d: d, ctx: ss.Ctx, account: account,
+			requestID: core.RequestID(r.Context()), open: ss.Contexts}
 	})
 	if errors.As(err, &werr) { // refused before the upgrade
 		write(w, r, toError(werr))
@@ -71,11 +71,8 @@ func (d door) socket(w http.ResponseWriter, r *http.Request) error {
 // Refuse sends an error event that names no context.
 func (s *session) Refuse(werr *wire.Error) { s.Send(toError(werr).event("", s.requestID)) }
 
-// Wait waits for the contexts to end.
-func (s *session) Wait() { s.open.Wait() }
-
 // Handle acts on one message, which came in size bytes.
-func (s *session) Handle(m api.Generation, size int) (done bool, reason core.CloseReason) {
+func (s *session) Handle(m api.Generation, size int) (done bool, reason sockets.CloseReason) {
 	id := m.Context
 	if m.Cancel {
 		s.open.Cancel(id)
