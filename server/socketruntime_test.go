@@ -2,7 +2,10 @@ package server_test
 
 import (
 	"context"
+	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -52,6 +55,36 @@ func TestVendorSocketShutdownFinishes(t *testing.T) {
 			}
 			if err := <-shut; err != nil {
 				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestVendorSocketSlowReaderIsAborted: a vendor socket's client that
+// stops reading is cut at the write timeout, and its access log line says
+// aborted with the reason, as voxkit's socket's does
+// (TestWebSocketSlowReaderIsAborted): one writer for every socket.
+func TestVendorSocketSlowReaderIsAborted(t *testing.T) {
+	for _, door := range vendorDoors {
+		t.Run(door.name, func(t *testing.T) {
+			var log syncBuffer
+			e := newEnv(t, envOptions{log: &log, writeTimeout: 300 * time.Millisecond})
+			id := "slow-" + door.name
+			h := http.Header{"X-Request-Id": {id}, "Xi-Api-Key": {e.key}, "X-Api-Key": {e.key}}
+			path := "/cartesia/tts/websocket"
+			if door.name == "elevenlabs" {
+				path = "/elevenlabs/v1/text-to-speech/en-us/multi-stream-input?output_format=pcm_24000"
+			}
+			c := e.vendorDial(t, path, h)
+			m := door.text("a", strings.Repeat("The quick brown fox jumps over the lazy dog, twice. ", 80)[:4096])
+			m["voice"] = map[string]any{"mode": "id", "id": "en-us"}
+			if door.name == "elevenlabs" {
+				delete(m, "voice")
+			}
+			sendJSON(t, c, m) // minutes of audio, never read
+			line := log.requestLine(t, id)
+			if reason, _ := line["abort_reason"].(string); line["aborted"] != true || !strings.Contains(reason, "write timeout") {
+				t.Errorf("access log: %v; want aborted=true for the write timeout", line)
 			}
 		})
 	}
