@@ -29,6 +29,7 @@ const maxBufferDelay = 5000 * time.Millisecond
 // session is one socket.
 type session struct {
 	*sockets.Writer
+	rt        *sockets.Session
 	d         door
 	ctx       context.Context
 	account   string
@@ -59,7 +60,7 @@ func (d door) socket(w http.ResponseWriter, r *http.Request) error {
 	}
 	creds := core.Creds{R: r, Key: key, Account: account}
 	err := sockets.Serve(d.c, w, r, sockets.Options{Creds: creds, Idle: d.c.SocketIdle}, func(ss *sockets.Session) sockets.Door[api.Generation] {
-		return &session{Writer: ss.Out, d: d, ctx: ss.Ctx, account: account,
+		return &session{Writer: ss.Out, rt: ss, d: d, ctx: ss.Ctx, account: account,
 			requestID: core.RequestID(r.Context()), open: ss.Contexts}
 	})
 	if errors.As(err, &werr) { // refused before the upgrade
@@ -124,7 +125,7 @@ func (s *session) start(first api.Generation) (*core.Context, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	c := &stream{s: s, id: first.Context, words: newWords(first.UseNormalizedTimestamps, s.d.c.Normalizer(req)), flushID: 1, last: time.Now()}
+	c := &stream{s: s, id: first.Context, words: newWords(first.UseNormalizedTimestamps, s.d.c.Normalizer(req)), flushID: 1, last: time.Now(), start: time.Now()}
 	req.OnSentence = func(d tts.SentenceDone) { c.sentence(d, first.AddTimestamps) }
 	sj := core.StreamJob{Job: job(req, first, nil), Delay: delay, Flushed: c.flushed}
 	sj.Log = s.d.c.Log.With("request_id", s.requestID, "context_id", first.Context)
@@ -145,6 +146,7 @@ type stream struct {
 	words   *words
 	flushID int // of the chunks sent until the next flush_done
 	last    time.Time
+	start   time.Time // when the context opened
 }
 
 func (c *stream) chunk(audio []byte, stepTime float64) {
@@ -172,7 +174,7 @@ func (c *stream) flushed(core.Op) error {
 
 // done ends the context: the rest of its audio and done, or its error;
 // nothing once it was cancelled or the socket ended (core.ErrGone).
-func (c *stream) done(_ tts.Result, err error) {
+func (c *stream) done(res tts.Result, err error) {
 	var werr *wire.Error
 	if errors.As(err, &werr) {
 		c.s.Send(toError(werr).event(c.id, c.s.requestID))
@@ -183,5 +185,6 @@ func (c *stream) done(_ tts.Result, err error) {
 	if rest := c.audio.Take(); len(rest) > 0 {
 		c.chunk(rest, 0)
 	}
+	c.s.rt.Spoke([]any{"context_id", c.id}, res, c.start)
 	c.s.Send(map[string]any{"type": "done", "context_id": c.id, "done": true, "status_code": 200})
 }

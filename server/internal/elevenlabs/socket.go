@@ -92,7 +92,7 @@ func (d *door) socket(multi bool) core.Handler {
 		core.Info(r.Context()).Format = f.Format.Name
 		creds := core.Creds{R: r, Key: r.Header.Get("xi-api-key"), Account: account}
 		return sockets.Serve(d.c, w, r, sockets.Options{Creds: creds, Idle: idle}, func(ss *sockets.Session) sockets.Door[message] {
-			return &session{d: d, ctx: ss.Ctx, finished: make(chan struct{}), out: ss.Out, guard: ss.Guard, open: ss.Contexts, multi: multi,
+			return &session{d: d, rt: ss, ctx: ss.Ctx, finished: make(chan struct{}), out: ss.Out, guard: ss.Guard, open: ss.Contexts, multi: multi,
 				account: account, voice: voice, format: f, norm: q.Get("apply_text_normalization")}
 		})
 	}
@@ -101,6 +101,7 @@ func (d *door) socket(multi bool) core.Handler {
 // session is one socket.
 type session struct {
 	d       *door
+	rt      *sockets.Session
 	ctx     context.Context
 	out     *sockets.Writer
 	guard   *core.Guard
@@ -237,7 +238,8 @@ func (s *session) start(id string, first message) (*core.Context, *apiError) {
 	}
 	job := core.StreamJob{Job: core.Job{Request: req, Voice: s.voice, Field: textField, Lexicons: refs, Log: s.d.c.Log.With("request_id", core.RequestID(s.ctx))},
 		Delay: -1, Schedule: schedule, Text: aligner.Write}
-	sc, werr := s.open.Start(s.ctx, id, job, s.format.Writer(&audio), func(_ tts.Result, err error) {
+	begun := time.Now()
+	sc, werr := s.open.Start(s.ctx, id, job, s.format.Writer(&audio), func(res tts.Result, err error) {
 		var werr *wire.Error
 		switch {
 		case errors.As(err, &werr):
@@ -248,6 +250,7 @@ func (s *session) start(id string, first message) (*core.Context, *apiError) {
 				a, na := aligner.Sentence(nil, true)
 				s.audio(id, rest, a, na)
 			}
+			s.rt.Spoke([]any{"context_id", id, "voice", s.voice}, res, begun)
 			s.send(id, map[string]any{"isFinal": true})
 		}
 	})
