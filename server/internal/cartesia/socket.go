@@ -8,9 +8,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/sockets"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -28,7 +28,8 @@ const maxBufferDelay = 5000 * time.Millisecond
 
 // session is one socket.
 type session struct {
-	*core.Sender
+	*sockets.Writer
+	rt        *sockets.Session
 	d         door
 	ctx       context.Context
 	account   string
@@ -40,7 +41,7 @@ type session struct {
 // Authorization: Bearer, or (for browsers, which cannot set headers) the
 // api_key or access_token query parameter.
 func (d door) socket(w http.ResponseWriter, r *http.Request) error {
-	if werr := d.c.CheckUpgrade(w.Header(), r); werr != nil {
+	if werr := sockets.CheckUpgrade(d.c, w.Header(), r); werr != nil {
 		write(w, r, toError(werr))
 		return nil
 	}
@@ -58,9 +59,9 @@ func (d door) socket(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	creds := core.Creds{R: r, Key: key, Account: account}
-	err := core.ServeSocket(d.c, w, r, creds, d.c.SocketIdle, func(ctx context.Context, conn *websocket.Conn, g *core.Guard) core.SocketDoor[api.Generation] {
-		return &session{Sender: d.c.NewSender(ctx, conn), d: d, ctx: ctx, account: account,
-			requestID: core.RequestID(r.Context()), open: d.c.NewContextSet(g)}
+	err := sockets.Serve(d.c, w, r, sockets.Options{Creds: creds, Idle: d.c.SocketIdle}, func(ss *sockets.Session) sockets.Door[api.Generation] {
+		return &session{Writer: ss.Out, rt: ss, d: d, ctx: ss.Ctx, account: account,
+			requestID: core.RequestID(r.Context()), open: ss.Contexts}
 	})
 	if errors.As(err, &werr) { // refused before the upgrade
 		write(w, r, toError(werr))
@@ -71,11 +72,8 @@ func (d door) socket(w http.ResponseWriter, r *http.Request) error {
 // Refuse sends an error event that names no context.
 func (s *session) Refuse(werr *wire.Error) { s.Send(toError(werr).event("", s.requestID)) }
 
-// Wait waits for the contexts to end.
-func (s *session) Wait() { s.open.Wait() }
-
 // Handle acts on one message, which came in size bytes.
-func (s *session) Handle(m api.Generation, size int) (done bool, reason core.CloseReason) {
+func (s *session) Handle(m api.Generation, size int) (done bool, reason sockets.CloseReason) {
 	id := m.Context
 	if m.Cancel {
 		s.open.Cancel(id)
@@ -127,7 +125,7 @@ func (s *session) start(first api.Generation) (*core.Context, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	c := &stream{s: s, id: first.Context, words: newWords(first.UseNormalizedTimestamps, s.d.c.Normalizer(req)), flushID: 1, last: time.Now()}
+	c := &stream{s: s, id: first.Context, words: newWords(first.UseNormalizedTimestamps, s.d.c.Normalizer(req)), flushID: 1, last: time.Now(), start: time.Now()}
 	req.OnSentence = func(d tts.SentenceDone) { c.sentence(d, first.AddTimestamps) }
 	sj := core.StreamJob{Job: job(req, first, nil), Delay: delay, Flushed: c.flushed}
 	sj.Log = s.d.c.Log.With("request_id", s.requestID, "context_id", first.Context)
@@ -148,6 +146,7 @@ type stream struct {
 	words   *words
 	flushID int // of the chunks sent until the next flush_done
 	last    time.Time
+	start   time.Time // when the context opened
 }
 
 func (c *stream) chunk(audio []byte, stepTime float64) {
@@ -175,7 +174,7 @@ func (c *stream) flushed(core.Op) error {
 
 // done ends the context: the rest of its audio and done, or its error;
 // nothing once it was cancelled or the socket ended (core.ErrGone).
-func (c *stream) done(_ tts.Result, err error) {
+func (c *stream) done(res tts.Result, err error) {
 	var werr *wire.Error
 	if errors.As(err, &werr) {
 		c.s.Send(toError(werr).event(c.id, c.s.requestID))
@@ -186,5 +185,6 @@ func (c *stream) done(_ tts.Result, err error) {
 	if rest := c.audio.Take(); len(rest) > 0 {
 		c.chunk(rest, 0)
 	}
+	c.s.rt.Spoke([]any{"context_id", c.id}, res, c.start)
 	c.s.Send(map[string]any{"type": "done", "context_id": c.id, "done": true, "status_code": 200})
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -88,17 +89,27 @@ type Context struct {
 
 // ContextSet is the contexts open on one socket.
 type ContextSet struct {
-	c     *Core
-	guard *Guard
-	mu    sync.Mutex // guards open
-	open  map[string]*Context
-	wg    sync.WaitGroup
+	c       *Core
+	guard   *Guard
+	mu      sync.Mutex // guards open
+	open    map[string]*Context
+	wg      sync.WaitGroup
+	running atomic.Int32  // goroutines not ended
+	ended   chan struct{} // signalled as a context's goroutine ends
 }
 
 // NewContextSet returns the contexts of the socket g guards.
 func (c *Core) NewContextSet(g *Guard) *ContextSet {
-	return &ContextSet{c: c, guard: g, open: map[string]*Context{}}
+	return &ContextSet{c: c, guard: g, open: map[string]*Context{}, ended: make(chan struct{}, 1)}
 }
+
+// Running is the number of contexts whose goroutine has not ended:
+// those open, and those ended or cancelled that still finish.
+func (cs *ContextSet) Running() int { return int(cs.running.Load()) }
+
+// Ended is signalled each time a context's goroutine has ended (one
+// signal may stand for several).
+func (cs *ContextSet) Ended() <-chan struct{} { return cs.ended }
 
 // Get returns the open context named id, or nil.
 func (cs *ContextSet) Get(id string) *Context {
@@ -137,11 +148,17 @@ func (cs *ContextSet) Start(parent context.Context, id string, job StreamJob, w 
 	cs.mu.Lock()
 	cs.open[id] = sc
 	cs.mu.Unlock()
+	cs.running.Add(1)
 	cs.wg.Go(func() {
 		defer cancel()
 		res, err := in.Run(sc.queue)
 		cs.forget(sc)
 		done(res, err)
+		cs.running.Add(-1)
+		select {
+		case cs.ended <- struct{}{}:
+		default: // a signal waits already
+		}
 	})
 	return sc, nil
 }

@@ -9,8 +9,9 @@
 //     with the buffer delay, chunk schedule, flushes, idle time and word
 //     alignment (Aligner);
 //   - the way out: HTTP writers with a write deadline per write (Lazy),
-//     timing headers and trailers (SetTiming), socket writers (Sender,
-//     Socket), the contexts of a socket (ContextSet) and the metrics;
+//     timing headers and trailers (SetTiming), the contexts of a socket
+//     (ContextSet; the socket runtime is server/internal/sockets) and the
+//     metrics;
 //   - the voice catalog of clones in the store (LoadVoices, StoreVoice,
 //     DropVoice, CloneUpload) and voice lookup (Voice).
 //

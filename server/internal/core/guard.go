@@ -45,7 +45,7 @@ func (c *Core) Recheck(ctx context.Context, cr Creds) *wire.Error {
 	return nil
 }
 
-// Guard holds a socket to the rules above: ServeSocket watches its
+// Guard holds a socket to the rules above: sockets.Serve watches its
 // deadline and its periodic check, ContextSet.Start checks before each
 // context. Once a check fails the socket ends.
 type Guard struct {

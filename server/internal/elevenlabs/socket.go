@@ -13,6 +13,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/align"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
+	"github.com/voxkit/voxkit/server/internal/sockets"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -61,7 +62,7 @@ func (m message) ContextID() string { return m.Context }
 // handshake sends its key as xi_api_key in the first message.
 func (d *door) socket(multi bool) core.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if werr := d.c.CheckUpgrade(w.Header(), r); werr != nil {
+		if werr := sockets.CheckUpgrade(d.c, w.Header(), r); werr != nil {
 			return werr
 		}
 		q := r.URL.Query()
@@ -90,8 +91,8 @@ func (d *door) socket(multi bool) core.Handler {
 		}
 		core.Info(r.Context()).Format = f.Format.Name
 		creds := core.Creds{R: r, Key: r.Header.Get("xi-api-key"), Account: account}
-		return core.ServeSocket(d.c, w, r, creds, idle, func(ctx context.Context, conn *websocket.Conn, g *core.Guard) core.SocketDoor[message] {
-			return &session{d: d, ctx: ctx, finished: make(chan struct{}), out: d.c.NewSender(ctx, conn), guard: g, open: d.c.NewContextSet(g), multi: multi,
+		return sockets.Serve(d.c, w, r, sockets.Options{Creds: creds, Idle: idle}, func(ss *sockets.Session) sockets.Door[message] {
+			return &session{d: d, rt: ss, ctx: ss.Ctx, finished: make(chan struct{}), out: ss.Out, guard: ss.Guard, open: ss.Contexts, multi: multi,
 				account: account, voice: voice, format: f, norm: q.Get("apply_text_normalization")}
 		})
 	}
@@ -100,8 +101,9 @@ func (d *door) socket(multi bool) core.Handler {
 // session is one socket.
 type session struct {
 	d       *door
+	rt      *sockets.Session
 	ctx     context.Context
-	out     *core.Sender
+	out     *sockets.Writer
 	guard   *core.Guard
 	open    *core.ContextSet
 	multi   bool
@@ -117,7 +119,7 @@ type session struct {
 }
 
 // Finished is closed once the session the client ended has spoken its
-// contexts (core.Finisher).
+// contexts (sockets.Finisher).
 func (s *session) Finished() <-chan struct{} { return s.finished }
 
 // finish ends the session once its contexts have spoken, without holding
@@ -132,8 +134,8 @@ func (s *session) finish() {
 }
 
 // refused is the end of a session whose caller is not admitted.
-func refused(why string) core.CloseReason {
-	return core.CloseReason{Code: websocket.StatusPolicyViolation, Text: why}
+func refused(why string) sockets.CloseReason {
+	return sockets.CloseReason{Code: websocket.StatusPolicyViolation, Text: why}
 }
 
 // Refuse sends an error that names no context.
@@ -141,11 +143,9 @@ func (s *session) Refuse(werr *wire.Error) {
 	s.out.Send(map[string]any{"error": werr.Message, "code": toError(werr).Status})
 }
 
-func (s *session) Wait() { s.open.Wait() }
-
 // Handle acts on one message, which came in size bytes; done says the
 // session is over.
-func (s *session) Handle(m message, size int) (done bool, reason core.CloseReason) {
+func (s *session) Handle(m message, size int) (done bool, reason sockets.CloseReason) {
 	if s.account == "" { // the first message carries the key
 		if m.XIAPIKey == "" {
 			return true, refused("Send the API key in the xi-api-key header or as xi_api_key in the first message.")
@@ -238,7 +238,8 @@ func (s *session) start(id string, first message) (*core.Context, *apiError) {
 	}
 	job := core.StreamJob{Job: core.Job{Request: req, Voice: s.voice, Field: textField, Lexicons: refs, Log: s.d.c.Log.With("request_id", core.RequestID(s.ctx))},
 		Delay: -1, Schedule: schedule, Text: aligner.Write}
-	sc, werr := s.open.Start(s.ctx, id, job, s.format.Writer(&audio), func(_ tts.Result, err error) {
+	begun := time.Now()
+	sc, werr := s.open.Start(s.ctx, id, job, s.format.Writer(&audio), func(res tts.Result, err error) {
 		var werr *wire.Error
 		switch {
 		case errors.As(err, &werr):
@@ -249,6 +250,7 @@ func (s *session) start(id string, first message) (*core.Context, *apiError) {
 				a, na := aligner.Sentence(nil, true)
 				s.audio(id, rest, a, na)
 			}
+			s.rt.Spoke([]any{"context_id", id, "voice", s.voice}, res, begun)
 			s.send(id, map[string]any{"isFinal": true})
 		}
 	})

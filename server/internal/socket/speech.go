@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -12,7 +11,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/internal/core"
-	"github.com/voxkit/voxkit/server/internal/outbox"
+	"github.com/voxkit/voxkit/server/internal/sockets"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -26,21 +25,22 @@ type stream struct {
 	input      bool            // an input stream
 	concurrent bool            // a concurrent input stream, its audio in speech.audio messages
 	queue      *core.Queue     // a queued input stream's input
-	sc         *core.Context   // a concurrent one's context, once started (read's)
+	sc         *core.Context   // a concurrent one's context, once started
 	start      time.Time       // when its speech began
 	chars      int             // the characters it has taken (its speaker's)
 
-	dropped atomic.Bool // cancelled: its audio still in the outbox is not sent
+	// ctx is a queued request's, which cancel (speech.cancel) ends.
+	ctx    context.Context
+	cancel context.CancelFunc
 
-	mu     sync.Mutex
-	cancel context.CancelFunc // a queued request's, while it runs
+	dropped atomic.Bool // cancelled: its audio still waiting to be sent is not sent
 }
 
 // put hands op, which came in size bytes, to st's input; false when too
 // much waits for it.
 func (s *session) put(st *stream, op core.Op, size int) bool {
 	if st.concurrent {
-		return s.contexts.Send(st.sc, op, size)
+		return s.Contexts.Send(st.sc, op, size)
 	}
 	return st.queue.Put(op, size)
 }
@@ -50,76 +50,64 @@ func (s *session) put(st *stream, op core.Op, size int) bool {
 func (s *session) stop(st *stream) {
 	st.dropped.Store(true)
 	if st.concurrent {
-		s.contexts.Cancel(st.id)
+		s.Contexts.Cancel(st.id)
 		return
 	}
-	st.mu.Lock()
-	if st.cancel != nil {
-		st.cancel()
-	}
-	st.mu.Unlock()
+	st.cancel()
 }
 
 // start opens the concurrent input stream st as a context of the
-// session's ContextSet, which speaks it beside the queue under work; its
-// id is free again once its last message is out. It refuses a context
-// beyond core.MaxSocketContexts, and any once the session is ending.
-func (s *session) start(work context.Context, st *stream) *wire.Error {
-	s.gate.Lock()
-	defer s.gate.Unlock()
-	switch {
-	case s.shut:
-		return wire.Unavailable()
-	case s.contexts.Full():
+// session's ContextSet, which speaks it beside the lane; its id is free
+// again once its last message is out. It refuses a context beyond
+// core.MaxSocketContexts.
+func (s *session) start(st *stream) *wire.Error {
+	if s.Contexts.Full() {
 		return wire.TooManyContexts(core.MaxSocketContexts)
 	}
 	if werr := s.register(st); werr != nil {
 		return werr
 	}
-	req, w, werr := s.request(work, st)
+	req, w, werr := s.request(s.Ctx, st)
 	if werr == nil {
-		st.sc, werr = s.contexts.Start(work, st.id, s.streamJob(work, st, req), w, func(res tts.Result, err error) {
-			last := s.last(work, st, w, res, err)
+		st.sc, werr = s.Contexts.Start(s.Ctx, st.id, s.streamJob(s.Ctx, st, req), w, func(res tts.Result, err error) {
+			last := s.last(st, w, res, err)
 			s.release(st)
 			if last != nil {
-				s.send(work, last)
+				s.Out.Send(last)
 			}
 		})
 	}
 	if werr != nil {
 		s.release(st)
-		if s.guard.Refused() != nil {
-			s.refuse(st.id, werr)
-			return nil
-		}
-		return werr
+		return werr // credentials refused: the runtime closes the session after it
 	}
 	if text := st.msg.Speech.Input; text != "" {
-		s.contexts.Send(st.sc, core.Op{Text: text}, 0) // speech.create's, within the body limit
+		s.Contexts.Send(st.sc, core.Op{Text: text}, 0) // speech.create's, within the body limit
 	}
 	return nil
 }
 
-// run answers one queued request in turn. Its id is free again once its
-// last message is out.
-func (s *session) run(work context.Context, st *stream) {
+// run answers one queued request in turn, on the lane. Its id is free
+// again once its last message is out.
+func (s *session) run(st *stream) {
 	s.mu.Lock()
 	s.active = st
 	s.mu.Unlock()
-	last := s.answer(work, st)
+	last := s.answer(st)
 	s.mu.Lock()
 	s.active = nil
 	s.mu.Unlock()
 	s.release(st)
+	st.cancel()
 	if last != nil {
-		s.send(work, last)
+		s.Out.Send(last)
 	}
 }
 
 // answer runs a queued request once it has its turn: credentials
 // checked again, then its speech. It returns its last message, as last
 // does.
-func (s *session) answer(work context.Context, st *stream) (last any) {
+func (s *session) answer(st *stream) (last any) {
 	m := st.msg
 	switch {
 	case m.Type != wire.WSCreate:
@@ -127,26 +115,21 @@ func (s *session) answer(work context.Context, st *stream) (last any) {
 			"Unknown message type %q: send speech.create, input.append, input.flush, input.done or speech.cancel.", m.Type))
 	case st.dropped.Load(): // cancelled while queued
 		return wire.WSCancelledMessage{Type: wire.WSCancelled, ID: st.id}
+	case s.Guard.Refused() != nil: // the session is ending
+		return nil
 	}
-	if werr := s.guard.Check(work); werr != nil {
+	if werr := s.Guard.Check(s.Ctx); werr != nil {
 		s.refuse(m.ID, werr)
 		return nil
 	}
 	if m.SpeechErr != nil {
 		return errorMessage(st.id, wire.ToError(m.SpeechErr, ""))
 	}
-	req, w, werr := s.request(work, st)
+	req, w, werr := s.request(s.Ctx, st)
 	if werr != nil {
 		return errorMessage(st.id, werr)
 	}
-	ctx, cancel := context.WithCancel(work) // speech.cancel's
-	defer cancel()
-	st.mu.Lock()
-	st.cancel = cancel
-	st.mu.Unlock()
-	if st.dropped.Load() { // cancelled just now
-		cancel()
-	}
+	ctx := st.ctx
 	var res tts.Result
 	var err error
 	if st.input {
@@ -164,7 +147,7 @@ func (s *session) answer(work context.Context, st *stream) (last any) {
 			return res, err
 		})
 	}
-	return s.last(work, st, w, res, err)
+	return s.last(st, w, res, err)
 }
 
 // request is st's speech.create as the request to synthesize, and the
@@ -172,7 +155,7 @@ func (s *session) answer(work context.Context, st *stream) (last any) {
 func (s *session) request(ctx context.Context, st *stream) (tts.Request, *writer, *wire.Error) {
 	st.start = time.Now()
 	sp := st.msg.Speech
-	req, werr := s.c.SpeechRequest(sp, s.guard.Account())
+	req, werr := s.c.SpeechRequest(sp, s.Guard.Account())
 	if werr != nil {
 		return req, nil, werr
 	}
@@ -185,7 +168,7 @@ func (s *session) request(ctx context.Context, st *stream) (tts.Request, *writer
 	if sp.Timestamps == wire.TimestampsWord {
 		req.OnSentence = func(d tts.SentenceDone) {
 			b, _ := json.Marshal(wire.NewTimestamps(st.id, d))
-			s.out.Queue(ctx, outbox.Message{Type: websocket.MessageText, Data: b, Skip: &st.dropped})
+			s.Out.Queue(ctx, sockets.Frame{Type: websocket.MessageText, Data: b, Skip: &st.dropped})
 		}
 	}
 	return req, w, nil
@@ -194,7 +177,7 @@ func (s *session) request(ctx context.Context, st *stream) (tts.Request, *writer
 // job is the core's job of st's request.
 func (s *session) job(st *stream, req tts.Request) core.Job {
 	return core.Job{Request: req, Voice: st.msg.Speech.Voice, Start: st.start, Lexicons: core.RefsOf(st.msg.Speech.Lexicons),
-		Log: s.c.Log.With("request_id", s.ri.ID, "id", st.id)}
+		Log: s.c.Log.With("request_id", s.Info.ID, "id", st.id)}
 }
 
 // streamJob is the core's job of the input stream st: its text so far
@@ -212,38 +195,39 @@ func (s *session) streamJob(ctx context.Context, st *stream, req tts.Request) co
 		Job:     s.job(st, req),
 		Delay:   delay,
 		Idle:    min(core.DefaultStreamIdle, s.c.SocketIdle),
-		Recheck: s.guard.Check,
+		Recheck: s.Guard.Check,
 		Text:    func(text string) { st.chars += utf8.RuneCountInString(text) },
 		Flushed: func(op core.Op) error {
 			id, _ := op.Ref.(string)
-			return s.send(ctx, wire.WSFlushDoneMessage{Type: wire.WSFlushDone, ID: st.id, FlushID: id})
+			b, err := json.Marshal(wire.WSFlushDoneMessage{Type: wire.WSFlushDone, ID: st.id, FlushID: id})
+			if err != nil {
+				return err
+			}
+			return s.Out.Queue(ctx, sockets.Frame{Type: websocket.MessageText, Data: b})
 		},
 	}
 }
 
 // last is st's last message once its speech ended with res and err:
 // speech.done, speech.cancelled or its error; nil when the session is
-// over (work ended), or when the error is the credentials refused,
-// which ends it. err is the core's: core.ErrGone or a *wire.Error.
-func (s *session) last(work context.Context, st *stream, w *writer, res tts.Result, err error) any {
+// over, or when the error is the credentials refused, which ends it.
+// err is the core's: core.ErrGone or a *wire.Error.
+func (s *session) last(st *stream, w *writer, res tts.Result, err error) any {
 	var werr *wire.Error
 	switch {
-	case errors.Is(err, core.ErrGone) && work.Err() != nil:
+	case errors.Is(err, core.ErrGone) && s.Ctx.Err() != nil:
 		return nil
 	case errors.Is(err, core.ErrGone):
 		st.dropped.Store(true)
 		return wire.WSCancelledMessage{Type: wire.WSCancelled, ID: st.id}
-	case errors.As(err, &werr) && s.guard.Refused() != nil:
+	case errors.As(err, &werr) && s.Guard.Refused() != nil:
 		s.refuse(st.id, werr)
 		return nil
 	case werr != nil:
 		return errorMessage(st.id, werr)
 	}
 	w.start() // no audio at all: still announce the format
-	res.SynthesisTime = s.c.UpstreamTime(res)
-	gateway := time.Since(st.start)
-	s.c.Log.Info("websocket speech", "request_id", s.ri.ID, "id", st.id, "voice", st.msg.Speech.Voice, "sentences", res.Sentences,
-		"upstream_ms", core.MS(res.SynthesisTime), "engine_ms", core.MS(res.EngineTime), "gateway_ms", core.MS(gateway))
+	res, gateway := s.Spoke([]any{"id", st.id, "voice", st.msg.Speech.Voice}, res, st.start)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	return wire.WSDoneMessage{
 		Type: wire.WSDone, ID: st.id, Sentences: res.Sentences, AudioMS: ms(res.Audio),
@@ -252,10 +236,10 @@ func (s *session) last(work context.Context, st *stream, w *writer, res tts.Resu
 	}
 }
 
-// writer hands what tts writes to the outbox as one message per flush,
-// that is per sentence, preceded by speech.started: a binary message,
-// or a concurrent stream's speech.audio (its audio interleaves with
-// others', so it is tagged).
+// writer hands what tts writes to the session's writer as one message
+// per flush, that is per sentence, preceded by speech.started: a binary
+// message, or a concurrent stream's speech.audio (its audio interleaves
+// with others', so it is tagged).
 type writer struct {
 	ctx     context.Context
 	s       *session
@@ -277,7 +261,7 @@ func (w *writer) Flush() error {
 	if err := w.start(); err != nil {
 		return err
 	}
-	m := outbox.Message{Type: websocket.MessageBinary, Data: w.buf, Skip: &w.st.dropped}
+	m := sockets.Frame{Type: websocket.MessageBinary, Data: w.buf, Skip: &w.st.dropped}
 	if w.st.concurrent {
 		b, err := json.Marshal(wire.WSAudioMessage{Type: wire.WSAudio, ID: w.st.id, Audio: w.buf})
 		if err != nil {
@@ -285,8 +269,8 @@ func (w *writer) Flush() error {
 		}
 		m.Type, m.Data = websocket.MessageText, b
 	}
-	err := w.s.out.Queue(w.ctx, m)
-	w.buf = nil // the outbox has it
+	err := w.s.Out.Queue(w.ctx, m)
+	w.buf = nil // the writer has it
 	return err
 }
 
@@ -296,5 +280,5 @@ func (w *writer) start() error {
 		return nil
 	}
 	w.sent = true
-	return w.s.send(w.ctx, w.started)
+	return w.s.Out.Send(w.started)
 }

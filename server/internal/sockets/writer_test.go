@@ -1,4 +1,4 @@
-package outbox
+package sockets
 
 import (
 	"context"
@@ -41,19 +41,19 @@ func pair(t *testing.T) (server, client *websocket.Conn) {
 // not at all; Drain sends what waits and refuses what comes after.
 func TestOrderSkipDrain(t *testing.T) {
 	server, client := pair(t)
-	o := New(server, 8, time.Second, func(err error) { t.Errorf("fail: %v", err) })
+	o := NewWriter(context.Background(), server, 8, time.Second, func(err error) { t.Errorf("fail: %v", err) })
 	ctx := context.Background()
 	go o.Run(ctx)
 	skipped := new(atomic.Bool)
 	skipped.Store(true)
-	for _, m := range []Message{{Type: websocket.MessageText, Data: []byte("one")}, {Type: websocket.MessageText, Data: []byte("gone"), Skip: skipped},
+	for _, m := range []Frame{{Type: websocket.MessageText, Data: []byte("one")}, {Type: websocket.MessageText, Data: []byte("gone"), Skip: skipped},
 		{Type: websocket.MessageBinary, Data: []byte("two")}} {
 		if err := o.Queue(ctx, m); err != nil {
 			t.Fatal(err)
 		}
 	}
 	o.Drain()
-	if err := o.Queue(ctx, Message{Type: websocket.MessageText, Data: []byte("late")}); !errors.Is(err, ErrDrained) {
+	if err := o.Queue(ctx, Frame{Type: websocket.MessageText, Data: []byte("late")}); !errors.Is(err, ErrDrained) {
 		t.Errorf("Queue after Drain: %v", err)
 	}
 	for _, want := range []string{"one", "two"} {
@@ -71,7 +71,7 @@ func TestOrderSkipDrain(t *testing.T) {
 func TestWriteTimeout(t *testing.T) {
 	server, _ := pair(t)
 	failed := make(chan error, 1)
-	o := New(server, 1, 100*time.Millisecond, func(err error) {
+	o := NewWriter(context.Background(), server, 1, 100*time.Millisecond, func(err error) {
 		select {
 		case failed <- err:
 		default:
@@ -83,7 +83,7 @@ func TestWriteTimeout(t *testing.T) {
 	big := make([]byte, 4<<20) // more than the socket buffers hold
 	go func() {
 		for ctx.Err() == nil {
-			o.Queue(ctx, Message{Type: websocket.MessageBinary, Data: big})
+			o.Queue(ctx, Frame{Type: websocket.MessageBinary, Data: big})
 		}
 	}()
 	select {
