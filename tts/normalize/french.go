@@ -147,13 +147,16 @@ func french() *language {
 			return s
 		},
 		ordinalOf: func(core string) (string, bool) {
-			for _, suffix := range []string{"er", "re", "ème", "eme", "e"} {
-				if d, ok := strings.CutSuffix(core, suffix); ok && digits(d) && len(d) <= 6 {
+			for _, suffix := range []string{"er", "re", "ère", "ème", "eme", "e"} {
+				if d, ok := strings.CutSuffix(core, suffix); ok && (digits(d) && len(d) <= 6 || frRomanOrdinal(d)) {
 					v := int64(atoi(d))
+					if !digits(d) {
+						v = romanValue(d)
+					}
 					switch {
-					case (suffix == "er" || suffix == "re") != (v == 1):
+					case (suffix == "er" || suffix == "re" || suffix == "ère") != (v == 1):
 						return "", false
-					case suffix == "re":
+					case suffix == "re" || suffix == "ère":
 						return "première", true
 					}
 					return frOrdinal(v), true
@@ -219,5 +222,14 @@ func french() *language {
 			return frCardinal(v)
 		},
 	}
+	l.abbreviation = l.abbreviationOf(frAbbreviations.table())
+	l.nounGender, l.oneBefore = frNounGender, frOneBefore
 	return l
+}
+
+// frRomanOrdinal reports a Roman numeral that French writes before an
+// ordinal's ending: "XIXe siècle", "Ier", "Ve République". A lone L, C, D
+// or M is left (the "Le", "Ce", "De", "Me" of a sentence).
+func frRomanOrdinal(s string) bool {
+	return s != "" && romanRE.MatchString(s) && (len(s) >= 2 || s == "I" || s == "V" || s == "X")
 }

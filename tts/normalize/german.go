@@ -198,6 +198,18 @@ func german() *language {
 		rank:    deRank,
 		rankDot: true,
 	}
+	l.ordinalAt, l.inflectDate, l.nounGender = l.deOrdinalAt, deInflectDate, deNounGender
+	l.nounNotYear = func(w string) bool { return isCapitalized(w) && !deNotNouns[w] && l.monthOf(w, "") == 0 }
+	l.oneBefore = func(say string, g byte) string {
+		switch {
+		case say != "eins":
+			return say
+		case g == 'f':
+			return "eine"
+		}
+		return "ein"
+	}
+	l.abbreviation = deAbbreviation(l.abbreviationOf(deAbbreviations.table()))
 	return l
 }
 
@@ -215,4 +227,20 @@ func deRank(name string, v int64) string {
 		article = "die"
 	}
 	return article + " " + strings.TrimSuffix(deOrdinal(v), "r")
+}
+
+// deAbbreviation reads German abbreviations, and a street's name written
+// with "str." as one word: "Hauptstr." is "Hauptstraße".
+func deAbbreviation(table func(n *normalizer, i int) (int, string)) func(n *normalizer, i int) (int, string) {
+	return func(n *normalizer, i int) (int, string) {
+		if used, say := table(n, i); used > 0 {
+			return used, say
+		}
+		c := n.core(i)
+		if stem, ok := strings.CutSuffix(c, "str"); ok && len(stem) >= 3 && isCapitalized(c) && strings.HasPrefix(n.trail(i), ".") {
+			n.eatDot = true
+			return 1, stem + "straße"
+		}
+		return 0, ""
+	}
 }
