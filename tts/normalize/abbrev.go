@@ -115,13 +115,30 @@ func (l *language) abbreviationOf(abbrevs map[string]abbrev) func(n *normalizer,
 			key += "."
 		}
 		if best > 0 {
-			n.eatDot = eat
+			// An abbreviation that may end a sentence keeps its period
+			// before a capital: "usw. Dann".
+			n.eatDot = eat && !(sentenceEnders[key0(n, i, best)] && isCapitalized(n.core(i+best)))
 			if r := firstRune(n.core(i)); start && unicode.IsUpper(r) {
 				say = capitalize(say)
 			}
 		}
 		return best, say
 	}
+}
+
+// sentenceEnders are abbreviations that often end a sentence.
+var sentenceEnders = words("usw. usf. u.v.m. o.Ä. u.Ä. etc. v.Chr. n.Chr. J.-C. av.J.-C. apr.J.-C. a.C. d.C. EE.UU. " +
+	"S.A. Uds. Vds. ff.")
+
+// key0 is the written form of words i to i+used-1, without spaces, with
+// the last one's period.
+func key0(n *normalizer, i, used int) string {
+	var b strings.Builder
+	for k := i; k < i+used; k++ {
+		b.WriteString(n.core(k))
+		b.WriteString(".")
+	}
+	return b.String()
 }
 
 // lookupAbbrev finds key in abbrevs; at the start of a sentence also with
