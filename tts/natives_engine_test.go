@@ -2,12 +2,16 @@ package tts_test
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
 
+	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
+	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/tts/espeaktts"
 )
 
 // TestNativesReachTheEngine: what an engine is given to say, through the
@@ -64,4 +68,41 @@ func (f nativeVoices) Voices(ctx context.Context) ([]engine.Voice, error) {
 		vs[i].Language = vs[i].Name
 	}
 	return vs, err
+}
+
+// TestNativeWordsPointAtTheInput: in German, French and Spanish too, the
+// word timings of what was said for a written form cover that form as the
+// client wrote it ("3. Mai" for "dritten Mai", "Srta." for "señorita").
+func TestNativeWordsPointAtTheInput(t *testing.T) {
+	synth, err := espeaktts.New(espeak.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer synth.Close()
+	for _, c := range []struct{ voice, input, want string }{
+		{"de", "Am 3. Mai zahlt Hr. Meier z. B. 12,50 €.", "Am|3. Mai|zahlt|Hr.|Meier|z. B.|12,50 €"},
+		{"fr-fr", "Au XIXe siècle, Mme Martin paie 3,99 $.", "Au|XIXe|siècle|Mme|Martin|paie|3,99 $"},
+		{"es", "La Srta. Ruiz llegó el 1.º de mayo, p. ej. a las 14:30.", "La|Srta.|Ruiz|llegó|el|1.º|de|mayo|p. ej.|a|las|14:30"},
+	} {
+		var got []tts.Word
+		_, err := synth.Stream(context.Background(), io.Discard, tts.Request{Voice: c.voice, Input: c.input, Format: encode.PCM,
+			OnSentence: func(d tts.SentenceDone) { got = append(got, d.Words...) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runes := []rune(c.input)
+		var written []string
+		for _, w := range got {
+			if w.CharStart < 0 || w.CharEnd > len(runes) || w.CharStart >= w.CharEnd {
+				t.Fatalf("%s: word %+v outside the input", c.voice, w)
+			}
+			if s := string(runes[w.CharStart:w.CharEnd]); s != w.Word {
+				t.Errorf("%s: word %q covers %q of the input", c.voice, w.Word, s)
+			}
+			written = append(written, w.Word)
+		}
+		if got := strings.Join(written, "|"); got != c.want {
+			t.Errorf("%s: words %q, want %q", c.voice, got, c.want)
+		}
+	}
 }

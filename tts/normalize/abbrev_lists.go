@@ -14,7 +14,7 @@ var deAbbreviations = abbrevLists{
 		"Jh.=Jahrhundert", "Jhd.=Jahrhundert", "Str.=Straße", "bzgl.=bezüglich", "allg.=allgemein", "Abb.=Abbildung",
 		"Hbf.=Hauptbahnhof", "geb.=geboren", "gest.=gestorben", "Fa.=Firma", "Hrsg.=Herausgeber", "ugs.=umgangssprachlich",
 		"gem.=gemäß", "mind.=mindestens", "max.=maximal", "Tsd.=Tausend", "e. V.=eingetragener Verein",
-		"Dipl.-Ing.=Diplomingenieur", "i. A.=im Auftrag", "u. ä.=und ähnlich", "sog.=sogenannt", "Std.=Stunden",
+		"Dipl.-Ing.=Diplomingenieur", "Dr. med.=Doktor med", "Dr. med. dent.=Doktor med dent", "i. A.=im Auftrag", "u. ä.=und ähnlich", "sog.=sogenannt", "Std.=Stunden",
 		"Mio.=Millionen", "Mrd.=Milliarden", "insb.=insbesondere", "usf.=und so fort", "zz.=zurzeit", "ff.=folgende"},
 	names: []string{"Hr.=Herr", "Hrn.=Herrn", "Fr.=Frau", "Frl.=Fräulein", "Dr.=Doktor", "Prof.=Professor",
 		"St.=Sankt", "Dipl.=Diplom", "Ing.=Ingenieur"},

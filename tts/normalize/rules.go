@@ -434,6 +434,9 @@ func (l *language) clockOf(n *normalizer, i int) (int, string) {
 				mark, used = a, 2
 			} else if l.clockWord != "" && n.core(i+1) == l.clockWord {
 				used = 2 // "22:30 Uhr": the reading says "Uhr" already
+			} else if n.core(i+1) == "h" && l.decimal == ',' {
+				used = 2 // "14:30 h", as French and Spanish write it
+				n.eatDot = true
 			}
 		}
 		return used, l.clock(h, min, mark)
@@ -606,6 +609,10 @@ func (l *language) numeral(n *normalizer, i int) (int, string) {
 		if used > 1 {
 			x, _ = parseNumber(whole, l)
 			x.grouped = true
+			// "2 500,50 €": money grouped by spaces.
+			if cur, ok := l.currencies[n.core(i+used)]; ok && n.joined(i+used-1) && utf8.RuneCountInString(n.core(i+used)) == 1 {
+				return used + 1, l.sayMoney(x, cur, "")
+			}
 		}
 	}
 	// "2 1/2": two and a half.
