@@ -10,7 +10,7 @@ var deAbbreviations = abbrevLists{
 		"exkl.=exklusive", "zzgl.=zuzüglich", "vgl.=vergleiche", "bspw.=beispielsweise", "etc.=et cetera",
 		"v. a.=vor allem", "o. Ä.=oder Ähnliches", "u. Ä.=und Ähnliches", "u. U.=unter Umständen", "z. T.=zum Teil",
 		"s. o.=siehe oben", "s. u.=siehe unten", "m. E.=meines Erachtens", "i. d. R.=in der Regel",
-		"z. Zt.=zurzeit", "z. Hd.=zu Händen", "u. v. m.=und vieles mehr", "v. Chr.=vor Christus", "n. Chr.=nach Christus",
+		"z. Zt.=zurzeit", "z. Hd.=zu Händen", "u. v. m.=und vieles mehr", "u.=und", "v. Chr.=vor Christus", "n. Chr.=nach Christus",
 		"Jh.=Jahrhundert", "Jhd.=Jahrhundert", "Str.=Straße", "bzgl.=bezüglich", "allg.=allgemein", "Abb.=Abbildung",
 		"Hbf.=Hauptbahnhof", "geb.=geboren", "gest.=gestorben", "Fa.=Firma", "Hrsg.=Herausgeber", "ugs.=umgangssprachlich",
 		"gem.=gemäß", "mind.=mindestens", "max.=maximal", "Tsd.=Tausend", "e. V.=eingetragener Verein",

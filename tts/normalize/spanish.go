@@ -155,8 +155,8 @@ func spanish() *language {
 	}
 	l.clock = func(h, m int, _ string) string {
 		say := esCardinal(int64(h))
-		if h == 1 {
-			say = "una"
+		if strings.HasSuffix(say, "uno") { // la una, las veintiuna
+			say = strings.TrimSuffix(say, "o") + "a"
 		}
 		if m > 0 {
 			say += " y " + esCardinal(int64(m))
