@@ -17,7 +17,7 @@ var deCaseWords = map[string]string{
 	"dem": "en", "den": "en", "des": "en", "einem": "en", "einen": "en", "eines": "en", "einer": "en",
 	"der": "", "die": "e", "das": "e", "eine": "e", "ein": "",
 	"seinem": "en", "seinen": "en", "seiner": "en", "ihrem": "en", "ihren": "en", "ihrer": "en",
-	"seine": "e", "ihre": "e", "sein": "", "ihr": "", "jedem": "en", "jeden": "en", "jeder": "", "jede": "e", "jedes": "es",
+	"seine": "e", "ihre": "e", "sein": "", "ihr": "", "jedem": "en", "jeden": "en", "jeder": "", "jede": "e", "jedes": "e",
 }
 
 // deDativePrepositions make "der" before a noun dative: "in der 3.
