@@ -10,8 +10,8 @@ import (
 // Abbreviations of German, French and Spanish: each language's usual
 // list, read where a reader of that language expands them. An entry is
 // keyed by the abbreviation as written, its parts joined without spaces
-// ("z.B." for "z. B.", "z.B." and "z.B"), with its final period when it
-// needs one ("usw.") and without when it is written without ("Mme").
+// ("z.B." for "z. B." and "z.B."), with its final period when it needs
+// one ("usw.") and without when it is written without ("Mme").
 
 // abbrevWhere says where an abbreviation is read.
 type abbrevWhere int
@@ -54,10 +54,11 @@ func (a abbrevLists) table() map[string]abbrev {
 	for _, l := range []struct {
 		pairs []string
 		where abbrevWhere
-	}{{a.anywhere, anywhere}, {a.names, beforeName}, {a.numbers, beforeNumber}, {a.phones, anywhere}} {
+		phone bool
+	}{{a.anywhere, anywhere, false}, {a.names, beforeName, false}, {a.numbers, beforeNumber, false}, {a.phones, anywhere, true}} {
 		for _, p := range l.pairs {
 			written, said, _ := strings.Cut(p, "=")
-			t[key(written)] = abbrev{say: said, where: l.where, phone: l.where == anywhere && slicesContain(a.phones, p)}
+			t[key(written)] = abbrev{say: said, where: l.where, phone: l.phone}
 		}
 	}
 	for _, p := range a.elsewhere {
@@ -67,15 +68,6 @@ func (a abbrevLists) table() map[string]abbrev {
 		t[key(written)] = e
 	}
 	return t
-}
-
-func slicesContain(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // abbreviationOf reads the abbreviation that starts at word i, of up to
@@ -117,7 +109,7 @@ func (l *language) abbreviationOf(abbrevs map[string]abbrev) func(n *normalizer,
 		if best > 0 {
 			// An abbreviation that may end a sentence keeps its period
 			// before a capital: "usw. Dann".
-			n.eatDot = eat && !(sentenceEnders[key0(n, i, best)] && isCapitalized(n.core(i+best)))
+			n.eatDot = eat && !(sentenceEnders[writtenAs(n, i, best)] && isCapitalized(n.core(i+best)))
 			if r := firstRune(n.core(i)); start && unicode.IsUpper(r) {
 				say = capitalize(say)
 			}
@@ -130,9 +122,9 @@ func (l *language) abbreviationOf(abbrevs map[string]abbrev) func(n *normalizer,
 var sentenceEnders = words("usw. usf. u.v.m. o.Ä. u.Ä. etc. v.Chr. n.Chr. J.-C. av.J.-C. apr.J.-C. a.C. d.C. EE.UU. " +
 	"S.A. Uds. Vds. ff.")
 
-// key0 is the written form of words i to i+used-1, without spaces, with
+// writtenAs is the written form of words i to i+used-1, without spaces, with
 // the last one's period.
-func key0(n *normalizer, i, used int) string {
+func writtenAs(n *normalizer, i, used int) string {
 	var b strings.Builder
 	for k := i; k < i+used; k++ {
 		b.WriteString(n.core(k))
@@ -161,8 +153,8 @@ func lookupAbbrev(abbrevs map[string]abbrev, key string, start bool) (abbrev, bo
 func placeAbbrev(n *normalizer, next int, a abbrev) (string, bool) {
 	w := n.core(next)
 	joined := next < len(n.words) && n.lead(next) == "" && !n.words[next].tag
-	name := joined && isCapitalized(w) && !(len(w) > 0 && w[0] >= '0' && w[0] <= '9')
-	number := joined && len(w) > 0 && w[0] >= '0' && w[0] <= '9'
+	name := joined && isCapitalized(w)
+	number := joined && w != "" && w[0] >= '0' && w[0] <= '9'
 	switch {
 	case a.where == anywhere,
 		a.where == beforeName && name,
