@@ -165,6 +165,11 @@ func plainWord(w string) bool {
 	}
 	_, unit := englishUnits[w]
 	_, month := usEnglish().monthAbbr[w]
+	for _, a := range []abbrevLists{deAbbreviations, frAbbreviations, esAbbreviations} {
+		if _, ok := a.table()[w]; ok {
+			return false // "qqch", "aprox"
+		}
+	}
 	return !unit && !month && enAnywhere[w] == "" && enBeforeNumber[w] == "" && w != "thousand" && w != "million" && w != "billion" && w != "trillion"
 }
 
