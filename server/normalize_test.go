@@ -15,7 +15,8 @@ import (
 // docs/reading.md's harder cases, each in the language of the voice
 // asked for: telephone numbers and emergency numbers digit by digit, no
 // "(" left from an area code, "221B" not bytes, German "22:30 Uhr" with
-// one "Uhr", Roman numerals after counted words and rulers' names.
+// one "Uhr", Roman numerals after counted words and rulers' names, and
+// German, French and Spanish as natives read them (issue 44).
 func TestNormalizeReadings(t *testing.T) {
 	e := newEnv(t, envOptions{synth: func(o *tts.Options) {
 		for _, id := range []string{"de", "fr-fr", "es"} {
@@ -35,6 +36,10 @@ func TestNormalizeReadings(t *testing.T) {
 		{"fr-fr", "Appelez le 15 ou le 555-0142.", "Appelez le un cinq ou le cinq cinq cinq, zéro un quatre deux."},
 		{"fr-fr", "chapitre IV, Louis XIV", "chapitre quatre, Louis quatorze"},
 		{"es", "Llama al 112. Felipe VI, capítulo IV", "Llama al uno uno dos. Felipe sexto, capítulo cuatro"},
+		// Issue 44: ordinals in their case, dates, abbreviations, as natives read them.
+		{"de", "Am 3. Mai kam Hr. Meier z. B. zum 1. Mal.", "Am dritten Mai kam Herr Meier zum Beispiel zum ersten Mal."},
+		{"fr-fr", "Au XIXe siècle, Mme Martin vivait au 2e étage.", "Au dix-neuvième siècle, Madame Martin vivait au deuxième étage."},
+		{"es", "La Srta. Ruiz llegó el 1.º de mayo por 3,99 $.", "La señorita Ruiz llegó el primero de mayo por tres dólares con noventa y nueve centavos."},
 	} {
 		res := e.do("GET", "/v1/normalize?voice="+c.voice+"&text="+url.QueryEscape(c.input), e.key, "", nil)
 		var got wire.Normalization

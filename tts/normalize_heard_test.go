@@ -42,15 +42,23 @@ func TestNormalizedSpeechHeardRight(t *testing.T) {
 		}
 		return right, notes
 	}
-	on, onNotes := heardRight(tts.NormalizeOn)
-	off, offNotes := heardRight(tts.NormalizeOff)
-	t.Logf("normalized: %d of %d heard as a careful reader says them\n%s", on, len(cases), strings.Join(onNotes, "\n"))
-	t.Logf("as written: %d of %d\n%s", off, len(cases), strings.Join(offNotes, "\n"))
-	if on < len(cases)-1 {
-		t.Errorf("normalized: only %d of %d heard as a careful reader says them", on, len(cases))
+	judgeHeard(t, len(cases), heardRight)
+}
+
+// judgeHeard checks how many of n sentences heard counts as said the
+// careful way, normalized (all but one at least) and read as written (the
+// control: fewer, or the test cannot tell), and logs what was heard.
+func judgeHeard(t *testing.T, n int, heard func(tts.Normalization) (int, []string)) {
+	t.Helper()
+	on, onNotes := heard(tts.NormalizeOn)
+	off, offNotes := heard(tts.NormalizeOff)
+	t.Logf("normalized: %d of %d heard as a careful reader says them\n%s", on, n, strings.Join(onNotes, "\n"))
+	t.Logf("as written: %d of %d\n%s", off, n, strings.Join(offNotes, "\n"))
+	if on < n-1 {
+		t.Errorf("normalized: only %d of %d heard as a careful reader says them", on, n)
 	}
 	if off >= on {
-		t.Errorf("as written, %d of %d heard the careful way too: the test cannot tell", off, len(cases))
+		t.Errorf("as written, %d of %d heard the careful way too: the test cannot tell", off, n)
 	}
 }
 

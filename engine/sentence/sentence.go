@@ -7,9 +7,11 @@
 // A sentence ends at ., !, ? or …, or at 。！？ in CJK text, followed by
 // white space or the end of the text (after any closing quotes or
 // brackets), and at a blank line. A period after a known abbreviation
-// ("Dr.", "e.g.") or a single capital (an initial), after shillings
-// before pence ("3s. 6d."), inside a number ("3.14"), or in an ellipsis
-// followed by a lower-case word does not end a sentence.
+// ("Dr.", "e.g.", and those of German, French and Spanish: "z. B.",
+// "Srta.", "av. J.-C.") or a single letter (an initial), after shillings
+// before pence ("3s. 6d."), after a German ordinal ("am 3. Mai", "zum 1.
+// Mal"), inside a number ("3.14"), or in an ellipsis followed by a
+// lower-case word does not end a sentence.
 package sentence
 
 import (
@@ -103,6 +105,9 @@ func sentenceEnds(text string, start, i int, r rune, end int) bool {
 		// Shillings before pence: "3s. 6d.", pre-decimal British money.
 		next, _, _ := strings.Cut(rest, " ")
 		if countOf(word, "s", 3) && countOf(strings.TrimRight(next, ".,;:!?"), "d", 2) {
+			return false
+		}
+		if nativeNoEnd(text[start:i-len(word)], word, rest) {
 			return false
 		}
 	}

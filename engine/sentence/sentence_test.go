@@ -39,6 +39,15 @@ func TestSplit(t *testing.T) {
 		{"shillings and pence", "It cost 3s. 6d. in 1890. Dear.", []string{"It cost 3s. 6d. in 1890.", "Dear."}},
 		{"pence end", "It cost 3s. 6d. Dear.", []string{"It cost 3s. 6d.", "Dear."}},
 		{"seconds", "Wait 3s. 6 more.", []string{"Wait 3s.", "6 more."}},
+		{"german ordinal before a month", "Wir treffen uns am 3. Mai. Gut.", []string{"Wir treffen uns am 3. Mai.", "Gut."}},
+		{"german ordinal after an article", "Es ist der 2. Platz. Gut.", []string{"Es ist der 2. Platz.", "Gut."}},
+		{"german ordinal after a preposition", "Ich war zum 1. Mal hier.", []string{"Ich war zum 1. Mal hier."}},
+		{"german number ends", "Es waren 3. Dann kam er.", []string{"Es waren 3.", "Dann kam er."}},
+		{"german abbreviations", "Das ist z. B. Obst, d. h. Nahrung. Hr. Meier kam, Nr. 5 auch.", []string{"Das ist z. B. Obst, d. h. Nahrung.", "Hr. Meier kam, Nr. 5 auch."}},
+		{"german street", "Sie wohnt in der Hauptstr. 5 hier.", []string{"Sie wohnt in der Hauptstr. 5 hier."}},
+		{"french abbreviations", "Mort en 44 av. J.-C. Rome pleure.", []string{"Mort en 44 av. J.-C. Rome pleure."}},
+		{"spanish titles", "La Srta. Ruiz y la Dra. Pérez. Ver pág. 12 ya.", []string{"La Srta. Ruiz y la Dra. Pérez.", "Ver pág. 12 ya."}},
+		{"english words kept", "I do. So we go. It is art. Fine.", []string{"I do.", "So we go.", "It is art.", "Fine."}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

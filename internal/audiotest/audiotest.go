@@ -121,6 +121,31 @@ func Decode(t testing.TB, path string, rate int) []int16 {
 // what pocketsphinx heard, "" for nothing.
 func Recognize(t testing.TB, path string, candidates []string) string {
 	t.Helper()
+	return recognize(t, path, candidates, func(model string) []byte {
+		return dictionaryOf(t, model+"/cmudict-en-us.dict", candidates)
+	}, nil)
+}
+
+// RecognizePronounced is Recognize with the words' pronunciations given,
+// in the phones of the English model (CMU's ARPAbet: "HH EH R"): words of
+// other languages, pronounced as a speaker of them would, are heard by
+// the phones closest to theirs. Candidates' words must be keys of
+// pronounce, of ASCII letters and digits. No silence is put between
+// words: with it, the recognizer often ended such speech outside the
+// grammar and heard nothing.
+func RecognizePronounced(t testing.TB, path string, candidates []string, pronounce map[string]string) string {
+	t.Helper()
+	return recognize(t, path, candidates, func(string) []byte {
+		var b strings.Builder
+		for w, phones := range pronounce {
+			fmt.Fprintf(&b, "%s %s\n", w, phones)
+		}
+		return []byte(b.String())
+	}, []string{"-fsgusefiller", "no"})
+}
+
+func recognize(t testing.TB, path string, candidates []string, dictionary func(model string) []byte, options []string) string {
+	t.Helper()
 	Require(t, "pocketsphinx_continuous", "ffmpeg")
 	const model = "/usr/share/pocketsphinx/model/en-us"
 	dir := t.TempDir()
@@ -134,11 +159,11 @@ func Recognize(t testing.TB, path string, candidates []string) string {
 		t.Fatalf("ffmpeg to 16 kHz: %v\n%s", err, out)
 	}
 	dict := filepath.Join(dir, "words.dict")
-	if err := os.WriteFile(dict, dictionaryOf(t, model+"/cmudict-en-us.dict", candidates), 0o644); err != nil {
+	if err := os.WriteFile(dict, dictionary(model), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("pocketsphinx_continuous", "-hmm", model+"/en-us", "-dict", dict,
-		"-jsgf", gram, "-infile", wav16, "-logfn", os.DevNull).Output()
+	args := append([]string{"-hmm", model + "/en-us", "-dict", dict, "-jsgf", gram, "-infile", wav16, "-logfn", os.DevNull}, options...)
+	out, err := exec.Command("pocketsphinx_continuous", args...).Output()
 	if err != nil {
 		t.Fatalf("pocketsphinx: %v", err)
 	}

@@ -6,9 +6,15 @@
 // it came from, so that word timings point at what a client sent.
 //
 // Normalize chooses its rules by language. English (US and British) has
-// every class below; German, French and Spanish the common ones
-// (numbers, decimals, ordinals, money, dates, times, percent, units,
-// addresses). Other languages are left unchanged.
+// every class below; German, French and Spanish are read as their natives
+// read them: numbers, decimals and thousands as each writes them,
+// ordinals by the words around them and in the case those ask for
+// ("zum 1. Mal" is "zum ersten Mal", "am 15.08.2024" "am fünfzehnten
+// August …", "XIXe siècle" "dix-neuvième siècle", "la 3.ª vez" "la
+// tercera vez"), money, dates, times, percent, units, each language's
+// abbreviations and titles ("z. B.", "Mlle", "Srta.", "av. J.-C."), and
+// one agreeing with its noun ("eine Frage", "vingt et une pages",
+// "veintiún años"). Other languages are left unchanged.
 //
 //   - numbers: cardinals (with thousands separators), negatives,
 //     decimals, ordinals ("2nd", "1er", "2ª"), fractions ("3/4", "2 1/2"),
@@ -44,6 +50,6 @@
 // Audio tags (<|…|>) are never changed. Not handled: numbers spelled with
 // words, chemical formulas, math expressions beyond a fraction, measures
 // with two units ("5 ft 3 in", whose "in" is too often the preposition),
-// grammatical case and gender of German, French and Spanish numbers beyond
-// "ein/eine", "un/une", "uno/un/una" before units.
+// German case beyond the word before an ordinal, and the gender of nouns
+// outside the lists and endings gender.go and german_ordinal.go know.
 package normalize

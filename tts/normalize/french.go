@@ -109,8 +109,12 @@ func frOrdinal(n int64) string {
 	return strings.TrimSuffix(w, "e") + "ième"
 }
 
+// frPlural puts an ordinal in the plural: "premiers", "deuxièmes".
+func frPlural(say string) string { return say + "s" }
+
 func french() *language {
-	l := &language{
+	l := &language{}
+	*l = language{
 		decimal: ',', group: '.', groupSpace: true, fractionAsNumber: true,
 		hour: unit{"heure", "heures"}, minute: unit{"minute", "minutes"}, second: unit{"seconde", "secondes"},
 		digit:    [10]string{"zéro", "un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf"},
@@ -147,13 +151,29 @@ func french() *language {
 			return s
 		},
 		ordinalOf: func(core string) (string, bool) {
-			for _, suffix := range []string{"er", "re", "ème", "eme", "e"} {
-				if d, ok := strings.CutSuffix(core, suffix); ok && digits(d) && len(d) <= 6 {
+			if d, ok := strings.CutSuffix(core, "s"); ok && len(d) > 1 && !strings.HasSuffix(d, "s") {
+				if say, ok := l.ordinalOf(d); ok { // "1ers", "2es": plural
+					return frPlural(say), true
+				}
+			}
+			for _, suffix := range []string{"nde", "nd", "de", "d"} { // "2nd", "2de": second, seconde
+				if d, ok := strings.CutSuffix(core, suffix); ok && d == "2" {
+					if strings.HasSuffix(suffix, "e") {
+						return "seconde", true
+					}
+					return "second", true
+				}
+			}
+			for _, suffix := range []string{"er", "re", "ère", "ème", "eme", "e"} {
+				if d, ok := strings.CutSuffix(core, suffix); ok && (digits(d) && len(d) <= 6 || frRomanOrdinal(d)) {
 					v := int64(atoi(d))
+					if !digits(d) {
+						v = romanValue(d)
+					}
 					switch {
-					case (suffix == "er" || suffix == "re") != (v == 1):
+					case (suffix == "er" || suffix == "re" || suffix == "ère") != (v == 1):
 						return "", false
-					case suffix == "re":
+					case suffix == "re" || suffix == "ère":
 						return "première", true
 					}
 					return frOrdinal(v), true
@@ -219,5 +239,14 @@ func french() *language {
 			return frCardinal(v)
 		},
 	}
+	l.abbreviation = l.abbreviationOf(frAbbreviations.table())
+	l.nounGender, l.oneBefore = frNounGender, frOneBefore
 	return l
+}
+
+// frRomanOrdinal reports a Roman numeral that French writes before an
+// ordinal's ending: "XIXe siècle", "Ier", "Ve République". A lone L, C, D
+// or M is left (the "Le", "Ce", "De", "Me" of a sentence).
+func frRomanOrdinal(s string) bool {
+	return s != "" && romanRE.MatchString(s) && (len(s) >= 2 || s == "I" || s == "V" || s == "X")
 }

@@ -198,6 +198,32 @@ func german() *language {
 		rank:    deRank,
 		rankDot: true,
 	}
+	l.ordinalAt, l.inflectDate = l.deOrdinalAt, deInflectDate
+	// Before a noun, "1" is "ein" unless the noun is feminine ("eine
+	// Frage"); "1 Mio." is "eine Million".
+	l.nounGender = func(w string) byte {
+		if g := deNounGender(w); g != 0 {
+			return g
+		}
+		if w == "Mio" || w == "Mrd" {
+			return 'f'
+		}
+		if isCapitalized(w) && !deNotNouns[w] {
+			return 'm'
+		}
+		return 0
+	}
+	l.nounNotYear = func(w string) bool { return isCapitalized(w) && !deNotNouns[w] && l.monthOf(w, "") == 0 }
+	l.oneBefore = func(say string, g byte) string {
+		switch {
+		case say != "eins":
+			return say
+		case g == 'f':
+			return "eine"
+		}
+		return "ein"
+	}
+	l.abbreviation = deAbbreviation(l.abbreviationOf(deAbbreviations.table()))
 	return l
 }
 
@@ -215,4 +241,25 @@ func deRank(name string, v int64) string {
 		article = "die"
 	}
 	return article + " " + strings.TrimSuffix(deOrdinal(v), "r")
+}
+
+// deAbbreviation reads German abbreviations ("1 Mio." is "eine Million"),
+// and a street's name written with "str." as one word: "Hauptstr." is
+// "Hauptstraße".
+func deAbbreviation(table func(n *normalizer, i int) (int, string)) func(n *normalizer, i int) (int, string) {
+	return func(n *normalizer, i int) (int, string) {
+		c := n.core(i)
+		if (c == "Mio" || c == "Mrd") && n.core(i-1) == "1" && n.joined(i-1) && strings.HasPrefix(n.trail(i), ".") {
+			n.eatDot = true
+			return 1, map[string]string{"Mio": "Million", "Mrd": "Milliarde"}[c]
+		}
+		if used, say := table(n, i); used > 0 {
+			return used, say
+		}
+		if stem, ok := strings.CutSuffix(c, "str"); ok && len(stem) >= 3 && isCapitalized(c) && strings.HasPrefix(n.trail(i), ".") {
+			n.eatDot = true
+			return 1, stem + "straße"
+		}
+		return 0, ""
+	}
 }

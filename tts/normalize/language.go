@@ -41,6 +41,24 @@ type language struct {
 	// ordinalOf reads an ordinal written with digits ("2nd", "1er",
 	// "2ª").
 	ordinalOf func(core string) (string, bool)
+	// ordinalAt reads an ordinal that only the words around it tell from
+	// a cardinal, in the case they ask for: German "zum 1. Mal" is "zum
+	// ersten Mal", "15.08." "fünfzehnter August".
+	ordinalAt func(n *normalizer, i int) (used int, say string)
+	// inflectDate gives a date read at word i the case the words before
+	// it ask for: German "am 15.08.2024" is "am fünfzehnten August …".
+	inflectDate func(n *normalizer, i int, say string) string
+	// nounGender tells the gender of the noun a number counts, for the
+	// number one: 'f' feminine, 'm' masculine, 'n' neuter, 0 when the word
+	// is no noun it knows ("1 Frage": "eine Frage").
+	nounGender func(word string) byte
+	// oneBefore makes a number that ends in one agree with a noun of
+	// gender g: German "eins" "ein"/"eine", French "vingt et un" "vingt
+	// et une", Spanish "veintiuno" "veintiún"/"veintiuna".
+	oneBefore func(say string, g byte) string
+	// nounNotYear reports a word after a four-digit number that makes it
+	// a count, not a year: German "1234 Besucher".
+	nounNotYear func(word string) bool
 	// beforeNoun adapts a number read before a unit or currency: German
 	// "eins" is "ein", Spanish "uno" is "un".
 	beforeNoun func(string) string

@@ -199,7 +199,8 @@ type normalizer struct {
 	b     strings.Builder
 	done  int // bytes of src already mapped
 	// eatDot is set by a rule that read an abbreviation's period: it goes
-	// with the abbreviation, unless it ends the text.
+	// with the abbreviation, unless it ends the text ("usw." at the end
+	// keeps its period, "Uds.?" loses it).
 	eatDot bool
 }
 
@@ -250,7 +251,7 @@ func (n *normalizer) run() {
 		}
 		last := n.words[i+used-1]
 		end := last.coreStart + len(last.core)
-		if n.eatDot && strings.HasPrefix(last.trail, ".") && i+used < len(n.words) {
+		if n.eatDot && strings.HasPrefix(last.trail, ".") && (i+used < len(n.words) || len(last.trail) > 1) {
 			end++
 		}
 		n.eatDot = false

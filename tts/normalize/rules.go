@@ -206,7 +206,7 @@ func (l *language) shortNumber(n *normalizer, i int) (int, string) {
 // commas.
 func (l *language) sayPhone(s string) string {
 	var groups []string
-	for _, g := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == '.' || r == ' ' || r == '(' || r == ')' }) {
+	for _, g := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == '.' || r == ' ' || r == '(' || r == ')' || r == '/' }) {
 		if strings.HasPrefix(g, "+") {
 			groups = append(groups, l.plus+" "+spellDigits(g[1:], l))
 			continue
@@ -250,7 +250,7 @@ func (l *language) money(n *normalizer, i int) (int, string) {
 	}
 	// "5 €", and "USD 5".
 	if x, ok := parseNumber(c, l); ok && n.joined(i) {
-		if cur, ok := l.currencies[n.core(i+1)]; ok && len(n.core(i+1)) == len("€") {
+		if cur, ok := l.currencies[n.core(i+1)]; ok && utf8.RuneCountInString(n.core(i+1)) == 1 {
 			return 2, l.sayMoney(x, cur, "")
 		}
 	}
@@ -318,6 +318,14 @@ var (
 func validDate(m, d int) bool { return m >= 1 && m <= 12 && d >= 1 && d <= 31 }
 
 func (l *language) dateRule(n *normalizer, i int) (int, string) {
+	used, say := l.dateOf(n, i)
+	if used > 0 && l.inflectDate != nil {
+		say = l.inflectDate(n, i, say)
+	}
+	return used, say
+}
+
+func (l *language) dateOf(n *normalizer, i int) (int, string) {
 	c := n.core(i)
 	if m := isoDateRE.FindStringSubmatch(c); m != nil && validDate(atoi(m[2]), atoi(m[3])) {
 		return 1, l.date(atoi(m[1]), atoi(m[2]), atoi(m[3]), l.dayFirst)
@@ -426,6 +434,9 @@ func (l *language) clockOf(n *normalizer, i int) (int, string) {
 				mark, used = a, 2
 			} else if l.clockWord != "" && n.core(i+1) == l.clockWord {
 				used = 2 // "22:30 Uhr": the reading says "Uhr" already
+			} else if n.core(i+1) == "h" && l.decimal == ',' {
+				used = 2 // "14:30 h", as French and Spanish write it
+				n.eatDot = true
 			}
 		}
 		return used, l.clock(h, min, mark)
@@ -450,6 +461,11 @@ func (l *language) clockOf(n *normalizer, i int) (int, string) {
 // ---- ordinals and decades ----
 
 func (l *language) ordinalRule(n *normalizer, i int) (int, string) {
+	if l.ordinalAt != nil {
+		if used, say := l.ordinalAt(n, i); used > 0 {
+			return used, say
+		}
+	}
 	c := n.core(i)
 	if l.ordinalOf != nil {
 		if say, ok := l.ordinalOf(c); ok {
@@ -593,6 +609,10 @@ func (l *language) numeral(n *normalizer, i int) (int, string) {
 		if used > 1 {
 			x, _ = parseNumber(whole, l)
 			x.grouped = true
+			// "2 500,50 €": money grouped by spaces.
+			if cur, ok := l.currencies[n.core(i+used)]; ok && n.joined(i+used-1) && utf8.RuneCountInString(n.core(i+used)) == 1 {
+				return used + 1, l.sayMoney(x, cur, "")
+			}
 		}
 	}
 	// "2 1/2": two and a half.
@@ -603,10 +623,15 @@ func (l *language) numeral(n *normalizer, i int) (int, string) {
 			}
 		}
 	}
-	if v, _ := x.value(); isYear(x) && used == 1 && !n.unitFollows(l, i) {
+	if v, _ := x.value(); isYear(x) && used == 1 && !n.unitFollows(l, i) && !(l.nounNotYear != nil && n.joined(i) && l.nounNotYear(n.core(i+1))) {
 		return 1, l.year(v)
 	}
 	say := sayNumber(x, l)
+	if l.nounGender != nil && x.isInt() && !x.neg && n.joined(i+used-1) {
+		if g := l.nounGender(n.core(i + used)); g != 0 {
+			say = l.oneBefore(say, g)
+		}
+	}
 	if n.unitFollows(l, i+used-1) {
 		say = l.count(x)
 		if u, ok := l.units[n.core(i+used)]; ok {

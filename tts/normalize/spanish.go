@@ -1,6 +1,9 @@
 package normalize
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 var (
 	esOnes = [...]string{"cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve", "diez",
@@ -84,13 +87,8 @@ func spanish() *language {
 		hour: unit{"hora", "horas"}, minute: unit{"minuto", "minutos"}, second: unit{"segundo", "segundos"},
 		digit:    [10]string{"cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve"},
 		cardinal: esCardinal, year: esCardinal,
-		ordinal: func(n int64) string {
-			if n <= 10 {
-				return esOrdinals[n]
-			}
-			return esCardinal(n)
-		},
-		point: "coma", minus: "menos", plus: "más", percent: "por ciento", to: "a", and: "y", over: "entre", moneyAnd: "con",
+		ordinal: esOrdinal,
+		point:   "coma", minus: "menos", plus: "más", percent: "por ciento", to: "a", and: "y", over: "entre", moneyAnd: "con",
 		months:    esMonths,
 		monthAbbr: map[string]int{"ene": 1, "feb": 2, "mar": 3, "abr": 4, "jun": 6, "jul": 7, "ago": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dic": 12},
 		dayFirst:  true,
@@ -121,21 +119,7 @@ func spanish() *language {
 			}
 			return s
 		},
-		ordinalOf: func(core string) (string, bool) {
-			for _, suffix := range []string{".º", ".ª", "º", "ª", "°"} {
-				if d, ok := strings.CutSuffix(core, suffix); ok && digits(d) && len(d) <= 2 {
-					v := int64(atoi(d))
-					if v < 1 || v > 10 {
-						return "", false
-					}
-					if strings.HasSuffix(suffix, "ª") {
-						return strings.TrimSuffix(esOrdinals[v], "o") + "a", true
-					}
-					return esOrdinals[v], true
-				}
-			}
-			return "", false
-		},
+		ordinalOf: esOrdinalOf,
 	}
 	l.fractionName = func(a, b int64) string {
 		if b < 2 || b > 10 || a > 99 {
@@ -171,8 +155,8 @@ func spanish() *language {
 	}
 	l.clock = func(h, m int, _ string) string {
 		say := esCardinal(int64(h))
-		if h == 1 {
-			say = "una"
+		if strings.HasSuffix(say, "uno") { // la una, las veintiuna
+			say = strings.TrimSuffix(say, "o") + "a"
 		}
 		if m > 0 {
 			say += " y " + esCardinal(int64(m))
@@ -190,6 +174,8 @@ func spanish() *language {
 		count:   esCardinal,
 		rank:    esRank,
 	}
+	l.abbreviation = l.abbreviationOf(esAbbreviations.table())
+	l.nounGender, l.oneBefore = esNounGender, esOneBefore
 	return l
 }
 
@@ -209,4 +195,63 @@ func esRank(name string, v int64) string {
 		return strings.TrimSuffix(esOrdinals[v], "o") + "a"
 	}
 	return esOrdinals[v]
+}
+
+var (
+	esOrdinalTens = [...]string{"", "décimo", "vigésimo", "trigésimo", "cuadragésimo", "quincuagésimo", "sexagésimo",
+		"septuagésimo", "octogésimo", "nonagésimo"}
+	esOrdinalRE = regexp.MustCompile(`^(\d{1,3})\.?(º|ª|°|o|a|er|os|as)$`)
+)
+
+// esOrdinal reads n as an ordinal in the masculine: "primero", "undécimo",
+// "vigésimo primero", "centésimo"; past 100, the cardinal.
+func esOrdinal(n int64) string {
+	switch {
+	case n >= 1 && n <= 10:
+		return esOrdinals[n]
+	case n == 11:
+		return "undécimo"
+	case n == 12:
+		return "duodécimo"
+	case n > 12 && n < 20:
+		return "decimo" + strings.ReplaceAll(esOrdinals[n-10], "é", "e")
+	case n == 100:
+		return "centésimo"
+	case n >= 20 && n < 100 && n%10 == 0:
+		return esOrdinalTens[n/10]
+	case n > 20 && n < 100:
+		return esOrdinalTens[n/10] + " " + esOrdinals[n%10]
+	}
+	return esCardinal(n)
+}
+
+// esOrdinalOf reads an ordinal written with digits: "1.º" "primero", "3.ª"
+// "tercera", "1.er" "primer" (before a noun), "11.º" "undécimo".
+func esOrdinalOf(core string) (string, bool) {
+	m := esOrdinalRE.FindStringSubmatch(core)
+	if m == nil || (m[2] == "o" || m[2] == "a" || m[2] == "os" || m[2] == "as") && !strings.Contains(core, ".") {
+		return "", false // "2a" and "3o" are not ordinals without their period
+	}
+	v := int64(atoi(m[1]))
+	if v < 1 || v > 100 {
+		return "", false
+	}
+	say := esOrdinal(v)
+	switch m[2] {
+	case "ª", "a", "as":
+		words := strings.Fields(say)
+		for k, w := range words {
+			words[k] = strings.TrimSuffix(w, "o") + "a"
+		}
+		say = strings.Join(words, " ")
+	case "er":
+		if v%10 != 1 && v%10 != 3 {
+			return "", false
+		}
+		say = strings.TrimSuffix(say, "o")
+	}
+	if strings.HasSuffix(m[2], "s") { // "los 3.os": "los terceros"
+		say = strings.ReplaceAll(say, " ", "s ") + "s"
+	}
+	return say, true
 }
