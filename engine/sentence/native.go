@@ -26,8 +26,10 @@ var nativeAbbreviations = words(
 		"cía depto dpto lic lcdo lcda profa sta sto pza mons atte ee")
 
 // deOrdinalWords are German articles and prepositions after which a
-// number with a period is an ordinal ("zum 1. Mal").
-var deOrdinalWords = words("am im zum zur vom beim bis ab der die das den dem des ein eine einem einen einer eines " +
+// number with a period is an ordinal ("zum 1. Mal"). "am" is left out:
+// English "I am 30. My…" ends a sentence there; German "am 3. Mai" is
+// a date, kept whole by the month after it.
+var deOrdinalWords = words("im zum zur vom beim bis ab der die das den dem des ein eine einem einen einer eines " +
 	"seinem seinen seiner ihrem ihren ihrer jedem jeden")
 
 // deMonths are German month names and their abbreviations, lower-cased:

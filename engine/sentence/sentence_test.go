@@ -47,6 +47,7 @@ func TestSplit(t *testing.T) {
 		{"german street", "Sie wohnt in der Hauptstr. 5 hier.", []string{"Sie wohnt in der Hauptstr. 5 hier."}},
 		{"french abbreviations", "Mort en 44 av. J.-C. Rome pleure.", []string{"Mort en 44 av. J.-C. Rome pleure."}},
 		{"spanish titles", "La Srta. Ruiz y la Dra. Pérez. Ver pág. 12 ya.", []string{"La Srta. Ruiz y la Dra. Pérez.", "Ver pág. 12 ya."}},
+		{"english am before a number", "I am 30. My sister is 25.", []string{"I am 30.", "My sister is 25."}},
 		{"english words kept", "I do. So we go. It is art. Fine.", []string{"I do.", "So we go.", "It is art.", "Fine."}},
 	}
 	for _, tt := range tests {
