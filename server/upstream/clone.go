@@ -42,7 +42,7 @@ const maxSample = 16 << 20
 // healthy worker (their GET /v1/models), sorted.
 func (p *Pool) CloneModels() []string {
 	var out []string
-	for _, w := range p.list() {
+	for _, w := range p.fleet.list() {
 		if !w.healthy.Load() {
 			continue
 		}
@@ -63,16 +63,16 @@ func (p *Pool) CloneVoice(ctx context.Context, req engine.CloneRequest) ([]byte,
 	var tried []*worker
 	var last error
 	for {
-		w := p.pickWith("", func(w *worker) bool { return slices.Contains(w.cloneModels, req.Model) }, tried)
+		w := p.fleet.pickWith("", func(w *worker) bool { return slices.Contains(w.cloneModels, req.Model) }, tried)
 		if w == nil {
-			answer := wire.NoWorker(req.Model, p.every)
+			answer := wire.NoWorker(req.Model, p.fleet.every)
 			if last != nil {
 				return nil, fmt.Errorf("%w %q: %v: %w", ErrNoWorker, req.Model, last, answer)
 			}
 			return nil, fmt.Errorf("%w %q: %w", ErrNoWorker, req.Model, answer)
 		}
 		tried = append(tried, w)
-		sample, err := p.encodeOn(ctx, w, body, contentType)
+		sample, err := p.caller.encodeOn(ctx, w, body, contentType)
 		if !errors.Is(err, errBusy) {
 			return sample, err
 		}
@@ -86,11 +86,11 @@ func (p *Pool) CloneVoice(ctx context.Context, req engine.CloneRequest) ([]byte,
 // the worker's first byte, and a 503 or 429, are errBusy; a connection
 // that broke after it is the worker's failure (502), and takes it out of
 // rotation until its next check passes.
-func (p *Pool) encodeOn(ctx context.Context, w *worker, body []byte, contentType string) ([]byte, error) {
+func (c *caller) encodeOn(ctx context.Context, w *worker, body []byte, contentType string) ([]byte, error) {
 	w.outstanding.Add(1)
 	defer w.outstanding.Add(-1)
 	w.requests.Add(1)
-	timed, cancel := context.WithTimeout(ctx, p.piece)
+	timed, cancel := context.WithTimeout(ctx, c.piece)
 	defer cancel()
 	var taken atomic.Bool
 	trace := &httptrace.ClientTrace{GotFirstResponseByte: func() { taken.Store(true) }}
@@ -98,16 +98,16 @@ func (p *Pool) encodeOn(ctx context.Context, w *worker, body []byte, contentType
 	if err != nil {
 		return nil, err
 	}
-	hreq.Header.Set("Authorization", "Bearer "+p.key)
+	hreq.Header.Set("Authorization", "Bearer "+c.fleet.key)
 	hreq.Header.Set("Content-Type", contentType)
 	hreq.Header.Set("Expect", "100-continue")
-	res, err := p.client.Do(hreq)
+	res, err := c.fleet.client.Do(hreq)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return nil, ctx.Err() // the caller gave up
 	case err != nil:
 		w.errors.Add(1)
-		p.setHealthy(w, false, err)
+		c.fleet.setHealthy(w, false, err)
 		if !taken.Load() {
 			return nil, fmt.Errorf("%w: %w", errBusy, err)
 		}
@@ -117,7 +117,7 @@ func (p *Pool) encodeOn(ctx context.Context, w *worker, body []byte, contentType
 	if res.StatusCode != http.StatusOK {
 		w.errors.Add(1)
 		b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
-		return nil, p.refused(res.StatusCode, b)
+		return nil, c.refused(res.StatusCode, b)
 	}
 	sample, err := io.ReadAll(io.LimitReader(res.Body, maxSample+1))
 	switch {
@@ -134,7 +134,7 @@ func (p *Pool) encodeOn(ctx context.Context, w *worker, body []byte, contentType
 // worker's own error for a client error (a recording it cannot clone);
 // wire.GatewayScopeNeeded when it refused the gateway's key; else the
 // worker's failure.
-func (p *Pool) refused(status int, body []byte) error {
+func (c *caller) refused(status int, body []byte) error {
 	we := workerError(status, body)
 	switch {
 	case status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests:

@@ -22,23 +22,23 @@ func TestPickLeastOutstanding(t *testing.T) {
 	idle := mk("idle", true, 1, "en-us")
 	down := mk("down", false, 0, "en-us")
 	other := mk("other", true, 0, "de")
-	p := &Pool{}
-	p.workers.Store(&[]*worker{busy, idle, down, other})
+	f := &fleet{}
+	f.workers.Store(&[]*worker{busy, idle, down, other})
 	for range 4 {
-		if w := p.pick("en-us", nil); w != idle {
+		if w := f.pick("en-us", nil); w != idle {
 			t.Fatalf("picked %v, want idle", w.url)
 		}
 	}
-	if w := p.pick("en-us", []*worker{idle}); w != busy {
+	if w := f.pick("en-us", []*worker{idle}); w != busy {
 		t.Fatalf("with idle tried: %v", w)
 	}
-	if w := p.pick("fr", nil); w != nil {
+	if w := f.pick("fr", nil); w != nil {
 		t.Fatalf("a voice no worker has: %v", w.url)
 	}
 	idle.outstanding.Store(5)
 	seen := map[*worker]bool{}
 	for range 4 {
-		seen[p.pick("en-us", nil)] = true
+		seen[f.pick("en-us", nil)] = true
 	}
 	if !seen[busy] || !seen[idle] || len(seen) != 2 {
 		t.Errorf("ties went to %v", seen)
@@ -54,18 +54,18 @@ func TestPickPrefersWarm(t *testing.T) {
 	cold.healthy.Store(true)
 	warm.healthy.Store(true)
 	warm.spokeWith("v")
-	p := &Pool{}
-	p.workers.Store(&[]*worker{cold, warm})
+	f := &fleet{}
+	f.workers.Store(&[]*worker{cold, warm})
 	for outstanding := range int64(coldCost) {
 		warm.outstanding.Store(outstanding)
 		for range 4 {
-			if w := p.pick("v", nil); w != warm {
+			if w := f.pick("v", nil); w != warm {
 				t.Fatalf("warm with %d outstanding against 0: picked %s", outstanding, w.url)
 			}
 		}
 	}
 	warm.outstanding.Store(coldCost + 1)
-	if w := p.pick("v", nil); w != cold {
+	if w := f.pick("v", nil); w != cold {
 		t.Errorf("warm with %d outstanding against 0: picked %s, want cold", coldCost+1, w.url)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"sync"
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/server/wire"
@@ -30,8 +31,17 @@ var _ engine.LazyCloner = (*Pool)(nil)
 // read: about 32 PocketTTS voices of 10 s (0.5 MB each).
 const maxCachedSamples = 16 << 20
 
+// cloneSet is the voices cloned from recordings, by name (AddClone,
+// LoadClone), and the samples read lately; mu guards both and every
+// clone's fields.
+type cloneSet struct {
+	mu      sync.Mutex
+	clones  map[string]*clone
+	samples sampleCache
+}
+
 // clone is a voice cloned from a recording (AddClone, LoadClone). Its
-// fields are guarded by Pool.clonesMu.
+// fields are guarded by cloneSet.mu.
 type clone struct {
 	name   string                                // the engine's name of it (AddClone)
 	fetch  func(context.Context) ([]byte, error) // reads the sample; nil for LoadClone's
@@ -39,7 +49,7 @@ type clone struct {
 	hash   [sha256.Size]byte                     // the sample's, once read
 	hashed bool
 	// loading is closed when a read under way ends; cached is the
-	// clone's place in Pool.samples (nil: not there); removed is set
+	// clone's place in cloneSet.samples (nil: not there); removed is set
 	// once the clone is replaced or unloaded.
 	loading chan struct{}
 	cached  *list.Element
@@ -55,7 +65,7 @@ type sampleCache struct {
 // AddClone implements engine.LazyCloner: name speaks the sample fetch
 // reads, read when a piece in it must carry it.
 func (p *Pool) AddClone(name string, fetch func(context.Context) ([]byte, error)) {
-	p.putClone(name, &clone{name: name, fetch: fetch})
+	p.clones.put(name, &clone{name: name, fetch: fetch})
 }
 
 // LoadClone implements engine.Cloner: data, a sample a worker's cloning
@@ -65,82 +75,82 @@ func (p *Pool) LoadClone(name string, data []byte) error {
 	if len(data) == 0 {
 		return errors.New("upstream: an empty voice sample")
 	}
-	p.putClone(name, &clone{sample: bytes.Clone(data), hash: sha256.Sum256(data), hashed: true})
+	p.clones.put(name, &clone{sample: bytes.Clone(data), hash: sha256.Sum256(data), hashed: true})
 	return nil
 }
 
 // UnloadClone implements engine.Cloner.
-func (p *Pool) UnloadClone(name string) { p.putClone(name, nil) }
+func (p *Pool) UnloadClone(name string) { p.clones.put(name, nil) }
 
-// putClone makes c the clone of name (nil: none).
-func (p *Pool) putClone(name string, c *clone) {
-	p.clonesMu.Lock()
-	defer p.clonesMu.Unlock()
-	if old := p.clones[name]; old != nil {
+// put makes c the clone of name (nil: none).
+func (s *cloneSet) put(name string, c *clone) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old := s.clones[name]; old != nil {
 		old.removed = true
-		p.uncache(old)
+		s.uncache(old)
 	}
 	if c == nil {
-		delete(p.clones, name)
+		delete(s.clones, name)
 		return
 	}
-	if p.clones == nil {
-		p.clones = make(map[string]*clone)
+	if s.clones == nil {
+		s.clones = make(map[string]*clone)
 	}
-	p.clones[name] = c
+	s.clones[name] = c
 }
 
-// cloneVoice returns the clone name and its voice on the workers (nil
+// voice returns the clone name and its voice on the workers (nil
 // and "" when name is no clone), reading its sample the first time.
-func (p *Pool) cloneVoice(ctx context.Context, name string) (*clone, string, error) {
-	p.clonesMu.Lock()
-	c := p.clones[name]
+func (s *cloneSet) voice(ctx context.Context, name string) (*clone, string, error) {
+	s.mu.Lock()
+	c := s.clones[name]
 	switch {
 	case c == nil:
-		p.clonesMu.Unlock()
+		s.mu.Unlock()
 		return nil, "", nil
 	case c.hashed:
 		sum := c.hash
-		p.clonesMu.Unlock()
+		s.mu.Unlock()
 		return c, wire.SampleVoiceOf(sum), nil
 	}
-	p.clonesMu.Unlock()
-	_, voice, err := p.sampleOf(ctx, c)
+	s.mu.Unlock()
+	_, voice, err := s.sampleOf(ctx, c)
 	return c, voice, err
 }
 
 // sampleOf returns c's sample and its voice on the workers: the one held
 // or cached, else read with c.fetch (one read at a time: others wait for
 // it) and cached.
-func (p *Pool) sampleOf(ctx context.Context, c *clone) ([]byte, string, error) {
-	p.clonesMu.Lock()
+func (s *cloneSet) sampleOf(ctx context.Context, c *clone) ([]byte, string, error) {
+	s.mu.Lock()
 	for c.sample == nil && c.loading != nil {
 		wait := c.loading
-		p.clonesMu.Unlock()
+		s.mu.Unlock()
 		select {
 		case <-wait:
 		case <-ctx.Done():
 			return nil, "", ctx.Err()
 		}
-		p.clonesMu.Lock()
+		s.mu.Lock()
 	}
 	if c.sample != nil {
 		if c.cached != nil {
-			p.samples.lru.MoveToFront(c.cached)
+			s.samples.lru.MoveToFront(c.cached)
 		}
 		sample, sum := c.sample, c.hash
-		p.clonesMu.Unlock()
+		s.mu.Unlock()
 		return sample, wire.SampleVoiceOf(sum), nil
 	}
 	// Reading a sample is a voice load, counted against the account
 	// whose speech causes it (engine.LoadGate), as a worker counts its
 	// own loads.
 	if err := engine.AllowLoad(ctx, c.name); err != nil {
-		p.clonesMu.Unlock()
+		s.mu.Unlock()
 		return nil, "", err
 	}
 	c.loading = make(chan struct{})
-	p.clonesMu.Unlock()
+	s.mu.Unlock()
 	sample, err := c.fetch(ctx)
 	if err == nil && len(sample) == 0 {
 		err = errors.New("upstream: an empty voice sample")
@@ -149,8 +159,8 @@ func (p *Pool) sampleOf(ctx context.Context, c *clone) ([]byte, string, error) {
 	if err == nil {
 		sum = sha256.Sum256(sample)
 	}
-	p.clonesMu.Lock()
-	defer p.clonesMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	close(c.loading)
 	c.loading = nil
 	if err != nil {
@@ -158,39 +168,39 @@ func (p *Pool) sampleOf(ctx context.Context, c *clone) ([]byte, string, error) {
 	}
 	c.hash, c.hashed = sum, true
 	if !c.removed {
-		p.cache(c, sample)
+		s.cache(c, sample)
 	}
 	return sample, wire.SampleVoiceOf(sum), nil
 }
 
 // cache keeps sample as c's, dropping the least recently used samples
 // past maxCachedSamples; a sample larger than that is not kept.
-// p.clonesMu is held.
-func (p *Pool) cache(c *clone, sample []byte) {
+// s.mu is held.
+func (s *cloneSet) cache(c *clone, sample []byte) {
 	if len(sample) > maxCachedSamples {
 		return
 	}
-	c.sample, c.cached = sample, p.samples.lru.PushFront(c)
-	p.samples.bytes += len(sample)
-	for p.samples.bytes > maxCachedSamples {
-		p.uncache(p.samples.lru.Back().Value.(*clone))
+	c.sample, c.cached = sample, s.samples.lru.PushFront(c)
+	s.samples.bytes += len(sample)
+	for s.samples.bytes > maxCachedSamples {
+		s.uncache(s.samples.lru.Back().Value.(*clone))
 	}
 }
 
-// uncache drops c's sample from the cache, if there. p.clonesMu is held.
-func (p *Pool) uncache(c *clone) {
+// uncache drops c's sample from the cache, if there. s.mu is held.
+func (s *cloneSet) uncache(c *clone) {
 	if c.cached == nil {
 		return
 	}
-	p.samples.lru.Remove(c.cached)
-	p.samples.bytes -= len(c.sample)
+	s.samples.lru.Remove(c.cached)
+	s.samples.bytes -= len(c.sample)
 	c.sample, c.cached = nil, nil
 }
 
 // CachedSamples is the number of clones' samples the pool holds read
 // (AddClone's, not LoadClone's), and their bytes.
 func (p *Pool) CachedSamples() (n, bytes int) {
-	p.clonesMu.Lock()
-	defer p.clonesMu.Unlock()
-	return p.samples.lru.Len(), p.samples.bytes
+	p.clones.mu.Lock()
+	defer p.clones.mu.Unlock()
+	return p.clones.samples.lru.Len(), p.clones.samples.bytes
 }

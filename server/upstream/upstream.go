@@ -52,25 +52,15 @@ package upstream
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -155,48 +145,17 @@ type Options struct {
 }
 
 // Pool is a set of workers, and the engine that speaks through them. It
-// is safe for concurrent use.
+// is safe for concurrent use. Its parts own one thing each: fleet the
+// workers (who they are, their health, which one takes a piece: fleet.go,
+// pick.go), clones the voices cloned from recordings and the samples read
+// lately (samples.go), and caller the requests to one worker (piece.go,
+// clone.go); Pool itself is the engine those make (speak.go).
 type Pool struct {
-	key    string
-	client *http.Client
-	every  time.Duration
-	// maxAudio is Options.MaxAudio, maxBytes the most pcm a piece's
-	// answer may hold; idle and piece bound the time it may take
-	// (Options).
-	maxAudio    time.Duration
-	maxBytes    int64
-	idle, piece time.Duration
-	log         *slog.Logger
-	// urls are Options.URLs' plain URLs, names its DNS names; lookup and
-	// resolveEvery are Options'.
-	urls         []string
-	names        []dnsName
-	lookup       func(ctx context.Context, host string) ([]string, error)
-	resolveEvery time.Duration
-	perWorker    int
-	// workers is the current set, replaced whole when it changes.
-	workers atomic.Pointer[[]*worker]
-	turn    atomic.Uint64 // rotates the start of pick's scan
-	// changed receives (at most one pending) when the workers, their
-	// health or their voices change, for Follow.
-	changed chan struct{}
-	// clones are the voices cloned from recordings, by name (AddClone,
-	// LoadClone), and samples the samples read lately (see samples.go);
-	// clonesMu guards both.
-	clonesMu sync.Mutex
-	clones   map[string]*clone
-	samples  sampleCache
-	// scopeChecked is set once a worker that clones has said what scope
-	// the key has (checkScope).
-	scopeChecked atomic.Bool
-	bg           context.Context // ends at Close
-	stop         context.CancelFunc
-	loops        sync.WaitGroup
-}
-
-// dnsName is a dns+http URL of Options.URLs.
-type dnsName struct {
-	url, scheme, host, port string
+	fleet  *fleet
+	clones *cloneSet
+	caller *caller
+	// perWorker is Options.SlotsPerWorker (Follow).
+	perWorker int
 }
 
 var (
@@ -205,213 +164,63 @@ var (
 	_ engine.Renderer    = (*Pool)(nil)
 )
 
-// worker is one upstream server.
-type worker struct {
-	url         string
-	name        string // the dns+http URL it was found under, "" for none
-	healthy     atomic.Bool
-	outstanding atomic.Int64
-	requests    atomic.Uint64
-	errors      atomic.Uint64
-
-	mu     sync.Mutex
-	voices map[string]engine.Voice
-	// cloneModels are the models that clone there.
-	cloneModels []string
-	// spoke holds when the worker last answered for each voice: a worker
-	// that loads voices on first use has it loaded, most likely (pick).
-	spoke map[string]time.Time
-}
-
-// warmFor is how long after a worker spoke with a voice pick counts the
-// voice as loaded there, and coldCost what pick counts a load as: about
-// the wait of two requests ahead in its queue (a Piper medium voice loads
-// in 0.3 to 1 s, a sentence renders in a fraction of that).
-const (
-	warmFor  = 10 * time.Minute
-	coldCost = 2
-)
+// ErrNoneReady is New's error when no worker passed its first check; a
+// gateway may try again (its workers may be starting too).
+var ErrNoneReady = errors.New("upstream: no worker ready")
 
 // New returns a Pool of opts.URLs. It looks up their names and checks
 // every worker once before it returns (so that the voice list is known),
 // then keeps doing both in the background until Close. It fails only
 // when no worker answers.
-// ErrNoneReady is New's error when no worker passed its first check; a
-// gateway may try again (its workers may be starting too).
-var ErrNoneReady = errors.New("upstream: no worker ready")
-
 func New(ctx context.Context, opts Options) (*Pool, error) {
 	if len(opts.URLs) == 0 {
 		return nil, errors.New("upstream: no worker URLs")
 	}
-	p := &Pool{key: opts.Key, client: opts.Client, every: opts.CheckEvery, log: opts.Logger, changed: make(chan struct{}, 1)}
+	f := &fleet{key: opts.Key, client: opts.Client, every: opts.CheckEvery, log: opts.Logger, changed: make(chan struct{}, 1)}
 	for _, u := range opts.URLs {
 		name, err := parseName(u)
 		switch {
 		case err != nil:
 			return nil, err
 		case name != nil:
-			p.names = append(p.names, *name)
+			f.names = append(f.names, *name)
 		default:
-			p.urls = append(p.urls, strings.TrimRight(u, "/"))
+			f.urls = append(f.urls, strings.TrimRight(u, "/"))
 		}
 	}
-	p.lookup = opts.LookupHost
-	if p.lookup == nil {
-		p.lookup = net.DefaultResolver.LookupHost
+	f.lookup = opts.LookupHost
+	if f.lookup == nil {
+		f.lookup = net.DefaultResolver.LookupHost
 	}
-	p.resolveEvery = cmp.Or(opts.ResolveEvery, DefaultResolveEvery)
-	p.perWorker = cmp.Or(opts.SlotsPerWorker, DefaultSlotsPerWorker)
-	if p.client == nil {
-		p.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second}}
+	f.resolveEvery = cmp.Or(opts.ResolveEvery, DefaultResolveEvery)
+	if f.client == nil {
+		f.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second}}
 	}
-	if p.every <= 0 {
-		p.every = DefaultCheckEvery
+	if f.every <= 0 {
+		f.every = DefaultCheckEvery
 	}
-	p.maxAudio = cmp.Or(opts.MaxAudio, DefaultMaxAudio)
-	p.maxBytes = int64(p.maxAudio.Seconds()*SampleRate)*2 + 2*SampleRate // and a second's slack
-	p.idle = cmp.Or(opts.IdleTimeout, DefaultIdleTimeout)
-	p.piece = cmp.Or(opts.PieceTimeout, DefaultPieceTimeout)
-	if p.log == nil {
-		p.log = slog.Default()
+	if f.log == nil {
+		f.log = slog.Default()
 	}
-	p.workers.Store(new([]*worker))
-	p.resolve(ctx)
-	ws := p.list()
-	p.checkAll(ctx, ws)
-	if !slices.ContainsFunc(ws, func(w *worker) bool { return w.healthy.Load() }) {
-		return nil, fmt.Errorf("%w: none of the %d workers is ready", ErrNoneReady, len(ws))
+	maxAudio := cmp.Or(opts.MaxAudio, DefaultMaxAudio)
+	c := &caller{
+		fleet:    f,
+		maxAudio: maxAudio,
+		maxBytes: int64(maxAudio.Seconds()*SampleRate)*2 + 2*SampleRate, // and a second's slack
+		idle:     cmp.Or(opts.IdleTimeout, DefaultIdleTimeout),
+		piece:    cmp.Or(opts.PieceTimeout, DefaultPieceTimeout),
 	}
-	p.bg, p.stop = context.WithCancel(context.Background())
-	p.loops.Go(func() { tick(p.bg, p.every, func() { p.checkAll(p.bg, p.list()) }) })
-	if len(p.names) > 0 {
-		// Workers found are checked at once, so that they take requests
-		// and their voices are listed without waiting for the next round.
-		p.loops.Go(func() { tick(p.bg, p.resolveEvery, func() { p.checkAll(p.bg, p.resolve(p.bg)) }) })
+	p := &Pool{fleet: f, clones: &cloneSet{}, caller: c, perWorker: cmp.Or(opts.SlotsPerWorker, DefaultSlotsPerWorker)}
+	if err := f.start(ctx); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
 
-// parseName returns the name of a dns+http URL, nil for an http:// or
-// https:// one.
-func parseName(s string) (*dnsName, error) {
-	scheme, _, _ := strings.Cut(s, "://")
-	switch scheme {
-	case "http", "https":
-		return nil, nil
-	case "dns+http":
-	default:
-		return nil, fmt.Errorf("upstream: %q is not an http://, https:// or dns+http:// URL", s)
-	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return nil, fmt.Errorf("upstream: %w", err)
-	}
-	if u.Hostname() == "" || strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.User != nil {
-		return nil, fmt.Errorf("upstream: %q: want dns+http://NAME:PORT", s)
-	}
-	return &dnsName{url: s, scheme: "http", host: u.Hostname(), port: cmp.Or(u.Port(), "80")}, nil
-}
-
 // Close stops the health checks and lookups.
 func (p *Pool) Close() error {
-	p.stop()
-	p.loops.Wait()
+	p.fleet.close()
 	return nil
-}
-
-// list returns the current workers; the slice is not modified after.
-func (p *Pool) list() []*worker { return *p.workers.Load() }
-
-// notify tells Follow that something changed.
-func (p *Pool) notify() {
-	select {
-	case p.changed <- struct{}{}:
-	default:
-	}
-}
-
-func (p *Pool) checkAll(ctx context.Context, ws []*worker) {
-	var wg sync.WaitGroup
-	for _, w := range ws {
-		wg.Go(func() { p.check(ctx, w) })
-	}
-	wg.Wait()
-}
-
-// tick runs f every d until ctx ends.
-func tick(ctx context.Context, d time.Duration, f func()) {
-	t := time.NewTicker(d)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			f()
-		}
-	}
-}
-
-// resolve looks up the DNS names and makes the workers those of the
-// URLs and of the addresses found; it returns the workers added.
-func (p *Pool) resolve(ctx context.Context) (added []*worker) {
-	old := p.list()
-	byURL := make(map[string]*worker, len(old))
-	for _, w := range old {
-		byURL[w.url] = w
-	}
-	var next []*worker
-	seen := map[string]bool{}
-	keep := func(url, name string) {
-		if seen[url] {
-			return
-		}
-		seen[url] = true
-		w := byURL[url]
-		if w == nil {
-			w = &worker{url: url, name: name}
-			added = append(added, w)
-		}
-		next = append(next, w)
-	}
-	for _, u := range p.urls {
-		keep(u, "")
-	}
-	for _, n := range p.names {
-		lctx, cancel := context.WithTimeout(ctx, checkTimeout)
-		addrs, err := p.lookup(lctx, n.host)
-		cancel()
-		var dnsErr *net.DNSError
-		if err != nil && !(errors.As(err, &dnsErr) && dnsErr.IsNotFound) {
-			p.log.Warn("upstream: looking up workers failed; they stay as they were", "name", n.url, "err", err)
-			for _, w := range old {
-				if w.name == n.url {
-					keep(w.url, w.name)
-				}
-			}
-			continue
-		}
-		slices.Sort(addrs)
-		for _, a := range addrs {
-			keep(n.scheme+"://"+net.JoinHostPort(a, n.port), n.url)
-		}
-	}
-	for _, w := range old {
-		if !seen[w.url] {
-			p.log.Info("upstream: worker gone", "worker", w.url, "name", w.name)
-		}
-	}
-	for _, w := range added {
-		if w.name != "" {
-			p.log.Info("upstream: worker found", "worker", w.url, "name", w.name)
-		}
-	}
-	if len(added) > 0 || len(next) != len(old) {
-		p.workers.Store(&next)
-		p.notify()
-	}
-	return added
 }
 
 // Follow keeps synth, whose engine name is p, in line with the workers
@@ -421,122 +230,23 @@ func (p *Pool) resolve(ctx context.Context) (added []*worker) {
 // A gateway runs it beside its server: go pool.Follow(ctx, synth, name).
 func (p *Pool) Follow(ctx context.Context, synth *tts.Synthesizer, name string) {
 	for {
-		healthy := 0
-		for _, w := range p.list() {
-			if w.healthy.Load() {
-				healthy++
-			}
-		}
-		synth.SetMaxParallel(p.perWorker * max(healthy, 1))
+		synth.SetMaxParallel(p.perWorker * max(p.fleet.healthy(), 1))
 		if err := synth.Voices().AddEngine(ctx, name, p, time.Now()); err != nil {
-			p.log.Warn("upstream: workers' voices left out", "err", err)
+			p.fleet.log.Warn("upstream: workers' voices left out", "err", err)
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-p.bg.Done():
+		case <-p.fleet.bg.Done():
 			return
-		case <-p.changed:
+		case <-p.fleet.changed:
 		}
 	}
-}
-
-// checkTimeout bounds a health check: long enough that a worker slowed
-// by load is not taken for dead.
-const checkTimeout = 5 * time.Second
-
-// check asks w whether it is ready and which voices it has.
-func (p *Pool) check(ctx context.Context, w *worker) {
-	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
-	defer cancel()
-	err := p.get(ctx, w.url+"/readyz", nil)
-	var models wire.ModelList
-	if err == nil {
-		err = p.get(ctx, w.url+"/v1/models", &models)
-	}
-	if err == nil {
-		vs := make(map[string]engine.Voice, len(models.Data))
-		for _, m := range models.Data {
-			if m.OwnedBy == "user" {
-				continue // the upstream key's own clones are not the gateway's voices
-			}
-			vs[m.ID] = engine.Voice{Name: m.ID, Language: m.Language, Description: m.Description, SampleRate: m.SampleRate, Speaker: m.Speaker}
-		}
-		w.mu.Lock()
-		same := maps.Equal(w.voices, vs)
-		w.voices, w.cloneModels = vs, models.CloneModels
-		w.mu.Unlock()
-		if !same {
-			p.notify()
-		}
-		if len(models.CloneModels) > 0 && p.scopeChecked.CompareAndSwap(false, true) {
-			p.checkScope(ctx, w)
-		}
-	}
-	p.setHealthy(w, err == nil, err)
-}
-
-// checkScope asks w, a worker that clones, what scope the gateway's key
-// has (GET /v1/account), and warns when it is not the gateway scope: the
-// workers will then refuse every voice cloned from a recording. A worker
-// that does not say (one of an older version, or a host application's
-// accounts) is not warned about; one that cannot be asked is asked again
-// at the next check.
-func (p *Pool) checkScope(ctx context.Context, w *worker) {
-	var a wire.Account
-	if err := p.get(ctx, w.url+"/v1/account", &a); err != nil {
-		p.scopeChecked.Store(false)
-		return
-	}
-	if a.Scope != "" && a.Scope != string(store.ScopeGateway) {
-		p.log.Warn("upstream: the gateway's key is not of the gateway scope: the workers will refuse voices cloned from recordings "+
-			"(502); make one with: server keys create --account "+a.Name+" --scope gateway", "scope", a.Scope, "worker", w.url)
-	}
-}
-
-func (p *Pool) setHealthy(w *worker, ok bool, why error) {
-	if w.healthy.Swap(ok) == ok {
-		return
-	}
-	p.notify()
-	if ok {
-		p.log.Info("upstream: worker healthy", "worker", w.url)
-	} else {
-		p.log.Warn("upstream: worker out of rotation", "worker", w.url, "err", why)
-	}
-}
-
-func (p *Pool) get(ctx context.Context, url string, into any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+p.key)
-	req.Header.Set(wire.HeaderProbe, "upstream")
-	res, err := p.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, io.LimitReader(res.Body, 4096))
-		return fmt.Errorf("%s: %s", url, res.Status)
-	}
-	body := &io.LimitedReader{R: res.Body, N: maxModelsBody + 1}
-	if into == nil {
-		_, err = io.Copy(io.Discard, body)
-	} else {
-		err = json.NewDecoder(body).Decode(into)
-	}
-	if body.N <= 0 {
-		return fmt.Errorf("%s: the answer is larger than %d MiB", url, maxModelsBody>>20)
-	}
-	return err
 }
 
 // Ready reports whether at least one worker is healthy.
 func (p *Pool) Ready(context.Context) error {
-	if slices.ContainsFunc(p.list(), func(w *worker) bool { return w.healthy.Load() }) {
+	if p.fleet.healthy() > 0 {
 		return nil
 	}
 	return errors.New("no healthy upstream worker")
@@ -545,7 +255,7 @@ func (p *Pool) Ready(context.Context) error {
 // Voices implements engine.VoiceLister: every voice any worker has had.
 func (p *Pool) Voices(context.Context) ([]engine.Voice, error) {
 	seen := map[string]engine.Voice{}
-	for _, w := range p.list() {
+	for _, w := range p.fleet.list() {
 		w.mu.Lock()
 		for id, v := range w.voices {
 			seen[id] = v
@@ -566,108 +276,4 @@ func (p *Pool) Voices(context.Context) ([]engine.Voice, error) {
 // gateway's synthesizer applies every other control itself.
 func (p *Pool) Renders(f engine.Feature) bool {
 	return f == engine.FeatureRate || f == engine.FeaturePhonemes
-}
-
-// pick returns the healthy worker with voice that has the fewest requests
-// outstanding, a worker that has not spoken with the voice lately counting
-// coldCost more (it may have to load it), leaving out those in tried; when
-// no healthy one is left, an unhealthy one (its last failure may have
-// passed); nil if there is none.
-func (p *Pool) pick(voice string, tried []*worker) *worker {
-	return p.pickWith(voice, func(w *worker) bool { return w.has(voice) }, tried)
-}
-
-// pickWith is pick among the workers for which has holds (called with
-// their mu held).
-func (p *Pool) pickWith(voice string, has func(*worker) bool, tried []*worker) *worker {
-	if w := p.pickAmong(voice, has, tried, true); w != nil {
-		return w
-	}
-	return p.pickAmong(voice, has, tried, false)
-}
-
-// has reports whether w speaks voice: one it lists, or a sample
-// (wire.IsSampleVoice) when a model clones there. w.mu is held.
-func (w *worker) has(voice string) bool {
-	if wire.IsSampleVoice(voice) {
-		return len(w.cloneModels) > 0
-	}
-	_, ok := w.voices[voice]
-	return ok
-}
-
-func (p *Pool) pickAmong(voice string, has func(*worker) bool, tried []*worker, healthy bool) *worker {
-	ws := p.list()
-	if len(ws) == 0 {
-		return nil
-	}
-	var best *worker
-	var bestCost int64
-	// Start the scan at a rotating worker, so that ties go round.
-	first := int(p.turn.Add(1) % uint64(len(ws)))
-	for i := range ws {
-		w := ws[(first+i)%len(ws)]
-		if w.healthy.Load() != healthy || slices.Contains(tried, w) {
-			continue
-		}
-		w.mu.Lock()
-		speaks := has(w)
-		cost := w.outstanding.Load()
-		if !w.warm(voice) {
-			cost += coldCost
-		}
-		w.mu.Unlock()
-		if speaks && (best == nil || cost < bestCost) {
-			best, bestCost = w, cost
-		}
-	}
-	return best
-}
-
-// warm reports whether w answered for voice within warmFor. w.mu is held.
-func (w *worker) warm(voice string) bool { return time.Since(w.spoke[voice]) <= warmFor }
-
-// spokeWith notes that w answered for voice.
-func (w *worker) spokeWith(voice string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.spoke == nil {
-		w.spoke = map[string]time.Time{}
-	}
-	w.spoke[voice] = time.Now()
-}
-
-// Close of the engine interface is Pool.Close.
-
-// Collector returns the Prometheus collector of the workers: requests,
-// errors, health and outstanding requests, by worker.
-func (p *Pool) Collector() prometheus.Collector { return collector{p} }
-
-type collector struct{ p *Pool }
-
-var (
-	descRequests    = prometheus.NewDesc("voxkit_upstream_requests_total", "Requests sent to an upstream worker.", []string{"worker"}, nil)
-	descErrors      = prometheus.NewDesc("voxkit_upstream_errors_total", "Requests to an upstream worker that failed (connection, 5xx, broken stream).", []string{"worker"}, nil)
-	descHealthy     = prometheus.NewDesc("voxkit_upstream_healthy", "Whether an upstream worker is in rotation (1) or not (0).", []string{"worker"}, nil)
-	descOutstanding = prometheus.NewDesc("voxkit_upstream_outstanding", "Requests in progress on an upstream worker.", []string{"worker"}, nil)
-)
-
-func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- descRequests
-	ch <- descErrors
-	ch <- descHealthy
-	ch <- descOutstanding
-}
-
-func (c collector) Collect(ch chan<- prometheus.Metric) {
-	for _, w := range c.p.list() {
-		healthy := 0.0
-		if w.healthy.Load() {
-			healthy = 1
-		}
-		ch <- prometheus.MustNewConstMetric(descRequests, prometheus.CounterValue, float64(w.requests.Load()), w.url)
-		ch <- prometheus.MustNewConstMetric(descErrors, prometheus.CounterValue, float64(w.errors.Load()), w.url)
-		ch <- prometheus.MustNewConstMetric(descHealthy, prometheus.GaugeValue, healthy, w.url)
-		ch <- prometheus.MustNewConstMetric(descOutstanding, prometheus.GaugeValue, float64(w.outstanding.Load()), w.url)
-	}
 }
