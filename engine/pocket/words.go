@@ -4,6 +4,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/internal/sherpatext"
 )
 
 // span is one piece of text to speak, with the byte range of the request's
@@ -21,7 +22,7 @@ func locate(text string, ps []string) []span {
 	for _, p := range ps {
 		s := span{text: p, start: -1, end: at}
 		for _, r := range p {
-			if space(r) {
+			if sherpatext.Space(r) {
 				continue
 			}
 			i := at
@@ -57,10 +58,10 @@ func words(text string, start, end int) [][2]int {
 	w := -1
 	for i, r := range text[start:end] {
 		switch {
-		case space(r) && w >= 0:
+		case sherpatext.Space(r) && w >= 0:
 			out = append(out, [2]int{w, start + i})
 			w = -1
-		case !space(r) && w < 0:
+		case !sherpatext.Space(r) && w < 0:
 			w = start + i
 		}
 	}
