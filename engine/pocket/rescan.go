@@ -5,39 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
+	"github.com/voxkit/voxkit/engine/internal/modeldir"
 	"github.com/voxkit/voxkit/engine/onnx"
 )
 
 // modelDirs returns the model directories of voicesDir (those holding a
 // PocketTTS model) and extra, by model id (the directory's name).
 func modelDirs(voicesDir string, extra []string) (map[string]string, error) {
-	dirs := slices.Clone(extra)
-	if voicesDir != "" {
-		entries, err := os.ReadDir(voicesDir)
-		if err != nil {
-			return nil, fmt.Errorf("pocket: voices directory: %w", err)
-		}
-		for _, ent := range entries {
-			d := filepath.Join(voicesDir, ent.Name())
-			if st, err := os.Stat(d); err == nil && st.IsDir() && isModelDir(d) {
-				dirs = append(dirs, d)
-			}
-		}
-	}
-	byName := map[string]string{}
-	for _, d := range dirs {
-		name := filepath.Base(filepath.Clean(d))
-		if _, dup := byName[name]; dup {
-			return nil, fmt.Errorf("pocket: two models named %s", name)
-		}
-		byName[name] = d
-	}
-	return byName, nil
+	return modeldir.Find("pocket", voicesDir, extra, isModelDir)
 }
 
 // recordings returns the voices of the models' test_wavs directories:

@@ -52,18 +52,11 @@ func openSession(path string, threads int) (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("supertonic: %s: %w", path, err)
 	}
-	opts, err := ort.NewSessionOptions()
+	opts, err := ortrun.SessionOptions(threads)
 	if err != nil {
 		return nil, fmt.Errorf("supertonic: %w", err)
 	}
 	defer opts.Destroy()
-	err = errors.Join(opts.SetIntraOpNumThreads(threads), opts.SetInterOpNumThreads(1))
-	if err == nil && threads > 1 {
-		err = opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("supertonic: %w", err)
-	}
 	s, err := ort.NewDynamicAdvancedSession(path, names(ins), names(outs), opts)
 	if err != nil {
 		return nil, fmt.Errorf("supertonic: %s: %w", path, err)

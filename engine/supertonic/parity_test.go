@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/voxkit/voxkit/internal/nodepeer"
 )
 
 // parityTexts are spoken by voxkit and by sherpa-onnx-node in the parity
@@ -21,7 +23,7 @@ var parityTexts = []string{
 // full-size generated model, voice, text, steps and seed, within one
 // 16-bit step.
 func TestParity(t *testing.T) {
-	p := findPeer(t)
+	p := nodepeer.Find(t)
 	voices := genModel(t, "st3", "--version", "3")
 	dir := filepath.Join(voices, "st3")
 	e := load(t, Options{VoicesDir: voices})
@@ -40,7 +42,7 @@ func TestParity(t *testing.T) {
 		{3, "st3:F4:de", "de", 2, 99, 1.3, parityTexts[:2]},
 		{1, "st3:F2:ko", "ko", 4, 5, 0.8, []string{"안녕하세요. 반갑습니다!"}},
 	} {
-		want := p.run(t, peerRequest{Model: dir, Threads: 1, SID: tc.sid, Lang: tc.lang, Texts: tc.texts, Steps: tc.steps, Speed: tc.speed, Seed: tc.seed})
+		want := sherpa(t, p, peerRequest{Model: dir, Threads: 1, SID: tc.sid, Lang: tc.lang, Texts: tc.texts, Steps: tc.steps, Speed: tc.speed, Seed: tc.seed})
 		for i, text := range tc.texts {
 			got := say(t, e, tc.voice, text, tc.speed, tc.steps, tc.seed)
 			if rms(got) < 0.01 {

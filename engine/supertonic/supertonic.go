@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/internal/modeldir"
 	"github.com/voxkit/voxkit/engine/internal/sherpatext"
 	"github.com/voxkit/voxkit/engine/onnx"
 )
@@ -103,28 +102,7 @@ func cmpOr(a, b int) int {
 // modelDirs returns the model directories of voicesDir and extra, by
 // model id (the directory's name).
 func modelDirs(voicesDir string, extra []string) (map[string]string, error) {
-	dirs := slices.Clone(extra)
-	if voicesDir != "" {
-		entries, err := os.ReadDir(voicesDir)
-		if err != nil {
-			return nil, fmt.Errorf("supertonic: voices directory: %w", err)
-		}
-		for _, ent := range entries {
-			d := filepath.Join(voicesDir, ent.Name())
-			if st, err := os.Stat(d); err == nil && st.IsDir() && isModelDir(d) {
-				dirs = append(dirs, d)
-			}
-		}
-	}
-	byName := map[string]string{}
-	for _, d := range dirs {
-		name := filepath.Base(filepath.Clean(d))
-		if _, dup := byName[name]; dup {
-			return nil, fmt.Errorf("supertonic: two models named %s", name)
-		}
-		byName[name] = d
-	}
-	return byName, nil
+	return modeldir.Find("supertonic", voicesDir, extra, isModelDir)
 }
 
 // Models returns the ids of the loaded models, sorted.

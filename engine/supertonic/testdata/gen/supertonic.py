@@ -52,10 +52,10 @@ import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
 
-OPSET = 17
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "internal", "onnxtest", "gen"))
+from onnxgraph import Graph as _Graph, f32, i64  # noqa: E402
+
 TTL, TTL_DIM = 50, 256  # style_ttl [1, 50, 256]
 DP, DP_DIM = 8, 16  # style_dp [1, 8, 16]
 LATENT, COMPRESS, BASE_CHUNK = 24, 6, 512
@@ -69,35 +69,9 @@ def rand(*shape, scale=1.0):
     return (rng.standard_normal(shape) * scale).astype(np.float32)
 
 
-class Graph:
+class Graph(_Graph):
     def __init__(self):
-        self.nodes, self.inits, self.n = [], [], 0
-
-    def const(self, value, dtype=np.float32):
-        self.n += 1
-        name = f"w{self.n}"
-        self.inits.append(numpy_helper.from_array(np.asarray(value, dtype=dtype), name))
-        return name
-
-    def op(self, op, *inputs, **attrs):
-        self.n += 1
-        out = f"t{self.n}"
-        self.nodes.append(helper.make_node(op, list(inputs), [out], **attrs))
-        return out
-
-    def out(self, op, inputs, name, **attrs):
-        self.nodes.append(helper.make_node(op, inputs, [name], **attrs))
-
-    def params(self):
-        return sum(int(np.prod(t.dims)) for t in self.inits)
-
-    def save(self, path, inputs, outputs):
-        g = helper.make_graph(self.nodes, os.path.basename(path), inputs, outputs, self.inits)
-        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="voxkit-supertonic-gen")
-        m.ir_version = 8
-        onnx.checker.check_model(m)
-        onnx.save(m, path)
-        return self.params()
+        super().__init__("voxkit-supertonic-gen")
 
     def dense(self, x, i, o, scale=None):
         """x [..., i] @ W [i, o] + b."""
@@ -111,14 +85,6 @@ class Graph:
             x = self.op("Add", x, self.op("Mul", self.dense(h, hidden, dim), self.const([0.5])))
             x = self.op("Tanh", x)
         return x
-
-
-def f32(name, shape):
-    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
-
-
-def i64(name, shape):
-    return helper.make_tensor_value_info(name, TensorProto.INT64, shape)
 
 
 def pooled(g, x, mask_t):
