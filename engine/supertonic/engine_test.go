@@ -171,3 +171,28 @@ func lookup(m *model, s string) []int64 {
 	}
 	return ids
 }
+
+// TestWords: words asked for are estimated over each chunk's speech, the
+// silence between chunks left out, and enginetest's checks hold.
+func TestWords(t *testing.T) {
+	e := load(t, Options{VoicesDir: genModel(t, "st", "--small")})
+	long := strings.Repeat("A sentence of some length, to fill the chunk. ", 8)
+	c, err := enginetest.Collect(context.Background(), e, engine.Request{Voice: "st:F1", Text: long, Words: true, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.CheckWords(t, long, c)
+	if n := len(c.Words); n != len(strings.Fields(long)) {
+		t.Errorf("%d words timed, want %d", n, len(strings.Fields(long)))
+	}
+	var first []engine.Word
+	e.Synthesize(context.Background(), engine.Request{Voice: "st:F1", Text: long, Words: true, Seed: 1}, func(ch engine.Chunk) error {
+		if first != nil && len(ch.Words) > 0 && ch.Words[0].From < first[len(first)-1].To+13230 {
+			t.Errorf("the second chunk's first word starts at %d, in the silence after %d", ch.Words[0].From, first[len(first)-1].To)
+		}
+		if first == nil {
+			first = ch.Words
+		}
+		return nil
+	})
+}

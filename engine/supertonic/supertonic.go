@@ -198,7 +198,9 @@ func (e *Engine) Synthesize(ctx context.Context, req engine.Request, emit engine
 // text is cut as sherpa-onnx's ChunkText cuts it (chunks of at most 300
 // code points, 120 in Korean and Japanese); each chunk is one engine.Chunk,
 // emitted as soon as it is made, after 0.3 s of silence for every chunk
-// but the first. Prosody.Rate is the model's speed. A req.Seed other than
+// but the first. Words, when asked for, are the chunk's words spread over
+// its speech by their length (Estimated: the model predicts only the
+// chunk's duration). Prosody.Rate is the model's speed. A req.Seed other than
 // 0 seeds the noise (as sherpa-onnx's seed does: the same seed, voice,
 // text and steps give the same samples); 0 draws a new one.
 func (e *Engine) SynthesizeSteps(ctx context.Context, req engine.Request, steps int, emit engine.ChunkFunc) error {
@@ -224,23 +226,29 @@ func (e *Engine) SynthesizeSteps(ctx context.Context, req engine.Request, steps 
 	speed := float32(req.Prosody.RateOrDefault())
 	rate := int(v.m.cfg.SampleRate)
 	gap := int(silence * float32(rate))
-	spoken := 0
-	for _, text := range sherpatext.Chunks(req.Text, maxLen) {
+	sent := 0 // samples emitted so far
+	for _, sp := range sherpatext.Locate(req.Text, sherpatext.Chunks(req.Text, maxLen)) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		wav, err := v.m.speak(ctx, v.style, v.lang, text, steps, speed, n)
+		wav, err := v.m.speak(ctx, v.style, v.lang, sp.Text, steps, speed, n)
 		if err != nil {
 			return err
 		}
 		if len(wav) == 0 {
 			continue
 		}
-		if spoken > 0 {
+		lead := 0
+		if sent > 0 {
+			lead = gap
 			wav = append(make([]float32, gap, gap+len(wav)), wav...)
 		}
-		spoken++
-		if err := emit(engine.Chunk{Samples: wav, SampleRate: rate}); err != nil {
+		ch := engine.Chunk{Samples: wav, SampleRate: rate}
+		if req.Words {
+			ch.Words = sherpatext.Spread(req.Text, sp, sent+lead, len(wav)-lead)
+		}
+		sent += len(wav)
+		if err := emit(ch); err != nil {
 			return err
 		}
 	}
