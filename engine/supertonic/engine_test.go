@@ -3,6 +3,8 @@ package supertonic
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -195,4 +197,37 @@ func TestWords(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestRescan: a model directory added to the voices directory is served
+// after a rescan, and one removed goes.
+func TestRescan(t *testing.T) {
+	gen := filepath.Join(genModel(t, "st", "--small"), "st")
+	voices := t.TempDir()
+	e := load(t, Options{VoicesDir: voices})
+	if len(e.Models()) != 0 {
+		t.Fatalf("models %v in an empty directory", e.Models())
+	}
+	if err := os.Symlink(gen, filepath.Join(voices, "added")); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := e.Rescan(context.Background()); !changed || err != nil {
+		t.Fatalf("rescan after adding: %v, %v", changed, err)
+	}
+	if got := say(t, e, "added:F1", "Hi there.", 1, 2, 1); len(got) == 0 {
+		t.Error("the added model speaks nothing")
+	}
+	if changed, err := e.Rescan(context.Background()); changed || err != nil {
+		t.Errorf("rescan of nothing new: %v, %v", changed, err)
+	}
+	if err := os.Remove(filepath.Join(voices, "added")); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := e.Rescan(context.Background()); !changed || err != nil {
+		t.Fatalf("rescan after removing: %v, %v", changed, err)
+	}
+	err := e.Synthesize(context.Background(), engine.Request{Voice: "added:F1", Text: "Hi."}, func(engine.Chunk) error { return nil })
+	if !errors.Is(err, engine.ErrUnknownVoice) {
+		t.Errorf("speaking with a removed model: %v", err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -47,6 +48,14 @@ type Engine struct {
 	log   *slog.Logger
 	steps int
 
+	// dir, extra and threads are Options.VoicesDir, Options.Models and
+	// the threads per run, for Rescan; rescanning lets one run at a time.
+	dir        string
+	extra      []string
+	threads    int
+	rescanning sync.Mutex
+	lib        string // Options.LibraryPath
+
 	mu     sync.RWMutex
 	models map[string]*model
 	closed bool
@@ -68,10 +77,14 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Steps < 0 {
 		return nil, fmt.Errorf("supertonic: %d steps", opts.Steps)
 	}
-	e := &Engine{log: opts.Logger, steps: cmpOr(opts.Steps, DefaultSteps), models: map[string]*model{}}
+	e := &Engine{log: opts.Logger, steps: cmpOr(opts.Steps, DefaultSteps), models: map[string]*model{},
+		dir: opts.VoicesDir, extra: slices.Clone(opts.Models), threads: max(opts.Threads, 1), lib: opts.LibraryPath}
 	dirs, err := modelDirs(opts.VoicesDir, opts.Models)
-	if err != nil || len(dirs) == 0 {
-		return e, err
+	if err != nil {
+		return nil, err
+	}
+	if len(dirs) == 0 {
+		return e, nil // a Rescan may bring some
 	}
 	if err := onnx.InitRuntime(opts.LibraryPath, opts.Logger); err != nil {
 		return nil, err
@@ -81,7 +94,7 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 			e.Close()
 			return nil, err
 		}
-		m, err := openModel(name, d, max(opts.Threads, 1))
+		m, err := openModel(name, d, e.threads)
 		if err != nil {
 			e.Close()
 			return nil, err
@@ -253,6 +266,74 @@ func (e *Engine) SynthesizeSteps(ctx context.Context, req engine.Request, steps 
 		}
 	}
 	return ctx.Err()
+}
+
+// Rescan reads Options.VoicesDir (and Options.Models) again: model
+// directories added since are opened and their voices listed, and models
+// whose directories are gone are closed (a request speaking with one ends
+// with an error). A model directory whose files change in place is not
+// reopened: remove it, rescan, and add it back. A model that fails to
+// open is left out and its error returned (joined with the others'); the
+// rest are served. Rescan reports whether the set of models changed.
+func (e *Engine) Rescan(ctx context.Context) (changed bool, err error) {
+	e.rescanning.Lock()
+	defer e.rescanning.Unlock()
+	dirs, err := modelDirs(e.dir, e.extra)
+	if err != nil {
+		return false, err
+	}
+	e.mu.RLock()
+	var added []string
+	for name := range dirs {
+		if _, ok := e.models[name]; !ok {
+			added = append(added, name)
+		}
+	}
+	e.mu.RUnlock()
+	var errs []error
+	if len(added) > 0 {
+		if err := onnx.InitRuntime(e.lib, e.log); err != nil {
+			return false, err
+		}
+	}
+	opened := map[string]*model{}
+	for _, name := range added {
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, err)
+			break
+		}
+		m, err := openModel(name, dirs[name], e.threads)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		opened[name] = m
+	}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		for _, m := range opened {
+			m.close()
+		}
+		return false, errModelClosed
+	}
+	var removed []*model
+	for name, m := range e.models {
+		if _, ok := dirs[name]; !ok {
+			removed = append(removed, m)
+			delete(e.models, name)
+		}
+	}
+	maps.Copy(e.models, opened)
+	e.mu.Unlock()
+	for _, m := range removed {
+		errs = append(errs, m.close())
+		e.log.Info("supertonic: model removed", "model", m.name)
+	}
+	for name := range opened {
+		e.log.Info("supertonic: model added", "model", name, "dir", dirs[name])
+	}
+	return len(opened)+len(removed) > 0, errors.Join(errs...)
 }
 
 // Close frees the models. Running requests finish first.
