@@ -59,28 +59,11 @@ func (e *Engine) Rescan(ctx context.Context) (changed bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	e.mu.RLock()
-	var added []string
-	for name := range dirs {
-		if _, ok := e.models[name]; !ok {
-			added = append(added, name)
-		}
-	}
-	e.mu.RUnlock()
-	opened := map[string]*model{}
-	var errs []error
-	for _, name := range added {
-		if err := ctx.Err(); err != nil {
-			errs = append(errs, err)
-			break
-		}
-		m, err := openModel(name, dirs[name], e.threads)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		opened[name] = m
-	}
+	opened, errs := modeldir.OpenNew(ctx, dirs, func(name string) bool {
+		e.mu.RLock()
+		defer e.mu.RUnlock()
+		return e.models[name] != nil
+	}, func(name, dir string) (*model, error) { return openModel(name, dir, e.threads) })
 
 	e.mu.Lock()
 	if e.closed {
@@ -88,13 +71,7 @@ func (e *Engine) Rescan(ctx context.Context) (changed bool, err error) {
 		closeModels(opened)
 		return false, errModelClosed
 	}
-	removed := map[string]*model{}
-	for name, m := range e.models {
-		if _, ok := dirs[name]; !ok {
-			removed[name] = m
-			delete(e.models, name)
-		}
-	}
+	removed := modeldir.Prune(e.models, dirs)
 	maps.Copy(e.models, opened)
 	// Recordings are encoded again on first use after a change.
 	refs := recordings(e.models)

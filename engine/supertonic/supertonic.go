@@ -282,33 +282,16 @@ func (e *Engine) Rescan(ctx context.Context) (changed bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	e.mu.RLock()
-	var added []string
-	for name := range dirs {
-		if _, ok := e.models[name]; !ok {
-			added = append(added, name)
-		}
-	}
-	e.mu.RUnlock()
-	var errs []error
-	if len(added) > 0 {
+	opened, errs := modeldir.OpenNew(ctx, dirs, func(name string) bool {
+		e.mu.RLock()
+		defer e.mu.RUnlock()
+		return e.models[name] != nil
+	}, func(name, dir string) (*model, error) {
 		if err := onnx.InitRuntime(e.lib, e.log); err != nil {
-			return false, err
+			return nil, err
 		}
-	}
-	opened := map[string]*model{}
-	for _, name := range added {
-		if err := ctx.Err(); err != nil {
-			errs = append(errs, err)
-			break
-		}
-		m, err := openModel(name, dirs[name], e.threads)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		opened[name] = m
-	}
+		return openModel(name, dir, e.threads)
+	})
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -317,13 +300,7 @@ func (e *Engine) Rescan(ctx context.Context) (changed bool, err error) {
 		}
 		return false, errModelClosed
 	}
-	var removed []*model
-	for name, m := range e.models {
-		if _, ok := dirs[name]; !ok {
-			removed = append(removed, m)
-			delete(e.models, name)
-		}
-	}
+	removed := modeldir.Prune(e.models, dirs)
 	maps.Copy(e.models, opened)
 	e.mu.Unlock()
 	for _, m := range removed {

@@ -4,7 +4,9 @@
 package modeldir
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,4 +38,41 @@ func Find(pkg, voicesDir string, extra []string, isModel func(dir string) bool) 
 		byName[name] = d
 	}
 	return byName, nil
+}
+
+// OpenNew opens, with open, each model of dirs (as Find returns them) that
+// has is false for, and returns those that opened by name and the errors
+// of those that did not; it stops at ctx's end (its error among them).
+// has is called without any lock of the caller's: it must take its own.
+func OpenNew[M any](ctx context.Context, dirs map[string]string, has func(name string) bool, open func(name, dir string) (M, error)) (map[string]M, []error) {
+	opened := map[string]M{}
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(dirs)) {
+		if has(name) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return opened, append(errs, err)
+		}
+		m, err := open(name, dirs[name])
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		opened[name] = m
+	}
+	return opened, errs
+}
+
+// Prune removes from models those whose names dirs does not hold, and
+// returns them by name.
+func Prune[M any](models map[string]M, dirs map[string]string) map[string]M {
+	removed := map[string]M{}
+	for name, m := range models {
+		if _, ok := dirs[name]; !ok {
+			removed[name] = m
+			delete(models, name)
+		}
+	}
+	return removed
 }
