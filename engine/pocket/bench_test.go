@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/internal/nodepeer"
 )
 
 // The benchmarks compare voxkit with sherpa-onnx-node 1.13.8 on the
@@ -40,19 +39,13 @@ func compare(b *testing.B, op, unit string, do func(e *Engine, v *Voice)) {
 	v = &Voice{Model: v.Model, Frames: v.Frames, Dim: v.Dim, Latents: v.Latents, Settings: Settings{Steps: 4}}
 	do(e, v) // warm up both
 	sherpa.time(b, op, benchText)
-	var ours, theirs cost
+	var ours, theirs nodepeer.Cost
 	b.ResetTimer()
 	for b.Loop() {
-		start, cpu := time.Now(), cpuTime()
-		do(e, v)
-		ours.add(cost{wall: time.Since(start), cpu: cpuTime() - cpu})
-		theirs.add(sherpa.time(b, op, benchText))
+		ours.Add(nodepeer.Measure(func() { do(e, v) }))
+		theirs.Add(sherpa.time(b, op, benchText))
 	}
-	n := float64(b.N) * 1e6
-	b.ReportMetric(float64(ours.wall)/n, unit+"-ms")
-	b.ReportMetric(float64(theirs.wall)/n, "sherpa-"+unit+"-ms")
-	b.ReportMetric(float64(ours.wall)/float64(theirs.wall), "ratio")
-	b.ReportMetric(float64(ours.cpu)/float64(theirs.cpu), "cpu-ratio")
+	nodepeer.Report(b, unit, ours, theirs)
 }
 
 // BenchmarkSynthesis: the whole of benchText.
@@ -87,13 +80,4 @@ func BenchmarkClone(b *testing.B) {
 			b.Fatal(err)
 		}
 	})
-}
-
-// cpuTime returns the CPU time (user and system) the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

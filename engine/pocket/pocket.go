@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/engine/internal/sherpatext"
 	"github.com/voxkit/voxkit/engine/onnx"
 	"github.com/voxkit/voxkit/internal/dsp"
 	"github.com/voxkit/voxkit/internal/wavfile"
@@ -349,7 +350,7 @@ func (e *Engine) SynthesizeVoice(ctx context.Context, v *Voice, req engine.Reque
 		return err
 	}
 	rate := req.Prosody.RateOrDefault()
-	spans := locate(req.Text, pieces(req.Text))
+	spans := sherpatext.Locate(req.Text, pieces(req.Text))
 	if len(spans) == 0 {
 		return ctx.Err()
 	}
@@ -373,7 +374,7 @@ func (e *Engine) SynthesizeVoice(ctx context.Context, v *Voice, req engine.Reque
 			return err
 		}
 		var audio [][]float32 // this piece's chunks, kept only for word timings
-		err := m.speak(ctx, primed, steps, noise, p.text, func(samples []float32) error {
+		err := m.speak(ctx, primed, steps, noise, p.Text, func(samples []float32) error {
 			if err := ctx.Err(); err != nil {
 				return err // a chunk decoded as the call was cancelled is not sent
 			}

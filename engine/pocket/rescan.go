@@ -5,39 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
+	"github.com/voxkit/voxkit/engine/internal/modeldir"
 	"github.com/voxkit/voxkit/engine/onnx"
 )
 
 // modelDirs returns the model directories of voicesDir (those holding a
 // PocketTTS model) and extra, by model id (the directory's name).
 func modelDirs(voicesDir string, extra []string) (map[string]string, error) {
-	dirs := slices.Clone(extra)
-	if voicesDir != "" {
-		entries, err := os.ReadDir(voicesDir)
-		if err != nil {
-			return nil, fmt.Errorf("pocket: voices directory: %w", err)
-		}
-		for _, ent := range entries {
-			d := filepath.Join(voicesDir, ent.Name())
-			if st, err := os.Stat(d); err == nil && st.IsDir() && isModelDir(d) {
-				dirs = append(dirs, d)
-			}
-		}
-	}
-	byName := map[string]string{}
-	for _, d := range dirs {
-		name := filepath.Base(filepath.Clean(d))
-		if _, dup := byName[name]; dup {
-			return nil, fmt.Errorf("pocket: two models named %s", name)
-		}
-		byName[name] = d
-	}
-	return byName, nil
+	return modeldir.Find("pocket", voicesDir, extra, isModelDir)
 }
 
 // recordings returns the voices of the models' test_wavs directories:
@@ -81,28 +59,11 @@ func (e *Engine) Rescan(ctx context.Context) (changed bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	e.mu.RLock()
-	var added []string
-	for name := range dirs {
-		if _, ok := e.models[name]; !ok {
-			added = append(added, name)
-		}
-	}
-	e.mu.RUnlock()
-	opened := map[string]*model{}
-	var errs []error
-	for _, name := range added {
-		if err := ctx.Err(); err != nil {
-			errs = append(errs, err)
-			break
-		}
-		m, err := openModel(name, dirs[name], e.threads)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		opened[name] = m
-	}
+	opened, errs := modeldir.OpenNew(ctx, dirs, func(name string) bool {
+		e.mu.RLock()
+		defer e.mu.RUnlock()
+		return e.models[name] != nil
+	}, func(name, dir string) (*model, error) { return openModel(name, dir, e.threads) })
 
 	e.mu.Lock()
 	if e.closed {
@@ -110,13 +71,7 @@ func (e *Engine) Rescan(ctx context.Context) (changed bool, err error) {
 		closeModels(opened)
 		return false, errModelClosed
 	}
-	removed := map[string]*model{}
-	for name, m := range e.models {
-		if _, ok := dirs[name]; !ok {
-			removed[name] = m
-			delete(e.models, name)
-		}
-	}
+	removed := modeldir.Prune(e.models, dirs)
 	maps.Copy(e.models, opened)
 	// Recordings are encoded again on first use after a change.
 	refs := recordings(e.models)

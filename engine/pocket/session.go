@@ -2,11 +2,11 @@ package pocket
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 
+	"github.com/voxkit/voxkit/internal/ortrun"
 	ort "github.com/yalue/onnxruntime_go"
 )
 
@@ -25,18 +25,11 @@ func openSession(path string, threads int) (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pocket: %s: %w", path, err)
 	}
-	opts, err := ort.NewSessionOptions()
+	opts, err := ortrun.SessionOptions(threads)
 	if err != nil {
 		return nil, fmt.Errorf("pocket: %w", err)
 	}
 	defer opts.Destroy()
-	err = errors.Join(opts.SetIntraOpNumThreads(threads), opts.SetInterOpNumThreads(1))
-	if err == nil && threads > 1 {
-		err = opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("pocket: %w", err)
-	}
 	s, err := ort.NewDynamicAdvancedSession(path, names(ins), names(outs), opts)
 	if err != nil {
 		return nil, fmt.Errorf("pocket: %s: %w", path, err)

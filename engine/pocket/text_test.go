@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/voxkit/voxkit/engine/internal/sherpatext"
 )
 
 func TestPieces(t *testing.T) {
@@ -37,17 +39,17 @@ func TestPieces(t *testing.T) {
 func TestLocate(t *testing.T) {
 	text := " Hi. Go on.  This one is long enough to end it. Next one is also long enough! "
 	ps := pieces(text)
-	spans := locate(text, ps)
+	spans := sherpatext.Locate(text, ps)
 	if len(spans) != 2 {
 		t.Fatalf("spans %+v", spans)
 	}
-	if got := text[spans[0].start:spans[0].end]; got != "Hi. Go on.  This one is long enough to end it." {
+	if got := text[spans[0].Start:spans[0].End]; got != "Hi. Go on.  This one is long enough to end it." {
 		t.Errorf("first piece from %q", got)
 	}
-	if got := text[spans[1].start:spans[1].end]; got != "Next one is also long enough!" {
+	if got := text[spans[1].Start:spans[1].End]; got != "Next one is also long enough!" {
 		t.Errorf("second piece from %q", got)
 	}
-	ws := words(text, spans[0].start, spans[0].end)
+	ws := sherpatext.Words(text, spans[0].Start, spans[0].End)
 	if len(ws) != 11 || text[ws[0][0]:ws[0][1]] != "Hi." || text[ws[10][0]:ws[10][1]] != "it." {
 		t.Errorf("words %v", ws)
 	}

@@ -71,6 +71,7 @@ import (
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/engine/onnx"
 	"github.com/voxkit/voxkit/engine/pocket"
+	"github.com/voxkit/voxkit/engine/supertonic"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/postgres"
@@ -650,8 +651,8 @@ func (a *app) serveMetrics(ln net.Listener, reg *prometheus.Registry, api *serve
 }
 
 // engines starts espeak-ng and, with -voices, the onnx engine on that
-// directory (nil without it) and the pocket engine on its PocketTTS
-// models.
+// directory (nil without it), the pocket engine on its PocketTTS models
+// and the supertonic engine on its Supertonic models.
 func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engine, error) {
 	esp, err := espeak.New(espeak.Options{InProcess: a.espeakInProcess, Processes: a.espeakProcesses})
 	if err != nil {
@@ -685,6 +686,14 @@ func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engi
 		return nil, nil, fmt.Errorf("PocketTTS models in %s: %w", a.voices, err)
 	}
 	engines["pocket"] = pk
+	st, err := supertonic.Load(ctx, supertonic.Options{LibraryPath: a.getenv("ONNXRUNTIME_LIB"), VoicesDir: a.voices, Logger: a.log})
+	if err != nil {
+		esp.Close()
+		piper.Close()
+		pk.Close()
+		return nil, nil, fmt.Errorf("Supertonic models in %s: %w", a.voices, err)
+	}
+	engines["supertonic"] = st
 	return engines, piper, nil
 }
 

@@ -15,7 +15,8 @@ import (
 )
 
 // rescanner is an engine that reads its voices directory again: onnx's
-// (Piper and Kokoro voices) and pocket's (PocketTTS models).
+// (Piper and Kokoro voices), pocket's (PocketTTS models) and
+// supertonic's.
 type rescanner interface {
 	Rescan(ctx context.Context) (changed bool, err error)
 }

@@ -1,9 +1,11 @@
 // Package ortrun makes ONNX Runtime runs stop when their context is done,
-// for the engines that run models (engine/onnx, engine/pocket).
+// for the engines that run models (engine/onnx, engine/pocket,
+// engine/supertonic), and gives them their session options.
 package ortrun
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -38,4 +40,23 @@ func Options(ctx context.Context) (*ort.RunOptions, func(), error) {
 		destroyed = true
 		o.Destroy()
 	}, nil
+}
+
+// SessionOptions returns session options for threads threads inside one
+// run (intra-op; inter-op 1), their pool not spinning when there are
+// several, so that idle sessions cost no CPU.
+func SessionOptions(threads int) (*ort.SessionOptions, error) {
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, err
+	}
+	err = errors.Join(opts.SetIntraOpNumThreads(max(threads, 1)), opts.SetInterOpNumThreads(1))
+	if err == nil && threads > 1 {
+		err = opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0")
+	}
+	if err != nil {
+		opts.Destroy()
+		return nil, err
+	}
+	return opts, nil
 }

@@ -46,10 +46,11 @@ import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
-OPSET = 17
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "internal", "onnxtest", "gen"))
+from onnxgraph import Graph as _Graph, f32  # noqa: E402
+
 DIM = 64  # hidden size of lm_main and lm_flow
 LATENT = 32  # sherpa-onnx fixes this
 EMBED = 1024  # sherpa-onnx fixes this
@@ -62,35 +63,9 @@ def rand(*shape, scale=1.0):
     return (rng.standard_normal(shape) * scale).astype(np.float32)
 
 
-class Graph:
+class Graph(_Graph):
     def __init__(self):
-        self.nodes, self.inits, self.n = [], [], 0
-
-    def const(self, value, dtype=np.float32):
-        self.n += 1
-        name = f"w{self.n}"
-        self.inits.append(numpy_helper.from_array(np.asarray(value, dtype=dtype), name))
-        return name
-
-    def op(self, op, *inputs, **attrs):
-        self.n += 1
-        out = f"t{self.n}"
-        self.nodes.append(helper.make_node(op, list(inputs), [out], **attrs))
-        return out
-
-    def out(self, op, inputs, name, **attrs):
-        self.nodes.append(helper.make_node(op, inputs, [name], **attrs))
-
-    def save(self, path, inputs, outputs):
-        g = helper.make_graph(self.nodes, os.path.basename(path), inputs, outputs, self.inits)
-        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="voxkit-pocket-gen")
-        m.ir_version = 8
-        onnx.checker.check_model(m)
-        onnx.save(m, path)
-
-
-def f32(name, shape):
-    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+        super().__init__("voxkit-pocket-gen")
 
 
 def vocabulary():

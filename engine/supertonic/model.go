@@ -1,0 +1,351 @@
+package supertonic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/voxkit/voxkit/internal/ortrun"
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// sherpa-onnx's fixed settings: a chunk's duration is at least
+// minDuration seconds once the speed divides it, a latent at most
+// maxLatent frames, and chunks are parted by silence seconds.
+const (
+	minDuration = float32(0.1)
+	maxLatent   = 10000
+	silence     = float32(0.3)
+)
+
+// model is one Supertonic model directory.
+type model struct {
+	name    string
+	dir     string
+	cfg     config
+	indexer []int32
+	styles  []style
+	version int      // 1, 2 or 3: see versionOf
+	langs   []string // the languages it speaks, the first its default
+
+	mu       sync.RWMutex // held for reading by each run; Lock closes
+	closed   bool
+	sessions [len(parts)]*session
+}
+
+var errModelClosed = errors.New("supertonic: model closed")
+
+// session is one graph of a model. Its inputs and outputs are taken by
+// position, as sherpa-onnx takes them.
+type session struct {
+	name    string
+	s       *ort.DynamicAdvancedSession
+	inputs  int
+	outputs []string
+}
+
+func openSession(path string, threads int) (*session, error) {
+	ins, outs, err := ort.GetInputOutputInfo(path)
+	if err != nil {
+		return nil, fmt.Errorf("supertonic: %s: %w", path, err)
+	}
+	opts, err := ortrun.SessionOptions(threads)
+	if err != nil {
+		return nil, fmt.Errorf("supertonic: %w", err)
+	}
+	defer opts.Destroy()
+	s, err := ort.NewDynamicAdvancedSession(path, names(ins), names(outs), opts)
+	if err != nil {
+		return nil, fmt.Errorf("supertonic: %s: %w", path, err)
+	}
+	return &session{name: filepath.Base(path), s: s, inputs: len(ins), outputs: names(outs)}, nil
+}
+
+func names(infos []ort.InputOutputInfo) []string {
+	out := make([]string, len(infos))
+	for i, in := range infos {
+		out[i] = in.Name
+	}
+	return out
+}
+
+// run runs the session on in and returns its first output as float32
+// data with its shape; the other outputs are discarded.
+func (s *session) run(ctx context.Context, ro *ort.RunOptions, in []ort.Value) ([]float32, ort.Shape, error) {
+	out := make([]ort.Value, len(s.outputs))
+	if err := s.s.RunWithOptions(in, out, ro); err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, fmt.Errorf("supertonic: %s: %w", s.name, err)
+	}
+	defer func() {
+		for _, v := range out {
+			if v != nil {
+				v.Destroy()
+			}
+		}
+	}()
+	t, ok := out[0].(*ort.Tensor[float32])
+	if !ok {
+		return nil, nil, fmt.Errorf("supertonic: %s: output %q is not a float32 tensor", s.name, s.outputs[0])
+	}
+	// The tensor's data is a Go slice ORT's output was copied into: it
+	// outlives the tensor.
+	return t.GetData(), t.GetShape(), nil
+}
+
+// openModel opens the model in dir, named name.
+func openModel(name, dir string, threads int) (_ *model, err error) {
+	f, err := findFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	m := &model{name: name, dir: dir}
+	if m.cfg, err = readConfig(f.config); err != nil {
+		return nil, err
+	}
+	if m.indexer, err = readIndexer(f.indexer); err != nil {
+		return nil, err
+	}
+	if m.styles, err = readStyles(f.voices); err != nil {
+		return nil, err
+	}
+	m.version = versionOf(m.indexer)
+	m.langs = languages[m.version]
+	defer func() {
+		if err != nil {
+			m.close()
+		}
+	}()
+	wantInputs := [len(parts)]int{3, 3, 7, 1}
+	for i, p := range f.graphs {
+		if m.sessions[i], err = openSession(p, threads); err != nil {
+			return nil, err
+		}
+		if s := m.sessions[i]; s.inputs < wantInputs[i] || len(s.outputs) < 1 {
+			return nil, fmt.Errorf("supertonic: %s has %d inputs and %d outputs, want %d and 1", p, s.inputs, len(s.outputs), wantInputs[i])
+		}
+	}
+	return m, nil
+}
+
+func (m *model) close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	var errs []error
+	for i, s := range m.sessions {
+		if s != nil {
+			errs = append(errs, s.s.Destroy())
+			m.sessions[i] = nil
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// languages are the languages each version speaks, its default first.
+var languages = map[int][]string{
+	1: {"en"},
+	2: {"en", "ko", "es", "pt", "fr"},
+	3: {"en", "ko", "ja", "ar", "bg", "cs", "da", "de", "el", "es", "et", "fi", "fr", "hi", "hr", "hu",
+		"id", "it", "lt", "lv", "nl", "pl", "pt", "ro", "ru", "sk", "sl", "sv", "tr", "uk", "vi"},
+}
+
+// versionOf tells a model's version from the characters its indexer
+// knows: Supertonic 3 reads Cyrillic (Russian, Ukrainian, Bulgarian),
+// Supertonic 2 Hangul jamo (Korean) but no Cyrillic, and Supertonic 1 (English
+// only) neither.
+func versionOf(indexer []int32) int {
+	knows := func(r rune) bool { return int(r) < len(indexer) && indexer[r] >= 0 }
+	switch {
+	case knows('д'):
+		return 3
+	case knows(leadBase):
+		return 2
+	}
+	return 1
+}
+
+// speaks reports whether the model speaks lang.
+func (m *model) speaks(lang string) bool { return slices.Contains(m.langs, lang) }
+
+// tag returns the language tag the model's text is wrapped in for lang:
+// none for Supertonic 1, which has no tags.
+func (m *model) tag(lang string) string {
+	if m.version == 1 {
+		return ""
+	}
+	return lang
+}
+
+// ids returns the model's ids of one chunk of text in lang: its prepared
+// code points looked up in the indexer (0 beyond it, as in sherpa-onnx).
+func (m *model) ids(text, lang string) []int64 {
+	cps := codePoints(prepare(text, m.tag(lang)))
+	ids := make([]int64, len(cps))
+	for i, c := range cps {
+		if int(c) < len(m.indexer) {
+			ids[i] = int64(m.indexer[c])
+		}
+	}
+	return ids
+}
+
+// chunkSize is the number of samples per latent frame.
+func (m *model) chunkSize() int32 { return m.cfg.BaseChunkSize * m.cfg.ChunkCompressFactor }
+
+// lengths returns a chunk's length in samples and in latent frames from
+// its predicted duration in seconds, as sherpa-onnx computes them in
+// float32: the duration divided by the speed and held at minDuration or
+// more only when the speed is not 1; the samples rounded down (at least
+// 1); the frames from the duration in samples, (d·rate + size − 1)/size
+// rounded down in two float32 sums, at most maxLatent. maskLen is the
+// frames the latent mask covers, ⌈samples/size⌉ in integers: sherpa-onnx
+// speaks nothing of a chunk whose two lengths disagree.
+func (m *model) lengths(d, speed float32) (samples int64, frames, maskLen int) {
+	if speed != 1 {
+		d = d / speed
+		if d < minDuration {
+			d = minDuration
+		}
+	}
+	rate := float32(m.cfg.SampleRate)
+	total := float32(d * rate)
+	samples = max(int64(total), 1)
+	size := m.chunkSize()
+	f := float32(float32(float32(total+float32(size))-1) / float32(size))
+	frames = min(int(int32(f)), maxLatent)
+	maskLen = int((samples + int64(size) - 1) / int64(size))
+	return samples, frames, maskLen
+}
+
+// speak makes the audio of one chunk of text in style st and lang, with
+// steps steps of the flow from noise drawn from n, at speed. It returns
+// nil for a chunk sherpa-onnx speaks nothing of.
+func (m *model) speak(ctx context.Context, st *style, lang, text string, steps int, speed float32, n *noise) ([]float32, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return nil, errModelClosed
+	}
+	ro, release, err := ortrun.Options(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("supertonic: %w", err)
+	}
+	defer release()
+	r := runner{ctx: ctx, ro: ro}
+	defer r.free()
+
+	ids := m.ids(text, lang)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	t := int64(len(ids))
+	textIDs := r.int64s(ort.NewShape(1, t), ids)
+	textMask := r.floats(ort.NewShape(1, 1, t), ones(len(ids)))
+	styleDP := r.floats(ort.Shape(st.dpDims[:]), st.dp)
+	styleTTL := r.floats(ort.Shape(st.ttlDims[:]), st.ttl)
+	if r.err != nil {
+		return nil, r.err
+	}
+	dur, _, err := m.sessions[0].run(ctx, ro, []ort.Value{textIDs, styleDP, textMask})
+	if err != nil {
+		return nil, err
+	}
+	if len(dur) != 1 {
+		return nil, fmt.Errorf("supertonic: %s gave %d durations, want 1", m.sessions[0].name, len(dur))
+	}
+	emb, embShape, err := m.sessions[1].run(ctx, ro, []ort.Value{textIDs, styleTTL, textMask})
+	if err != nil {
+		return nil, err
+	}
+	if len(emb) == 0 {
+		return nil, fmt.Errorf("supertonic: %s gave nothing", m.sessions[1].name)
+	}
+	samples, frames, maskLen := m.lengths(dur[0], speed)
+	dim := int(m.cfg.LatentDim * m.cfg.ChunkCompressFactor)
+	x := make([]float32, dim*frames)
+	n.fill(x)
+	if maskLen != frames {
+		return nil, nil // sherpa-onnx draws the noise, then gives up
+	}
+	// The mask covers every frame: x·1 is x.
+	textEmb := r.floats(embShape, emb)
+	latentMask := r.floats(ort.NewShape(1, 1, int64(frames)), ones(frames))
+	total := r.floats(ort.NewShape(1), []float32{float32(steps)})
+	current := r.floats(ort.NewShape(1), []float32{0})
+	latent := r.floats(ort.NewShape(1, int64(dim), int64(frames)), x)
+	if r.err != nil {
+		return nil, r.err
+	}
+	in := []ort.Value{latent, textEmb, styleTTL, latentMask, textMask, current, total}
+	for step := range steps {
+		current.(*ort.Tensor[float32]).GetData()[0] = float32(step)
+		next, _, err := m.sessions[2].run(ctx, ro, in)
+		if err != nil {
+			return nil, err
+		}
+		if len(next) != len(x) {
+			return nil, fmt.Errorf("supertonic: %s gave %d values at step %d, want %d", m.sessions[2].name, len(next), step, len(x))
+		}
+		copy(x, next)
+	}
+	wav, shape, err := m.sessions[3].run(ctx, ro, []ort.Value{latent})
+	if err != nil {
+		return nil, err
+	}
+	if len(wav) == 0 {
+		return nil, fmt.Errorf("supertonic: %s gave no audio", m.sessions[3].name)
+	}
+	// [1, N] or [1, 1, N]: the chunk's samples; any other shape: all of it.
+	if len(shape) == 2 && shape[0] == 1 || len(shape) == 3 && shape[0] == 1 && shape[1] == 1 {
+		wav = wav[:min(int64(len(wav)), samples)]
+	}
+	return wav, nil
+}
+
+func ones(n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = 1
+	}
+	return x
+}
+
+// runner makes a run's input tensors, remembering the first error, and
+// frees them.
+type runner struct {
+	ctx  context.Context
+	ro   *ort.RunOptions
+	vals []ort.Value
+	err  error
+}
+
+func (r *runner) floats(shape ort.Shape, data []float32) ort.Value {
+	return r.keep(ort.NewTensor(shape, data))
+}
+
+func (r *runner) int64s(shape ort.Shape, data []int64) ort.Value {
+	return r.keep(ort.NewTensor(shape, data))
+}
+
+func (r *runner) keep(v ort.Value, err error) ort.Value {
+	if err != nil {
+		if r.err == nil {
+			r.err = fmt.Errorf("supertonic: %w", err)
+		}
+		return nil
+	}
+	r.vals = append(r.vals, v)
+	return v
+}
+
+func (r *runner) free() {
+	for _, v := range r.vals {
+		v.Destroy()
+	}
+}
