@@ -19,6 +19,8 @@ import (
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs"
 	"github.com/voxkit/voxkit/server/internal/openai"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/socket"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
 	"github.com/voxkit/voxkit/server/wire"
@@ -154,7 +156,7 @@ func New(opts Options) (*Server, error) {
 // routes mounts the doors on the mux.
 func (s *Server) routes(opts Options) {
 	c := s.core
-	route := func(path string, m core.Methods) { c.Route(s.mux, path, m) }
+	handle := func(path string, m route.Methods) { route.Route(s.mux, c.Log, path, m) }
 	openai.Mount(s.mux, c)
 	socket.Mount(s.mux, c)
 	if opts.ElevenLabs {
@@ -163,12 +165,12 @@ func (s *Server) routes(opts Options) {
 	if opts.Cartesia {
 		cartesia.Mount(s.mux, c)
 	}
-	route("/healthz", core.Methods{http.MethodGet: s.healthz})
-	route("/readyz", core.Methods{http.MethodGet: s.readyz})
+	handle("/healthz", route.Methods{http.MethodGet: s.healthz})
+	handle("/readyz", route.Methods{http.MethodGet: s.readyz})
 	admin.Mount(s.mux, c, admin.Options{MaxKeys: cmp.Or(opts.MaxKeysPerAccount, DefaultMaxKeysPerAccount),
 		Signup: opts.AllowSignup, Proxies: opts.TrustedProxies, Playground: !opts.DisablePlayground})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		core.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+		respond.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 	})
 }
 
@@ -186,7 +188,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // RequestID returns the id of the request being served by ctx, "" outside
 // a request. It is also sent as the x-request-id header.
-func RequestID(ctx context.Context) string { return core.RequestID(ctx) }
+func RequestID(ctx context.Context) string { return route.RequestID(ctx) }
 
 // OpenAIVoiceNames returns the built-in voice names of OpenAI's speech
 // endpoint, which SDK samples use; DefaultAliases maps them to real

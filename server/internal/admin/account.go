@@ -2,8 +2,11 @@ package admin
 
 import (
 	"errors"
-	"github.com/voxkit/voxkit/server/internal/core"
 	"net/http"
+
+	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
@@ -12,16 +15,16 @@ import (
 
 func (d *door) getAccount(w http.ResponseWriter, r *http.Request) error {
 	if d.c.Store == nil { // an account of the host application's
-		core.WriteJSON(w, http.StatusOK, wire.FromAccount(store.Account{Name: core.Info(r.Context()).Account}))
+		respond.WriteJSON(w, http.StatusOK, wire.FromAccount(store.Account{Name: route.Info(r.Context()).Account}))
 		return nil
 	}
-	a, err := d.c.Store.Account(r.Context(), core.Info(r.Context()).Account)
+	a, err := d.c.Store.Account(r.Context(), route.Info(r.Context()).Account)
 	if err != nil {
 		return err
 	}
 	out := wire.FromAccount(a)
-	out.Scope = string(core.Info(r.Context()).Scope)
-	core.WriteJSON(w, http.StatusOK, out)
+	out.Scope = string(route.Info(r.Context()).Scope)
+	respond.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -34,7 +37,7 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 		return &wire.Error{Status: http.StatusForbidden, Type: wire.TypeInvalidRequest, Code: wire.CodeSignupDisabled,
 			Message: "Sign-up is disabled on this server; ask its operator for an account."}
 	}
-	body, werr := d.c.ReadBody(w, r)
+	body, werr := d.c.Body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -77,7 +80,7 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	core.Info(r.Context()).Account = a.Name
+	route.Info(r.Context()).Account = a.Name
 	out := wire.Signup{Account: wire.FromAccount(a)}
 	if d.c.Logins != nil {
 		ss, err := d.startSession(w, r, a.Name)
@@ -93,21 +96,21 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 		key := wire.FromKey(k, plain)
 		out.Key = &key
 	}
-	core.WriteJSON(w, http.StatusCreated, out)
+	respond.WriteJSON(w, http.StatusCreated, out)
 	return nil
 }
 
 func (d *door) listKeys(w http.ResponseWriter, r *http.Request) error {
-	ks, err := d.c.Store.Keys(r.Context(), core.Info(r.Context()).Account)
+	ks, err := d.c.Store.Keys(r.Context(), route.Info(r.Context()).Account)
 	if err != nil {
 		return err
 	}
-	core.WriteJSON(w, http.StatusOK, wire.FromKeys(ks))
+	respond.WriteJSON(w, http.StatusOK, wire.FromKeys(ks))
 	return nil
 }
 
 func (d *door) createKey(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.c.ReadBody(w, r)
+	body, werr := d.c.Body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -115,21 +118,21 @@ func (d *door) createKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return wire.ToError(err, "")
 	}
-	k, plain, err := d.c.Store.CreateKey(r.Context(), store.NewKey{Account: core.Info(r.Context()).Account, Name: kc.Name, Scope: kc.Scope, Max: d.maxKeys})
+	k, plain, err := d.c.Store.CreateKey(r.Context(), store.NewKey{Account: route.Info(r.Context()).Account, Name: kc.Name, Scope: kc.Scope, Max: d.maxKeys})
 	switch {
 	case errors.Is(err, store.ErrLimit):
 		return wire.KeyLimit(d.maxKeys)
 	case err != nil:
 		return err
 	default:
-		core.WriteJSON(w, http.StatusCreated, wire.FromKey(k, plain))
+		respond.WriteJSON(w, http.StatusCreated, wire.FromKey(k, plain))
 		return nil
 	}
 }
 
 func (d *door) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	prefix := r.PathValue("prefix")
-	k, err := d.c.Store.RevokeKey(r.Context(), core.Info(r.Context()).Account, prefix)
+	k, err := d.c.Store.RevokeKey(r.Context(), route.Info(r.Context()).Account, prefix)
 	switch {
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrAmbiguous):
 		return &wire.Error{Status: http.StatusNotFound, Type: wire.TypeInvalidRequest, Code: wire.CodeKeyNotFound,
@@ -137,7 +140,7 @@ func (d *door) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return err
 	default:
-		core.WriteJSON(w, http.StatusOK, wire.FromKey(k, ""))
+		respond.WriteJSON(w, http.StatusOK, wire.FromKey(k, ""))
 		return nil
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
 )
@@ -42,27 +43,27 @@ type door struct {
 // Mount registers the door's routes on mux.
 func Mount(mux *http.ServeMux, c *core.Core, o Options) {
 	d := &door{c: c, attempts: throttle.New(), hashing: make(chan struct{}, maxHashing), maxKeys: o.MaxKeys, signup: o.Signup, proxies: slices.Clone(o.Proxies)}
-	route := func(path string, m core.Methods) { c.Route(mux, path, m) }
-	route("/v1/account", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.getAccount)})
+	handle := func(path string, m route.Methods) { route.Route(mux, c.Log, path, m) }
+	handle("/v1/account", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.getAccount)})
 	if c.Logins == nil {
-		route("/v1/session", core.Methods{http.MethodGet: d.getSession})
+		handle("/v1/session", route.Methods{http.MethodGet: d.getSession})
 	} else {
-		route("/v1/session", core.Methods{http.MethodGet: d.getSession, http.MethodPost: d.signIn, http.MethodDelete: d.signOut})
-		route("/v1/account/password", core.Methods{http.MethodPost: c.Authed(store.ScopeAdmin, d.changePassword)})
+		handle("/v1/session", route.Methods{http.MethodGet: d.getSession, http.MethodPost: d.signIn, http.MethodDelete: d.signOut})
+		handle("/v1/account/password", route.Methods{http.MethodPost: c.Authed(store.ScopeAdmin, d.changePassword)})
 	}
 	if c.Store != nil {
-		route("/v1/accounts", core.Methods{http.MethodPost: d.createAccount})
-		route("/v1/keys", core.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, d.listKeys), http.MethodPost: c.Authed(store.ScopeAdmin, d.createKey)})
-		route("/v1/keys/{prefix}", core.Methods{http.MethodDelete: c.Authed(store.ScopeAdmin, d.revokeKey)})
-		route("/v1/voices", core.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, d.listVoices), http.MethodPost: c.Authed(store.ScopeAdmin, d.createVoice)})
-		route("/v1/voices/{id}", core.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, d.getVoice), http.MethodDelete: c.Authed(store.ScopeAdmin, d.deleteVoice)})
-		route("/v1/voice-samples", core.Methods{http.MethodPost: c.Authed(store.ScopeGateway, d.encodeSample)})
+		handle("/v1/accounts", route.Methods{http.MethodPost: d.createAccount})
+		handle("/v1/keys", route.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, d.listKeys), http.MethodPost: c.Authed(store.ScopeAdmin, d.createKey)})
+		handle("/v1/keys/{prefix}", route.Methods{http.MethodDelete: c.Authed(store.ScopeAdmin, d.revokeKey)})
+		handle("/v1/voices", route.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, d.listVoices), http.MethodPost: c.Authed(store.ScopeAdmin, d.createVoice)})
+		handle("/v1/voices/{id}", route.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, d.getVoice), http.MethodDelete: c.Authed(store.ScopeAdmin, d.deleteVoice)})
+		handle("/v1/voice-samples", route.Methods{http.MethodPost: c.Authed(store.ScopeGateway, d.encodeSample)})
 	}
 	if _, ok := c.Store.(store.Lexicons); ok {
-		d.mountLexicons(route)
+		d.mountLexicons(handle)
 	}
 	if o.Playground {
-		route("/{$}", core.Methods{http.MethodGet: d.playground})
+		handle("/{$}", route.Methods{http.MethodGet: d.playground})
 	}
 }
 

@@ -5,7 +5,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/lexicon"
-	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -23,16 +24,16 @@ const plsType = "application/pls+xml"
 const maxLexiconName = 128
 
 // mountLexicons registers the lexicon routes.
-func (d *door) mountLexicons(route func(string, core.Methods)) {
+func (d *door) mountLexicons(handle func(string, route.Methods)) {
 	c := d.c
-	route("/v1/lexicons", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listLexicons), http.MethodPost: c.Authed(store.ScopeAdmin, d.createLexicon)})
-	route("/v1/lexicons/{id}", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.getLexicon), http.MethodDelete: c.Authed(store.ScopeAdmin, d.deleteLexicon)})
-	route("/v1/account/lexicons", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.defaultLexicons), http.MethodPut: c.Authed(store.ScopeAdmin, d.setDefaultLexicons)})
+	handle("/v1/lexicons", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listLexicons), http.MethodPost: c.Authed(store.ScopeAdmin, d.createLexicon)})
+	handle("/v1/lexicons/{id}", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.getLexicon), http.MethodDelete: c.Authed(store.ScopeAdmin, d.deleteLexicon)})
+	handle("/v1/account/lexicons", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.defaultLexicons), http.MethodPut: c.Authed(store.ScopeAdmin, d.setDefaultLexicons)})
 }
 
 // createLexicon answers POST /v1/lexicons?name=…: the body a PLS document.
 func (d *door) createLexicon(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.c.ReadBodyOf(w, r, lexicon.MaxBytes, plsType, "application/xml", "text/xml")
+	body, werr := d.c.Body.ReadBodyOf(w, r, lexicon.MaxBytes, plsType, "application/xml", "text/xml")
 	if werr != nil {
 		return werr
 	}
@@ -44,28 +45,28 @@ func (d *door) createLexicon(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return wire.BadLexicon(err)
 	}
-	stored, werr := d.c.CreateLexicon(r.Context(), core.Info(r.Context()).Account, name, parsed, body)
+	stored, werr := d.c.CreateLexicon(r.Context(), route.Info(r.Context()).Account, name, parsed, body)
 	if werr != nil {
 		return werr
 	}
-	core.WriteJSON(w, http.StatusCreated, wire.FromLexicon(stored))
+	respond.WriteJSON(w, http.StatusCreated, wire.FromLexicon(stored))
 	return nil
 }
 
 // listLexicons answers GET /v1/lexicons.
 func (d *door) listLexicons(w http.ResponseWriter, r *http.Request) error {
-	ls, werr := d.c.ListLexicons(r.Context(), core.Info(r.Context()).Account)
+	ls, werr := d.c.ListLexicons(r.Context(), route.Info(r.Context()).Account)
 	if werr != nil {
 		return werr
 	}
-	core.WriteJSON(w, http.StatusOK, wire.FromLexicons(ls))
+	respond.WriteJSON(w, http.StatusOK, wire.FromLexicons(ls))
 	return nil
 }
 
 // getLexicon answers GET /v1/lexicons/{id}[?version=…] with the PLS
 // document.
 func (d *door) getLexicon(w http.ResponseWriter, r *http.Request) error {
-	stored, _, werr := d.c.StoredLexicon(r.Context(), core.Info(r.Context()).Account, r.PathValue("id"), r.URL.Query().Get("version"))
+	stored, _, werr := d.c.StoredLexicon(r.Context(), route.Info(r.Context()).Account, r.PathValue("id"), r.URL.Query().Get("version"))
 	if werr != nil {
 		return werr
 	}
@@ -80,26 +81,26 @@ func (d *door) getLexicon(w http.ResponseWriter, r *http.Request) error {
 // deleteLexicon answers DELETE /v1/lexicons/{id}.
 func (d *door) deleteLexicon(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if _, werr := d.c.DeleteLexicon(r.Context(), core.Info(r.Context()).Account, id); werr != nil {
+	if _, werr := d.c.DeleteLexicon(r.Context(), route.Info(r.Context()).Account, id); werr != nil {
 		return werr
 	}
-	core.WriteJSON(w, http.StatusOK, wire.LexiconDeleted{ID: id, Object: "lexicon", Deleted: true})
+	respond.WriteJSON(w, http.StatusOK, wire.LexiconDeleted{ID: id, Object: "lexicon", Deleted: true})
 	return nil
 }
 
 // defaultLexicons answers GET /v1/account/lexicons.
 func (d *door) defaultLexicons(w http.ResponseWriter, r *http.Request) error {
-	ids, werr := d.c.DefaultLexicons(r.Context(), core.Info(r.Context()).Account)
+	ids, werr := d.c.DefaultLexicons(r.Context(), route.Info(r.Context()).Account)
 	if werr != nil {
 		return werr
 	}
-	core.WriteJSON(w, http.StatusOK, wire.DefaultLexicons{Object: "default_lexicons", Lexicons: ids})
+	respond.WriteJSON(w, http.StatusOK, wire.DefaultLexicons{Object: "default_lexicons", Lexicons: ids})
 	return nil
 }
 
 // setDefaultLexicons answers PUT /v1/account/lexicons {"lexicons": [id, …]}.
 func (d *door) setDefaultLexicons(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.c.ReadBody(w, r)
+	body, werr := d.c.Body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -107,9 +108,9 @@ func (d *door) setDefaultLexicons(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return wire.ToError(err, "")
 	}
-	if werr := d.c.SetDefaultLexicons(r.Context(), core.Info(r.Context()).Account, in.Lexicons); werr != nil {
+	if werr := d.c.SetDefaultLexicons(r.Context(), route.Info(r.Context()).Account, in.Lexicons); werr != nil {
 		return werr
 	}
-	core.WriteJSON(w, http.StatusOK, in)
+	respond.WriteJSON(w, http.StatusOK, in)
 	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"github.com/voxkit/voxkit/server/internal/core"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -18,6 +17,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
@@ -63,8 +66,8 @@ func (d *door) getSession(w http.ResponseWriter, r *http.Request) error {
 	if d.c.HasHost() {
 		if account, ok := d.c.HostAccount(r); ok {
 			out.SignedIn, out.Account, out.HostAuth = true, account, true
-			core.Info(r.Context()).Account = account
-			core.WriteJSON(w, http.StatusOK, out)
+			route.Info(r.Context()).Account = account
+			respond.WriteJSON(w, http.StatusOK, out)
 			return nil
 		}
 		out.HostAuth = d.c.Logins == nil // the host application's sign-in is the only one
@@ -74,19 +77,19 @@ func (d *door) getSession(w http.ResponseWriter, r *http.Request) error {
 		switch {
 		case err == nil:
 			out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, ss.Account, core.CSRFToken(token), ss.Expires.Unix()
-			core.Info(r.Context()).Account = ss.Account
+			route.Info(r.Context()).Account = ss.Account
 		case !errors.Is(err, store.ErrNotFound):
 			return err
 		}
 	}
-	core.WriteJSON(w, http.StatusOK, out)
+	respond.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
 // signIn answers POST /v1/session: the password checked, a new session
 // and its cookie.
 func (d *door) signIn(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.c.ReadBody(w, r)
+	body, werr := d.c.Body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -101,7 +104,7 @@ func (d *door) signIn(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	core.WriteJSON(w, http.StatusOK, out)
+	respond.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -126,7 +129,7 @@ func (d *door) signOut(w http.ResponseWriter, r *http.Request) error {
 // checked, the new one stored, every session of the account ended, and a
 // new one started when the request came with the cookie.
 func (d *door) changePassword(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.c.ReadBody(w, r)
+	body, werr := d.c.Body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -137,7 +140,7 @@ func (d *door) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if len([]rune(pc.New)) < store.MinPasswordLen {
 		return wire.WeakPassword("new_password", store.MinPasswordLen)
 	}
-	account := core.Info(r.Context()).Account
+	account := route.Info(r.Context()).Account
 	if werr := d.checkPassword(w, r, account, pc.Current); werr != nil {
 		if werr.Code == wire.CodeInvalidCredentials {
 			return &wire.Error{Status: http.StatusBadRequest, Type: wire.TypeInvalidRequest, Code: wire.CodeInvalidCredentials,
@@ -154,7 +157,7 @@ func (d *door) changePassword(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	core.WriteJSON(w, http.StatusOK, out)
+	respond.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -188,7 +191,7 @@ func (d *door) startSession(w http.ResponseWriter, r *http.Request, account stri
 		return wire.Session{}, err
 	}
 	d.setCookie(w, r, token, ss.Expires)
-	core.Info(r.Context()).Account = account
+	route.Info(r.Context()).Account = account
 	out := d.sessionInfo()
 	out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, account, core.CSRFToken(token), ss.Expires.Unix()
 	return out, nil
@@ -225,8 +228,8 @@ func (d *door) checkPassword(w http.ResponseWriter, r *http.Request, account, pa
 	case errors.Is(err, store.ErrNotFound):
 		hash = decoyHash()
 	case err != nil:
-		d.c.Log.Error("server: reading password", "err", err, "request_id", core.RequestID(r.Context()))
-		return wire.Internal(core.RequestID(r.Context()))
+		d.c.Log.Error("server: reading password", "err", err, "request_id", route.RequestID(r.Context()))
+		return wire.Internal(route.RequestID(r.Context()))
 	}
 	if werr := d.acquireHashing(w, r.Context()); werr != nil {
 		return werr
@@ -237,7 +240,7 @@ func (d *door) checkPassword(w http.ResponseWriter, r *http.Request, account, pa
 		d.c.Log.Error("server: stored password hash", "account", account, "err", err)
 	}
 	if !ok || !known {
-		d.c.Log.Info("server: sign-in refused", "account", core.Printable(account), "address", d.clientAddress(r), "request_id", core.RequestID(r.Context()))
+		d.c.Log.Info("server: sign-in refused", "account", core.Printable(account), "address", d.clientAddress(r), "request_id", route.RequestID(r.Context()))
 		return wire.InvalidCredentials()
 	}
 	d.attempts.Refund(keys...)

@@ -2,12 +2,13 @@ package admin
 
 import (
 	"errors"
-	"github.com/voxkit/voxkit/server/internal/core"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/voices"
@@ -18,24 +19,24 @@ import (
 // whisper). The store is its record; the catalog serves it.
 
 func (d *door) listVoices(w http.ResponseWriter, r *http.Request) error {
-	list, err := d.c.StoredVoices(r.Context(), core.Info(r.Context()).Account)
+	list, err := d.c.StoredVoices(r.Context(), route.Info(r.Context()).Account)
 	if err != nil {
 		return err
 	}
-	core.WriteJSON(w, http.StatusOK, wire.FromStoredVoices(list))
+	respond.WriteJSON(w, http.StatusOK, wire.FromStoredVoices(list))
 	return nil
 }
 
 func (d *door) getVoice(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	v, err := d.c.Store.Voice(r.Context(), core.Info(r.Context()).Account, id)
+	v, err := d.c.Store.Voice(r.Context(), route.Info(r.Context()).Account, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return wire.VoiceNotFound(id)
 	case err != nil:
 		return err
 	default:
-		core.WriteJSON(w, http.StatusOK, wire.FromStoredVoice(v))
+		respond.WriteJSON(w, http.StatusOK, wire.FromStoredVoice(v))
 		return nil
 	}
 }
@@ -48,7 +49,7 @@ func (d *door) createVoice(w http.ResponseWriter, r *http.Request) error {
 	if strings.HasPrefix(mt, "multipart/") || strings.HasPrefix(mt, "audio/") || mt == "application/octet-stream" {
 		return wire.CloningFromAudio("file")
 	}
-	body, werr := d.c.ReadBody(w, r)
+	body, werr := d.c.Body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -56,7 +57,7 @@ func (d *door) createVoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return wire.ToError(err, "")
 	}
-	ctx, account := r.Context(), core.Info(r.Context()).Account
+	ctx, account := r.Context(), route.Info(r.Context()).Account
 	base, err := d.c.Voices.Lookup(account, d.c.Resolve(account, req.BaseVoice))
 	if err != nil {
 		return wire.UnknownBaseVoice(req.BaseVoice)
@@ -98,26 +99,26 @@ func (d *door) createStoredVoice(w http.ResponseWriter, r *http.Request, sv stor
 	if err != nil {
 		return err
 	}
-	core.WriteJSON(w, http.StatusCreated, wire.FromStoredVoice(sv))
+	respond.WriteJSON(w, http.StatusCreated, wire.FromStoredVoice(sv))
 	return nil
 }
 
 func (d *door) deleteVoice(w http.ResponseWriter, r *http.Request) error {
-	v, err := d.c.DropVoice(r.Context(), core.Info(r.Context()).Account, r.PathValue("id"))
+	v, err := d.c.DropVoice(r.Context(), route.Info(r.Context()).Account, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	core.WriteJSON(w, http.StatusOK, wire.VoiceDeleted{ID: v.ID, Object: "voice", Deleted: true})
+	respond.WriteJSON(w, http.StatusOK, wire.VoiceDeleted{ID: v.ID, Object: "voice", Deleted: true})
 	return nil
 }
 
 // cloneVoice answers a multipart POST /v1/voices.
 func (d *door) cloneVoice(w http.ResponseWriter, r *http.Request) error {
-	sv, err := d.c.CloneUpload(w, r, core.Info(r.Context()).Account, wire.OpenAIClone)
+	sv, err := d.c.CloneUpload(w, r, route.Info(r.Context()).Account, wire.OpenAIClone)
 	if err != nil {
 		return err
 	}
-	core.WriteJSON(w, http.StatusCreated, wire.FromStoredVoice(sv))
+	respond.WriteJSON(w, http.StatusCreated, wire.FromStoredVoice(sv))
 	return nil
 }
 
@@ -127,7 +128,7 @@ func (d *door) cloneVoice(w http.ResponseWriter, r *http.Request) error {
 // is stored. A gateway,
 // which has no engine, clones through it (package server/upstream).
 func (d *door) encodeSample(w http.ResponseWriter, r *http.Request) error {
-	_, sample, err := d.c.EncodeUpload(w, r, core.Info(r.Context()).Account, wire.OpenAIClone)
+	_, sample, err := d.c.EncodeUpload(w, r, route.Info(r.Context()).Account, wire.OpenAIClone)
 	if err != nil {
 		return err
 	}

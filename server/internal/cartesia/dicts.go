@@ -6,7 +6,7 @@ import (
 
 	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
-	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -27,7 +27,7 @@ func (x dicts) dict(r *http.Request, account, id string) (map[string]any, *apiEr
 func (x dicts) get(w http.ResponseWriter, r *http.Request, account string) *apiError {
 	d, e := x.dict(r, account, r.PathValue("id"))
 	if e == nil {
-		core.WriteJSON(w, http.StatusOK, d)
+		respond.WriteJSON(w, http.StatusOK, d)
 	}
 	return e
 }
@@ -94,6 +94,6 @@ func (x dicts) list(w http.ResponseWriter, r *http.Request, account string) *api
 		}
 		list = append(list, d)
 	}
-	core.WriteJSON(w, http.StatusOK, map[string]any{"data": list, "has_more": more})
+	respond.WriteJSON(w, http.StatusOK, map[string]any{"data": list, "has_more": more})
 	return nil
 }

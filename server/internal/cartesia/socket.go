@@ -11,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -60,7 +61,7 @@ func (d door) socket(w http.ResponseWriter, r *http.Request) error {
 	creds := core.Creds{R: r, Key: key, Account: account}
 	err := core.ServeSocket(d.c, w, r, creds, d.c.SocketIdle, func(ctx context.Context, conn *websocket.Conn, g *core.Guard) core.SocketDoor[api.Generation] {
 		return &session{Sender: d.c.NewSender(ctx, conn), d: d, ctx: ctx, account: account,
-			requestID: core.RequestID(r.Context()), open: d.c.NewContextSet(g)}
+			requestID: route.RequestID(r.Context()), open: d.c.NewContextSet(g)}
 	})
 	if errors.As(err, &werr) { // refused before the upgrade
 		write(w, r, toError(werr))

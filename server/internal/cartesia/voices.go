@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/voices"
@@ -41,13 +42,13 @@ var cloneForm = wire.CloneForm{Audio: "clip",
 func (d door) clone(w http.ResponseWriter, r *http.Request, account string) *apiError {
 	sv, err := d.c.CloneUpload(w, r, account, cloneForm)
 	if err != nil {
-		return toError(d.c.WireError(r, err))
+		return toError(route.ErrorOf(d.c.Log, r, err))
 	}
 	v, werr := d.c.Voice(account, sv.ID)
 	if werr != nil {
 		return voiceNotFound(sv.ID) // deleted meanwhile
 	}
-	core.WriteJSON(w, http.StatusOK, voiceOf(v))
+	respond.WriteJSON(w, http.StatusOK, voiceOf(v))
 	return nil
 }
 
@@ -57,7 +58,7 @@ func (d door) deleteVoice(w http.ResponseWriter, r *http.Request, account string
 		if errors.Is(err, store.ErrNotFound) {
 			return voiceNotFound(r.PathValue("id"))
 		}
-		return toError(d.c.WireError(r, err))
+		return toError(route.ErrorOf(d.c.Log, r, err))
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -73,7 +74,7 @@ func (d door) listVoices(w http.ResponseWriter, r *http.Request, account string)
 	for _, v := range part {
 		list = append(list, voiceOf(v))
 	}
-	core.WriteJSON(w, http.StatusOK, map[string]any{"data": list, "has_more": more})
+	respond.WriteJSON(w, http.StatusOK, map[string]any{"data": list, "has_more": more})
 	return nil
 }
 
@@ -108,6 +109,6 @@ func (d door) getVoice(w http.ResponseWriter, r *http.Request, account string) *
 	if werr != nil {
 		return voiceNotFound(r.PathValue("id"))
 	}
-	core.WriteJSON(w, http.StatusOK, voiceOf(v))
+	respond.WriteJSON(w, http.StatusOK, voiceOf(v))
 	return nil
 }

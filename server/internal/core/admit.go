@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -37,8 +38,8 @@ func (c *Core) AdmitSpeech(ctx context.Context, account string) (end func(), wer
 		return nil, &wire.Error{Status: http.StatusTooManyRequests, Type: wire.TypeRateLimit, Code: wire.CodeRateLimit, Message: msg,
 			RetryAfter: time.Duration(retry) * time.Second}
 	case err != nil:
-		c.Log.Error("server: counting a request against the limits", "err", err, "request_id", RequestID(ctx))
-		return nil, wire.Internal(RequestID(ctx))
+		c.Log.Error("server: counting a request against the limits", "err", err, "request_id", route.RequestID(ctx))
+		return nil, wire.Internal(route.RequestID(ctx))
 	}
 	return end, nil
 }

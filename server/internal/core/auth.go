@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -94,8 +95,8 @@ func (a *hostAuth) ensure(ctx context.Context, account string) *wire.Error {
 		}
 	}
 	if err != nil {
-		a.log.Error("server: making the account Options.Authenticate named", "account", account, "err", err, "request_id", RequestID(ctx))
-		return wire.Internal(RequestID(ctx))
+		a.log.Error("server: making the account Options.Authenticate named", "account", account, "err", err, "request_id", route.RequestID(ctx))
+		return wire.Internal(route.RequestID(ctx))
 	}
 	a.made.Store(account, struct{}{})
 	return nil
@@ -143,10 +144,10 @@ func (a *keyAuth) check(ctx context.Context, token string) (store.Key, *wire.Err
 	k, err := a.store.VerifyKey(ctx, token)
 	switch {
 	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		a.log.Warn("server: the store did not verify a key in time", "after", a.timeout, "err", err, "request_id", RequestID(ctx))
+		a.log.Warn("server: the store did not verify a key in time", "after", a.timeout, "err", err, "request_id", route.RequestID(ctx))
 		return store.Key{}, wire.KeyCheckTimeout(a.timeout)
 	case err != nil && ctx.Err() != nil: // the client went away
-		return store.Key{}, wire.Internal(RequestID(ctx))
+		return store.Key{}, wire.Internal(route.RequestID(ctx))
 	case errors.Is(err, store.ErrRevokedKey):
 		a.known.forget(token)
 		return store.Key{}, wire.InvalidKey(k.Prefix, true)
@@ -154,8 +155,8 @@ func (a *keyAuth) check(ctx context.Context, token string) (store.Key, *wire.Err
 		a.known.forget(token)
 		return store.Key{}, wire.InvalidKey(store.DisplayPrefix(Printable(token)), false)
 	case err != nil:
-		a.log.Error("server: verifying key", "err", err, "request_id", RequestID(ctx))
-		return store.Key{}, wire.Internal(RequestID(ctx))
+		a.log.Error("server: verifying key", "err", err, "request_id", route.RequestID(ctx))
+		return store.Key{}, wire.Internal(route.RequestID(ctx))
 	}
 	a.known.put(token, k)
 	return k, nil
@@ -175,14 +176,14 @@ func (c *Core) Admit(r *http.Request) (Caller, *wire.Error) {
 
 // Authed wraps h so that it runs only for an admitted caller of scope
 // need, with the caller's account in the request info.
-func (c *Core) Authed(need store.Scope, h Handler) Handler {
+func (c *Core) Authed(need store.Scope, h route.Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		cl, werr := c.Admit(r)
 		if werr != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="voxkit"`)
 			return werr
 		}
-		Info(r.Context()).Account, Info(r.Context()).Scope = cl.Account, cl.Scope
+		route.Info(r.Context()).Account, route.Info(r.Context()).Scope = cl.Account, cl.Scope
 		if !cl.Scope.Allows(need) {
 			return wire.InsufficientScope(cl.Scope, need)
 		}
@@ -210,7 +211,7 @@ func (c *Core) AdmitVendor(r *http.Request, key string, need store.Scope) (strin
 	if werr != nil {
 		return "", werr
 	}
-	Info(r.Context()).Account, Info(r.Context()).Scope = cl.Account, cl.Scope
+	route.Info(r.Context()).Account, route.Info(r.Context()).Scope = cl.Account, cl.Scope
 	return cl.Account, nil
 }
 
@@ -277,8 +278,8 @@ func (c *Core) AdmitSession(r *http.Request, token string) (string, *wire.Error)
 	case errors.Is(err, store.ErrNotFound):
 		return "", wire.SessionExpired()
 	case err != nil:
-		c.Log.Error("server: reading session", "err", err, "request_id", RequestID(r.Context()))
-		return "", wire.Internal(RequestID(r.Context()))
+		c.Log.Error("server: reading session", "err", err, "request_id", route.RequestID(r.Context()))
+		return "", wire.Internal(route.RequestID(r.Context()))
 	}
 	if !safeMethod(r.Method) && subtle.ConstantTimeCompare([]byte(r.Header.Get(CSRFHeader)), []byte(CSRFToken(token))) != 1 {
 		return "", wire.BadCSRFToken()

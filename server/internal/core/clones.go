@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
@@ -74,7 +75,7 @@ func (c *Core) cloneSample(ctx context.Context, account, id string) ([]byte, err
 // its users, whom the gateway's own limits count.
 func (c *Core) loadGate(ctx context.Context, account string) engine.LoadGate {
 	n := c.VoiceLoadsPerMinute
-	if n <= 0 || gatewayCaller(ctx) {
+	if n <= 0 || route.GatewayCaller(ctx) {
 		return nil
 	}
 	return func(string) error {

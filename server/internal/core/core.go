@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
@@ -92,6 +93,7 @@ type Config struct {
 // concurrent use.
 type Core struct {
 	Config
+	Body    route.Body // Config.MaxBody and ReadTimeout
 	Voices  *voices.Catalog
 	Logins  store.Sessions // the store's, nil if it keeps none
 	metrics *metrics       // nil: none
@@ -120,7 +122,7 @@ type Core struct {
 
 // New returns the core of cfg, with the store's clones in its catalog.
 func New(cfg Config) (*Core, error) {
-	c := &Core{Config: cfg, Voices: cfg.Synth.Voices(), loads: throttle.New()}
+	c := &Core{Config: cfg, Voices: cfg.Synth.Voices(), loads: throttle.New(), Body: route.Body{Max: cfg.MaxBody, Timeout: cfg.ReadTimeout}}
 	c.lexicons.parsing = make(chan struct{}, 1)
 	c.Logins, _ = cfg.Store.(store.Sessions)
 	c.keys = &keyAuth{store: cfg.Store, timeout: cfg.KeyCheck, log: cfg.Log}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/lexicon"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tags/ssml"
@@ -258,8 +259,8 @@ func (c *Core) loadLexicons(ctx context.Context, account string, named []namedLe
 
 // internal logs err, a failure of the server's, and returns the 500.
 func (c *Core) internal(ctx context.Context, what string, err error) *wire.Error {
-	c.Log.Error("server: "+what, "err", err, "request_id", RequestID(ctx))
-	return wire.Internal(RequestID(ctx))
+	c.Log.Error("server: "+what, "err", err, "request_id", route.RequestID(ctx))
+	return wire.Internal(route.RequestID(ctx))
 }
 
 // accountLexicons returns what the store says of account's lexicons, at
@@ -306,7 +307,7 @@ func (c *Core) lexicon(ctx context.Context, ls store.Lexicons, account string, r
 	case c.lexicons.parsing <- struct{}{}:
 		defer func() { <-c.lexicons.parsing }()
 	case <-ctx.Done(): // the client is gone: nobody reads this
-		return nil, wire.Internal(RequestID(ctx))
+		return nil, wire.Internal(route.RequestID(ctx))
 	}
 	if l, ok := c.lexicons.get(k); ok { // parsed while this request waited
 		return l, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -199,7 +200,7 @@ func (c *Core) failed(ctx context.Context, job *Job, err error) error {
 // is reported by late in the answer (an SSE error event). The error it
 // returns is for the door to answer, nil when there is nothing to answer.
 func (c *Core) SpeakHTTP(r *http.Request, job Job, late func(*wire.Error), speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) *wire.Error {
-	ri := Info(r.Context())
+	ri := route.Info(r.Context())
 	job.Prepared = func() { ri.Format = job.Request.Format.Name }
 	job.Start = ri.Start
 	job.Log = job.log(c).With("request_id", ri.ID)
@@ -230,10 +231,10 @@ func (c *Core) Lazy(w http.ResponseWriter, start func()) *respond.Lazy {
 // from res, for a request that arrived at start; sending is the time
 // writes to the client took so far, left out of x-gateway-ms.
 func (c *Core) SetTiming(h http.Header, res tts.Result, start time.Time, sending time.Duration) {
-	h.Set(HeaderUpstream, MS(c.UpstreamTime(res)))
-	h.Set(HeaderEngine, MS(res.EngineTime))
+	h.Set(HeaderUpstream, route.MS(c.UpstreamTime(res)))
+	h.Set(HeaderEngine, route.MS(res.EngineTime))
 	if res.VoiceLoad > 0 {
-		h.Set(HeaderVoiceLoad, MS(res.VoiceLoad))
+		h.Set(HeaderVoiceLoad, route.MS(res.VoiceLoad))
 	}
 	if len(res.IgnoredTags) > 0 {
 		h.Set(HeaderIgnored, strings.Join(res.IgnoredTags, ","))
@@ -241,7 +242,7 @@ func (c *Core) SetTiming(h http.Header, res tts.Result, start time.Time, sending
 	if len(res.ClampedTags) > 0 {
 		h.Set(HeaderClamped, strings.Join(res.ClampedTags, ","))
 	}
-	h.Set(HeaderGateway, MS(time.Since(start)-sending))
+	h.Set(HeaderGateway, route.MS(time.Since(start)-sending))
 }
 
 // UpstreamTime is the x-upstream-ms of res: its synthesis time, or for a

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -35,7 +36,7 @@ type uploads struct {
 // takes none: a gateway bounds its own accounts' uploads, and sends each
 // recording whole, for all of them as one account.
 func (c *Core) beginUpload(r *http.Request, account string) (end func(), werr *wire.Error) {
-	if c.MaxUploads <= 0 || gatewayCaller(r.Context()) {
+	if c.MaxUploads <= 0 || route.GatewayCaller(r.Context()) {
 		return func() {}, nil
 	}
 	u := &c.uploads

@@ -376,14 +376,3 @@ func (c *Core) voiceRoom(ctx context.Context, account string) error {
 	}
 	return nil
 }
-
-// WireError is err as a *wire.Error for a door to shape: the
-// server's own errors are logged and become a 500.
-func (c *Core) WireError(r *http.Request, err error) *wire.Error {
-	var we *wire.Error
-	if errors.As(err, &we) {
-		return we
-	}
-	c.Log.Error("server: internal error", "request_id", RequestID(r.Context()), "err", err)
-	return wire.Internal(RequestID(r.Context()))
-}

@@ -7,6 +7,8 @@ import (
 	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -15,26 +17,26 @@ import (
 // dictionaries on a store that keeps lexicons: a dictionary is an
 // account's lexicon, its versions the lexicon's (package wire shapes
 // them).
-func (d *door) mountDictionaries(route func(string, core.Methods), base string) {
+func (d *door) mountDictionaries(handle func(string, route.Methods), base string) {
 	if _, ok := d.c.Store.(store.Lexicons); !ok {
 		return
 	}
 	base += "/pronunciation-dictionaries"
-	route(base, core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.list)})
+	handle(base, route.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.list)})
 	for _, from := range []string{"/add-from-file", "/add-from-rules"} {
-		route(base+from, core.Methods{http.MethodPost: d.as(store.ScopeAdmin, d.add)})
+		handle(base+from, route.Methods{http.MethodPost: d.as(store.ScopeAdmin, d.add)})
 	}
-	route(base+"/{id}", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.read)})
-	route(base+"/{id}/{version}/download", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.read)})
+	handle(base+"/{id}", route.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.read)})
+	handle(base+"/{id}/{version}/download", route.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.read)})
 	for _, op := range []string{"add-rules", "remove-rules", "set-rules"} {
-		route(base+"/{id}/"+op, core.Methods{http.MethodPost: d.as(store.ScopeAdmin, d.rules)})
+		handle(base+"/{id}/"+op, route.Methods{http.MethodPost: d.as(store.ScopeAdmin, d.rules)})
 	}
 }
 
 // add answers POST /add-from-file (multipart: name, file) and
 // /add-from-rules (JSON: name, rules) with the new dictionary.
 func (d *door) add(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	body, werr := d.c.ReadBodyOf(w, r, lexicon.MaxBytes+64<<10, "multipart/form-data", "application/json")
+	body, werr := d.c.Body.ReadBodyOf(w, r, lexicon.MaxBytes+64<<10, "multipart/form-data", "application/json")
 	var nd api.NewDictionary
 	if werr == nil {
 		nd, werr = api.ParseNewDictionary(r.Header.Get("Content-Type"), body, path.Base(r.URL.Path) == "add-from-file")
@@ -46,7 +48,7 @@ func (d *door) add(w http.ResponseWriter, r *http.Request, account string) *apiE
 	if werr != nil {
 		return toError(werr)
 	}
-	core.WriteJSON(w, http.StatusOK, api.AddedOf(stored))
+	respond.WriteJSON(w, http.StatusOK, api.AddedOf(stored))
 	return nil
 }
 
@@ -60,7 +62,7 @@ func (d *door) list(w http.ResponseWriter, r *http.Request, account string) *api
 	if werr != nil {
 		return toError(werr)
 	}
-	core.WriteJSON(w, http.StatusOK, page)
+	respond.WriteJSON(w, http.StatusOK, page)
 	return nil
 }
 
@@ -72,7 +74,7 @@ func (d *door) read(w http.ResponseWriter, r *http.Request, account string) *api
 	if werr != nil {
 		return toError(werr)
 	} else if version == "" {
-		core.WriteJSON(w, http.StatusOK, api.DictionaryOf(stored, l))
+		respond.WriteJSON(w, http.StatusOK, api.DictionaryOf(stored, l))
 		return nil
 	}
 	w.Header().Set("Content-Type", "application/pls+xml")
@@ -83,7 +85,7 @@ func (d *door) read(w http.ResponseWriter, r *http.Request, account string) *api
 // rules answers POST /{id}/add-rules, /remove-rules and /set-rules: a new
 // version of the dictionary with its rules so changed.
 func (d *door) rules(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	body, werr := d.c.ReadBody(w, r)
+	body, werr := d.c.Body.ReadBody(w, r)
 	var b api.DictionaryRules
 	if werr == nil {
 		b, werr = api.ParseDictionaryRules(body)
@@ -97,7 +99,7 @@ func (d *door) rules(w http.ResponseWriter, r *http.Request, account string) *ap
 	if werr != nil {
 		return toError(werr)
 	}
-	core.WriteJSON(w, http.StatusOK, api.VersionOf(stored))
+	respond.WriteJSON(w, http.StatusOK, api.VersionOf(stored))
 	return nil
 }
 

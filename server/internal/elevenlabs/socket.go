@@ -13,6 +13,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/align"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -59,7 +60,7 @@ func (m message) ContextID() string { return m.Context }
 // socket answers the handshake of either socket (multi: of
 // multi-stream-input) and serves it. A caller without credentials in the
 // handshake sends its key as xi_api_key in the first message.
-func (d *door) socket(multi bool) core.Handler {
+func (d *door) socket(multi bool) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if werr := d.c.CheckUpgrade(w.Header(), r); werr != nil {
 			return werr
@@ -88,7 +89,7 @@ func (d *door) socket(multi bool) core.Handler {
 			writeError(w, eerr)
 			return nil
 		}
-		core.Info(r.Context()).Format = f.Format.Name
+		route.Info(r.Context()).Format = f.Format.Name
 		creds := core.Creds{R: r, Key: r.Header.Get("xi-api-key"), Account: account}
 		return core.ServeSocket(d.c, w, r, creds, idle, func(ctx context.Context, conn *websocket.Conn, g *core.Guard) core.SocketDoor[message] {
 			return &session{d: d, ctx: ctx, finished: make(chan struct{}), out: d.c.NewSender(ctx, conn), guard: g, open: d.c.NewContextSet(g), multi: multi,
@@ -236,7 +237,7 @@ func (s *session) start(id string, first message) (*core.Context, *apiError) {
 		a, na := aligner.Sentence(d.Words, false)
 		s.audio(id, audio.Take(), a, na)
 	}
-	job := core.StreamJob{Job: core.Job{Request: req, Voice: s.voice, Field: textField, Lexicons: refs, Log: s.d.c.Log.With("request_id", core.RequestID(s.ctx))},
+	job := core.StreamJob{Job: core.Job{Request: req, Voice: s.voice, Field: textField, Lexicons: refs, Log: s.d.c.Log.With("request_id", route.RequestID(s.ctx))},
 		Delay: -1, Schedule: schedule, Text: aligner.Write}
 	sc, werr := s.open.Start(s.ctx, id, job, s.format.Writer(&audio), func(_ tts.Result, err error) {
 		var werr *wire.Error

@@ -141,7 +141,7 @@ func (d *door) request(account, voice, text string, vs *voiceSettings, normaliza
 // speech answers POST /v1/text-to-speech/{voice_id} and its /stream,
 // /with-timestamps and /stream/with-timestamps forms.
 func (d *door) speech(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	body, werr := d.c.ReadBody(w, r)
+	body, werr := d.c.Body.ReadBody(w, r)
 	if werr != nil {
 		return toError(werr)
 	}

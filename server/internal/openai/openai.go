@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tags"
@@ -23,29 +25,29 @@ type door struct{ c *core.Core }
 // Mount registers the door's routes on mux.
 func Mount(mux *http.ServeMux, c *core.Core) {
 	d := &door{c}
-	route := func(path string, m core.Methods) { c.Route(mux, path, m) }
-	route("/v1/audio/speech", core.Methods{http.MethodPost: c.AuthedAlongside(store.ScopeSpeech, d.speech)})
-	route("/v1/models", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listModels)})
-	route("/v1/models/{id}", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.getModel)})
-	route("/v1/audio/voices", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listAudioVoices)})
-	route("/v1/audio/models", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listAudioModels)})
-	route("/v1/tags", core.Methods{http.MethodGet: d.listTags})
-	route("/v1/normalize", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.normalizeText)})
+	handle := func(path string, m route.Methods) { route.Route(mux, c.Log, path, m) }
+	handle("/v1/audio/speech", route.Methods{http.MethodPost: c.AuthedAlongside(store.ScopeSpeech, d.speech)})
+	handle("/v1/models", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listModels)})
+	handle("/v1/models/{id}", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.getModel)})
+	handle("/v1/audio/voices", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listAudioVoices)})
+	handle("/v1/audio/models", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listAudioModels)})
+	handle("/v1/tags", route.Methods{http.MethodGet: d.listTags})
+	handle("/v1/normalize", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.normalizeText)})
 }
 
 // listModels answers GET /v1/models: the voices the caller may use, as
 // OpenAI models, and the models that clone.
 func (d *door) listModels(w http.ResponseWriter, r *http.Request) error {
-	l := wire.FromVoices(d.c.Voices.List(core.Info(r.Context()).Account))
+	l := wire.FromVoices(d.c.Voices.List(route.Info(r.Context()).Account))
 	l.CloneModels = d.c.CloneModels()
-	core.WriteJSON(w, http.StatusOK, l)
+	respond.WriteJSON(w, http.StatusOK, l)
 	return nil
 }
 
 // listTags answers GET /v1/tags: the audio tag vocabulary, for the
 // playground's palette. It needs no credentials.
 func (d *door) listTags(w http.ResponseWriter, r *http.Request) error {
-	core.WriteJSON(w, http.StatusOK, wire.FromTags(tags.Vocabulary()))
+	respond.WriteJSON(w, http.StatusOK, wire.FromTags(tags.Vocabulary()))
 	return nil
 }
 
@@ -63,7 +65,7 @@ func (d *door) normalizeText(w http.ResponseWriter, r *http.Request) error {
 	case voice == "":
 		return wire.BadRequest(wire.CodeMissingParameter, "voice", "Missing required parameter: 'voice'.")
 	}
-	account := core.Info(r.Context()).Account
+	account := route.Info(r.Context()).Account
 	id := d.c.Resolve(account, voice)
 	var refs []core.LexiconRef // nil: the account's defaults, as in speech
 	if q.Has("lexicons") {
@@ -85,6 +87,6 @@ func (d *door) normalizeText(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return wire.ToError(err, voice)
 	}
-	core.WriteJSON(w, http.StatusOK, wire.FromNormalized(voice, text, t))
+	respond.WriteJSON(w, http.StatusOK, wire.FromNormalized(voice, text, t))
 	return nil
 }

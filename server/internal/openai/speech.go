@@ -7,6 +7,7 @@ import (
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/spool"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -33,11 +34,11 @@ func (d *door) speechRequest(body []byte, account string) (wire.Speech, tts.Requ
 }
 
 func (d *door) speech(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.c.ReadBody(w, r)
+	body, werr := d.c.Body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
-	ri := core.Info(r.Context())
+	ri := route.Info(r.Context())
 	sp, req, werr := d.speechRequest(body, ri.Account)
 	if werr != nil {
 		return werr
@@ -67,7 +68,7 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request) error {
 // that each get their own write deadline, so a slow reader holds a file
 // (or a pooled buffer of at most clipMemory), not the clip in memory.
 func (d *door) speechClip(w http.ResponseWriter, r *http.Request, job core.Job) *wire.Error {
-	ri := core.Info(r.Context())
+	ri := route.Info(r.Context())
 	clip := new(spool.Spool)
 	defer clip.Close()
 	var res tts.Result
@@ -102,7 +103,7 @@ func (d *door) speechClip(w http.ResponseWriter, r *http.Request, job core.Job) 
 // speechStream writes audio as it is synthesized, flushed per sentence.
 // The timing values are known only at the end, so they are trailers.
 func (d *door) speechStream(w http.ResponseWriter, r *http.Request, job core.Job) *wire.Error {
-	ri := core.Info(r.Context())
+	ri := route.Info(r.Context())
 	var contentType string
 	lw := d.c.Lazy(w, func() {
 		h := w.Header()
@@ -128,7 +129,7 @@ func (d *door) speechStream(w http.ResponseWriter, r *http.Request, job core.Job
 // events, ending with speech.audio.done and [DONE]; an error once the
 // stream has begun is its last event, as OpenAI reports it.
 func (d *door) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech, job core.Job) *wire.Error {
-	ri := core.Info(r.Context())
+	ri := route.Info(r.Context())
 	sw := respond.NewSSE(d.c.Lazy(w, func() {
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")

@@ -50,6 +50,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/outbox"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -71,7 +72,7 @@ const pingInterval = 30 * time.Second
 
 // Mount serves the socket on mux.
 func Mount(mux *http.ServeMux, c *core.Core) {
-	c.Route(mux, Path, core.Methods{http.MethodGet: func(w http.ResponseWriter, r *http.Request) error {
+	route.Route(mux, c.Log, Path, core.Methods{http.MethodGet: func(w http.ResponseWriter, r *http.Request) error {
 		return serve(c, w, r)
 	}})
 }
