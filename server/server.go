@@ -17,6 +17,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/admin"
 	"github.com/voxkit/voxkit/server/internal/cartesia"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs"
 	"github.com/voxkit/voxkit/server/internal/openai"
 	"github.com/voxkit/voxkit/server/internal/respond"
@@ -253,7 +254,7 @@ const DefaultMaxBufferDelay = core.DefaultBufferDelay
 const DefaultWSContextIdle = core.DefaultStreamIdle
 
 // SessionCookie is the name of the playground's sign-in cookie.
-const SessionCookie = core.SessionCookie
+const SessionCookie = credentials.SessionCookie
 
 // SessionLifetime is how long a sign-in lasts.
 const SessionLifetime = admin.SessionLifetime

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 
@@ -43,7 +43,7 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 	}
 	var in wire.SignIn
 	var err error
-	if d.c.Logins != nil {
+	if d.c.Auth.Logins != nil {
 		in, err = wire.ParseSignIn(body, "name")
 	} else {
 		in.Account, err = wire.ParseName(body, "name", 64)
@@ -55,21 +55,21 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if err := store.ValidateAccountName(in.Account); errors.As(err, &bad) {
 		return wire.BadRequest(wire.CodeInvalidValue, "name", "%s", bad.Reason)
 	}
-	if d.c.Logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
+	if d.c.Auth.Logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
 		return wire.WeakPassword("password", store.MinPasswordLen)
 	}
 	if werr := d.reserveAttempt(w, throttle.Key{Name: "signup " + d.clientAddress(r), Rate: signupAttempts}); werr != nil {
 		return werr
 	}
 	var a store.Account
-	if d.c.Logins != nil {
+	if d.c.Auth.Logins != nil {
 		// Hashed first, then the account and its password in one
 		// transaction: an interrupted sign-up leaves nothing behind.
 		hash, werr := d.hashPassword(w, r.Context(), in.Password)
 		if werr != nil {
 			return werr
 		}
-		a, err = d.c.Logins.CreateAccountWithPassword(r.Context(), in.Account, hash)
+		a, err = d.c.Auth.Logins.CreateAccountWithPassword(r.Context(), in.Account, hash)
 	} else {
 		a, err = d.c.Store.CreateAccount(r.Context(), in.Account)
 	}
@@ -82,7 +82,7 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 	}
 	route.Info(r.Context()).Account = a.Name
 	out := wire.Signup{Account: wire.FromAccount(a)}
-	if d.c.Logins != nil {
+	if d.c.Auth.Logins != nil {
 		ss, err := d.startSession(w, r, a.Name)
 		if err != nil {
 			return err
@@ -136,7 +136,7 @@ func (d *door) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrAmbiguous):
 		return &wire.Error{Status: http.StatusNotFound, Type: wire.TypeInvalidRequest, Code: wire.CodeKeyNotFound,
-			Param: "prefix", Message: "No single key of this account starts with " + core.Printable(prefix) + "."}
+			Param: "prefix", Message: "No single key of this account starts with " + credentials.Printable(prefix) + "."}
 	case err != nil:
 		return err
 	default:

@@ -44,20 +44,20 @@ type door struct {
 func Mount(mux *http.ServeMux, c *core.Core, o Options) {
 	d := &door{c: c, attempts: throttle.New(), hashing: make(chan struct{}, maxHashing), maxKeys: o.MaxKeys, signup: o.Signup, proxies: slices.Clone(o.Proxies)}
 	handle := func(path string, m route.Methods) { route.Route(mux, c.Log, path, m) }
-	handle("/v1/account", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.getAccount)})
-	if c.Logins == nil {
+	handle("/v1/account", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.getAccount)})
+	if c.Auth.Logins == nil {
 		handle("/v1/session", route.Methods{http.MethodGet: d.getSession})
 	} else {
 		handle("/v1/session", route.Methods{http.MethodGet: d.getSession, http.MethodPost: d.signIn, http.MethodDelete: d.signOut})
-		handle("/v1/account/password", route.Methods{http.MethodPost: c.Authed(store.ScopeAdmin, d.changePassword)})
+		handle("/v1/account/password", route.Methods{http.MethodPost: c.Auth.Authed(store.ScopeAdmin, d.changePassword)})
 	}
 	if c.Store != nil {
 		handle("/v1/accounts", route.Methods{http.MethodPost: d.createAccount})
-		handle("/v1/keys", route.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, d.listKeys), http.MethodPost: c.Authed(store.ScopeAdmin, d.createKey)})
-		handle("/v1/keys/{prefix}", route.Methods{http.MethodDelete: c.Authed(store.ScopeAdmin, d.revokeKey)})
-		handle("/v1/voices", route.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, d.listVoices), http.MethodPost: c.Authed(store.ScopeAdmin, d.createVoice)})
-		handle("/v1/voices/{id}", route.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, d.getVoice), http.MethodDelete: c.Authed(store.ScopeAdmin, d.deleteVoice)})
-		handle("/v1/voice-samples", route.Methods{http.MethodPost: c.Authed(store.ScopeGateway, d.encodeSample)})
+		handle("/v1/keys", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeAdmin, d.listKeys), http.MethodPost: c.Auth.Authed(store.ScopeAdmin, d.createKey)})
+		handle("/v1/keys/{prefix}", route.Methods{http.MethodDelete: c.Auth.Authed(store.ScopeAdmin, d.revokeKey)})
+		handle("/v1/voices", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeAdmin, d.listVoices), http.MethodPost: c.Auth.Authed(store.ScopeAdmin, d.createVoice)})
+		handle("/v1/voices/{id}", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeAdmin, d.getVoice), http.MethodDelete: c.Auth.Authed(store.ScopeAdmin, d.deleteVoice)})
+		handle("/v1/voice-samples", route.Methods{http.MethodPost: c.Auth.Authed(store.ScopeGateway, d.encodeSample)})
 	}
 	if _, ok := c.Store.(store.Lexicons); ok {
 		d.mountLexicons(handle)

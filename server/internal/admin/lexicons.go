@@ -26,9 +26,9 @@ const maxLexiconName = 128
 // mountLexicons registers the lexicon routes.
 func (d *door) mountLexicons(handle func(string, route.Methods)) {
 	c := d.c
-	handle("/v1/lexicons", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listLexicons), http.MethodPost: c.Authed(store.ScopeAdmin, d.createLexicon)})
-	handle("/v1/lexicons/{id}", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.getLexicon), http.MethodDelete: c.Authed(store.ScopeAdmin, d.deleteLexicon)})
-	handle("/v1/account/lexicons", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.defaultLexicons), http.MethodPut: c.Authed(store.ScopeAdmin, d.setDefaultLexicons)})
+	handle("/v1/lexicons", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.listLexicons), http.MethodPost: c.Auth.Authed(store.ScopeAdmin, d.createLexicon)})
+	handle("/v1/lexicons/{id}", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.getLexicon), http.MethodDelete: c.Auth.Authed(store.ScopeAdmin, d.deleteLexicon)})
+	handle("/v1/account/lexicons", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.defaultLexicons), http.MethodPut: c.Auth.Authed(store.ScopeAdmin, d.setDefaultLexicons)})
 }
 
 // createLexicon answers POST /v1/lexicons?name=…: the body a PLS document.

@@ -18,7 +18,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 
@@ -63,20 +63,20 @@ func newSessionToken() (string, error) {
 // getSession answers GET /v1/session: who is signed in, if anyone.
 func (d *door) getSession(w http.ResponseWriter, r *http.Request) error {
 	out := d.sessionInfo()
-	if d.c.HasHost() {
-		if account, ok := d.c.HostAccount(r); ok {
+	if d.c.Auth.HasHost() {
+		if account, ok := d.c.Auth.HostAccount(r); ok {
 			out.SignedIn, out.Account, out.HostAuth = true, account, true
 			route.Info(r.Context()).Account = account
 			respond.WriteJSON(w, http.StatusOK, out)
 			return nil
 		}
-		out.HostAuth = d.c.Logins == nil // the host application's sign-in is the only one
+		out.HostAuth = d.c.Auth.Logins == nil // the host application's sign-in is the only one
 	}
-	if token := d.c.SessionToken(r); token != "" {
-		ss, err := d.c.Logins.Session(r.Context(), store.HashKey(token))
+	if token := d.c.Auth.SessionToken(r); token != "" {
+		ss, err := d.c.Auth.Logins.Session(r.Context(), store.HashKey(token))
 		switch {
 		case err == nil:
-			out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, ss.Account, core.CSRFToken(token), ss.Expires.Unix()
+			out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, ss.Account, credentials.CSRFToken(token), ss.Expires.Unix()
 			route.Info(r.Context()).Account = ss.Account
 		case !errors.Is(err, store.ErrNotFound):
 			return err
@@ -111,12 +111,12 @@ func (d *door) signIn(w http.ResponseWriter, r *http.Request) error {
 // signOut answers DELETE /v1/session: the session ended and its cookie
 // cleared. Without a live session there is nothing to end.
 func (d *door) signOut(w http.ResponseWriter, r *http.Request) error {
-	token := d.c.SessionToken(r)
+	token := d.c.Auth.SessionToken(r)
 	if token != "" {
-		if _, werr := d.c.AdmitSession(r, token); werr != nil && werr.Code == wire.CodeBadCSRFToken {
+		if _, werr := d.c.Auth.AdmitSession(r, token); werr != nil && werr.Code == wire.CodeBadCSRFToken {
 			return werr
 		}
-		if err := d.c.Logins.DeleteSession(r.Context(), store.HashKey(token)); err != nil {
+		if err := d.c.Auth.Logins.DeleteSession(r.Context(), store.HashKey(token)); err != nil {
 			return err
 		}
 	}
@@ -152,7 +152,7 @@ func (d *door) changePassword(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := d.sessionInfo()
-	if d.c.SessionToken(r) != "" {
+	if d.c.Auth.SessionToken(r) != "" {
 		if out, err = d.startSession(w, r, account); err != nil {
 			return err
 		}
@@ -167,7 +167,7 @@ func (d *door) setPassword(w http.ResponseWriter, ctx context.Context, account, 
 	if err != nil {
 		return err
 	}
-	return d.c.Logins.SetPassword(ctx, account, hash)
+	return d.c.Auth.Logins.SetPassword(ctx, account, hash)
 }
 
 // hashPassword hashes password in one of the hashing slots.
@@ -187,26 +187,26 @@ func (d *door) startSession(w http.ResponseWriter, r *http.Request, account stri
 	}
 	now := time.Now()
 	ss := store.Session{TokenHash: store.HashKey(token), Account: account, Created: now, Expires: now.Add(SessionLifetime)}
-	if err := d.c.Logins.CreateSession(r.Context(), ss); err != nil {
+	if err := d.c.Auth.Logins.CreateSession(r.Context(), ss); err != nil {
 		return wire.Session{}, err
 	}
 	d.setCookie(w, r, token, ss.Expires)
 	route.Info(r.Context()).Account = account
 	out := d.sessionInfo()
-	out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, account, core.CSRFToken(token), ss.Expires.Unix()
+	out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, account, credentials.CSRFToken(token), ss.Expires.Unix()
 	return out, nil
 }
 
 // sessionInfo is the part of a wire.Session that describes the server:
 // how it signs users in and what they may manage.
 func (d *door) sessionInfo() wire.Session {
-	return wire.Session{Object: "session", Signup: d.signup, Passwords: d.c.Logins != nil, Keys: d.c.Store != nil}
+	return wire.Session{Object: "session", Signup: d.signup, Passwords: d.c.Auth.Logins != nil, Keys: d.c.Store != nil}
 }
 
 // setCookie sets the session cookie to token until expires, or clears it
 // when token is "".
 func (d *door) setCookie(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
-	c := &http.Cookie{Name: core.SessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
+	c := &http.Cookie{Name: credentials.SessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
 		Secure: d.secure(r), Expires: expires}
 	if token == "" {
 		c.MaxAge = -1
@@ -222,7 +222,7 @@ func (d *door) checkPassword(w http.ResponseWriter, r *http.Request, account, pa
 	if werr := d.reserveAttempt(w, keys...); werr != nil {
 		return werr
 	}
-	hash, err := d.c.Logins.PasswordHash(r.Context(), account)
+	hash, err := d.c.Auth.Logins.PasswordHash(r.Context(), account)
 	known := err == nil
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -240,7 +240,7 @@ func (d *door) checkPassword(w http.ResponseWriter, r *http.Request, account, pa
 		d.c.Log.Error("server: stored password hash", "account", account, "err", err)
 	}
 	if !ok || !known {
-		d.c.Log.Info("server: sign-in refused", "account", core.Printable(account), "address", d.clientAddress(r), "request_id", route.RequestID(r.Context()))
+		d.c.Log.Info("server: sign-in refused", "account", credentials.Printable(account), "address", d.clientAddress(r), "request_id", route.RequestID(r.Context()))
 		return wire.InvalidCredentials()
 	}
 	d.attempts.Refund(keys...)

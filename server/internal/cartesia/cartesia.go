@@ -135,7 +135,7 @@ type handler func(w http.ResponseWriter, r *http.Request, account string) *apiEr
 // Cartesia's shape.
 func (d door) as(need store.Scope, h handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		account, werr := d.c.AdmitVendor(r, r.Header.Get("X-API-Key"), need)
+		account, werr := d.c.Auth.AdmitVendor(r, r.Header.Get("X-API-Key"), need)
 		e := toError(werr)
 		if e == nil {
 			e = h(w, r, account)

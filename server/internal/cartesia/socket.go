@@ -11,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
@@ -47,13 +48,13 @@ func (d door) socket(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := r.URL.Query()
 	key := r.Header.Get("X-API-Key")
-	if key == "" && core.Bearer(r) == "" {
+	if key == "" && credentials.Bearer(r) == "" {
 		key = q.Get("api_key")
 		if key == "" {
 			key = q.Get("access_token")
 		}
 	}
-	account, werr := d.c.AdmitVendor(r, key, store.ScopeSpeech)
+	account, werr := d.c.Auth.AdmitVendor(r, key, store.ScopeSpeech)
 	if werr != nil {
 		write(w, r, toError(werr))
 		return nil

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
@@ -93,17 +94,15 @@ type Config struct {
 // concurrent use.
 type Core struct {
 	Config
-	Body    route.Body // Config.MaxBody and ReadTimeout
-	Voices  *voices.Catalog
-	Logins  store.Sessions // the store's, nil if it keeps none
-	metrics *metrics       // nil: none
-	keys    *keyAuth
-	auth    []authenticator // the optional providers, asked before keys
+	Body   route.Body // Config.MaxBody and ReadTimeout
+	Voices *voices.Catalog
+	// Auth admits callers (the credentials room).
+	Auth    *credentials.Auth
+	metrics *metrics // nil: none
 	limiter store.Limiter
 	loads   *throttle.Throttle // voice loads per account (loadGate)
 
 	voiceMu  sync.Mutex // serializes clone changes to the store and catalog
-	host     *hostAuth  // nil without Config.Host
 	samples  samples    // the samples gateways sent (HoldSample)
 	uploads  uploads    // the uploads in hand, per account
 	lexicons lexiconCache
@@ -124,15 +123,7 @@ type Core struct {
 func New(cfg Config) (*Core, error) {
 	c := &Core{Config: cfg, Voices: cfg.Synth.Voices(), loads: throttle.New(), Body: route.Body{Max: cfg.MaxBody, Timeout: cfg.ReadTimeout}}
 	c.lexicons.parsing = make(chan struct{}, 1)
-	c.Logins, _ = cfg.Store.(store.Sessions)
-	c.keys = &keyAuth{store: cfg.Store, timeout: cfg.KeyCheck, log: cfg.Log}
-	if cfg.Host != nil {
-		c.host = &hostAuth{f: cfg.Host, store: cfg.Store, timeout: cfg.KeyCheck, log: cfg.Log}
-		c.auth = append(c.auth, c.host)
-	}
-	if c.Logins != nil {
-		c.auth = append(c.auth, sessionAuth{c})
-	}
+	c.Auth = credentials.New(credentials.Config{Store: cfg.Store, Host: cfg.Host, KeyCheck: cfg.KeyCheck, Log: cfg.Log})
 	if l, ok := cfg.Store.(store.Limiter); ok {
 		c.limiter = l
 	} else {

@@ -140,7 +140,7 @@ func (d *door) as(need store.Scope, h handler) route.Handler {
 // admit checks the xi-api-key header, else the credentials of the OpenAI
 // API.
 func (d *door) admit(r *http.Request, need store.Scope) (string, *apiError) {
-	account, werr := d.c.AdmitVendor(r, r.Header.Get("xi-api-key"), need)
+	account, werr := d.c.Auth.AdmitVendor(r, r.Header.Get("xi-api-key"), need)
 	if werr != nil {
 		return "", toError(werr)
 	}

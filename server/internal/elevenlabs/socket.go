@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/align"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
@@ -77,7 +78,7 @@ func (d *door) socket(multi bool) route.Handler {
 		}
 		voice := r.PathValue("voice")
 		account := ""
-		if eerr == nil && (r.Header.Get("xi-api-key") != "" || core.Bearer(r) != "" || d.c.HasHost()) {
+		if eerr == nil && (r.Header.Get("xi-api-key") != "" || credentials.Bearer(r) != "" || d.c.Auth.HasHost()) {
 			account, eerr = d.admit(r, store.ScopeSpeech)
 		} // else the first message carries the key
 		if eerr == nil && account != "" {

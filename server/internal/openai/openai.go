@@ -26,13 +26,13 @@ type door struct{ c *core.Core }
 func Mount(mux *http.ServeMux, c *core.Core) {
 	d := &door{c}
 	handle := func(path string, m route.Methods) { route.Route(mux, c.Log, path, m) }
-	handle("/v1/audio/speech", route.Methods{http.MethodPost: c.AuthedAlongside(store.ScopeSpeech, d.speech)})
-	handle("/v1/models", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listModels)})
-	handle("/v1/models/{id}", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.getModel)})
-	handle("/v1/audio/voices", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listAudioVoices)})
-	handle("/v1/audio/models", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listAudioModels)})
+	handle("/v1/audio/speech", route.Methods{http.MethodPost: c.Auth.AuthedAlongside(store.ScopeSpeech, d.speech)})
+	handle("/v1/models", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.listModels)})
+	handle("/v1/models/{id}", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.getModel)})
+	handle("/v1/audio/voices", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.listAudioVoices)})
+	handle("/v1/audio/models", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.listAudioModels)})
 	handle("/v1/tags", route.Methods{http.MethodGet: d.listTags})
-	handle("/v1/normalize", route.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.normalizeText)})
+	handle("/v1/normalize", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.normalizeText)})
 }
 
 // listModels answers GET /v1/models: the voices the caller may use, as

@@ -49,6 +49,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/outbox"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/wire"
@@ -124,9 +125,9 @@ func serve(c *core.Core, w http.ResponseWriter, r *http.Request) error {
 	if werr := c.CheckUpgrade(w.Header(), r); werr != nil {
 		return werr
 	}
-	creds := core.Creds{R: r, Key: core.Bearer(r)}
-	if c.HasHost() || creds.Key != "" || c.SessionToken(r) != "" {
-		caller, werr := c.Admit(r)
+	creds := core.Creds{R: r, Key: credentials.Bearer(r)}
+	if c.Auth.HasHost() || creds.Key != "" || c.Auth.SessionToken(r) != "" {
+		caller, werr := c.Auth.Admit(r)
 		switch {
 		case werr != nil && werr.Code != wire.CodeMissingAPIKey: // without one, the first message may carry it
 			return werr

@@ -1,4 +1,4 @@
-package core
+package credentials
 
 import (
 	"context"
@@ -77,11 +77,11 @@ func (c *knownKeys) forget(token string) {
 // is held back until that check has passed (see checkedWriter). Other
 // credentials, and keys not seen before, are checked first, as authed
 // does.
-func (c *Core) AuthedAlongside(need store.Scope, h route.Handler) route.Handler {
+func (c *Auth) AuthedAlongside(need store.Scope, h route.Handler) route.Handler {
 	first := c.Authed(need, h)
 	return func(w http.ResponseWriter, r *http.Request) error {
 		token := Bearer(r)
-		if c.Host != nil || c.Store == nil || token == "" || c.SessionToken(r) != "" {
+		if c.host != nil || c.Store == nil || token == "" || c.SessionToken(r) != "" {
 			return first(w, r)
 		}
 		known, ok := c.keys.known.get(token)

@@ -1,4 +1,10 @@
-package core
+// Package credentials is the room of who a request is for: the host
+// application's sign-in, the playground's session cookie and the bearer
+// API keys, asked in turn (Auth.Admit), the route wrappers that admit a
+// caller of a scope (Authed, AuthedAlongside), the vendor doors' key
+// headers (AdmitVendor) and the checks an open socket repeats (Recheck,
+// CheckKey). The core and the doors call it; it knows neither.
+package credentials
 
 import (
 	"context"
@@ -29,6 +35,42 @@ import (
 // gets keyAuth's missing-key answer. A speech request whose key this
 // process verified before may have it checked alongside synthesis
 // (authedAlongside, which wraps keyAuth).
+
+// Config is what Auth checks credentials against.
+type Config struct {
+	// Store holds accounts, keys and sessions; nil: there are none.
+	Store store.Store
+	// Host is the host application's own sign-in (server's
+	// Options.Authenticate); nil if none.
+	Host     func(*http.Request) (string, error)
+	KeyCheck time.Duration // how long the store has to verify a key
+	Log      *slog.Logger
+}
+
+// Auth admits callers. Its methods are safe for concurrent use.
+type Auth struct {
+	Config
+	// Logins are the store's sessions, nil if it keeps none.
+	Logins store.Sessions
+	keys   *keyAuth
+	auth   []authenticator // the optional providers, asked before keys
+	host   *hostAuth       // nil without Config.Host
+}
+
+// New returns the Auth of cfg.
+func New(cfg Config) *Auth {
+	a := &Auth{Config: cfg}
+	a.Logins, _ = cfg.Store.(store.Sessions)
+	a.keys = &keyAuth{store: cfg.Store, timeout: cfg.KeyCheck, log: cfg.Log}
+	if cfg.Host != nil {
+		a.host = &hostAuth{f: cfg.Host, store: cfg.Store, timeout: cfg.KeyCheck, log: cfg.Log}
+		a.auth = append(a.auth, a.host)
+	}
+	if a.Logins != nil {
+		a.auth = append(a.auth, sessionAuth{a})
+	}
+	return a
+}
 
 // Caller is who a request is for: an account and what it may do.
 type Caller struct {
@@ -105,7 +147,7 @@ func (a *hostAuth) ensure(ctx context.Context, account string) *wire.Error {
 // sessionAuth admits the playground's signed-in users by their session
 // cookie, with admin scope. A request that also carries a bearer key is
 // the key's.
-type sessionAuth struct{ c *Core }
+type sessionAuth struct{ c *Auth }
 
 func (a sessionAuth) authenticate(r *http.Request) (Caller, bool, *wire.Error) {
 	token := a.c.SessionToken(r)
@@ -164,7 +206,7 @@ func (a *keyAuth) check(ctx context.Context, token string) (store.Key, *wire.Err
 
 // Admit returns who r is for: by the first of the optional providers
 // that claims it, else by its API key.
-func (c *Core) Admit(r *http.Request) (Caller, *wire.Error) {
+func (c *Auth) Admit(r *http.Request) (Caller, *wire.Error) {
 	for _, a := range c.auth {
 		if cl, ok, werr := a.authenticate(r); ok {
 			return cl, werr
@@ -176,7 +218,7 @@ func (c *Core) Admit(r *http.Request) (Caller, *wire.Error) {
 
 // Authed wraps h so that it runs only for an admitted caller of scope
 // need, with the caller's account in the request info.
-func (c *Core) Authed(need store.Scope, h route.Handler) route.Handler {
+func (c *Auth) Authed(need store.Scope, h route.Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		cl, werr := c.Admit(r)
 		if werr != nil {
@@ -196,7 +238,7 @@ func (c *Core) Authed(need store.Scope, h route.Handler) route.Handler {
 // scope may): by key,
 // the value of the vendor's own key header, when there is one, else as
 // Admit does; the account goes in the request info.
-func (c *Core) AdmitVendor(r *http.Request, key string, need store.Scope) (string, *wire.Error) {
+func (c *Auth) AdmitVendor(r *http.Request, key string, need store.Scope) (string, *wire.Error) {
 	cl, werr := Caller{}, (*wire.Error)(nil)
 	if key != "" {
 		var k store.Key
@@ -259,7 +301,7 @@ func safeMethod(method string) bool {
 
 // SessionToken returns the token of r's session cookie, "" if it has
 // none or the server keeps no sessions.
-func (c *Core) SessionToken(r *http.Request) string {
+func (c *Auth) SessionToken(r *http.Request) string {
 	if c.Logins == nil {
 		return ""
 	}
@@ -272,7 +314,7 @@ func (c *Core) SessionToken(r *http.Request) string {
 
 // AdmitSession returns the account of the live session of token, and
 // checks the CSRF token of a state-changing request.
-func (c *Core) AdmitSession(r *http.Request, token string) (string, *wire.Error) {
+func (c *Auth) AdmitSession(r *http.Request, token string) (string, *wire.Error) {
 	ss, err := c.Logins.Session(r.Context(), store.HashKey(token))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -289,20 +331,47 @@ func (c *Core) AdmitSession(r *http.Request, token string) (string, *wire.Error)
 
 // CheckKey verifies an API key with the store, within the key-check
 // timeout.
-func (c *Core) CheckKey(ctx context.Context, token string) (store.Key, *wire.Error) {
+func (c *Auth) CheckKey(ctx context.Context, token string) (store.Key, *wire.Error) {
 	return c.keys.check(ctx, token)
 }
 
 // HasHost reports whether the host application signs callers in
 // (server's Options.Authenticate).
-func (c *Core) HasHost() bool { return c.Host != nil }
+func (c *Auth) HasHost() bool { return c.host != nil }
 
 // HostAccount asks the host application's sign-in for r's account:
 // ok is false when it has none or does not claim r.
-func (c *Core) HostAccount(r *http.Request) (account string, ok bool) {
-	if c.Host == nil {
+func (c *Auth) HostAccount(r *http.Request) (account string, ok bool) {
+	if c.host == nil {
 		return "", false
 	}
 	cl, claimed, werr := c.host.authenticate(r)
 	return cl.Account, claimed && werr == nil
+}
+
+// Creds are the credentials that admitted a socket's caller.
+type Creds struct {
+	R       *http.Request // the handshake
+	Key     string        // the key that admitted the caller; "" when R's own credentials did
+	Account string
+}
+
+// Recheck admits a socket's caller again, as it was admitted: by its key
+// (which may have been revoked), or by the handshake's credentials, which
+// must still name the same account (the host application may have ended
+// the session it knows, the playground's may have been signed out; a
+// bearer key is checked again with them).
+func (c *Auth) Recheck(ctx context.Context, cr Creds) *wire.Error {
+	if cr.Key != "" {
+		_, werr := c.keys.check(ctx, cr.Key)
+		return werr
+	}
+	caller, werr := c.Admit(cr.R)
+	switch {
+	case werr != nil:
+		return werr
+	case caller.Account != cr.Account:
+		return wire.Unauthenticated("The session's sign-in has changed; reconnect.")
+	}
+	return nil
 }
