@@ -45,7 +45,7 @@ func (d *door) createLexicon(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return wire.BadLexicon(err)
 	}
-	stored, werr := d.c.CreateLexicon(r.Context(), route.Info(r.Context()).Account, name, parsed, body)
+	stored, werr := d.c.Lexicons.CreateLexicon(r.Context(), route.Info(r.Context()).Account, name, parsed, body)
 	if werr != nil {
 		return werr
 	}
@@ -55,7 +55,7 @@ func (d *door) createLexicon(w http.ResponseWriter, r *http.Request) error {
 
 // listLexicons answers GET /v1/lexicons.
 func (d *door) listLexicons(w http.ResponseWriter, r *http.Request) error {
-	ls, werr := d.c.ListLexicons(r.Context(), route.Info(r.Context()).Account)
+	ls, werr := d.c.Lexicons.ListLexicons(r.Context(), route.Info(r.Context()).Account)
 	if werr != nil {
 		return werr
 	}
@@ -66,7 +66,7 @@ func (d *door) listLexicons(w http.ResponseWriter, r *http.Request) error {
 // getLexicon answers GET /v1/lexicons/{id}[?version=…] with the PLS
 // document.
 func (d *door) getLexicon(w http.ResponseWriter, r *http.Request) error {
-	stored, _, werr := d.c.StoredLexicon(r.Context(), route.Info(r.Context()).Account, r.PathValue("id"), r.URL.Query().Get("version"))
+	stored, _, werr := d.c.Lexicons.StoredLexicon(r.Context(), route.Info(r.Context()).Account, r.PathValue("id"), r.URL.Query().Get("version"))
 	if werr != nil {
 		return werr
 	}
@@ -81,7 +81,7 @@ func (d *door) getLexicon(w http.ResponseWriter, r *http.Request) error {
 // deleteLexicon answers DELETE /v1/lexicons/{id}.
 func (d *door) deleteLexicon(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if _, werr := d.c.DeleteLexicon(r.Context(), route.Info(r.Context()).Account, id); werr != nil {
+	if _, werr := d.c.Lexicons.DeleteLexicon(r.Context(), route.Info(r.Context()).Account, id); werr != nil {
 		return werr
 	}
 	respond.WriteJSON(w, http.StatusOK, wire.LexiconDeleted{ID: id, Object: "lexicon", Deleted: true})
@@ -90,7 +90,7 @@ func (d *door) deleteLexicon(w http.ResponseWriter, r *http.Request) error {
 
 // defaultLexicons answers GET /v1/account/lexicons.
 func (d *door) defaultLexicons(w http.ResponseWriter, r *http.Request) error {
-	ids, werr := d.c.DefaultLexicons(r.Context(), route.Info(r.Context()).Account)
+	ids, werr := d.c.Lexicons.DefaultLexicons(r.Context(), route.Info(r.Context()).Account)
 	if werr != nil {
 		return werr
 	}
@@ -108,7 +108,7 @@ func (d *door) setDefaultLexicons(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return wire.ToError(err, "")
 	}
-	if werr := d.c.SetDefaultLexicons(r.Context(), route.Info(r.Context()).Account, in.Lexicons); werr != nil {
+	if werr := d.c.Lexicons.SetDefaultLexicons(r.Context(), route.Info(r.Context()).Account, in.Lexicons); werr != nil {
 		return werr
 	}
 	respond.WriteJSON(w, http.StatusOK, in)

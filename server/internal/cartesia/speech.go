@@ -13,6 +13,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/align"
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/wire"
@@ -62,7 +63,7 @@ func (d door) decode(w http.ResponseWriter, r *http.Request, v any) *apiError {
 func job(req tts.Request, g api.Generation, out core.Out) core.Job {
 	j := core.Job{Request: req, Voice: g.Voice.ID, Field: field, Out: out}
 	if g.PronunciationDictID != "" {
-		j.Lexicons = []core.LexiconRef{{ID: g.PronunciationDictID}}
+		j.Lexicons = []lexicons.LexiconRef{{ID: g.PronunciationDictID}}
 	}
 	return j
 }

@@ -30,6 +30,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/voxkit/voxkit/server/internal/credentials"
+	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
@@ -97,17 +98,17 @@ type Core struct {
 	Body   route.Body // Config.MaxBody and ReadTimeout
 	Voices *voices.Catalog
 	// Auth admits callers (the credentials room).
-	Auth    *credentials.Auth
-	metrics *metrics // nil: none
-	limiter store.Limiter
-	loads   *throttle.Throttle // voice loads per account (loadGate)
+	Auth *credentials.Auth
+	// Lexicons keeps the accounts' lexicons (the lexicons room).
+	Lexicons *lexicons.Library
+	metrics  *metrics // nil: none
+	limiter  store.Limiter
+	loads    *throttle.Throttle // voice loads per account (loadGate)
 
-	voiceMu  sync.Mutex // serializes clone changes to the store and catalog
-	samples  samples    // the samples gateways sent (HoldSample)
-	uploads  uploads    // the uploads in hand, per account
-	lexicons lexiconCache
-	crashes  crashes   // engine crashes by account (crashes.go)
-	revising revisions // one revision of a lexicon at a time (ReviseLexicon)
+	voiceMu sync.Mutex // serializes clone changes to the store and catalog
+	samples samples    // the samples gateways sent (HoldSample)
+	uploads uploads    // the uploads in hand, per account
+	crashes crashes    // engine crashes by account (crashes.go)
 
 	// closing is cancelled by Shutdown; sockets watch it.
 	closing  context.Context
@@ -122,7 +123,7 @@ type Core struct {
 // New returns the core of cfg, with the store's clones in its catalog.
 func New(cfg Config) (*Core, error) {
 	c := &Core{Config: cfg, Voices: cfg.Synth.Voices(), loads: throttle.New(), Body: route.Body{Max: cfg.MaxBody, Timeout: cfg.ReadTimeout}}
-	c.lexicons.parsing = make(chan struct{}, 1)
+	c.Lexicons = lexicons.New(lexicons.Config{Store: cfg.Store, Log: cfg.Log, MaxLexicons: cfg.MaxLexicons, LexiconStorage: cfg.LexiconStorage})
 	c.Auth = credentials.New(credentials.Config{Store: cfg.Store, Host: cfg.Host, KeyCheck: cfg.KeyCheck, Log: cfg.Log})
 	if l, ok := cfg.Store.(store.Limiter); ok {
 		c.limiter = l

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/route"
 )
 
@@ -22,6 +23,12 @@ func Info(ctx context.Context) *Request { return route.Info(ctx) }
 
 // RequestID is route.RequestID.
 func RequestID(ctx context.Context) string { return route.RequestID(ctx) }
+
+// LexiconRef is the type of Job.Lexicons.
+type LexiconRef = lexicons.LexiconRef
+
+// RefsOf is lexicons.RefsOf.
+func RefsOf(ids []string) []LexiconRef { return lexicons.RefsOf(ids) }
 
 // MS is route.MS.
 func MS(d time.Duration) string { return route.MS(d) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/wire"
@@ -68,15 +69,15 @@ type Job struct {
 	// Speak), or when it passed its checks and admission refused it.
 	Prepared func()
 	// Lexicons are the account's lexicons the client named; nil: the
-	// account's default lexicons (Core.Lexicons).
-	Lexicons []LexiconRef
+	// account's default lexicons (lexicons.Library.Lexicons).
+	Lexicons []lexicons.LexiconRef
 }
 
 // check runs the checks of a request that cost little, before it is
 // admitted: the lexicons it names (which it reads none of yet) and
 // tts.Synthesizer.Check. It returns the lexicons for load.
-func (j *Job) check(ctx context.Context, c *Core) ([]namedLexicon, *wire.Error) {
-	named, werr := c.lexiconRefs(ctx, j.Request.Account, j.Lexicons, j.Request)
+func (j *Job) check(ctx context.Context, c *Core) ([]lexicons.Named, *wire.Error) {
+	named, werr := c.Lexicons.Named(ctx, j.Request.Account, j.Lexicons, j.Request)
 	if werr != nil {
 		return nil, werr
 	}
@@ -88,8 +89,8 @@ func (j *Job) check(ctx context.Context, c *Core) ([]namedLexicon, *wire.Error) 
 
 // load reads and parses the lexicons check found (once the job is
 // admitted), and sets them as the request's.
-func (j *Job) load(ctx context.Context, c *Core, named []namedLexicon) *wire.Error {
-	ls, werr := c.loadLexicons(ctx, j.Request.Account, named)
+func (j *Job) load(ctx context.Context, c *Core, named []lexicons.Named) *wire.Error {
+	ls, werr := c.Lexicons.Load(ctx, j.Request.Account, named)
 	if werr != nil {
 		return werr
 	}

@@ -5,8 +5,8 @@ import (
 	"path"
 
 	"github.com/voxkit/voxkit/lexicon"
-	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
+	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
@@ -44,7 +44,7 @@ func (d *door) add(w http.ResponseWriter, r *http.Request, account string) *apiE
 	if werr != nil {
 		return toError(werr)
 	}
-	stored, werr := d.c.CreateLexicon(r.Context(), account, nd.Name, nd.Lexicon, nd.PLS)
+	stored, werr := d.c.Lexicons.CreateLexicon(r.Context(), account, nd.Name, nd.Lexicon, nd.PLS)
 	if werr != nil {
 		return toError(werr)
 	}
@@ -54,7 +54,7 @@ func (d *door) add(w http.ResponseWriter, r *http.Request, account string) *apiE
 
 // list answers GET /v1/pronunciation-dictionaries.
 func (d *door) list(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	ls, werr := d.c.ListLexicons(r.Context(), account)
+	ls, werr := d.c.Lexicons.ListLexicons(r.Context(), account)
 	if werr != nil {
 		return toError(werr)
 	}
@@ -70,7 +70,7 @@ func (d *door) list(w http.ResponseWriter, r *http.Request, account string) *api
 // version, and GET /{id}/{version}/download with the version's PLS.
 func (d *door) read(w http.ResponseWriter, r *http.Request, account string) *apiError {
 	version := r.PathValue("version")
-	stored, l, werr := d.c.StoredLexicon(r.Context(), account, r.PathValue("id"), version)
+	stored, l, werr := d.c.Lexicons.StoredLexicon(r.Context(), account, r.PathValue("id"), version)
 	if werr != nil {
 		return toError(werr)
 	} else if version == "" {
@@ -93,7 +93,7 @@ func (d *door) rules(w http.ResponseWriter, r *http.Request, account string) *ap
 	if werr != nil {
 		return toError(werr)
 	}
-	stored, werr := d.c.ReviseLexicon(r.Context(), account, r.PathValue("id"), func(l *lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error) {
+	stored, werr := d.c.Lexicons.ReviseLexicon(r.Context(), account, r.PathValue("id"), func(l *lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error) {
 		return b.Apply(l, path.Base(r.URL.Path) == "set-rules")
 	})
 	if werr != nil {
@@ -106,16 +106,16 @@ func (d *door) rules(w http.ResponseWriter, r *http.Request, account string) *ap
 // refsOf maps pronunciation_dictionary_locators, in their order, onto the
 // core's lexicon refs; none given (nil) lets the account's default
 // lexicons apply.
-func refsOf(locs []api.Locator) ([]core.LexiconRef, *apiError) {
+func refsOf(locs []api.Locator) ([]lexicons.LexiconRef, *apiError) {
 	if werr := api.CheckLocators(locs); werr != nil {
 		return nil, toError(werr)
 	}
 	if locs == nil {
 		return nil, nil
 	}
-	refs := make([]core.LexiconRef, len(locs))
+	refs := make([]lexicons.LexiconRef, len(locs))
 	for i, l := range locs {
-		refs[i] = core.LexiconRef(l)
+		refs[i] = lexicons.LexiconRef(l)
 	}
 	return refs, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
@@ -67,7 +68,7 @@ func (d *door) normalizeText(w http.ResponseWriter, r *http.Request) error {
 	}
 	account := route.Info(r.Context()).Account
 	id := d.c.Resolve(account, voice)
-	var refs []core.LexiconRef // nil: the account's defaults, as in speech
+	var refs []lexicons.LexiconRef // nil: the account's defaults, as in speech
 	if q.Has("lexicons") {
 		ids := []string{}
 		for _, v := range q["lexicons"] {
@@ -77,9 +78,9 @@ func (d *door) normalizeText(w http.ResponseWriter, r *http.Request) error {
 				}
 			}
 		}
-		refs = core.RefsOf(ids)
+		refs = lexicons.RefsOf(ids)
 	}
-	lexicons, werr := d.c.Lexicons(r.Context(), account, refs, tts.Request{Account: account, Voice: id, Input: text})
+	lexicons, werr := d.c.Lexicons.Lexicons(r.Context(), account, refs, tts.Request{Account: account, Voice: id, Input: text})
 	if werr != nil {
 		return werr
 	}

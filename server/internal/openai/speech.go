@@ -6,6 +6,7 @@ import (
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/spool"
@@ -48,7 +49,7 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request) error {
 		return werr
 	}
 	defer release()
-	job := core.Job{Request: req, Voice: sp.Voice, Lexicons: core.RefsOf(sp.Lexicons)}
+	job := core.Job{Request: req, Voice: sp.Voice, Lexicons: lexicons.RefsOf(sp.Lexicons)}
 	switch {
 	case sp.StreamFormat == wire.StreamSSE:
 		werr = d.speechSSE(w, r, sp, job)
