@@ -19,7 +19,7 @@ import (
 // whisper). The store is its record; the catalog serves it.
 
 func (d *door) listVoices(w http.ResponseWriter, r *http.Request) error {
-	list, err := d.c.StoredVoices(r.Context(), route.Info(r.Context()).Account)
+	list, err := d.c.Catalog.StoredVoices(r.Context(), route.Info(r.Context()).Account)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (d *door) createVoice(w http.ResponseWriter, r *http.Request) error {
 		return wire.ToError(err, "")
 	}
 	ctx, account := r.Context(), route.Info(r.Context()).Account
-	base, err := d.c.Voices.Lookup(account, d.c.Resolve(account, req.BaseVoice))
+	base, err := d.c.Voices.Lookup(account, d.c.Catalog.Resolve(account, req.BaseVoice))
 	if err != nil {
 		return wire.UnknownBaseVoice(req.BaseVoice)
 	}
@@ -95,7 +95,7 @@ func (d *door) createVoice(w http.ResponseWriter, r *http.Request) error {
 
 // createStoredVoice stores sv as storeVoice does and answers 201 with it.
 func (d *door) createStoredVoice(w http.ResponseWriter, r *http.Request, sv store.Voice) error {
-	sv, err := d.c.StoreVoice(r.Context(), sv)
+	sv, err := d.c.Catalog.StoreVoice(r.Context(), sv)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func (d *door) createStoredVoice(w http.ResponseWriter, r *http.Request, sv stor
 }
 
 func (d *door) deleteVoice(w http.ResponseWriter, r *http.Request) error {
-	v, err := d.c.DropVoice(r.Context(), route.Info(r.Context()).Account, r.PathValue("id"))
+	v, err := d.c.Catalog.DropVoice(r.Context(), route.Info(r.Context()).Account, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func (d *door) deleteVoice(w http.ResponseWriter, r *http.Request) error {
 
 // cloneVoice answers a multipart POST /v1/voices.
 func (d *door) cloneVoice(w http.ResponseWriter, r *http.Request) error {
-	sv, err := d.c.CloneUpload(w, r, route.Info(r.Context()).Account, wire.OpenAIClone)
+	sv, err := d.c.Catalog.CloneUpload(w, r, route.Info(r.Context()).Account, wire.OpenAIClone)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func (d *door) cloneVoice(w http.ResponseWriter, r *http.Request) error {
 // is stored. A gateway,
 // which has no engine, clones through it (package server/upstream).
 func (d *door) encodeSample(w http.ResponseWriter, r *http.Request) error {
-	_, sample, err := d.c.EncodeUpload(w, r, route.Info(r.Context()).Account, wire.OpenAIClone)
+	_, sample, err := d.c.Catalog.EncodeUpload(w, r, route.Info(r.Context()).Account, wire.OpenAIClone)
 	if err != nil {
 		return err
 	}

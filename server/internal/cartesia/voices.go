@@ -40,11 +40,11 @@ var cloneForm = wire.CloneForm{Audio: "clip",
 
 // clone answers POST /voices/clone with the new voice.
 func (d door) clone(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	sv, err := d.c.CloneUpload(w, r, account, cloneForm)
+	sv, err := d.c.Catalog.CloneUpload(w, r, account, cloneForm)
 	if err != nil {
 		return toError(route.ErrorOf(d.c.Log, r, err))
 	}
-	v, werr := d.c.Voice(account, sv.ID)
+	v, werr := d.c.Catalog.Voice(account, sv.ID)
 	if werr != nil {
 		return voiceNotFound(sv.ID) // deleted meanwhile
 	}
@@ -54,7 +54,7 @@ func (d door) clone(w http.ResponseWriter, r *http.Request, account string) *api
 
 // deleteVoice answers DELETE /voices/{id} with 204.
 func (d door) deleteVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	if _, err := d.c.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
+	if _, err := d.c.Catalog.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return voiceNotFound(r.PathValue("id"))
 		}
@@ -105,7 +105,7 @@ func page[T any](r *http.Request, all []T, id func(T) string) ([]T, bool, *apiEr
 
 // getVoice answers GET /voices/{id}.
 func (d door) getVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	v, werr := d.c.Voice(account, r.PathValue("id"))
+	v, werr := d.c.Catalog.Voice(account, r.PathValue("id"))
 	if werr != nil {
 		return voiceNotFound(r.PathValue("id"))
 	}

@@ -29,12 +29,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/voxkit/voxkit/server/internal/catalog"
 	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )
@@ -95,8 +95,11 @@ type Config struct {
 // concurrent use.
 type Core struct {
 	Config
-	Body   route.Body // Config.MaxBody and ReadTimeout
-	Voices *voices.Catalog
+	Body route.Body // Config.MaxBody and ReadTimeout
+	// Catalog is the voices and the clones (the catalog room); Voices
+	// its voices.Catalog.
+	Catalog *catalog.Catalog
+	Voices  *voices.Catalog
 	// Auth admits callers (the credentials room).
 	Auth *credentials.Auth
 	// Lexicons keeps the accounts' lexicons (the lexicons room).
@@ -105,10 +108,7 @@ type Core struct {
 	limiter  store.Limiter
 	loads    *throttle.Throttle // voice loads per account (loadGate)
 
-	voiceMu sync.Mutex // serializes clone changes to the store and catalog
-	samples samples    // the samples gateways sent (HoldSample)
-	uploads uploads    // the uploads in hand, per account
-	crashes crashes    // engine crashes by account (crashes.go)
+	crashes crashes // engine crashes by account (crashes.go)
 
 	// closing is cancelled by Shutdown; sockets watch it.
 	closing  context.Context
@@ -137,15 +137,14 @@ func New(cfg Config) (*Core, error) {
 		}
 		c.metrics = m
 	}
-	if cfg.Store != nil {
-		if err := c.loadVoices(context.Background()); err != nil {
-			return nil, fmt.Errorf("server: loading voice clones: %w", err)
-		}
+	cat, err := catalog.New(context.Background(), catalog.Config{Synth: cfg.Synth, Store: cfg.Store, Log: cfg.Log, Aliases: cfg.Aliases,
+		MaxVoices: cfg.MaxVoices, MaxUploads: cfg.MaxUploads, ReadTimeout: cfg.ReadTimeout, Admit: c.AdmitSpeech})
+	if err != nil {
+		return nil, fmt.Errorf("server: loading voice clones: %w", err)
 	}
+	c.Catalog = cat
 	c.closing, c.shutdown = context.WithCancel(context.Background())
-	if w, ok := cfg.Store.(store.VoiceWatcher); ok {
-		c.watching.Go(func() { w.WatchVoices(c.closing, c.voiceChanged) })
-	}
+	c.watching.Go(func() { cat.Watch(c.closing) })
 	return c, nil
 }
 
@@ -165,24 +164,4 @@ func (c *Core) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// Resolve maps an alias to its voice unless the account has a voice of
-// that very id.
-func (c *Core) Resolve(account, name string) string {
-	if v, ok := c.Aliases[name]; ok && !c.Voices.Has(account, name) {
-		return v
-	}
-	return name
-}
-
-// Voice is the voice name means to account — an alias resolved, another
-// account's clone as unknown as a voice that does not exist: the one
-// voice lookup of every door. Its error is wire.VoiceNotFound of name.
-func (c *Core) Voice(account, name string) (voices.Voice, *wire.Error) {
-	v, err := c.Voices.Lookup(account, c.Resolve(account, name))
-	if err != nil {
-		return voices.Voice{}, wire.VoiceNotFound(name)
-	}
-	return v, nil
 }

@@ -13,7 +13,7 @@ func (c *Core) SpeechRequest(sp wire.Speech, account string) (tts.Request, *wire
 		return tts.Request{}, wire.ToError(err, "")
 	}
 	req := tts.Request{
-		Voice:        c.Resolve(account, sp.Voice),
+		Voice:        c.Catalog.Resolve(account, sp.Voice),
 		Input:        sp.Input,
 		Format:       encode.Format{Name: sp.Format},
 		Speed:        sp.Speed,

@@ -157,7 +157,7 @@ func (d *door) voices(w http.ResponseWriter, r *http.Request, account string) *a
 }
 
 func (d *door) voice(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	v, werr := d.c.Voice(account, r.PathValue("id"))
+	v, werr := d.c.Catalog.Voice(account, r.PathValue("id"))
 	if werr != nil {
 		return voiceNotFound(r.PathValue("id"))
 	}
@@ -185,7 +185,7 @@ var cloneForm = wire.CloneForm{Audio: "files", ManyAudio: true,
 
 // addVoice answers POST /v1/voices/add: instant voice cloning.
 func (d *door) addVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	sv, err := d.c.CloneUpload(w, r, account, cloneForm)
+	sv, err := d.c.Catalog.CloneUpload(w, r, account, cloneForm)
 	if err != nil {
 		return toError(route.ErrorOf(d.c.Log, r, err))
 	}
@@ -195,7 +195,7 @@ func (d *door) addVoice(w http.ResponseWriter, r *http.Request, account string) 
 
 // deleteVoice answers DELETE /v1/voices/{voice_id}.
 func (d *door) deleteVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	if _, err := d.c.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
+	if _, err := d.c.Catalog.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return voiceNotFound(r.PathValue("id"))
 		}

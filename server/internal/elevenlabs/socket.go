@@ -82,7 +82,7 @@ func (d *door) socket(multi bool) route.Handler {
 			account, eerr = d.admit(r, store.ScopeSpeech)
 		} // else the first message carries the key
 		if eerr == nil && account != "" {
-			if _, werr := d.c.Voice(account, voice); werr != nil {
+			if _, werr := d.c.Catalog.Voice(account, voice); werr != nil {
 				eerr = voiceNotFound(voice)
 			}
 		}
@@ -157,7 +157,7 @@ func (s *session) Handle(m message, size int) (done bool, reason core.CloseReaso
 			return true, refused(werr.Message)
 		}
 		s.account = account
-		if _, werr := s.d.c.Voice(account, s.voice); werr != nil {
+		if _, werr := s.d.c.Catalog.Voice(account, s.voice); werr != nil {
 			return true, refused(voiceNotFound(s.voice).Message)
 		}
 	}

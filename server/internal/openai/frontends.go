@@ -44,7 +44,7 @@ func (d *door) getModel(w http.ResponseWriter, r *http.Request) error {
 		respond.WriteJSON(w, http.StatusOK, wire.SpeechModel(id))
 		return nil
 	}
-	v, werr := d.c.Voice(route.Info(r.Context()).Account, id)
+	v, werr := d.c.Catalog.Voice(route.Info(r.Context()).Account, id)
 	if werr != nil {
 		return wire.UnknownModel(id)
 	}

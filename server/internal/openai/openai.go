@@ -40,7 +40,7 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 // OpenAI models, and the models that clone.
 func (d *door) listModels(w http.ResponseWriter, r *http.Request) error {
 	l := wire.FromVoices(d.c.Voices.List(route.Info(r.Context()).Account))
-	l.CloneModels = d.c.CloneModels()
+	l.CloneModels = d.c.Catalog.CloneModels()
 	respond.WriteJSON(w, http.StatusOK, l)
 	return nil
 }
@@ -67,7 +67,7 @@ func (d *door) normalizeText(w http.ResponseWriter, r *http.Request) error {
 		return wire.BadRequest(wire.CodeMissingParameter, "voice", "Missing required parameter: 'voice'.")
 	}
 	account := route.Info(r.Context()).Account
-	id := d.c.Resolve(account, voice)
+	id := d.c.Catalog.Resolve(account, voice)
 	var refs []lexicons.LexiconRef // nil: the account's defaults, as in speech
 	if q.Has("lexicons") {
 		ids := []string{}

@@ -44,7 +44,7 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request) error {
 	if werr != nil {
 		return werr
 	}
-	release, werr := d.c.HoldSample(ri.Account, ri.Scope, sp)
+	release, werr := d.c.Catalog.HoldSample(ri.Account, ri.Scope, sp)
 	if werr != nil {
 		return werr
 	}

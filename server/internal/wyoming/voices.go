@@ -49,7 +49,7 @@ func (s *session) voice(e Event) (voices.Voice, *wire.Error) {
 	if f.Name != "" && f.Speaker != "" {
 		id = f.Name + ":" + f.Speaker
 	}
-	if v, werr := s.d.core.Voice(s.account, id); werr == nil {
+	if v, werr := s.d.core.Catalog.Voice(s.account, id); werr == nil {
 		return v, nil
 	}
 	if f.Name != "" && f.Speaker == "" {
