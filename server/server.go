@@ -168,7 +168,8 @@ func (s *Server) routes(opts Options) {
 	}
 	handle("/healthz", route.Methods{http.MethodGet: s.healthz})
 	handle("/readyz", route.Methods{http.MethodGet: s.readyz})
-	admin.Mount(s.mux, c, admin.Options{MaxKeys: cmp.Or(opts.MaxKeysPerAccount, DefaultMaxKeysPerAccount),
+	admin.Mount(s.mux, admin.Rooms{Auth: c.Auth, Logins: c.Auth.Logins, Store: c.Store, Voices: c.Catalog, Lexicons: c.Lexicons,
+		Log: c.Log, Body: c.Body}, admin.Options{MaxKeys: cmp.Or(opts.MaxKeysPerAccount, DefaultMaxKeysPerAccount),
 		Signup: opts.AllowSignup, Proxies: opts.TrustedProxies, Playground: !opts.DisablePlayground})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		respond.WriteError(w, wire.NotFound(r.Method, r.URL.Path))

@@ -14,11 +14,11 @@ import (
 )
 
 func (d *door) getAccount(w http.ResponseWriter, r *http.Request) error {
-	if d.c.Store == nil { // an account of the host application's
+	if d.store == nil { // an account of the host application's
 		respond.WriteJSON(w, http.StatusOK, wire.FromAccount(store.Account{Name: route.Info(r.Context()).Account}))
 		return nil
 	}
-	a, err := d.c.Store.Account(r.Context(), route.Info(r.Context()).Account)
+	a, err := d.store.Account(r.Context(), route.Info(r.Context()).Account)
 	if err != nil {
 		return err
 	}
@@ -37,13 +37,13 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 		return &wire.Error{Status: http.StatusForbidden, Type: wire.TypeInvalidRequest, Code: wire.CodeSignupDisabled,
 			Message: "Sign-up is disabled on this server; ask its operator for an account."}
 	}
-	body, werr := d.c.Body.ReadBody(w, r)
+	body, werr := d.body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
 	var in wire.SignIn
 	var err error
-	if d.c.Auth.Logins != nil {
+	if d.logins != nil {
 		in, err = wire.ParseSignIn(body, "name")
 	} else {
 		in.Account, err = wire.ParseName(body, "name", 64)
@@ -55,23 +55,23 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if err := store.ValidateAccountName(in.Account); errors.As(err, &bad) {
 		return wire.BadRequest(wire.CodeInvalidValue, "name", "%s", bad.Reason)
 	}
-	if d.c.Auth.Logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
+	if d.logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
 		return wire.WeakPassword("password", store.MinPasswordLen)
 	}
 	if werr := d.reserveAttempt(w, throttle.Key{Name: "signup " + d.clientAddress(r), Rate: signupAttempts}); werr != nil {
 		return werr
 	}
 	var a store.Account
-	if d.c.Auth.Logins != nil {
+	if d.logins != nil {
 		// Hashed first, then the account and its password in one
 		// transaction: an interrupted sign-up leaves nothing behind.
 		hash, werr := d.hashPassword(w, r.Context(), in.Password)
 		if werr != nil {
 			return werr
 		}
-		a, err = d.c.Auth.Logins.CreateAccountWithPassword(r.Context(), in.Account, hash)
+		a, err = d.logins.CreateAccountWithPassword(r.Context(), in.Account, hash)
 	} else {
-		a, err = d.c.Store.CreateAccount(r.Context(), in.Account)
+		a, err = d.store.CreateAccount(r.Context(), in.Account)
 	}
 	if errors.Is(err, store.ErrAccountExists) {
 		return &wire.Error{Status: http.StatusConflict, Type: wire.TypeInvalidRequest, Code: wire.CodeAccountExists,
@@ -82,14 +82,14 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 	}
 	route.Info(r.Context()).Account = a.Name
 	out := wire.Signup{Account: wire.FromAccount(a)}
-	if d.c.Auth.Logins != nil {
+	if d.logins != nil {
 		ss, err := d.startSession(w, r, a.Name)
 		if err != nil {
 			return err
 		}
 		out.Session = &ss
 	} else {
-		k, plain, err := d.c.Store.CreateKey(r.Context(), store.NewKey{Account: a.Name, Name: "playground", Scope: store.ScopeAdmin})
+		k, plain, err := d.store.CreateKey(r.Context(), store.NewKey{Account: a.Name, Name: "playground", Scope: store.ScopeAdmin})
 		if err != nil {
 			return err
 		}
@@ -101,7 +101,7 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (d *door) listKeys(w http.ResponseWriter, r *http.Request) error {
-	ks, err := d.c.Store.Keys(r.Context(), route.Info(r.Context()).Account)
+	ks, err := d.store.Keys(r.Context(), route.Info(r.Context()).Account)
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (d *door) listKeys(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (d *door) createKey(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.c.Body.ReadBody(w, r)
+	body, werr := d.body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -118,7 +118,7 @@ func (d *door) createKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return wire.ToError(err, "")
 	}
-	k, plain, err := d.c.Store.CreateKey(r.Context(), store.NewKey{Account: route.Info(r.Context()).Account, Name: kc.Name, Scope: kc.Scope, Max: d.maxKeys})
+	k, plain, err := d.store.CreateKey(r.Context(), store.NewKey{Account: route.Info(r.Context()).Account, Name: kc.Name, Scope: kc.Scope, Max: d.maxKeys})
 	switch {
 	case errors.Is(err, store.ErrLimit):
 		return wire.KeyLimit(d.maxKeys)
@@ -132,7 +132,7 @@ func (d *door) createKey(w http.ResponseWriter, r *http.Request) error {
 
 func (d *door) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	prefix := r.PathValue("prefix")
-	k, err := d.c.Store.RevokeKey(r.Context(), route.Info(r.Context()).Account, prefix)
+	k, err := d.store.RevokeKey(r.Context(), route.Info(r.Context()).Account, prefix)
 	switch {
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrAmbiguous):
 		return &wire.Error{Status: http.StatusNotFound, Type: wire.TypeInvalidRequest, Code: wire.CodeKeyNotFound,

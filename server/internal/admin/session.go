@@ -10,12 +10,14 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/voxkit/voxkit/server/internal/credentials"
@@ -26,6 +28,22 @@ import (
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
+
+// signin serves the playground's sign-in: sessions, passwords and the
+// throttled attempts.
+type signin struct {
+	auth     Auth
+	logins   store.Sessions // nil: no sign-in with a password
+	store    store.Store
+	log      *slog.Logger
+	body     route.Body
+	attempts *throttle.Throttle // sign-in and sign-up attempts
+	hashing  chan struct{}      // bounds concurrent password hashing
+	// hashWaiting counts the attempts waiting for hashing (maxHashQueue).
+	hashWaiting atomic.Int64
+	signup      bool
+	proxies     []netip.Prefix
+}
 
 // SessionLifetime is how long a sign-in lasts.
 const SessionLifetime = 7 * 24 * time.Hour
@@ -61,19 +79,19 @@ func newSessionToken() (string, error) {
 }
 
 // getSession answers GET /v1/session: who is signed in, if anyone.
-func (d *door) getSession(w http.ResponseWriter, r *http.Request) error {
+func (d *signin) getSession(w http.ResponseWriter, r *http.Request) error {
 	out := d.sessionInfo()
-	if d.c.Auth.HasHost() {
-		if account, ok := d.c.Auth.HostAccount(r); ok {
+	if d.auth.HasHost() {
+		if account, ok := d.auth.HostAccount(r); ok {
 			out.SignedIn, out.Account, out.HostAuth = true, account, true
 			route.Info(r.Context()).Account = account
 			respond.WriteJSON(w, http.StatusOK, out)
 			return nil
 		}
-		out.HostAuth = d.c.Auth.Logins == nil // the host application's sign-in is the only one
+		out.HostAuth = d.logins == nil // the host application's sign-in is the only one
 	}
-	if token := d.c.Auth.SessionToken(r); token != "" {
-		ss, err := d.c.Auth.Logins.Session(r.Context(), store.HashKey(token))
+	if token := d.auth.SessionToken(r); token != "" {
+		ss, err := d.logins.Session(r.Context(), store.HashKey(token))
 		switch {
 		case err == nil:
 			out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, ss.Account, credentials.CSRFToken(token), ss.Expires.Unix()
@@ -88,8 +106,8 @@ func (d *door) getSession(w http.ResponseWriter, r *http.Request) error {
 
 // signIn answers POST /v1/session: the password checked, a new session
 // and its cookie.
-func (d *door) signIn(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.c.Body.ReadBody(w, r)
+func (d *signin) signIn(w http.ResponseWriter, r *http.Request) error {
+	body, werr := d.body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -110,13 +128,13 @@ func (d *door) signIn(w http.ResponseWriter, r *http.Request) error {
 
 // signOut answers DELETE /v1/session: the session ended and its cookie
 // cleared. Without a live session there is nothing to end.
-func (d *door) signOut(w http.ResponseWriter, r *http.Request) error {
-	token := d.c.Auth.SessionToken(r)
+func (d *signin) signOut(w http.ResponseWriter, r *http.Request) error {
+	token := d.auth.SessionToken(r)
 	if token != "" {
-		if _, werr := d.c.Auth.AdmitSession(r, token); werr != nil && werr.Code == wire.CodeBadCSRFToken {
+		if _, werr := d.auth.AdmitSession(r, token); werr != nil && werr.Code == wire.CodeBadCSRFToken {
 			return werr
 		}
-		if err := d.c.Auth.Logins.DeleteSession(r.Context(), store.HashKey(token)); err != nil {
+		if err := d.logins.DeleteSession(r.Context(), store.HashKey(token)); err != nil {
 			return err
 		}
 	}
@@ -128,8 +146,8 @@ func (d *door) signOut(w http.ResponseWriter, r *http.Request) error {
 // changePassword answers POST /v1/account/password: the current password
 // checked, the new one stored, every session of the account ended, and a
 // new one started when the request came with the cookie.
-func (d *door) changePassword(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.c.Body.ReadBody(w, r)
+func (d *signin) changePassword(w http.ResponseWriter, r *http.Request) error {
+	body, werr := d.body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -152,7 +170,7 @@ func (d *door) changePassword(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := d.sessionInfo()
-	if d.c.Auth.SessionToken(r) != "" {
+	if d.auth.SessionToken(r) != "" {
 		if out, err = d.startSession(w, r, account); err != nil {
 			return err
 		}
@@ -162,16 +180,16 @@ func (d *door) changePassword(w http.ResponseWriter, r *http.Request) error {
 }
 
 // setPassword hashes password and stores it, ending account's sessions.
-func (d *door) setPassword(w http.ResponseWriter, ctx context.Context, account, password string) error {
+func (d *signin) setPassword(w http.ResponseWriter, ctx context.Context, account, password string) error {
 	hash, err := d.hashPassword(w, ctx, password)
 	if err != nil {
 		return err
 	}
-	return d.c.Auth.Logins.SetPassword(ctx, account, hash)
+	return d.logins.SetPassword(ctx, account, hash)
 }
 
 // hashPassword hashes password in one of the hashing slots.
-func (d *door) hashPassword(w http.ResponseWriter, ctx context.Context, password string) (string, error) {
+func (d *signin) hashPassword(w http.ResponseWriter, ctx context.Context, password string) (string, error) {
 	if werr := d.acquireHashing(w, ctx); werr != nil {
 		return "", werr
 	}
@@ -180,14 +198,14 @@ func (d *door) hashPassword(w http.ResponseWriter, ctx context.Context, password
 }
 
 // startSession stores a new session of account and sets its cookie.
-func (d *door) startSession(w http.ResponseWriter, r *http.Request, account string) (wire.Session, error) {
+func (d *signin) startSession(w http.ResponseWriter, r *http.Request, account string) (wire.Session, error) {
 	token, err := newSessionToken()
 	if err != nil {
 		return wire.Session{}, err
 	}
 	now := time.Now()
 	ss := store.Session{TokenHash: store.HashKey(token), Account: account, Created: now, Expires: now.Add(SessionLifetime)}
-	if err := d.c.Auth.Logins.CreateSession(r.Context(), ss); err != nil {
+	if err := d.logins.CreateSession(r.Context(), ss); err != nil {
 		return wire.Session{}, err
 	}
 	d.setCookie(w, r, token, ss.Expires)
@@ -199,13 +217,13 @@ func (d *door) startSession(w http.ResponseWriter, r *http.Request, account stri
 
 // sessionInfo is the part of a wire.Session that describes the server:
 // how it signs users in and what they may manage.
-func (d *door) sessionInfo() wire.Session {
-	return wire.Session{Object: "session", Signup: d.signup, Passwords: d.c.Auth.Logins != nil, Keys: d.c.Store != nil}
+func (d *signin) sessionInfo() wire.Session {
+	return wire.Session{Object: "session", Signup: d.signup, Passwords: d.logins != nil, Keys: d.store != nil}
 }
 
 // setCookie sets the session cookie to token until expires, or clears it
 // when token is "".
-func (d *door) setCookie(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
+func (d *signin) setCookie(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
 	c := &http.Cookie{Name: credentials.SessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
 		Secure: d.secure(r), Expires: expires}
 	if token == "" {
@@ -217,18 +235,18 @@ func (d *door) setCookie(w http.ResponseWriter, r *http.Request, token string, e
 // checkPassword checks account's password under the throttle. Every
 // refusal says the same whether the account exists or not, and takes as
 // long.
-func (d *door) checkPassword(w http.ResponseWriter, r *http.Request, account, password string) *wire.Error {
+func (d *signin) checkPassword(w http.ResponseWriter, r *http.Request, account, password string) *wire.Error {
 	keys := []throttle.Key{{Name: "account " + account, Rate: accountAttempts}, {Name: "address " + d.clientAddress(r), Rate: addressAttempts}}
 	if werr := d.reserveAttempt(w, keys...); werr != nil {
 		return werr
 	}
-	hash, err := d.c.Auth.Logins.PasswordHash(r.Context(), account)
+	hash, err := d.logins.PasswordHash(r.Context(), account)
 	known := err == nil
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		hash = decoyHash()
 	case err != nil:
-		d.c.Log.Error("server: reading password", "err", err, "request_id", route.RequestID(r.Context()))
+		d.log.Error("server: reading password", "err", err, "request_id", route.RequestID(r.Context()))
 		return wire.Internal(route.RequestID(r.Context()))
 	}
 	if werr := d.acquireHashing(w, r.Context()); werr != nil {
@@ -237,10 +255,10 @@ func (d *door) checkPassword(w http.ResponseWriter, r *http.Request, account, pa
 	ok, err := store.CheckPassword(hash, password)
 	d.releaseHashing()
 	if err != nil {
-		d.c.Log.Error("server: stored password hash", "account", account, "err", err)
+		d.log.Error("server: stored password hash", "account", account, "err", err)
 	}
 	if !ok || !known {
-		d.c.Log.Info("server: sign-in refused", "account", credentials.Printable(account), "address", d.clientAddress(r), "request_id", route.RequestID(r.Context()))
+		d.log.Info("server: sign-in refused", "account", credentials.Printable(account), "address", d.clientAddress(r), "request_id", route.RequestID(r.Context()))
 		return wire.InvalidCredentials()
 	}
 	d.attempts.Refund(keys...)
@@ -249,7 +267,7 @@ func (d *door) checkPassword(w http.ResponseWriter, r *http.Request, account, pa
 
 // reserveAttempt takes an attempt from every key's bucket, or answers
 // 429 with how long until each has one.
-func (d *door) reserveAttempt(w http.ResponseWriter, keys ...throttle.Key) *wire.Error {
+func (d *signin) reserveAttempt(w http.ResponseWriter, keys ...throttle.Key) *wire.Error {
 	if wait := d.attempts.Reserve(keys...); wait > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
 		return wire.TooManyAttempts(wait)
@@ -259,7 +277,7 @@ func (d *door) reserveAttempt(w http.ResponseWriter, keys ...throttle.Key) *wire
 
 // acquireHashing waits for one of the maxHashing hashing slots, unless
 // maxHashQueue attempts wait already: then 429 at once.
-func (d *door) acquireHashing(w http.ResponseWriter, ctx context.Context) *wire.Error {
+func (d *signin) acquireHashing(w http.ResponseWriter, ctx context.Context) *wire.Error {
 	if d.hashWaiting.Add(1) > maxHashQueue {
 		d.hashWaiting.Add(-1)
 		w.Header().Set("Retry-After", "1")
@@ -274,7 +292,7 @@ func (d *door) acquireHashing(w http.ResponseWriter, ctx context.Context) *wire.
 	}
 }
 
-func (d *door) releaseHashing() { <-d.hashing }
+func (d *signin) releaseHashing() { <-d.hashing }
 
 // decoyHash is a hash no password matches, checked for accounts that do
 // not exist so that they answer as slowly as those that do.
@@ -288,7 +306,7 @@ var decoyHash = sync.OnceValue(func() string {
 
 // clientAddress is the address sign-ins are throttled by: the client's IP
 // (see client), an IPv6 one cut to its /64 (one host's share).
-func (d *door) clientAddress(r *http.Request) string {
+func (d *signin) clientAddress(r *http.Request) string {
 	ip := d.client(r)
 	if !ip.IsValid() {
 		return r.RemoteAddr
@@ -309,14 +327,14 @@ func peer(r *http.Request) netip.Addr {
 }
 
 // trusted reports whether ip is one of Options.TrustedProxies.
-func (d *door) trusted(ip netip.Addr) bool {
+func (d *signin) trusted(ip netip.Addr) bool {
 	return ip.IsValid() && slices.ContainsFunc(d.proxies, func(p netip.Prefix) bool { return p.Contains(ip) })
 }
 
 // client is the client's IP: the peer's, or, when the peer is a trusted
 // proxy, the last address of X-Forwarded-For that is not a trusted proxy
 // (the one the trusted chain received the request from).
-func (d *door) client(r *http.Request) netip.Addr {
+func (d *signin) client(r *http.Request) netip.Addr {
 	ip := peer(r)
 	if !d.trusted(ip) {
 		return ip
@@ -337,7 +355,7 @@ func (d *door) client(r *http.Request) netip.Addr {
 
 // secure reports whether the client reached the server over TLS: this
 // connection's, or a trusted proxy's (X-Forwarded-Proto: https).
-func (d *door) secure(r *http.Request) bool {
+func (d *signin) secure(r *http.Request) bool {
 	if r.TLS != nil {
 		return true
 	}
