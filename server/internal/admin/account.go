@@ -58,7 +58,7 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if d.logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
 		return wire.WeakPassword("password", store.MinPasswordLen)
 	}
-	if werr := d.reserveAttempt(w, throttle.Key{Name: "signup " + d.clientAddress(r), Rate: signupAttempts}); werr != nil {
+	if werr := d.reserveAttempt(w, throttle.Key{Name: "signup " + d.proxies.ClientAddress(r), Rate: signupAttempts}); werr != nil {
 		return werr
 	}
 	var a store.Account

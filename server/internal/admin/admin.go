@@ -66,7 +66,7 @@ type door struct {
 // Mount registers the door's routes on mux.
 func Mount(mux *http.ServeMux, rooms Rooms, o Options) {
 	si := &signin{auth: rooms.Auth, logins: rooms.Logins, store: rooms.Store, log: rooms.Log, body: rooms.Body,
-		attempts: throttle.New(), hashing: make(chan struct{}, maxHashing), signup: o.Signup, proxies: slices.Clone(o.Proxies)}
+		attempts: throttle.New(), hashing: make(chan struct{}, maxHashing), signup: o.Signup, proxies: route.Proxies(slices.Clone(o.Proxies))}
 	d := &door{signin: si, store: rooms.Store, body: rooms.Body, maxKeys: o.MaxKeys}
 	v := &voiceRoutes{voices: rooms.Voices, store: rooms.Store, body: rooms.Body}
 	authed := rooms.Auth.Authed

@@ -12,10 +12,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"net/netip"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,7 +39,7 @@ type signin struct {
 	// hashWaiting counts the attempts waiting for hashing (maxHashQueue).
 	hashWaiting atomic.Int64
 	signup      bool
-	proxies     []netip.Prefix
+	proxies     route.Proxies
 }
 
 // SessionLifetime is how long a sign-in lasts.
@@ -225,7 +222,7 @@ func (d *signin) sessionInfo() wire.Session {
 // when token is "".
 func (d *signin) setCookie(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
 	c := &http.Cookie{Name: credentials.SessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
-		Secure: d.secure(r), Expires: expires}
+		Secure: d.proxies.Secure(r), Expires: expires}
 	if token == "" {
 		c.MaxAge = -1
 	}
@@ -236,7 +233,7 @@ func (d *signin) setCookie(w http.ResponseWriter, r *http.Request, token string,
 // refusal says the same whether the account exists or not, and takes as
 // long.
 func (d *signin) checkPassword(w http.ResponseWriter, r *http.Request, account, password string) *wire.Error {
-	keys := []throttle.Key{{Name: "account " + account, Rate: accountAttempts}, {Name: "address " + d.clientAddress(r), Rate: addressAttempts}}
+	keys := []throttle.Key{{Name: "account " + account, Rate: accountAttempts}, {Name: "address " + d.proxies.ClientAddress(r), Rate: addressAttempts}}
 	if werr := d.reserveAttempt(w, keys...); werr != nil {
 		return werr
 	}
@@ -258,7 +255,7 @@ func (d *signin) checkPassword(w http.ResponseWriter, r *http.Request, account, 
 		d.log.Error("server: stored password hash", "account", account, "err", err)
 	}
 	if !ok || !known {
-		d.log.Info("server: sign-in refused", "account", credentials.Printable(account), "address", d.clientAddress(r), "request_id", route.RequestID(r.Context()))
+		d.log.Info("server: sign-in refused", "account", credentials.Printable(account), "address", d.proxies.ClientAddress(r), "request_id", route.RequestID(r.Context()))
 		return wire.InvalidCredentials()
 	}
 	d.attempts.Refund(keys...)
@@ -303,65 +300,3 @@ var decoyHash = sync.OnceValue(func() string {
 	}
 	return h
 })
-
-// clientAddress is the address sign-ins are throttled by: the client's IP
-// (see client), an IPv6 one cut to its /64 (one host's share).
-func (d *signin) clientAddress(r *http.Request) string {
-	ip := d.client(r)
-	if !ip.IsValid() {
-		return r.RemoteAddr
-	}
-	if ip.Is6() {
-		return netip.PrefixFrom(ip, 64).Masked().String()
-	}
-	return ip.String()
-}
-
-// peer is the address of the connection's other end.
-func peer(r *http.Request) netip.Addr {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return netip.Addr{}
-	}
-	return ap.Addr().Unmap()
-}
-
-// trusted reports whether ip is one of Options.TrustedProxies.
-func (d *signin) trusted(ip netip.Addr) bool {
-	return ip.IsValid() && slices.ContainsFunc(d.proxies, func(p netip.Prefix) bool { return p.Contains(ip) })
-}
-
-// client is the client's IP: the peer's, or, when the peer is a trusted
-// proxy, the last address of X-Forwarded-For that is not a trusted proxy
-// (the one the trusted chain received the request from).
-func (d *signin) client(r *http.Request) netip.Addr {
-	ip := peer(r)
-	if !d.trusted(ip) {
-		return ip
-	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			return ip // a hop the proxies wrote wrong: the last good one
-		}
-		ip = hop.Unmap()
-		if !d.trusted(ip) {
-			return ip
-		}
-	}
-	return ip
-}
-
-// secure reports whether the client reached the server over TLS: this
-// connection's, or a trusted proxy's (X-Forwarded-Proto: https).
-func (d *signin) secure(r *http.Request) bool {
-	if r.TLS != nil {
-		return true
-	}
-	if !d.trusted(peer(r)) {
-		return false
-	}
-	proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
-	return strings.EqualFold(strings.TrimSpace(proto), "https")
-}
