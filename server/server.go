@@ -158,7 +158,8 @@ func New(opts Options) (*Server, error) {
 func (s *Server) routes(opts Options) {
 	c := s.core
 	handle := func(path string, m route.Methods) { route.Route(s.mux, c.Log, path, m) }
-	openai.Mount(s.mux, c)
+	openai.Mount(s.mux, openai.Rooms{Speech: c, Auth: c.Auth, Voices: c.Catalog, Lexicons: c.Lexicons, Text: c.Synth,
+		Aliases: c.Aliases, DefaultFormat: c.DefaultFormat, Log: c.Log, Body: c.Body})
 	socket.Mount(s.mux, c)
 	if opts.ElevenLabs {
 		elevenlabs.Mount(s.mux, c)

@@ -87,6 +87,9 @@ func (c *Catalog) Resolve(account, name string) string {
 	return name
 }
 
+// List is the voices account may use (voices.Catalog.List).
+func (c *Catalog) List(account string) []voices.Voice { return c.Voices.List(account) }
+
 // Voice is the voice name means to account — an alias resolved, another
 // account's clone as unknown as a voice that does not exist: the one
 // voice lookup of every door. Its error is wire.VoiceNotFound of name.

@@ -17,7 +17,7 @@ import (
 // language and engine.
 func (d *door) listAudioVoices(w http.ResponseWriter, r *http.Request) error {
 	account := route.Info(r.Context()).Account
-	respond.WriteJSON(w, http.StatusOK, wire.FromAudioVoices(d.c.Voices.List(account), d.c.Aliases))
+	respond.WriteJSON(w, http.StatusOK, wire.FromAudioVoices(d.Voices.List(account), d.Aliases))
 	return nil
 }
 
@@ -25,7 +25,7 @@ func (d *door) listAudioVoices(w http.ResponseWriter, r *http.Request) error {
 // which every request may name, and the engines of the caller's voices.
 func (d *door) listAudioModels(w http.ResponseWriter, r *http.Request) error {
 	var engines []string
-	for _, v := range d.c.Voices.List(route.Info(r.Context()).Account) {
+	for _, v := range d.Voices.List(route.Info(r.Context()).Account) {
 		if !slices.Contains(engines, v.Engine) {
 			engines = append(engines, v.Engine)
 		}
@@ -44,7 +44,7 @@ func (d *door) getModel(w http.ResponseWriter, r *http.Request) error {
 		respond.WriteJSON(w, http.StatusOK, wire.SpeechModel(id))
 		return nil
 	}
-	v, werr := d.c.Catalog.Voice(route.Info(r.Context()).Account, id)
+	v, werr := d.Voices.Voice(route.Info(r.Context()).Account, id)
 	if werr != nil {
 		return wire.UnknownModel(id)
 	}

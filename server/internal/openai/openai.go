@@ -7,9 +7,14 @@
 package openai
 
 import (
+	"context"
+	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
@@ -18,14 +23,65 @@ import (
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tags"
 	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/tts/normalize"
+	"github.com/voxkit/voxkit/voices"
 )
 
+// Rooms are what the door uses of the core and the rooms beside it, each
+// as narrow an interface as its routes need.
+type Rooms struct {
+	Speech   Speech
+	Auth     Auth
+	Voices   Voices
+	Lexicons Lexicons
+	Text     Text
+	// Aliases maps extra voice names to catalog voice ids.
+	Aliases map[string]string
+	// DefaultFormat is the response_format of a request naming none.
+	DefaultFormat string
+	Log           *slog.Logger
+	Body          route.Body
+}
+
+// Speech is what the door asks of the core.
+type Speech interface {
+	SpeechRequest(sp wire.Speech, account string) (tts.Request, *wire.Error)
+	SpeakHTTP(r *http.Request, job core.Job, late func(*wire.Error), speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) *wire.Error
+	Lazy(w http.ResponseWriter, start func()) *respond.Lazy
+	SetTiming(h http.Header, res tts.Result, start time.Time, sending time.Duration)
+}
+
+// Auth is what the door asks of the credentials room.
+type Auth interface {
+	Authed(need store.Scope, h route.Handler) route.Handler
+	AuthedAlongside(need store.Scope, h route.Handler) route.Handler
+}
+
+// Voices is what the door asks of the catalog room.
+type Voices interface {
+	Voice(account, name string) (voices.Voice, *wire.Error)
+	Resolve(account, name string) string
+	List(account string) []voices.Voice
+	CloneModels() []string
+	HoldSample(account string, scope store.Scope, sp wire.Speech) (release func(), werr *wire.Error)
+}
+
+// Lexicons is what the door asks of the lexicons room.
+type Lexicons interface {
+	Lexicons(ctx context.Context, account string, refs []lexicons.LexiconRef, req tts.Request) ([]*lexicon.Lexicon, *wire.Error)
+}
+
+// Text is the synthesizer's text normalization (tts.Synthesizer).
+type Text interface {
+	NormalizeText(account, voice, input string, lexicons ...*lexicon.Lexicon) (normalize.Text, error)
+}
+
 // door serves the routes Mount registers.
-type door struct{ c *core.Core }
+type door struct{ Rooms }
 
 // Mount registers the door's routes on mux.
-func Mount(mux *http.ServeMux, c *core.Core) {
-	d := &door{c}
+func Mount(mux *http.ServeMux, rooms Rooms) {
+	d, c := &door{rooms}, rooms
 	handle := func(path string, m route.Methods) { route.Route(mux, c.Log, path, m) }
 	handle("/v1/audio/speech", route.Methods{http.MethodPost: c.Auth.AuthedAlongside(store.ScopeSpeech, d.speech)})
 	handle("/v1/models", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.listModels)})
@@ -39,8 +95,8 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 // listModels answers GET /v1/models: the voices the caller may use, as
 // OpenAI models, and the models that clone.
 func (d *door) listModels(w http.ResponseWriter, r *http.Request) error {
-	l := wire.FromVoices(d.c.Voices.List(route.Info(r.Context()).Account))
-	l.CloneModels = d.c.Catalog.CloneModels()
+	l := wire.FromVoices(d.Voices.List(route.Info(r.Context()).Account))
+	l.CloneModels = d.Voices.CloneModels()
 	respond.WriteJSON(w, http.StatusOK, l)
 	return nil
 }
@@ -67,7 +123,7 @@ func (d *door) normalizeText(w http.ResponseWriter, r *http.Request) error {
 		return wire.BadRequest(wire.CodeMissingParameter, "voice", "Missing required parameter: 'voice'.")
 	}
 	account := route.Info(r.Context()).Account
-	id := d.c.Catalog.Resolve(account, voice)
+	id := d.Voices.Resolve(account, voice)
 	var refs []lexicons.LexiconRef // nil: the account's defaults, as in speech
 	if q.Has("lexicons") {
 		ids := []string{}
@@ -80,11 +136,11 @@ func (d *door) normalizeText(w http.ResponseWriter, r *http.Request) error {
 		}
 		refs = lexicons.RefsOf(ids)
 	}
-	lexicons, werr := d.c.Lexicons.Lexicons(r.Context(), account, refs, tts.Request{Account: account, Voice: id, Input: text})
+	lexicons, werr := d.Lexicons.Lexicons(r.Context(), account, refs, tts.Request{Account: account, Voice: id, Input: text})
 	if werr != nil {
 		return werr
 	}
-	t, err := d.c.Synth.NormalizeText(account, id, text, lexicons...)
+	t, err := d.Text.NormalizeText(account, id, text, lexicons...)
 	if err != nil {
 		return wire.ToError(err, voice)
 	}

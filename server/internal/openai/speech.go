@@ -17,11 +17,11 @@ import (
 // speechRequest parses and validates the body of a POST
 // /v1/audio/speech into a prepared request.
 func (d *door) speechRequest(body []byte, account string) (wire.Speech, tts.Request, *wire.Error) {
-	sp, err := wire.ParseSpeech(body, d.c.DefaultFormat)
+	sp, err := wire.ParseSpeech(body, d.DefaultFormat)
 	if err != nil {
 		return sp, tts.Request{}, wire.ToError(err, "")
 	}
-	req, werr := d.c.SpeechRequest(sp, account)
+	req, werr := d.Speech.SpeechRequest(sp, account)
 	if werr != nil {
 		return sp, req, werr
 	}
@@ -35,7 +35,7 @@ func (d *door) speechRequest(body []byte, account string) (wire.Speech, tts.Requ
 }
 
 func (d *door) speech(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.c.Body.ReadBody(w, r)
+	body, werr := d.Body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -44,7 +44,7 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request) error {
 	if werr != nil {
 		return werr
 	}
-	release, werr := d.c.Catalog.HoldSample(ri.Account, ri.Scope, sp)
+	release, werr := d.Voices.HoldSample(ri.Account, ri.Scope, sp)
 	if werr != nil {
 		return werr
 	}
@@ -74,16 +74,16 @@ func (d *door) speechClip(w http.ResponseWriter, r *http.Request, job core.Job) 
 	defer clip.Close()
 	var res tts.Result
 	var contentType string
-	lw := d.c.Lazy(w, func() {
+	lw := d.Speech.Lazy(w, func() {
 		h := w.Header()
 		h.Set("Content-Type", contentType)
 		h.Set("Content-Length", strconv.FormatInt(clip.Size(), 10))
 		h.Set("Cache-Control", "no-store")
-		d.c.SetTiming(h, res, ri.Start, 0)
+		d.Speech.SetTiming(h, res, ri.Start, 0)
 		w.WriteHeader(http.StatusOK)
 	})
 	job.Out = lw
-	return d.c.SpeakHTTP(r, job, nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
+	return d.Speech.SpeakHTTP(r, job, nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
 		// Writing the spool is part of making the clip: tts counts it,
 		// the encoder's final flush and header rewrite included, as
 		// synthesis.
@@ -93,7 +93,7 @@ func (d *door) speechClip(w http.ResponseWriter, r *http.Request, job core.Job) 
 		}
 		contentType = codec.ContentType
 		if err := clip.Send(lw); err != nil {
-			d.c.Log.Info("server: sending a clip failed", "request_id", ri.ID, "err", err)
+			d.Log.Info("server: sending a clip failed", "request_id", ri.ID, "err", err)
 			return res, nil
 		}
 		lw.Start()
@@ -106,7 +106,7 @@ func (d *door) speechClip(w http.ResponseWriter, r *http.Request, job core.Job) 
 func (d *door) speechStream(w http.ResponseWriter, r *http.Request, job core.Job) *wire.Error {
 	ri := route.Info(r.Context())
 	var contentType string
-	lw := d.c.Lazy(w, func() {
+	lw := d.Speech.Lazy(w, func() {
 		h := w.Header()
 		h.Set("Content-Type", contentType)
 		h.Set("Cache-Control", "no-store")
@@ -114,14 +114,14 @@ func (d *door) speechStream(w http.ResponseWriter, r *http.Request, job core.Job
 		w.WriteHeader(http.StatusOK)
 	})
 	job.Out = lw
-	return d.c.SpeakHTTP(r, job, nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
+	return d.Speech.SpeakHTTP(r, job, nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
 		contentType = codec.ContentType
 		res, err := p.Stream(r.Context(), lw)
 		if err != nil {
 			return res, err
 		}
 		lw.Start() // no audio at all: still a valid, empty stream
-		d.c.SetTiming(w.Header(), res, ri.Start, lw.Sending())
+		d.Speech.SetTiming(w.Header(), res, ri.Start, lw.Sending())
 		return res, nil
 	})
 }
@@ -131,7 +131,7 @@ func (d *door) speechStream(w http.ResponseWriter, r *http.Request, job core.Job
 // stream has begun is its last event, as OpenAI reports it.
 func (d *door) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech, job core.Job) *wire.Error {
 	ri := route.Info(r.Context())
-	sw := respond.NewSSE(d.c.Lazy(w, func() {
+	sw := respond.NewSSE(d.Speech.Lazy(w, func() {
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("Cache-Control", "no-store")
@@ -141,7 +141,7 @@ func (d *door) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech,
 	}))
 	job.Out = sw
 	late := func(werr *wire.Error) { sw.Lazy.Write(wire.SSEError(werr)) }
-	return d.c.SpeakHTTP(r, job, late, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
+	return d.Speech.SpeakHTTP(r, job, late, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
 		if sp.Timestamps == wire.TimestampsWord {
 			p.SetOnSentence(func(d tts.SentenceDone) { sw.Lazy.Write(wire.SSETimestamps(d)) })
 		}
@@ -153,7 +153,7 @@ func (d *door) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech,
 			return res, err
 		}
 		sw.Lazy.Write(wire.SSEDone(wire.NewUsage(sp.Input, res.Audio)))
-		d.c.SetTiming(w.Header(), res, ri.Start, sw.Sending())
+		d.Speech.SetTiming(w.Header(), res, ri.Start, sw.Sending())
 		return res, nil
 	})
 }
