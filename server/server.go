@@ -292,7 +292,7 @@ func wyomingDoor(c *core.Core, opts Options) *wyoming.Door {
 	if eventTimeout <= 0 {
 		eventTimeout = DefaultWyomingEventTimeout
 	}
-	return wyoming.New(c, maxConns, maxPeer, eventTimeout)
+	return wyoming.New(wyoming.Rooms{Core: c, Voices: c.Catalog, Log: c.Log, Idle: c.SocketIdle, WriteTimeout: c.WriteTimeout}, maxConns, maxPeer, eventTimeout)
 }
 
 // WyomingPeerShare divides Options.WyomingMaxConns into the most

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -48,6 +49,17 @@ type Out interface {
 	// counted as the server's.
 	Sending() time.Duration
 }
+
+// Speaker is what a door that speaks without HTTP (Wyoming's) asks of
+// the core: a whole input (Speak), an input stream (Open), and when the
+// server shuts down (Closing).
+type Speaker interface {
+	Closing() context.Context
+	Speak(ctx context.Context, job Job, speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) (tts.Result, error)
+	Open(ctx context.Context, job StreamJob, w io.Writer) (*Input, error)
+}
+
+var _ Speaker = (*Core)(nil)
 
 // Job is one speech request with its whole input.
 type Job struct {
