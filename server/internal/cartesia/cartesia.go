@@ -14,7 +14,7 @@
 //   - admission: core.AdmitVendor by X-API-Key (on the socket also the
 //     api_key or access_token query parameter), else the core's own
 //     credentials;
-//   - a voice by core.Voice; clones by core.CloneUpload and
+//   - a voice by catalog.Voice; clones by catalog.CloneUpload and
 //     core.DropVoice;
 //   - /tts/bytes and /tts/sse: one core.Job (its text field named
 //     "transcript") through core.SpeakHTTP, written through core.Lazy;

@@ -1,18 +1,21 @@
-// Package core is the speech core under every door of the server: what
-// a request goes through between the door that speaks its client's
-// protocol and the synthesizer, written once.
+// Package core is the speech core under every door of the server: the
+// lifecycle a request goes through between the door that speaks its
+// client's protocol and the synthesizer, written once.
 //
-//   - admission: credentials (Admit, Authed, AuthedAlongside, CheckKey),
-//     checked again while a socket is open (Guard), and the account's
-//     limits and the render queue (AdmitSpeech);
+//   - admission: the account's limits, the render queue, the crash
+//     cooldown and voice loads (AdmitSpeech), and an open socket's
+//     credentials checked again (Guard, asking the credentials room);
 //   - speech: a whole input (Speak) or an input stream (Open, Input.Run),
 //     with the buffer delay, chunk schedule, flushes, idle time and word
 //     alignment (Aligner);
 //   - the way out: HTTP writers with a write deadline per write (Lazy),
 //     timing headers and trailers (SetTiming), socket writers (Sender,
-//     Socket), the contexts of a socket (ContextSet) and the metrics;
-//   - the voice catalog of clones in the store (LoadVoices, StoreVoice,
-//     DropVoice, CloneUpload) and voice lookup (Voice).
+//     Socket), the contexts of a socket (ContextSet) and the metrics.
+//
+// Beside it are rooms of their own, which the core makes (New) and the
+// doors are handed: the voices and clones (package catalog, Core.Catalog),
+// the lexicons (package lexicons, Core.Lexicons), the credentials
+// (package credentials, Core.Auth); HTTP plumbing is package route.
 //
 // A door (OpenAI's, ElevenLabs', Cartesia's, Wyoming's, the socket, the
 // administration) translates its requests into core calls and the core's

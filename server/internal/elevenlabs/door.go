@@ -8,7 +8,7 @@
 //   - voices (GET /voices, /voices/{id}, and /elevenlabs/v2/voices, the
 //     SDKs' search, in pages; with a store, instant cloning
 //     POST /voices/add and DELETE /voices/{id}, through
-//     core.CloneUpload and core.DropVoice) and GET /models;
+//     catalog.CloneUpload and catalog.DropVoice) and GET /models;
 //   - speech of a whole text, POST /text-to-speech/{voice} and its
 //     /stream, /with-timestamps and /stream/with-timestamps forms: one
 //     core.Job through core.SpeakHTTP, written through a core.Lazy;

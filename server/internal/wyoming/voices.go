@@ -39,7 +39,7 @@ type voiceField struct {
 
 // voice resolves an event's voice: by name (with a Piper speaker), else
 // the best voice of its language, else the default voice. The lookup is
-// the core's (core.Voice); the fallbacks are Wyoming's.
+// the catalog's (catalog.Voice); the fallbacks are Wyoming's.
 func (s *session) voice(e Event) (voices.Voice, *wire.Error) {
 	var f voiceField
 	if err := e.Object("voice", &f); err != nil {
