@@ -45,7 +45,6 @@ type Rooms struct {
 
 // Speech is what the door asks of the core.
 type Speech interface {
-	SpeechRequest(sp wire.Speech, account string) (tts.Request, *wire.Error)
 	SpeakHTTP(r *http.Request, job core.Job, late func(*wire.Error), speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) *wire.Error
 	Lazy(w http.ResponseWriter, start func()) *respond.Lazy
 	SetTiming(h http.Header, res tts.Result, start time.Time, sending time.Duration)

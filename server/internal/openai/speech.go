@@ -21,7 +21,7 @@ func (d *door) speechRequest(body []byte, account string) (wire.Speech, tts.Requ
 	if err != nil {
 		return sp, tts.Request{}, wire.ToError(err, "")
 	}
-	req, werr := d.Speech.SpeechRequest(sp, account)
+	req, werr := sp.Request(account, d.Voices.Resolve(account, sp.Voice))
 	if werr != nil {
 		return sp, req, werr
 	}

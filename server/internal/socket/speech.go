@@ -172,7 +172,7 @@ func (s *session) answer(work context.Context, st *stream) (last any) {
 func (s *session) request(ctx context.Context, st *stream) (tts.Request, *writer, *wire.Error) {
 	st.start = time.Now()
 	sp := st.msg.Speech
-	req, werr := s.c.SpeechRequest(sp, s.guard.Account())
+	req, werr := sp.Request(s.guard.Account(), s.c.Catalog.Resolve(s.guard.Account(), sp.Voice))
 	if werr != nil {
 		return req, nil, werr
 	}
