@@ -19,7 +19,7 @@ func (s *Server) Ready(ctx context.Context) error {
 	if s.core.Closing().Err() != nil {
 		return &notReady{reason: "shutting down"}
 	}
-	if len(s.core.Voices.List("")) == 0 {
+	if len(s.core.Catalog.List("")) == 0 {
 		return &notReady{reason: "no voices loaded"}
 	}
 	if p, ok := s.core.Store.(store.Pinger); ok {

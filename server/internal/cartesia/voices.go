@@ -66,7 +66,7 @@ func (d door) deleteVoice(w http.ResponseWriter, r *http.Request, account string
 
 // listVoices lists the voices, in pages.
 func (d door) listVoices(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	part, more, e := page(r, d.c.Voices.List(account), func(v voices.Voice) string { return v.ID })
+	part, more, e := page(r, d.c.Catalog.List(account), func(v voices.Voice) string { return v.ID })
 	if e != nil {
 		return e
 	}

@@ -39,7 +39,6 @@ import (
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/tts"
-	"github.com/voxkit/voxkit/voices"
 )
 
 // Config is what the core is made of: package server resolves its
@@ -99,10 +98,8 @@ type Config struct {
 type Core struct {
 	Config
 	Body route.Body // Config.MaxBody and ReadTimeout
-	// Catalog is the voices and the clones (the catalog room); Voices
-	// its voices.Catalog.
+	// Catalog is the voices and the clones (the catalog room).
 	Catalog *catalog.Catalog
-	Voices  *voices.Catalog
 	// Auth admits callers (the credentials room).
 	Auth *credentials.Auth
 	// Lexicons keeps the accounts' lexicons (the lexicons room).
@@ -125,7 +122,7 @@ type Core struct {
 
 // New returns the core of cfg, with the store's clones in its catalog.
 func New(cfg Config) (*Core, error) {
-	c := &Core{Config: cfg, Voices: cfg.Synth.Voices(), loads: throttle.New(), Body: route.Body{Max: cfg.MaxBody, Timeout: cfg.ReadTimeout}}
+	c := &Core{Config: cfg, loads: throttle.New(), Body: route.Body{Max: cfg.MaxBody, Timeout: cfg.ReadTimeout}}
 	c.Lexicons = lexicons.New(lexicons.Config{Store: cfg.Store, Log: cfg.Log, MaxLexicons: cfg.MaxLexicons, LexiconStorage: cfg.LexiconStorage})
 	c.Auth = credentials.New(credentials.Config{Store: cfg.Store, Host: cfg.Host, KeyCheck: cfg.KeyCheck, Log: cfg.Log})
 	if l, ok := cfg.Store.(store.Limiter); ok {

@@ -149,7 +149,7 @@ func (d *door) admit(r *http.Request, need store.Scope) (string, *apiError) {
 
 func (d *door) voices(w http.ResponseWriter, r *http.Request, account string) *apiError {
 	list := []map[string]any{}
-	for _, v := range d.c.Voices.List(account) {
+	for _, v := range d.c.Catalog.List(account) {
 		list = append(list, api.Voice(v))
 	}
 	respond.WriteJSON(w, http.StatusOK, map[string]any{"voices": list, "has_more": false, "total_count": len(list)})
@@ -168,7 +168,7 @@ func (d *door) voice(w http.ResponseWriter, r *http.Request, account string) *ap
 // searchVoices answers GET /v2/voices (the SDKs' voices.search): see
 // api.SearchPage.
 func (d *door) searchVoices(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	page, err := api.SearchPage(r.URL.Query(), d.c.Voices.List(account))
+	page, err := api.SearchPage(r.URL.Query(), d.c.Catalog.List(account))
 	if err != nil {
 		return newError(http.StatusUnprocessableEntity, "invalid_request", err.Error())
 	}
