@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -19,7 +19,7 @@ func (s *Server) Ready(ctx context.Context) error {
 	if s.core.Closing().Err() != nil {
 		return &notReady{reason: "shutting down"}
 	}
-	if len(s.core.Voices.List("")) == 0 {
+	if len(s.core.Catalog.List("")) == 0 {
 		return &notReady{reason: "no voices loaded"}
 	}
 	if p, ok := s.core.Store.(store.Pinger); ok {
@@ -65,7 +65,7 @@ func ReadyReason(err error) string {
 
 // healthz answers GET /healthz: the process is alive and serving HTTP.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
-	core.WriteJSON(w, http.StatusOK, wire.Health{Status: "ok"})
+	respond.WriteJSON(w, http.StatusOK, wire.Health{Status: "ok"})
 	return nil
 }
 
@@ -76,9 +76,9 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	defer cancel()
 	if err := s.Ready(ctx); err != nil {
 		s.core.Log.Warn("server: not ready", "request_id", RequestID(r.Context()), "err", err)
-		core.WriteJSON(w, http.StatusServiceUnavailable, wire.Health{Status: "unavailable", Reason: ReadyReason(err)})
+		respond.WriteJSON(w, http.StatusServiceUnavailable, wire.Health{Status: "unavailable", Reason: ReadyReason(err)})
 		return nil
 	}
-	core.WriteJSON(w, http.StatusOK, wire.Health{Status: "ok"})
+	respond.WriteJSON(w, http.StatusOK, wire.Health{Status: "ok"})
 	return nil
 }

@@ -17,8 +17,11 @@ import (
 	"github.com/voxkit/voxkit/server/internal/admin"
 	"github.com/voxkit/voxkit/server/internal/cartesia"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs"
 	"github.com/voxkit/voxkit/server/internal/openai"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/socket"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
 	"github.com/voxkit/voxkit/server/wire"
@@ -154,8 +157,9 @@ func New(opts Options) (*Server, error) {
 // routes mounts the doors on the mux.
 func (s *Server) routes(opts Options) {
 	c := s.core
-	route := func(path string, m core.Methods) { c.Route(s.mux, path, m) }
-	openai.Mount(s.mux, c)
+	handle := func(path string, m route.Methods) { route.Route(s.mux, c.Log, path, m) }
+	openai.Mount(s.mux, openai.Rooms{Speech: c, Auth: c.Auth, Voices: c.Catalog, Lexicons: c.Lexicons, Text: c.Synth,
+		Aliases: c.Aliases, DefaultFormat: c.DefaultFormat, Log: c.Log, Body: c.Body})
 	socket.Mount(s.mux, c)
 	if opts.ElevenLabs {
 		elevenlabs.Mount(s.mux, c)
@@ -163,12 +167,13 @@ func (s *Server) routes(opts Options) {
 	if opts.Cartesia {
 		cartesia.Mount(s.mux, c)
 	}
-	route("/healthz", core.Methods{http.MethodGet: s.healthz})
-	route("/readyz", core.Methods{http.MethodGet: s.readyz})
-	admin.Mount(s.mux, c, admin.Options{MaxKeys: cmp.Or(opts.MaxKeysPerAccount, DefaultMaxKeysPerAccount),
+	handle("/healthz", route.Methods{http.MethodGet: s.healthz})
+	handle("/readyz", route.Methods{http.MethodGet: s.readyz})
+	admin.Mount(s.mux, admin.Rooms{Auth: c.Auth, Logins: c.Auth.Logins, Store: c.Store, Voices: c.Catalog, Lexicons: c.Lexicons,
+		Log: c.Log, Body: c.Body}, admin.Options{MaxKeys: cmp.Or(opts.MaxKeysPerAccount, DefaultMaxKeysPerAccount),
 		Signup: opts.AllowSignup, Proxies: opts.TrustedProxies, Playground: !opts.DisablePlayground})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		core.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+		respond.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
 	})
 }
 
@@ -186,7 +191,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // RequestID returns the id of the request being served by ctx, "" outside
 // a request. It is also sent as the x-request-id header.
-func RequestID(ctx context.Context) string { return core.RequestID(ctx) }
+func RequestID(ctx context.Context) string { return route.RequestID(ctx) }
 
 // OpenAIVoiceNames returns the built-in voice names of OpenAI's speech
 // endpoint, which SDK samples use; DefaultAliases maps them to real
@@ -251,7 +256,7 @@ const DefaultMaxBufferDelay = core.DefaultBufferDelay
 const DefaultWSContextIdle = core.DefaultStreamIdle
 
 // SessionCookie is the name of the playground's sign-in cookie.
-const SessionCookie = core.SessionCookie
+const SessionCookie = credentials.SessionCookie
 
 // SessionLifetime is how long a sign-in lasts.
 const SessionLifetime = admin.SessionLifetime
@@ -287,7 +292,7 @@ func wyomingDoor(c *core.Core, opts Options) *wyoming.Door {
 	if eventTimeout <= 0 {
 		eventTimeout = DefaultWyomingEventTimeout
 	}
-	return wyoming.New(c, maxConns, maxPeer, eventTimeout)
+	return wyoming.New(wyoming.Rooms{Core: c, Voices: c.Catalog, Log: c.Log, Idle: c.SocketIdle, WriteTimeout: c.WriteTimeout}, maxConns, maxPeer, eventTimeout)
 }
 
 // WyomingPeerShare divides Options.WyomingMaxConns into the most

@@ -42,6 +42,16 @@ var doors = []string{
 	"server/internal/admin",
 }
 
+// rooms are the packages beside the core that own one thing each
+// (issue 41): the core and the doors call them, and they call neither,
+// nor each other. route is the HTTP plumbing under all of them.
+var rooms = []string{
+	"server/internal/catalog",
+	"server/internal/lexicons",
+	"server/internal/credentials",
+	"server/internal/route",
+}
+
 // protocolShapes are packages of a door's protocol shapes (as server/wire
 // is the OpenAI door's): pure data and translation, below the core and
 // every door.
@@ -51,6 +61,15 @@ var protocolShapes = []string{
 }
 
 func init() {
+	for _, room := range rooms {
+		banned := append([]string{"server", "server/internal/core"}, doors...)
+		for _, other := range rooms {
+			if other != room && other != "server/internal/route" {
+				banned = append(banned, other)
+			}
+		}
+		forbidden[room] = banned
+	}
 	for _, p := range protocolShapes {
 		forbidden[p] = append([]string{"server", "server/internal/core"}, doors...)
 	}

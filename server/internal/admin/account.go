@@ -2,8 +2,11 @@ package admin
 
 import (
 	"errors"
-	"github.com/voxkit/voxkit/server/internal/core"
 	"net/http"
+
+	"github.com/voxkit/voxkit/server/internal/credentials"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
@@ -11,17 +14,17 @@ import (
 )
 
 func (d *door) getAccount(w http.ResponseWriter, r *http.Request) error {
-	if d.c.Store == nil { // an account of the host application's
-		core.WriteJSON(w, http.StatusOK, wire.FromAccount(store.Account{Name: core.Info(r.Context()).Account}))
+	if d.store == nil { // an account of the host application's
+		respond.WriteJSON(w, http.StatusOK, wire.FromAccount(store.Account{Name: route.Info(r.Context()).Account}))
 		return nil
 	}
-	a, err := d.c.Store.Account(r.Context(), core.Info(r.Context()).Account)
+	a, err := d.store.Account(r.Context(), route.Info(r.Context()).Account)
 	if err != nil {
 		return err
 	}
 	out := wire.FromAccount(a)
-	out.Scope = string(core.Info(r.Context()).Scope)
-	core.WriteJSON(w, http.StatusOK, out)
+	out.Scope = string(route.Info(r.Context()).Scope)
+	respond.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -34,13 +37,13 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 		return &wire.Error{Status: http.StatusForbidden, Type: wire.TypeInvalidRequest, Code: wire.CodeSignupDisabled,
 			Message: "Sign-up is disabled on this server; ask its operator for an account."}
 	}
-	body, werr := d.c.ReadBody(w, r)
+	body, werr := d.body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
 	var in wire.SignIn
 	var err error
-	if d.c.Logins != nil {
+	if d.logins != nil {
 		in, err = wire.ParseSignIn(body, "name")
 	} else {
 		in.Account, err = wire.ParseName(body, "name", 64)
@@ -52,23 +55,23 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if err := store.ValidateAccountName(in.Account); errors.As(err, &bad) {
 		return wire.BadRequest(wire.CodeInvalidValue, "name", "%s", bad.Reason)
 	}
-	if d.c.Logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
+	if d.logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
 		return wire.WeakPassword("password", store.MinPasswordLen)
 	}
-	if werr := d.reserveAttempt(w, throttle.Key{Name: "signup " + d.clientAddress(r), Rate: signupAttempts}); werr != nil {
+	if werr := d.reserveAttempt(w, throttle.Key{Name: "signup " + d.proxies.ClientAddress(r), Rate: signupAttempts}); werr != nil {
 		return werr
 	}
 	var a store.Account
-	if d.c.Logins != nil {
+	if d.logins != nil {
 		// Hashed first, then the account and its password in one
 		// transaction: an interrupted sign-up leaves nothing behind.
 		hash, werr := d.hashPassword(w, r.Context(), in.Password)
 		if werr != nil {
 			return werr
 		}
-		a, err = d.c.Logins.CreateAccountWithPassword(r.Context(), in.Account, hash)
+		a, err = d.logins.CreateAccountWithPassword(r.Context(), in.Account, hash)
 	} else {
-		a, err = d.c.Store.CreateAccount(r.Context(), in.Account)
+		a, err = d.store.CreateAccount(r.Context(), in.Account)
 	}
 	if errors.Is(err, store.ErrAccountExists) {
 		return &wire.Error{Status: http.StatusConflict, Type: wire.TypeInvalidRequest, Code: wire.CodeAccountExists,
@@ -77,37 +80,37 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	core.Info(r.Context()).Account = a.Name
+	route.Info(r.Context()).Account = a.Name
 	out := wire.Signup{Account: wire.FromAccount(a)}
-	if d.c.Logins != nil {
+	if d.logins != nil {
 		ss, err := d.startSession(w, r, a.Name)
 		if err != nil {
 			return err
 		}
 		out.Session = &ss
 	} else {
-		k, plain, err := d.c.Store.CreateKey(r.Context(), store.NewKey{Account: a.Name, Name: "playground", Scope: store.ScopeAdmin})
+		k, plain, err := d.store.CreateKey(r.Context(), store.NewKey{Account: a.Name, Name: "playground", Scope: store.ScopeAdmin})
 		if err != nil {
 			return err
 		}
 		key := wire.FromKey(k, plain)
 		out.Key = &key
 	}
-	core.WriteJSON(w, http.StatusCreated, out)
+	respond.WriteJSON(w, http.StatusCreated, out)
 	return nil
 }
 
 func (d *door) listKeys(w http.ResponseWriter, r *http.Request) error {
-	ks, err := d.c.Store.Keys(r.Context(), core.Info(r.Context()).Account)
+	ks, err := d.store.Keys(r.Context(), route.Info(r.Context()).Account)
 	if err != nil {
 		return err
 	}
-	core.WriteJSON(w, http.StatusOK, wire.FromKeys(ks))
+	respond.WriteJSON(w, http.StatusOK, wire.FromKeys(ks))
 	return nil
 }
 
 func (d *door) createKey(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.c.ReadBody(w, r)
+	body, werr := d.body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -115,29 +118,29 @@ func (d *door) createKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return wire.ToError(err, "")
 	}
-	k, plain, err := d.c.Store.CreateKey(r.Context(), store.NewKey{Account: core.Info(r.Context()).Account, Name: kc.Name, Scope: kc.Scope, Max: d.maxKeys})
+	k, plain, err := d.store.CreateKey(r.Context(), store.NewKey{Account: route.Info(r.Context()).Account, Name: kc.Name, Scope: kc.Scope, Max: d.maxKeys})
 	switch {
 	case errors.Is(err, store.ErrLimit):
 		return wire.KeyLimit(d.maxKeys)
 	case err != nil:
 		return err
 	default:
-		core.WriteJSON(w, http.StatusCreated, wire.FromKey(k, plain))
+		respond.WriteJSON(w, http.StatusCreated, wire.FromKey(k, plain))
 		return nil
 	}
 }
 
 func (d *door) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	prefix := r.PathValue("prefix")
-	k, err := d.c.Store.RevokeKey(r.Context(), core.Info(r.Context()).Account, prefix)
+	k, err := d.store.RevokeKey(r.Context(), route.Info(r.Context()).Account, prefix)
 	switch {
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrAmbiguous):
 		return &wire.Error{Status: http.StatusNotFound, Type: wire.TypeInvalidRequest, Code: wire.CodeKeyNotFound,
-			Param: "prefix", Message: "No single key of this account starts with " + core.Printable(prefix) + "."}
+			Param: "prefix", Message: "No single key of this account starts with " + credentials.Printable(prefix) + "."}
 	case err != nil:
 		return err
 	default:
-		core.WriteJSON(w, http.StatusOK, wire.FromKey(k, ""))
+		respond.WriteJSON(w, http.StatusOK, wire.FromKey(k, ""))
 		return nil
 	}
 }

@@ -1,20 +1,22 @@
 // Package admin is the server's door for administration: accounts,
 // API keys, voice clones (derived, or cloned from a recording through
-// the core's one clone path), the playground's sign-in with passwords and
-// sessions, and the playground page itself. Its errors are OpenAI-shaped,
-// as the rest of /v1.
+// the catalog room's one clone path), lexicons, the playground's sign-in
+// with passwords and sessions, and the playground page itself. It gets
+// only what it uses of the rooms below it (Rooms), never the core. Its
+// errors are OpenAI-shaped, as the rest of /v1.
 package admin
 
 import (
 	_ "embed"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"slices"
-	"sync/atomic"
 
-	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/server/wire"
 )
 
 // Options are the administration's own settings.
@@ -27,49 +29,76 @@ type Options struct {
 	Playground bool // serve the playground at "/"
 }
 
-// door serves the routes Mount registers.
+// Rooms are what the door uses of the rooms below the doors, each as
+// narrow an interface as its routes need: never the core itself.
+type Rooms struct {
+	Auth Auth
+	// Logins are the store's sessions; nil: it keeps none (no sign-in
+	// with a password).
+	Logins store.Sessions
+	// Store holds the accounts, keys and clones; nil: there are none.
+	Store    store.Store
+	Voices   Voices
+	Lexicons Lexicons // asked only when Store keeps lexicons
+	Log      *slog.Logger
+	Body     route.Body
+}
+
+// Auth is what the door asks of the credentials room
+// (credentials.Auth).
+type Auth interface {
+	Authed(need store.Scope, h route.Handler) route.Handler
+	SessionToken(r *http.Request) string
+	AdmitSession(r *http.Request, token string) (string, *wire.Error)
+	HasHost() bool
+	HostAccount(r *http.Request) (account string, ok bool)
+}
+
+// door serves the accounts, keys and the playground, and with signin
+// the sign-in routes.
 type door struct {
-	c        *core.Core
-	attempts *throttle.Throttle // sign-in and sign-up attempts
-	hashing  chan struct{}      // bounds concurrent password hashing
-	// hashWaiting counts the attempts waiting for hashing (maxHashQueue).
-	hashWaiting atomic.Int64
-	maxKeys     int
-	signup      bool
-	proxies     []netip.Prefix
+	*signin
+	store   store.Store
+	body    route.Body
+	maxKeys int
 }
 
 // Mount registers the door's routes on mux.
-func Mount(mux *http.ServeMux, c *core.Core, o Options) {
-	d := &door{c: c, attempts: throttle.New(), hashing: make(chan struct{}, maxHashing), maxKeys: o.MaxKeys, signup: o.Signup, proxies: slices.Clone(o.Proxies)}
-	route := func(path string, m core.Methods) { c.Route(mux, path, m) }
-	route("/v1/account", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.getAccount)})
-	if c.Logins == nil {
-		route("/v1/session", core.Methods{http.MethodGet: d.getSession})
+func Mount(mux *http.ServeMux, rooms Rooms, o Options) {
+	si := &signin{auth: rooms.Auth, logins: rooms.Logins, store: rooms.Store, log: rooms.Log, body: rooms.Body,
+		attempts: throttle.New(), hashing: make(chan struct{}, maxHashing), signup: o.Signup, proxies: route.Proxies(slices.Clone(o.Proxies))}
+	d := &door{signin: si, store: rooms.Store, body: rooms.Body, maxKeys: o.MaxKeys}
+	v := &voiceRoutes{voices: rooms.Voices, store: rooms.Store, body: rooms.Body}
+	authed := rooms.Auth.Authed
+	handle := func(path string, m route.Methods) { route.Route(mux, rooms.Log, path, m) }
+	handle("/v1/account", route.Methods{http.MethodGet: authed(store.ScopeSpeech, d.getAccount)})
+	if rooms.Logins == nil {
+		handle("/v1/session", route.Methods{http.MethodGet: si.getSession})
 	} else {
-		route("/v1/session", core.Methods{http.MethodGet: d.getSession, http.MethodPost: d.signIn, http.MethodDelete: d.signOut})
-		route("/v1/account/password", core.Methods{http.MethodPost: c.Authed(store.ScopeAdmin, d.changePassword)})
+		handle("/v1/session", route.Methods{http.MethodGet: si.getSession, http.MethodPost: si.signIn, http.MethodDelete: si.signOut})
+		handle("/v1/account/password", route.Methods{http.MethodPost: authed(store.ScopeAdmin, si.changePassword)})
 	}
-	if c.Store != nil {
-		route("/v1/accounts", core.Methods{http.MethodPost: d.createAccount})
-		route("/v1/keys", core.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, d.listKeys), http.MethodPost: c.Authed(store.ScopeAdmin, d.createKey)})
-		route("/v1/keys/{prefix}", core.Methods{http.MethodDelete: c.Authed(store.ScopeAdmin, d.revokeKey)})
-		route("/v1/voices", core.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, d.listVoices), http.MethodPost: c.Authed(store.ScopeAdmin, d.createVoice)})
-		route("/v1/voices/{id}", core.Methods{http.MethodGet: c.Authed(store.ScopeAdmin, d.getVoice), http.MethodDelete: c.Authed(store.ScopeAdmin, d.deleteVoice)})
-		route("/v1/voice-samples", core.Methods{http.MethodPost: c.Authed(store.ScopeGateway, d.encodeSample)})
+	if rooms.Store != nil {
+		handle("/v1/accounts", route.Methods{http.MethodPost: d.createAccount})
+		handle("/v1/keys", route.Methods{http.MethodGet: authed(store.ScopeAdmin, d.listKeys), http.MethodPost: authed(store.ScopeAdmin, d.createKey)})
+		handle("/v1/keys/{prefix}", route.Methods{http.MethodDelete: authed(store.ScopeAdmin, d.revokeKey)})
+		handle("/v1/voices", route.Methods{http.MethodGet: authed(store.ScopeAdmin, v.listVoices), http.MethodPost: authed(store.ScopeAdmin, v.createVoice)})
+		handle("/v1/voices/{id}", route.Methods{http.MethodGet: authed(store.ScopeAdmin, v.getVoice), http.MethodDelete: authed(store.ScopeAdmin, v.deleteVoice)})
+		handle("/v1/voice-samples", route.Methods{http.MethodPost: authed(store.ScopeGateway, v.encodeSample)})
 	}
-	if _, ok := c.Store.(store.Lexicons); ok {
-		d.mountLexicons(route)
+	if _, ok := rooms.Store.(store.Lexicons); ok {
+		l := &lexiconRoutes{lexicons: rooms.Lexicons, body: rooms.Body}
+		l.mount(handle, authed)
 	}
 	if o.Playground {
-		route("/{$}", core.Methods{http.MethodGet: d.playground})
+		handle("/{$}", route.Methods{http.MethodGet: playground})
 	}
 }
 
 //go:embed playground.html
 var playgroundHTML []byte
 
-func (d *door) playground(w http.ResponseWriter, r *http.Request) error {
+func playground(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")

@@ -12,7 +12,7 @@ import (
 // TestHashQueueBounded: past maxHashQueue attempts waiting for a hashing
 // slot, an attempt is refused with 429 at once instead of queueing.
 func TestHashQueueBounded(t *testing.T) {
-	s := &door{hashing: make(chan struct{}, maxHashing)}
+	s := &signin{hashing: make(chan struct{}, maxHashing)}
 	for range maxHashing {
 		s.hashing <- struct{}{} // every slot busy
 	}

@@ -1,11 +1,13 @@
 package admin
 
 import (
+	"context"
 	"net/http"
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/lexicon"
-	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -22,17 +24,33 @@ const plsType = "application/pls+xml"
 // maxLexiconName bounds a lexicon's name, in characters.
 const maxLexiconName = 128
 
-// mountLexicons registers the lexicon routes.
-func (d *door) mountLexicons(route func(string, core.Methods)) {
-	c := d.c
-	route("/v1/lexicons", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listLexicons), http.MethodPost: c.Authed(store.ScopeAdmin, d.createLexicon)})
-	route("/v1/lexicons/{id}", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.getLexicon), http.MethodDelete: c.Authed(store.ScopeAdmin, d.deleteLexicon)})
-	route("/v1/account/lexicons", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.defaultLexicons), http.MethodPut: c.Authed(store.ScopeAdmin, d.setDefaultLexicons)})
+// Lexicons is what the lexicon routes ask of the lexicons room
+// (lexicons.Library).
+type Lexicons interface {
+	CreateLexicon(ctx context.Context, account, name string, l *lexicon.Lexicon, pls []byte) (store.Lexicon, *wire.Error)
+	StoredLexicon(ctx context.Context, account, id, version string) (store.Lexicon, *lexicon.Lexicon, *wire.Error)
+	ListLexicons(ctx context.Context, account string) ([]store.Lexicon, *wire.Error)
+	DeleteLexicon(ctx context.Context, account, id string) (store.Lexicon, *wire.Error)
+	DefaultLexicons(ctx context.Context, account string) ([]string, *wire.Error)
+	SetDefaultLexicons(ctx context.Context, account string, ids []string) *wire.Error
+}
+
+// lexiconRoutes serve /v1/lexicons and the account's default lexicons.
+type lexiconRoutes struct {
+	lexicons Lexicons
+	body     route.Body
+}
+
+// mount registers the lexicon routes, each admitted by authed.
+func (d *lexiconRoutes) mount(handle func(string, route.Methods), authed func(store.Scope, route.Handler) route.Handler) {
+	handle("/v1/lexicons", route.Methods{http.MethodGet: authed(store.ScopeSpeech, d.listLexicons), http.MethodPost: authed(store.ScopeAdmin, d.createLexicon)})
+	handle("/v1/lexicons/{id}", route.Methods{http.MethodGet: authed(store.ScopeSpeech, d.getLexicon), http.MethodDelete: authed(store.ScopeAdmin, d.deleteLexicon)})
+	handle("/v1/account/lexicons", route.Methods{http.MethodGet: authed(store.ScopeSpeech, d.defaultLexicons), http.MethodPut: authed(store.ScopeAdmin, d.setDefaultLexicons)})
 }
 
 // createLexicon answers POST /v1/lexicons?name=…: the body a PLS document.
-func (d *door) createLexicon(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.c.ReadBodyOf(w, r, lexicon.MaxBytes, plsType, "application/xml", "text/xml")
+func (d *lexiconRoutes) createLexicon(w http.ResponseWriter, r *http.Request) error {
+	body, werr := d.body.ReadBodyOf(w, r, lexicon.MaxBytes, plsType, "application/xml", "text/xml")
 	if werr != nil {
 		return werr
 	}
@@ -44,28 +62,28 @@ func (d *door) createLexicon(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return wire.BadLexicon(err)
 	}
-	stored, werr := d.c.CreateLexicon(r.Context(), core.Info(r.Context()).Account, name, parsed, body)
+	stored, werr := d.lexicons.CreateLexicon(r.Context(), route.Info(r.Context()).Account, name, parsed, body)
 	if werr != nil {
 		return werr
 	}
-	core.WriteJSON(w, http.StatusCreated, wire.FromLexicon(stored))
+	respond.WriteJSON(w, http.StatusCreated, wire.FromLexicon(stored))
 	return nil
 }
 
 // listLexicons answers GET /v1/lexicons.
-func (d *door) listLexicons(w http.ResponseWriter, r *http.Request) error {
-	ls, werr := d.c.ListLexicons(r.Context(), core.Info(r.Context()).Account)
+func (d *lexiconRoutes) listLexicons(w http.ResponseWriter, r *http.Request) error {
+	ls, werr := d.lexicons.ListLexicons(r.Context(), route.Info(r.Context()).Account)
 	if werr != nil {
 		return werr
 	}
-	core.WriteJSON(w, http.StatusOK, wire.FromLexicons(ls))
+	respond.WriteJSON(w, http.StatusOK, wire.FromLexicons(ls))
 	return nil
 }
 
 // getLexicon answers GET /v1/lexicons/{id}[?version=…] with the PLS
 // document.
-func (d *door) getLexicon(w http.ResponseWriter, r *http.Request) error {
-	stored, _, werr := d.c.StoredLexicon(r.Context(), core.Info(r.Context()).Account, r.PathValue("id"), r.URL.Query().Get("version"))
+func (d *lexiconRoutes) getLexicon(w http.ResponseWriter, r *http.Request) error {
+	stored, _, werr := d.lexicons.StoredLexicon(r.Context(), route.Info(r.Context()).Account, r.PathValue("id"), r.URL.Query().Get("version"))
 	if werr != nil {
 		return werr
 	}
@@ -78,28 +96,28 @@ func (d *door) getLexicon(w http.ResponseWriter, r *http.Request) error {
 }
 
 // deleteLexicon answers DELETE /v1/lexicons/{id}.
-func (d *door) deleteLexicon(w http.ResponseWriter, r *http.Request) error {
+func (d *lexiconRoutes) deleteLexicon(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if _, werr := d.c.DeleteLexicon(r.Context(), core.Info(r.Context()).Account, id); werr != nil {
+	if _, werr := d.lexicons.DeleteLexicon(r.Context(), route.Info(r.Context()).Account, id); werr != nil {
 		return werr
 	}
-	core.WriteJSON(w, http.StatusOK, wire.LexiconDeleted{ID: id, Object: "lexicon", Deleted: true})
+	respond.WriteJSON(w, http.StatusOK, wire.LexiconDeleted{ID: id, Object: "lexicon", Deleted: true})
 	return nil
 }
 
 // defaultLexicons answers GET /v1/account/lexicons.
-func (d *door) defaultLexicons(w http.ResponseWriter, r *http.Request) error {
-	ids, werr := d.c.DefaultLexicons(r.Context(), core.Info(r.Context()).Account)
+func (d *lexiconRoutes) defaultLexicons(w http.ResponseWriter, r *http.Request) error {
+	ids, werr := d.lexicons.DefaultLexicons(r.Context(), route.Info(r.Context()).Account)
 	if werr != nil {
 		return werr
 	}
-	core.WriteJSON(w, http.StatusOK, wire.DefaultLexicons{Object: "default_lexicons", Lexicons: ids})
+	respond.WriteJSON(w, http.StatusOK, wire.DefaultLexicons{Object: "default_lexicons", Lexicons: ids})
 	return nil
 }
 
 // setDefaultLexicons answers PUT /v1/account/lexicons {"lexicons": [id, …]}.
-func (d *door) setDefaultLexicons(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.c.ReadBody(w, r)
+func (d *lexiconRoutes) setDefaultLexicons(w http.ResponseWriter, r *http.Request) error {
+	body, werr := d.body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -107,9 +125,9 @@ func (d *door) setDefaultLexicons(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return wire.ToError(err, "")
 	}
-	if werr := d.c.SetDefaultLexicons(r.Context(), core.Info(r.Context()).Account, in.Lexicons); werr != nil {
+	if werr := d.lexicons.SetDefaultLexicons(r.Context(), route.Info(r.Context()).Account, in.Lexicons); werr != nil {
 		return werr
 	}
-	core.WriteJSON(w, http.StatusOK, in)
+	respond.WriteJSON(w, http.StatusOK, in)
 	return nil
 }

@@ -10,19 +10,37 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"github.com/voxkit/voxkit/server/internal/core"
+	"log/slog"
 	"net/http"
-	"net/netip"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/voxkit/voxkit/server/internal/credentials"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
+
+// signin serves the playground's sign-in: sessions, passwords and the
+// throttled attempts.
+type signin struct {
+	auth     Auth
+	logins   store.Sessions // nil: no sign-in with a password
+	store    store.Store
+	log      *slog.Logger
+	body     route.Body
+	attempts *throttle.Throttle // sign-in and sign-up attempts
+	hashing  chan struct{}      // bounds concurrent password hashing
+	// hashWaiting counts the attempts waiting for hashing (maxHashQueue).
+	hashWaiting atomic.Int64
+	signup      bool
+	proxies     route.Proxies
+}
 
 // SessionLifetime is how long a sign-in lasts.
 const SessionLifetime = 7 * 24 * time.Hour
@@ -58,35 +76,35 @@ func newSessionToken() (string, error) {
 }
 
 // getSession answers GET /v1/session: who is signed in, if anyone.
-func (d *door) getSession(w http.ResponseWriter, r *http.Request) error {
+func (d *signin) getSession(w http.ResponseWriter, r *http.Request) error {
 	out := d.sessionInfo()
-	if d.c.HasHost() {
-		if account, ok := d.c.HostAccount(r); ok {
+	if d.auth.HasHost() {
+		if account, ok := d.auth.HostAccount(r); ok {
 			out.SignedIn, out.Account, out.HostAuth = true, account, true
-			core.Info(r.Context()).Account = account
-			core.WriteJSON(w, http.StatusOK, out)
+			route.Info(r.Context()).Account = account
+			respond.WriteJSON(w, http.StatusOK, out)
 			return nil
 		}
-		out.HostAuth = d.c.Logins == nil // the host application's sign-in is the only one
+		out.HostAuth = d.logins == nil // the host application's sign-in is the only one
 	}
-	if token := d.c.SessionToken(r); token != "" {
-		ss, err := d.c.Logins.Session(r.Context(), store.HashKey(token))
+	if token := d.auth.SessionToken(r); token != "" {
+		ss, err := d.logins.Session(r.Context(), store.HashKey(token))
 		switch {
 		case err == nil:
-			out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, ss.Account, core.CSRFToken(token), ss.Expires.Unix()
-			core.Info(r.Context()).Account = ss.Account
+			out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, ss.Account, credentials.CSRFToken(token), ss.Expires.Unix()
+			route.Info(r.Context()).Account = ss.Account
 		case !errors.Is(err, store.ErrNotFound):
 			return err
 		}
 	}
-	core.WriteJSON(w, http.StatusOK, out)
+	respond.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
 // signIn answers POST /v1/session: the password checked, a new session
 // and its cookie.
-func (d *door) signIn(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.c.ReadBody(w, r)
+func (d *signin) signIn(w http.ResponseWriter, r *http.Request) error {
+	body, werr := d.body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -101,19 +119,19 @@ func (d *door) signIn(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	core.WriteJSON(w, http.StatusOK, out)
+	respond.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
 // signOut answers DELETE /v1/session: the session ended and its cookie
 // cleared. Without a live session there is nothing to end.
-func (d *door) signOut(w http.ResponseWriter, r *http.Request) error {
-	token := d.c.SessionToken(r)
+func (d *signin) signOut(w http.ResponseWriter, r *http.Request) error {
+	token := d.auth.SessionToken(r)
 	if token != "" {
-		if _, werr := d.c.AdmitSession(r, token); werr != nil && werr.Code == wire.CodeBadCSRFToken {
+		if _, werr := d.auth.AdmitSession(r, token); werr != nil && werr.Code == wire.CodeBadCSRFToken {
 			return werr
 		}
-		if err := d.c.Logins.DeleteSession(r.Context(), store.HashKey(token)); err != nil {
+		if err := d.logins.DeleteSession(r.Context(), store.HashKey(token)); err != nil {
 			return err
 		}
 	}
@@ -125,8 +143,8 @@ func (d *door) signOut(w http.ResponseWriter, r *http.Request) error {
 // changePassword answers POST /v1/account/password: the current password
 // checked, the new one stored, every session of the account ended, and a
 // new one started when the request came with the cookie.
-func (d *door) changePassword(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.c.ReadBody(w, r)
+func (d *signin) changePassword(w http.ResponseWriter, r *http.Request) error {
+	body, werr := d.body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -137,7 +155,7 @@ func (d *door) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if len([]rune(pc.New)) < store.MinPasswordLen {
 		return wire.WeakPassword("new_password", store.MinPasswordLen)
 	}
-	account := core.Info(r.Context()).Account
+	account := route.Info(r.Context()).Account
 	if werr := d.checkPassword(w, r, account, pc.Current); werr != nil {
 		if werr.Code == wire.CodeInvalidCredentials {
 			return &wire.Error{Status: http.StatusBadRequest, Type: wire.TypeInvalidRequest, Code: wire.CodeInvalidCredentials,
@@ -149,26 +167,26 @@ func (d *door) changePassword(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := d.sessionInfo()
-	if d.c.SessionToken(r) != "" {
+	if d.auth.SessionToken(r) != "" {
 		if out, err = d.startSession(w, r, account); err != nil {
 			return err
 		}
 	}
-	core.WriteJSON(w, http.StatusOK, out)
+	respond.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
 // setPassword hashes password and stores it, ending account's sessions.
-func (d *door) setPassword(w http.ResponseWriter, ctx context.Context, account, password string) error {
+func (d *signin) setPassword(w http.ResponseWriter, ctx context.Context, account, password string) error {
 	hash, err := d.hashPassword(w, ctx, password)
 	if err != nil {
 		return err
 	}
-	return d.c.Logins.SetPassword(ctx, account, hash)
+	return d.logins.SetPassword(ctx, account, hash)
 }
 
 // hashPassword hashes password in one of the hashing slots.
-func (d *door) hashPassword(w http.ResponseWriter, ctx context.Context, password string) (string, error) {
+func (d *signin) hashPassword(w http.ResponseWriter, ctx context.Context, password string) (string, error) {
 	if werr := d.acquireHashing(w, ctx); werr != nil {
 		return "", werr
 	}
@@ -177,34 +195,34 @@ func (d *door) hashPassword(w http.ResponseWriter, ctx context.Context, password
 }
 
 // startSession stores a new session of account and sets its cookie.
-func (d *door) startSession(w http.ResponseWriter, r *http.Request, account string) (wire.Session, error) {
+func (d *signin) startSession(w http.ResponseWriter, r *http.Request, account string) (wire.Session, error) {
 	token, err := newSessionToken()
 	if err != nil {
 		return wire.Session{}, err
 	}
 	now := time.Now()
 	ss := store.Session{TokenHash: store.HashKey(token), Account: account, Created: now, Expires: now.Add(SessionLifetime)}
-	if err := d.c.Logins.CreateSession(r.Context(), ss); err != nil {
+	if err := d.logins.CreateSession(r.Context(), ss); err != nil {
 		return wire.Session{}, err
 	}
 	d.setCookie(w, r, token, ss.Expires)
-	core.Info(r.Context()).Account = account
+	route.Info(r.Context()).Account = account
 	out := d.sessionInfo()
-	out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, account, core.CSRFToken(token), ss.Expires.Unix()
+	out.SignedIn, out.Account, out.CSRFToken, out.ExpiresAt = true, account, credentials.CSRFToken(token), ss.Expires.Unix()
 	return out, nil
 }
 
 // sessionInfo is the part of a wire.Session that describes the server:
 // how it signs users in and what they may manage.
-func (d *door) sessionInfo() wire.Session {
-	return wire.Session{Object: "session", Signup: d.signup, Passwords: d.c.Logins != nil, Keys: d.c.Store != nil}
+func (d *signin) sessionInfo() wire.Session {
+	return wire.Session{Object: "session", Signup: d.signup, Passwords: d.logins != nil, Keys: d.store != nil}
 }
 
 // setCookie sets the session cookie to token until expires, or clears it
 // when token is "".
-func (d *door) setCookie(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
-	c := &http.Cookie{Name: core.SessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
-		Secure: d.secure(r), Expires: expires}
+func (d *signin) setCookie(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
+	c := &http.Cookie{Name: credentials.SessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
+		Secure: d.proxies.Secure(r), Expires: expires}
 	if token == "" {
 		c.MaxAge = -1
 	}
@@ -214,19 +232,19 @@ func (d *door) setCookie(w http.ResponseWriter, r *http.Request, token string, e
 // checkPassword checks account's password under the throttle. Every
 // refusal says the same whether the account exists or not, and takes as
 // long.
-func (d *door) checkPassword(w http.ResponseWriter, r *http.Request, account, password string) *wire.Error {
-	keys := []throttle.Key{{Name: "account " + account, Rate: accountAttempts}, {Name: "address " + d.clientAddress(r), Rate: addressAttempts}}
+func (d *signin) checkPassword(w http.ResponseWriter, r *http.Request, account, password string) *wire.Error {
+	keys := []throttle.Key{{Name: "account " + account, Rate: accountAttempts}, {Name: "address " + d.proxies.ClientAddress(r), Rate: addressAttempts}}
 	if werr := d.reserveAttempt(w, keys...); werr != nil {
 		return werr
 	}
-	hash, err := d.c.Logins.PasswordHash(r.Context(), account)
+	hash, err := d.logins.PasswordHash(r.Context(), account)
 	known := err == nil
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		hash = decoyHash()
 	case err != nil:
-		d.c.Log.Error("server: reading password", "err", err, "request_id", core.RequestID(r.Context()))
-		return wire.Internal(core.RequestID(r.Context()))
+		d.log.Error("server: reading password", "err", err, "request_id", route.RequestID(r.Context()))
+		return wire.Internal(route.RequestID(r.Context()))
 	}
 	if werr := d.acquireHashing(w, r.Context()); werr != nil {
 		return werr
@@ -234,10 +252,10 @@ func (d *door) checkPassword(w http.ResponseWriter, r *http.Request, account, pa
 	ok, err := store.CheckPassword(hash, password)
 	d.releaseHashing()
 	if err != nil {
-		d.c.Log.Error("server: stored password hash", "account", account, "err", err)
+		d.log.Error("server: stored password hash", "account", account, "err", err)
 	}
 	if !ok || !known {
-		d.c.Log.Info("server: sign-in refused", "account", core.Printable(account), "address", d.clientAddress(r), "request_id", core.RequestID(r.Context()))
+		d.log.Info("server: sign-in refused", "account", credentials.Printable(account), "address", d.proxies.ClientAddress(r), "request_id", route.RequestID(r.Context()))
 		return wire.InvalidCredentials()
 	}
 	d.attempts.Refund(keys...)
@@ -246,7 +264,7 @@ func (d *door) checkPassword(w http.ResponseWriter, r *http.Request, account, pa
 
 // reserveAttempt takes an attempt from every key's bucket, or answers
 // 429 with how long until each has one.
-func (d *door) reserveAttempt(w http.ResponseWriter, keys ...throttle.Key) *wire.Error {
+func (d *signin) reserveAttempt(w http.ResponseWriter, keys ...throttle.Key) *wire.Error {
 	if wait := d.attempts.Reserve(keys...); wait > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
 		return wire.TooManyAttempts(wait)
@@ -256,7 +274,7 @@ func (d *door) reserveAttempt(w http.ResponseWriter, keys ...throttle.Key) *wire
 
 // acquireHashing waits for one of the maxHashing hashing slots, unless
 // maxHashQueue attempts wait already: then 429 at once.
-func (d *door) acquireHashing(w http.ResponseWriter, ctx context.Context) *wire.Error {
+func (d *signin) acquireHashing(w http.ResponseWriter, ctx context.Context) *wire.Error {
 	if d.hashWaiting.Add(1) > maxHashQueue {
 		d.hashWaiting.Add(-1)
 		w.Header().Set("Retry-After", "1")
@@ -271,7 +289,7 @@ func (d *door) acquireHashing(w http.ResponseWriter, ctx context.Context) *wire.
 	}
 }
 
-func (d *door) releaseHashing() { <-d.hashing }
+func (d *signin) releaseHashing() { <-d.hashing }
 
 // decoyHash is a hash no password matches, checked for accounts that do
 // not exist so that they answer as slowly as those that do.
@@ -282,65 +300,3 @@ var decoyHash = sync.OnceValue(func() string {
 	}
 	return h
 })
-
-// clientAddress is the address sign-ins are throttled by: the client's IP
-// (see client), an IPv6 one cut to its /64 (one host's share).
-func (d *door) clientAddress(r *http.Request) string {
-	ip := d.client(r)
-	if !ip.IsValid() {
-		return r.RemoteAddr
-	}
-	if ip.Is6() {
-		return netip.PrefixFrom(ip, 64).Masked().String()
-	}
-	return ip.String()
-}
-
-// peer is the address of the connection's other end.
-func peer(r *http.Request) netip.Addr {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return netip.Addr{}
-	}
-	return ap.Addr().Unmap()
-}
-
-// trusted reports whether ip is one of Options.TrustedProxies.
-func (d *door) trusted(ip netip.Addr) bool {
-	return ip.IsValid() && slices.ContainsFunc(d.proxies, func(p netip.Prefix) bool { return p.Contains(ip) })
-}
-
-// client is the client's IP: the peer's, or, when the peer is a trusted
-// proxy, the last address of X-Forwarded-For that is not a trusted proxy
-// (the one the trusted chain received the request from).
-func (d *door) client(r *http.Request) netip.Addr {
-	ip := peer(r)
-	if !d.trusted(ip) {
-		return ip
-	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			return ip // a hop the proxies wrote wrong: the last good one
-		}
-		ip = hop.Unmap()
-		if !d.trusted(ip) {
-			return ip
-		}
-	}
-	return ip
-}
-
-// secure reports whether the client reached the server over TLS: this
-// connection's, or a trusted proxy's (X-Forwarded-Proto: https).
-func (d *door) secure(r *http.Request) bool {
-	if r.TLS != nil {
-		return true
-	}
-	if !d.trusted(peer(r)) {
-		return false
-	}
-	proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
-	return strings.EqualFold(strings.TrimSpace(proto), "https")
-}

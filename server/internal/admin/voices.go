@@ -1,46 +1,66 @@
 package admin
 
 import (
+	"context"
 	"errors"
-	"github.com/voxkit/voxkit/server/internal/core"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/voices"
 )
 
+// Voices is what the voice routes ask of the catalog room
+// (catalog.Catalog).
+type Voices interface {
+	Voice(account, name string) (voices.Voice, *wire.Error)
+	StoredVoices(ctx context.Context, account string) ([]store.Voice, error)
+	StoreVoice(ctx context.Context, sv store.Voice) (store.Voice, error)
+	DropVoice(ctx context.Context, account, id string) (store.Voice, error)
+	CloneUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (store.Voice, error)
+	EncodeUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (wire.VoiceClone, []byte, error)
+}
+
+// voiceRoutes serve /v1/voices and /v1/voice-samples.
+type voiceRoutes struct {
+	voices Voices
+	store  store.Store // a clone's parent
+	body   route.Body
+}
+
 // A voice clone here is a derived voice: a base voice the account may use
 // plus a stored default style (speed, pitch, pitch range, volume,
 // whisper). The store is its record; the catalog serves it.
 
-func (d *door) listVoices(w http.ResponseWriter, r *http.Request) error {
-	list, err := d.c.StoredVoices(r.Context(), core.Info(r.Context()).Account)
+func (d *voiceRoutes) listVoices(w http.ResponseWriter, r *http.Request) error {
+	list, err := d.voices.StoredVoices(r.Context(), route.Info(r.Context()).Account)
 	if err != nil {
 		return err
 	}
-	core.WriteJSON(w, http.StatusOK, wire.FromStoredVoices(list))
+	respond.WriteJSON(w, http.StatusOK, wire.FromStoredVoices(list))
 	return nil
 }
 
-func (d *door) getVoice(w http.ResponseWriter, r *http.Request) error {
+func (d *voiceRoutes) getVoice(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	v, err := d.c.Store.Voice(r.Context(), core.Info(r.Context()).Account, id)
+	v, err := d.store.Voice(r.Context(), route.Info(r.Context()).Account, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return wire.VoiceNotFound(id)
 	case err != nil:
 		return err
 	default:
-		core.WriteJSON(w, http.StatusOK, wire.FromStoredVoice(v))
+		respond.WriteJSON(w, http.StatusOK, wire.FromStoredVoice(v))
 		return nil
 	}
 }
 
-func (d *door) createVoice(w http.ResponseWriter, r *http.Request) error {
+func (d *voiceRoutes) createVoice(w http.ResponseWriter, r *http.Request) error {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "multipart/form-data" {
 		return d.cloneVoice(w, r)
@@ -48,7 +68,7 @@ func (d *door) createVoice(w http.ResponseWriter, r *http.Request) error {
 	if strings.HasPrefix(mt, "multipart/") || strings.HasPrefix(mt, "audio/") || mt == "application/octet-stream" {
 		return wire.CloningFromAudio("file")
 	}
-	body, werr := d.c.ReadBody(w, r)
+	body, werr := d.body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
@@ -56,16 +76,16 @@ func (d *door) createVoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return wire.ToError(err, "")
 	}
-	ctx, account := r.Context(), core.Info(r.Context()).Account
-	base, err := d.c.Voices.Lookup(account, d.c.Resolve(account, req.BaseVoice))
-	if err != nil {
+	ctx, account := r.Context(), route.Info(r.Context()).Account
+	base, werr := d.voices.Voice(account, req.BaseVoice)
+	if werr != nil {
 		return wire.UnknownBaseVoice(req.BaseVoice)
 	}
 	sv := store.Voice{ID: req.ID, Account: account, Name: req.Name, Base: base.ID, Speed: 1, Range: 1, Volume: 1}
 	if !base.Global() {
 		// A clone of a clone: its settings are the default, and its base
 		// is the other clone's, so deleting one leaves the other intact.
-		parent, err := d.c.Store.Voice(ctx, account, base.ID)
+		parent, err := d.store.Voice(ctx, account, base.ID)
 		if errors.Is(err, store.ErrNotFound) {
 			return wire.UnknownBaseVoice(req.BaseVoice)
 		}
@@ -93,31 +113,31 @@ func (d *door) createVoice(w http.ResponseWriter, r *http.Request) error {
 }
 
 // createStoredVoice stores sv as storeVoice does and answers 201 with it.
-func (d *door) createStoredVoice(w http.ResponseWriter, r *http.Request, sv store.Voice) error {
-	sv, err := d.c.StoreVoice(r.Context(), sv)
+func (d *voiceRoutes) createStoredVoice(w http.ResponseWriter, r *http.Request, sv store.Voice) error {
+	sv, err := d.voices.StoreVoice(r.Context(), sv)
 	if err != nil {
 		return err
 	}
-	core.WriteJSON(w, http.StatusCreated, wire.FromStoredVoice(sv))
+	respond.WriteJSON(w, http.StatusCreated, wire.FromStoredVoice(sv))
 	return nil
 }
 
-func (d *door) deleteVoice(w http.ResponseWriter, r *http.Request) error {
-	v, err := d.c.DropVoice(r.Context(), core.Info(r.Context()).Account, r.PathValue("id"))
+func (d *voiceRoutes) deleteVoice(w http.ResponseWriter, r *http.Request) error {
+	v, err := d.voices.DropVoice(r.Context(), route.Info(r.Context()).Account, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	core.WriteJSON(w, http.StatusOK, wire.VoiceDeleted{ID: v.ID, Object: "voice", Deleted: true})
+	respond.WriteJSON(w, http.StatusOK, wire.VoiceDeleted{ID: v.ID, Object: "voice", Deleted: true})
 	return nil
 }
 
 // cloneVoice answers a multipart POST /v1/voices.
-func (d *door) cloneVoice(w http.ResponseWriter, r *http.Request) error {
-	sv, err := d.c.CloneUpload(w, r, core.Info(r.Context()).Account, wire.OpenAIClone)
+func (d *voiceRoutes) cloneVoice(w http.ResponseWriter, r *http.Request) error {
+	sv, err := d.voices.CloneUpload(w, r, route.Info(r.Context()).Account, wire.OpenAIClone)
 	if err != nil {
 		return err
 	}
-	core.WriteJSON(w, http.StatusCreated, wire.FromStoredVoice(sv))
+	respond.WriteJSON(w, http.StatusCreated, wire.FromStoredVoice(sv))
 	return nil
 }
 
@@ -126,8 +146,8 @@ func (d *door) cloneVoice(w http.ResponseWriter, r *http.Request) error {
 // it (store.Voice.Sample) answered as application/octet-stream; nothing
 // is stored. A gateway,
 // which has no engine, clones through it (package server/upstream).
-func (d *door) encodeSample(w http.ResponseWriter, r *http.Request) error {
-	_, sample, err := d.c.EncodeUpload(w, r, core.Info(r.Context()).Account, wire.OpenAIClone)
+func (d *voiceRoutes) encodeSample(w http.ResponseWriter, r *http.Request) error {
+	_, sample, err := d.voices.EncodeUpload(w, r, route.Info(r.Context()).Account, wire.OpenAIClone)
 	if err != nil {
 		return err
 	}

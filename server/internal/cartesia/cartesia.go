@@ -14,7 +14,7 @@
 //   - admission: core.AdmitVendor by X-API-Key (on the socket also the
 //     api_key or access_token query parameter), else the core's own
 //     credentials;
-//   - a voice by core.Voice; clones by core.CloneUpload and
+//   - a voice by catalog.Voice; clones by catalog.CloneUpload and
 //     core.DropVoice;
 //   - /tts/bytes and /tts/sse: one core.Job (its text field named
 //     "transcript") through core.SpeakHTTP, written through core.Lazy;
@@ -31,6 +31,8 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -46,26 +48,26 @@ type door struct{ c *core.Core }
 func Mount(mux *http.ServeMux, c *core.Core) {
 	d := door{c}
 	answer := func(w http.ResponseWriter, r *http.Request, werr *wire.Error) { write(w, r, toError(werr)) }
-	route := func(path string, m core.Methods) { c.DoorRoute(mux, path, m, answer) }
-	speech := func(h handler) core.Handler { return d.as(store.ScopeSpeech, h) }
-	route(base+"/voices", core.Methods{http.MethodGet: speech(d.listVoices)})
+	handle := func(path string, m route.Methods) { route.DoorRoute(mux, c.Log, path, m, answer) }
+	speech := func(h handler) route.Handler { return d.as(store.ScopeSpeech, h) }
+	handle(base+"/voices", route.Methods{http.MethodGet: speech(d.listVoices)})
 	if c.Store != nil {
-		route(base+"/voices/clone", core.Methods{http.MethodPost: d.as(store.ScopeAdmin, d.clone)})
-		route(base+"/voices/{id}", core.Methods{http.MethodGet: speech(d.getVoice), http.MethodDelete: d.as(store.ScopeAdmin, d.deleteVoice)})
+		handle(base+"/voices/clone", route.Methods{http.MethodPost: d.as(store.ScopeAdmin, d.clone)})
+		handle(base+"/voices/{id}", route.Methods{http.MethodGet: speech(d.getVoice), http.MethodDelete: d.as(store.ScopeAdmin, d.deleteVoice)})
 	} else {
-		route(base+"/voices/{id}", core.Methods{http.MethodGet: speech(d.getVoice)})
+		handle(base+"/voices/{id}", route.Methods{http.MethodGet: speech(d.getVoice)})
 	}
 	if _, ok := c.Store.(store.Lexicons); ok {
 		x := dicts{d}
-		all := core.Methods{http.MethodGet: speech(x.list), http.MethodPost: d.as(store.ScopeAdmin, x.edit)}
-		route(base+"/pronunciation-dicts", all)
-		route(base+"/pronunciation-dicts/{$}", all) // the SDK's path
-		route(base+"/pronunciation-dicts/{id}", core.Methods{http.MethodGet: speech(x.get), http.MethodPatch: d.as(store.ScopeAdmin, x.edit),
+		all := route.Methods{http.MethodGet: speech(x.list), http.MethodPost: d.as(store.ScopeAdmin, x.edit)}
+		handle(base+"/pronunciation-dicts", all)
+		handle(base+"/pronunciation-dicts/{$}", all) // the SDK's path
+		handle(base+"/pronunciation-dicts/{id}", route.Methods{http.MethodGet: speech(x.get), http.MethodPatch: d.as(store.ScopeAdmin, x.edit),
 			http.MethodDelete: d.as(store.ScopeAdmin, x.remove)})
 	}
-	route(base+"/tts/bytes", core.Methods{http.MethodPost: speech(d.bytes)})
-	route(base+"/tts/sse", core.Methods{http.MethodPost: speech(d.sse)})
-	route(base+"/tts/websocket", core.Methods{http.MethodGet: d.socket})
+	handle(base+"/tts/bytes", route.Methods{http.MethodPost: speech(d.bytes)})
+	handle(base+"/tts/sse", route.Methods{http.MethodPost: speech(d.sse)})
+	handle(base+"/tts/websocket", route.Methods{http.MethodGet: d.socket})
 	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, wire.NotFound(r.Method, r.URL.Path)) }
 	mux.HandleFunc(base, notFound)
 	mux.HandleFunc(base+"/", notFound)
@@ -122,8 +124,8 @@ func (e *apiError) event(contextID, requestID string) map[string]any {
 
 // write answers r with e in Cartesia's shape.
 func write(w http.ResponseWriter, r *http.Request, e *apiError) {
-	core.SetRetryAfter(w.Header(), e.RetryAfter)
-	core.WriteJSON(w, e.Status, e.event("", core.Info(r.Context()).ID))
+	respond.SetRetryAfter(w.Header(), e.RetryAfter)
+	respond.WriteJSON(w, e.Status, e.event("", route.Info(r.Context()).ID))
 }
 
 // handler is a handler of the Cartesia API, for the caller's account.
@@ -131,9 +133,9 @@ type handler func(w http.ResponseWriter, r *http.Request, account string) *apiEr
 
 // as admits the caller with the scope need and answers errors in
 // Cartesia's shape.
-func (d door) as(need store.Scope, h handler) core.Handler {
+func (d door) as(need store.Scope, h handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		account, werr := d.c.AdmitVendor(r, r.Header.Get("X-API-Key"), need)
+		account, werr := d.c.Auth.AdmitVendor(r, r.Header.Get("X-API-Key"), need)
 		e := toError(werr)
 		if e == nil {
 			e = h(w, r, account)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
-	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -16,7 +16,7 @@ type dicts struct{ door }
 
 // dict is the latest version of the account's lexicon id as a dictionary.
 func (x dicts) dict(r *http.Request, account, id string) (map[string]any, *apiError) {
-	s, l, werr := x.c.StoredLexicon(r.Context(), account, id, "")
+	s, l, werr := x.c.Lexicons.StoredLexicon(r.Context(), account, id, "")
 	if werr != nil {
 		return nil, toError(werr)
 	}
@@ -27,7 +27,7 @@ func (x dicts) dict(r *http.Request, account, id string) (map[string]any, *apiEr
 func (x dicts) get(w http.ResponseWriter, r *http.Request, account string) *apiError {
 	d, e := x.dict(r, account, r.PathValue("id"))
 	if e == nil {
-		core.WriteJSON(w, http.StatusOK, d)
+		respond.WriteJSON(w, http.StatusOK, d)
 	}
 	return e
 }
@@ -52,10 +52,10 @@ func (x dicts) edit(w http.ResponseWriter, r *http.Request, account string) *api
 	case werr != nil:
 	case id == "":
 		var s store.Lexicon
-		s, werr = x.c.CreateLexicon(r.Context(), account, *in.Name, l, nil)
+		s, werr = x.c.Lexicons.CreateLexicon(r.Context(), account, *in.Name, l, nil)
 		id = s.ID
 	case in.Items != nil:
-		_, werr = x.c.ReviseLexicon(r.Context(), account, id, func(*lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error) { return l, nil })
+		_, werr = x.c.Lexicons.ReviseLexicon(r.Context(), account, id, func(*lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error) { return l, nil })
 	}
 	if werr != nil {
 		return toError(werr)
@@ -69,7 +69,7 @@ func (x dicts) edit(w http.ResponseWriter, r *http.Request, account string) *api
 
 // remove answers DELETE /pronunciation-dicts/{id} with 204.
 func (x dicts) remove(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	if _, werr := x.c.DeleteLexicon(r.Context(), account, r.PathValue("id")); werr != nil {
+	if _, werr := x.c.Lexicons.DeleteLexicon(r.Context(), account, r.PathValue("id")); werr != nil {
 		return toError(werr)
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -78,7 +78,7 @@ func (x dicts) remove(w http.ResponseWriter, r *http.Request, account string) *a
 
 // list answers GET /pronunciation-dicts/, in pages as the voices.
 func (x dicts) list(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	all, werr := x.c.ListLexicons(r.Context(), account)
+	all, werr := x.c.Lexicons.ListLexicons(r.Context(), account)
 	if werr != nil {
 		return toError(werr)
 	}
@@ -94,6 +94,6 @@ func (x dicts) list(w http.ResponseWriter, r *http.Request, account string) *api
 		}
 		list = append(list, d)
 	}
-	core.WriteJSON(w, http.StatusOK, map[string]any{"data": list, "has_more": more})
+	respond.WriteJSON(w, http.StatusOK, map[string]any{"data": list, "has_more": more})
 	return nil
 }

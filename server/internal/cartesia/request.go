@@ -97,7 +97,7 @@ func (d door) toRequest(account string, g api.Generation, f core.Output) (tts.Re
 	if g.Voice.Mode != "" && g.Voice.Mode != "id" {
 		return tts.Request{}, nil, badRequest(wire.CodeInvalidValue, "voice.mode %q is not supported: voxkit takes voices by id.", g.Voice.Mode)
 	}
-	req := tts.Request{Voice: d.c.Resolve(account, g.Voice.ID), Account: account, Format: f.Format}
+	req := tts.Request{Voice: d.c.Catalog.Resolve(account, g.Voice.ID), Account: account, Format: f.Format}
 	if g.Transcript != nil {
 		req.Input = *g.Transcript
 	}
@@ -132,7 +132,7 @@ func (d door) toRequest(account string, g api.Generation, f core.Output) (tts.Re
 		ignored = append(ignored, "add_phoneme_timestamps")
 	}
 	slices.Sort(ignored)
-	if _, werr := d.c.Voice(account, g.Voice.ID); werr != nil {
+	if _, werr := d.c.Catalog.Voice(account, g.Voice.ID); werr != nil {
 		return req, nil, voiceNotFound(g.Voice.ID)
 	}
 	return req, ignored, nil

@@ -11,6 +11,8 @@ import (
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/sockets"
+	"github.com/voxkit/voxkit/server/internal/credentials"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -47,13 +49,13 @@ func (d door) socket(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := r.URL.Query()
 	key := r.Header.Get("X-API-Key")
-	if key == "" && core.Bearer(r) == "" {
+	if key == "" && credentials.Bearer(r) == "" {
 		key = q.Get("api_key")
 		if key == "" {
 			key = q.Get("access_token")
 		}
 	}
-	account, werr := d.c.AdmitVendor(r, key, store.ScopeSpeech)
+	account, werr := d.c.Auth.AdmitVendor(r, key, store.ScopeSpeech)
 	if werr != nil {
 		write(w, r, toError(werr))
 		return nil
@@ -61,7 +63,7 @@ func (d door) socket(w http.ResponseWriter, r *http.Request) error {
 	creds := core.Creds{R: r, Key: key, Account: account}
 	err := sockets.Serve(d.c, w, r, sockets.Options{Creds: creds, Idle: d.c.SocketIdle}, func(ss *sockets.Session) sockets.Door[api.Generation] {
 		return &session{Writer: ss.Out, rt: ss, d: d, ctx: ss.Ctx, account: account,
-			requestID: core.RequestID(r.Context()), open: ss.Contexts}
+			requestID: route.RequestID(r.Context()), open: ss.Contexts}
 	})
 	if errors.As(err, &werr) { // refused before the upgrade
 		write(w, r, toError(werr))

@@ -13,7 +13,9 @@ import (
 	"github.com/voxkit/voxkit/server/internal/align"
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/tts/normalize"
@@ -46,7 +48,7 @@ func (d door) body(w http.ResponseWriter, r *http.Request, account string, conta
 
 // decode reads the JSON body of r into v.
 func (d door) decode(w http.ResponseWriter, r *http.Request, v any) *apiError {
-	body, werr := d.c.ReadBody(w, r)
+	body, werr := d.c.Body.ReadBody(w, r)
 	if werr != nil {
 		return toError(werr)
 	}
@@ -61,7 +63,7 @@ func (d door) decode(w http.ResponseWriter, r *http.Request, v any) *apiError {
 func job(req tts.Request, g api.Generation, out core.Out) core.Job {
 	j := core.Job{Request: req, Voice: g.Voice.ID, Field: field, Out: out}
 	if g.PronunciationDictID != "" {
-		j.Lexicons = []core.LexiconRef{{ID: g.PronunciationDictID}}
+		j.Lexicons = []lexicons.LexiconRef{{ID: g.PronunciationDictID}}
 	}
 	return j
 }
@@ -130,7 +132,7 @@ func (d door) sse(w http.ResponseWriter, r *http.Request, account string) *apiEr
 	if e != nil {
 		return e
 	}
-	ri := core.Info(r.Context())
+	ri := route.Info(r.Context())
 	ev := &events{context: g.Context, lw: d.c.Lazy(w, func() {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/voices"
@@ -39,25 +40,25 @@ var cloneForm = wire.CloneForm{Audio: "clip",
 
 // clone answers POST /voices/clone with the new voice.
 func (d door) clone(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	sv, err := d.c.CloneUpload(w, r, account, cloneForm)
+	sv, err := d.c.Catalog.CloneUpload(w, r, account, cloneForm)
 	if err != nil {
-		return toError(d.c.WireError(r, err))
+		return toError(route.ErrorOf(d.c.Log, r, err))
 	}
-	v, werr := d.c.Voice(account, sv.ID)
+	v, werr := d.c.Catalog.Voice(account, sv.ID)
 	if werr != nil {
 		return voiceNotFound(sv.ID) // deleted meanwhile
 	}
-	core.WriteJSON(w, http.StatusOK, voiceOf(v))
+	respond.WriteJSON(w, http.StatusOK, voiceOf(v))
 	return nil
 }
 
 // deleteVoice answers DELETE /voices/{id} with 204.
 func (d door) deleteVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	if _, err := d.c.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
+	if _, err := d.c.Catalog.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return voiceNotFound(r.PathValue("id"))
 		}
-		return toError(d.c.WireError(r, err))
+		return toError(route.ErrorOf(d.c.Log, r, err))
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -65,7 +66,7 @@ func (d door) deleteVoice(w http.ResponseWriter, r *http.Request, account string
 
 // listVoices lists the voices, in pages.
 func (d door) listVoices(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	part, more, e := page(r, d.c.Voices.List(account), func(v voices.Voice) string { return v.ID })
+	part, more, e := page(r, d.c.Catalog.List(account), func(v voices.Voice) string { return v.ID })
 	if e != nil {
 		return e
 	}
@@ -73,7 +74,7 @@ func (d door) listVoices(w http.ResponseWriter, r *http.Request, account string)
 	for _, v := range part {
 		list = append(list, voiceOf(v))
 	}
-	core.WriteJSON(w, http.StatusOK, map[string]any{"data": list, "has_more": more})
+	respond.WriteJSON(w, http.StatusOK, map[string]any{"data": list, "has_more": more})
 	return nil
 }
 
@@ -104,10 +105,10 @@ func page[T any](r *http.Request, all []T, id func(T) string) ([]T, bool, *apiEr
 
 // getVoice answers GET /voices/{id}.
 func (d door) getVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	v, werr := d.c.Voice(account, r.PathValue("id"))
+	v, werr := d.c.Catalog.Voice(account, r.PathValue("id"))
 	if werr != nil {
 		return voiceNotFound(r.PathValue("id"))
 	}
-	core.WriteJSON(w, http.StatusOK, voiceOf(v))
+	respond.WriteJSON(w, http.StatusOK, voiceOf(v))
 	return nil
 }

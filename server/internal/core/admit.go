@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/internal/route"
+	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -37,8 +40,29 @@ func (c *Core) AdmitSpeech(ctx context.Context, account string) (end func(), wer
 		return nil, &wire.Error{Status: http.StatusTooManyRequests, Type: wire.TypeRateLimit, Code: wire.CodeRateLimit, Message: msg,
 			RetryAfter: time.Duration(retry) * time.Second}
 	case err != nil:
-		c.Log.Error("server: counting a request against the limits", "err", err, "request_id", RequestID(ctx))
-		return nil, wire.Internal(RequestID(ctx))
+		c.Log.Error("server: counting a request against the limits", "err", err, "request_id", route.RequestID(ctx))
+		return nil, wire.Internal(route.RequestID(ctx))
 	}
 	return end, nil
+}
+
+// loadGate is the engine.LoadGate of account's speech: each voice an
+// engine loads for it (a voice or a clone not in memory) takes one of the
+// account's Config.VoiceLoadsPerMinute, a bucket refilled evenly over the
+// minute, counted in this server's memory (a load costs this server's
+// CPU and memory, whatever the fleet). nil when there is no such limit,
+// and for the gateway scope: a gateway's one account speaks for all of
+// its users, whom the gateway's own limits count.
+func (c *Core) loadGate(ctx context.Context, account string) engine.LoadGate {
+	n := c.VoiceLoadsPerMinute
+	if n <= 0 || route.GatewayCaller(ctx) {
+		return nil
+	}
+	return func(string) error {
+		k := throttle.Key{Name: "voice loads " + account, Rate: throttle.Rate{Burst: n, Every: time.Minute / time.Duration(n)}}
+		if wait := c.loads.Reserve(k); wait > 0 {
+			return wire.VoiceLoadLimit(n, wait)
+		}
+		return nil
+	}
 }

@@ -1,19 +1,22 @@
-// Package core is the speech core under every door of the server: what
-// a request goes through between the door that speaks its client's
-// protocol and the synthesizer, written once.
+// Package core is the speech core under every door of the server: the
+// lifecycle a request goes through between the door that speaks its
+// client's protocol and the synthesizer, written once.
 //
-//   - admission: credentials (Admit, Authed, AuthedAlongside, CheckKey),
-//     checked again while a socket is open (Guard), and the account's
-//     limits and the render queue (AdmitSpeech);
+//   - admission: the account's limits, the render queue, the crash
+//     cooldown and voice loads (AdmitSpeech), and an open socket's
+//     credentials checked again (Guard, asking the credentials room);
 //   - speech: a whole input (Speak) or an input stream (Open, Input.Run),
 //     with the buffer delay, chunk schedule, flushes, idle time and word
 //     alignment (Aligner);
 //   - the way out: HTTP writers with a write deadline per write (Lazy),
 //     timing headers and trailers (SetTiming), the contexts of a socket
 //     (ContextSet; the socket runtime is server/internal/sockets) and the
-//     metrics;
-//   - the voice catalog of clones in the store (LoadVoices, StoreVoice,
-//     DropVoice, CloneUpload) and voice lookup (Voice).
+//     metrics.
+//
+// Beside it are rooms of their own, which the core makes (New) and the
+// doors are handed: the voices and clones (package catalog, Core.Catalog),
+// the lexicons (package lexicons, Core.Lexicons), the credentials
+// (package credentials, Core.Auth); HTTP plumbing is package route.
 //
 // A door (OpenAI's, ElevenLabs', Cartesia's, Wyoming's, the socket, the
 // administration) translates its requests into core calls and the core's
@@ -30,11 +33,13 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/voxkit/voxkit/server/internal/catalog"
+	"github.com/voxkit/voxkit/server/internal/credentials"
+	"github.com/voxkit/voxkit/server/internal/lexicons"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
-	"github.com/voxkit/voxkit/voices"
 )
 
 // Config is what the core is made of: package server resolves its
@@ -93,21 +98,18 @@ type Config struct {
 // concurrent use.
 type Core struct {
 	Config
-	Voices  *voices.Catalog
-	Logins  store.Sessions // the store's, nil if it keeps none
-	metrics *metrics       // nil: none
-	keys    *keyAuth
-	auth    []authenticator // the optional providers, asked before keys
-	limiter store.Limiter
-	loads   *throttle.Throttle // voice loads per account (loadGate)
+	Body route.Body // Config.MaxBody and ReadTimeout
+	// Catalog is the voices and the clones (the catalog room).
+	Catalog *catalog.Catalog
+	// Auth admits callers (the credentials room).
+	Auth *credentials.Auth
+	// Lexicons keeps the accounts' lexicons (the lexicons room).
+	Lexicons *lexicons.Library
+	metrics  *metrics // nil: none
+	limiter  store.Limiter
+	loads    *throttle.Throttle // voice loads per account (loadGate)
 
-	voiceMu  sync.Mutex // serializes clone changes to the store and catalog
-	host     *hostAuth  // nil without Config.Host
-	samples  samples    // the samples gateways sent (HoldSample)
-	uploads  uploads    // the uploads in hand, per account
-	lexicons lexiconCache
-	crashes  crashes   // engine crashes by account (crashes.go)
-	revising revisions // one revision of a lexicon at a time (ReviseLexicon)
+	crashes crashes // engine crashes by account (crashes.go)
 
 	// closing is cancelled by Shutdown; sockets watch it.
 	closing  context.Context
@@ -121,17 +123,9 @@ type Core struct {
 
 // New returns the core of cfg, with the store's clones in its catalog.
 func New(cfg Config) (*Core, error) {
-	c := &Core{Config: cfg, Voices: cfg.Synth.Voices(), loads: throttle.New()}
-	c.lexicons.parsing = make(chan struct{}, 1)
-	c.Logins, _ = cfg.Store.(store.Sessions)
-	c.keys = &keyAuth{store: cfg.Store, timeout: cfg.KeyCheck, log: cfg.Log}
-	if cfg.Host != nil {
-		c.host = &hostAuth{f: cfg.Host, store: cfg.Store, timeout: cfg.KeyCheck, log: cfg.Log}
-		c.auth = append(c.auth, c.host)
-	}
-	if c.Logins != nil {
-		c.auth = append(c.auth, sessionAuth{c})
-	}
+	c := &Core{Config: cfg, loads: throttle.New(), Body: route.Body{Max: cfg.MaxBody, Timeout: cfg.ReadTimeout}}
+	c.Lexicons = lexicons.New(lexicons.Config{Store: cfg.Store, Log: cfg.Log, MaxLexicons: cfg.MaxLexicons, LexiconStorage: cfg.LexiconStorage})
+	c.Auth = credentials.New(credentials.Config{Store: cfg.Store, Host: cfg.Host, KeyCheck: cfg.KeyCheck, Log: cfg.Log})
 	if l, ok := cfg.Store.(store.Limiter); ok {
 		c.limiter = l
 	} else {
@@ -144,15 +138,14 @@ func New(cfg Config) (*Core, error) {
 		}
 		c.metrics = m
 	}
-	if cfg.Store != nil {
-		if err := c.loadVoices(context.Background()); err != nil {
-			return nil, fmt.Errorf("server: loading voice clones: %w", err)
-		}
+	cat, err := catalog.New(context.Background(), catalog.Config{Synth: cfg.Synth, Store: cfg.Store, Log: cfg.Log, Aliases: cfg.Aliases,
+		MaxVoices: cfg.MaxVoices, MaxUploads: cfg.MaxUploads, ReadTimeout: cfg.ReadTimeout, Admit: c.AdmitSpeech})
+	if err != nil {
+		return nil, fmt.Errorf("server: loading voice clones: %w", err)
 	}
+	c.Catalog = cat
 	c.closing, c.shutdown = context.WithCancel(context.Background())
-	if w, ok := cfg.Store.(store.VoiceWatcher); ok {
-		c.watching.Go(func() { w.WatchVoices(c.closing, c.voiceChanged) })
-	}
+	c.watching.Go(func() { cat.Watch(c.closing) })
 	return c, nil
 }
 
@@ -172,24 +165,4 @@ func (c *Core) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// Resolve maps an alias to its voice unless the account has a voice of
-// that very id.
-func (c *Core) Resolve(account, name string) string {
-	if v, ok := c.Aliases[name]; ok && !c.Voices.Has(account, name) {
-		return v
-	}
-	return name
-}
-
-// Voice is the voice name means to account — an alias resolved, another
-// account's clone as unknown as a voice that does not exist: the one
-// voice lookup of every door. Its error is wire.VoiceNotFound of name.
-func (c *Core) Voice(account, name string) (voices.Voice, *wire.Error) {
-	v, err := c.Voices.Lookup(account, c.Resolve(account, name))
-	if err != nil {
-		return voices.Voice{}, wire.VoiceNotFound(name)
-	}
-	return v, nil
 }

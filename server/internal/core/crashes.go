@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -98,7 +99,7 @@ func (cs *crashes) coolingDown(account string, now time.Time) time.Duration {
 // refuses it (that would refuse every account of the gateway, on one
 // worker after another).
 func (c *Core) crashCooldown(ctx context.Context, account string) *wire.Error {
-	if gatewayCaller(ctx) {
+	if route.GatewayCaller(ctx) {
 		return nil
 	}
 	left := c.crashes.coolingDown(account, time.Now())
@@ -117,7 +118,7 @@ func (c *Core) crashCooldown(ctx context.Context, account string) *wire.Error {
 // worker's engine_crashed answer.
 func (c *Core) engineCrashed(ctx context.Context, log *slog.Logger, account string, err error) {
 	cooldown := c.CrashCooldown
-	if gatewayCaller(ctx) {
+	if route.GatewayCaller(ctx) {
 		cooldown = 0
 	}
 	if ok, suppressed := c.crashes.crashed(account, time.Now(), cooldown); ok {

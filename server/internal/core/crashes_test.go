@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -85,7 +86,7 @@ func TestCrashLogLimited(t *testing.T) {
 func TestCrashesCounted(t *testing.T) {
 	c := &Core{Config: Config{CrashCooldown: time.Minute, Log: slog.New(slog.DiscardHandler)}}
 	worker := &wire.Error{Status: http.StatusInternalServerError, Type: wire.TypeServer, Code: wire.CodeEngineCrashed, Message: "crashed"}
-	gateway := context.WithValue(context.Background(), ctxKey{}, &Request{Scope: store.ScopeGateway})
+	gateway := route.With(context.Background(), &route.Request{Scope: store.ScopeGateway})
 	for _, tc := range []struct {
 		name    string
 		ctx     context.Context

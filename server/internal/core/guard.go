@@ -2,9 +2,9 @@ package core
 
 import (
 	"context"
-	"net/http"
 	"sync"
 
+	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -19,31 +19,7 @@ import (
 //     sign-in ended) meanwhile stops it: an error, then close code 1008.
 
 // Creds are the credentials that admitted a socket's caller.
-type Creds struct {
-	R       *http.Request // the handshake
-	Key     string        // the key that admitted the caller; "" when R's own credentials did
-	Account string
-}
-
-// Recheck admits a socket's caller again, as it was admitted: by its key
-// (which may have been revoked), or by the handshake's credentials, which
-// must still name the same account (the host application may have ended
-// the session it knows, the playground's may have been signed out; a
-// bearer key is checked again with them).
-func (c *Core) Recheck(ctx context.Context, cr Creds) *wire.Error {
-	if cr.Key != "" {
-		_, werr := c.keys.check(ctx, cr.Key)
-		return werr
-	}
-	caller, werr := c.Admit(cr.R)
-	switch {
-	case werr != nil:
-		return werr
-	case caller.Account != cr.Account:
-		return wire.Unauthenticated("The session's sign-in has changed; reconnect.")
-	}
-	return nil
-}
+type Creds = credentials.Creds
 
 // Guard holds a socket to the rules above: sockets.Serve watches its
 // deadline and its periodic check, ContextSet.Start checks before each
@@ -65,7 +41,7 @@ func (g *Guard) Account() string {
 // AdmitKey admits the caller of a socket opened without credentials by
 // the key its first message carries.
 func (g *Guard) AdmitKey(ctx context.Context, key string) (string, *wire.Error) {
-	k, werr := g.c.keys.check(ctx, key)
+	k, werr := g.c.Auth.CheckKey(ctx, key)
 	if werr != nil {
 		return "", werr
 	}
@@ -84,7 +60,7 @@ func (g *Guard) Check(ctx context.Context) *wire.Error {
 	if refusal != nil || creds.Account == "" {
 		return refusal
 	}
-	werr := g.c.Recheck(ctx, creds)
+	werr := g.c.Auth.Recheck(ctx, creds)
 	if werr != nil {
 		g.mu.Lock()
 		g.refusal = werr

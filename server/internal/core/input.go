@@ -81,7 +81,7 @@ func (c *Core) Open(ctx context.Context, job StreamJob, w io.Writer) (*Input, er
 	if job.Start.IsZero() {
 		job.Start = time.Now()
 	}
-	named, werr := c.lexiconRefs(ctx, job.Request.Account, job.Lexicons, job.Request)
+	named, werr := c.Lexicons.Named(ctx, job.Request.Account, job.Lexicons, job.Request)
 	if werr != nil {
 		return nil, werr
 	}

@@ -269,3 +269,28 @@ func counted(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	}
 	return sum
 }
+
+// TestInputStopsWhenGone: once its client is gone, an input stream takes
+// none of the text still queued.
+func TestInputStopsWhenGone(t *testing.T) {
+	c := newTestCore(t, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	job := streamJob()
+	taken := 0
+	job.Text = func(string) {
+		taken++
+		cancel() // the client leaves while its first text is worked on
+	}
+	in, _ := open(t, c, ctx, job)
+	q := NewQueue()
+	for range 20 {
+		q.Put(Op{Text: "more words without an end ", Trigger: true}, 30)
+	}
+	if _, err := in.Run(q); err != ErrGone {
+		t.Errorf("Run: %v, want ErrGone", err)
+	}
+	if taken != 1 {
+		t.Errorf("%d ops taken after the client left with the first; want 1", taken)
+	}
+}

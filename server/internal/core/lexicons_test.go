@@ -4,14 +4,12 @@ import (
 	"context"
 	"io"
 	"path/filepath"
-	"runtime"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/internal/lexicontest"
 	"github.com/voxkit/voxkit/lexicon"
+	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/server/wire"
@@ -46,6 +44,7 @@ func newLexiconCore(t *testing.T, limits store.Limits) (*Core, *readsStore) {
 	rs := &readsStore{Store: st}
 	c := newTestCore(t, nil)
 	c.Store, c.Limits = rs, limits
+	c.Lexicons = lexicons.New(lexicons.Config{Store: rs, Log: c.Log})
 	return c, rs
 }
 
@@ -56,7 +55,7 @@ func addLexicon(t *testing.T, c *Core, account string, doc []byte) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored, werr := c.CreateLexicon(context.Background(), account, "names", l, doc)
+	stored, werr := c.Lexicons.CreateLexicon(context.Background(), account, "names", l, doc)
 	if werr != nil {
 		t.Fatal(werr)
 	}
@@ -93,113 +92,4 @@ func TestRefusedRequestReadsNoLexicon(t *testing.T) {
 	if werr, _ := speakWith(c, "nope").(*wire.Error); werr == nil || werr.Code != wire.CodeLexiconNotFound {
 		t.Errorf("an unknown lexicon over the limit: %v, want %s", werr, wire.CodeLexiconNotFound)
 	}
-}
-
-// TestLexiconNamedTwice: a lexicon a request names more than once is
-// applied once.
-func TestLexiconNamedTwice(t *testing.T) {
-	c, _ := newLexiconCore(t, store.Limits{})
-	id := addLexicon(t, c, "a", whoPLS)
-	ls, werr := c.Lexicons(context.Background(), "a", []LexiconRef{{ID: id}, {ID: id}, {ID: id}}, tts.Request{Input: "Hi."})
-	if werr != nil || len(ls) != 1 {
-		t.Errorf("a lexicon named three times: %d lexicons, %v; want one", len(ls), werr)
-	}
-}
-
-// TestLexiconCacheBounded: one account naming 40 lexicons of 1 MiB,
-// each parsing to about 1.4 MB, leaves at most its part of the cache
-// (lexiconCacheBytes / lexiconShares) on the heap; another account's
-// lexicon is still kept.
-func TestLexiconCacheBounded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("stores and parses 40 MiB of lexicons")
-	}
-	c, rs := newLexiconCore(t, store.Limits{})
-	ctx, req := context.Background(), tts.Request{Input: "Hi."}
-	other := addLexicon(t, c, "b", whoPLS)
-	if _, werr := c.Lexicons(ctx, "b", RefsOf([]string{other}), req); werr != nil {
-		t.Fatal(werr)
-	}
-	doc := lexicontest.Hostile(lexicon.MaxBytes)
-	var ids []string
-	for range 40 {
-		ids = append(ids, addLexicon(t, c, "a", doc))
-	}
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
-	before := heap()
-	for _, id := range ids {
-		if _, werr := c.Lexicons(ctx, "a", RefsOf([]string{id}), req); werr != nil {
-			t.Fatal(werr)
-		}
-	}
-	grown := int64(heap()) - int64(before)
-	t.Logf("the heap grew %.1f MB", float64(grown)/1e6)
-	if part := int64(lexiconCacheBytes / lexiconShares); grown > part+8<<20 {
-		t.Errorf("the heap grew %d MB naming 40 lexicons of 1 MiB; want at most the account's part of the cache (%d MiB) and change", grown>>20, part>>20)
-	}
-	reads := rs.reads.Load()
-	if _, werr := c.Lexicons(ctx, "b", RefsOf([]string{other}), req); werr != nil || rs.reads.Load() != reads {
-		t.Errorf("another account's lexicon was dropped from the cache (%v)", werr)
-	}
-}
-
-// TestInputStopsWhenGone: once its client is gone, an input stream takes
-// none of the text still queued.
-func TestInputStopsWhenGone(t *testing.T) {
-	c := newTestCore(t, nil)
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	job := streamJob()
-	taken := 0
-	job.Text = func(string) {
-		taken++
-		cancel() // the client leaves while its first text is worked on
-	}
-	in, _ := open(t, c, ctx, job)
-	q := NewQueue()
-	for range 20 {
-		q.Put(Op{Text: "more words without an end ", Trigger: true}, 30)
-	}
-	if _, err := in.Run(q); err != ErrGone {
-		t.Errorf("Run: %v, want ErrGone", err)
-	}
-	if taken != 1 {
-		t.Errorf("%d ops taken after the client left with the first; want 1", taken)
-	}
-}
-
-// TestRevisionsLockOneLexicon: a revision of one lexicon does not wait
-// for a revision of another (of the account's, or another account's)
-// under way.
-func TestRevisionsLockOneLexicon(t *testing.T) {
-	c, _ := newLexiconCore(t, store.Limits{})
-	ctx := context.Background()
-	held, other, third := addLexicon(t, c, "a", whoPLS), addLexicon(t, c, "a", whoPLS), addLexicon(t, c, "b", whoPLS)
-	inside, release := make(chan struct{}), make(chan struct{})
-	go c.ReviseLexicon(ctx, "a", held, func(l *lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error) {
-		close(inside)
-		<-release
-		return l, nil
-	})
-	<-inside
-	done := make(chan *wire.Error, 2)
-	same := func(l *lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error) { return l, nil }
-	go func() { _, werr := c.ReviseLexicon(ctx, "a", other, same); done <- werr }()
-	go func() { _, werr := c.ReviseLexicon(ctx, "b", third, same); done <- werr }()
-	for range 2 {
-		select {
-		case werr := <-done:
-			if werr != nil {
-				t.Error(werr)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("a revision of another lexicon waits for the one under way")
-		}
-	}
-	close(release)
 }

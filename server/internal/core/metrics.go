@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -63,14 +64,13 @@ func newMetrics(reg prometheus.Registerer, synth *tts.Synthesizer) (*metrics, er
 	return m, nil
 }
 
-// served counts a finished HTTP request: its route, status and format,
+// Served counts a finished HTTP request: its route, status and format,
 // and for audio the time to its first byte. Speak counts the speech.
-func (m *metrics) served(r *http.Request, ri *Request, status int, firstByte time.Time) {
+func (m *metrics) Served(r *http.Request, ri *route.Request, status int, firstByte time.Time) {
 	if m == nil {
 		return
 	}
-	route := cmp.Or(ri.Route, "other")
-	m.requests.WithLabelValues(route, methodLabel(r.Method), strconv.Itoa(status), ri.Format).Inc()
+	m.requests.WithLabelValues(cmp.Or(ri.Route, "other"), methodLabel(r.Method), strconv.Itoa(status), ri.Format).Inc()
 	if ri.Format != "" && status == http.StatusOK && !firstByte.IsZero() { // audio, not an error
 		m.firstByte.WithLabelValues(ri.Format).Observe(firstByte.Sub(ri.Start).Seconds())
 	}
@@ -108,14 +108,26 @@ func (m *metrics) failed(e *wire.Error) {
 	}
 }
 
-func (m *metrics) begin() {
+// Begin counts a request in flight.
+func (m *metrics) Begin() {
 	if m != nil {
 		m.inFlight.Inc()
 	}
 }
 
-func (m *metrics) end() {
+// End counts a request in flight no more.
+func (m *metrics) End() {
 	if m != nil {
 		m.inFlight.Dec()
 	}
+}
+
+// Handle serves r with next inside the middleware (route.Handle), the
+// core's log and metrics its own.
+func (c *Core) Handle(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	var obs route.Observer
+	if c.metrics != nil {
+		obs = c.metrics
+	}
+	route.Handle(w, r, next, c.Log, obs)
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -47,6 +50,17 @@ type Out interface {
 	Sending() time.Duration
 }
 
+// Speaker is what a door that speaks without HTTP (Wyoming's) asks of
+// the core: a whole input (Speak), an input stream (Open), and when the
+// server shuts down (Closing).
+type Speaker interface {
+	Closing() context.Context
+	Speak(ctx context.Context, job Job, speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) (tts.Result, error)
+	Open(ctx context.Context, job StreamJob, w io.Writer) (*Input, error)
+}
+
+var _ Speaker = (*Core)(nil)
+
 // Job is one speech request with its whole input.
 type Job struct {
 	// Request is what to synthesize, its voice resolved (Core.Voice).
@@ -67,15 +81,15 @@ type Job struct {
 	// Speak), or when it passed its checks and admission refused it.
 	Prepared func()
 	// Lexicons are the account's lexicons the client named; nil: the
-	// account's default lexicons (Core.Lexicons).
-	Lexicons []LexiconRef
+	// account's default lexicons (lexicons.Library.Lexicons).
+	Lexicons []lexicons.LexiconRef
 }
 
 // check runs the checks of a request that cost little, before it is
 // admitted: the lexicons it names (which it reads none of yet) and
 // tts.Synthesizer.Check. It returns the lexicons for load.
-func (j *Job) check(ctx context.Context, c *Core) ([]namedLexicon, *wire.Error) {
-	named, werr := c.lexiconRefs(ctx, j.Request.Account, j.Lexicons, j.Request)
+func (j *Job) check(ctx context.Context, c *Core) ([]lexicons.Named, *wire.Error) {
+	named, werr := c.Lexicons.Named(ctx, j.Request.Account, j.Lexicons, j.Request)
 	if werr != nil {
 		return nil, werr
 	}
@@ -87,8 +101,8 @@ func (j *Job) check(ctx context.Context, c *Core) ([]namedLexicon, *wire.Error) 
 
 // load reads and parses the lexicons check found (once the job is
 // admitted), and sets them as the request's.
-func (j *Job) load(ctx context.Context, c *Core, named []namedLexicon) *wire.Error {
-	ls, werr := c.loadLexicons(ctx, j.Request.Account, named)
+func (j *Job) load(ctx context.Context, c *Core, named []lexicons.Named) *wire.Error {
+	ls, werr := c.Lexicons.Load(ctx, j.Request.Account, named)
 	if werr != nil {
 		return werr
 	}
@@ -199,7 +213,7 @@ func (c *Core) failed(ctx context.Context, job *Job, err error) error {
 // is reported by late in the answer (an SSE error event). The error it
 // returns is for the door to answer, nil when there is nothing to answer.
 func (c *Core) SpeakHTTP(r *http.Request, job Job, late func(*wire.Error), speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) *wire.Error {
-	ri := Info(r.Context())
+	ri := route.Info(r.Context())
 	job.Prepared = func() { ri.Format = job.Request.Format.Name }
 	job.Start = ri.Start
 	job.Log = job.log(c).With("request_id", ri.ID)
@@ -230,10 +244,10 @@ func (c *Core) Lazy(w http.ResponseWriter, start func()) *respond.Lazy {
 // from res, for a request that arrived at start; sending is the time
 // writes to the client took so far, left out of x-gateway-ms.
 func (c *Core) SetTiming(h http.Header, res tts.Result, start time.Time, sending time.Duration) {
-	h.Set(HeaderUpstream, MS(c.UpstreamTime(res)))
-	h.Set(HeaderEngine, MS(res.EngineTime))
+	h.Set(HeaderUpstream, route.MS(c.UpstreamTime(res)))
+	h.Set(HeaderEngine, route.MS(res.EngineTime))
 	if res.VoiceLoad > 0 {
-		h.Set(HeaderVoiceLoad, MS(res.VoiceLoad))
+		h.Set(HeaderVoiceLoad, route.MS(res.VoiceLoad))
 	}
 	if len(res.IgnoredTags) > 0 {
 		h.Set(HeaderIgnored, strings.Join(res.IgnoredTags, ","))
@@ -241,7 +255,7 @@ func (c *Core) SetTiming(h http.Header, res tts.Result, start time.Time, sending
 	if len(res.ClampedTags) > 0 {
 		h.Set(HeaderClamped, strings.Join(res.ClampedTags, ","))
 	}
-	h.Set(HeaderGateway, MS(time.Since(start)-sending))
+	h.Set(HeaderGateway, route.MS(time.Since(start)-sending))
 }
 
 // UpstreamTime is the x-upstream-ms of res: its synthesis time, or for a

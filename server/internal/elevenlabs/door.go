@@ -8,7 +8,7 @@
 //   - voices (GET /voices, /voices/{id}, and /elevenlabs/v2/voices, the
 //     SDKs' search, in pages; with a store, instant cloning
 //     POST /voices/add and DELETE /voices/{id}, through
-//     core.CloneUpload and core.DropVoice) and GET /models;
+//     catalog.CloneUpload and catalog.DropVoice) and GET /models;
 //   - speech of a whole text, POST /text-to-speech/{voice} and its
 //     /stream, /with-timestamps and /stream/with-timestamps forms: one
 //     core.Job through core.SpeakHTTP, written through a core.Lazy;
@@ -36,6 +36,8 @@ import (
 
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -52,22 +54,22 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 	// A wrong method, and any other path of the door, are answered in
 	// ElevenLabs' shape.
 	answer := func(w http.ResponseWriter, _ *http.Request, werr *wire.Error) { writeError(w, toError(werr)) }
-	route := func(path string, m core.Methods) { c.DoorRoute(mux, path, m, answer) }
-	route(base+"/voices", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.voices)})
-	route("/elevenlabs/v2/voices", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.searchVoices)})
+	handle := func(path string, m route.Methods) { route.DoorRoute(mux, c.Log, path, m, answer) }
+	handle(base+"/voices", route.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.voices)})
+	handle("/elevenlabs/v2/voices", route.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.searchVoices)})
 	if c.Store != nil {
-		route(base+"/voices/add", core.Methods{http.MethodPost: d.as(store.ScopeAdmin, d.addVoice)})
-		route(base+"/voices/{id}", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.voice), http.MethodDelete: d.as(store.ScopeAdmin, d.deleteVoice)})
+		handle(base+"/voices/add", route.Methods{http.MethodPost: d.as(store.ScopeAdmin, d.addVoice)})
+		handle(base+"/voices/{id}", route.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.voice), http.MethodDelete: d.as(store.ScopeAdmin, d.deleteVoice)})
 	} else {
-		route(base+"/voices/{id}", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.voice)})
+		handle(base+"/voices/{id}", route.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.voice)})
 	}
-	d.mountDictionaries(route, base)
-	route(base+"/models", core.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.models)})
+	d.mountDictionaries(handle, base)
+	handle(base+"/models", route.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.models)})
 	for _, suffix := range []string{"", "/stream", "/with-timestamps", "/stream/with-timestamps"} {
-		route(base+"/text-to-speech/{voice}"+suffix, core.Methods{http.MethodPost: d.as(store.ScopeSpeech, d.speech)})
+		handle(base+"/text-to-speech/{voice}"+suffix, route.Methods{http.MethodPost: d.as(store.ScopeSpeech, d.speech)})
 	}
-	route(base+"/text-to-speech/{voice}/stream-input", core.Methods{http.MethodGet: d.socket(false)})
-	route(base+"/text-to-speech/{voice}/multi-stream-input", core.Methods{http.MethodGet: d.socket(true)})
+	handle(base+"/text-to-speech/{voice}/stream-input", route.Methods{http.MethodGet: d.socket(false)})
+	handle(base+"/text-to-speech/{voice}/multi-stream-input", route.Methods{http.MethodGet: d.socket(true)})
 	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, wire.NotFound(r.Method, r.URL.Path)) }
 	mux.HandleFunc("/elevenlabs", notFound)
 	mux.HandleFunc("/elevenlabs/", notFound)
@@ -113,8 +115,8 @@ const missingKey = "You didn't provide an API key. Send a voxkit API key in the 
 
 // writeError answers with e in ElevenLabs' shape.
 func writeError(w http.ResponseWriter, e *apiError) {
-	core.SetRetryAfter(w.Header(), e.RetryAfter)
-	core.WriteJSON(w, e.HTTPStatus, map[string]any{"detail": e})
+	respond.SetRetryAfter(w.Header(), e.RetryAfter)
+	respond.WriteJSON(w, e.HTTPStatus, map[string]any{"detail": e})
 }
 
 // handler is a handler of the ElevenLabs API, for the caller's account.
@@ -122,7 +124,7 @@ type handler func(w http.ResponseWriter, r *http.Request, account string) *apiEr
 
 // as admits the caller by xi-api-key (or any credential the OpenAI API
 // takes) with the scope need, and answers errors in ElevenLabs' shape.
-func (d *door) as(need store.Scope, h handler) core.Handler {
+func (d *door) as(need store.Scope, h handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		account, eerr := d.admit(r, need)
 		if eerr == nil {
@@ -138,7 +140,7 @@ func (d *door) as(need store.Scope, h handler) core.Handler {
 // admit checks the xi-api-key header, else the credentials of the OpenAI
 // API.
 func (d *door) admit(r *http.Request, need store.Scope) (string, *apiError) {
-	account, werr := d.c.AdmitVendor(r, r.Header.Get("xi-api-key"), need)
+	account, werr := d.c.Auth.AdmitVendor(r, r.Header.Get("xi-api-key"), need)
 	if werr != nil {
 		return "", toError(werr)
 	}
@@ -147,30 +149,30 @@ func (d *door) admit(r *http.Request, need store.Scope) (string, *apiError) {
 
 func (d *door) voices(w http.ResponseWriter, r *http.Request, account string) *apiError {
 	list := []map[string]any{}
-	for _, v := range d.c.Voices.List(account) {
+	for _, v := range d.c.Catalog.List(account) {
 		list = append(list, api.Voice(v))
 	}
-	core.WriteJSON(w, http.StatusOK, map[string]any{"voices": list, "has_more": false, "total_count": len(list)})
+	respond.WriteJSON(w, http.StatusOK, map[string]any{"voices": list, "has_more": false, "total_count": len(list)})
 	return nil
 }
 
 func (d *door) voice(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	v, werr := d.c.Voice(account, r.PathValue("id"))
+	v, werr := d.c.Catalog.Voice(account, r.PathValue("id"))
 	if werr != nil {
 		return voiceNotFound(r.PathValue("id"))
 	}
-	core.WriteJSON(w, http.StatusOK, api.Voice(v))
+	respond.WriteJSON(w, http.StatusOK, api.Voice(v))
 	return nil
 }
 
 // searchVoices answers GET /v2/voices (the SDKs' voices.search): see
 // api.SearchPage.
 func (d *door) searchVoices(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	page, err := api.SearchPage(r.URL.Query(), d.c.Voices.List(account))
+	page, err := api.SearchPage(r.URL.Query(), d.c.Catalog.List(account))
 	if err != nil {
 		return newError(http.StatusUnprocessableEntity, "invalid_request", err.Error())
 	}
-	core.WriteJSON(w, http.StatusOK, page)
+	respond.WriteJSON(w, http.StatusOK, page)
 	return nil
 }
 
@@ -183,23 +185,23 @@ var cloneForm = wire.CloneForm{Audio: "files", ManyAudio: true,
 
 // addVoice answers POST /v1/voices/add: instant voice cloning.
 func (d *door) addVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	sv, err := d.c.CloneUpload(w, r, account, cloneForm)
+	sv, err := d.c.Catalog.CloneUpload(w, r, account, cloneForm)
 	if err != nil {
-		return toError(d.c.WireError(r, err))
+		return toError(route.ErrorOf(d.c.Log, r, err))
 	}
-	core.WriteJSON(w, http.StatusOK, map[string]any{"voice_id": sv.ID, "requires_verification": false})
+	respond.WriteJSON(w, http.StatusOK, map[string]any{"voice_id": sv.ID, "requires_verification": false})
 	return nil
 }
 
 // deleteVoice answers DELETE /v1/voices/{voice_id}.
 func (d *door) deleteVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	if _, err := d.c.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
+	if _, err := d.c.Catalog.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return voiceNotFound(r.PathValue("id"))
 		}
-		return toError(d.c.WireError(r, err))
+		return toError(route.ErrorOf(d.c.Log, r, err))
 	}
-	core.WriteJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+	respond.WriteJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	return nil
 }
 
@@ -210,7 +212,7 @@ func voiceNotFound(id string) *apiError {
 // models lists one model: voxkit has voices, not models, and accepts any
 // model_id.
 func (d *door) models(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	core.WriteJSON(w, http.StatusOK, []map[string]any{{"model_id": "voxkit", "name": "voxkit",
+	respond.WriteJSON(w, http.StatusOK, []map[string]any{{"model_id": "voxkit", "name": "voxkit",
 		"can_do_text_to_speech": true, "description": "Every voxkit voice; model_id is accepted and ignored."}})
 	return nil
 }

@@ -12,8 +12,10 @@ import (
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/align"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
 	"github.com/voxkit/voxkit/server/internal/sockets"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -60,7 +62,7 @@ func (m message) ContextID() string { return m.Context }
 // socket answers the handshake of either socket (multi: of
 // multi-stream-input) and serves it. A caller without credentials in the
 // handshake sends its key as xi_api_key in the first message.
-func (d *door) socket(multi bool) core.Handler {
+func (d *door) socket(multi bool) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if werr := sockets.CheckUpgrade(d.c, w.Header(), r); werr != nil {
 			return werr
@@ -77,11 +79,11 @@ func (d *door) socket(multi bool) core.Handler {
 		}
 		voice := r.PathValue("voice")
 		account := ""
-		if eerr == nil && (r.Header.Get("xi-api-key") != "" || core.Bearer(r) != "" || d.c.HasHost()) {
+		if eerr == nil && (r.Header.Get("xi-api-key") != "" || credentials.Bearer(r) != "" || d.c.Auth.HasHost()) {
 			account, eerr = d.admit(r, store.ScopeSpeech)
 		} // else the first message carries the key
 		if eerr == nil && account != "" {
-			if _, werr := d.c.Voice(account, voice); werr != nil {
+			if _, werr := d.c.Catalog.Voice(account, voice); werr != nil {
 				eerr = voiceNotFound(voice)
 			}
 		}
@@ -89,7 +91,7 @@ func (d *door) socket(multi bool) core.Handler {
 			writeError(w, eerr)
 			return nil
 		}
-		core.Info(r.Context()).Format = f.Format.Name
+		route.Info(r.Context()).Format = f.Format.Name
 		creds := core.Creds{R: r, Key: r.Header.Get("xi-api-key"), Account: account}
 		return sockets.Serve(d.c, w, r, sockets.Options{Creds: creds, Idle: idle}, func(ss *sockets.Session) sockets.Door[message] {
 			return &session{d: d, rt: ss, ctx: ss.Ctx, finished: make(chan struct{}), out: ss.Out, guard: ss.Guard, open: ss.Contexts, multi: multi,
@@ -155,7 +157,7 @@ func (s *session) Handle(m message, size int) (done bool, reason sockets.CloseRe
 			return true, refused(werr.Message)
 		}
 		s.account = account
-		if _, werr := s.d.c.Voice(account, s.voice); werr != nil {
+		if _, werr := s.d.c.Catalog.Voice(account, s.voice); werr != nil {
 			return true, refused(voiceNotFound(s.voice).Message)
 		}
 	}
@@ -236,7 +238,7 @@ func (s *session) start(id string, first message) (*core.Context, *apiError) {
 		a, na := aligner.Sentence(d.Words, false)
 		s.audio(id, audio.Take(), a, na)
 	}
-	job := core.StreamJob{Job: core.Job{Request: req, Voice: s.voice, Field: textField, Lexicons: refs, Log: s.d.c.Log.With("request_id", core.RequestID(s.ctx))},
+	job := core.StreamJob{Job: core.Job{Request: req, Voice: s.voice, Field: textField, Lexicons: refs, Log: s.d.c.Log.With("request_id", route.RequestID(s.ctx))},
 		Delay: -1, Schedule: schedule, Text: aligner.Write}
 	begun := time.Now()
 	sc, werr := s.open.Start(s.ctx, id, job, s.format.Writer(&audio), func(res tts.Result, err error) {

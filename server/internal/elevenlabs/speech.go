@@ -115,7 +115,7 @@ func (vs *voiceSettings) ignored() []string {
 
 // request turns the ElevenLabs request fields into voxkit's request.
 func (d *door) request(account, voice, text string, vs *voiceSettings, normalization string, f core.Output) (tts.Request, *apiError) {
-	req := tts.Request{Voice: d.c.Resolve(account, voice), Input: text, Account: account, Format: f.Format}
+	req := tts.Request{Voice: d.c.Catalog.Resolve(account, voice), Input: text, Account: account, Format: f.Format}
 	if vs != nil && vs.Speed != nil {
 		// ElevenLabs' speed, like voxkit's, multiplies the voice's own
 		// rate (1 is normal): the one scale, taken as it is, within
@@ -132,7 +132,7 @@ func (d *door) request(account, voice, text string, vs *voiceSettings, normaliza
 	default:
 		return req, newError(http.StatusBadRequest, "invalid_request", fmt.Sprintf("apply_text_normalization %q is not auto, on or off.", normalization))
 	}
-	if _, werr := d.c.Voice(account, voice); werr != nil {
+	if _, werr := d.c.Catalog.Voice(account, voice); werr != nil {
 		return req, voiceNotFound(voice)
 	}
 	return req, nil
@@ -141,7 +141,7 @@ func (d *door) request(account, voice, text string, vs *voiceSettings, normaliza
 // speech answers POST /v1/text-to-speech/{voice_id} and its /stream,
 // /with-timestamps and /stream/with-timestamps forms.
 func (d *door) speech(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	body, werr := d.c.ReadBody(w, r)
+	body, werr := d.c.Body.ReadBody(w, r)
 	if werr != nil {
 		return toError(werr)
 	}

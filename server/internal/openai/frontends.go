@@ -4,7 +4,8 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -15,8 +16,8 @@ import (
 // use (the global ones and its own clones) and the aliases of those, with
 // language and engine.
 func (d *door) listAudioVoices(w http.ResponseWriter, r *http.Request) error {
-	account := core.Info(r.Context()).Account
-	core.WriteJSON(w, http.StatusOK, wire.FromAudioVoices(d.c.Voices.List(account), d.c.Aliases))
+	account := route.Info(r.Context()).Account
+	respond.WriteJSON(w, http.StatusOK, wire.FromAudioVoices(d.Voices.List(account), d.Aliases))
 	return nil
 }
 
@@ -24,13 +25,13 @@ func (d *door) listAudioVoices(w http.ResponseWriter, r *http.Request) error {
 // which every request may name, and the engines of the caller's voices.
 func (d *door) listAudioModels(w http.ResponseWriter, r *http.Request) error {
 	var engines []string
-	for _, v := range d.c.Voices.List(core.Info(r.Context()).Account) {
+	for _, v := range d.Voices.List(route.Info(r.Context()).Account) {
 		if !slices.Contains(engines, v.Engine) {
 			engines = append(engines, v.Engine)
 		}
 	}
 	slices.Sort(engines)
-	core.WriteJSON(w, http.StatusOK, wire.FromAudioModels(engines))
+	respond.WriteJSON(w, http.StatusOK, wire.FromAudioModels(engines))
 	return nil
 }
 
@@ -40,15 +41,15 @@ func (d *door) listAudioModels(w http.ResponseWriter, r *http.Request) error {
 func (d *door) getModel(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	if slices.Contains(wire.SpeechModels(), id) {
-		core.WriteJSON(w, http.StatusOK, wire.SpeechModel(id))
+		respond.WriteJSON(w, http.StatusOK, wire.SpeechModel(id))
 		return nil
 	}
-	v, werr := d.c.Voice(core.Info(r.Context()).Account, id)
+	v, werr := d.Voices.Voice(route.Info(r.Context()).Account, id)
 	if werr != nil {
 		return wire.UnknownModel(id)
 	}
 	m := wire.FromVoice(v)
 	m.ID = id
-	core.WriteJSON(w, http.StatusOK, m)
+	respond.WriteJSON(w, http.StatusOK, m)
 	return nil
 }

@@ -7,45 +7,103 @@
 package openai
 
 import (
+	"context"
+	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/lexicons"
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tags"
 	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/tts/normalize"
+	"github.com/voxkit/voxkit/voices"
 )
 
+// Rooms are what the door uses of the core and the rooms beside it, each
+// as narrow an interface as its routes need.
+type Rooms struct {
+	Speech   Speech
+	Auth     Auth
+	Voices   Voices
+	Lexicons Lexicons
+	Text     Text
+	// Aliases maps extra voice names to catalog voice ids.
+	Aliases map[string]string
+	// DefaultFormat is the response_format of a request naming none.
+	DefaultFormat string
+	Log           *slog.Logger
+	Body          route.Body
+}
+
+// Speech is what the door asks of the core.
+type Speech interface {
+	SpeakHTTP(r *http.Request, job core.Job, late func(*wire.Error), speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) *wire.Error
+	Lazy(w http.ResponseWriter, start func()) *respond.Lazy
+	SetTiming(h http.Header, res tts.Result, start time.Time, sending time.Duration)
+}
+
+// Auth is what the door asks of the credentials room.
+type Auth interface {
+	Authed(need store.Scope, h route.Handler) route.Handler
+	AuthedAlongside(need store.Scope, h route.Handler) route.Handler
+}
+
+// Voices is what the door asks of the catalog room.
+type Voices interface {
+	Voice(account, name string) (voices.Voice, *wire.Error)
+	Resolve(account, name string) string
+	List(account string) []voices.Voice
+	CloneModels() []string
+	HoldSample(account string, scope store.Scope, sp wire.Speech) (release func(), werr *wire.Error)
+}
+
+// Lexicons is what the door asks of the lexicons room.
+type Lexicons interface {
+	Lexicons(ctx context.Context, account string, refs []lexicons.LexiconRef, req tts.Request) ([]*lexicon.Lexicon, *wire.Error)
+}
+
+// Text is the synthesizer's text normalization (tts.Synthesizer).
+type Text interface {
+	NormalizeText(account, voice, input string, lexicons ...*lexicon.Lexicon) (normalize.Text, error)
+}
+
 // door serves the routes Mount registers.
-type door struct{ c *core.Core }
+type door struct{ Rooms }
 
 // Mount registers the door's routes on mux.
-func Mount(mux *http.ServeMux, c *core.Core) {
-	d := &door{c}
-	route := func(path string, m core.Methods) { c.Route(mux, path, m) }
-	route("/v1/audio/speech", core.Methods{http.MethodPost: c.AuthedAlongside(store.ScopeSpeech, d.speech)})
-	route("/v1/models", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listModels)})
-	route("/v1/models/{id}", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.getModel)})
-	route("/v1/audio/voices", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listAudioVoices)})
-	route("/v1/audio/models", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.listAudioModels)})
-	route("/v1/tags", core.Methods{http.MethodGet: d.listTags})
-	route("/v1/normalize", core.Methods{http.MethodGet: c.Authed(store.ScopeSpeech, d.normalizeText)})
+func Mount(mux *http.ServeMux, rooms Rooms) {
+	d, c := &door{rooms}, rooms
+	handle := func(path string, m route.Methods) { route.Route(mux, c.Log, path, m) }
+	handle("/v1/audio/speech", route.Methods{http.MethodPost: c.Auth.AuthedAlongside(store.ScopeSpeech, d.speech)})
+	handle("/v1/models", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.listModels)})
+	handle("/v1/models/{id}", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.getModel)})
+	handle("/v1/audio/voices", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.listAudioVoices)})
+	handle("/v1/audio/models", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.listAudioModels)})
+	handle("/v1/tags", route.Methods{http.MethodGet: d.listTags})
+	handle("/v1/normalize", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.normalizeText)})
 }
 
 // listModels answers GET /v1/models: the voices the caller may use, as
 // OpenAI models, and the models that clone.
 func (d *door) listModels(w http.ResponseWriter, r *http.Request) error {
-	l := wire.FromVoices(d.c.Voices.List(core.Info(r.Context()).Account))
-	l.CloneModels = d.c.CloneModels()
-	core.WriteJSON(w, http.StatusOK, l)
+	l := wire.FromVoices(d.Voices.List(route.Info(r.Context()).Account))
+	l.CloneModels = d.Voices.CloneModels()
+	respond.WriteJSON(w, http.StatusOK, l)
 	return nil
 }
 
 // listTags answers GET /v1/tags: the audio tag vocabulary, for the
 // playground's palette. It needs no credentials.
 func (d *door) listTags(w http.ResponseWriter, r *http.Request) error {
-	core.WriteJSON(w, http.StatusOK, wire.FromTags(tags.Vocabulary()))
+	respond.WriteJSON(w, http.StatusOK, wire.FromTags(tags.Vocabulary()))
 	return nil
 }
 
@@ -63,9 +121,9 @@ func (d *door) normalizeText(w http.ResponseWriter, r *http.Request) error {
 	case voice == "":
 		return wire.BadRequest(wire.CodeMissingParameter, "voice", "Missing required parameter: 'voice'.")
 	}
-	account := core.Info(r.Context()).Account
-	id := d.c.Resolve(account, voice)
-	var refs []core.LexiconRef // nil: the account's defaults, as in speech
+	account := route.Info(r.Context()).Account
+	id := d.Voices.Resolve(account, voice)
+	var refs []lexicons.LexiconRef // nil: the account's defaults, as in speech
 	if q.Has("lexicons") {
 		ids := []string{}
 		for _, v := range q["lexicons"] {
@@ -75,16 +133,16 @@ func (d *door) normalizeText(w http.ResponseWriter, r *http.Request) error {
 				}
 			}
 		}
-		refs = core.RefsOf(ids)
+		refs = lexicons.RefsOf(ids)
 	}
-	lexicons, werr := d.c.Lexicons(r.Context(), account, refs, tts.Request{Account: account, Voice: id, Input: text})
+	lexicons, werr := d.Lexicons.Lexicons(r.Context(), account, refs, tts.Request{Account: account, Voice: id, Input: text})
 	if werr != nil {
 		return werr
 	}
-	t, err := d.c.Synth.NormalizeText(account, id, text, lexicons...)
+	t, err := d.Text.NormalizeText(account, id, text, lexicons...)
 	if err != nil {
 		return wire.ToError(err, voice)
 	}
-	core.WriteJSON(w, http.StatusOK, wire.FromNormalized(voice, text, t))
+	respond.WriteJSON(w, http.StatusOK, wire.FromNormalized(voice, text, t))
 	return nil
 }

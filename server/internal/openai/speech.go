@@ -6,7 +6,9 @@ import (
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/spool"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -15,11 +17,11 @@ import (
 // speechRequest parses and validates the body of a POST
 // /v1/audio/speech into a prepared request.
 func (d *door) speechRequest(body []byte, account string) (wire.Speech, tts.Request, *wire.Error) {
-	sp, err := wire.ParseSpeech(body, d.c.DefaultFormat)
+	sp, err := wire.ParseSpeech(body, d.DefaultFormat)
 	if err != nil {
 		return sp, tts.Request{}, wire.ToError(err, "")
 	}
-	req, werr := d.c.SpeechRequest(sp, account)
+	req, werr := sp.Request(account, d.Voices.Resolve(account, sp.Voice))
 	if werr != nil {
 		return sp, req, werr
 	}
@@ -33,21 +35,21 @@ func (d *door) speechRequest(body []byte, account string) (wire.Speech, tts.Requ
 }
 
 func (d *door) speech(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.c.ReadBody(w, r)
+	body, werr := d.Body.ReadBody(w, r)
 	if werr != nil {
 		return werr
 	}
-	ri := core.Info(r.Context())
+	ri := route.Info(r.Context())
 	sp, req, werr := d.speechRequest(body, ri.Account)
 	if werr != nil {
 		return werr
 	}
-	release, werr := d.c.HoldSample(ri.Account, ri.Scope, sp)
+	release, werr := d.Voices.HoldSample(ri.Account, ri.Scope, sp)
 	if werr != nil {
 		return werr
 	}
 	defer release()
-	job := core.Job{Request: req, Voice: sp.Voice, Lexicons: core.RefsOf(sp.Lexicons)}
+	job := core.Job{Request: req, Voice: sp.Voice, Lexicons: lexicons.RefsOf(sp.Lexicons)}
 	switch {
 	case sp.StreamFormat == wire.StreamSSE:
 		werr = d.speechSSE(w, r, sp, job)
@@ -67,21 +69,21 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request) error {
 // that each get their own write deadline, so a slow reader holds a file
 // (or a pooled buffer of at most clipMemory), not the clip in memory.
 func (d *door) speechClip(w http.ResponseWriter, r *http.Request, job core.Job) *wire.Error {
-	ri := core.Info(r.Context())
+	ri := route.Info(r.Context())
 	clip := new(spool.Spool)
 	defer clip.Close()
 	var res tts.Result
 	var contentType string
-	lw := d.c.Lazy(w, func() {
+	lw := d.Speech.Lazy(w, func() {
 		h := w.Header()
 		h.Set("Content-Type", contentType)
 		h.Set("Content-Length", strconv.FormatInt(clip.Size(), 10))
 		h.Set("Cache-Control", "no-store")
-		d.c.SetTiming(h, res, ri.Start, 0)
+		d.Speech.SetTiming(h, res, ri.Start, 0)
 		w.WriteHeader(http.StatusOK)
 	})
 	job.Out = lw
-	return d.c.SpeakHTTP(r, job, nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
+	return d.Speech.SpeakHTTP(r, job, nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
 		// Writing the spool is part of making the clip: tts counts it,
 		// the encoder's final flush and header rewrite included, as
 		// synthesis.
@@ -91,7 +93,7 @@ func (d *door) speechClip(w http.ResponseWriter, r *http.Request, job core.Job) 
 		}
 		contentType = codec.ContentType
 		if err := clip.Send(lw); err != nil {
-			d.c.Log.Info("server: sending a clip failed", "request_id", ri.ID, "err", err)
+			d.Log.Info("server: sending a clip failed", "request_id", ri.ID, "err", err)
 			return res, nil
 		}
 		lw.Start()
@@ -102,9 +104,9 @@ func (d *door) speechClip(w http.ResponseWriter, r *http.Request, job core.Job) 
 // speechStream writes audio as it is synthesized, flushed per sentence.
 // The timing values are known only at the end, so they are trailers.
 func (d *door) speechStream(w http.ResponseWriter, r *http.Request, job core.Job) *wire.Error {
-	ri := core.Info(r.Context())
+	ri := route.Info(r.Context())
 	var contentType string
-	lw := d.c.Lazy(w, func() {
+	lw := d.Speech.Lazy(w, func() {
 		h := w.Header()
 		h.Set("Content-Type", contentType)
 		h.Set("Cache-Control", "no-store")
@@ -112,14 +114,14 @@ func (d *door) speechStream(w http.ResponseWriter, r *http.Request, job core.Job
 		w.WriteHeader(http.StatusOK)
 	})
 	job.Out = lw
-	return d.c.SpeakHTTP(r, job, nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
+	return d.Speech.SpeakHTTP(r, job, nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
 		contentType = codec.ContentType
 		res, err := p.Stream(r.Context(), lw)
 		if err != nil {
 			return res, err
 		}
 		lw.Start() // no audio at all: still a valid, empty stream
-		d.c.SetTiming(w.Header(), res, ri.Start, lw.Sending())
+		d.Speech.SetTiming(w.Header(), res, ri.Start, lw.Sending())
 		return res, nil
 	})
 }
@@ -128,8 +130,8 @@ func (d *door) speechStream(w http.ResponseWriter, r *http.Request, job core.Job
 // events, ending with speech.audio.done and [DONE]; an error once the
 // stream has begun is its last event, as OpenAI reports it.
 func (d *door) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech, job core.Job) *wire.Error {
-	ri := core.Info(r.Context())
-	sw := respond.NewSSE(d.c.Lazy(w, func() {
+	ri := route.Info(r.Context())
+	sw := respond.NewSSE(d.Speech.Lazy(w, func() {
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("Cache-Control", "no-store")
@@ -139,7 +141,7 @@ func (d *door) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech,
 	}))
 	job.Out = sw
 	late := func(werr *wire.Error) { sw.Lazy.Write(wire.SSEError(werr)) }
-	return d.c.SpeakHTTP(r, job, late, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
+	return d.Speech.SpeakHTTP(r, job, late, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
 		if sp.Timestamps == wire.TimestampsWord {
 			p.SetOnSentence(func(d tts.SentenceDone) { sw.Lazy.Write(wire.SSETimestamps(d)) })
 		}
@@ -151,7 +153,7 @@ func (d *door) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech,
 			return res, err
 		}
 		sw.Lazy.Write(wire.SSEDone(wire.NewUsage(sp.Input, res.Audio)))
-		d.c.SetTiming(w.Header(), res, ri.Start, sw.Sending())
+		d.Speech.SetTiming(w.Header(), res, ri.Start, sw.Sending())
 		return res, nil
 	})
 }

@@ -1,5 +1,5 @@
-// Package respond holds the writers a speech response goes out through:
-// Lazy, which starts the response only at its first byte (so that a
+// Package respond holds the writers an answer goes out through: JSON
+// (WriteJSON, and WriteError for errors), and for speech Lazy, which starts the response only at its first byte (so that a
 // failure before any audio is still a JSON error) and gives each write a
 // deadline of its own, and SSE, which turns the audio into server-sent
 // events.

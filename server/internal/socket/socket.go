@@ -28,6 +28,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/sockets"
+	"github.com/voxkit/voxkit/server/internal/credentials"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -40,7 +42,7 @@ const queueSize = 8
 
 // Mount serves the socket on mux.
 func Mount(mux *http.ServeMux, c *core.Core) {
-	c.Route(mux, Path, core.Methods{http.MethodGet: func(w http.ResponseWriter, r *http.Request) error {
+	route.Route(mux, c.Log, Path, core.Methods{http.MethodGet: func(w http.ResponseWriter, r *http.Request) error {
 		return serve(c, w, r)
 	}})
 }
@@ -69,9 +71,9 @@ func serve(c *core.Core, w http.ResponseWriter, r *http.Request) error {
 	if werr := sockets.CheckUpgrade(c, w.Header(), r); werr != nil {
 		return werr
 	}
-	creds := core.Creds{R: r, Key: core.Bearer(r)}
-	if c.HasHost() || creds.Key != "" || c.SessionToken(r) != "" {
-		caller, werr := c.Admit(r)
+	creds := core.Creds{R: r, Key: credentials.Bearer(r)}
+	if c.Auth.HasHost() || creds.Key != "" || c.Auth.SessionToken(r) != "" {
+		caller, werr := c.Auth.Admit(r)
 		switch {
 		case werr != nil && werr.Code != wire.CodeMissingAPIKey: // without one, the first message may carry it
 			return werr

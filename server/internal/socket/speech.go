@@ -155,7 +155,7 @@ func (s *session) answer(st *stream) (last any) {
 func (s *session) request(ctx context.Context, st *stream) (tts.Request, *writer, *wire.Error) {
 	st.start = time.Now()
 	sp := st.msg.Speech
-	req, werr := s.c.SpeechRequest(sp, s.Guard.Account())
+	req, werr := sp.Request(s.Guard.Account(), s.c.Catalog.Resolve(s.Guard.Account(), sp.Voice))
 	if werr != nil {
 		return req, nil, werr
 	}

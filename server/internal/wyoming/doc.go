@@ -20,7 +20,7 @@
 //     chunk given to Input.Take as the connection reads it, the stop to
 //     Input.Finish; its text waits for its sentence's end (no buffer
 //     delay), as Home Assistant's own servers speak it;
-//   - a voice is found by core.Voice; a language, Piper's speaker field
+//   - a voice is found by catalog.Voice; a language, Piper's speaker field
 //     and a model's bare name (its first speaker) are the door's
 //     fallbacks;
 //   - the core's *wire.Error values are error events {text, code}, and

@@ -3,12 +3,15 @@ package wyoming
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"sync"
 	"time"
 
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/voices"
 )
 
 // busyLogEvery is how often, at most, refused connections are logged:
@@ -20,24 +23,36 @@ const busyLogEvery = time.Minute
 // of its listeners, and per peer address, so that one client cannot
 // take every connection.
 type Door struct {
-	core         *core.Core
-	maxConns     int // 0: no limit
-	maxPeer      int // from one address; 0: no limit
+	Rooms
 	eventTimeout time.Duration
+	conns        throttle.Conns
 
 	mu      sync.Mutex
-	conns   int
-	peers   map[string]int // connections per peer address
-	refused int            // refused since the last log line
-	logged  time.Time      // when refusals were last logged
+	refused int       // refused since the last log line
+	logged  time.Time // when refusals were last logged
 }
 
-// New returns the door of c that holds at most maxConns connections at
+// Rooms are what the door uses of the core and the catalog, and the
+// core's settings it applies: a connection's idle time, each write's.
+type Rooms struct {
+	Core               core.Speaker
+	Voices             Voices
+	Log                *slog.Logger
+	Idle, WriteTimeout time.Duration // 0 or less: none
+}
+
+// Voices is what the door asks of the catalog room.
+type Voices interface {
+	Voice(account, name string) (voices.Voice, *wire.Error)
+	List(account string) []voices.Voice
+}
+
+// New returns the door of rooms that holds at most maxConns connections at
 // once (0: no limit), at most maxPeer of them from one address (0: no
 // limit), and gives an event eventTimeout from its first byte to its
 // last.
-func New(c *core.Core, maxConns, maxPeer int, eventTimeout time.Duration) *Door {
-	return &Door{core: c, maxConns: maxConns, maxPeer: maxPeer, eventTimeout: eventTimeout, peers: make(map[string]int)}
+func New(rooms Rooms, maxConns, maxPeer int, eventTimeout time.Duration) *Door {
+	return &Door{Rooms: rooms, conns: throttle.Conns{Max: maxConns, PerPeer: maxPeer}, eventTimeout: eventTimeout}
 }
 
 // Serve serves the connections of l, each speaking as account ("": the
@@ -45,14 +60,14 @@ func New(c *core.Core, maxConns, maxPeer int, eventTimeout time.Duration) *Door 
 // (server_busy) and is closed. Serve returns when l fails, or nil when
 // the core shuts down; it waits for its connections to end.
 func (d *Door) Serve(l net.Listener, account string) error {
-	stop := context.AfterFunc(d.core.Closing(), func() { l.Close() })
+	stop := context.AfterFunc(d.Core.Closing(), func() { l.Close() })
 	defer stop()
 	var conns sync.WaitGroup
 	defer conns.Wait()
 	for {
 		c, err := l.Accept()
 		if err != nil {
-			if d.core.Closing().Err() != nil {
+			if d.Core.Closing().Err() != nil {
 				return nil
 			}
 			return err
@@ -63,7 +78,7 @@ func (d *Door) Serve(l net.Listener, account string) error {
 			continue
 		}
 		conns.Go(func() {
-			defer d.release(peer)
+			defer d.conns.Release(peer)
 			d.serveConn(c, account)
 		})
 	}
@@ -90,18 +105,16 @@ func (d *Door) refuse(c net.Conn, why string) {
 // all are taken, or peer holds its share. A burst of refusals is logged
 // once, then at most every busyLogEvery.
 func (d *Door) admit(peer string) (busy string) {
-	d.mu.Lock()
+	ok, peerFull := d.conns.Take(peer)
 	switch {
-	case d.maxConns > 0 && d.conns >= d.maxConns:
-		busy = fmt.Sprintf("wyoming: the server holds its most connections (%d); try again later", d.maxConns)
-	case d.maxPeer > 0 && d.peers[peer] >= d.maxPeer:
-		busy = fmt.Sprintf("wyoming: the server holds its most connections from one address (%d); try again later", d.maxPeer)
-	default:
-		d.conns++
-		d.peers[peer]++
-		d.mu.Unlock()
+	case ok:
 		return ""
+	case peerFull:
+		busy = fmt.Sprintf("wyoming: the server holds its most connections from one address (%d); try again later", d.conns.PerPeer)
+	default:
+		busy = fmt.Sprintf("wyoming: the server holds its most connections (%d); try again later", d.conns.Max)
 	}
+	d.mu.Lock()
 	d.refused++
 	refused, now := d.refused, time.Now()
 	quiet := now.Sub(d.logged) < busyLogEvery
@@ -110,18 +123,8 @@ func (d *Door) admit(peer string) (busy string) {
 	}
 	d.mu.Unlock()
 	if !quiet {
-		d.core.Log.Warn("server: Wyoming connection limit reached; new connections are refused until some close",
-			"limit", d.maxConns, "per_address", d.maxPeer, "address", peer, "refused", refused)
+		d.Log.Warn("server: Wyoming connection limit reached; new connections are refused until some close",
+			"limit", d.conns.Max, "per_address", d.conns.PerPeer, "address", peer, "refused", refused)
 	}
 	return busy
-}
-
-// release gives back the slot of a connection from peer that ended.
-func (d *Door) release(peer string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.conns--
-	if d.peers[peer]--; d.peers[peer] <= 0 {
-		delete(d.peers, peer)
-	}
 }

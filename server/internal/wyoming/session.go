@@ -44,13 +44,13 @@ type session struct {
 
 // serveConn serves c's events, one at a time, until the connection ends.
 func (d *Door) serveConn(c net.Conn, account string) {
-	ctx, cancel := context.WithCancel(d.core.Closing())
+	ctx, cancel := context.WithCancel(d.Core.Closing())
 	defer cancel()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
 	defer c.Close()
 	s := &session{d: d, c: c, account: account, ctx: ctx, cancel: cancel,
-		log: d.core.Log.With("wyoming", c.RemoteAddr().String()), active: time.Now()}
+		log: d.Log.With("wyoming", c.RemoteAddr().String()), active: time.Now()}
 	defer func() {
 		cancel() // nobody is listening: a stream left open says nothing more
 		s.endStreams()
@@ -84,7 +84,7 @@ func works(typ string) bool { return strings.HasPrefix(typ, "synthesize") }
 // door reads carries one). An event too large, malformed or too slow is
 // answered with an error event; the connection then ends.
 func (s *session) next(r *bufio.Reader) (Event, error) {
-	s.c.SetReadDeadline(afterFrom(s.active, s.d.core.SocketIdle))
+	s.c.SetReadDeadline(afterFrom(s.active, s.d.Idle))
 	if _, err := r.Peek(1); err != nil {
 		return Event{}, err
 	}
@@ -117,7 +117,7 @@ func afterFrom(t time.Time, d time.Duration) time.Time {
 // fails ends the connection (its context first, so that a synthesis
 // writing to it ends as the client's going, not as a failure).
 func (s *session) send(typ string, data any, payload []byte) error {
-	s.c.SetWriteDeadline(after(s.d.core.WriteTimeout))
+	s.c.SetWriteDeadline(after(s.d.WriteTimeout))
 	err := Write(s.c, typ, data, payload)
 	if err != nil {
 		s.cancel()

@@ -27,7 +27,7 @@ func (s *session) job(v voices.Voice, text string, format tts.InputFormat) (core
 // synthesize speaks a whole text, sentence by sentence (core.Speak).
 func (s *session) synthesize(v voices.Voice, text string, format tts.InputFormat) error {
 	job, out := s.job(v, text, format)
-	_, err := s.d.core.Speak(s.ctx, job, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
+	_, err := s.d.Core.Speak(s.ctx, job, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
 		return p.Stream(s.ctx, out)
 	})
 	if err != nil {
@@ -48,7 +48,7 @@ type stream struct {
 // stop speaks the rest.
 func (s *session) start(v voices.Voice, format tts.InputFormat) error {
 	job, out := s.job(v, "", format)
-	in, err := s.d.core.Open(s.ctx, core.StreamJob{Job: job, Delay: -1}, out)
+	in, err := s.d.Core.Open(s.ctx, core.StreamJob{Job: job, Delay: -1}, out)
 	if err != nil {
 		return s.answer(err)
 	}

@@ -39,7 +39,7 @@ type voiceField struct {
 
 // voice resolves an event's voice: by name (with a Piper speaker), else
 // the best voice of its language, else the default voice. The lookup is
-// the core's (core.Voice); the fallbacks are Wyoming's.
+// the catalog's (catalog.Voice); the fallbacks are Wyoming's.
 func (s *session) voice(e Event) (voices.Voice, *wire.Error) {
 	var f voiceField
 	if err := e.Object("voice", &f); err != nil {
@@ -49,7 +49,7 @@ func (s *session) voice(e Event) (voices.Voice, *wire.Error) {
 	if f.Name != "" && f.Speaker != "" {
 		id = f.Name + ":" + f.Speaker
 	}
-	if v, werr := s.d.core.Voice(s.account, id); werr == nil {
+	if v, werr := s.d.Voices.Voice(s.account, id); werr == nil {
 		return v, nil
 	}
 	if f.Name != "" && f.Speaker == "" {
@@ -64,7 +64,7 @@ func (s *session) voice(e Event) (voices.Voice, *wire.Error) {
 // multi-speaker model named model. A worker resolves the bare name itself
 // (its speaker 0); a gateway lists only the speakers its workers list.
 func (s *session) firstSpeaker(model string) (voices.Voice, bool) {
-	for _, v := range s.d.core.Voices.List(s.account) {
+	for _, v := range s.d.Voices.List(s.account) {
 		if v.Speaker != "" && v.ID == model+":"+v.Speaker {
 			return v, true
 		}
@@ -79,7 +79,7 @@ func (s *session) info() map[string]any {
 	attribution := map[string]string{"name": "voxkit", "url": "https://github.com/voxkit/voxkit"}
 	var list []map[string]any
 	models := map[string]map[string]any{} // multi-speaker models by name
-	for _, v := range s.d.core.Voices.List(s.account) {
+	for _, v := range s.d.Voices.List(s.account) {
 		var langs []string
 		if v.Language != "" {
 			langs = []string{v.Language}

@@ -1,19 +1,21 @@
-package core
+package wire
 
 import (
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
-// SpeechRequest turns a parsed speech request (a POST body or a speech.create)
-// into the request to synthesize.
-func (c *Core) SpeechRequest(sp wire.Speech, account string) (tts.Request, *wire.Error) {
+// Request turns a parsed speech request (a POST body or a socket's
+// speech.create) of account into the request to synthesize, in voice (sp's
+// voice as the door resolved it: an alias mapped to its voice). The
+// OpenAI door's conversion, as the vendors' api packages have theirs: the
+// core takes the tts.Request.
+func (sp Speech) Request(account, voice string) (tts.Request, *Error) {
 	if err := tts.CheckSpeed(sp.Speed); err != nil { // a speed the client sent: 0 is out of range, not the default
-		return tts.Request{}, wire.ToError(err, "")
+		return tts.Request{}, ToError(err, "")
 	}
 	req := tts.Request{
-		Voice:        c.Resolve(account, sp.Voice),
+		Voice:        voice,
 		Input:        sp.Input,
 		Format:       encode.Format{Name: sp.Format},
 		Speed:        sp.Speed,
@@ -26,9 +28,9 @@ func (c *Core) SpeechRequest(sp wire.Speech, account string) (tts.Request, *wire
 		req.Normalize = tts.NormalizeOff
 	}
 	switch sp.InputFormat {
-	case wire.InputText:
+	case InputText:
 		req.InputFormat = tts.InputText
-	case wire.InputSSML:
+	case InputSSML:
 		req.InputFormat = tts.InputSSML
 	}
 	return req, nil

@@ -1,15 +1,12 @@
-package core
+package catalog
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // A voice cloned from a recording is loaded on demand: the catalog lists
@@ -25,7 +22,7 @@ import (
 // StoredVoices lists the clones of account in the store (every
 // account's for ""), without their samples when the store can
 // (store.VoiceHeader): a sample is 0.5 MB, and a list needs none.
-func (c *Core) StoredVoices(ctx context.Context, account string) ([]store.Voice, error) {
+func (c *Catalog) StoredVoices(ctx context.Context, account string) ([]store.Voice, error) {
 	if h, ok := c.Store.(store.VoiceHeader); ok {
 		return h.VoiceHeads(ctx, account)
 	}
@@ -34,7 +31,7 @@ func (c *Core) StoredVoices(ctx context.Context, account string) ([]store.Voice,
 
 // loadClone makes the stored clone sv, cloned from a recording, speakable
 // by cloner as cloneName.
-func (c *Core) loadClone(cloner engine.Cloner, sv store.Voice) error {
+func (c *Catalog) loadClone(cloner engine.Cloner, sv store.Voice) error {
 	name := cloneName(sv.Account, sv.ID)
 	if lazy, ok := cloner.(engine.LazyCloner); ok {
 		account, id := sv.Account, sv.ID
@@ -52,7 +49,7 @@ func (c *Core) loadClone(cloner engine.Cloner, sv store.Voice) error {
 }
 
 // cloneSample reads the sample of account's clone id from the store.
-func (c *Core) cloneSample(ctx context.Context, account, id string) ([]byte, error) {
+func (c *Catalog) cloneSample(ctx context.Context, account, id string) ([]byte, error) {
 	sv, err := c.Store.Voice(ctx, account, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -63,25 +60,4 @@ func (c *Core) cloneSample(ctx context.Context, account, id string) ([]byte, err
 		return nil, fmt.Errorf("server: %w %q: no longer a voice cloned from a recording", engine.ErrUnknownVoice, id)
 	}
 	return sv.Sample, nil
-}
-
-// loadGate is the engine.LoadGate of account's speech: each voice an
-// engine loads for it (a voice or a clone not in memory) takes one of the
-// account's Config.VoiceLoadsPerMinute, a bucket refilled evenly over the
-// minute, counted in this server's memory (a load costs this server's
-// CPU and memory, whatever the fleet). nil when there is no such limit,
-// and for the gateway scope: a gateway's one account speaks for all of
-// its users, whom the gateway's own limits count.
-func (c *Core) loadGate(ctx context.Context, account string) engine.LoadGate {
-	n := c.VoiceLoadsPerMinute
-	if n <= 0 || gatewayCaller(ctx) {
-		return nil
-	}
-	return func(string) error {
-		k := throttle.Key{Name: "voice loads " + account, Rate: throttle.Rate{Burst: n, Every: time.Minute / time.Duration(n)}}
-		if wait := c.loads.Reserve(k); wait > 0 {
-			return wire.VoiceLoadLimit(n, wait)
-		}
-		return nil
-	}
 }

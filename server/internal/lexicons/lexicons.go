@@ -1,15 +1,23 @@
-package core
+// Package lexicons is the room of the accounts' pronunciation lexicons:
+// stored (Library.CreateLexicon, ReviseLexicon, … for /v1/lexicons and
+// the vendors' dictionaries) and applied to requests (Named before a
+// request is admitted, Load after; Lexicons both), each version parsed
+// once and kept in a cache bounded in bytes. The core and the doors call
+// it; it knows neither.
+package lexicons
 
 import (
 	"cmp"
 	"container/list"
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/voxkit/voxkit/lexicon"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tags/ssml"
@@ -24,6 +32,35 @@ import (
 // which version is the latest, and the defaults, are read from the store
 // at most every lexiconFresh per account, and at once after a change
 // made through this server.
+
+// Config is what a Library is made of.
+type Config struct {
+	// Store keeps the lexicons when it is a store.Lexicons; else the
+	// server has none.
+	Store store.Store
+	Log   *slog.Logger
+	// MaxLexicons is the most pronunciation lexicons an account may
+	// hold (ElevenLabs' dictionaries are lexicons too).
+	MaxLexicons int
+	// LexiconStorage is the most bytes of lexicon documents an account
+	// may hold, every kept version counted; 0: no bound.
+	LexiconStorage int64
+}
+
+// Library keeps the accounts' lexicons. Its methods are safe for
+// concurrent use.
+type Library struct {
+	Config
+	lexicons lexiconCache
+	revising revisions // one revision of a lexicon at a time (ReviseLexicon)
+}
+
+// New returns the Library of cfg.
+func New(cfg Config) *Library {
+	l := &Library{Config: cfg}
+	l.lexicons.parsing = make(chan struct{}, 1)
+	return l
+}
 
 // LexiconRef names a lexicon of an account: its id, and a version (""
 // the latest).
@@ -165,7 +202,7 @@ func (lc *lexiconCache) evict(account string) {
 
 // LexiconsChanged forgets what is known of account's lexicons, after a
 // change to them.
-func (c *Core) LexiconsChanged(account string) {
+func (c *Library) LexiconsChanged(account string) {
 	c.lexicons.mu.Lock()
 	delete(c.lexicons.accounts, account)
 	c.lexicons.mu.Unlock()
@@ -175,27 +212,27 @@ func (c *Core) LexiconsChanged(account string) {
 // refs is nil the account's defaults; then those the SSML input names.
 // Its errors: wire.LexiconNotFound for one the account does not have,
 // wire.NoLexicons when the store keeps none and one is named.
-func (c *Core) Lexicons(ctx context.Context, account string, refs []LexiconRef, req tts.Request) ([]*lexicon.Lexicon, *wire.Error) {
-	named, werr := c.lexiconRefs(ctx, account, refs, req)
+func (c *Library) Lexicons(ctx context.Context, account string, refs []LexiconRef, req tts.Request) ([]*lexicon.Lexicon, *wire.Error) {
+	named, werr := c.Named(ctx, account, refs, req)
 	if werr != nil {
 		return nil, werr
 	}
-	return c.loadLexicons(ctx, account, named)
+	return c.Load(ctx, account, named)
 }
 
-// namedLexicon is a lexicon a request names, its version resolved.
-type namedLexicon struct {
+// Named is a lexicon a request names, its version resolved (Named).
+type Named struct {
 	ref LexiconRef
 	// versionNamed: the request named the version; known: the account
 	// has a lexicon of that id.
 	versionNamed, known bool
 }
 
-// lexiconRefs is the part of Lexicons that reads no lexicon: which
+// Named is the part of Lexicons that reads no lexicon: which
 // versions the request names (each once), or the error Lexicons returns
 // for a lexicon the account does not have. It costs little, and runs
-// before a request is admitted; loadLexicons, after.
-func (c *Core) lexiconRefs(ctx context.Context, account string, refs []LexiconRef, req tts.Request) ([]namedLexicon, *wire.Error) {
+// before a request is admitted; Load, after.
+func (c *Library) Named(ctx context.Context, account string, refs []LexiconRef, req tts.Request) ([]Named, *wire.Error) {
 	ls, ok := c.Store.(store.Lexicons)
 	if req.InputFormat == tts.InputSSML || req.InputFormat == tts.InputAuto && ssml.Is(req.Input) {
 		for _, uri := range ssml.LexiconURIs(req.Input) {
@@ -218,26 +255,26 @@ func (c *Core) lexiconRefs(ctx context.Context, account string, refs []LexiconRe
 	if refs == nil {
 		refs = RefsOf(state.defaults)
 	}
-	out := make([]namedLexicon, 0, len(refs))
+	out := make([]Named, 0, len(refs))
 	for _, ref := range refs {
 		latest, known := state.latest[ref.ID]
-		n := namedLexicon{ref: ref, versionNamed: ref.Version != "", known: known}
+		n := Named{ref: ref, versionNamed: ref.Version != "", known: known}
 		if !n.versionNamed {
 			if !known {
 				return nil, wire.LexiconNotFound(ref.ID)
 			}
 			n.ref.Version = latest
 		}
-		if !slices.ContainsFunc(out, func(o namedLexicon) bool { return o.ref == n.ref }) {
+		if !slices.ContainsFunc(out, func(o Named) bool { return o.ref == n.ref }) {
 			out = append(out, n)
 		}
 	}
 	return out, nil
 }
 
-// loadLexicons reads and parses the versions lexiconRefs named, or takes
+// Load reads and parses the versions Named named, or takes
 // them from the cache.
-func (c *Core) loadLexicons(ctx context.Context, account string, named []namedLexicon) ([]*lexicon.Lexicon, *wire.Error) {
+func (c *Library) Load(ctx context.Context, account string, named []Named) ([]*lexicon.Lexicon, *wire.Error) {
 	if len(named) == 0 {
 		return nil, nil
 	}
@@ -257,14 +294,14 @@ func (c *Core) loadLexicons(ctx context.Context, account string, named []namedLe
 }
 
 // internal logs err, a failure of the server's, and returns the 500.
-func (c *Core) internal(ctx context.Context, what string, err error) *wire.Error {
-	c.Log.Error("server: "+what, "err", err, "request_id", RequestID(ctx))
-	return wire.Internal(RequestID(ctx))
+func (c *Library) internal(ctx context.Context, what string, err error) *wire.Error {
+	c.Log.Error("server: "+what, "err", err, "request_id", route.RequestID(ctx))
+	return wire.Internal(route.RequestID(ctx))
 }
 
 // accountLexicons returns what the store says of account's lexicons, at
 // most lexiconFresh old.
-func (c *Core) accountLexicons(ctx context.Context, ls store.Lexicons, account string) (accountLexicons, error) {
+func (c *Library) accountLexicons(ctx context.Context, ls store.Lexicons, account string) (accountLexicons, error) {
 	lc := &c.lexicons
 	lc.mu.Lock()
 	state, ok := lc.accounts[account]
@@ -294,7 +331,7 @@ func (c *Core) accountLexicons(ctx context.Context, ls store.Lexicons, account s
 }
 
 // lexicon returns one version of account's lexicon, parsed.
-func (c *Core) lexicon(ctx context.Context, ls store.Lexicons, account string, ref LexiconRef) (*lexicon.Lexicon, *wire.Error) {
+func (c *Library) lexicon(ctx context.Context, ls store.Lexicons, account string, ref LexiconRef) (*lexicon.Lexicon, *wire.Error) {
 	k := lexiconKey{account, ref}
 	if l, ok := c.lexicons.get(k); ok {
 		return l, nil
@@ -306,7 +343,7 @@ func (c *Core) lexicon(ctx context.Context, ls store.Lexicons, account string, r
 	case c.lexicons.parsing <- struct{}{}:
 		defer func() { <-c.lexicons.parsing }()
 	case <-ctx.Done(): // the client is gone: nobody reads this
-		return nil, wire.Internal(RequestID(ctx))
+		return nil, wire.Internal(route.RequestID(ctx))
 	}
 	if l, ok := c.lexicons.get(k); ok { // parsed while this request waited
 		return l, nil

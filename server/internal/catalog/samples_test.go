@@ -1,4 +1,4 @@
-package core
+package catalog
 
 import (
 	"context"
@@ -58,7 +58,7 @@ func TestSamplesHeldAndDropped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &Core{Config: Config{Synth: synth}, Voices: synth.Voices()}
+	c := &Catalog{Config: Config{Synth: synth}, Voices: synth.Voices()}
 	sample := func(i int) wire.Speech {
 		s := []byte(fmt.Sprint("sample ", i))
 		return wire.Speech{Voice: wire.SampleVoice(s), VoiceSample: s}
@@ -128,7 +128,7 @@ func TestResyncKeepsSamples(t *testing.T) {
 	if _, err := st.CreateAccount(t.Context(), "gw"); err != nil {
 		t.Fatal(err)
 	}
-	c := &Core{Config: Config{Synth: synth, Store: st}, Voices: synth.Voices()}
+	c := &Catalog{Config: Config{Synth: synth, Store: st}, Voices: synth.Voices()}
 	sp := wire.Speech{Voice: wire.SampleVoice([]byte("a sample")), VoiceSample: []byte("a sample")}
 	release, werr := c.HoldSample("gw", store.ScopeGateway, sp)
 	if werr != nil {

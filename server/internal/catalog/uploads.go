@@ -1,4 +1,4 @@
-package core
+package catalog
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -34,8 +35,8 @@ type uploads struct {
 // returns the function that gives it back. A caller of the gateway scope
 // takes none: a gateway bounds its own accounts' uploads, and sends each
 // recording whole, for all of them as one account.
-func (c *Core) beginUpload(r *http.Request, account string) (end func(), werr *wire.Error) {
-	if c.MaxUploads <= 0 || gatewayCaller(r.Context()) {
+func (c *Catalog) beginUpload(r *http.Request, account string) (end func(), werr *wire.Error) {
+	if c.MaxUploads <= 0 || route.GatewayCaller(r.Context()) {
 		return func() {}, nil
 	}
 	u := &c.uploads
@@ -66,7 +67,7 @@ func (c *Core) beginUpload(r *http.Request, account string) (end func(), werr *w
 // limit and c.ReadTimeout: a read deadline lifted once the body is in.
 // When the body is cut short (too large, too slow) the connection is
 // closed after the answer, so that the rest of the body holds nothing.
-func (c *Core) readUpload(w http.ResponseWriter, r *http.Request, f wire.CloneForm) (wire.VoiceClone, error) {
+func (c *Catalog) readUpload(w http.ResponseWriter, r *http.Request, f wire.CloneForm) (wire.VoiceClone, error) {
 	limit := int64(wire.MaxRecording + 1<<20)
 	rc := http.NewResponseController(w)
 	deadline := c.ReadTimeout > 0 && rc.SetReadDeadline(time.Now().Add(c.ReadTimeout)) == nil

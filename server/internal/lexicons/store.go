@@ -1,4 +1,4 @@
-package core
+package lexicons
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func (r *revisions) lock(k lexiconKey) (unlock func()) {
 }
 
 // lexiconStore is the store's lexicons, or wire.NoLexicons.
-func (c *Core) lexiconStore() (store.Lexicons, *wire.Error) {
+func (c *Library) lexiconStore() (store.Lexicons, *wire.Error) {
 	if ls, ok := c.Store.(store.Lexicons); ok {
 		return ls, nil
 	}
@@ -66,7 +66,7 @@ func (c *Core) lexiconStore() (store.Lexicons, *wire.Error) {
 
 // lexiconError is a store's err about account's lexicon id as the
 // client is told it.
-func (c *Core) lexiconError(ctx context.Context, id string, err error) *wire.Error {
+func (c *Library) lexiconError(ctx context.Context, id string, err error) *wire.Error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return wire.LexiconNotFound(id)
@@ -80,7 +80,7 @@ func (c *Core) lexiconError(ctx context.Context, id string, err error) *wire.Err
 
 // CreateLexicon stores l as a new lexicon of account named name; pls, if
 // set, is its document as the client sent it (else l's, marshalled).
-func (c *Core) CreateLexicon(ctx context.Context, account, name string, l *lexicon.Lexicon, pls []byte) (store.Lexicon, *wire.Error) {
+func (c *Library) CreateLexicon(ctx context.Context, account, name string, l *lexicon.Lexicon, pls []byte) (store.Lexicon, *wire.Error) {
 	ls, werr := c.lexiconStore()
 	if werr != nil {
 		return store.Lexicon{}, werr
@@ -110,7 +110,7 @@ func marshal(l *lexicon.Lexicon) ([]byte, *wire.Error) {
 }
 
 // lexiconQuota is what an account's lexicons may hold.
-func (c *Core) lexiconQuota() store.LexiconQuota {
+func (c *Library) lexiconQuota() store.LexiconQuota {
 	return store.LexiconQuota{Lexicons: c.MaxLexicons, Bytes: c.LexiconStorage}
 }
 
@@ -118,7 +118,7 @@ func (c *Core) lexiconQuota() store.LexiconQuota {
 // the latest, parsed, and returns what the new one is. The revisions this
 // server makes of one lexicon are one at a time, so that none is lost;
 // other lexicons', and other accounts', do not wait for them.
-func (c *Core) ReviseLexicon(ctx context.Context, account, id string, revise func(*lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error)) (store.Lexicon, *wire.Error) {
+func (c *Library) ReviseLexicon(ctx context.Context, account, id string, revise func(*lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error)) (store.Lexicon, *wire.Error) {
 	ls, werr := c.lexiconStore()
 	if werr != nil {
 		return store.Lexicon{}, werr
@@ -145,7 +145,7 @@ func (c *Core) ReviseLexicon(ctx context.Context, account, id string, revise fun
 
 // StoredLexicon returns a version ("": the latest) of account's lexicon
 // id, as stored and parsed.
-func (c *Core) StoredLexicon(ctx context.Context, account, id, version string) (store.Lexicon, *lexicon.Lexicon, *wire.Error) {
+func (c *Library) StoredLexicon(ctx context.Context, account, id, version string) (store.Lexicon, *lexicon.Lexicon, *wire.Error) {
 	ls, werr := c.lexiconStore()
 	if werr != nil {
 		return store.Lexicon{}, nil, werr
@@ -163,7 +163,7 @@ func (c *Core) StoredLexicon(ctx context.Context, account, id, version string) (
 
 // ListLexicons returns account's lexicons, the latest version of each,
 // without their documents.
-func (c *Core) ListLexicons(ctx context.Context, account string) ([]store.Lexicon, *wire.Error) {
+func (c *Library) ListLexicons(ctx context.Context, account string) ([]store.Lexicon, *wire.Error) {
 	ls, werr := c.lexiconStore()
 	if werr != nil {
 		return nil, werr
@@ -176,7 +176,7 @@ func (c *Core) ListLexicons(ctx context.Context, account string) ([]store.Lexico
 }
 
 // DeleteLexicon deletes account's lexicon id, every version.
-func (c *Core) DeleteLexicon(ctx context.Context, account, id string) (store.Lexicon, *wire.Error) {
+func (c *Library) DeleteLexicon(ctx context.Context, account, id string) (store.Lexicon, *wire.Error) {
 	ls, werr := c.lexiconStore()
 	if werr != nil {
 		return store.Lexicon{}, werr
@@ -190,7 +190,7 @@ func (c *Core) DeleteLexicon(ctx context.Context, account, id string) (store.Lex
 }
 
 // DefaultLexicons returns the ids of account's default lexicons, in order.
-func (c *Core) DefaultLexicons(ctx context.Context, account string) ([]string, *wire.Error) {
+func (c *Library) DefaultLexicons(ctx context.Context, account string) ([]string, *wire.Error) {
 	ls, werr := c.lexiconStore()
 	if werr != nil {
 		return nil, werr
@@ -205,7 +205,7 @@ func (c *Core) DefaultLexicons(ctx context.Context, account string) ([]string, *
 // SetDefaultLexicons makes ids, in order, account's default lexicons;
 // each must be the account's (wire.LexiconNotFound names the first that
 // is not).
-func (c *Core) SetDefaultLexicons(ctx context.Context, account string, ids []string) *wire.Error {
+func (c *Library) SetDefaultLexicons(ctx context.Context, account string, ids []string) *wire.Error {
 	ls, werr := c.lexiconStore()
 	if werr != nil {
 		return werr

@@ -1,4 +1,4 @@
-package core
+package credentials
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -75,11 +77,11 @@ func (c *knownKeys) forget(token string) {
 // is held back until that check has passed (see checkedWriter). Other
 // credentials, and keys not seen before, are checked first, as authed
 // does.
-func (c *Core) AuthedAlongside(need store.Scope, h Handler) Handler {
+func (c *Auth) AuthedAlongside(need store.Scope, h route.Handler) route.Handler {
 	first := c.Authed(need, h)
 	return func(w http.ResponseWriter, r *http.Request) error {
 		token := Bearer(r)
-		if c.Host != nil || c.Store == nil || token == "" || c.SessionToken(r) != "" {
+		if c.host != nil || c.Store == nil || token == "" || c.SessionToken(r) != "" {
 			return first(w, r)
 		}
 		known, ok := c.keys.known.get(token)
@@ -106,7 +108,7 @@ func (c *Core) AuthedAlongside(need store.Scope, h Handler) Handler {
 			}
 		}()
 		cw := &checkedWriter{ResponseWriter: w, before: w.Header().Clone(), checked: checked, ctx: ctx, late: c.KeyCheck}
-		Info(ctx).Account, Info(ctx).Scope = known.Account, known.Scope
+		route.Info(ctx).Account, route.Info(ctx).Scope = known.Account, known.Scope
 		err := h(cw, r.WithContext(ctx))
 		if !cw.pass() {
 			return nil // the refusal is the response
@@ -170,7 +172,7 @@ func (w *checkedWriter) pass() bool {
 	if werr.Status == http.StatusUnauthorized {
 		h.Set("WWW-Authenticate", `Bearer realm="voxkit"`)
 	}
-	WriteError(w.ResponseWriter, werr)
+	respond.WriteError(w.ResponseWriter, werr)
 	return false
 }
 

@@ -1,4 +1,10 @@
-package core
+// Package catalog is the room of the voices: the synthesizer's catalog
+// and the accounts' clones in it (derived voices and voices cloned from
+// a recording, stored and followed across replicas), the one voice
+// lookup of every door (Voice), the recordings' uploads and encoding
+// (CloneUpload, EncodeUpload) and the samples a gateway sends
+// (HoldSample). The core and the doors call it; it knows neither.
+package catalog
 
 import (
 	"context"
@@ -6,10 +12,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
@@ -18,8 +26,80 @@ import (
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tags"
+	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )
+
+// Config is what a Catalog is made of.
+type Config struct {
+	Synth *tts.Synthesizer
+	// Store holds the clones; nil: there are none.
+	Store store.Store
+	Log   *slog.Logger
+	// Aliases maps extra voice names to catalog voice ids.
+	Aliases   map[string]string
+	MaxVoices int // clones per account
+	// MaxUploads is the uploads of recordings one account has in hand
+	// at once (their bodies read within ReadTimeout); 0 or less: none.
+	MaxUploads  int
+	ReadTimeout time.Duration // 0 or less: none
+	// Admit lets the encoding of a recording start as a speech request
+	// of account would (the core's admission), and returns the function
+	// to call when it ends.
+	Admit func(ctx context.Context, account string) (end func(), werr *wire.Error)
+}
+
+// Catalog is the voices of one server. Its methods are safe for
+// concurrent use.
+type Catalog struct {
+	Config
+	Voices  *voices.Catalog
+	voiceMu sync.Mutex // serializes clone changes to the store and catalog
+	samples samples    // the samples gateways sent (HoldSample)
+	uploads uploads    // the uploads in hand, per account
+}
+
+// New returns the catalog of cfg, with the store's clones in it.
+func New(ctx context.Context, cfg Config) (*Catalog, error) {
+	c := &Catalog{Config: cfg, Voices: cfg.Synth.Voices()}
+	if cfg.Store != nil {
+		if err := c.loadVoices(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Watch follows the store's clone changes (store.VoiceWatcher) until ctx
+// ends; it returns at once when the store reports none.
+func (c *Catalog) Watch(ctx context.Context) {
+	if w, ok := c.Store.(store.VoiceWatcher); ok {
+		w.WatchVoices(ctx, func(account, id string) { c.voiceChanged(ctx, account, id) })
+	}
+}
+
+// Resolve maps an alias to its voice unless the account has a voice of
+// that very id.
+func (c *Catalog) Resolve(account, name string) string {
+	if v, ok := c.Aliases[name]; ok && !c.Voices.Has(account, name) {
+		return v
+	}
+	return name
+}
+
+// List is the voices account may use (voices.Catalog.List).
+func (c *Catalog) List(account string) []voices.Voice { return c.Voices.List(account) }
+
+// Voice is the voice name means to account — an alias resolved, another
+// account's clone as unknown as a voice that does not exist: the one
+// voice lookup of every door. Its error is wire.VoiceNotFound of name.
+func (c *Catalog) Voice(account, name string) (voices.Voice, *wire.Error) {
+	v, err := c.Voices.Lookup(account, c.Resolve(account, name))
+	if err != nil {
+		return voices.Voice{}, wire.VoiceNotFound(name)
+	}
+	return v, nil
+}
 
 // A voice clone here is a derived voice (a base voice the account may use
 // plus a stored default style: speed, pitch, pitch range, volume,
@@ -30,7 +110,7 @@ import (
 // voice is missing (a Piper voice removed from the directory) stays
 // hidden in the catalog until its base is back; one whose id a global
 // voice holds is left out, and logged.
-func (c *Core) loadVoices(ctx context.Context) error {
+func (c *Catalog) loadVoices(ctx context.Context) error {
 	list, err := c.StoredVoices(ctx, "")
 	if err != nil {
 		return err
@@ -49,8 +129,8 @@ func (c *Core) loadVoices(ctx context.Context) error {
 // voiceChanged brings the catalog in line with the store after another
 // server created or deleted the clone id of account, or, for ("", ""),
 // after changes may have been missed (store.VoiceWatcher).
-func (c *Core) voiceChanged(account, id string) {
-	ctx, cancel := context.WithTimeout(c.closing, 30*time.Second)
+func (c *Catalog) voiceChanged(ctx context.Context, account, id string) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	c.voiceMu.Lock()
 	defer c.voiceMu.Unlock()
@@ -73,7 +153,7 @@ func (c *Core) voiceChanged(account, id string) {
 
 // applyVoice puts the stored clone sv in the catalog, replacing an entry
 // of the same account and id that differs. c.voiceMu is held.
-func (c *Core) applyVoice(sv store.Voice) {
+func (c *Catalog) applyVoice(sv store.Voice) {
 	want := c.catalogVoice(sv)
 	if v, err := c.Voices.Lookup(sv.Account, sv.ID); err == nil && v.Owner == sv.Account {
 		if v.Base == want.Base && v.Style == want.Style && v.Description == want.Description && v.Created.Equal(want.Created) {
@@ -88,7 +168,7 @@ func (c *Core) applyVoice(sv store.Voice) {
 
 // resyncVoices makes the catalog's clones those of the store (the
 // samples gateways sent are left alone). c.voiceMu is held.
-func (c *Core) resyncVoices(ctx context.Context) error {
+func (c *Catalog) resyncVoices(ctx context.Context) error {
 	list, err := c.StoredVoices(ctx, "")
 	if err != nil {
 		return err
@@ -117,7 +197,7 @@ func (c *Core) resyncVoices(ctx context.Context) error {
 
 // addVoice puts the stored clone sv in the catalog; a voice cloned from a
 // recording is first given to the cloning engine (loadClone).
-func (c *Core) addVoice(sv store.Voice) error {
+func (c *Catalog) addVoice(sv store.Voice) error {
 	if sv.Sample != nil {
 		cloner, _ := c.Synth.Cloner()
 		if cloner == nil {
@@ -136,12 +216,12 @@ func (c *Core) addVoice(sv store.Voice) error {
 
 // removeVoice takes the clone id of account out of the catalog and, if
 // it was cloned from a recording, out of the cloning engine.
-func (c *Core) removeVoice(account, id string) {
+func (c *Catalog) removeVoice(account, id string) {
 	c.Voices.Remove(account, id)
 	c.unloadClone(account, id)
 }
 
-func (c *Core) unloadClone(account, id string) {
+func (c *Catalog) unloadClone(account, id string) {
 	if cloner, _ := c.Synth.Cloner(); cloner != nil {
 		cloner.UnloadClone(cloneName(account, id))
 	}
@@ -152,7 +232,7 @@ func (c *Core) unloadClone(account, id string) {
 func cloneName(account, id string) string { return "clone/" + account + "/" + id }
 
 // catalogVoice is the catalog entry of the stored clone sv.
-func (c *Core) catalogVoice(sv store.Voice) voices.Voice {
+func (c *Catalog) catalogVoice(sv store.Voice) voices.Voice {
 	st := tags.Style{Pitch: sv.Pitch, Whisper: sv.Whisper}
 	if sv.Speed != 1 {
 		st.Rate = sv.Speed
@@ -176,7 +256,7 @@ func (c *Core) catalogVoice(sv store.Voice) voices.Voice {
 // modelLanguage is the language of the voices of the cloning model named
 // model (its recordings, voices MODEL:STEM, as the catalog lists them);
 // "" when it lists none with one.
-func (c *Core) modelLanguage(model string) string {
+func (c *Catalog) modelLanguage(model string) string {
 	for _, v := range c.Voices.List("") {
 		if strings.HasPrefix(v.ID, model+":") && v.Language != "" {
 			return v.Language
@@ -187,7 +267,7 @@ func (c *Core) modelLanguage(model string) string {
 
 // reserved reports whether id names a global voice or an alias, which no
 // clone may take.
-func (c *Core) reserved(id string) bool {
+func (c *Catalog) reserved(id string) bool {
 	if _, alias := c.Aliases[id]; alias {
 		return true
 	}
@@ -197,7 +277,7 @@ func (c *Core) reserved(id string) bool {
 
 // StoreVoice gives sv an id if it has none, stores it and puts it in the
 // catalog.
-func (c *Core) StoreVoice(ctx context.Context, sv store.Voice) (store.Voice, error) {
+func (c *Catalog) StoreVoice(ctx context.Context, sv store.Voice) (store.Voice, error) {
 	account := sv.Account
 	if sv.ID == "" {
 		var b [8]byte
@@ -235,7 +315,7 @@ func (c *Core) StoreVoice(ctx context.Context, sv store.Voice) (store.Voice, err
 // DropVoice deletes account's clone id from the store and the catalog:
 // wire.VoiceNotFound, wrapping store.ErrNotFound, when it has none of
 // that id.
-func (c *Core) DropVoice(ctx context.Context, account, id string) (store.Voice, error) {
+func (c *Catalog) DropVoice(ctx context.Context, account, id string) (store.Voice, error) {
 	c.voiceMu.Lock()
 	defer c.voiceMu.Unlock()
 	v, err := c.Store.DeleteVoice(ctx, account, id)
@@ -268,7 +348,7 @@ const silentRecording = 0.001
 
 // CloneModels lists the models that clone a voice from a recording,
 // sorted: none when no engine clones.
-func (c *Core) CloneModels() []string {
+func (c *Catalog) CloneModels() []string {
 	if cloner, _ := c.Synth.Cloner(); cloner != nil {
 		return cloner.CloneModels()
 	}
@@ -279,7 +359,7 @@ func (c *Core) CloneModels() []string {
 // body of the form f, stores it and puts it in the catalog: the one way
 // every door clones. Its errors are *wire.Error for the client's, others
 // for the server's.
-func (c *Core) CloneUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (store.Voice, error) {
+func (c *Catalog) CloneUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (store.Voice, error) {
 	// A clone the account has no room for is refused before the work.
 	if err := c.voiceRoom(r.Context(), account); err != nil {
 		return store.Voice{}, err
@@ -299,7 +379,7 @@ func (c *Core) CloneUpload(w http.ResponseWriter, r *http.Request, account strin
 // body must arrive within c.ReadTimeout, and it is one of account's
 // c.MaxUploads uploads at once (see uploads.go). Its errors are
 // CloneUpload's.
-func (c *Core) EncodeUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (wire.VoiceClone, []byte, error) {
+func (c *Catalog) EncodeUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (wire.VoiceClone, []byte, error) {
 	cloner, _ := c.Synth.Cloner()
 	if cloner == nil {
 		return wire.VoiceClone{}, nil, wire.NoCloning()
@@ -327,7 +407,7 @@ func (c *Core) EncodeUpload(w http.ResponseWriter, r *http.Request, account stri
 	}
 	// Decoding and encoding the recording cost CPU as speech does: they
 	// count against the account's limits as a speech request.
-	end, werr := c.AdmitSpeech(r.Context(), account)
+	end, werr := c.Admit(r.Context(), account)
 	if werr != nil {
 		return wire.VoiceClone{}, nil, werr
 	}
@@ -362,7 +442,7 @@ func (c *Core) EncodeUpload(w http.ResponseWriter, r *http.Request, account stri
 // (store.VoiceCounter). CreateVoice counts again as it inserts, and it
 // decides: this spares the recording's encoding when the answer is
 // known.
-func (c *Core) voiceRoom(ctx context.Context, account string) error {
+func (c *Catalog) voiceRoom(ctx context.Context, account string) error {
 	counter, ok := c.Store.(store.VoiceCounter)
 	if !ok || c.MaxVoices <= 0 {
 		return nil
@@ -375,15 +455,4 @@ func (c *Core) voiceRoom(ctx context.Context, account string) error {
 		return wire.VoiceLimit(c.MaxVoices)
 	}
 	return nil
-}
-
-// WireError is err as a *wire.Error for a door to shape: the
-// server's own errors are logged and become a 500.
-func (c *Core) WireError(r *http.Request, err error) *wire.Error {
-	var we *wire.Error
-	if errors.As(err, &we) {
-		return we
-	}
-	c.Log.Error("server: internal error", "request_id", RequestID(r.Context()), "err", err)
-	return wire.Internal(RequestID(r.Context()))
 }

@@ -1,15 +1,20 @@
-package core
+// Package route is the HTTP plumbing under every door: routing with a
+// JSON 405 (Mux), the middleware every request goes through (Handle:
+// request id, CORS, clean paths, panic recovery, access log, metrics
+// hooks), the request info a door fills in (Info), errors returned by
+// handlers and answered in one place (Fail), and request bodies read
+// within their limits (ReadBody). It knows no door and no core: the core,
+// the rooms beside it and the doors all call it.
+package route
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"mime"
 	"net/http"
 	"os"
@@ -20,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -34,13 +40,14 @@ type Methods map[string]Handler
 
 // Route registers path with its own method dispatch, so that a wrong
 // method gets a JSON 405 with Allow rather than falling through to 404.
-func (c *Core) Route(mux *http.ServeMux, path string, m Methods) {
-	c.DoorRoute(mux, path, m, func(w http.ResponseWriter, _ *http.Request, e *wire.Error) { WriteError(w, e) })
+// Handler errors other than *wire.Error are logged to log.
+func Route(mux *http.ServeMux, log *slog.Logger, path string, m Methods) {
+	DoorRoute(mux, log, path, m, func(w http.ResponseWriter, _ *http.Request, e *wire.Error) { respond.WriteError(w, e) })
 }
 
 // DoorRoute is Route for a door that answers errors in a shape of its
 // own (a vendor's): answer writes its 405.
-func (c *Core) DoorRoute(mux *http.ServeMux, path string, m Methods, answer func(http.ResponseWriter, *http.Request, *wire.Error)) {
+func DoorRoute(mux *http.ServeMux, log *slog.Logger, path string, m Methods, answer func(http.ResponseWriter, *http.Request, *wire.Error)) {
 	if get, ok := m[http.MethodGet]; ok {
 		m[http.MethodHead] = get // net/http discards the body of a HEAD answer
 	}
@@ -63,7 +70,7 @@ func (c *Core) DoorRoute(mux *http.ServeMux, path string, m Methods, answer func
 		}
 		Info(r.Context()).Route = path
 		if err := h(w, r); err != nil {
-			c.Fail(w, r, err)
+			Fail(log, w, r, err)
 		}
 	})
 }
@@ -84,11 +91,11 @@ type Request struct {
 
 type ctxKey struct{}
 
-// gatewayCaller reports whether ctx's request comes from a gateway (a
+// GatewayCaller reports whether ctx's request comes from a gateway (a
 // key of the gateway scope), whose one account speaks for all of the
 // gateway's users: the limits a gateway counts itself for each of them
 // (uploads, voice loads, engine crashes) do not count it.
-func gatewayCaller(ctx context.Context) bool { return Info(ctx).Scope == store.ScopeGateway }
+func GatewayCaller(ctx context.Context) bool { return Info(ctx).Scope == store.ScopeGateway }
 
 // Info is the Request of ctx (a fresh one outside the middleware).
 func Info(ctx context.Context) *Request {
@@ -98,13 +105,28 @@ func Info(ctx context.Context) *Request {
 	return &Request{Start: time.Now()}
 }
 
+// With is ctx carrying ri as its request info (what Handle does for
+// every request; tests call it too).
+func With(ctx context.Context, ri *Request) context.Context {
+	return context.WithValue(ctx, ctxKey{}, ri)
+}
+
 // RequestID returns the id of the request being served by ctx, "" outside
 // a request. It is also sent as the x-request-id header.
 func RequestID(ctx context.Context) string { return Info(ctx).ID }
 
+// Observer is told of each request the middleware serves (the core's
+// metrics): Begin as it starts, End and Served as it ends.
+type Observer interface {
+	Begin()
+	End()
+	Served(r *http.Request, ri *Request, status int, firstByte time.Time)
+}
+
 // Handle serves r with next inside the middleware: request id, CORS,
-// clean paths, panic recovery, the access log and the request metrics.
-func (c *Core) Handle(w http.ResponseWriter, r *http.Request, next http.Handler) {
+// clean paths, panic recovery, the access log (to log) and the request
+// metrics (obs, nil for none).
+func Handle(w http.ResponseWriter, r *http.Request, next http.Handler, log *slog.Logger, obs Observer) {
 	ri := &Request{ID: requestID(r), Start: time.Now()}
 	w.Header().Set("x-request-id", ri.ID)
 	if cors(w, r) {
@@ -112,15 +134,17 @@ func (c *Core) Handle(w http.ResponseWriter, r *http.Request, next http.Handler)
 	}
 	r, clean := cleanPath(r)
 	rec := &recorder{ResponseWriter: w}
-	r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri))
-	c.metrics.begin()
+	r = r.WithContext(With(r.Context(), ri))
+	if obs != nil {
+		obs.Begin()
+	}
 	defer func() {
 		p := recover()
 		abort := p == http.ErrAbortHandler
 		if p != nil && !abort {
-			c.Log.Error("server: panic", "request_id", ri.ID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			log.Error("server: panic", "request_id", ri.ID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			if rec.status == 0 {
-				WriteError(rec, wire.Internal(ri.ID))
+				respond.WriteError(rec, wire.Internal(ri.ID))
 			} else {
 				abort = true // too late for a status: cut the response
 			}
@@ -152,15 +176,17 @@ func (c *Core) Handle(w http.ResponseWriter, r *http.Request, next http.Handler)
 		if probe(r) {
 			level = slog.LevelDebug
 		}
-		c.Log.Log(context.Background(), level, "request", attrs...)
-		c.metrics.end()
-		c.metrics.served(r, ri, status, rec.firstByte)
+		log.Log(context.Background(), level, "request", attrs...)
+		if obs != nil {
+			obs.End()
+			obs.Served(r, ri, status, rec.firstByte)
+		}
 		if abort {
 			panic(http.ErrAbortHandler)
 		}
 	}()
 	if !clean {
-		WriteError(rec, wire.NotFound(r.Method, r.URL.EscapedPath()))
+		respond.WriteError(rec, wire.NotFound(r.Method, r.URL.EscapedPath()))
 		return
 	}
 	next.ServeHTTP(rec, r)
@@ -297,54 +323,44 @@ func probe(r *http.Request) bool {
 	return r.Method == http.MethodGet && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.Header.Get(wire.HeaderProbe) != "")
 }
 
-// WriteError sends e as JSON with its status, and e.RetryAfter.
-func WriteError(w http.ResponseWriter, e *wire.Error) {
-	SetRetryAfter(w.Header(), e.RetryAfter)
-	WriteJSON(w, e.Status, e)
-}
-
-// SetRetryAfter sets the Retry-After header of an error that has one
-// (wire.Error.RetryAfter), in whole seconds rounded up: every door's
-// error answers carry it.
-func SetRetryAfter(h http.Header, after time.Duration) {
-	if after > 0 {
-		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(after.Seconds()))))
-	}
-}
-
-func WriteJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("server: " + err.Error()) // our own types always marshal
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(b)+1))
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
-}
-
 // Fail answers err: a *wire.Error as it is, anything else as a 500 whose
 // cause is logged with the request id.
-func (c *Core) Fail(w http.ResponseWriter, r *http.Request, err error) {
-	var we *wire.Error
-	if errors.As(err, &we) {
-		WriteError(w, we)
-		return
-	}
-	c.Log.Error("server: internal error", "request_id", RequestID(r.Context()), "err", err)
-	WriteError(w, wire.Internal(RequestID(r.Context())))
+func Fail(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
+	respond.WriteError(w, ErrorOf(log, r, err))
 }
 
-// ReadBody reads a JSON request body within the size limit.
-func (c *Core) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, *wire.Error) {
-	return c.ReadBodyOf(w, r, c.MaxBody, "application/json")
+// ErrorOf is err as a *wire.Error for a door to shape: the server's own
+// errors are logged and become a 500.
+func ErrorOf(log *slog.Logger, r *http.Request, err error) *wire.Error {
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	log.Error("server: internal error", "request_id", RequestID(r.Context()), "err", err)
+	return wire.Internal(RequestID(r.Context()))
+}
+
+// Body is the bounds of a request body: the server's Options.MaxBody
+// and Options.ReadTimeout.
+type Body struct {
+	Max     int64         // bytes of a JSON body
+	Timeout time.Duration // for a body to arrive; 0 or less: none
+}
+
+// ReadBody reads a JSON request body within b.
+func (b Body) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, *wire.Error) {
+	return ReadBody(w, r, b.Max, b.Timeout, "application/json")
 }
 
 // ReadBodyOf reads a request body of one of the media types (or of none
-// named) within max bytes and the read timeout.
-func (c *Core) ReadBodyOf(w http.ResponseWriter, r *http.Request, max int64, mediaTypes ...string) ([]byte, *wire.Error) {
+// named) within max bytes and b's timeout.
+func (b Body) ReadBodyOf(w http.ResponseWriter, r *http.Request, max int64, mediaTypes ...string) ([]byte, *wire.Error) {
+	return ReadBody(w, r, max, b.Timeout, mediaTypes...)
+}
+
+// ReadBody reads a request body of one of the media types (or of none
+// named) within max bytes and timeout (0 or less: none).
+func ReadBody(w http.ResponseWriter, r *http.Request, max int64, timeout time.Duration, mediaTypes ...string) ([]byte, *wire.Error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || !slices.Contains(mediaTypes, mt) {
 			return nil, wire.UnsupportedMediaTypeOf(ct, mediaTypes[0])
@@ -355,7 +371,7 @@ func (c *Core) ReadBodyOf(w http.ResponseWriter, r *http.Request, max int64, med
 	// read cancels the request context). After a failed read it stays, so
 	// the connection is not held open by the rest of a slow body.
 	rc := http.NewResponseController(w)
-	deadline := c.ReadTimeout > 0 && rc.SetReadDeadline(time.Now().Add(c.ReadTimeout)) == nil
+	deadline := timeout > 0 && rc.SetReadDeadline(time.Now().Add(timeout)) == nil
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
 	if err != nil {
 		w.Header().Set("Connection", "close")
@@ -367,7 +383,7 @@ func (c *Core) ReadBodyOf(w http.ResponseWriter, r *http.Request, max int64, med
 	case errors.As(err, &tooBig):
 		return nil, wire.BodyTooLarge(max)
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		return nil, wire.RequestTimeout(c.ReadTimeout)
+		return nil, wire.RequestTimeout(timeout)
 	case err != nil:
 		return nil, wire.BadRequest(wire.CodeInvalidJSON, "", "The request body could not be read: %v.", err)
 	}

@@ -1,4 +1,4 @@
-package core
+package catalog
 
 import (
 	"errors"
@@ -52,7 +52,7 @@ func sampleEngineVoice(k sampleKey) string { return "sample/" + k.account + "/" 
 // one: to others such a voice is unknown (404), as a voice that does not
 // exist. Its errors: wire.SampleNeeded when the sample is not held and
 // not sent, wire.BadSample when the engine cannot speak it.
-func (c *Core) HoldSample(account string, scope store.Scope, sp wire.Speech) (release func(), werr *wire.Error) {
+func (c *Catalog) HoldSample(account string, scope store.Scope, sp wire.Speech) (release func(), werr *wire.Error) {
 	switch {
 	case !wire.IsSampleVoice(sp.Voice):
 		return func() {}, nil
@@ -114,7 +114,7 @@ func (c *Core) HoldSample(account string, scope store.Scope, sp wire.Speech) (re
 
 // evict drops the least recently used samples that no request speaks
 // while more than maxSamples are held. s.mu is held.
-func (s *samples) evict(c *Core) {
+func (s *samples) evict(c *Catalog) {
 	for len(s.held) > maxSamples {
 		var oldest *sampleKey
 		var at uint64
@@ -131,7 +131,7 @@ func (s *samples) evict(c *Core) {
 }
 
 // drop forgets the sample k. s.mu is held.
-func (s *samples) drop(c *Core, k sampleKey) {
+func (s *samples) drop(c *Catalog, k sampleKey) {
 	delete(s.held, k)
 	c.Voices.Remove(k.account, k.voice)
 	if cloner, _ := c.Synth.Cloner(); cloner != nil {

@@ -1,4 +1,10 @@
-package core
+// Package credentials is the room of who a request is for: the host
+// application's sign-in, the playground's session cookie and the bearer
+// API keys, asked in turn (Auth.Admit), the route wrappers that admit a
+// caller of a scope (Authed, AuthedAlongside), the vendor doors' key
+// headers (AdmitVendor) and the checks an open socket repeats (Recheck,
+// CheckKey). The core and the doors call it; it knows neither.
+package credentials
 
 import (
 	"context"
@@ -12,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -28,6 +35,42 @@ import (
 // gets keyAuth's missing-key answer. A speech request whose key this
 // process verified before may have it checked alongside synthesis
 // (authedAlongside, which wraps keyAuth).
+
+// Config is what Auth checks credentials against.
+type Config struct {
+	// Store holds accounts, keys and sessions; nil: there are none.
+	Store store.Store
+	// Host is the host application's own sign-in (server's
+	// Options.Authenticate); nil if none.
+	Host     func(*http.Request) (string, error)
+	KeyCheck time.Duration // how long the store has to verify a key
+	Log      *slog.Logger
+}
+
+// Auth admits callers. Its methods are safe for concurrent use.
+type Auth struct {
+	Config
+	// Logins are the store's sessions, nil if it keeps none.
+	Logins store.Sessions
+	keys   *keyAuth
+	auth   []authenticator // the optional providers, asked before keys
+	host   *hostAuth       // nil without Config.Host
+}
+
+// New returns the Auth of cfg.
+func New(cfg Config) *Auth {
+	a := &Auth{Config: cfg}
+	a.Logins, _ = cfg.Store.(store.Sessions)
+	a.keys = &keyAuth{store: cfg.Store, timeout: cfg.KeyCheck, log: cfg.Log}
+	if cfg.Host != nil {
+		a.host = &hostAuth{f: cfg.Host, store: cfg.Store, timeout: cfg.KeyCheck, log: cfg.Log}
+		a.auth = append(a.auth, a.host)
+	}
+	if a.Logins != nil {
+		a.auth = append(a.auth, sessionAuth{a})
+	}
+	return a
+}
 
 // Caller is who a request is for: an account and what it may do.
 type Caller struct {
@@ -94,8 +137,8 @@ func (a *hostAuth) ensure(ctx context.Context, account string) *wire.Error {
 		}
 	}
 	if err != nil {
-		a.log.Error("server: making the account Options.Authenticate named", "account", account, "err", err, "request_id", RequestID(ctx))
-		return wire.Internal(RequestID(ctx))
+		a.log.Error("server: making the account Options.Authenticate named", "account", account, "err", err, "request_id", route.RequestID(ctx))
+		return wire.Internal(route.RequestID(ctx))
 	}
 	a.made.Store(account, struct{}{})
 	return nil
@@ -104,7 +147,7 @@ func (a *hostAuth) ensure(ctx context.Context, account string) *wire.Error {
 // sessionAuth admits the playground's signed-in users by their session
 // cookie, with admin scope. A request that also carries a bearer key is
 // the key's.
-type sessionAuth struct{ c *Core }
+type sessionAuth struct{ c *Auth }
 
 func (a sessionAuth) authenticate(r *http.Request) (Caller, bool, *wire.Error) {
 	token := a.c.SessionToken(r)
@@ -143,10 +186,10 @@ func (a *keyAuth) check(ctx context.Context, token string) (store.Key, *wire.Err
 	k, err := a.store.VerifyKey(ctx, token)
 	switch {
 	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		a.log.Warn("server: the store did not verify a key in time", "after", a.timeout, "err", err, "request_id", RequestID(ctx))
+		a.log.Warn("server: the store did not verify a key in time", "after", a.timeout, "err", err, "request_id", route.RequestID(ctx))
 		return store.Key{}, wire.KeyCheckTimeout(a.timeout)
 	case err != nil && ctx.Err() != nil: // the client went away
-		return store.Key{}, wire.Internal(RequestID(ctx))
+		return store.Key{}, wire.Internal(route.RequestID(ctx))
 	case errors.Is(err, store.ErrRevokedKey):
 		a.known.forget(token)
 		return store.Key{}, wire.InvalidKey(k.Prefix, true)
@@ -154,8 +197,8 @@ func (a *keyAuth) check(ctx context.Context, token string) (store.Key, *wire.Err
 		a.known.forget(token)
 		return store.Key{}, wire.InvalidKey(store.DisplayPrefix(Printable(token)), false)
 	case err != nil:
-		a.log.Error("server: verifying key", "err", err, "request_id", RequestID(ctx))
-		return store.Key{}, wire.Internal(RequestID(ctx))
+		a.log.Error("server: verifying key", "err", err, "request_id", route.RequestID(ctx))
+		return store.Key{}, wire.Internal(route.RequestID(ctx))
 	}
 	a.known.put(token, k)
 	return k, nil
@@ -163,7 +206,7 @@ func (a *keyAuth) check(ctx context.Context, token string) (store.Key, *wire.Err
 
 // Admit returns who r is for: by the first of the optional providers
 // that claims it, else by its API key.
-func (c *Core) Admit(r *http.Request) (Caller, *wire.Error) {
+func (c *Auth) Admit(r *http.Request) (Caller, *wire.Error) {
 	for _, a := range c.auth {
 		if cl, ok, werr := a.authenticate(r); ok {
 			return cl, werr
@@ -175,14 +218,14 @@ func (c *Core) Admit(r *http.Request) (Caller, *wire.Error) {
 
 // Authed wraps h so that it runs only for an admitted caller of scope
 // need, with the caller's account in the request info.
-func (c *Core) Authed(need store.Scope, h Handler) Handler {
+func (c *Auth) Authed(need store.Scope, h route.Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		cl, werr := c.Admit(r)
 		if werr != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="voxkit"`)
 			return werr
 		}
-		Info(r.Context()).Account, Info(r.Context()).Scope = cl.Account, cl.Scope
+		route.Info(r.Context()).Account, route.Info(r.Context()).Scope = cl.Account, cl.Scope
 		if !cl.Scope.Allows(need) {
 			return wire.InsufficientScope(cl.Scope, need)
 		}
@@ -195,7 +238,7 @@ func (c *Core) Authed(need store.Scope, h Handler) Handler {
 // scope may): by key,
 // the value of the vendor's own key header, when there is one, else as
 // Admit does; the account goes in the request info.
-func (c *Core) AdmitVendor(r *http.Request, key string, need store.Scope) (string, *wire.Error) {
+func (c *Auth) AdmitVendor(r *http.Request, key string, need store.Scope) (string, *wire.Error) {
 	cl, werr := Caller{}, (*wire.Error)(nil)
 	if key != "" {
 		var k store.Key
@@ -210,7 +253,7 @@ func (c *Core) AdmitVendor(r *http.Request, key string, need store.Scope) (strin
 	if werr != nil {
 		return "", werr
 	}
-	Info(r.Context()).Account, Info(r.Context()).Scope = cl.Account, cl.Scope
+	route.Info(r.Context()).Account, route.Info(r.Context()).Scope = cl.Account, cl.Scope
 	return cl.Account, nil
 }
 
@@ -258,7 +301,7 @@ func safeMethod(method string) bool {
 
 // SessionToken returns the token of r's session cookie, "" if it has
 // none or the server keeps no sessions.
-func (c *Core) SessionToken(r *http.Request) string {
+func (c *Auth) SessionToken(r *http.Request) string {
 	if c.Logins == nil {
 		return ""
 	}
@@ -271,14 +314,14 @@ func (c *Core) SessionToken(r *http.Request) string {
 
 // AdmitSession returns the account of the live session of token, and
 // checks the CSRF token of a state-changing request.
-func (c *Core) AdmitSession(r *http.Request, token string) (string, *wire.Error) {
+func (c *Auth) AdmitSession(r *http.Request, token string) (string, *wire.Error) {
 	ss, err := c.Logins.Session(r.Context(), store.HashKey(token))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return "", wire.SessionExpired()
 	case err != nil:
-		c.Log.Error("server: reading session", "err", err, "request_id", RequestID(r.Context()))
-		return "", wire.Internal(RequestID(r.Context()))
+		c.Log.Error("server: reading session", "err", err, "request_id", route.RequestID(r.Context()))
+		return "", wire.Internal(route.RequestID(r.Context()))
 	}
 	if !safeMethod(r.Method) && subtle.ConstantTimeCompare([]byte(r.Header.Get(CSRFHeader)), []byte(CSRFToken(token))) != 1 {
 		return "", wire.BadCSRFToken()
@@ -288,20 +331,47 @@ func (c *Core) AdmitSession(r *http.Request, token string) (string, *wire.Error)
 
 // CheckKey verifies an API key with the store, within the key-check
 // timeout.
-func (c *Core) CheckKey(ctx context.Context, token string) (store.Key, *wire.Error) {
+func (c *Auth) CheckKey(ctx context.Context, token string) (store.Key, *wire.Error) {
 	return c.keys.check(ctx, token)
 }
 
 // HasHost reports whether the host application signs callers in
 // (server's Options.Authenticate).
-func (c *Core) HasHost() bool { return c.Host != nil }
+func (c *Auth) HasHost() bool { return c.host != nil }
 
 // HostAccount asks the host application's sign-in for r's account:
 // ok is false when it has none or does not claim r.
-func (c *Core) HostAccount(r *http.Request) (account string, ok bool) {
-	if c.Host == nil {
+func (c *Auth) HostAccount(r *http.Request) (account string, ok bool) {
+	if c.host == nil {
 		return "", false
 	}
 	cl, claimed, werr := c.host.authenticate(r)
 	return cl.Account, claimed && werr == nil
+}
+
+// Creds are the credentials that admitted a socket's caller.
+type Creds struct {
+	R       *http.Request // the handshake
+	Key     string        // the key that admitted the caller; "" when R's own credentials did
+	Account string
+}
+
+// Recheck admits a socket's caller again, as it was admitted: by its key
+// (which may have been revoked), or by the handshake's credentials, which
+// must still name the same account (the host application may have ended
+// the session it knows, the playground's may have been signed out; a
+// bearer key is checked again with them).
+func (c *Auth) Recheck(ctx context.Context, cr Creds) *wire.Error {
+	if cr.Key != "" {
+		_, werr := c.keys.check(ctx, cr.Key)
+		return werr
+	}
+	caller, werr := c.Admit(cr.R)
+	switch {
+	case werr != nil:
+		return werr
+	case caller.Account != cr.Account:
+		return wire.Unauthenticated("The session's sign-in has changed; reconnect.")
+	}
+	return nil
 }
