@@ -88,7 +88,9 @@ func TestUploadReadDeadline(t *testing.T) {
 // ends the account uploads again.
 func TestUploadsPerAccount(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnvWith(t, pocketVoices(t), envOptions{maxUploads: 2})
+	// The clones made while the stalled uploads are not yet in hand must
+	// not reach the voice limit on a busy machine: room for plenty.
+	e := pocketEnvWith(t, pocketVoices(t), envOptions{maxUploads: 2, maxVoices: 100000})
 	rec := recordingToClone()
 	first, _ := stalledUpload(t, e, cloneDoors[0], e.key)
 	stalledUpload(t, e, cloneDoors[1], e.key)
