@@ -738,13 +738,16 @@ func (s *Synthesizer) check(req Request) (voices.Voice, error) {
 	return v, nil
 }
 
-// Stream synthesizes req and writes the encoded audio to w sentence by
-// sentence, in the format's streaming form (see encode.Format.Streaming:
+// Stream synthesizes req and writes the encoded audio to w as the engine
+// makes it, in the format's streaming form (see encode.Format.Streaming:
 // a wav header with open sizes, mp3 without frame counts, flac without
-// length and MD5). After each sentence it flushes w if w has a Flush() or
-// Flush() error method (as http.ResponseWriter does), so a listener hears
-// the first sentence while the rest is rendered. Validation errors are
-// returned before anything is written.
+// length and MD5). Within a sentence, the chunks an engine emits (a
+// PocketTTS voice's every 1.2 s) are encoded at once and written, then w
+// is flushed if it has a Flush() or Flush() error method (as
+// http.ResponseWriter does), by a goroutine of the stream's own that
+// Stream waits for at each sentence's end; so a listener hears the first
+// chunk while the rest is rendered, and a slow reader never holds a render
+// slot. Validation errors are returned before anything is written.
 //
 // An error after bytes were written (a cancelled context, a failed write,
 // ErrAudioTooLong once the audio passes Options.MaxAudio, an engine
@@ -753,7 +756,8 @@ func (s *Synthesizer) check(req Request) (voices.Voice, error) {
 // response (panic(http.ErrAbortHandler), as package server does, so the
 // client sees a cut, not a short success); a file writer deletes the
 // file. Stream's memory does not grow with the input: it holds at most
-// one piece of a sentence's samples (about 11 s at 24 kHz) besides what
+// one piece of a sentence's audio (samples not yet encoded, about 11 s at
+// 24 kHz, or encoded audio a slow reader has not taken yet) besides what
 // the encoder holds.
 func (s *Synthesizer) Stream(ctx context.Context, w io.Writer, req Request) (Result, error) {
 	p, err := s.Prepare(req)
@@ -807,6 +811,9 @@ type output struct {
 	res      Result
 	index    int // sentences written, for SentenceDone
 	onSpoken func(SentenceDone)
+	// send carries a stream's audio to w during a sentence; nil for a
+	// complete clip.
+	send *sender
 }
 
 // newOutput starts the encoder of req's format on w.
@@ -817,6 +824,11 @@ func (s *Synthesizer) newOutput(w io.Writer, req Request, v voices.Voice) (*outp
 	// writes, the encoder's header rewrite at Close among them, are
 	// synthesis.
 	o.tw.through = encode.WriterAt(w, req.Format) != nil
+	if req.Format.Streaming {
+		// A stream's audio goes out as the engine makes it (see sender).
+		o.send = newSender(w)
+		o.tw.w = o.send
+	}
 	var enc encode.Encoder
 	err := o.timed(func() (err error) {
 		enc, err = s.formats.NewEncoder(o.tw.target(), req.Format)
@@ -826,6 +838,9 @@ func (s *Synthesizer) newOutput(w io.Writer, req Request, v voices.Voice) (*outp
 		return nil, &FormatError{Format: req.Format, Supported: s.formats.Names(), Err: err}
 	}
 	o.p = &pipeline{enc: enc, outRate: req.Format.Rate(), max: s.maxAudio}
+	if o.send != nil {
+		o.p.early = max(1, o.p.outRate/earlyPart)
+	}
 	if b, ok := pipeBuffers.Get().(*pipeScratch); ok {
 		o.p.f32, o.p.held = b.f32, b.held
 		if b.outRate == o.p.outRate {
@@ -882,13 +897,18 @@ func (o *output) timed(f func() error) error {
 func (o *output) sentence(ctx context.Context, sen tags.Sentence, whole bool) error {
 	begin := o.p.pos()
 	o.r.words = o.r.words[:0]
-	if err := o.timed(func() error { return o.s.render(ctx, o.r, sen) }); err != nil {
-		return err
+	if o.send != nil {
+		o.send.start()
 	}
-	if err := o.timed(o.p.endSentence); err != nil {
-		return err
-	}
-	if err := o.timed(o.p.encode); err != nil {
+	if err := o.sent(o.timed(func() error {
+		if err := o.s.render(ctx, o.r, sen); err != nil {
+			return err
+		}
+		if err := o.p.endSentence(); err != nil {
+			return err
+		}
+		return o.p.encode()
+	})); err != nil {
 		return err
 	}
 	if whole {
@@ -901,6 +921,20 @@ func (o *output) sentence(ctx context.Context, sen tags.Sentence, whole bool) er
 	}
 	o.index++
 	return nil
+}
+
+// sent waits until the sentence's audio is written to w, after render
+// returned err, and returns err or the writer's: see sender. A stream's
+// audio goes out while the sentence renders; a failed sentence's audio
+// not yet written is dropped.
+func (o *output) sent(err error) error {
+	if o.send == nil {
+		return err
+	}
+	start := time.Now()
+	werr := o.send.stop(err == nil)
+	o.tw.blocked += time.Since(start)
+	return cmp.Or(err, werr)
 }
 
 // close ends the audio: the resampler's and the encoder's last samples.
@@ -969,8 +1003,14 @@ func (s *Synthesizer) inSlot(ctx context.Context, r *renderer, f func() error) e
 // (at most sentence.DefaultMaxLen characters) is always held whole.
 const maxHeld = 1 << 18
 
-// pipeline carries engine chunks through resampling to the encoder. The
-// samples of a sentence are held until encode. It counts the samples it
+// earlyPart is the shortest audio, as a part of a second, a stream's
+// pipeline holds before it encodes it (see pipeline.early).
+const earlyPart = 20
+
+// pipeline carries engine chunks through resampling to the encoder. A
+// stream's samples go to the encoder as soon as early of them are held
+// (a stream's sender writes them out while the engine renders on); a
+// complete clip's are held until encode, at the end of a sentence. It counts the samples it
 // writes and fails with ErrAudioTooLong once they pass max.
 type pipeline struct {
 	enc       encode.Encoder
@@ -987,6 +1027,8 @@ type pipeline struct {
 	fed       int           // samples at the current engine rate given to the resampler
 	lastRate  int           // the engine rate of the sentence before
 	emitTime  time.Duration // time spent in emit during the current engine call
+	// early, when not 0, is how many held samples emit encodes at once.
+	early int
 }
 
 func (p *pipeline) emit(c engine.Chunk) error {
@@ -999,7 +1041,13 @@ func (p *pipeline) emit(c engine.Chunk) error {
 	}
 	p.fed += len(c.Samples)
 	p.f32 = p.rs.Process(p.f32[:0], c.Samples)
-	return p.write(p.f32)
+	if err := p.write(p.f32); err != nil {
+		return err
+	}
+	if p.early > 0 && len(p.held) >= p.early {
+		return p.encode()
+	}
+	return nil
 }
 
 // endSentence drains the resampler, so that a sentence's audio is all
