@@ -178,6 +178,14 @@ type Options struct {
 	// DefaultQuickStart, negative never cuts. WriteClip and Synthesize,
 	// which deliver the clip whole, never cut.
 	QuickStart int
+	// Ahead is how many sentences past the one being written a request of
+	// several sentences may render ahead, in parallel, on render slots
+	// that are free (MaxParallel): one sentence per free slot, none while
+	// any piece of text waits for a slot, and no more slots than the
+	// account's (Request.AccountSlots); the sentences are written in
+	// order, the same audio as rendered in turn. 0 means DefaultAhead,
+	// negative none. A TextStream renders none ahead.
+	Ahead int
 	// Logger receives debug logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -194,6 +202,7 @@ type Synthesizer struct {
 	// maxStream is Options.MaxStreamInput.
 	maxStream int
 	quick     int // Options.QuickStart
+	ahead     int // Options.Ahead, 0 for none
 	slots     *scheduler
 	log       *slog.Logger
 }
@@ -218,6 +227,7 @@ func New(opts Options) (*Synthesizer, error) {
 		maxInput: opts.MaxInput,
 		maxAudio: opts.MaxAudio,
 		quick:    cmp.Or(opts.QuickStart, DefaultQuickStart),
+		ahead:    max(0, cmp.Or(opts.Ahead, DefaultAhead)),
 		log:      opts.Logger,
 	}
 	if s.formats == nil {
@@ -415,6 +425,12 @@ type Request struct {
 	// where it lies in the audio and the timings of its words. It runs on
 	// the synthesizing goroutine: synthesis waits for it.
 	OnSentence func(SentenceDone)
+	// AccountSlots, when not 0, is the most render slots Account may hold
+	// at once for rendering ahead (see Options.Ahead): a sentence is
+	// rendered ahead only while the account holds fewer. A server sets it
+	// to the account's concurrency limit, so that a request's look-ahead
+	// uses the slots of requests the account may run but does not.
+	AccountSlots int
 	// LoadGate, when set, is asked before an engine loads a voice for
 	// this request (engine.LoadGate: a voice loaded on first use, or a
 	// clone not in memory); its error refuses the load and ends the
@@ -790,6 +806,9 @@ func (s *Synthesizer) run(ctx context.Context, w io.Writer, prep *Prepared) (Res
 		sentences = quickStart(sentences, s.quick)
 	}
 	defer o.release()
+	o.ahead = s.newAhead(ctx, o.r, sentences)
+	o.r.ahead = o.ahead
+	defer o.ahead.stop()
 	cut := len(sentences) > whole // the first sentence is two pieces
 	for i, sen := range sentences {
 		if err := o.sentence(ctx, sen, !cut || i > 0); err != nil {
@@ -814,6 +833,8 @@ type output struct {
 	// send carries a stream's audio to w during a sentence; nil for a
 	// complete clip.
 	send *sender
+	// ahead renders the sentences of a whole input ahead; nil for none.
+	ahead *ahead
 }
 
 // newOutput starts the encoder of req's format on w.
@@ -900,8 +921,9 @@ func (o *output) sentence(ctx context.Context, sen tags.Sentence, whole bool) er
 	if o.send != nil {
 		o.send.start()
 	}
+	pre := o.ahead.take(o.index)
 	if err := o.sent(o.timed(func() error {
-		if err := o.s.render(ctx, o.r, sen); err != nil {
+		if err := o.s.render(ctx, o.r, sen, pre); err != nil {
 			return err
 		}
 		if err := o.p.endSentence(); err != nil {
@@ -954,13 +976,23 @@ func (o *output) close() (Result, error) {
 // cheap and take none. Encoding and writing happen outside the slots, so
 // a slow client never holds one: at the end of the sentence, or between
 // parts once maxHeld samples are waiting.
-func (s *Synthesizer) render(ctx context.Context, r *renderer, sen tags.Sentence) error {
+func (s *Synthesizer) render(ctx context.Context, r *renderer, sen tags.Sentence, pre []*aheadPart) error {
+	// text renders a text part in a slot, or takes it from pre, the
+	// sentence's engine calls rendered ahead, with no slot.
+	text := func(part tags.Part, at seams) error {
+		if len(pre) > 0 {
+			p := pre[0]
+			pre = pre[1:]
+			return r.text(ctx, part, at, p)
+		}
+		return s.inSlot(ctx, r, func() error { return r.text(ctx, part, at, nil) })
+	}
 	if part, breaks, ok := r.withBreaks(sen); ok {
 		// One piece of text with its pauses as breaks: the engine speaks
 		// the sentence whole and puts the silences in it.
 		r.breaks = breaks
 		defer func() { r.breaks = nil }()
-		return s.inSlot(ctx, r, func() error { return r.text(ctx, part, seams{}) })
+		return text(part, seams{})
 	}
 	for i, part := range sen.Parts {
 		if err := ctx.Err(); err != nil {
@@ -970,7 +1002,7 @@ func (s *Synthesizer) render(ctx context.Context, r *renderer, sen tags.Sentence
 		if part.IsEvent() {
 			err = r.event(part)
 		} else {
-			err = s.inSlot(ctx, r, func() error { return r.text(ctx, part, seamsOf(sen, i)) })
+			err = text(part, seamsOf(sen, i))
 		}
 		if err != nil {
 			return err
@@ -992,6 +1024,7 @@ func (s *Synthesizer) inSlot(ctx context.Context, r *renderer, f func() error) e
 		return err
 	}
 	defer s.slots.release(r.req.Account)
+	r.ahead.started()
 	wait := time.Since(start)
 	r.res.EngineTime += wait
 	r.res.SlotWait += wait
