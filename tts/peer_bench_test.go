@@ -99,8 +99,9 @@ func pocketDir(b *testing.B) string {
 
 // pocketServer serves POST bodies as text, streamed as pcm by a
 // Synthesizer of slots render slots over the generated model's voice of
-// the peer's reference and settings, each slot one ONNX Runtime thread.
-func pocketServer(b *testing.B, slots int) *httptest.Server {
+// the peer's reference and settings, each slot one ONNX Runtime thread,
+// rendering ahead as Options.Ahead says.
+func pocketServer(b *testing.B, slots, ahead int) *httptest.Server {
 	pk, err := pocket.Load(context.Background(), pocket.Options{LibraryPath: onnxtest.Library(b), VoicesDir: pocketDir(b), Threads: 1})
 	if err != nil {
 		b.Fatal(err)
@@ -117,7 +118,7 @@ func pocketServer(b *testing.B, slots int) *httptest.Server {
 	if err := cat.Add(voices.Voice{ID: "bench", Engine: "pocket", EngineVoice: "bench", Created: time.Now()}); err != nil {
 		b.Fatal(err)
 	}
-	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"pocket": pk}, Voices: cat, MaxParallel: slots})
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"pocket": pk}, Voices: cat, MaxParallel: slots, Ahead: ahead})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func fetch(b *testing.B, url, text string) (first, last time.Duration, n int) {
 // BenchmarkPeerFirstAudio: the first audio of a two-sentence text over
 // HTTP against sherpa's first sentence (its first audio), one thread each.
 func BenchmarkPeerFirstAudio(b *testing.B) {
-	ts := pocketServer(b, 1)
+	ts := pocketServer(b, 1, 0)
 	peer := startPeer(b, 1)
 	fetch(b, ts.URL, peerFirst)
 	peer.time(b, "first", peerFirst)
@@ -179,20 +180,23 @@ func BenchmarkPeerFirstAudio(b *testing.B) {
 // BenchmarkPeerParagraph: 16 sentences over HTTP, wall time to the last
 // byte, against sherpa's generate() of the paragraph with 2 threads;
 // voxkit with 1, 2 and 4 render slots (of one thread each) on the cores
-// it may use (GOMAXPROCS).
+// it may use (GOMAXPROCS), and with 2 rendering nothing ahead (as before
+// issue 42).
 func BenchmarkPeerParagraph(b *testing.B) {
-	for _, slots := range []int{1, 2, 4} {
-		b.Run(fmt.Sprintf("slots=%d", slots), func(b *testing.B) {
-			ts := pocketServer(b, slots)
+	for _, c := range []struct{ slots, ahead int }{{2, -1}, {1, 0}, {2, 0}, {4, 0}} {
+		b.Run(fmt.Sprintf("slots=%d/ahead=%v", c.slots, c.ahead >= 0), func(b *testing.B) {
+			ts := pocketServer(b, c.slots, c.ahead)
 			peer := startPeer(b, 2)
 			fetch(b, ts.URL, "Warm up.")
-			var ours, theirs time.Duration
+			var ours, theirs, audio time.Duration
 			for b.Loop() {
-				_, last, _ := fetch(b, ts.URL, peerParagraph)
+				_, last, n := fetch(b, ts.URL, peerParagraph)
 				ours += last
+				audio = time.Duration(n / 2 * int(time.Second) / pockettest.SampleRate)
 				theirs += peer.time(b, "total", peerParagraph)
 			}
 			n := float64(b.N) * 1e6
+			b.ReportMetric(audio.Seconds(), "audio-s")
 			b.ReportMetric(float64(ours)/n, "last-ms")
 			b.ReportMetric(float64(theirs)/n, "sherpa-total-ms")
 			b.ReportMetric(float64(ours)/float64(theirs), "ratio")
