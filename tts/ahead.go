@@ -2,6 +2,7 @@ package tts
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 
@@ -54,6 +55,8 @@ type aheadPart struct {
 	chunks []engine.Chunk
 	done   bool
 	err    error
+	// panicked is the value of the engine's panic, if it panicked.
+	panicked any
 }
 
 // newAhead returns the look-ahead of a request writing sens, or nil when
@@ -162,12 +165,30 @@ func (a *ahead) render(i int, parts []*aheadPart) {
 		if err == nil {
 			var c call
 			if c, err = calls[k](); err == nil {
-				err = a.synthesize(c, part)
+				err = part.run(a, c)
 			}
 		}
 		part.finish(err)
 	}
 }
+
+// run synthesizes c into p. A panic of the engine's is kept for replay
+// to raise on the request's goroutine, where it was raised before
+// rendering ahead (a server recovers it there), and ends the sentence.
+func (p *aheadPart) run(a *ahead, c call) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			p.mu.Lock()
+			p.panicked = v
+			p.mu.Unlock()
+			err = errPanicked
+		}
+	}()
+	return a.synthesize(c, p)
+}
+
+// errPanicked ends a sentence rendered ahead whose engine call panicked.
+var errPanicked = errors.New("tts: the engine panicked rendering ahead")
 
 // synthesize runs c's engine call into part, holding its voice (see
 // renderer.holdVoice) for the call.
@@ -231,8 +252,11 @@ func (p *aheadPart) replay(emit engine.ChunkFunc) error {
 			p.cond.Wait()
 		}
 		if k >= len(p.chunks) {
-			err := p.err
+			err, v := p.err, p.panicked
 			p.mu.Unlock()
+			if v != nil {
+				panic(v)
+			}
 			return err
 		}
 		c := p.chunks[k]

@@ -306,3 +306,25 @@ func TestAheadPocketSameAsInTurn(t *testing.T) {
 		t.Errorf("rendered ahead: %d bytes, in turn %d: not the same samples", len(runs[1].audio), len(runs[0].audio))
 	}
 }
+
+// An engine's panic in a sentence rendered ahead reaches Stream's caller,
+// on its goroutine, when the request comes to that sentence.
+func TestAheadPanicReachesCaller(t *testing.T) {
+	e := &counted{Engine: enginetest.NewFake(enginetest.FakeOptions{})}
+	e.hold = func(ctx context.Context, n int, text string) error {
+		if strings.Contains(text, "three") {
+			panic("the engine broke")
+		}
+		if n == 1 {
+			wait.For(10*time.Second, func() bool { _, _, begun := e.state(); return begun >= 3 })
+		}
+		return nil
+	}
+	defer func() {
+		if v := recover(); v != "the engine broke" {
+			t.Errorf("recovered %v", v)
+		}
+	}()
+	aheadSynth(t, e, "fake", 4).Stream(context.Background(), new(bytes.Buffer), tts.Request{Voice: "fake", Input: numbered(5), Format: encode.Format{Name: "pcm"}})
+	t.Error("Stream returned")
+}

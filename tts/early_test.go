@@ -14,13 +14,16 @@ import (
 )
 
 // chunky is the fake engine with its audio cut into chunks of size
-// samples (0: as the fake makes it); before each chunk, gate (when set)
-// is called with its index.
+// samples (0: as the fake makes it), coming over time
+// (engine.ChunkStreamer); before each chunk, gate (when set) is called
+// with its index.
 type chunky struct {
 	*enginetest.Fake
 	size int
 	gate func(ctx context.Context, i int) error
 }
+
+func (c *chunky) StreamsChunks() bool { return true }
 
 func (c *chunky) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
 	i := 0
@@ -145,4 +148,22 @@ func TestStreamChunksSameBytes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// panicky panics on its first write.
+type panicky struct{}
+
+func (panicky) Write([]byte) (int, error) { panic("the writer broke") }
+
+// A writer's panic reaches Stream's caller, on its goroutine, as it did
+// when Stream wrote itself (a server's handler recovers it).
+func TestStreamWriterPanicReachesCaller(t *testing.T) {
+	e := &chunky{Fake: enginetest.NewFake(enginetest.FakeOptions{}), size: 1000}
+	defer func() {
+		if v := recover(); v != "the writer broke" {
+			t.Errorf("recovered %v", v)
+		}
+	}()
+	chunkySynth(t, e).Stream(context.Background(), panicky{}, tts.Request{Voice: "fake", Input: "Words to say.", Format: encode.Format{Name: "pcm"}})
+	t.Error("Stream returned")
 }

@@ -258,6 +258,8 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams, pre *ahea
 		return fmt.Errorf("tts: voice %q: %w", v.ID, err)
 	}
 	synthesize := eng.Synthesize
+	r.p.streams = engine.StreamsChunks(eng)
+	defer func() { r.p.streams = false }()
 	if pre != nil {
 		synthesize = func(_ context.Context, _ engine.Request, emit engine.ChunkFunc) error { return pre.replay(emit) }
 	}

@@ -1,6 +1,7 @@
 package tts
 
 import (
+	"errors"
 	"io"
 	"sync"
 )
@@ -22,6 +23,8 @@ type sender struct {
 	queue   []byte    // written, not yet sent
 	spare   []byte    // the buffer the goroutine sent last, for the next swap
 	err     error     // the writer's error, returned by later Writes and stop
+	// panicked is the value of a panic of the writer's, if it panicked.
+	panicked any
 }
 
 func newSender(w io.Writer) *sender {
@@ -74,10 +77,7 @@ func (s *sender) run() {
 		buf := s.queue
 		s.queue, s.spare = s.spare[:0], nil
 		s.mu.Unlock()
-		_, err := s.w.Write(buf)
-		if err == nil {
-			flush(s.w)
-		}
+		err := s.send(buf)
 		s.mu.Lock()
 		s.spare = buf
 		if err != nil {
@@ -86,13 +86,34 @@ func (s *sender) run() {
 	}
 }
 
+// send writes buf and flushes the writer. A panic of the writer's is
+// kept for stop to raise on the stream's goroutine, where it was raised
+// before there was a sender (a server recovers it there).
+func (s *sender) send(buf []byte) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.mu.Lock()
+			s.panicked = v
+			s.mu.Unlock()
+			err = errWriterPanicked
+		}
+	}()
+	if _, err := s.w.Write(buf); err != nil {
+		return err
+	}
+	flush(s.w)
+	return nil
+}
+
+// errWriterPanicked fails the writes after a write that panicked.
+var errWriterPanicked = errors.New("tts: the writer panicked")
+
 // stop ends the sentence: with send set it waits until what is queued
 // is written, else it drops it (the request has failed) and waits only
 // for a write under way. It returns the writer's error, if a write
 // failed. Writes go through again after.
 func (s *sender) stop(send bool) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.on = false
 	if !send {
 		s.queue = s.queue[:0]
@@ -101,7 +122,11 @@ func (s *sender) stop(send bool) error {
 	for s.running {
 		s.cond.Wait()
 	}
-	err := s.err
-	s.err = nil
+	err, v := s.err, s.panicked
+	s.err, s.panicked = nil, nil
+	s.mu.Unlock()
+	if v != nil {
+		panic(v)
+	}
 	return err
 }

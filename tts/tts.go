@@ -757,8 +757,9 @@ func (s *Synthesizer) check(req Request) (voices.Voice, error) {
 // Stream synthesizes req and writes the encoded audio to w as the engine
 // makes it, in the format's streaming form (see encode.Format.Streaming:
 // a wav header with open sizes, mp3 without frame counts, flac without
-// length and MD5). Within a sentence, the chunks an engine emits (a
-// PocketTTS voice's every 1.2 s) are encoded at once and written, then w
+// length and MD5). Within a sentence, the chunks of an engine whose
+// chunks come over time (engine.ChunkStreamer: a PocketTTS voice's every
+// 1.2 s) are encoded at once and written, then w
 // is flushed if it has a Flush() or Flush() error method (as
 // http.ResponseWriter does), by a goroutine of the stream's own that
 // Stream waits for at each sentence's end; so a listener hears the first
@@ -918,11 +919,17 @@ func (o *output) timed(f func() error) error {
 func (o *output) sentence(ctx context.Context, sen tags.Sentence, whole bool) error {
 	begin := o.p.pos()
 	o.r.words = o.r.words[:0]
+	sent := false
 	if o.send != nil {
 		o.send.start()
+		defer func() {
+			if !sent { // a panic: no write after it leaves
+				o.send.stop(false)
+			}
+		}()
 	}
 	pre := o.ahead.take(o.index)
-	if err := o.sent(o.timed(func() error {
+	if err := o.sent(&sent, o.timed(func() error {
 		if err := o.s.render(ctx, o.r, sen, pre); err != nil {
 			return err
 		}
@@ -946,10 +953,12 @@ func (o *output) sentence(ctx context.Context, sen tags.Sentence, whole bool) er
 }
 
 // sent waits until the sentence's audio is written to w, after render
-// returned err, and returns err or the writer's: see sender. A stream's
+// returned err, and returns err or the writer's: see sender. It sets
+// *done. A stream's
 // audio goes out while the sentence renders; a failed sentence's audio
 // not yet written is dropped.
-func (o *output) sent(err error) error {
+func (o *output) sent(done *bool, err error) error {
+	*done = true
 	if o.send == nil {
 		return err
 	}
@@ -1037,13 +1046,15 @@ func (s *Synthesizer) inSlot(ctx context.Context, r *renderer, f func() error) e
 const maxHeld = 1 << 18
 
 // earlyPart is the shortest audio, as a part of a second, a stream's
-// pipeline holds before it encodes it (see pipeline.early).
+// pipeline holds before it encodes it, when its engine's chunks come over
+// time (see pipeline.early).
 const earlyPart = 20
 
 // pipeline carries engine chunks through resampling to the encoder. A
-// stream's samples go to the encoder as soon as early of them are held
-// (a stream's sender writes them out while the engine renders on); a
-// complete clip's are held until encode, at the end of a sentence. It counts the samples it
+// stream's samples from an engine whose chunks come over time go to the
+// encoder as soon as early of them are held (a stream's sender writes
+// them out while the engine renders on); others are held until encode,
+// at the end of a sentence. It counts the samples it
 // writes and fails with ErrAudioTooLong once they pass max.
 type pipeline struct {
 	enc       encode.Encoder
@@ -1060,8 +1071,11 @@ type pipeline struct {
 	fed       int           // samples at the current engine rate given to the resampler
 	lastRate  int           // the engine rate of the sentence before
 	emitTime  time.Duration // time spent in emit during the current engine call
-	// early, when not 0, is how many held samples emit encodes at once.
-	early int
+	// early, when not 0, is how many held samples emit encodes at once,
+	// while streams is set: the engine's chunks come over time
+	// (engine.ChunkStreamer).
+	early   int
+	streams bool
 }
 
 func (p *pipeline) emit(c engine.Chunk) error {
@@ -1077,7 +1091,7 @@ func (p *pipeline) emit(c engine.Chunk) error {
 	if err := p.write(p.f32); err != nil {
 		return err
 	}
-	if p.early > 0 && len(p.held) >= p.early {
+	if p.early > 0 && p.streams && len(p.held) >= p.early {
 		return p.encode()
 	}
 	return nil
