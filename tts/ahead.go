@@ -21,7 +21,8 @@ const aheadSamples = 1 << 20
 
 // ahead renders the sentences of a request after the one it writes on
 // render slots that are free (tryAcquire: none while anything waits for
-// one, and never more than the account's slots, Request.AccountSlots),
+// one, nor while as many requests run as there are slots, and never more
+// than the account's slots, Request.AccountSlots),
 // one sentence per slot taken, the nearest first. The request writes
 // them in order: a sentence rendered ahead is replayed from its chunks,
 // as they come, through the request's own renderer, so that its audio,
@@ -114,6 +115,11 @@ func (a *ahead) claim() (int, []*aheadPart, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.stopped || a.next >= len(a.sens) || a.next > a.cur+a.limit || a.held >= aheadSamples {
+		return 0, nil, false
+	}
+	// Every request running wants a slot for its next piece: a core is
+	// idle only while fewer run than there are slots.
+	if int(a.s.running.Load()) >= a.s.slots.size() {
 		return 0, nil, false
 	}
 	if !a.s.slots.tryAcquire(a.account, a.most) {

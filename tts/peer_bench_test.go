@@ -11,7 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -201,5 +203,40 @@ func BenchmarkPeerParagraph(b *testing.B) {
 			b.ReportMetric(float64(theirs)/n, "sherpa-total-ms")
 			b.ReportMetric(float64(ours)/float64(theirs), "ratio")
 		})
+	}
+}
+
+// BenchmarkThroughput: requests of four sentences from 1, 2, 4 and 8
+// clients at once on 2 render slots, rendering ahead and not (issue 42
+// point 4: look-ahead must cost nothing under load): requests per second
+// and the 99th percentile of the time to the last byte.
+func BenchmarkThroughput(b *testing.B) {
+	const text = "The first sentence is long enough to stand alone. A second one follows. " +
+		"Then a third, a little longer than the second. And the fourth ends it."
+	for _, ahead := range []int{-1, 0} {
+		for _, clients := range []int{1, 2, 4, 8} {
+			b.Run(fmt.Sprintf("ahead=%v/clients=%d", ahead >= 0, clients), func(b *testing.B) {
+				ts := pocketServer(b, 2, ahead)
+				fetch(b, ts.URL, "Warm up.")
+				var mu sync.Mutex
+				var times []time.Duration
+				start := time.Now()
+				for b.Loop() {
+					var wg sync.WaitGroup
+					for range clients {
+						wg.Go(func() {
+							_, last, _ := fetch(b, ts.URL, text)
+							mu.Lock()
+							times = append(times, last)
+							mu.Unlock()
+						})
+					}
+					wg.Wait()
+				}
+				slices.Sort(times)
+				b.ReportMetric(float64(len(times))/time.Since(start).Seconds(), "req/s")
+				b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms")
+			})
+		}
 	}
 }

@@ -117,6 +117,13 @@ func (s *scheduler) tryAcquire(name string, most int) bool {
 	return true
 }
 
+// size returns the number of slots.
+func (s *scheduler) size() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.total
+}
+
 // load returns the slots held and the pieces waiting for one.
 func (s *scheduler) load() (held, waiting int) {
 	s.mu.Lock()

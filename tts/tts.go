@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -181,7 +182,8 @@ type Options struct {
 	// Ahead is how many sentences past the one being written a request of
 	// several sentences may render ahead, in parallel, on render slots
 	// that are free (MaxParallel): one sentence per free slot, none while
-	// any piece of text waits for a slot, and no more slots than the
+	// any piece of text waits for a slot or as many requests run as there
+	// are slots, and no more slots than the
 	// account's (Request.AccountSlots); the sentences are written in
 	// order, the same audio as rendered in turn. 0 means DefaultAhead,
 	// negative none. A TextStream renders none ahead.
@@ -204,6 +206,7 @@ type Synthesizer struct {
 	quick     int // Options.QuickStart
 	ahead     int // Options.Ahead, 0 for none
 	slots     *scheduler
+	running   atomic.Int32 // requests in run: Stream's and WriteClip's
 	log       *slog.Logger
 }
 
@@ -807,6 +810,8 @@ func (s *Synthesizer) run(ctx context.Context, w io.Writer, prep *Prepared) (Res
 		sentences = quickStart(sentences, s.quick)
 	}
 	defer o.release()
+	s.running.Add(1)
+	defer s.running.Add(-1)
 	o.ahead = s.newAhead(ctx, o.r, sentences)
 	o.r.ahead = o.ahead
 	defer o.ahead.stop()
