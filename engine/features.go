@@ -42,6 +42,22 @@ func Renders(e Engine, f Feature) bool {
 	return ok && r.Renders(f)
 }
 
+// ChunkStreamer is implemented by engines whose chunks of one request
+// come over time, as they are made (PocketTTS decodes 1.2 s of audio at a
+// time), rather than at once at the end of a sentence. A caller (package
+// tts) sends such an engine's chunks on to its listener as they come;
+// another engine's chunks of a sentence go out together, in one write.
+type ChunkStreamer interface {
+	// StreamsChunks reports whether the engine's chunks come over time.
+	StreamsChunks() bool
+}
+
+// StreamsChunks reports whether e is a ChunkStreamer that says so.
+func StreamsChunks(e Engine) bool {
+	c, ok := e.(ChunkStreamer)
+	return ok && c.StreamsChunks()
+}
+
 // PhonemeChecker is implemented by engines that render FeaturePhonemes
 // and can say before speaking which symbols of an IPA string a voice has
 // no phoneme for, so a caller can report them.

@@ -43,6 +43,7 @@ func TestWebSocketCloseStopsWork(t *testing.T) {
 	e := newEnv(t, envOptions{log: &log, synth: func(o *tts.Options) {
 		g.Engine = o.Engines["espeak"]
 		o.Engines["espeak"] = g
+		o.Ahead = -1 // the gate lets one sentence at a time through, in turn
 	}})
 	defer close(g.open)
 	c := dialWSID(t, e, e.key, "ws-close")

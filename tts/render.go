@@ -89,6 +89,8 @@ type renderer struct {
 	// holds are the releases of the voices held for the request (see
 	// holdVoice), by engine and engine voice.
 	holds map[[2]string]func()
+	// ahead renders the request's next sentences; nil for none.
+	ahead *ahead
 }
 
 // holdVoice holds v for the rest of the request when its engine loads
@@ -175,22 +177,32 @@ func seamsOf(sen tags.Sentence, i int) seams {
 	return seams{start: i > 0, end: i < len(sen.Parts)-1}
 }
 
-// text renders a text part: the engine renders the style controls it
-// declares, the shared DSP stage the rest. At its seams the engine's edge
-// silence is cut, as if the sentence had been spoken whole; the silence
-// after a part that ends with punctuation stays, as the pause that the
-// punctuation asks for.
-func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
+// call is what an engine is asked for one text part, and what the
+// renderer does with its audio: made by callOf alone, from the part, so
+// that rendering ahead (see ahead) asks the engine exactly what the
+// request would in turn.
+type call struct {
+	v        voices.Voice
+	eng      engine.Engine
+	req      engine.Request
+	fx       effects
+	at       seams
+	text     string          // the text the engine reads
+	said     string          // the part's text, normalized
+	norm     *normalize.Text // the map from said back to the part's text; nil if the same
+	phonemes bool            // the engine reads the part's phoneme tag
+}
+
+// callOf returns the call of a text part with the sentence's breaks
+// (see withBreaks). It reads only what does not change during a request.
+func (r *renderer) callOf(part tags.Part, at seams, breaks []engine.Break) (call, error) {
 	v, err := r.voiceOf(part.Style)
 	if err != nil {
-		return err
+		return call{}, err
 	}
 	eng := r.s.engines[v.Engine]
 	if eng == nil {
-		return fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
-	}
-	if err := r.holdVoice(ctx, eng, v); err != nil {
-		return fmt.Errorf("tts: voice %q: %w", v.ID, err)
+		return call{}, fmt.Errorf("tts: voice %q needs engine %q, which is not configured", v.ID, v.Engine)
 	}
 	// A derived voice's default style lies under the input's tags.
 	style := v.StyleFor(part.Style)
@@ -209,24 +221,49 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 		req.Phonemes = part.Style.Phonemes
 	}
 	if text == said {
-		req.Breaks = r.breaks
+		req.Breaks = breaks
 		if norm != nil {
-			req.Breaks = make([]engine.Break, len(r.breaks))
-			for i, b := range r.breaks {
+			req.Breaks = make([]engine.Break, len(breaks))
+			for i, b := range breaks {
 				req.Breaks[i] = engine.Break{Offset: norm.Out(b.Offset), Duration: b.Duration}
 			}
 		}
 	} else {
 		// The text was respelled: the breaks' offsets no longer hold, so
 		// they go at the end.
-		for _, b := range r.breaks {
+		for _, b := range breaks {
 			req.Breaks = append(req.Breaks, engine.Break{Offset: len(text), Duration: b.Duration})
 		}
 	}
-
 	if endsClause(part.Text) {
 		at.end = false // the punctuation's pause stays
 	}
+	return call{v: v, eng: eng, req: req, fx: fx, at: at, text: text, said: said, norm: norm, phonemes: phonemes}, nil
+}
+
+// text renders a text part: the engine renders the style controls it
+// declares, the shared DSP stage the rest. At its seams the engine's edge
+// silence is cut, as if the sentence had been spoken whole; the silence
+// after a part that ends with punctuation stays, as the pause that the
+// punctuation asks for. A part rendered ahead (pre) is taken from there
+// as it comes, in place of the engine.
+func (r *renderer) text(ctx context.Context, part tags.Part, at seams, pre *aheadPart) error {
+	c, err := r.callOf(part, at, r.breaks)
+	if err != nil {
+		return err
+	}
+	v, eng, req, fx, text, said, norm, phonemes := c.v, c.eng, c.req, c.fx, c.text, c.said, c.norm, c.phonemes
+	at = c.at
+	if err := r.holdVoice(ctx, eng, v); err != nil {
+		return fmt.Errorf("tts: voice %q: %w", v.ID, err)
+	}
+	synthesize := eng.Synthesize
+	r.p.streams = engine.StreamsChunks(eng)
+	defer func() { r.p.streams = false }()
+	if pre != nil {
+		synthesize = func(_ context.Context, _ engine.Request, emit engine.ChunkFunc) error { return pre.replay(emit) }
+	}
+
 	start := time.Now()
 	r.p.emitTime = 0
 	rate0 := 0
@@ -246,7 +283,7 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 	// a clone's sample) asks the request's LoadGate too.
 	ctx = engine.WithLoadGate(ctx, r.req.LoadGate)
 	if fx.none() {
-		err = eng.Synthesize(ctx, req, withWords(trim(func(c engine.Chunk) error {
+		err = synthesize(ctx, req, withWords(trim(func(c engine.Chunk) error {
 			rate0 = c.SampleRate
 			heard += len(c.Samples)
 			return r.p.emit(c)
@@ -254,7 +291,7 @@ func (r *renderer) text(ctx context.Context, part tags.Part, at seams) error {
 	} else {
 		// Collect the part's audio, then apply the effects to it whole.
 		r.buf = r.buf[:0]
-		err = eng.Synthesize(ctx, req, withWords(trim(func(c engine.Chunk) error {
+		err = synthesize(ctx, req, withWords(trim(func(c engine.Chunk) error {
 			if rate0 != 0 && c.SampleRate != rate0 {
 				return fmt.Errorf("tts: engine changed sample rate within a sentence")
 			}

@@ -87,6 +87,43 @@ func (s *scheduler) acquire(ctx context.Context, name string, waiting func()) er
 	return ctx.Err()
 }
 
+// tryAcquire takes a slot for name without waiting: only when one is
+// free, nobody waits for one (work that asked first goes first), and name
+// holds fewer than most (0: any number). It reports whether it took one;
+// a slot it took is released as acquire's is.
+func (s *scheduler) tryAcquire(name string, most int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.free <= 0 {
+		return false
+	}
+	for _, a := range s.accounts {
+		if len(a.waiting) > 0 {
+			return false
+		}
+	}
+	a := s.accounts[name]
+	if a == nil {
+		a = &account{}
+	}
+	if most > 0 && a.held >= most {
+		return false
+	}
+	s.accounts[name] = a
+	s.seq++
+	a.served = s.seq
+	a.held++
+	s.free--
+	return true
+}
+
+// size returns the number of slots.
+func (s *scheduler) size() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.total
+}
+
 // load returns the slots held and the pieces waiting for one.
 func (s *scheduler) load() (held, waiting int) {
 	s.mu.Lock()

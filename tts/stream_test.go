@@ -54,7 +54,8 @@ func TestStreamWritesFirstSentenceFirst(t *testing.T) {
 	}
 	defer e.Close()
 	watch := &sentenceWatch{Engine: e, out: new(bytes.Buffer)}
-	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"espeak": watch}})
+	// Rendered in turn (no Ahead): the engine's calls mark the sentences.
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"espeak": watch}, Ahead: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestQuickStartStreams(t *testing.T) {
 	defer e.Close()
 	var texts []string
 	rec := recordTexts{Engine: e, texts: &texts}
-	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"espeak": rec}})
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"espeak": rec}, Ahead: -1}) // calls in turn
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func BenchmarkQuickStart(b *testing.B) {
 		name  string
 		quick int
 	}{{"whole", -1}, {"cut", 0}} {
-		s, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"espeak": e}, QuickStart: v.quick})
+		s, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"espeak": e}, QuickStart: v.quick, Ahead: -1})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -178,6 +179,15 @@ type Options struct {
 	// DefaultQuickStart, negative never cuts. WriteClip and Synthesize,
 	// which deliver the clip whole, never cut.
 	QuickStart int
+	// Ahead is how many sentences past the one being written a request of
+	// several sentences may render ahead, in parallel, on render slots
+	// that are free (MaxParallel): one sentence per free slot, none while
+	// any piece of text waits for a slot or as many requests run as there
+	// are slots, and no more slots than the
+	// account's (Request.AccountSlots); the sentences are written in
+	// order, the same audio as rendered in turn. 0 means DefaultAhead,
+	// negative none. A TextStream renders none ahead.
+	Ahead int
 	// Logger receives debug logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -194,7 +204,9 @@ type Synthesizer struct {
 	// maxStream is Options.MaxStreamInput.
 	maxStream int
 	quick     int // Options.QuickStart
+	ahead     int // Options.Ahead, 0 for none
 	slots     *scheduler
+	running   atomic.Int32 // requests in run: Stream's and WriteClip's
 	log       *slog.Logger
 }
 
@@ -218,6 +230,7 @@ func New(opts Options) (*Synthesizer, error) {
 		maxInput: opts.MaxInput,
 		maxAudio: opts.MaxAudio,
 		quick:    cmp.Or(opts.QuickStart, DefaultQuickStart),
+		ahead:    max(0, cmp.Or(opts.Ahead, DefaultAhead)),
 		log:      opts.Logger,
 	}
 	if s.formats == nil {
@@ -415,6 +428,12 @@ type Request struct {
 	// where it lies in the audio and the timings of its words. It runs on
 	// the synthesizing goroutine: synthesis waits for it.
 	OnSentence func(SentenceDone)
+	// AccountSlots, when not 0, is the most render slots Account may hold
+	// at once for rendering ahead (see Options.Ahead): a sentence is
+	// rendered ahead only while the account holds fewer. A server sets it
+	// to the account's concurrency limit, so that a request's look-ahead
+	// uses the slots of requests the account may run but does not.
+	AccountSlots int
 	// LoadGate, when set, is asked before an engine loads a voice for
 	// this request (engine.LoadGate: a voice loaded on first use, or a
 	// clone not in memory); its error refuses the load and ends the
@@ -738,13 +757,17 @@ func (s *Synthesizer) check(req Request) (voices.Voice, error) {
 	return v, nil
 }
 
-// Stream synthesizes req and writes the encoded audio to w sentence by
-// sentence, in the format's streaming form (see encode.Format.Streaming:
+// Stream synthesizes req and writes the encoded audio to w as the engine
+// makes it, in the format's streaming form (see encode.Format.Streaming:
 // a wav header with open sizes, mp3 without frame counts, flac without
-// length and MD5). After each sentence it flushes w if w has a Flush() or
-// Flush() error method (as http.ResponseWriter does), so a listener hears
-// the first sentence while the rest is rendered. Validation errors are
-// returned before anything is written.
+// length and MD5). Within a sentence, the chunks of an engine whose
+// chunks come over time (engine.ChunkStreamer: a PocketTTS voice's every
+// 1.2 s) are encoded at once and written, then w
+// is flushed if it has a Flush() or Flush() error method (as
+// http.ResponseWriter does), by a goroutine of the stream's own that
+// Stream waits for at each sentence's end; so a listener hears the first
+// chunk while the rest is rendered, and a slow reader never holds a render
+// slot. Validation errors are returned before anything is written.
 //
 // An error after bytes were written (a cancelled context, a failed write,
 // ErrAudioTooLong once the audio passes Options.MaxAudio, an engine
@@ -753,7 +776,8 @@ func (s *Synthesizer) check(req Request) (voices.Voice, error) {
 // response (panic(http.ErrAbortHandler), as package server does, so the
 // client sees a cut, not a short success); a file writer deletes the
 // file. Stream's memory does not grow with the input: it holds at most
-// one piece of a sentence's samples (about 11 s at 24 kHz) besides what
+// one piece of a sentence's audio (samples not yet encoded, about 11 s at
+// 24 kHz, or encoded audio a slow reader has not taken yet) besides what
 // the encoder holds.
 func (s *Synthesizer) Stream(ctx context.Context, w io.Writer, req Request) (Result, error) {
 	p, err := s.Prepare(req)
@@ -786,6 +810,11 @@ func (s *Synthesizer) run(ctx context.Context, w io.Writer, prep *Prepared) (Res
 		sentences = quickStart(sentences, s.quick)
 	}
 	defer o.release()
+	s.running.Add(1)
+	defer s.running.Add(-1)
+	o.ahead = s.newAhead(ctx, o.r, sentences)
+	o.r.ahead = o.ahead
+	defer o.ahead.stop()
 	cut := len(sentences) > whole // the first sentence is two pieces
 	for i, sen := range sentences {
 		if err := o.sentence(ctx, sen, !cut || i > 0); err != nil {
@@ -807,6 +836,11 @@ type output struct {
 	res      Result
 	index    int // sentences written, for SentenceDone
 	onSpoken func(SentenceDone)
+	// send carries a stream's audio to w during a sentence; nil for a
+	// complete clip.
+	send *sender
+	// ahead renders the sentences of a whole input ahead; nil for none.
+	ahead *ahead
 }
 
 // newOutput starts the encoder of req's format on w.
@@ -817,6 +851,11 @@ func (s *Synthesizer) newOutput(w io.Writer, req Request, v voices.Voice) (*outp
 	// writes, the encoder's header rewrite at Close among them, are
 	// synthesis.
 	o.tw.through = encode.WriterAt(w, req.Format) != nil
+	if req.Format.Streaming {
+		// A stream's audio goes out as the engine makes it (see sender).
+		o.send = newSender(w)
+		o.tw.w = o.send
+	}
 	var enc encode.Encoder
 	err := o.timed(func() (err error) {
 		enc, err = s.formats.NewEncoder(o.tw.target(), req.Format)
@@ -826,6 +865,9 @@ func (s *Synthesizer) newOutput(w io.Writer, req Request, v voices.Voice) (*outp
 		return nil, &FormatError{Format: req.Format, Supported: s.formats.Names(), Err: err}
 	}
 	o.p = &pipeline{enc: enc, outRate: req.Format.Rate(), max: s.maxAudio}
+	if o.send != nil {
+		o.p.early = max(1, o.p.outRate/earlyPart)
+	}
 	if b, ok := pipeBuffers.Get().(*pipeScratch); ok {
 		o.p.f32, o.p.held = b.f32, b.held
 		if b.outRate == o.p.outRate {
@@ -882,13 +924,25 @@ func (o *output) timed(f func() error) error {
 func (o *output) sentence(ctx context.Context, sen tags.Sentence, whole bool) error {
 	begin := o.p.pos()
 	o.r.words = o.r.words[:0]
-	if err := o.timed(func() error { return o.s.render(ctx, o.r, sen) }); err != nil {
-		return err
+	sent := false
+	if o.send != nil {
+		o.send.start()
+		defer func() {
+			if !sent { // a panic: no write after it leaves
+				o.send.stop(false)
+			}
+		}()
 	}
-	if err := o.timed(o.p.endSentence); err != nil {
-		return err
-	}
-	if err := o.timed(o.p.encode); err != nil {
+	pre := o.ahead.take(o.index)
+	if err := o.sent(&sent, o.timed(func() error {
+		if err := o.s.render(ctx, o.r, sen, pre); err != nil {
+			return err
+		}
+		if err := o.p.endSentence(); err != nil {
+			return err
+		}
+		return o.p.encode()
+	})); err != nil {
 		return err
 	}
 	if whole {
@@ -901,6 +955,22 @@ func (o *output) sentence(ctx context.Context, sen tags.Sentence, whole bool) er
 	}
 	o.index++
 	return nil
+}
+
+// sent waits until the sentence's audio is written to w, after render
+// returned err, and returns err or the writer's: see sender. It sets
+// *done. A stream's
+// audio goes out while the sentence renders; a failed sentence's audio
+// not yet written is dropped.
+func (o *output) sent(done *bool, err error) error {
+	*done = true
+	if o.send == nil {
+		return err
+	}
+	start := time.Now()
+	werr := o.send.stop(err == nil)
+	o.tw.blocked += time.Since(start)
+	return cmp.Or(err, werr)
 }
 
 // close ends the audio: the resampler's and the encoder's last samples.
@@ -920,13 +990,23 @@ func (o *output) close() (Result, error) {
 // cheap and take none. Encoding and writing happen outside the slots, so
 // a slow client never holds one: at the end of the sentence, or between
 // parts once maxHeld samples are waiting.
-func (s *Synthesizer) render(ctx context.Context, r *renderer, sen tags.Sentence) error {
+func (s *Synthesizer) render(ctx context.Context, r *renderer, sen tags.Sentence, pre []*aheadPart) error {
+	// text renders a text part in a slot, or takes it from pre, the
+	// sentence's engine calls rendered ahead, with no slot.
+	text := func(part tags.Part, at seams) error {
+		if len(pre) > 0 {
+			p := pre[0]
+			pre = pre[1:]
+			return r.text(ctx, part, at, p)
+		}
+		return s.inSlot(ctx, r, func() error { return r.text(ctx, part, at, nil) })
+	}
 	if part, breaks, ok := r.withBreaks(sen); ok {
 		// One piece of text with its pauses as breaks: the engine speaks
 		// the sentence whole and puts the silences in it.
 		r.breaks = breaks
 		defer func() { r.breaks = nil }()
-		return s.inSlot(ctx, r, func() error { return r.text(ctx, part, seams{}) })
+		return text(part, seams{})
 	}
 	for i, part := range sen.Parts {
 		if err := ctx.Err(); err != nil {
@@ -936,7 +1016,7 @@ func (s *Synthesizer) render(ctx context.Context, r *renderer, sen tags.Sentence
 		if part.IsEvent() {
 			err = r.event(part)
 		} else {
-			err = s.inSlot(ctx, r, func() error { return r.text(ctx, part, seamsOf(sen, i)) })
+			err = text(part, seamsOf(sen, i))
 		}
 		if err != nil {
 			return err
@@ -958,6 +1038,7 @@ func (s *Synthesizer) inSlot(ctx context.Context, r *renderer, f func() error) e
 		return err
 	}
 	defer s.slots.release(r.req.Account)
+	r.ahead.started()
 	wait := time.Since(start)
 	r.res.EngineTime += wait
 	r.res.SlotWait += wait
@@ -969,8 +1050,16 @@ func (s *Synthesizer) inSlot(ctx context.Context, r *renderer, f func() error) e
 // (at most sentence.DefaultMaxLen characters) is always held whole.
 const maxHeld = 1 << 18
 
-// pipeline carries engine chunks through resampling to the encoder. The
-// samples of a sentence are held until encode. It counts the samples it
+// earlyPart is the shortest audio, as a part of a second, a stream's
+// pipeline holds before it encodes it, when its engine's chunks come over
+// time (see pipeline.early).
+const earlyPart = 20
+
+// pipeline carries engine chunks through resampling to the encoder. A
+// stream's samples from an engine whose chunks come over time go to the
+// encoder as soon as early of them are held (a stream's sender writes
+// them out while the engine renders on); others are held until encode,
+// at the end of a sentence. It counts the samples it
 // writes and fails with ErrAudioTooLong once they pass max.
 type pipeline struct {
 	enc       encode.Encoder
@@ -987,6 +1076,11 @@ type pipeline struct {
 	fed       int           // samples at the current engine rate given to the resampler
 	lastRate  int           // the engine rate of the sentence before
 	emitTime  time.Duration // time spent in emit during the current engine call
+	// early, when not 0, is how many held samples emit encodes at once,
+	// while streams is set: the engine's chunks come over time
+	// (engine.ChunkStreamer).
+	early   int
+	streams bool
 }
 
 func (p *pipeline) emit(c engine.Chunk) error {
@@ -999,7 +1093,13 @@ func (p *pipeline) emit(c engine.Chunk) error {
 	}
 	p.fed += len(c.Samples)
 	p.f32 = p.rs.Process(p.f32[:0], c.Samples)
-	return p.write(p.f32)
+	if err := p.write(p.f32); err != nil {
+		return err
+	}
+	if p.early > 0 && p.streams && len(p.held) >= p.early {
+		return p.encode()
+	}
+	return nil
 }
 
 // endSentence drains the resampler, so that a sentence's audio is all

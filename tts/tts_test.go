@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -171,19 +172,31 @@ func TestSpeedShortensAudio(t *testing.T) {
 func TestCancelStopsSynthesis(t *testing.T) {
 	s, f := fakeSynth(t, enginetest.FakeOptions{SentenceDelay: 20 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &cancelAfterFirstWrite{cancel: cancel}
+	w := &cancelAfterFirstWrite{cancel: cancel, requested: func() int { return len(f.Requests()) }}
 	_, err := s.Stream(ctx, w, tts.Request{Voice: "fake", Input: strings.Repeat("Again and again. ", 10), Format: encode.Format{Name: "pcm"}})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
-	if n := len(f.Requests()); n > 2 {
-		t.Errorf("%d sentences requested after cancellation", n)
+	// The request's goroutine and those rendering ahead (one a slot) may
+	// each have begun a sentence as the cancel came; no more.
+	if n := len(f.Requests()); n > w.before+runtime.GOMAXPROCS(0) {
+		t.Errorf("%d sentences requested, %d of them before cancellation", n, w.before)
 	}
 }
 
-type cancelAfterFirstWrite struct{ cancel func() }
+type cancelAfterFirstWrite struct {
+	cancel    func()
+	requested func() int
+	before    int
+}
 
-func (c *cancelAfterFirstWrite) Write(p []byte) (int, error) { c.cancel(); return len(p), nil }
+func (c *cancelAfterFirstWrite) Write(p []byte) (int, error) {
+	if c.requested != nil && c.before == 0 {
+		c.before = c.requested()
+	}
+	c.cancel()
+	return len(p), nil
+}
 
 func TestEspeakWAVMatchesFFprobe(t *testing.T) {
 	e, err := espeak.New(espeak.Options{})
@@ -303,9 +316,10 @@ func TestSynthesisTimeLeavesOutBlockedWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	total := time.Since(start)
-	// Three sentences, each at least 10 ms of engine time and one 50 ms
-	// write.
-	if res.EngineTime < 30*time.Millisecond || res.SynthesisTime < res.EngineTime {
+	// Three sentences, each 10 ms of engine time and one 50 ms write;
+	// the second and third may be rendered ahead while the first is
+	// written (Options.Ahead), which the request then does not wait for.
+	if res.EngineTime < 10*time.Millisecond || res.SynthesisTime < res.EngineTime {
 		t.Errorf("engine %v, synthesis %v", res.EngineTime, res.SynthesisTime)
 	}
 	if res.SynthesisTime > total-150*time.Millisecond {

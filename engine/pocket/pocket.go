@@ -401,6 +401,10 @@ func (e *Engine) SynthesizeVoice(ctx context.Context, v *Voice, req engine.Reque
 	return ctx.Err()
 }
 
+// StreamsChunks reports that the engine's chunks come as they are
+// decoded (engine.ChunkStreamer): a stream sends each on at once.
+func (e *Engine) StreamsChunks() bool { return true }
+
 // Close frees the models. Running requests finish first.
 func (e *Engine) Close() error {
 	e.mu.Lock()
