@@ -11,16 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/coder/websocket"
 
 	"github.com/voxkit/voxkit/internal/audiotest"
 )
-
-// cartesiaDo sends a Cartesia API request with the key in X-API-Key.
-func (e *env) cartesiaDo(method, path, key, body string) (*http.Response, []byte) {
-	e.t.Helper()
-	return e.vendorDo(method, "/cartesia"+path, body, "X-API-Key", key, "Cartesia-Version", "2026-08-14")
-}
 
 // cartesiaBody is a generation request of text in en-us at 24 kHz in
 // container and encoding.
@@ -34,8 +30,8 @@ func cartesiaBody(text, container, encoding string) string {
 // /tts/sse with word timestamps, errors in Cartesia's shape.
 func TestCartesiaHTTP(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := newEnv(t, envOptions{})
-	res, b := e.cartesiaDo("GET", "/voices?limit=100", e.key, "")
+	e := testserver.New(t, testserver.Options{})
+	res, b := e.CartesiaDo("GET", "/voices?limit=100", e.Key, "")
 	var page struct {
 		Data []struct {
 			ID      string `json:"id"`
@@ -51,20 +47,20 @@ func TestCartesiaHTTP(t *testing.T) {
 	if _, ok := owned["en-us"]; res.StatusCode != 200 || !ok || !owned["local-clone"] {
 		t.Errorf("voices: %d %.300s", res.StatusCode, b)
 	}
-	_, b = e.cartesiaDo("GET", "/voices?limit=2", e.key, "")
+	_, b = e.CartesiaDo("GET", "/voices?limit=2", e.Key, "")
 	json.Unmarshal(b, &page)
 	first := page.Data
-	_, b = e.cartesiaDo("GET", "/voices?limit=2&starting_after="+first[1].ID, e.key, "")
+	_, b = e.CartesiaDo("GET", "/voices?limit=2&starting_after="+first[1].ID, e.Key, "")
 	json.Unmarshal(b, &page)
 	if len(first) != 2 || len(page.Data) != 2 || page.Data[0].ID == first[1].ID || !page.HasMore {
 		t.Errorf("pages: %v then %v", first, page.Data)
 	}
-	if res, b := e.cartesiaDo("GET", "/voices", "sk_nope", ""); res.StatusCode != 401 || !strings.Contains(string(b), `"message"`) {
+	if res, b := e.CartesiaDo("GET", "/voices", "sk_nope", ""); res.StatusCode != 401 || !strings.Contains(string(b), `"message"`) {
 		t.Errorf("bad key: %d %s", res.StatusCode, b)
 	}
 
 	text := "Hello from voxkit. This is the second sentence."
-	want := e.openAIPCM("en-us", text)
+	want := e.OpenAIPCM("en-us", text)
 	for _, c := range []struct {
 		container, encoding, contentType string
 		bytesPerSample                   int
@@ -77,9 +73,9 @@ func TestCartesiaHTTP(t *testing.T) {
 		{"wav", "pcm_f32le", "audio/wav", 4, 44},
 		{"wav", "pcm_alaw", "audio/wav", 1, 44},
 	} {
-		res, audio := e.cartesiaDo("POST", "/tts/bytes", e.key, cartesiaBody(text, c.container, c.encoding))
+		res, audio := e.CartesiaDo("POST", "/tts/bytes", e.Key, cartesiaBody(text, c.container, c.encoding))
 		samples := (len(audio) - c.header) / c.bytesPerSample
-		if res.StatusCode != 200 || !closeTo(samples*2, len(want), 0.01) || !strings.HasPrefix(res.Header.Get("Content-Type"), c.contentType) ||
+		if res.StatusCode != 200 || !testserver.CloseTo(samples*2, len(want), 0.01) || !strings.HasPrefix(res.Header.Get("Content-Type"), c.contentType) ||
 			!strings.Contains(res.Header.Get("X-Voxkit-Ignored"), "model_id") {
 			t.Errorf("%s %s: %d, %d samples (OpenAI API: %d), %s, ignored %q", c.container, c.encoding, res.StatusCode, samples, len(want)/2,
 				res.Header.Get("Content-Type"), res.Header.Get("X-Voxkit-Ignored"))
@@ -108,7 +104,7 @@ func TestCartesiaHTTP(t *testing.T) {
 			}
 		}
 	}
-	res, mp3 := e.cartesiaDo("POST", "/tts/bytes", e.key, `{"transcript":"Hello there.","voice":{"mode":"id","id":"en-us"},"output_format":{"container":"mp3","sample_rate":44100,"bit_rate":128000}}`)
+	res, mp3 := e.CartesiaDo("POST", "/tts/bytes", e.Key, `{"transcript":"Hello there.","voice":{"mode":"id","id":"en-us"},"output_format":{"container":"mp3","sample_rate":44100,"bit_rate":128000}}`)
 	if p := audiotest.ProbeBytes(t, mp3, "mp3"); res.StatusCode != 200 || p.Codec != "mp3" || p.SampleRate != 44100 {
 		t.Errorf("mp3: %d %+v", res.StatusCode, p)
 	}
@@ -117,7 +113,7 @@ func TestCartesiaHTTP(t *testing.T) {
 	// in order within it, then done.
 	body := `{"transcript":"It costs $9.50 today. Thanks.","voice":"en-us","add_timestamps":true,"context_id":"c1",` +
 		`"output_format":{"container":"raw","encoding":"pcm_s16le","sample_rate":24000}}`
-	res, b = e.cartesiaDo("POST", "/tts/sse", e.key, body)
+	res, b = e.CartesiaDo("POST", "/tts/sse", e.Key, body)
 	var pcm []byte
 	var words []string
 	var last float64
@@ -158,7 +154,7 @@ func TestCartesiaHTTP(t *testing.T) {
 	if res.StatusCode != 200 || !done || len(pcm) == 0 || strings.Join(words, " ") != "It costs $9.50 today Thanks" || last > float64(len(pcm))/2/24000 {
 		t.Errorf("sse: %d, done %v, %d bytes, words %q, last start %.3f s: %.400s", res.StatusCode, done, len(pcm), words, last, b)
 	}
-	res, b = e.cartesiaDo("POST", "/tts/sse", e.key, strings.Replace(body, `"add_timestamps":true`, `"add_timestamps":true,"use_normalized_timestamps":true`, 1))
+	res, b = e.CartesiaDo("POST", "/tts/sse", e.Key, strings.Replace(body, `"add_timestamps":true`, `"add_timestamps":true,"use_normalized_timestamps":true`, 1))
 	if !strings.Contains(string(b), `"nine"`) || !strings.Contains(string(b), `"dollars"`) {
 		t.Errorf("normalized timestamps: %.600s", b)
 	}
@@ -179,40 +175,11 @@ func TestCartesiaHTTP(t *testing.T) {
 		{"/tts/sse", cartesiaBody(text, "wav", "pcm_s16le"), `output_format.container`, 400},
 		{"/tts/bytes", strings.Replace(cartesiaBody(text, "raw", "pcm_s16le"), `"language"`, `"generation_config":{"speed":5},"language"`, 1), `generation_config.speed`, 400},
 	} {
-		res, b := e.cartesiaDo("POST", c.path, e.key, c.body)
+		res, b := e.CartesiaDo("POST", c.path, e.Key, c.body)
 		if res.StatusCode != c.status || !strings.Contains(string(b), c.want) || !strings.Contains(string(b), `"title"`) {
 			t.Errorf("%s %.80s: %d %s, want %d with %s", c.path, c.body, res.StatusCode, b, c.status, c.want)
 		}
 	}
-}
-
-// cartesiaSocket opens /tts/websocket with the key in Authorization, as
-// the Cartesia SDKs send it.
-func (e *env) cartesiaSocket() *websocket.Conn {
-	e.t.Helper()
-	h := http.Header{}
-	h.Set("Authorization", "Bearer "+e.key)
-	h.Set("Cartesia-Version", "2026-08-14")
-	c, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(e.ts.URL, "http")+"/cartesia/tts/websocket",
-		&websocket.DialOptions{HTTPClient: e.ts.Client(), HTTPHeader: h})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Cleanup(func() { c.CloseNow() })
-	c.SetReadLimit(16 << 20)
-	return c
-}
-
-// cartesiaEvent is a server message of the WebSocket.
-type cartesiaEvent struct {
-	Type      string `json:"type"`
-	ContextID string `json:"context_id"`
-	Data      string `json:"data"`
-	FlushID   int    `json:"flush_id"`
-	ErrorCode string `json:"error_code"`
-	Words     *struct {
-		Words []string `json:"words"`
-	} `json:"word_timestamps"`
 }
 
 // TestCartesiaWebSocket: two contexts fed in pieces and interleaved on
@@ -221,8 +188,8 @@ type cartesiaEvent struct {
 // context stops while another continues; a bad context gets an error and
 // the socket stays usable.
 func TestCartesiaWebSocket(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	c := e.cartesiaSocket()
+	e := testserver.New(t, testserver.Options{})
+	c := e.CartesiaSocket()
 	send := func(v map[string]any) {
 		data, _ := json.Marshal(v)
 		if err := c.Write(context.Background(), websocket.MessageText, data); err != nil {
@@ -257,9 +224,9 @@ func TestCartesiaWebSocket(t *testing.T) {
 	audio := map[string][]byte{}
 	words := map[string][]string{}
 	flushed := map[string]bool{}
-	var errors []cartesiaEvent
+	var errors []testserver.CartesiaEvent
 	for done := 0; done < 2; {
-		ev := readCartesia(t, c)
+		ev := testserver.ReadCartesia(t, c)
 		switch ev.Type {
 		case "chunk":
 			a, _ := base64.StdEncoding.DecodeString(ev.Data)
@@ -276,8 +243,8 @@ func TestCartesiaWebSocket(t *testing.T) {
 	}
 	for id, pieces := range texts {
 		text := strings.Join(pieces, "")
-		want := e.openAIPCM("en-us", text)
-		if !closeTo(len(audio[id]), len(want), 0.05) || strings.Join(words[id], " ") != strings.Join(strings.Fields(strings.ReplaceAll(text, ".", "")), " ") {
+		want := e.OpenAIPCM("en-us", text)
+		if !testserver.CloseTo(len(audio[id]), len(want), 0.05) || strings.Join(words[id], " ") != strings.Join(strings.Fields(strings.ReplaceAll(text, ".", "")), " ") {
 			t.Errorf("context %s: %d bytes (HTTP: %d), words %q", id, len(audio[id]), len(want), words[id])
 		}
 	}
@@ -295,11 +262,11 @@ func TestCartesiaWebSocket(t *testing.T) {
 	send(map[string]any{"context_id": "long", "cancel": true})
 	got := map[string]string{}
 	for got["short"] != "done" {
-		ev := readCartesia(t, c)
+		ev := testserver.ReadCartesia(t, c)
 		got[ev.ContextID] = ev.Type
 	}
 	send(gen("after", "Still here.", false, nil))
-	for ev := readCartesia(t, c); ev.ContextID != "after" || ev.Type != "done"; ev = readCartesia(t, c) {
+	for ev := testserver.ReadCartesia(t, c); ev.ContextID != "after" || ev.Type != "done"; ev = testserver.ReadCartesia(t, c) {
 		if ev.ContextID == "long" && ev.Type == "done" {
 			t.Errorf("the cancelled context finished")
 		}
@@ -309,32 +276,17 @@ func TestCartesiaWebSocket(t *testing.T) {
 // TestCartesiaBufferDelay: without a sentence end, a context speaks what
 // it holds after max_buffer_delay_ms; with 0, at once.
 func TestCartesiaBufferDelay(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	c := e.cartesiaSocket()
+	e := testserver.New(t, testserver.Options{})
+	c := e.CartesiaSocket()
 	for _, delay := range []int{0, 200} {
 		data, _ := json.Marshal(map[string]any{"context_id": "d", "voice": "en-us", "transcript": "no sentence end here", "continue": true,
 			"max_buffer_delay_ms": delay, "output_format": map[string]any{"container": "raw", "encoding": "pcm_s16le", "sample_rate": 16000}})
 		c.Write(context.Background(), websocket.MessageText, data)
-		if ev := readCartesia(t, c); ev.Type != "chunk" || ev.Data == "" {
+		if ev := testserver.ReadCartesia(t, c); ev.Type != "chunk" || ev.Data == "" {
 			t.Errorf("delay %d: %+v", delay, ev)
 		}
 		c.Write(context.Background(), websocket.MessageText, []byte(`{"context_id":"d","cancel":true}`))
 	}
-}
-
-func readCartesia(t *testing.T, c *websocket.Conn) cartesiaEvent {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_, data, err := c.Read(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ev cartesiaEvent
-	if err := json.Unmarshal(data, &ev); err != nil {
-		t.Fatal(err)
-	}
-	return ev
 }
 
 // TestCartesiaSlowReaderIsCut: a client that stops reading /tts/bytes or
@@ -342,23 +294,23 @@ func readCartesia(t *testing.T, c *websocket.Conn) cartesiaEvent {
 // answer ends aborted with less than the audio, instead of holding the
 // handler as long as the client likes.
 func TestCartesiaSlowReaderIsCut(t *testing.T) {
-	long(t)
-	var log syncBuffer
-	e := newEnv(t, envOptions{log: &log, writeTimeout: 300 * time.Millisecond})
+	testserver.Long(t)
+	var log testserver.SyncBuffer
+	e := testserver.New(t, testserver.Options{Log: &log, WriteTimeout: 300 * time.Millisecond})
 	text := strings.Repeat("One more sentence is spoken here. ", 110) // about 10 MB at 48 kHz, more as SSE
 	for _, path := range []string{"/tts/bytes", "/tts/sse"} {
 		t.Run(path, func(t *testing.T) {
 			body := strings.Replace(cartesiaBody(text, "raw", "pcm_s16le"), "24000", "48000", 1)
-			req, _ := http.NewRequestWithContext(t.Context(), "POST", e.ts.URL+"/cartesia"+path, strings.NewReader(body))
-			req.Header.Set("X-API-Key", e.key)
+			req, _ := http.NewRequestWithContext(t.Context(), "POST", e.TS.URL+"/cartesia"+path, strings.NewReader(body))
+			req.Header.Set("X-API-Key", e.Key)
 			id := "slow-reader-" + strings.TrimPrefix(path, "/tts/")
 			req.Header.Set("X-Request-Id", id)
-			res, err := e.ts.Client().Do(req)
+			res, err := e.TS.Client().Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer res.Body.Close()
-			line := log.requestLine(t, id) // logged while the body is unread
+			line := log.RequestLine(t, id) // logged while the body is unread
 			if line["aborted"] != true || line["status"] != float64(200) {
 				t.Errorf("access log: %v; want status 200 aborted=true", line)
 			}

@@ -4,94 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"mime/multipart"
-	"net/http"
 	"slices"
 	"testing"
+
+	"github.com/voxkit/voxkit/server/internal/testserver"
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine/pocket"
 	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/internal/dsp"
 	"github.com/voxkit/voxkit/internal/pockettest"
-	"github.com/voxkit/voxkit/server/store"
 )
-
-// vendorForm sends a multipart POST to path with fields, each of files
-// under fileField, and the headers given as name, value pairs; it
-// returns the status and the body.
-func (e *env) vendorForm(path string, fields map[string]string, fileField string, files [][]byte, header ...string) (int, []byte) {
-	e.t.Helper()
-	res := e.postForm(path, fields, fileField, files, header...)
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res.StatusCode, b
-}
-
-// postForm sends what vendorForm does and returns the response.
-func (e *env) postForm(path string, fields map[string]string, fileField string, files [][]byte, header ...string) *http.Response {
-	e.t.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	for k, v := range fields {
-		mw.WriteField(k, v)
-	}
-	for _, f := range files {
-		fw, _ := mw.CreateFormFile(fileField, "me.wav")
-		fw.Write(f)
-	}
-	mw.Close()
-	req, err := http.NewRequest("POST", e.ts.URL+path, &body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := e.ts.Client().Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return res
-}
-
-// speechKey is a key of the account "local" with speech scope only.
-func (e *env) speechKey() string {
-	e.t.Helper()
-	_, key, err := e.store.CreateKey(e.t.Context(), store.NewKey{Account: "local", Name: "speech only", Scope: store.ScopeSpeech})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return key
-}
-
-// cloneFailure is an upload a door refuses: the status and error code it
-// answers with.
-type cloneFailure struct {
-	name   string
-	key    string
-	files  [][]byte
-	status int
-	code   string
-}
-
-// cloneFailures are the uploads every door refuses, good being a
-// recording that clones; with one, a second file is refused too.
-func (e *env) cloneFailures(good []byte, one bool) []cloneFailure {
-	e.t.Helper()
-	c := []cloneFailure{
-		{"no recording", e.key, nil, 400, "missing_required_parameter"},
-		{"silence", e.key, [][]byte{pockettest.WAV(make([]float32, 2*pockettest.SampleRate), pockettest.SampleRate)}, 400, "audio_silent"},
-		{"too short", e.key, [][]byte{pockettest.WAV(pockettest.Recording(0.5, 200), pockettest.SampleRate)}, 400, "audio_too_short"},
-		{"not audio", e.key, [][]byte{[]byte("not audio")}, 400, "unsupported_audio"},
-		{"speech scope", e.speechKey(), [][]byte{good}, 403, "insufficient_scope"},
-	}
-	if one {
-		c = append(c, cloneFailure{"two recordings", e.key, [][]byte{good, good}, 400, "invalid_value"})
-	}
-	return c
-}
 
 // TestElevenLabsCloneFromRecording: ElevenLabs' instant voice cloning
 // (POST /v1/voices/add) makes the account's voice of the first of its
@@ -99,14 +22,14 @@ func (e *env) cloneFailures(good []byte, one bool) []cloneFailure {
 // with DELETE; what cannot be cloned is a 400 in ElevenLabs' shape.
 func TestElevenLabsCloneFromRecording(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnv(t, pocketVoices(t), "")
+	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
 	good := pockettest.WAV(pockettest.Recording(2, 200), pockettest.SampleRate)
 	add := func(key string, files ...[]byte) (int, []byte) {
-		return e.vendorForm("/elevenlabs/v1/voices/add", map[string]string{"name": "My voice", "description": "me, reading",
+		return e.VendorForm("/elevenlabs/v1/voices/add", map[string]string{"name": "My voice", "description": "me, reading",
 			"labels": `{"accent":"none"}`}, "files", files, "xi-api-key", key)
 	}
 	// The second file is not a recording: only the first is used.
-	st, b := add(e.key, good, []byte("not audio"))
+	st, b := add(e.Key, good, []byte("not audio"))
 	var made struct {
 		VoiceID              string `json:"voice_id"`
 		RequiresVerification *bool  `json:"requires_verification"`
@@ -116,7 +39,7 @@ func TestElevenLabsCloneFromRecording(t *testing.T) {
 	}
 
 	listed := func(key string) map[string]string {
-		res, b := e.elevenDo("GET", "/v1/voices", key, "")
+		res, b := e.ElevenDo("GET", "/v1/voices", key, "")
 		var l struct {
 			Voices []struct {
 				ID       string `json:"voice_id"`
@@ -133,51 +56,51 @@ func TestElevenLabsCloneFromRecording(t *testing.T) {
 		}
 		return m
 	}
-	if got := listed(e.key)[made.VoiceID]; got != "cloned My voice" {
+	if got := listed(e.Key)[made.VoiceID]; got != "cloned My voice" {
 		t.Errorf("listed as %q, want cloned My voice", got)
 	}
 	speak := func(key string) (int, []byte) {
-		res, b := e.elevenDo("POST", "/v1/text-to-speech/"+made.VoiceID+"?output_format=pcm_24000", key, `{"text":"Hello there, how are you today?"}`)
+		res, b := e.ElevenDo("POST", "/v1/text-to-speech/"+made.VoiceID+"?output_format=pcm_24000", key, `{"text":"Hello there, how are you today?"}`)
 		return res.StatusCode, b
 	}
-	if st, pcm := speak(e.key); st != 200 || len(pcm) < 24000 {
+	if st, pcm := speak(e.Key); st != 200 || len(pcm) < 24000 {
 		t.Fatalf("speaking the clone: %d, %d bytes", st, len(pcm))
 	}
 
 	// Another account neither lists, uses nor deletes it.
-	if _, ok := listed(e.otherKey)[made.VoiceID]; ok {
+	if _, ok := listed(e.OtherKey)[made.VoiceID]; ok {
 		t.Error("the other account lists the clone")
 	}
-	if st, b := speak(e.otherKey); st != 404 || !bytes.Contains(b, []byte(`"voice_not_found"`)) {
+	if st, b := speak(e.OtherKey); st != 404 || !bytes.Contains(b, []byte(`"voice_not_found"`)) {
 		t.Errorf("the other account speaking it: %d %s", st, b)
 	}
-	if res, b := e.elevenDo("DELETE", "/v1/voices/"+made.VoiceID, e.otherKey, ""); res.StatusCode != 404 || !bytes.Contains(b, []byte(`"voice_not_found"`)) {
+	if res, b := e.ElevenDo("DELETE", "/v1/voices/"+made.VoiceID, e.OtherKey, ""); res.StatusCode != 404 || !bytes.Contains(b, []byte(`"voice_not_found"`)) {
 		t.Errorf("the other account deleting it: %d %s", res.StatusCode, b)
 	}
 
 	// Errors, in ElevenLabs' shape.
-	for _, c := range e.cloneFailures(good, false) {
-		t.Run(c.name, func(t *testing.T) {
-			st, b := add(c.key, c.files...)
+	for _, c := range e.CloneFailures(good, false) {
+		t.Run(c.Name, func(t *testing.T) {
+			st, b := add(c.Key, c.Files...)
 			var body struct {
 				Detail struct {
 					Status  string `json:"status"`
 					Message string `json:"message"`
 				} `json:"detail"`
 			}
-			if st != c.status || json.Unmarshal(b, &body) != nil || body.Detail.Status != c.code || body.Detail.Message == "" {
-				t.Errorf("%d %s, want %d with status %s", st, b, c.status, c.code)
+			if st != c.Status || json.Unmarshal(b, &body) != nil || body.Detail.Status != c.Code || body.Detail.Message == "" {
+				t.Errorf("%d %s, want %d with status %s", st, b, c.Status, c.Code)
 			}
 		})
 	}
 
-	if res, b := e.elevenDo("DELETE", "/v1/voices/"+made.VoiceID, e.key, ""); res.StatusCode != 200 {
+	if res, b := e.ElevenDo("DELETE", "/v1/voices/"+made.VoiceID, e.Key, ""); res.StatusCode != 200 {
 		t.Fatalf("delete: %d %s", res.StatusCode, b)
 	}
-	if st, _ := speak(e.key); st != 404 {
+	if st, _ := speak(e.Key); st != 404 {
 		t.Errorf("the deleted clone: %d", st)
 	}
-	if _, ok := listed(e.key)[made.VoiceID]; ok {
+	if _, ok := listed(e.Key)[made.VoiceID]; ok {
 		t.Error("the deleted clone is listed")
 	}
 }
@@ -188,13 +111,13 @@ func TestElevenLabsCloneFromRecording(t *testing.T) {
 // are in Cartesia's shape.
 func TestCartesiaCloneFromRecording(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnv(t, pocketVoices(t), "")
+	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
 	good := pockettest.WAV(pockettest.Recording(2, 200), pockettest.SampleRate)
 	clone := func(key string, clips ...[]byte) (int, []byte) {
-		return e.vendorForm("/cartesia/voices/clone", map[string]string{"name": "My voice", "language": "en", "description": "me, reading", "accent": "american"},
+		return e.VendorForm("/cartesia/voices/clone", map[string]string{"name": "My voice", "language": "en", "description": "me, reading", "accent": "american"},
 			"clip", clips, "X-API-Key", key, "Cartesia-Version", "2026-08-14")
 	}
-	st, b := clone(e.key, good)
+	st, b := clone(e.Key, good)
 	var v struct {
 		ID      string `json:"id"`
 		Name    string `json:"name"`
@@ -205,7 +128,7 @@ func TestCartesiaCloneFromRecording(t *testing.T) {
 	}
 
 	owned := func(key string) []string {
-		res, b := e.cartesiaDo("GET", "/voices?limit=100", key, "")
+		res, b := e.CartesiaDo("GET", "/voices?limit=100", key, "")
 		var l struct {
 			Data []struct {
 				ID      string `json:"id"`
@@ -223,84 +146,53 @@ func TestCartesiaCloneFromRecording(t *testing.T) {
 		}
 		return ids
 	}
-	if got := owned(e.key); !slices.Contains(got, v.ID) {
+	if got := owned(e.Key); !slices.Contains(got, v.ID) {
 		t.Errorf("owned voices: %v, without %s", got, v.ID)
 	}
 	speak := func(key string) (int, []byte) {
 		body, _ := json.Marshal(map[string]any{"model_id": "sonic-3", "transcript": "Hello there, how are you today?",
 			"voice": map[string]any{"mode": "id", "id": v.ID}, "output_format": map[string]any{"container": "raw", "encoding": "pcm_s16le", "sample_rate": 24000}})
-		res, b := e.cartesiaDo("POST", "/tts/bytes", key, string(body))
+		res, b := e.CartesiaDo("POST", "/tts/bytes", key, string(body))
 		return res.StatusCode, b
 	}
-	if st, pcm := speak(e.key); st != 200 || len(pcm) < 24000 {
+	if st, pcm := speak(e.Key); st != 200 || len(pcm) < 24000 {
 		t.Fatalf("speaking the clone: %d, %d bytes", st, len(pcm))
 	}
 
 	// Another account neither lists, uses nor deletes it.
-	if got := owned(e.otherKey); slices.Contains(got, v.ID) {
+	if got := owned(e.OtherKey); slices.Contains(got, v.ID) {
 		t.Errorf("the other account owns %v", got)
 	}
-	if st, b := speak(e.otherKey); st != 404 {
+	if st, b := speak(e.OtherKey); st != 404 {
 		t.Errorf("the other account speaking it: %d %s", st, b)
 	}
-	if res, b := e.cartesiaDo("DELETE", "/voices/"+v.ID, e.otherKey, ""); res.StatusCode != 404 || !bytes.Contains(b, []byte(`"error_code":"voice_not_found"`)) {
+	if res, b := e.CartesiaDo("DELETE", "/voices/"+v.ID, e.OtherKey, ""); res.StatusCode != 404 || !bytes.Contains(b, []byte(`"error_code":"voice_not_found"`)) {
 		t.Errorf("the other account deleting it: %d %s", res.StatusCode, b)
 	}
 
-	for _, c := range e.cloneFailures(good, true) {
-		t.Run(c.name, func(t *testing.T) {
-			st, b := clone(c.key, c.files...)
+	for _, c := range e.CloneFailures(good, true) {
+		t.Run(c.Name, func(t *testing.T) {
+			st, b := clone(c.Key, c.Files...)
 			var body struct {
 				Status  int    `json:"status_code"`
 				Code    string `json:"error_code"`
 				Message string `json:"message"`
 			}
-			if st != c.status || json.Unmarshal(b, &body) != nil || body.Status != c.status || body.Code != c.code || body.Message == "" {
-				t.Errorf("%d %s, want %d with error_code %s", st, b, c.status, c.code)
+			if st != c.Status || json.Unmarshal(b, &body) != nil || body.Status != c.Status || body.Code != c.Code || body.Message == "" {
+				t.Errorf("%d %s, want %d with error_code %s", st, b, c.Status, c.Code)
 			}
 		})
 	}
 
-	if res, b := e.cartesiaDo("DELETE", "/voices/"+v.ID, e.key, ""); res.StatusCode != 204 {
+	if res, b := e.CartesiaDo("DELETE", "/voices/"+v.ID, e.Key, ""); res.StatusCode != 204 {
 		t.Fatalf("delete: %d %s", res.StatusCode, b)
 	}
-	if st, _ := speak(e.key); st != 404 {
+	if st, _ := speak(e.Key); st != 404 {
 		t.Errorf("the deleted clone: %d", st)
 	}
-	if got := owned(e.key); slices.Contains(got, v.ID) {
+	if got := owned(e.Key); slices.Contains(got, v.ID) {
 		t.Errorf("owned after the delete: %v", got)
 	}
-}
-
-// wyomingVoices describes over c and returns the voices listed, as name →
-// description.
-func (w *wyomingClient) voices() map[string]describedVoice {
-	w.t.Helper()
-	w.send("describe", nil)
-	info := w.next()
-	var programs struct {
-		TTS []struct {
-			Voices []struct {
-				Name string `json:"name"`
-				describedVoice
-			} `json:"voices"`
-		} `json:"tts"`
-	}
-	b, _ := json.Marshal(info.Data)
-	if info.Type != "info" || json.Unmarshal(b, &programs) != nil || len(programs.TTS) != 1 {
-		w.t.Fatalf("describe: %s %s", info.Type, b)
-	}
-	m := map[string]describedVoice{}
-	for _, v := range programs.TTS[0].Voices {
-		m[v.Name] = v.describedVoice
-	}
-	return m
-}
-
-// describedVoice is what Wyoming's describe says of a voice.
-type describedVoice struct {
-	Description string   `json:"description"`
-	Languages   []string `json:"languages"`
 }
 
 // TestWyomingRecordingClone: the Wyoming account's clone from a recording
@@ -309,8 +201,8 @@ type describedVoice struct {
 // deleted clone is gone from describe.
 func TestWyomingRecordingClone(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnv(t, pocketVoices(t), "")
-	res := e.upload(e.key, map[string]string{"name": "My voice", "temperature": "0", "steps": "3"},
+	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
+	res := e.Upload(e.Key, map[string]string{"name": "My voice", "temperature": "0", "steps": "3"},
 		pockettest.WAV(pockettest.Recording(2, 200), pockettest.SampleRate))
 	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()
@@ -320,36 +212,36 @@ func TestWyomingRecordingClone(t *testing.T) {
 	if res.StatusCode != 201 || json.Unmarshal(b, &v) != nil {
 		t.Fatalf("upload: %d %s", res.StatusCode, b)
 	}
-	st, httpPCM := e.speak(e.key, v.ID)
+	st, httpPCM := e.Speak(e.Key, v.ID)
 	if st != 200 {
 		t.Fatalf("speaking over HTTP: %d", st)
 	}
 
-	c := dialWyoming(t, startWyomingAs(t, e, "local"))
+	c := testserver.DialWyoming(t, testserver.StartWyomingAs(t, e, "local"))
 	// Home Assistant offers a voice under the languages describe gives it:
 	// the clone speaks its model's.
-	if got, ok := c.voices()[v.ID]; !ok || got.Description != "My voice" || !slices.Equal(got.Languages, []string{pocket.Language}) {
+	if got, ok := c.Voices()[v.ID]; !ok || got.Description != "My voice" || !slices.Equal(got.Languages, []string{pocket.Language}) {
 		t.Errorf("describe lists the clone as %+v (listed %v), want My voice in %s", got, ok, pocket.Language)
 	}
-	c.send("synthesize", map[string]any{"text": "Hello there, how are you today?", "voice": map[string]any{"name": v.ID}})
-	pcm, rate, _ := c.audio()
+	c.Send("synthesize", map[string]any{"text": "Hello there, how are you today?", "voice": map[string]any{"name": v.ID}})
+	pcm, rate, _ := c.Audio()
 	if rate != 24000 || !bytes.Equal(pcm, httpPCM) {
 		t.Errorf("over Wyoming: %d bytes at %d Hz, the same as HTTP's %d bytes: %v", len(pcm), rate, len(httpPCM), bytes.Equal(pcm, httpPCM))
 	}
 
-	other := dialWyoming(t, startWyomingAs(t, e, "other"))
-	if _, ok := other.voices()[v.ID]; ok {
+	other := testserver.DialWyoming(t, testserver.StartWyomingAs(t, e, "other"))
+	if _, ok := other.Voices()[v.ID]; ok {
 		t.Error("the other account's Wyoming lists the clone")
 	}
-	other.send("synthesize", map[string]any{"text": "Hello.", "voice": map[string]any{"name": v.ID}})
-	if ev := other.next(); ev.Type != "error" {
+	other.Send("synthesize", map[string]any{"text": "Hello.", "voice": map[string]any{"name": v.ID}})
+	if ev := other.Next(); ev.Type != "error" {
 		t.Errorf("the other account's Wyoming speaking the clone: %s %v", ev.Type, ev.Data)
 	}
 
-	if st := e.call("DELETE", "/v1/voices/"+v.ID, e.key, "", nil); st != 200 {
+	if st := e.Call("DELETE", "/v1/voices/"+v.ID, e.Key, "", nil); st != 200 {
 		t.Fatalf("delete: %d", st)
 	}
-	if _, ok := c.voices()[v.ID]; ok {
+	if _, ok := c.Voices()[v.ID]; ok {
 		t.Error("describe lists the deleted clone")
 	}
 }
@@ -359,11 +251,11 @@ func TestWyomingRecordingClone(t *testing.T) {
 // sample); a FLAC cut short is a 400 unsupported_audio.
 func TestCloneFromFLAC(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnv(t, pocketVoices(t), "")
+	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
 	samples := pockettest.Recording(2, 170)
 	flac := audiotest.Encoded(t, encode.Format{Name: "flac", SampleRate: pockettest.SampleRate}, dsp.AppendInt16(nil, samples))
 	clone := func(id string, audio []byte) (int, []byte) {
-		res := e.upload(e.key, map[string]string{"id": id, "name": id, "temperature": "0", "steps": "3"}, audio)
+		res := e.Upload(e.Key, map[string]string{"id": id, "name": id, "temperature": "0", "steps": "3"}, audio)
 		defer res.Body.Close()
 		b, _ := io.ReadAll(res.Body)
 		return res.StatusCode, b
@@ -374,8 +266,8 @@ func TestCloneFromFLAC(t *testing.T) {
 	if st, b := clone("from-flac", flac); st != 201 {
 		t.Fatalf("from a FLAC: %d %s", st, b)
 	}
-	_, fromWAV := e.speak(e.key, "from-wav")
-	st, fromFLAC := e.speak(e.key, "from-flac")
+	_, fromWAV := e.Speak(e.Key, "from-wav")
+	st, fromFLAC := e.Speak(e.Key, "from-flac")
 	if st != 200 || len(fromFLAC) == 0 || !bytes.Equal(fromFLAC, fromWAV) {
 		t.Errorf("the FLAC's clone: %d, %d bytes, the same as the WAV's %d bytes: %v", st, len(fromFLAC), len(fromWAV), bytes.Equal(fromFLAC, fromWAV))
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
@@ -23,7 +25,7 @@ import (
 func TestServerDefaults(t *testing.T) {
 	e, key, synth := defaultServer(t)
 	for _, voice := range server.OpenAIVoiceNames() {
-		res := e.do("POST", "/v1/audio/speech", key, "application/json",
+		res := e.Do("POST", "/v1/audio/speech", key, "application/json",
 			strings.NewReader(`{"model":"tts-1","voice":"`+voice+`","input":"Hi.","response_format":"wav"}`))
 		io.Copy(io.Discard, res.Body)
 		res.Body.Close()
@@ -32,13 +34,13 @@ func TestServerDefaults(t *testing.T) {
 		}
 	}
 	long := strings.Repeat("a", synth.MaxInput()+1)
-	res := e.do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(`{"voice":"alloy","input":"`+long+`"}`))
-	apiError(t, res, 400, "string_above_max_length")
+	res := e.Do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(`{"voice":"alloy","input":"`+long+`"}`))
+	testserver.APIError(t, res, 400, "string_above_max_length")
 }
 
 // defaultServer is server.New with nothing but espeaktts.New and a
 // store with one admin key.
-func defaultServer(t *testing.T) (*env, string, *tts.Synthesizer) {
+func defaultServer(t *testing.T) (*testserver.Env, string, *tts.Synthesizer) {
 	t.Helper()
 	ctx := context.Background()
 	synth, err := espeaktts.New(espeak.Options{})
@@ -59,7 +61,7 @@ func defaultServer(t *testing.T) (*env, string, *tts.Synthesizer) {
 	}
 	ts := httptest.NewServer(api)
 	t.Cleanup(ts.Close)
-	return &env{t: t, ts: ts}, key, synth
+	return &testserver.Env{T: t, TS: ts}, key, synth
 }
 
 // Voice ids are found as people write them: BCP 47 tags in any case
@@ -68,7 +70,7 @@ func defaultServer(t *testing.T) (*env, string, *tts.Synthesizer) {
 func TestVoiceLookupAsWritten(t *testing.T) {
 	e, key, _ := defaultServer(t)
 	speak := func(voice, input string) *http.Response {
-		return e.do("POST", "/v1/audio/speech", key, "application/json",
+		return e.Do("POST", "/v1/audio/speech", key, "application/json",
 			strings.NewReader(`{"voice":"`+voice+`","input":"`+input+`","response_format":"pcm"}`))
 	}
 	for _, voice := range []string{"en-US", "EN-us", "en", "en-GB", "fr", "en-us+f3", "en-gb+m3"} {
@@ -85,7 +87,7 @@ func TestVoiceLookupAsWritten(t *testing.T) {
 	if res.StatusCode != 200 || res.Header.Get("x-ignored-tags") != "" {
 		t.Errorf("<|voice:en-us+f3|>: %d, ignored %q", res.StatusCode, res.Header.Get("x-ignored-tags"))
 	}
-	got := apiError(t, speak("en-uss", "Hello."), 404, "voice_not_found")
+	got := testserver.APIError(t, speak("en-uss", "Hello."), 404, "voice_not_found")
 	if !strings.Contains(got.Message, `Did you mean "en-us"`) {
 		t.Errorf("unknown voice: %q, want a suggestion", got.Message)
 	}

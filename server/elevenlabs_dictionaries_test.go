@@ -1,15 +1,13 @@
 package server_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"mime/multipart"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/voxkit/voxkit/server/internal/testserver"
 
 	"github.com/voxkit/voxkit/internal/audiotest"
 	elapi "github.com/voxkit/voxkit/server/internal/elevenlabs/api"
@@ -24,58 +22,14 @@ type elevenDetail struct {
 	} `json:"detail"`
 }
 
-// addDictionaryFile uploads pls as ElevenLabs' add-from-file does (a
-// multipart form of name and file; no file for "") and returns the
-// answer.
-func (e *env) addDictionaryFile(key, name, pls string) (*http.Response, []byte) {
-	e.t.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	mw.WriteField("name", name)
-	mw.WriteField("description", "acronyms we say in full")
-	if pls != "" {
-		fw, _ := mw.CreateFormFile("file", "dictionary.pls")
-		io.WriteString(fw, pls)
-	}
-	mw.Close()
-	return e.vendorDo("POST", "/elevenlabs/v1/pronunciation-dictionaries/add-from-file", body.String(),
-		"xi-api-key", key, "Content-Type", mw.FormDataContentType())
-}
-
-// elevenJSON sends an ElevenLabs request and decodes its JSON answer
-// into out, failing unless the status is want.
-func (e *env) elevenJSON(method, path, key, body string, want int, out any) {
-	e.t.Helper()
-	res, b := e.elevenDo(method, path, key, body)
-	if res.StatusCode != want {
-		e.t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, b, want)
-	}
-	if err := json.Unmarshal(b, out); err != nil {
-		e.t.Fatalf("%s %s: %v: %s", method, path, err, b)
-	}
-}
-
-// elevenPCM is the pcm_24000 of text in en-us over ElevenLabs' HTTP API,
-// with the locators given (JSON, "" for none).
-func (e *env) elevenPCM(key, text, locators string) (int, []byte) {
-	e.t.Helper()
-	body := map[string]any{"text": text}
-	if locators != "" {
-		body["pronunciation_dictionary_locators"] = json.RawMessage(locators)
-	}
-	js, _ := json.Marshal(body)
-	res, b := e.elevenDo("POST", "/v1/text-to-speech/en-us?output_format=pcm_24000", key, string(js))
-	return res.StatusCode, b
-}
-
 // TestElevenLabsDictionaries: ElevenLabs' pronunciation dictionaries on
 // its door — made from a PLS file and from rules, the same lexicons
 // /v1/lexicons lists, listed in pages, read with their rules, changed
 // into new versions, each version downloadable and usable by its
 // locator; another account's as unknown as none.
 func TestElevenLabsDictionaries(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	res, b := e.addDictionaryFile(e.key, "acronyms", whoPLS)
+	e := testserver.New(t, testserver.Options{})
+	res, b := e.AddDictionaryFile(e.Key, "acronyms", testserver.WhoPLS)
 	var file elapi.DictionaryAdded
 	json.Unmarshal(b, &file)
 	if res.StatusCode != 200 || file.ID == "" || file.VersionID == "" || file.Name != "acronyms" || file.VersionRulesNum != 1 ||
@@ -83,13 +37,13 @@ func TestElevenLabsDictionaries(t *testing.T) {
 		t.Fatalf("add-from-file: %d %s", res.StatusCode, b)
 	}
 	var lexicons wire.LexiconList
-	json.NewDecoder(e.do("GET", "/v1/lexicons", e.key, "", nil).Body).Decode(&lexicons)
+	json.NewDecoder(e.Do("GET", "/v1/lexicons", e.Key, "", nil).Body).Decode(&lexicons)
 	if len(lexicons.Data) != 1 || lexicons.Data[0].ID != file.ID || lexicons.Data[0].Version != file.VersionID {
 		t.Errorf("/v1/lexicons: %+v, want the dictionary %s", lexicons, file.ID)
 	}
 
 	var rules elapi.DictionaryAdded
-	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.key, `{"name":"rules","rules":[
+	e.ElevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.Key, `{"name":"rules","rules":[
 		{"type":"alias","string_to_replace":"WHO","alias":"World Health Organization","case_sensitive":true,"word_boundaries":true},
 		{"type":"phoneme","string_to_replace":"tomato","phoneme":"təˈmɑːtoʊ","alphabet":"ipa"}]}`, 200, &rules)
 	if rules.VersionRulesNum != 2 || rules.Name != "rules" {
@@ -98,18 +52,18 @@ func TestElevenLabsDictionaries(t *testing.T) {
 
 	// The list, newest first, in pages.
 	var page elapi.DictionaryList
-	e.elevenJSON("GET", "/v1/pronunciation-dictionaries?page_size=1", e.key, "", 200, &page)
+	e.ElevenJSON("GET", "/v1/pronunciation-dictionaries?page_size=1", e.Key, "", 200, &page)
 	if len(page.Dictionaries) != 1 || page.Dictionaries[0].ID != rules.ID || !page.HasMore || page.NextCursor == nil {
 		t.Fatalf("first page: %+v", page)
 	}
-	e.elevenJSON("GET", "/v1/pronunciation-dictionaries?page_size=1&cursor="+*page.NextCursor, e.key, "", 200, &page)
+	e.ElevenJSON("GET", "/v1/pronunciation-dictionaries?page_size=1&cursor="+*page.NextCursor, e.Key, "", 200, &page)
 	if len(page.Dictionaries) != 1 || page.Dictionaries[0].ID != file.ID || page.HasMore || page.NextCursor != nil {
 		t.Errorf("second page: %+v", page)
 	}
 
 	// Get: the rules of the latest version.
 	var got elapi.Dictionary
-	e.elevenJSON("GET", "/v1/pronunciation-dictionaries/"+rules.ID, e.key, "", 200, &got)
+	e.ElevenJSON("GET", "/v1/pronunciation-dictionaries/"+rules.ID, e.Key, "", 200, &got)
 	if got.LatestVersionID != rules.VersionID || got.Rules == nil || len(*got.Rules) != 2 || (*got.Rules)[0].Alias != "World Health Organization" ||
 		(*got.Rules)[1].Phoneme != "təˈmɑːtoʊ" || (*got.Rules)[1].Alphabet != "ipa" {
 		t.Errorf("get: %+v %+v", got, got.Rules)
@@ -117,14 +71,14 @@ func TestElevenLabsDictionaries(t *testing.T) {
 
 	// Rules added and removed make versions; each version stays.
 	var added, removed elapi.DictionaryVersion
-	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/"+rules.ID+"/add-rules", e.key,
+	e.ElevenJSON("POST", "/v1/pronunciation-dictionaries/"+rules.ID+"/add-rules", e.Key,
 		`{"rules":[{"type":"alias","string_to_replace":"NASA","alias":"the space agency"}]}`, 200, &added)
-	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/"+rules.ID+"/remove-rules", e.key, `{"rule_strings":["WHO"]}`, 200, &removed)
+	e.ElevenJSON("POST", "/v1/pronunciation-dictionaries/"+rules.ID+"/remove-rules", e.Key, `{"rule_strings":["WHO"]}`, 200, &removed)
 	if added.VersionRulesNum != 3 || removed.VersionRulesNum != 2 || added.VersionID == rules.VersionID || removed.VersionID == added.VersionID {
 		t.Errorf("add-rules %+v, then remove-rules %+v", added, removed)
 	}
 	for version, want := range map[string]bool{rules.VersionID: true, added.VersionID: true, removed.VersionID: false} {
-		res, doc := e.elevenDo("GET", "/v1/pronunciation-dictionaries/"+rules.ID+"/"+version+"/download", e.key, "")
+		res, doc := e.ElevenDo("GET", "/v1/pronunciation-dictionaries/"+rules.ID+"/"+version+"/download", e.Key, "")
 		if res.StatusCode != 200 || strings.Contains(string(doc), "<grapheme>WHO</grapheme>") != want {
 			t.Errorf("download of version %s: %d %s", version, res.StatusCode, doc)
 		}
@@ -132,8 +86,8 @@ func TestElevenLabsDictionaries(t *testing.T) {
 
 	// Speech with locators: the latest version, or the one named.
 	text := "We met the WHO today."
-	_, plain := e.elevenPCM(e.key, text, "")
-	_, spelled := e.elevenPCM(e.key, "We met the World Health Organization today.", "")
+	_, plain := e.ElevenPCM(e.Key, text, "")
+	_, spelled := e.ElevenPCM(e.Key, "We met the World Health Organization today.", "")
 	for name, c := range map[string]struct {
 		locators string
 		want     []byte
@@ -142,7 +96,7 @@ func TestElevenLabsDictionaries(t *testing.T) {
 		"rules, first version":  {`[{"pronunciation_dictionary_id":"` + rules.ID + `","version_id":"` + rules.VersionID + `"}]`, spelled},
 		"rules, latest version": {`[{"pronunciation_dictionary_id":"` + rules.ID + `"}]`, plain},
 	} {
-		if status, pcm := e.elevenPCM(e.key, text, c.locators); status != 200 || !near(len(pcm), len(c.want)) {
+		if status, pcm := e.ElevenPCM(e.Key, text, c.locators); status != 200 || !testserver.Near(len(pcm), len(c.want)) {
 			t.Errorf("%s: %d, %d bytes; want %d", name, status, len(pcm), len(c.want))
 		}
 	}
@@ -150,32 +104,32 @@ func TestElevenLabsDictionaries(t *testing.T) {
 	// Another account's dictionaries are as unknown as none.
 	for _, path := range []string{"/v1/pronunciation-dictionaries/" + file.ID, "/v1/pronunciation-dictionaries/" + file.ID + "/" + file.VersionID + "/download"} {
 		var d elevenDetail
-		e.elevenJSON("GET", path, e.otherKey, "", 404, &d)
+		e.ElevenJSON("GET", path, e.OtherKey, "", 404, &d)
 		if d.Detail.Status != "pronunciation_dictionary_not_found" {
 			t.Errorf("another account's GET %s: %+v", path, d)
 		}
 	}
-	e.elevenJSON("GET", "/v1/pronunciation-dictionaries", e.otherKey, "", 200, &page)
+	e.ElevenJSON("GET", "/v1/pronunciation-dictionaries", e.OtherKey, "", 200, &page)
 	if len(page.Dictionaries) != 0 {
 		t.Errorf("another account's list: %+v", page)
 	}
 	var d elevenDetail
-	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/"+file.ID+"/add-rules", e.otherKey, `{"rules":[]}`, 404, &d)
-	status, b := e.elevenPCM(e.otherKey, text, `[{"pronunciation_dictionary_id":"`+file.ID+`"}]`)
+	e.ElevenJSON("POST", "/v1/pronunciation-dictionaries/"+file.ID+"/add-rules", e.OtherKey, `{"rules":[]}`, 404, &d)
+	status, b := e.ElevenPCM(e.OtherKey, text, `[{"pronunciation_dictionary_id":"`+file.ID+`"}]`)
 	json.Unmarshal(b, &d)
 	if status != 404 || d.Detail.Status != "pronunciation_dictionary_not_found" {
 		t.Errorf("another account's dictionary named in speech: %d %s", status, b)
 	}
 	var empty elapi.DictionaryAdded
-	_, b = e.addDictionaryFile(e.key, "empty", "")
+	_, b = e.AddDictionaryFile(e.Key, "empty", "")
 	if json.Unmarshal(b, &empty); empty.ID == "" || empty.VersionRulesNum != 0 {
 		t.Errorf("add-from-file without a file: %s", b)
 	}
-	if status, b := e.elevenPCM(e.key, text, `[{"pronunciation_dictionary_id":"`+file.ID+`","version_id":"nope"}]`); status != 404 || !strings.Contains(string(b), `no version \"nope\"`) {
+	if status, b := e.ElevenPCM(e.Key, text, `[{"pronunciation_dictionary_id":"`+file.ID+`","version_id":"nope"}]`); status != 404 || !strings.Contains(string(b), `no version \"nope\"`) {
 		t.Errorf("a version the dictionary does not have: %d %s; want a 404 naming the version", status, b)
 	}
 	four := strings.Repeat(`{"pronunciation_dictionary_id":"`+file.ID+`"},`, 4)
-	if status, b := e.elevenPCM(e.key, text, "["+strings.TrimSuffix(four, ",")+"]"); status != 400 {
+	if status, b := e.ElevenPCM(e.Key, text, "["+strings.TrimSuffix(four, ",")+"]"); status != 400 {
 		t.Errorf("four locators: %d %s", status, b)
 	}
 }
@@ -183,9 +137,9 @@ func TestElevenLabsDictionaries(t *testing.T) {
 // TestElevenLabsDictionaryConcurrentRules: rules added at once to one
 // dictionary each make a version, and the latest has them all.
 func TestElevenLabsDictionaryConcurrentRules(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	var dict elapi.DictionaryAdded
-	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.key, `{"name":"x","rules":[]}`, 200, &dict)
+	e.ElevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.Key, `{"name":"x","rules":[]}`, 200, &dict)
 	const n = 8
 	var wg sync.WaitGroup
 	for i := range n {
@@ -193,14 +147,14 @@ func TestElevenLabsDictionaryConcurrentRules(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			body := fmt.Sprintf(`{"rules":[{"type":"alias","string_to_replace":"W%d","alias":"word %d"}]}`, i, i)
-			if res, b := e.elevenDo("POST", "/v1/pronunciation-dictionaries/"+dict.ID+"/add-rules", e.key, body); res.StatusCode != 200 {
+			if res, b := e.ElevenDo("POST", "/v1/pronunciation-dictionaries/"+dict.ID+"/add-rules", e.Key, body); res.StatusCode != 200 {
 				t.Errorf("add-rules %d: %d %s", i, res.StatusCode, b)
 			}
 		}()
 	}
 	wg.Wait()
 	var got elapi.Dictionary
-	e.elevenJSON("GET", "/v1/pronunciation-dictionaries/"+dict.ID, e.key, "", 200, &got)
+	e.ElevenJSON("GET", "/v1/pronunciation-dictionaries/"+dict.ID, e.Key, "", 200, &got)
 	if got.LatestVersionRulesNum != n || got.Rules == nil || len(*got.Rules) != n {
 		t.Errorf("after %d concurrent add-rules: %d rules %+v", n, got.LatestVersionRulesNum, got.Rules)
 	}
@@ -209,14 +163,14 @@ func TestElevenLabsDictionaryConcurrentRules(t *testing.T) {
 // TestElevenLabsDictionaryBadInput: each malformed dictionary gets its
 // 400 in ElevenLabs' shape, a malformed PLS naming line and column.
 func TestElevenLabsDictionaryBadInput(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	res, b := e.addDictionaryFile(e.key, "broken", strings.Replace(whoPLS, "</lexeme>", "", 1))
+	e := testserver.New(t, testserver.Options{})
+	res, b := e.AddDictionaryFile(e.Key, "broken", strings.Replace(testserver.WhoPLS, "</lexeme>", "", 1))
 	var d elevenDetail
 	json.Unmarshal(b, &d)
 	if res.StatusCode != 400 || d.Detail.Status != wire.CodeInvalidLexicon || !strings.Contains(d.Detail.Message, "line 4, column") {
 		t.Errorf("malformed PLS: %d %s", res.StatusCode, b)
 	}
-	if res, b := e.addDictionaryFile(e.key, "", whoPLS); res.StatusCode != 400 || !strings.Contains(string(b), "name") {
+	if res, b := e.AddDictionaryFile(e.Key, "", testserver.WhoPLS); res.StatusCode != 400 || !strings.Contains(string(b), "name") {
 		t.Errorf("no name: %d %s", res.StatusCode, b)
 	}
 	for name, c := range map[string]struct {
@@ -230,12 +184,12 @@ func TestElevenLabsDictionaryBadInput(t *testing.T) {
 		"bad x-sampa phones": {`{"type":"phoneme","string_to_replace":"a","phoneme":"$$","alphabet":"x-sampa"}`, "no symbol starts with"},
 	} {
 		var d elevenDetail
-		e.elevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.key, `{"name":"x","rules":[`+c.rules+`]}`, 400, &d)
+		e.ElevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.Key, `{"name":"x","rules":[`+c.rules+`]}`, 400, &d)
 		if !strings.Contains(d.Detail.Message, c.want) {
 			t.Errorf("%s: %+v, want a message naming %s", name, d.Detail, c.want)
 		}
 	}
-	res, b = e.elevenDo("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.key, `{"name":`)
+	res, b = e.ElevenDo("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.Key, `{"name":`)
 	if res.StatusCode != 422 {
 		t.Errorf("malformed JSON: %d %s", res.StatusCode, b)
 	}
@@ -245,24 +199,24 @@ func TestElevenLabsDictionaryBadInput(t *testing.T) {
 // dictionaries as ElevenLabs takes them; an unknown one is the context's
 // error.
 func TestElevenLabsDictionaryOnSockets(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	_, b := e.addDictionaryFile(e.key, "acronyms", whoPLS)
+	e := testserver.New(t, testserver.Options{})
+	_, b := e.AddDictionaryFile(e.Key, "acronyms", testserver.WhoPLS)
 	var dict elapi.DictionaryAdded
 	json.Unmarshal(b, &dict)
-	_, spelled := e.elevenPCM(e.key, "We met the World Health Organization today.", "")
-	c := e.elevenSocket("/v1/text-to-speech/en-us/stream-input?output_format=pcm_24000")
-	sendJSON(t, c, map[string]any{"text": " ", "pronunciation_dictionary_locators": []map[string]string{
+	_, spelled := e.ElevenPCM(e.Key, "We met the World Health Organization today.", "")
+	c := e.ElevenSocket("/v1/text-to-speech/en-us/stream-input?output_format=pcm_24000")
+	testserver.SendJSON(t, c, map[string]any{"text": " ", "pronunciation_dictionary_locators": []map[string]string{
 		{"pronunciation_dictionary_id": dict.ID, "version_id": dict.VersionID}}})
-	sendJSON(t, c, map[string]any{"text": "We met the WHO today. "})
-	sendJSON(t, c, map[string]any{"text": ""})
-	if pcm := readElevenAudio(t, c, nil); !closeTo(len(pcm), len(spelled), 0.1) {
+	testserver.SendJSON(t, c, map[string]any{"text": "We met the WHO today. "})
+	testserver.SendJSON(t, c, map[string]any{"text": ""})
+	if pcm := readElevenAudio(t, c, nil); !testserver.CloseTo(len(pcm), len(spelled), 0.1) {
 		t.Errorf("stream-input with the dictionary: %d bytes, the alias spelled out over HTTP %d", len(pcm), len(spelled))
 	}
 
-	m := e.elevenSocket("/v1/text-to-speech/en-us/multi-stream-input?output_format=pcm_24000")
-	sendJSON(t, m, map[string]any{"text": " ", "context_id": "a", "pronunciation_dictionary_locators": []map[string]string{
+	m := e.ElevenSocket("/v1/text-to-speech/en-us/multi-stream-input?output_format=pcm_24000")
+	testserver.SendJSON(t, m, map[string]any{"text": " ", "context_id": "a", "pronunciation_dictionary_locators": []map[string]string{
 		{"pronunciation_dictionary_id": "nope"}}})
-	if got := readEleven(t, m); got.ContextID != "a" || !strings.Contains(got.Error, "nope") {
+	if got := testserver.ReadEleven(t, m); got.ContextID != "a" || !strings.Contains(got.Error, "nope") {
 		t.Errorf("an unknown dictionary: %+v", got)
 	}
 }
@@ -274,11 +228,11 @@ func TestElevenLabsDictionaryHeard(t *testing.T) {
 		t.Skip("the recognizer listens for seconds; make test runs it")
 	}
 	audiotest.Require(t, "pocketsphinx_continuous", "ffmpeg")
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	var dict elapi.DictionaryAdded
-	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.key,
+	e.ElevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.Key,
 		`{"name":"acronyms","rules":[{"type":"alias","string_to_replace":"WHO","alias":"World Health Organization"}]}`, 200, &dict)
-	res, wav := e.elevenDo("POST", "/v1/text-to-speech/en-us?output_format=wav_16000", e.key,
+	res, wav := e.ElevenDo("POST", "/v1/text-to-speech/en-us?output_format=wav_16000", e.Key,
 		`{"text":"We met the WHO today.","pronunciation_dictionary_locators":[{"pronunciation_dictionary_id":"`+dict.ID+`","version_id":"`+dict.VersionID+`"}]}`)
 	if res.StatusCode != 200 {
 		t.Fatalf("speech: %d %s", res.StatusCode, wav)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/voxkit/voxkit/server/internal/testserver"
 )
 
 // TestElevenLabsSearch: GET /v2/voices (the SDKs' voices.search) walks
@@ -12,11 +14,11 @@ import (
 // not there; a bad page_size or token is a 422 in ElevenLabs' shape.
 func TestElevenLabsSearch(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := newEnv(t, envOptions{})
-	if st := e.call("POST", "/v1/voices", e.key, `{"id":"mine","name":"My Narrator","base_voice":"en-gb"}`, nil); st != 201 {
+	e := testserver.New(t, testserver.Options{})
+	if st := e.Call("POST", "/v1/voices", e.Key, `{"id":"mine","name":"My Narrator","base_voice":"en-gb"}`, nil); st != 201 {
 		t.Fatalf("clone: %d", st)
 	}
-	if st := e.call("POST", "/v1/voices", e.otherKey, `{"id":"theirs","name":"My Narrator","base_voice":"en-gb"}`, nil); st != 201 {
+	if st := e.Call("POST", "/v1/voices", e.OtherKey, `{"id":"theirs","name":"My Narrator","base_voice":"en-gb"}`, nil); st != 201 {
 		t.Fatalf("the other account's clone: %d", st)
 	}
 	type page struct {
@@ -30,7 +32,7 @@ func TestElevenLabsSearch(t *testing.T) {
 	}
 	search := func(query string) (page, []string) {
 		t.Helper()
-		res, b := e.elevenDo("GET", "/v2/voices?"+query, e.key, "")
+		res, b := e.ElevenDo("GET", "/v2/voices?"+query, e.Key, "")
 		var p page
 		if res.StatusCode != 200 || json.Unmarshal(b, &p) != nil {
 			t.Fatalf("search %s: %d %.300s", query, res.StatusCode, b)
@@ -73,7 +75,7 @@ func TestElevenLabsSearch(t *testing.T) {
 		}
 	}
 	for _, query := range []string{"page_size=0", "page_size=101", "page_size=x", "next_page_token=nobody"} {
-		res, b := e.elevenDo("GET", "/v2/voices?"+query, e.key, "")
+		res, b := e.ElevenDo("GET", "/v2/voices?"+query, e.Key, "")
 		if res.StatusCode != 422 || eleven(b) != "invalid_request" {
 			t.Errorf("%s: %d %s", query, res.StatusCode, b)
 		}
@@ -81,4 +83,4 @@ func TestElevenLabsSearch(t *testing.T) {
 }
 
 // eleven is the status word of an answer in ElevenLabs' error shape.
-func eleven(body []byte) string { return cloneDoors[1].code(body) }
+func eleven(body []byte) string { return testserver.CloneDoors[1].Code(body) }

@@ -5,13 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/voxkit/voxkit/server/internal/testserver"
 
 	"github.com/coder/websocket"
 
@@ -20,54 +20,12 @@ import (
 	"github.com/voxkit/voxkit/tts"
 )
 
-// elevenDo sends an ElevenLabs API request with the key in xi-api-key.
-func (e *env) elevenDo(method, path, key, body string) (*http.Response, []byte) {
-	e.t.Helper()
-	return e.vendorDo(method, "/elevenlabs"+path, body, "xi-api-key", key)
-}
-
-// vendorDo sends a request to path, JSON unless the headers, given as
-// name, value pairs, say another Content-Type, and returns the response
-// and its body.
-func (e *env) vendorDo(method, path, body string, header ...string) (*http.Response, []byte) {
-	e.t.Helper()
-	req, err := http.NewRequest(method, e.ts.URL+path, strings.NewReader(body))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := e.ts.Client().Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	return res, b
-}
-
-// openAIPCM is the OpenAI API's 24 kHz pcm of text in voice.
-func (e *env) openAIPCM(voice, text string) []byte {
-	e.t.Helper()
-	body, _ := json.Marshal(map[string]any{"voice": voice, "input": text, "response_format": "pcm"})
-	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(string(body)))
-	pcm, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	return pcm
-}
-
-func closeTo(got, want int, frac float64) bool {
-	return math.Abs(float64(got-want)) <= frac*float64(want)
-}
-
 // TestElevenLabsHTTP: voices, speech in ElevenLabs' formats, timestamps
 // and errors in ElevenLabs' shape.
 func TestElevenLabsHTTP(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := newEnv(t, envOptions{})
-	res, b := e.elevenDo("GET", "/v1/voices", e.key, "")
+	e := testserver.New(t, testserver.Options{})
+	res, b := e.ElevenDo("GET", "/v1/voices", e.Key, "")
 	var list struct {
 		Voices []struct {
 			VoiceID  string `json:"voice_id"`
@@ -82,28 +40,28 @@ func TestElevenLabsHTTP(t *testing.T) {
 	if res.StatusCode != 200 || found["en-us"] != "premade" || found["local-clone"] != "cloned" || found["other-clone"] != "" {
 		t.Errorf("voices: %d %s", res.StatusCode, b)
 	}
-	if res, b := e.elevenDo("GET", "/v1/voices", "sk_nope", ""); res.StatusCode != 401 || !strings.Contains(string(b), `"detail":{"status":"invalid_api_key"`) {
+	if res, b := e.ElevenDo("GET", "/v1/voices", "sk_nope", ""); res.StatusCode != 401 || !strings.Contains(string(b), `"detail":{"status":"invalid_api_key"`) {
 		t.Errorf("bad key: %d %s", res.StatusCode, b)
 	}
 
 	text := "Hello from voxkit. This is the second sentence."
-	want := e.openAIPCM("en-us", text)
+	want := e.OpenAIPCM("en-us", text)
 	body := `{"text":"` + text + `","model_id":"eleven_flash_v2_5","voice_settings":{"stability":0.5,"speed":1.0}}`
-	res, pcm := e.elevenDo("POST", "/v1/text-to-speech/en-us?output_format=pcm_24000", e.key, body)
-	if res.StatusCode != 200 || !closeTo(len(pcm), len(want), 0.01) || !strings.Contains(res.Header.Get("X-Voxkit-Ignored"), "voice_settings.stability") {
+	res, pcm := e.ElevenDo("POST", "/v1/text-to-speech/en-us?output_format=pcm_24000", e.Key, body)
+	if res.StatusCode != 200 || !testserver.CloseTo(len(pcm), len(want), 0.01) || !strings.Contains(res.Header.Get("X-Voxkit-Ignored"), "voice_settings.stability") {
 		t.Errorf("pcm_24000: %d, %d bytes (OpenAI API: %d), ignored %q", res.StatusCode, len(pcm), len(want), res.Header.Get("X-Voxkit-Ignored"))
 	}
-	res, ulaw := e.elevenDo("POST", "/v1/text-to-speech/en-us/stream?output_format=ulaw_8000", e.key, body)
-	if res.StatusCode != 200 || !closeTo(len(ulaw)*3*2, len(want), 0.02) || res.Header.Get("Content-Type") != "audio/basic" {
+	res, ulaw := e.ElevenDo("POST", "/v1/text-to-speech/en-us/stream?output_format=ulaw_8000", e.Key, body)
+	if res.StatusCode != 200 || !testserver.CloseTo(len(ulaw)*3*2, len(want), 0.02) || res.Header.Get("Content-Type") != "audio/basic" {
 		t.Errorf("ulaw_8000: %d, %d bytes, %s", res.StatusCode, len(ulaw), res.Header.Get("Content-Type"))
 	}
-	res, mp3 := e.elevenDo("POST", "/v1/text-to-speech/en-us", e.key, body)
+	res, mp3 := e.ElevenDo("POST", "/v1/text-to-speech/en-us", e.Key, body)
 	if p := audiotest.ProbeBytes(t, mp3, "mp3"); res.StatusCode != 200 || p.Codec != "mp3" || p.SampleRate != 44100 {
 		t.Errorf("default format: %d %+v", res.StatusCode, p)
 	}
 
 	// Timestamps: every character, in order, and the normalized text's.
-	res, b = e.elevenDo("POST", "/v1/text-to-speech/en-us/with-timestamps?output_format=pcm_24000", e.key, `{"text":"It costs $9.50 today."}`)
+	res, b = e.ElevenDo("POST", "/v1/text-to-speech/en-us/with-timestamps?output_format=pcm_24000", e.Key, `{"text":"It costs $9.50 today."}`)
 	var ts struct {
 		Audio      string          `json:"audio_base64"`
 		Alignment  elevenAlignment `json:"alignment"`
@@ -130,7 +88,7 @@ func TestElevenLabsHTTP(t *testing.T) {
 		{"/v1/text-to-speech/en-us", `{"text":`, `"detail"`, 422},
 		{"/v1/text-to-speech/en-us", `{"text":"Hi.","voice_settings":{"speed":9}}`, `"status":"invalid_voice_settings"`, 400},
 	} {
-		if res, b := e.elevenDo("POST", c.path, e.key, c.body); res.StatusCode != c.status || !strings.Contains(string(b), c.want) {
+		if res, b := e.ElevenDo("POST", c.path, e.Key, c.body); res.StatusCode != c.status || !strings.Contains(string(b), c.want) {
 			t.Errorf("%s %s: %d %s", c.path, c.body, res.StatusCode, b)
 		}
 	}
@@ -159,64 +117,13 @@ func (a elevenAlignment) check(t *testing.T, audio float64) {
 	}
 }
 
-// elevenSocket dials an ElevenLabs WebSocket of the test server.
-func (e *env) elevenSocket(path string) *websocket.Conn {
-	e.t.Helper()
-	h := http.Header{}
-	h.Set("xi-api-key", e.key)
-	c, res, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(e.ts.URL, "http")+"/elevenlabs"+path,
-		&websocket.DialOptions{HTTPClient: e.ts.Client(), HTTPHeader: h})
-	if err != nil {
-		e.t.Fatalf("dial %s: %v %v", path, err, res)
-	}
-	c.SetReadLimit(16 << 20)
-	e.t.Cleanup(func() { c.CloseNow() })
-	return c
-}
-
-// elevenWSMessage is a server message of the ElevenLabs sockets.
-type elevenWSMessage struct {
-	Audio     string `json:"audio"`
-	IsFinal   *bool  `json:"isFinal"`
-	ContextID string `json:"contextId"`
-	Error     string `json:"error"`
-	Alignment *struct {
-		Chars  []string `json:"chars"`
-		Starts []int    `json:"charStartTimesMs"`
-		Durs   []int    `json:"charDurationsMs"`
-	} `json:"alignment"`
-}
-
-func sendJSON(t *testing.T, c *websocket.Conn, v any) {
-	t.Helper()
-	b, _ := json.Marshal(v)
-	if err := c.Write(context.Background(), websocket.MessageText, b); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readEleven(t *testing.T, c *websocket.Conn) elevenWSMessage {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_, b, err := c.Read(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m elevenWSMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // readElevenAudio reads a stream-input socket's audio messages, each
 // also given to each (nil: none), up to isFinal; an error fails the test.
-func readElevenAudio(t *testing.T, c *websocket.Conn, each func(elevenWSMessage)) []byte {
+func readElevenAudio(t *testing.T, c *websocket.Conn, each func(testserver.ElevenWSMessage)) []byte {
 	t.Helper()
 	var pcm []byte
 	for {
-		m := readEleven(t, c)
+		m := testserver.ReadEleven(t, c)
 		if m.Error != "" {
 			t.Fatalf("error: %s", m.Error)
 		}
@@ -236,24 +143,24 @@ func readElevenAudio(t *testing.T, c *websocket.Conn, each func(elevenWSMessage)
 // with trailing spaces, "" to end; the audio is the HTTP API's length
 // within 10 %, with alignment, then isFinal.
 func TestElevenLabsStreamInput(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	text := "Hello from voxkit. This is the second sentence."
-	want := e.openAIPCM("en-us", text)
-	c := e.elevenSocket("/v1/text-to-speech/en-us/stream-input?model_id=eleven_flash_v2_5&output_format=pcm_24000&sync_alignment=true&auto_mode=true&inactivity_timeout=60")
-	sendJSON(t, c, map[string]any{"text": " ", "voice_settings": map[string]any{"stability": 0.5, "similarity_boost": 0.8, "speed": 1},
+	want := e.OpenAIPCM("en-us", text)
+	c := e.ElevenSocket("/v1/text-to-speech/en-us/stream-input?model_id=eleven_flash_v2_5&output_format=pcm_24000&sync_alignment=true&auto_mode=true&inactivity_timeout=60")
+	testserver.SendJSON(t, c, map[string]any{"text": " ", "voice_settings": map[string]any{"stability": 0.5, "similarity_boost": 0.8, "speed": 1},
 		"generation_config": map[string]any{"chunk_length_schedule": []int{120, 160, 250, 290}}})
 	for _, w := range strings.Fields(text) {
-		sendJSON(t, c, map[string]any{"text": w + " "})
+		testserver.SendJSON(t, c, map[string]any{"text": w + " "})
 	}
-	sendJSON(t, c, map[string]any{"text": ""})
+	testserver.SendJSON(t, c, map[string]any{"text": ""})
 	var chars string
-	pcm := readElevenAudio(t, c, func(m elevenWSMessage) {
+	pcm := readElevenAudio(t, c, func(m testserver.ElevenWSMessage) {
 		if m.Alignment == nil || len(m.Alignment.Starts) != len(m.Alignment.Chars) || len(m.Alignment.Durs) != len(m.Alignment.Chars) {
 			t.Fatalf("audio message without a whole alignment: %+v", m.Alignment)
 		}
 		chars += strings.Join(m.Alignment.Chars, "")
 	})
-	if !closeTo(len(pcm), len(want), 0.1) {
+	if !testserver.CloseTo(len(pcm), len(want), 0.1) {
 		t.Errorf("stream-input: %d bytes of pcm; the HTTP API made %d", len(pcm), len(want))
 	}
 	if strings.TrimSpace(chars) != text {
@@ -269,30 +176,30 @@ func TestElevenLabsStreamInput(t *testing.T) {
 // TestElevenLabsMultiStream: two contexts interleaved on one socket; each
 // context's audio is its own text's, with isFinal per context.
 func TestElevenLabsMultiStream(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	texts := map[string]string{"a": "The first context speaks this sentence.", "b": "Short one."}
-	c := e.elevenSocket("/v1/text-to-speech/en-us/multi-stream-input?output_format=pcm_24000")
+	c := e.ElevenSocket("/v1/text-to-speech/en-us/multi-stream-input?output_format=pcm_24000")
 	words := map[string][]string{}
 	for id, text := range texts {
-		sendJSON(t, c, map[string]any{"text": " ", "context_id": id, "voice_settings": map[string]any{}})
+		testserver.SendJSON(t, c, map[string]any{"text": " ", "context_id": id, "voice_settings": map[string]any{}})
 		words[id] = strings.Fields(text)
 	}
 	for i := 0; len(words["a"]) > 0 || len(words["b"]) > 0; i++ {
 		for _, id := range []string{"a", "b"} {
 			if len(words[id]) > 0 {
-				sendJSON(t, c, map[string]any{"text": words[id][0] + " ", "context_id": id})
+				testserver.SendJSON(t, c, map[string]any{"text": words[id][0] + " ", "context_id": id})
 				words[id] = words[id][1:]
 			}
 		}
 	}
 	for id := range texts {
-		sendJSON(t, c, map[string]any{"text": "", "context_id": id, "flush": true})
-		sendJSON(t, c, map[string]any{"context_id": id, "close_context": true})
+		testserver.SendJSON(t, c, map[string]any{"text": "", "context_id": id, "flush": true})
+		testserver.SendJSON(t, c, map[string]any{"context_id": id, "close_context": true})
 	}
 	pcm := map[string][]byte{}
 	final := map[string]bool{}
 	for len(final) < 2 {
-		m := readEleven(t, c)
+		m := testserver.ReadEleven(t, c)
 		switch {
 		case m.Error != "":
 			t.Fatalf("error: %s", m.Error)
@@ -304,11 +211,11 @@ func TestElevenLabsMultiStream(t *testing.T) {
 		}
 	}
 	for id, text := range texts {
-		if want := e.openAIPCM("en-us", text); !closeTo(len(pcm[id]), len(want), 0.1) {
+		if want := e.OpenAIPCM("en-us", text); !testserver.CloseTo(len(pcm[id]), len(want), 0.1) {
 			t.Errorf("context %s: %d bytes; the HTTP API made %d for its text", id, len(pcm[id]), len(want))
 		}
 	}
-	sendJSON(t, c, map[string]any{"close_socket": true})
+	testserver.SendJSON(t, c, map[string]any{"close_socket": true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusNormalClosure {
@@ -323,11 +230,11 @@ func TestElevenLabsMultiStream(t *testing.T) {
 func BenchmarkElevenLabsFirstAudio(b *testing.B) {
 	for _, n := range []int{1, 4} {
 		b.Run(strconv.Itoa(n)+"-contexts", func(b *testing.B) {
-			e := newEnv(b, envOptions{})
+			e := testserver.New(b, testserver.Options{})
 			h := http.Header{}
-			h.Set("xi-api-key", e.key)
-			c, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(e.ts.URL, "http")+"/elevenlabs/v1/text-to-speech/en-us/multi-stream-input?output_format=pcm_24000",
-				&websocket.DialOptions{HTTPClient: e.ts.Client(), HTTPHeader: h})
+			h.Set("xi-api-key", e.Key)
+			c, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(e.TS.URL, "http")+"/elevenlabs/v1/text-to-speech/en-us/multi-stream-input?output_format=pcm_24000",
+				&websocket.DialOptions{HTTPClient: e.TS.Client(), HTTPHeader: h})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -368,7 +275,7 @@ func BenchmarkElevenLabsFirstAudio(b *testing.B) {
 					}
 				}
 			}
-			reportPercentiles(b, "", samples)
+			testserver.ReportPercentiles(b, "", samples)
 		})
 	}
 }
@@ -376,8 +283,8 @@ func BenchmarkElevenLabsFirstAudio(b *testing.B) {
 // TestElevenLabsTextTooLong: an over-long text is reported in ElevenLabs'
 // shape, naming its own field: "text is N characters long".
 func TestElevenLabsTextTooLong(t *testing.T) {
-	e := newEnv(t, envOptions{synth: func(o *tts.Options) { o.MaxInput = 100 }})
-	res, b := e.elevenDo("POST", "/v1/text-to-speech/en-us", e.key, `{"text":"`+strings.Repeat("Hello there. ", 20)+`"}`)
+	e := testserver.New(t, testserver.Options{Synth: func(o *tts.Options) { o.MaxInput = 100 }})
+	res, b := e.ElevenDo("POST", "/v1/text-to-speech/en-us", e.Key, `{"text":"`+strings.Repeat("Hello there. ", 20)+`"}`)
 	var got struct {
 		Detail struct{ Status, Message string } `json:"detail"`
 	}
@@ -392,20 +299,20 @@ func TestElevenLabsTextTooLong(t *testing.T) {
 // /v1: the answer is logged aborted while its body is unread, with less
 // than the whole stream sent.
 func TestElevenLabsSlowReaderIsCut(t *testing.T) {
-	long(t)
-	var log syncBuffer
-	e := newEnv(t, envOptions{log: &log, writeTimeout: 300 * time.Millisecond})
+	testserver.Long(t)
+	var log testserver.SyncBuffer
+	e := testserver.New(t, testserver.Options{Log: &log, WriteTimeout: 300 * time.Millisecond})
 	body := `{"text":"` + strings.Repeat("One more sentence is spoken here. ", 110) + `"}`
-	req, _ := http.NewRequestWithContext(t.Context(), "POST", e.ts.URL+"/elevenlabs/v1/text-to-speech/en-us/stream?output_format=pcm_48000",
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", e.TS.URL+"/elevenlabs/v1/text-to-speech/en-us/stream?output_format=pcm_48000",
 		strings.NewReader(body))
-	req.Header.Set("xi-api-key", e.key)
+	req.Header.Set("xi-api-key", e.Key)
 	req.Header.Set("X-Request-Id", "eleven-stops-reading")
-	res, err := e.ts.Client().Do(req)
+	res, err := e.TS.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	line := log.requestLine(t, "eleven-stops-reading") // logged while the body is unread
+	line := log.RequestLine(t, "eleven-stops-reading") // logged while the body is unread
 	if line["aborted"] != true || line["status"] != float64(200) || line["abort_reason"] == nil {
 		t.Errorf("access log: %v; want status 200 aborted=true with an abort_reason", line)
 	}

@@ -1,27 +1,17 @@
 package server_test
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/wire"
 )
-
-// getJSON GETs path with key and decodes the body into v.
-func (e *env) getJSON(t *testing.T, path, key string, v any) int {
-	t.Helper()
-	res := e.do("GET", path, key, "", nil)
-	defer res.Body.Close()
-	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
-		t.Fatalf("%s: %d, %v", path, res.StatusCode, err)
-	}
-	return res.StatusCode
-}
 
 // TestAudioVoicesAsFrontEndsRead: GET /v1/audio/voices is {"voices": [...]}
 // of objects with id and name (Open WebUI maps id to name), language and
@@ -29,11 +19,11 @@ func (e *env) getJSON(t *testing.T, path, key string, v any) int {
 // the aliases that speak.
 func TestAudioVoicesAsFrontEndsRead(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	var body struct {
 		Voices []map[string]string `json:"voices"`
 	}
-	if code := e.getJSON(t, "/v1/audio/voices", e.key, &body); code != http.StatusOK {
+	if code := e.GetJSON(t, "/v1/audio/voices", e.Key, &body); code != http.StatusOK {
 		t.Fatalf("status %d", code)
 	}
 	names := map[string]string{} // as Open WebUI reads them: id → name
@@ -57,12 +47,12 @@ func TestAudioVoicesAsFrontEndsRead(t *testing.T) {
 		t.Errorf("alloy: %v", v)
 	}
 	var other struct{ Voices []wire.AudioVoice }
-	e.getJSON(t, "/v1/audio/voices", e.otherKey, &other)
+	e.GetJSON(t, "/v1/audio/voices", e.OtherKey, &other)
 	if !slices.ContainsFunc(other.Voices, func(v wire.AudioVoice) bool { return v.ID == "other-clone" }) ||
 		slices.ContainsFunc(other.Voices, func(v wire.AudioVoice) bool { return v.ID == "local-clone" }) {
 		t.Errorf("other account's voices: %v", other.Voices)
 	}
-	if res := e.do("GET", "/v1/audio/voices", "", "", nil); res.StatusCode != http.StatusUnauthorized {
+	if res := e.Do("GET", "/v1/audio/voices", "", "", nil); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("without a key: %d", res.StatusCode)
 	}
 }
@@ -72,13 +62,13 @@ func TestAudioVoicesAsFrontEndsRead(t *testing.T) {
 // speech models, then the engines.
 func TestAudioModelsAsFrontEndsRead(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	var body struct {
 		Object string
 		Data   []struct{ ID, Object, OwnedBy string }
 		Models []struct{ ID string }
 	}
-	if code := e.getJSON(t, "/v1/audio/models", e.key, &body); code != http.StatusOK {
+	if code := e.GetJSON(t, "/v1/audio/models", e.Key, &body); code != http.StatusOK {
 		t.Fatalf("status %d", code)
 	}
 	var ids []string
@@ -96,10 +86,10 @@ func TestAudioModelsAsFrontEndsRead(t *testing.T) {
 // under its own id) and 404 for what does not.
 func TestModelsAgreeWithSpeech(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	for _, model := range []string{"tts-1", "tts-1-hd", "gpt-4o-mini-tts"} {
 		for _, voice := range server.OpenAIVoiceNames() {
-			res := e.do("POST", "/v1/audio/speech", e.key, "application/json",
+			res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json",
 				strings.NewReader(`{"model":"`+model+`","voice":"`+voice+`","input":"Hi.","response_format":"pcm"}`))
 			io.Copy(io.Discard, res.Body)
 			res.Body.Close()
@@ -108,7 +98,7 @@ func TestModelsAgreeWithSpeech(t *testing.T) {
 			}
 		}
 		var m wire.Model
-		if code := e.getJSON(t, "/v1/models/"+model, e.key, &m); code != http.StatusOK || m.ID != model {
+		if code := e.GetJSON(t, "/v1/models/"+model, e.Key, &m); code != http.StatusOK || m.ID != model {
 			t.Errorf("/v1/models/%s: %d %+v", model, code, m)
 		}
 	}
@@ -116,10 +106,10 @@ func TestModelsAgreeWithSpeech(t *testing.T) {
 		id, key string
 		status  int
 		engine  string
-	}{{"alloy", e.key, 200, "espeak"}, {"marin", e.key, 200, "espeak"}, {"en-us", e.key, 200, "espeak"}, {"local-clone", e.key, 200, "fake"},
-		{"other-clone", e.key, 404, ""}, {"nobody", e.key, 404, ""}} {
+	}{{"alloy", e.Key, 200, "espeak"}, {"marin", e.Key, 200, "espeak"}, {"en-us", e.Key, 200, "espeak"}, {"local-clone", e.Key, 200, "fake"},
+		{"other-clone", e.Key, 404, ""}, {"nobody", e.Key, 404, ""}} {
 		var m wire.Model
-		code := e.getJSON(t, "/v1/models/"+c.id, c.key, &m)
+		code := e.GetJSON(t, "/v1/models/"+c.id, c.key, &m)
 		if code != c.status || c.status == 200 && (m.ID != c.id || m.Engine != c.engine || m.Object != "model") {
 			t.Errorf("/v1/models/%s: %d %+v", c.id, code, m)
 		}
@@ -136,16 +126,16 @@ func TestDefaultFormat(t *testing.T) {
 		{"mp3", `{"voice":"alloy","input":"Hi."}`, "audio/mpeg"},
 		{"mp3", `{"voice":"alloy","input":"Hi.","response_format":"flac"}`, "audio/flac"},
 	} {
-		e := newEnv(t, envOptions{defaultFormat: c.def})
-		res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(c.body))
+		e := testserver.New(t, testserver.Options{DefaultFormat: c.def})
+		res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(c.body))
 		io.Copy(io.Discard, res.Body)
 		res.Body.Close()
 		if res.StatusCode != 200 || res.Header.Get("Content-Type") != c.want {
 			t.Errorf("default %q, %s: %d %s, want %s", c.def, c.body, res.StatusCode, res.Header.Get("Content-Type"), c.want)
 		}
 	}
-	e := newEnv(t, envOptions{})
-	if _, err := server.New(server.Options{Synthesizer: e.synth, Store: e.store, DefaultFormat: "xyz"}); err == nil {
+	e := testserver.New(t, testserver.Options{})
+	if _, err := server.New(server.Options{Synthesizer: e.Synth, Store: e.Store, DefaultFormat: "xyz"}); err == nil {
 		t.Error(`DefaultFormat "xyz": no error`)
 	}
 }

@@ -9,24 +9,26 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/voxkit/voxkit/server/internal/testserver"
 )
 
 func TestHTTPDetails(t *testing.T) {
-	e := newEnv(t, envOptions{readTimeout: 300 * time.Millisecond})
+	e := testserver.New(t, testserver.Options{ReadTimeout: 300 * time.Millisecond})
 	req := func(method, path string, h map[string]string) *http.Response {
 		t.Helper()
-		r, _ := http.NewRequest(method, e.ts.URL+path, nil)
+		r, _ := http.NewRequest(method, e.TS.URL+path, nil)
 		for k, v := range h {
 			r.Header.Set(k, v)
 		}
-		res, err := e.ts.Client().Do(r)
+		res, err := e.TS.Client().Do(r)
 		if err != nil {
 			t.Fatal(err)
 		}
 		res.Body.Close()
 		return res
 	}
-	auth := map[string]string{"Authorization": "Bearer " + e.key}
+	auth := map[string]string{"Authorization": "Bearer " + e.Key}
 	if res := req("HEAD", "/v1/models", auth); res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("HEAD: %d", res.StatusCode)
 	}
@@ -39,7 +41,7 @@ func TestHTTPDetails(t *testing.T) {
 		h.Get("Access-Control-Allow-Headers") != "authorization,content-type,x-stainless-os" || !strings.Contains(h.Get("Access-Control-Allow-Methods"), "POST") {
 		t.Errorf("preflight: %d %v", res.StatusCode, h)
 	}
-	withOrigin := map[string]string{"Authorization": "Bearer " + e.key, "Origin": "http://app.example"}
+	withOrigin := map[string]string{"Authorization": "Bearer " + e.Key, "Origin": "http://app.example"}
 	if res := req("GET", "/v1/models", withOrigin); !strings.Contains(res.Header.Get("Access-Control-Expose-Headers"), "x-request-id") {
 		t.Errorf("CORS on a response: %v", res.Header)
 	}
@@ -51,14 +53,14 @@ func TestHTTPDetails(t *testing.T) {
 }
 
 func TestSlowBodyIsCut(t *testing.T) {
-	e := newEnv(t, envOptions{readTimeout: 300 * time.Millisecond})
-	c, err := net.Dial("tcp", strings.TrimPrefix(e.ts.URL, "http://"))
+	e := testserver.New(t, testserver.Options{ReadTimeout: 300 * time.Millisecond})
+	c, err := net.Dial("tcp", strings.TrimPrefix(e.TS.URL, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	body := `{"voice":"en-us","input":"` + strings.Repeat("a", 40) + `"}`
-	fmt.Fprintf(c, "POST /v1/audio/speech HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", e.key, len(body))
+	fmt.Fprintf(c, "POST /v1/audio/speech HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", e.Key, len(body))
 	go func() {
 		for i := range body {
 			if _, err := c.Write([]byte(body[i : i+1])); err != nil {
@@ -79,10 +81,10 @@ func TestSlowBodyIsCut(t *testing.T) {
 }
 
 func TestIgnoredTagsHeader(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	for _, format := range []string{"wav", "pcm"} {
 		body := `{"voice":"en-us","input":"<|frobnicate|> Hello there.","response_format":"` + format + `"}`
-		res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(body))
+		res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(body))
 		io.Copy(io.Discard, res.Body)
 		res.Body.Close()
 		got := res.Header.Get("x-ignored-tags")
@@ -93,7 +95,7 @@ func TestIgnoredTagsHeader(t *testing.T) {
 			t.Errorf("%s: status %d, x-ignored-tags %q", format, res.StatusCode, got)
 		}
 	}
-	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(`{"voice":"en-us","input":"Plain."}`))
+	res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(`{"voice":"en-us","input":"Plain."}`))
 	res.Body.Close()
 	if _, ok := res.Header["X-Ignored-Tags"]; ok {
 		t.Error("x-ignored-tags sent with no ignored tags")
@@ -103,9 +105,9 @@ func TestIgnoredTagsHeader(t *testing.T) {
 // A failure after pcm audio has started cuts the response: the client sees
 // a truncated body, never a short clip that looks complete.
 func TestStreamFailureTruncates(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	body := `{"voice":"faulty","input":"This part is fine. Now FAIL here.","response_format":"pcm"}`
-	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(body))
+	res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(body))
 	defer res.Body.Close()
 	got, err := io.ReadAll(res.Body)
 	if res.StatusCode != 200 || len(got) == 0 || err == nil {
@@ -113,7 +115,7 @@ func TestStreamFailureTruncates(t *testing.T) {
 	}
 	// SSE reports the same failure in-band instead.
 	body = `{"voice":"faulty","input":"This part is fine. Now FAIL here.","response_format":"pcm","stream_format":"sse"}`
-	res = e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(body))
+	res = e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(body))
 	defer res.Body.Close()
 	got, _ = io.ReadAll(res.Body)
 	if !strings.Contains(string(got), `"type":"speech.audio.delta"`) || !strings.Contains(string(got), `data: {"error":{`) ||

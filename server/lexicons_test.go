@@ -10,16 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/internal/audiotest"
 	elapi "github.com/voxkit/voxkit/server/internal/elevenlabs/api"
 	"github.com/voxkit/voxkit/server/wire"
 )
-
-// whoPLS aliases WHO to the organization's name.
-const whoPLS = `<?xml version="1.0" encoding="UTF-8"?>
-<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="en-US">
-  <lexeme><grapheme>WHO</grapheme><alias>World Health Organization</alias></lexeme>
-</lexicon>`
 
 // errorBody is an OpenAI-shaped error answer.
 type errorBody struct {
@@ -31,9 +27,9 @@ type errorBody struct {
 }
 
 // createLexicon uploads pls as key's account and returns its object.
-func createLexicon(t *testing.T, e *env, key, name, pls string) wire.Lexicon {
+func createLexicon(t *testing.T, e *testserver.Env, key, name, pls string) wire.Lexicon {
 	t.Helper()
-	res := e.do("POST", "/v1/lexicons?name="+name, key, "application/pls+xml", strings.NewReader(pls))
+	res := e.Do("POST", "/v1/lexicons?name="+name, key, "application/pls+xml", strings.NewReader(pls))
 	defer res.Body.Close()
 	var l wire.Lexicon
 	if res.StatusCode != http.StatusCreated || json.NewDecoder(res.Body).Decode(&l) != nil || l.ID == "" {
@@ -43,9 +39,9 @@ func createLexicon(t *testing.T, e *env, key, name, pls string) wire.Lexicon {
 }
 
 // speechOf is the answer to a speech request body as key.
-func speechOf(t *testing.T, e *env, key, body string) (status int, audio []byte, werr errorBody) {
+func speechOf(t *testing.T, e *testserver.Env, key, body string) (status int, audio []byte, werr errorBody) {
 	t.Helper()
-	res := e.do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(body))
+	res := e.Do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(body))
 	defer res.Body.Close()
 	data, _ := io.ReadAll(res.Body)
 	if res.StatusCode != http.StatusOK {
@@ -59,18 +55,18 @@ func speechOf(t *testing.T, e *env, key, body string) (status int, audio []byte,
 // by default, another account's as unknown as none, malformed documents
 // refused naming where, gone once deleted.
 func TestLexicons(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	l := createLexicon(t, e, e.key, "acronyms", whoPLS)
+	e := testserver.New(t, testserver.Options{})
+	l := createLexicon(t, e, e.Key, "acronyms", testserver.WhoPLS)
 	if l.Name != "acronyms" || l.Lexemes != 1 || l.Object != "lexicon" || l.Version == "" {
 		t.Errorf("created %+v", l)
 	}
-	res := e.do("GET", "/v1/lexicons/"+l.ID, e.key, "", nil)
+	res := e.Do("GET", "/v1/lexicons/"+l.ID, e.Key, "", nil)
 	doc, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if res.StatusCode != 200 || string(doc) != whoPLS || res.Header.Get("Content-Type") != "application/pls+xml" {
+	if res.StatusCode != 200 || string(doc) != testserver.WhoPLS || res.Header.Get("Content-Type") != "application/pls+xml" {
 		t.Errorf("GET the lexicon: %d %s %q", res.StatusCode, res.Header.Get("Content-Type"), doc)
 	}
-	res = e.do("GET", "/v1/lexicons", e.key, "", nil)
+	res = e.Do("GET", "/v1/lexicons", e.Key, "", nil)
 	var list wire.LexiconList
 	json.NewDecoder(res.Body).Decode(&list)
 	res.Body.Close()
@@ -81,63 +77,60 @@ func TestLexicons(t *testing.T) {
 	body := func(lexicons string) string {
 		return `{"voice":"en-us","input":"We met the WHO today.","response_format":"pcm"` + lexicons + `}`
 	}
-	_, plain, _ := speechOf(t, e, e.key, body(""))
-	_, named, _ := speechOf(t, e, e.key, body(`,"lexicons":["`+l.ID+`"]`))
-	_, spelled, _ := speechOf(t, e, e.key, `{"voice":"en-us","input":"We met the World Health Organization today.","response_format":"pcm"}`)
-	if !near(len(named), len(spelled)) || near(len(named), len(plain)) {
+	_, plain, _ := speechOf(t, e, e.Key, body(""))
+	_, named, _ := speechOf(t, e, e.Key, body(`,"lexicons":["`+l.ID+`"]`))
+	_, spelled, _ := speechOf(t, e, e.Key, `{"voice":"en-us","input":"We met the World Health Organization today.","response_format":"pcm"}`)
+	if !testserver.Near(len(named), len(spelled)) || testserver.Near(len(named), len(plain)) {
 		t.Errorf("audio with the lexicon %d bytes, the alias written out %d, without %d: want the alias's length", len(named), len(spelled), len(plain))
 	}
 
 	// Another account's lexicon is unknown to it, as one that does not exist.
 	for _, path := range []string{"/v1/lexicons/" + l.ID, "/v1/lexicons/nope"} {
-		res := e.do("GET", path, e.otherKey, "", nil)
+		res := e.Do("GET", path, e.OtherKey, "", nil)
 		res.Body.Close()
 		if res.StatusCode != http.StatusNotFound {
 			t.Errorf("other account GET %s: %d", path, res.StatusCode)
 		}
 	}
-	if status, _, werr := speechOf(t, e, e.otherKey, body(`,"lexicons":["`+l.ID+`"]`)); status != 404 || werr.Error.Code != wire.CodeLexiconNotFound {
+	if status, _, werr := speechOf(t, e, e.OtherKey, body(`,"lexicons":["`+l.ID+`"]`)); status != 404 || werr.Error.Code != wire.CodeLexiconNotFound {
 		t.Errorf("another account's lexicon named: %d %+v", status, werr)
 	}
 
 	// Defaults apply to requests that name none; [] names none.
-	res = e.do("PUT", "/v1/account/lexicons", e.key, "application/json", strings.NewReader(`{"lexicons":["`+l.ID+`"]}`))
+	res = e.Do("PUT", "/v1/account/lexicons", e.Key, "application/json", strings.NewReader(`{"lexicons":["`+l.ID+`"]}`))
 	res.Body.Close()
 	if res.StatusCode != 200 {
 		t.Fatalf("PUT defaults: %d", res.StatusCode)
 	}
-	_, byDefault, _ := speechOf(t, e, e.key, body(""))
-	_, none, _ := speechOf(t, e, e.key, body(`,"lexicons":[]`))
-	if !near(len(byDefault), len(spelled)) || !near(len(none), len(plain)) {
+	_, byDefault, _ := speechOf(t, e, e.Key, body(""))
+	_, none, _ := speechOf(t, e, e.Key, body(`,"lexicons":[]`))
+	if !testserver.Near(len(byDefault), len(spelled)) || !testserver.Near(len(none), len(plain)) {
 		t.Errorf("by default %d bytes (want %d), naming none %d (want %d)", len(byDefault), len(spelled), len(none), len(plain))
 	}
-	res = e.do("PUT", "/v1/account/lexicons", e.otherKey, "application/json", strings.NewReader(`{"lexicons":["`+l.ID+`"]}`))
+	res = e.Do("PUT", "/v1/account/lexicons", e.OtherKey, "application/json", strings.NewReader(`{"lexicons":["`+l.ID+`"]}`))
 	res.Body.Close()
 	if res.StatusCode != 404 {
 		t.Errorf("another account's lexicon as a default: %d", res.StatusCode)
 	}
 
 	// Deleted, it is gone, and out of the defaults.
-	res = e.do("DELETE", "/v1/lexicons/"+l.ID, e.key, "", nil)
+	res = e.Do("DELETE", "/v1/lexicons/"+l.ID, e.Key, "", nil)
 	res.Body.Close()
 	if res.StatusCode != 200 {
 		t.Errorf("DELETE: %d", res.StatusCode)
 	}
-	if status, _, _ := speechOf(t, e, e.key, body(`,"lexicons":["`+l.ID+`"]`)); status != 404 {
+	if status, _, _ := speechOf(t, e, e.Key, body(`,"lexicons":["`+l.ID+`"]`)); status != 404 {
 		t.Errorf("a deleted lexicon named: %d", status)
 	}
-	if status, _, _ := speechOf(t, e, e.key, body("")); status != 200 {
+	if status, _, _ := speechOf(t, e, e.Key, body("")); status != 200 {
 		t.Errorf("after deleting the default lexicon: %d", status)
 	}
 }
 
-// near reports whether two audio lengths are within 5% of each other.
-func near(a, b int) bool { return a*100 >= b*95 && a*100 <= b*105 }
-
 // TestLexiconBadDocuments: each malformed PLS document gets its 400,
 // naming the line and column at fault.
 func TestLexiconBadDocuments(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	head := `<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="en">`
 	for name, doc := range map[string]string{
 		"not XML":          "hello",
@@ -146,7 +139,7 @@ func TestLexiconBadDocuments(t *testing.T) {
 		"empty grapheme":   head + "\n<lexeme><grapheme> </grapheme><alias>x</alias></lexeme></lexicon>",
 		"no pronunciation": head + "\n<lexeme><grapheme>A</grapheme></lexeme></lexicon>",
 	} {
-		res := e.do("POST", "/v1/lexicons", e.key, "application/pls+xml", strings.NewReader(doc))
+		res := e.Do("POST", "/v1/lexicons", e.Key, "application/pls+xml", strings.NewReader(doc))
 		var werr errorBody
 		json.NewDecoder(res.Body).Decode(&werr)
 		res.Body.Close()
@@ -154,7 +147,7 @@ func TestLexiconBadDocuments(t *testing.T) {
 			t.Errorf("%s: %d %+v", name, res.StatusCode, werr)
 		}
 	}
-	res := e.do("POST", "/v1/lexicons", e.key, "application/json", strings.NewReader(whoPLS))
+	res := e.Do("POST", "/v1/lexicons", e.Key, "application/json", strings.NewReader(testserver.WhoPLS))
 	res.Body.Close()
 	if res.StatusCode != http.StatusUnsupportedMediaType {
 		t.Errorf("a PLS document as JSON: %d", res.StatusCode)
@@ -168,11 +161,11 @@ func TestLexiconHeardOverHTTP(t *testing.T) {
 		t.Skip("the recognizer listens for seconds; make test runs it")
 	}
 	audiotest.Require(t, "pocketsphinx_continuous", "ffmpeg")
-	e := newEnv(t, envOptions{})
-	l := createLexicon(t, e, e.key, "", whoPLS)
+	e := testserver.New(t, testserver.Options{})
+	l := createLexicon(t, e, e.Key, "", testserver.WhoPLS)
 	alias := "we met the world health organization today"
 	candidates := []string{alias, "we met the who today", "we met the w h o today"}
-	_, wav, _ := speechOf(t, e, e.key, `{"voice":"en-us","input":"We met the WHO today.","response_format":"wav","lexicons":["`+l.ID+`"]}`)
+	_, wav, _ := speechOf(t, e, e.Key, `{"voice":"en-us","input":"We met the WHO today.","response_format":"wav","lexicons":["`+l.ID+`"]}`)
 	if heard := audiotest.Recognize(t, audiotest.WriteTemp(t, wav, "wav"), candidates); heard != alias {
 		t.Errorf("heard %q, want %q", heard, alias)
 	}
@@ -181,29 +174,29 @@ func TestLexiconHeardOverHTTP(t *testing.T) {
 // TestWyomingDefaultLexicons: Wyoming, whose clients name no lexicons,
 // speaks with the account's default lexicons, whole texts and streams.
 func TestWyomingDefaultLexicons(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	addr := startWyoming(t, e)
+	e := testserver.New(t, testserver.Options{})
+	addr := testserver.StartWyoming(t, e)
 	speak := func(stream bool) []byte {
-		c := dialWyoming(t, addr)
+		c := testserver.DialWyoming(t, addr)
 		voice := map[string]any{"name": "en-us"}
 		if stream {
-			c.send("synthesize-start", map[string]any{"voice": voice})
-			c.send("synthesize-chunk", map[string]any{"text": "We met the WHO today."})
-			c.send("synthesize-stop", nil)
+			c.Send("synthesize-start", map[string]any{"voice": voice})
+			c.Send("synthesize-chunk", map[string]any{"text": "We met the WHO today."})
+			c.Send("synthesize-stop", nil)
 		} else {
-			c.send("synthesize", map[string]any{"text": "We met the WHO today.", "voice": voice})
+			c.Send("synthesize", map[string]any{"text": "We met the WHO today.", "voice": voice})
 		}
-		pcm, _, _ := c.audio()
+		pcm, _, _ := c.Audio()
 		return pcm
 	}
 	plain := speak(false)
-	l := createLexicon(t, e, e.key, "", whoPLS)
-	res := e.do("PUT", "/v1/account/lexicons", e.key, "application/json", strings.NewReader(`{"lexicons":["`+l.ID+`"]}`))
+	l := createLexicon(t, e, e.Key, "", testserver.WhoPLS)
+	res := e.Do("PUT", "/v1/account/lexicons", e.Key, "application/json", strings.NewReader(`{"lexicons":["`+l.ID+`"]}`))
 	res.Body.Close()
-	_, spelled, _ := speechOf(t, e, e.key, `{"voice":"en-us","input":"We met the World Health Organization today.","response_format":"pcm"}`)
+	_, spelled, _ := speechOf(t, e, e.Key, `{"voice":"en-us","input":"We met the World Health Organization today.","response_format":"pcm"}`)
 	for _, stream := range []bool{false, true} {
 		pcm := speak(stream)
-		if !sameLength(pcm, 22050, spelled) || near(len(pcm), len(plain)) {
+		if !testserver.SameLength(pcm, 22050, spelled) || testserver.Near(len(pcm), len(plain)) {
 			t.Errorf("stream %v: %d bytes with the default lexicon, %d without; want the alias's length", stream, len(pcm), len(plain))
 		}
 	}
@@ -213,23 +206,23 @@ func TestWyomingDefaultLexicons(t *testing.T) {
 // speech.create names (whole input and input streams alike), and another
 // account's lexicon is as unknown to it as one that does not exist.
 func TestSocketLexicons(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	l := createLexicon(t, e, e.key, "", whoPLS)
+	e := testserver.New(t, testserver.Options{})
+	l := createLexicon(t, e, e.Key, "", testserver.WhoPLS)
 	// bytesOf is the audio of one speech.create, or its error's code.
 	bytesOf := func(key string, create map[string]any, inputs ...map[string]any) (int, string) {
-		c := dialWS(t, e, key)
-		if m := next(t, c); m.Type != "ready" {
+		c := testserver.DialWS(t, e, key)
+		if m := testserver.Next(t, c); m.Type != "ready" {
 			t.Fatalf("got %+v", m)
 		}
-		sendWS(t, c, create)
+		testserver.SendWS(t, c, create)
 		for _, in := range inputs {
-			sendWS(t, c, in)
+			testserver.SendWS(t, c, in)
 		}
 		n := 0
 		for {
-			switch m := next(t, c); m.Type {
+			switch m := testserver.Next(t, c); m.Type {
 			case "binary":
-				n += m.binary
+				n += m.Binary
 			case "speech.done":
 				return n, ""
 			case "error":
@@ -248,15 +241,15 @@ func TestSocketLexicons(t *testing.T) {
 		}
 		return m
 	}
-	plain, _ := bytesOf(e.key, create(nil, false))
-	named, _ := bytesOf(e.key, create([]string{l.ID}, false))
-	streamed, _ := bytesOf(e.key, create([]string{l.ID}, true),
+	plain, _ := bytesOf(e.Key, create(nil, false))
+	named, _ := bytesOf(e.Key, create([]string{l.ID}, false))
+	streamed, _ := bytesOf(e.Key, create([]string{l.ID}, true),
 		map[string]any{"type": "input.append", "id": "r", "text": "We met the WHO today."},
 		map[string]any{"type": "input.done", "id": "r"})
-	if near(named, plain) || !near(streamed, named) {
+	if testserver.Near(named, plain) || !testserver.Near(streamed, named) {
 		t.Errorf("audio %d bytes without the lexicon, %d with it, %d streamed with it", plain, named, streamed)
 	}
-	if _, code := bytesOf(e.otherKey, create([]string{l.ID}, false)); code != wire.CodeLexiconNotFound {
+	if _, code := bytesOf(e.OtherKey, create([]string{l.ID}, false)); code != wire.CodeLexiconNotFound {
 		t.Errorf("another account's lexicon: %q, want %s", code, wire.CodeLexiconNotFound)
 	}
 }
@@ -267,24 +260,24 @@ func TestSocketLexicons(t *testing.T) {
 // stores the whole document again) and Cartesia's are refused with 400
 // lexicon_storage_limit_reached; another account has its own.
 func TestLexiconStorageQuota(t *testing.T) {
-	e := newEnv(t, envOptions{lexiconStorage: int64(2*len(whoPLS) + 100)})
-	createLexicon(t, e, e.key, "one", whoPLS)
-	createLexicon(t, e, e.key, "two", whoPLS)
-	res := e.do("POST", "/v1/lexicons?name=three", e.key, "application/pls+xml", strings.NewReader(whoPLS))
-	werr := apiError(t, res, 400, wire.CodeLexiconStorage)
+	e := testserver.New(t, testserver.Options{LexiconStorage: int64(2*len(testserver.WhoPLS) + 100)})
+	createLexicon(t, e, e.Key, "one", testserver.WhoPLS)
+	createLexicon(t, e, e.Key, "two", testserver.WhoPLS)
+	res := e.Do("POST", "/v1/lexicons?name=three", e.Key, "application/pls+xml", strings.NewReader(testserver.WhoPLS))
+	werr := testserver.APIError(t, res, 400, wire.CodeLexiconStorage)
 	if !strings.Contains(werr.Message, "every kept version counted") {
 		t.Errorf("message %q", werr.Message)
 	}
-	createLexicon(t, e, e.otherKey, "one", whoPLS)
+	createLexicon(t, e, e.OtherKey, "one", testserver.WhoPLS)
 
 	// ElevenLabs: a dictionary of the other account, then rules added
 	// until its versions pass the quota.
 	var dict elapi.DictionaryAdded
-	e.elevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.otherKey,
+	e.ElevenJSON("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.OtherKey,
 		`{"name":"rules","rules":[{"type":"alias","string_to_replace":"NASA","alias":"the space agency"}]}`, 200, &dict)
 	refused := false
 	for i := 0; i < 10 && !refused; i++ {
-		res, b := e.elevenDo("POST", "/v1/pronunciation-dictionaries/"+dict.ID+"/add-rules", e.otherKey,
+		res, b := e.ElevenDo("POST", "/v1/pronunciation-dictionaries/"+dict.ID+"/add-rules", e.OtherKey,
 			fmt.Sprintf(`{"rules":[{"type":"alias","string_to_replace":"W%d","alias":"w"}]}`, i))
 		switch {
 		case res.StatusCode == 400 && strings.Contains(string(b), "every kept version counted"):
@@ -298,7 +291,7 @@ func TestLexiconStorageQuota(t *testing.T) {
 	}
 
 	// Cartesia: the first account is full.
-	res, b := e.cartesiaDo("POST", "/pronunciation-dicts/", e.key, `{"name":"x","items":[{"text":"WHO","alias":"W H O"}]}`)
+	res, b := e.CartesiaDo("POST", "/pronunciation-dicts/", e.Key, `{"name":"x","items":[{"text":"WHO","alias":"W H O"}]}`)
 	if res.StatusCode != 400 || !strings.Contains(string(b), "every kept version counted") {
 		t.Errorf("Cartesia past the quota: %d %s", res.StatusCode, b)
 	}
@@ -309,34 +302,34 @@ func TestLexiconStorageQuota(t *testing.T) {
 // request names none, those named with lexicons=ID,…, none with an empty
 // lexicons=; another account's lexicon is a 404 as in speech.
 func TestNormalizeAppliesLexicons(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	l := createLexicon(t, e, e.key, "acronyms", whoPLS)
+	e := testserver.New(t, testserver.Options{})
+	l := createLexicon(t, e, e.Key, "acronyms", testserver.WhoPLS)
 	read := func(key, query string) (int, wire.Normalization) {
 		t.Helper()
-		res := e.do("GET", "/v1/normalize?voice=en-us&text="+url.QueryEscape("We met the WHO today.")+query, key, "", nil)
+		res := e.Do("GET", "/v1/normalize?voice=en-us&text="+url.QueryEscape("We met the WHO today.")+query, key, "", nil)
 		defer res.Body.Close()
 		var n wire.Normalization
 		json.NewDecoder(res.Body).Decode(&n)
 		return res.StatusCode, n
 	}
 	const alias = "We met the World Health Organization today."
-	if status, n := read(e.key, "&lexicons="+l.ID); status != 200 || n.Text != alias {
+	if status, n := read(e.Key, "&lexicons="+l.ID); status != 200 || n.Text != alias {
 		t.Errorf("named: %d %q", status, n.Text)
 	}
-	if status, n := read(e.key, ""); status != 200 || n.Text != "We met the WHO today." {
+	if status, n := read(e.Key, ""); status != 200 || n.Text != "We met the WHO today." {
 		t.Errorf("no defaults yet: %d %q", status, n.Text)
 	}
-	res := e.do("PUT", "/v1/account/lexicons", e.key, "application/json", strings.NewReader(`{"lexicons":["`+l.ID+`"]}`))
+	res := e.Do("PUT", "/v1/account/lexicons", e.Key, "application/json", strings.NewReader(`{"lexicons":["`+l.ID+`"]}`))
 	res.Body.Close()
-	if status, n := read(e.key, ""); status != 200 || n.Text != alias || len(n.Spans) == 0 || !slices.ContainsFunc(n.Spans, func(s wire.NormalizationSpan) bool {
+	if status, n := read(e.Key, ""); status != 200 || n.Text != alias || len(n.Spans) == 0 || !slices.ContainsFunc(n.Spans, func(s wire.NormalizationSpan) bool {
 		return s.Changed && s.InputStart == len("We met the ") && s.InputEnd == len("We met the WHO")
 	}) {
 		t.Errorf("by default: %d %+v", status, n)
 	}
-	if status, n := read(e.key, "&lexicons="); status != 200 || n.Text != "We met the WHO today." {
+	if status, n := read(e.Key, "&lexicons="); status != 200 || n.Text != "We met the WHO today." {
 		t.Errorf("none named: %d %q", status, n.Text)
 	}
-	if status, _ := read(e.otherKey, "&lexicons="+l.ID); status != 404 {
+	if status, _ := read(e.OtherKey, "&lexicons="+l.ID); status != 404 {
 		t.Errorf("another account's lexicon: %d", status)
 	}
 }

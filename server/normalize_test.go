@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
@@ -17,7 +19,7 @@ import (
 // "(" left from an area code, "221B" not bytes, German "22:30 Uhr" with
 // one "Uhr", Roman numerals after counted words and rulers' names.
 func TestNormalizeReadings(t *testing.T) {
-	e := newEnv(t, envOptions{synth: func(o *tts.Options) {
+	e := testserver.New(t, testserver.Options{Synth: func(o *tts.Options) {
 		for _, id := range []string{"de", "fr-fr", "es"} {
 			v := voices.Voice{ID: id, Engine: "espeak", EngineVoice: id, Created: time.Unix(1700000000, 0)}
 			if err := o.Voices.Add(v); err != nil {
@@ -36,7 +38,7 @@ func TestNormalizeReadings(t *testing.T) {
 		{"fr-fr", "chapitre IV, Louis XIV", "chapitre quatre, Louis quatorze"},
 		{"es", "Llama al 112. Felipe VI, capítulo IV", "Llama al uno uno dos. Felipe sexto, capítulo cuatro"},
 	} {
-		res := e.do("GET", "/v1/normalize?voice="+c.voice+"&text="+url.QueryEscape(c.input), e.key, "", nil)
+		res := e.Do("GET", "/v1/normalize?voice="+c.voice+"&text="+url.QueryEscape(c.input), e.Key, "", nil)
 		var got wire.Normalization
 		err := json.NewDecoder(res.Body).Decode(&got)
 		res.Body.Close()

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/voxkit/voxkit/server/internal/testserver"
 )
 
 // TestSilentPhonemesRefused: a phoneme tag (<|phoneme|> or SSML's
@@ -12,10 +14,10 @@ import (
 // them, not a 200 with nothing (or less) to hear; phonemes the voice has
 // are spoken.
 func TestSilentPhonemesRefused(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	speak := func(input, format string) (int, string) {
 		body, _ := json.Marshal(map[string]any{"voice": "en-us", "input": input, "response_format": format})
-		res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(string(body)))
+		res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(string(body)))
 		defer res.Body.Close()
 		b, _ := io.ReadAll(res.Body)
 		return res.StatusCode, string(b)

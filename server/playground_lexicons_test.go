@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/chromedp/chromedp"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -15,13 +17,13 @@ import (
 // lexicon, and deletes it, default mark and all.
 func TestPlaygroundLexicons(t *testing.T) {
 	p := newPage(t)
-	e := newEnv(t, envOptions{})
-	e.setPassword("local", testPassword)
-	p.do(chromedp.Navigate(e.ts.URL+"/"), chromedp.WaitVisible("#signin-form"))
-	p.do(chromedp.SendKeys("#signin-password", testPassword), chromedp.Click("#signin-form button"), chromedp.WaitVisible("#tabs"))
+	e := testserver.New(t, testserver.Options{})
+	e.SetPassword("local", testserver.TestPassword)
+	p.do(chromedp.Navigate(e.TS.URL+"/"), chromedp.WaitVisible("#signin-form"))
+	p.do(chromedp.SendKeys("#signin-password", testserver.TestPassword), chromedp.Click("#signin-form button"), chromedp.WaitVisible("#tabs"))
 	p.do(chromedp.Click("#tab-voices"), chromedp.WaitVisible("#lexicon-form"))
 	who := func() int { // the bytes of "We met the WHO today." said with the account's defaults
-		res := e.do("POST", "/v1/audio/speech", e.key, "application/json",
+		res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json",
 			strings.NewReader(`{"voice":"en-us","input":"We met the WHO today.","response_format":"pcm"}`))
 		defer res.Body.Close()
 		b, _ := io.ReadAll(res.Body)
@@ -52,20 +54,20 @@ func TestPlaygroundLexicons(t *testing.T) {
 		t.Fatalf("adding the example: %q", msg)
 	}
 	var list wire.LexiconList
-	if st := e.call("GET", "/v1/lexicons", e.key, "", &list); st != 200 || len(list.Data) != 1 || list.Data[0].Name != "Acronyms" {
+	if st := e.Call("GET", "/v1/lexicons", e.Key, "", &list); st != 200 || len(list.Data) != 1 || list.Data[0].Name != "Acronyms" {
 		t.Fatalf("the account's lexicons: %d %+v", st, list)
 	}
 	id := list.Data[0].ID
 	row := `#lexicons tr[data-lexicon="` + id + `"]`
 	p.wait(`document.querySelector('` + row + `') !== null`)
-	if got := who(); !near(got, plain) {
+	if got := who(); !testserver.Near(got, plain) {
 		t.Errorf("a lexicon that is not a default changed speech: %d bytes, %d before", got, plain)
 	}
 
 	p.do(chromedp.Click(row + ` input[type="checkbox"]`))
 	p.wait(`document.getElementById("lexicon-msg").textContent.includes("now applies")`)
 	var defaults wire.DefaultLexicons
-	if e.call("GET", "/v1/account/lexicons", e.key, "", &defaults); len(defaults.Lexicons) != 1 || defaults.Lexicons[0] != id {
+	if e.Call("GET", "/v1/account/lexicons", e.Key, "", &defaults); len(defaults.Lexicons) != 1 || defaults.Lexicons[0] != id {
 		t.Fatalf("defaults after marking: %+v", defaults)
 	}
 	if got := who(); got < plain*3/2 {
@@ -76,13 +78,13 @@ func TestPlaygroundLexicons(t *testing.T) {
 
 	p.do(chromedp.Click(row + ` button.danger`))
 	p.wait(`document.querySelector('` + row + `') === null`)
-	if e.call("GET", "/v1/lexicons", e.key, "", &list); len(list.Data) != 0 {
+	if e.Call("GET", "/v1/lexicons", e.Key, "", &list); len(list.Data) != 0 {
 		t.Errorf("lexicons after deleting: %+v", list.Data)
 	}
-	if e.call("GET", "/v1/account/lexicons", e.key, "", &defaults); len(defaults.Lexicons) != 0 {
+	if e.Call("GET", "/v1/account/lexicons", e.Key, "", &defaults); len(defaults.Lexicons) != 0 {
 		t.Errorf("defaults after deleting: %+v", defaults)
 	}
-	if got := who(); !near(got, plain) {
+	if got := who(); !testserver.Near(got, plain) {
 		t.Errorf("speech after deleting: %d bytes, %d before", got, plain)
 	}
 }

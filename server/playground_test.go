@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -179,9 +181,9 @@ func (p *browserPage) setText(text string, pos int) {
 
 // sendAs sends a request from Go and returns its status, with the body
 // when it is an error.
-func sendAs(t *testing.T, e *env, method, path, key string, cookie *http.Cookie, csrf, body string) (int, string) {
+func sendAs(t *testing.T, e *testserver.Env, method, path, key string, cookie *http.Cookie, csrf, body string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, e.ts.URL+path, strings.NewReader(body))
+	req, err := http.NewRequest(method, e.TS.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +199,7 @@ func sendAs(t *testing.T, e *env, method, path, key string, cookie *http.Cookie,
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	res, err := e.ts.Client().Do(req)
+	res, err := e.TS.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,13 +216,13 @@ func sendAs(t *testing.T, e *env, method, path, key string, cookie *http.Cookie,
 // $VOXKIT_SCREENSHOTS when set).
 func TestPlayground(t *testing.T) {
 	p := newPage(t)
-	e := newEnv(t, envOptions{signup: true})
-	e.setPassword("local", testPassword)
+	e := testserver.New(t, testserver.Options{Signup: true})
+	e.SetPassword("local", testserver.TestPassword)
 	const speechBody = `{"model":"tts-1","voice":"en-us","input":"Hi.","response_format":"wav"}`
 
 	// Sign in: a wrong password gets the generic message, the right one
 	// the app.
-	p.do(chromedp.Navigate(e.ts.URL + "/"))
+	p.do(chromedp.Navigate(e.TS.URL + "/"))
 	p.do(chromedp.WaitVisible("#signin-form"), chromedp.WaitVisible("#signup-form"))
 	p.do(chromedp.SendKeys("#signin-password", "not the password"), chromedp.Click("#signin-form button"))
 	p.wait(`document.getElementById("signin-msg").textContent !== ""`)
@@ -228,7 +230,7 @@ func TestPlayground(t *testing.T) {
 		t.Errorf("wrong password: %q", m)
 	}
 	p.shot("signin")
-	p.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("signin-password").value = ""`), chromedp.SendKeys("#signin-password", testPassword), chromedp.Click("#signin-form button"))
+	p.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("signin-password").value = ""`), chromedp.SendKeys("#signin-password", testserver.TestPassword), chromedp.Click("#signin-form button"))
 	p.do(chromedp.WaitVisible("#tabs"), chromedp.WaitVisible("#speech"))
 	if who := p.text("#who"); who != "local" {
 		t.Errorf("signed in as %q", who)
@@ -323,12 +325,12 @@ func TestPlayground(t *testing.T) {
 		p.setText("It's here.", 0)
 		p.do(chromedp.Click("#tab-code"), chromedp.WaitVisible("#code-curl"))
 		curl := p.text("#code-curl")
-		if !strings.Contains(curl, e.ts.URL+"/v1/audio/speech") || !strings.Contains(curl, "$OPENAI_API_KEY") ||
+		if !strings.Contains(curl, e.TS.URL+"/v1/audio/speech") || !strings.Contains(curl, "$OPENAI_API_KEY") ||
 			!strings.Contains(curl, `It'\''s here.`) || strings.Contains(curl, "sk_") {
 			t.Errorf("curl: %s", curl)
 		}
 		for _, id := range []string{"#code-python", "#code-node", "#code-go"} {
-			if c := p.text(id); !strings.Contains(c, e.ts.URL+"/v1") || !strings.Contains(c, `"It's here."`) || !strings.Contains(c, `"en-us"`) {
+			if c := p.text(id); !strings.Contains(c, e.TS.URL+"/v1") || !strings.Contains(c, `"It's here."`) || !strings.Contains(c, `"en-us"`) {
 				t.Errorf("%s: %s", id, c)
 			}
 		}
@@ -387,7 +389,7 @@ func TestPlayground(t *testing.T) {
 		p.do(chromedp.SendKeys("#newvoice-name", "Browser voice"), chromedp.SetValue("#newvoice-speed", "2"),
 			chromedp.SetValue("#newvoice-pitch", "3"), chromedp.Click("#newvoice-form button"))
 		p.wait(`document.getElementById("myvoices").textContent.includes("Browser voice")`)
-		vs, err := e.store.Voices(context.Background(), "local")
+		vs, err := e.Store.Voices(context.Background(), "local")
 		if err != nil || len(vs) != 1 || vs[0].Speed != 2 || vs[0].Pitch != 3 || vs[0].Base != "en-us" || vs[0].Name != "Browser voice" {
 			t.Fatalf("voice made in the browser: %+v, %v", vs, err)
 		}
@@ -403,7 +405,7 @@ func TestPlayground(t *testing.T) {
 		p.shot("voices")
 		p.do(chromedp.Click(`#myvoices button.danger`))
 		p.wait(`!document.getElementById("myvoices").textContent.includes("Browser voice")`)
-		if vs, _ := e.store.Voices(context.Background(), "local"); len(vs) != 0 {
+		if vs, _ := e.Store.Voices(context.Background(), "local"); len(vs) != 0 {
 			t.Errorf("after delete in the browser: %+v", vs)
 		}
 	})
@@ -415,7 +417,7 @@ func TestPlayground(t *testing.T) {
 	// The cookie works from Go as the page's, but a state-changing request
 	// without the CSRF token is refused, and so is a form of another
 	// origin.
-	cookie := p.cookie(e.ts.URL)
+	cookie := p.cookie(e.TS.URL)
 	if code, body := sendAs(t, e, "GET", "/v1/keys", "", cookie, "", ""); code != 200 {
 		t.Errorf("GET /v1/keys with the cookie: %d %s", code, body)
 	}
@@ -426,15 +428,15 @@ func TestPlayground(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprintf(w, `<!doctype html><form method="post" enctype="text/plain" action="%s/v1/keys">
 			<input type="hidden" name='{"name":"forged","x":"' value='"}'></form>
-			<script>document.forms[0].submit()</script>`, e.ts.URL)
+			<script>document.forms[0].submit()</script>`, e.TS.URL)
 	}))
 	defer other.Close()
 	p.do(chromedp.Navigate(other.URL + "/"))
-	p.wait(`location.href.startsWith("` + e.ts.URL + `/v1/keys") && document.body.textContent.includes("error")`)
+	p.wait(`location.href.startsWith("` + e.TS.URL + `/v1/keys") && document.body.textContent.includes("error")`)
 	if body := p.text("body"); !strings.Contains(body, "csrf_token_invalid") && !strings.Contains(body, "missing_api_key") {
 		t.Errorf("form of another origin: %s", body)
 	}
-	keys, err := e.store.Keys(context.Background(), "local")
+	keys, err := e.Store.Keys(context.Background(), "local")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,7 +447,7 @@ func TestPlayground(t *testing.T) {
 	}
 
 	// Signing out ends the session on the server.
-	p.do(chromedp.Navigate(e.ts.URL + "/#keys"))
+	p.do(chromedp.Navigate(e.TS.URL + "/#keys"))
 	p.do(chromedp.WaitVisible("#signout"), chromedp.Click("#signout"), chromedp.WaitVisible("#signin-form"))
 	if code, body := sendAs(t, e, "GET", "/v1/keys", "", cookie, "", ""); code != 401 {
 		t.Errorf("GET /v1/keys with the cookie after sign-out: %d %s", code, body)
@@ -457,8 +459,8 @@ func TestPlayground(t *testing.T) {
 // throttling message.
 func TestPlaygroundSignUp(t *testing.T) {
 	p := newPage(t)
-	e := newEnv(t, envOptions{signup: true})
-	p.do(chromedp.Navigate(e.ts.URL+"/"), chromedp.WaitVisible("#signup-form"))
+	e := testserver.New(t, testserver.Options{Signup: true})
+	p.do(chromedp.Navigate(e.TS.URL+"/"), chromedp.WaitVisible("#signup-form"))
 	p.do(chromedp.SendKeys("#signup-name", "newcomer"), chromedp.SendKeys("#signup-password", "a long enough password"),
 		chromedp.Click("#signup-form button"), chromedp.WaitVisible("#tabs"))
 	if who := p.text("#who"); who != "newcomer" {
@@ -476,7 +478,7 @@ func TestPlaygroundSignUp(t *testing.T) {
 		chromedp.SendKeys("#signin-password", "another long password"), chromedp.Click("#signin-form button"), chromedp.WaitVisible("#tabs"))
 	p.do(chromedp.Click("#signout"), chromedp.WaitVisible("#signin-form"))
 	for range 12 {
-		res, _ := e.signIn("newcomer", "wrong password")
+		res, _ := e.SignIn("newcomer", "wrong password")
 		res.Body.Close()
 		if res.StatusCode == http.StatusTooManyRequests {
 			break

@@ -3,13 +3,14 @@ package server_test
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/binary"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/voxkit/voxkit/server/internal/testserver"
 
 	"github.com/chromedp/chromedp"
 	"github.com/voxkit/voxkit/internal/browsertest"
@@ -23,11 +24,11 @@ import (
 
 // recorderPage signs the browser p in to e's playground as local and opens
 // the Voices tab, where the recorder is.
-func recorderPage(t *testing.T, p *browserPage, e *env) {
+func recorderPage(t *testing.T, p *browserPage, e *testserver.Env) {
 	t.Helper()
-	e.setPassword("local", testPassword)
-	p.do(chromedp.Navigate(e.ts.URL+"/"), chromedp.WaitVisible("#signin-form"))
-	p.do(chromedp.SendKeys("#signin-password", testPassword), chromedp.Click("#signin-form button"), chromedp.WaitVisible("#tabs"))
+	e.SetPassword("local", testserver.TestPassword)
+	p.do(chromedp.Navigate(e.TS.URL+"/"), chromedp.WaitVisible("#signin-form"))
+	p.do(chromedp.SendKeys("#signin-password", testserver.TestPassword), chromedp.Click("#signin-form button"), chromedp.WaitVisible("#tabs"))
 	p.do(chromedp.Click("#tab-voices"), chromedp.WaitVisible("#clone-form"))
 	if visible := eval[bool](p, `!document.getElementById("clone-model-field").hidden`); visible {
 		t.Error("the model picker is shown with one cloning model")
@@ -66,19 +67,19 @@ func (p *browserPage) createVoice(name string) (msg string, failed bool) {
 // checkClone checks that the page's new voice, named name, is the
 // account's clone by the generated model, listed, and speaks aloud over
 // the API; then that "Speak with it" speaks it in the Speech tab.
-func checkClone(t *testing.T, p *browserPage, e *env, name string) {
+func checkClone(t *testing.T, p *browserPage, e *testserver.Env, name string) {
 	t.Helper()
 	var l wire.VoiceList
-	if st := e.call("GET", "/v1/voices", e.key, "", &l); st != 200 || len(l.Data) != 1 || l.Data[0].Name != name || l.Data[0].Model != pockettest.Model {
+	if st := e.Call("GET", "/v1/voices", e.Key, "", &l); st != 200 || len(l.Data) != 1 || l.Data[0].Name != name || l.Data[0].Model != pockettest.Model {
 		t.Fatalf("the account's voices: %d %+v", st, l)
 	}
 	id := l.Data[0].ID
 	p.wait(`document.getElementById("myvoices").textContent.includes(` + strconv.Quote(id) + `)`)
-	st, pcm := e.speak(e.key, id)
+	st, pcm := e.Speak(e.Key, id)
 	if st != 200 || len(pcm) < 24000 {
 		t.Fatalf("speaking the clone: %d, %d bytes", st, len(pcm))
 	}
-	if r := pcmRMS(pcm); r < 0.001 {
+	if r := testserver.PCMRMS(pcm); r < 0.001 {
 		t.Errorf("the clone speaks silence (rms %.5f)", r)
 	}
 	p.do(chromedp.Click("#clone-speak"), chromedp.WaitVisible("#speech-form"))
@@ -104,23 +105,12 @@ func (p *browserPage) startRecording() {
 	}
 }
 
-// pcmRMS is the level of s16le samples, from 0 to 1.
-func pcmRMS(pcm []byte) float64 {
-	var sum float64
-	n := len(pcm) / 2
-	for i := range n {
-		v := float64(int16(binary.LittleEndian.Uint16(pcm[2*i:]))) / 32768
-		sum += v * v
-	}
-	return math.Sqrt(sum / float64(max(n, 1)))
-}
-
 // TestPlaygroundCloneFromFile: a WAV file chosen in the Voices tab is
 // drawn, refused with the server's message when it is silence, and
 // becomes the account's voice, which speaks.
 func TestPlaygroundCloneFromFile(t *testing.T) {
 	p := newPage(t)
-	e := pocketEnv(t, pocketVoices(t), "")
+	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
 	recorderPage(t, p, e)
 	dir := t.TempDir()
 	silent, voice := filepath.Join(dir, "silent.wav"), filepath.Join(dir, "me.wav")
@@ -154,7 +144,7 @@ func TestPlaygroundCloneFromFile(t *testing.T) {
 	p.do(chromedp.Click("#tab-voices"), chromedp.SetUploadFiles("#clone-file", []string{voice}))
 	p.recordingShown()
 	p.do(chromedp.Click("#signout"), chromedp.WaitVisible("#signin-form"))
-	p.do(chromedp.SendKeys("#signin-password", testPassword), chromedp.Click("#signin-form button"), chromedp.WaitVisible("#tabs"))
+	p.do(chromedp.SendKeys("#signin-password", testserver.TestPassword), chromedp.Click("#signin-form button"), chromedp.WaitVisible("#tabs"))
 	p.do(chromedp.Click("#tab-voices"), chromedp.WaitVisible("#clone-form"))
 	if kept := eval[bool](p, `!document.getElementById("clone-preview").hidden || !document.getElementById("clone-create").disabled || clone.blob !== null`); kept {
 		t.Error("the recording is still there after signing out and in")
@@ -171,7 +161,7 @@ func TestPlaygroundCloneFromMicrophone(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := newPage(t, browsertest.FakeMicrophone(mic)...)
-	e := pocketEnv(t, pocketVoices(t), "")
+	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
 	recorderPage(t, p, e)
 
 	// Left alone, the recorder stops at 10 s.
@@ -212,7 +202,7 @@ func TestPlaygroundCloneFromMicrophone(t *testing.T) {
 // not.
 func TestPlaygroundCloneSampling(t *testing.T) {
 	p := newPage(t)
-	e := pocketEnv(t, pocketVoices(t), "")
+	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
 	recorderPage(t, p, e)
 	voice := filepath.Join(t.TempDir(), "me.wav")
 	if err := os.WriteFile(voice, pockettest.WAV(pockettest.Recording(3, 180), pockettest.SampleRate), 0o644); err != nil {
@@ -227,14 +217,14 @@ func TestPlaygroundCloneSampling(t *testing.T) {
 			t.Fatalf("creating %s: %q", c.name, msg)
 		}
 		var l wire.VoiceList
-		e.call("GET", "/v1/voices", e.key, "", &l)
+		e.Call("GET", "/v1/voices", e.Key, "", &l)
 		for _, v := range l.Data {
 			made[v.Name] = v.ID
 		}
 	}
 	twice := func(name string) (same bool) {
-		_, a := e.speak(e.key, made[name])
-		_, b := e.speak(e.key, made[name])
+		_, a := e.Speak(e.Key, made[name])
+		_, b := e.Speak(e.Key, made[name])
 		if len(a) < 24000 {
 			t.Fatalf("%s spoke %d bytes", name, len(a))
 		}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -20,30 +22,30 @@ type keyJSON struct {
 // an admin one; a speech key may speak and list voices, and nothing else:
 // it can neither mint keys nor revoke the operator's.
 func TestScopedKeys(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	var speech, admin keyJSON
-	if st := e.call("POST", "/v1/keys", e.key, `{"name":"app"}`, &speech); st != 201 || speech.Scope != "speech" {
+	if st := e.Call("POST", "/v1/keys", e.Key, `{"name":"app"}`, &speech); st != 201 || speech.Scope != "speech" {
 		t.Fatalf("default key: %d %+v", st, speech)
 	}
-	if st := e.call("POST", "/v1/keys", e.key, `{"name":"ops","scope":"admin"}`, &admin); st != 201 || admin.Scope != "admin" {
+	if st := e.Call("POST", "/v1/keys", e.Key, `{"name":"ops","scope":"admin"}`, &admin); st != 201 || admin.Scope != "admin" {
 		t.Fatalf("admin key: %d %+v", st, admin)
 	}
-	res := e.do("POST", "/v1/keys", e.key, "application/json", strings.NewReader(`{"scope":"root"}`))
-	if got := apiError(t, res, 400, "invalid_value"); got.Param != "scope" {
+	res := e.Do("POST", "/v1/keys", e.Key, "application/json", strings.NewReader(`{"scope":"root"}`))
+	if got := testserver.APIError(t, res, 400, "invalid_value"); got.Param != "scope" {
 		t.Errorf("scope root: param %v", got.Param)
 	}
 
-	if st, _ := e.speak(speech.Key, "en-us"); st != 200 {
+	if st, _ := e.Speak(speech.Key, "en-us"); st != 200 {
 		t.Errorf("speech key, speech: %d", st)
 	}
-	if st := e.call("GET", "/v1/models", speech.Key, "", nil); st != 200 {
+	if st := e.Call("GET", "/v1/models", speech.Key, "", nil); st != 200 {
 		t.Errorf("speech key, models: %d", st)
 	}
 	// GET /v1/account says which scope the asking key has (a gateway
 	// checks its own key this way).
 	for key, want := range map[string]string{speech.Key: "speech", admin.Key: "admin"} {
 		var a wire.Account
-		if st := e.call("GET", "/v1/account", key, "", &a); st != 200 || a.Scope != want || a.Name != "local" {
+		if st := e.Call("GET", "/v1/account", key, "", &a); st != 200 || a.Scope != want || a.Name != "local" {
 			t.Errorf("GET /v1/account with a %s key: %d %+v", want, st, a)
 		}
 	}
@@ -59,13 +61,13 @@ func TestScopedKeys(t *testing.T) {
 		if tc.body != "" {
 			body = strings.NewReader(tc.body)
 		}
-		res := e.do(tc.method, tc.path, speech.Key, "application/json", body)
-		if got := apiError(t, res, 403, "insufficient_scope"); got.Type != "permission_error" {
+		res := e.Do(tc.method, tc.path, speech.Key, "application/json", body)
+		if got := testserver.APIError(t, res, 403, "insufficient_scope"); got.Type != "permission_error" {
 			t.Errorf("%s %s: type %q", tc.method, tc.path, got.Type)
 		}
 	}
 	// The admin key made through the API may manage keys.
-	if st := e.call("DELETE", "/v1/keys/"+speech.Prefix, admin.Key, "", nil); st != 200 {
+	if st := e.Call("DELETE", "/v1/keys/"+speech.Prefix, admin.Key, "", nil); st != 200 {
 		t.Errorf("admin key revoking: %d", st)
 	}
 }
@@ -74,9 +76,9 @@ func TestScopedKeys(t *testing.T) {
 // creations race.
 func TestKeyLimit(t *testing.T) {
 	const max = 5
-	e := newEnv(t, envOptions{maxKeys: max})
+	e := testserver.New(t, testserver.Options{MaxKeys: max})
 	live := func() int {
-		ks, err := e.store.Keys(context.Background(), "local")
+		ks, err := e.Store.Keys(context.Background(), "local")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,10 +95,10 @@ func TestKeyLimit(t *testing.T) {
 	statuses := make([]int, 20)
 	for i := range statuses {
 		wg.Go(func() {
-			res := e.do("POST", "/v1/keys", e.key, "application/json", strings.NewReader(`{"name":"k"}`))
+			res := e.Do("POST", "/v1/keys", e.Key, "application/json", strings.NewReader(`{"name":"k"}`))
 			statuses[i] = res.StatusCode
 			if res.StatusCode != 201 {
-				apiError(t, res, 400, "key_limit_reached")
+				testserver.APIError(t, res, 400, "key_limit_reached")
 			} else {
 				res.Body.Close()
 			}
@@ -118,7 +120,7 @@ func TestKeyLimit(t *testing.T) {
 // invisible characters, line separators and invalid UTF-8 are refused in
 // key, account and voice clone names.
 func TestNamesAreText(t *testing.T) {
-	e := newEnv(t, envOptions{signup: true})
+	e := testserver.New(t, testserver.Options{Signup: true})
 	bad := []string{
 		`"a\u001b]0;pwned\u0007b"`, // OSC: retitles a terminal
 		`"row\r\nsk_fake  local"`,  // a forged table row
@@ -139,25 +141,25 @@ func TestNamesAreText(t *testing.T) {
 			{"/v1/accounts", `{"name":` + name + `}`},
 			{"/v1/voices", `{"id":"named","base_voice":"en-us","name":` + name + `}`},
 		} {
-			res := e.do("POST", tc.path, e.key, "application/json", strings.NewReader(tc.body))
+			res := e.Do("POST", tc.path, e.Key, "application/json", strings.NewReader(tc.body))
 			code := "invalid_value"
 			if strings.Contains(name, "\xff") {
 				code = "invalid_json" // the body is not UTF-8 at all
 			}
-			apiError(t, res, 400, code)
+			testserver.APIError(t, res, 400, code)
 		}
 	}
 	var k keyJSON
-	if st := e.call("POST", "/v1/keys", e.key, `{"name":"café ☕ 日本"}`, &k); st != 201 {
+	if st := e.Call("POST", "/v1/keys", e.Key, `{"name":"café ☕ 日本"}`, &k); st != 201 {
 		t.Errorf("a name in several scripts: %d", st)
 	}
-	ks, _ := e.store.Keys(context.Background(), "local")
+	ks, _ := e.Store.Keys(context.Background(), "local")
 	for _, k := range ks {
 		if strings.ContainsAny(k.Name, "\x1b\r\n\u202e\ufffd") {
 			t.Errorf("stored key name %q", k.Name)
 		}
 	}
-	if _, err := e.store.Account(context.Background(), "named"); err == nil {
+	if _, err := e.Store.Account(context.Background(), "named"); err == nil {
 		t.Error("an account was made")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"io"
 	"math"
 	"net/http"
@@ -18,29 +17,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/openai/openai-go/v3"
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
-const sentences10 = "One is first. Two comes next. Three is here. Four follows. Five is half. " +
-	"Six is more. Seven goes on. Eight is late. Nine is near. Ten is the end."
-
-// probe decodes audio with ffprobe and returns the codec, rate and
-// duration in seconds.
-func probe(t *testing.T, audio []byte, format string) (codec string, rate int, dur float64) {
-	t.Helper()
-	p := audiotest.ProbeBytes(t, audio, format)
-	return p.Codec, p.SampleRate, p.Duration
-}
-
 func TestSDKSpeechAllFormats(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := newEnv(t, envOptions{})
-	c := e.client(e.key)
+	e := testserver.New(t, testserver.Options{})
+	c := e.Client(e.Key)
 	wantCodec := map[string]string{"wav": "pcm_s16le", "pcm": "pcm_s16le", "mp3": "mp3", "flac": "flac", "opus": "opus"}
 	for _, format := range encode.DefaultRegistry.Names() {
 		t.Run(format, func(t *testing.T) {
@@ -64,7 +53,7 @@ func TestSDKSpeechAllFormats(t *testing.T) {
 			if got := res.Header.Get("Content-Type"); got != codec.ContentType {
 				t.Errorf("Content-Type %q, want %q", got, codec.ContentType)
 			}
-			name, rate, dur := probe(t, audio, format)
+			name, rate, dur := testserver.Probe(t, audio, format)
 			if want, ok := wantCodec[format]; ok && name != want {
 				t.Errorf("codec %q, want %q", name, want)
 			}
@@ -79,8 +68,8 @@ func TestSDKSpeechAllFormats(t *testing.T) {
 }
 
 func TestSDKVoiceObjectAndClone(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	c := e.client(e.key)
+	e := testserver.New(t, testserver.Options{})
+	c := e.Client(e.Key)
 	res, err := c.Audio.Speech.New(context.Background(), openai.AudioSpeechNewParams{
 		Voice: openai.AudioSpeechNewParamsVoiceUnion{OfAudioSpeechNewsVoiceID: &openai.AudioSpeechNewParamsVoiceID{ID: "local-clone"}},
 		Input: "Mine.",
@@ -103,8 +92,8 @@ type speechAudioEvent struct {
 }
 
 func TestSDKSpeechSSE(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	c := e.client(e.key)
+	e := testserver.New(t, testserver.Options{})
+	c := e.Client(e.Key)
 	res, err := c.Audio.Speech.New(context.Background(), openai.AudioSpeechNewParams{
 		Voice:          openai.AudioSpeechNewParamsVoiceUnion{OfString: openai.String("en-us")},
 		Input:          "First sentence. Second sentence. Third sentence.",
@@ -159,7 +148,7 @@ func TestSDKSpeechSSE(t *testing.T) {
 	if len(types) < 4 || types[len(types)-1] != "speech.audio.done" || !sawDone {
 		t.Fatalf("events %v, [DONE] %v: want a delta per sentence, done, [DONE]", types, sawDone)
 	}
-	if _, _, dur := probe(t, pcm, "pcm"); dur < 1.5 {
+	if _, _, dur := testserver.Probe(t, pcm, "pcm"); dur < 1.5 {
 		t.Errorf("SSE audio is %.2f s", dur)
 	}
 	if res.Trailer.Get("x-upstream-ms") == "" || res.Trailer.Get("x-gateway-ms") == "" {
@@ -168,16 +157,16 @@ func TestSDKSpeechSSE(t *testing.T) {
 }
 
 func TestSDKModels(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	ctx := context.Background()
 	for _, tc := range []struct {
 		key       string
 		mine, not string
 	}{
-		{e.key, "local-clone", "other-clone"},
-		{e.otherKey, "other-clone", "local-clone"},
+		{e.Key, "local-clone", "other-clone"},
+		{e.OtherKey, "other-clone", "local-clone"},
 	} {
-		c := e.client(tc.key)
+		c := e.Client(tc.key)
 		page, err := c.Models.List(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -197,24 +186,12 @@ func TestSDKModels(t *testing.T) {
 			t.Errorf("get %s: %+v %v", tc.mine, m, err)
 		}
 		_, err = c.Models.Get(ctx, tc.not)
-		checkAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
-	}
-}
-
-func checkAPIError(t *testing.T, err error, status int, typ, code, param string) {
-	t.Helper()
-	var apiErr *openai.Error
-	if !errors.As(err, &apiErr) {
-		t.Fatalf("error %v is not an *openai.Error", err)
-	}
-	if apiErr.StatusCode != status || apiErr.Type != typ || apiErr.Code != code || apiErr.Param != param || apiErr.Message == "" {
-		t.Errorf("got %d type=%q code=%q param=%q msg=%q; want %d %q %q %q",
-			apiErr.StatusCode, apiErr.Type, apiErr.Code, apiErr.Param, apiErr.Message, status, typ, code, param)
+		testserver.CheckAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
 	}
 }
 
 func TestSDKErrors(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	ctx := context.Background()
 	voice := func(v string) openai.AudioSpeechNewParamsVoiceUnion {
 		return openai.AudioSpeechNewParamsVoiceUnion{OfString: openai.String(v)}
@@ -228,50 +205,50 @@ func TestSDKErrors(t *testing.T) {
 	}{
 		{"no key", "", openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi."}, 401, "invalid_request_error", "missing_api_key", ""},
 		{"wrong key", "sk_nope", openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi."}, 401, "invalid_request_error", "invalid_api_key", ""},
-		{"revoked key", e.revoked, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi."}, 401, "invalid_request_error", "invalid_api_key", ""},
-		{"unknown voice", e.key, openai.AudioSpeechNewParams{Voice: voice("nobody"), Input: "Hi."}, 404, "proxy_error", "voice_not_found", "voice"},
-		{"other account's voice", e.key, openai.AudioSpeechNewParams{Voice: voice("other-clone"), Input: "Hi."}, 404, "proxy_error", "voice_not_found", "voice"},
-		{"empty input", e.key, openai.AudioSpeechNewParams{Voice: voice("en-us")}, 400, "invalid_request_error", "string_below_min_length", "input"},
-		{"missing voice", e.key, openai.AudioSpeechNewParams{Input: "Hi."}, 400, "invalid_request_error", "missing_required_parameter", "voice"},
-		{"aac", e.key, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi.", ResponseFormat: "aac"}, 400, "invalid_request_error", "invalid_value", "response_format"},
-		{"speed low", e.key, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi.", Speed: openai.Float(0.1)}, 400, "invalid_request_error", "decimal_below_min_value", "speed"},
-		{"speed high", e.key, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi.", Speed: openai.Float(4.5)}, 400, "invalid_request_error", "decimal_above_max_value", "speed"},
-		{"input too long", e.key, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: strings.Repeat("a", 4097)}, 400, "invalid_request_error", "string_above_max_length", "input"},
-		{"stream format", e.key, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi.", StreamFormat: "video"}, 400, "invalid_request_error", "invalid_value", "stream_format"},
-		{"engine failure", e.key, openai.AudioSpeechNewParams{Voice: voice("faulty"), Input: "Please FAIL."}, 502, "proxy_error", "engine_error", ""},
-		{"panic", e.key, openai.AudioSpeechNewParams{Voice: voice("faulty"), Input: "Please PANIC."}, 500, "server_error", "internal_error", ""},
+		{"revoked key", e.Revoked, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi."}, 401, "invalid_request_error", "invalid_api_key", ""},
+		{"unknown voice", e.Key, openai.AudioSpeechNewParams{Voice: voice("nobody"), Input: "Hi."}, 404, "proxy_error", "voice_not_found", "voice"},
+		{"other account's voice", e.Key, openai.AudioSpeechNewParams{Voice: voice("other-clone"), Input: "Hi."}, 404, "proxy_error", "voice_not_found", "voice"},
+		{"empty input", e.Key, openai.AudioSpeechNewParams{Voice: voice("en-us")}, 400, "invalid_request_error", "string_below_min_length", "input"},
+		{"missing voice", e.Key, openai.AudioSpeechNewParams{Input: "Hi."}, 400, "invalid_request_error", "missing_required_parameter", "voice"},
+		{"aac", e.Key, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi.", ResponseFormat: "aac"}, 400, "invalid_request_error", "invalid_value", "response_format"},
+		{"speed low", e.Key, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi.", Speed: openai.Float(0.1)}, 400, "invalid_request_error", "decimal_below_min_value", "speed"},
+		{"speed high", e.Key, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi.", Speed: openai.Float(4.5)}, 400, "invalid_request_error", "decimal_above_max_value", "speed"},
+		{"input too long", e.Key, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: strings.Repeat("a", 4097)}, 400, "invalid_request_error", "string_above_max_length", "input"},
+		{"stream format", e.Key, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: "Hi.", StreamFormat: "video"}, 400, "invalid_request_error", "invalid_value", "stream_format"},
+		{"engine failure", e.Key, openai.AudioSpeechNewParams{Voice: voice("faulty"), Input: "Please FAIL."}, 502, "proxy_error", "engine_error", ""},
+		{"panic", e.Key, openai.AudioSpeechNewParams{Voice: voice("faulty"), Input: "Please PANIC."}, 500, "server_error", "internal_error", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := e.client(tc.key).Audio.Speech.New(ctx, tc.params)
-			checkAPIError(t, err, tc.status, tc.typ, tc.code, tc.param)
+			_, err := e.Client(tc.key).Audio.Speech.New(ctx, tc.params)
+			testserver.CheckAPIError(t, err, tc.status, tc.typ, tc.code, tc.param)
 		})
 	}
 	// Errors the typed SDK methods cannot provoke, through its generic calls.
-	c := e.client(e.key)
+	c := e.Client(e.Key)
 	_, err := c.Audio.Speech.New(ctx, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: strings.Repeat("a", 1<<20)})
-	checkAPIError(t, err, 413, "invalid_request_error", "request_too_large", "")
+	testserver.CheckAPIError(t, err, 413, "invalid_request_error", "request_too_large", "")
 	err = c.Delete(ctx, "audio/speech", nil, nil)
-	checkAPIError(t, err, 405, "invalid_request_error", "method_not_allowed", "")
+	testserver.CheckAPIError(t, err, 405, "invalid_request_error", "method_not_allowed", "")
 	err = c.Get(ctx, "nothing/here", nil, nil)
-	checkAPIError(t, err, 404, "invalid_request_error", "not_found", "")
+	testserver.CheckAPIError(t, err, 404, "invalid_request_error", "not_found", "")
 	err = c.Post(ctx, "keys", map[string]int{"name": 5}, nil)
-	checkAPIError(t, err, 400, "invalid_request_error", "invalid_type", "name")
+	testserver.CheckAPIError(t, err, 400, "invalid_request_error", "invalid_type", "name")
 	// The server keeps serving after the panic.
 	res, err := c.Audio.Speech.New(ctx, openai.AudioSpeechNewParams{Voice: voice("faulty"), Input: "Fine."})
 	if err != nil {
 		t.Fatalf("after panic: %v", err)
 	}
 	res.Body.Close()
-	_, err = e.client(e.key).Models.Get(ctx, "nobody")
-	checkAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
+	_, err = e.Client(e.Key).Models.Get(ctx, "nobody")
+	testserver.CheckAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
 }
 
 func TestHeadersAndTrailers(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	body := `{"model":"tts-1","voice":"en-us","input":"Hello there. How are you?","response_format":"%s"}`
 	for _, format := range []string{"wav", "pcm"} {
 		t.Run(format, func(t *testing.T) {
-			res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(strings.Replace(body, "%s", format, 1)))
+			res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(strings.Replace(body, "%s", format, 1)))
 			defer res.Body.Close()
 			h := res.Header
 			if res.StatusCode != 200 || h.Get("Cache-Control") != "no-store" || h.Get("x-request-id") == "" {
@@ -305,9 +282,9 @@ func TestHeadersAndTrailers(t *testing.T) {
 		})
 	}
 	// An error response carries the request id too, and a client's own id is kept.
-	req, _ := http.NewRequest("GET", e.ts.URL+"/v1/models", nil)
+	req, _ := http.NewRequest("GET", e.TS.URL+"/v1/models", nil)
 	req.Header.Set("X-Request-Id", "trace-123")
-	res, err := e.ts.Client().Do(req)
+	res, err := e.TS.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,9 +295,9 @@ func TestHeadersAndTrailers(t *testing.T) {
 }
 
 func TestPCMFirstByteBeforeSynthesisEnds(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	body := `{"voice":"slow","input":"` + sentences10 + `","response_format":"pcm"}`
-	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(body))
+	e := testserver.New(t, testserver.Options{})
+	body := `{"voice":"slow","input":"` + testserver.Sentences10 + `","response_format":"pcm"}`
+	res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(body))
 	defer res.Body.Close()
 	var first [1]byte
 	if _, err := io.ReadFull(res.Body, first[:]); err != nil {
@@ -328,14 +305,14 @@ func TestPCMFirstByteBeforeSynthesisEnds(t *testing.T) {
 	}
 	// The slow engine sleeps before each of the 10 sentences; when the
 	// first byte is here at most the second has begun.
-	if n := len(e.slow.Requests()); n >= 10 {
+	if n := len(e.Slow.Requests()); n >= 10 {
 		t.Fatalf("first byte arrived after %d of 10 sentences were requested", n)
 	}
 	rest, err := io.ReadAll(res.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(e.slow.Requests()); n != 10 {
+	if n := len(e.Slow.Requests()); n != 10 {
 		t.Errorf("%d sentences synthesized, want 10", n)
 	}
 	if len(rest) < 24000 || res.Trailer.Get("x-gateway-ms") == "" {
@@ -344,12 +321,12 @@ func TestPCMFirstByteBeforeSynthesisEnds(t *testing.T) {
 }
 
 func TestDisconnectCancelsSynthesis(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
-	body := `{"voice":"slow","input":"` + sentences10 + `","response_format":"pcm"}`
-	req, _ := http.NewRequestWithContext(ctx, "POST", e.ts.URL+"/v1/audio/speech", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+e.key)
-	res, err := e.ts.Client().Do(req)
+	body := `{"voice":"slow","input":"` + testserver.Sentences10 + `","response_format":"pcm"}`
+	req, _ := http.NewRequestWithContext(ctx, "POST", e.TS.URL+"/v1/audio/speech", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+e.Key)
+	res, err := e.TS.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,47 +334,47 @@ func TestDisconnectCancelsSynthesis(t *testing.T) {
 	if _, err := io.ReadFull(res.Body, first[:]); err != nil {
 		t.Fatal(err)
 	}
-	atDisconnect := len(e.slow.Requests())
+	atDisconnect := len(e.Slow.Requests())
 	cancel()
 	res.Body.Close()
 	select {
-	case <-e.done:
+	case <-e.Done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("handler still running 10 s after the client left")
 	}
-	if n := len(e.slow.Requests()); n > atDisconnect+1 {
+	if n := len(e.Slow.Requests()); n > atDisconnect+1 {
 		t.Errorf("%d sentences requested at disconnect, %d after: more than one more sentence", atDisconnect, n)
 	}
 }
 
 func TestKeysSurviveRestart(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), sqlite.FileName)
-	e := newEnv(t, envOptions{dbPath: dbPath})
-	res := e.do("POST", "/v1/keys", e.key, "application/json", strings.NewReader(`{"name":"laptop"}`))
+	e := testserver.New(t, testserver.Options{DBPath: dbPath})
+	res := e.Do("POST", "/v1/keys", e.Key, "application/json", strings.NewReader(`{"name":"laptop"}`))
 	var created wire.APIKey
 	json.NewDecoder(res.Body).Decode(&created)
 	res.Body.Close()
 	if res.StatusCode != 201 || !store.WellFormed(created.Key) || created.Prefix != created.Key[:11] {
 		t.Fatalf("create key: %d %+v", res.StatusCode, created)
 	}
-	e.ts.Close()
-	e.store.Close()
+	e.TS.Close()
+	e.Store.Close()
 
-	e2 := newEnv(t, envOptions{dbPath: dbPath})
-	for _, key := range []string{created.Key, e.key} {
-		res := e2.do("GET", "/v1/models", key, "", nil)
+	e2 := testserver.New(t, testserver.Options{DBPath: dbPath})
+	for _, key := range []string{created.Key, e.Key} {
+		res := e2.Do("GET", "/v1/models", key, "", nil)
 		res.Body.Close()
 		if res.StatusCode != 200 {
 			t.Errorf("key %s… after restart: %d", key[:11], res.StatusCode)
 		}
 	}
-	e2.store.Close()
+	e2.Store.Close()
 	for _, f := range []string{dbPath, dbPath + "-wal", dbPath + "-shm"} {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
-		for _, key := range []string{created.Key, e.key, e.otherKey, e2.key} {
+		for _, key := range []string{created.Key, e.Key, e.OtherKey, e2.Key} {
 			if bytes.Contains(b, []byte(key)) || bytes.Contains(b, []byte(key[11:])) {
 				t.Errorf("%s holds a plaintext key", filepath.Base(f))
 			}
@@ -406,27 +383,27 @@ func TestKeysSurviveRestart(t *testing.T) {
 }
 
 func TestKeyManagement(t *testing.T) {
-	e := newEnv(t, envOptions{signup: true})
-	res := e.do("POST", "/v1/accounts", "", "application/json", strings.NewReader(`{"name":"carol","password":"`+testPassword+`"}`))
+	e := testserver.New(t, testserver.Options{Signup: true})
+	res := e.Do("POST", "/v1/accounts", "", "application/json", strings.NewReader(`{"name":"carol","password":"`+testserver.TestPassword+`"}`))
 	var su wire.Signup
 	json.NewDecoder(res.Body).Decode(&su)
 	res.Body.Close()
 	if res.StatusCode != 201 || su.Account.Name != "carol" || su.Session == nil {
 		t.Fatalf("signup: %d %+v", res.StatusCode, su)
 	}
-	res = e.do("POST", "/v1/accounts", "", "application/json", strings.NewReader(`{"name":"carol","password":"`+testPassword+`"}`))
+	res = e.Do("POST", "/v1/accounts", "", "application/json", strings.NewReader(`{"name":"carol","password":"`+testserver.TestPassword+`"}`))
 	res.Body.Close()
 	if res.StatusCode != 409 {
 		t.Errorf("duplicate signup: %d", res.StatusCode)
 	}
-	_, bs := e.signIn("carol", testPassword)
-	res = e.doAs(bs, true, "POST", "/v1/keys", `{"name":"laptop","scope":"admin"}`)
+	_, bs := e.SignIn("carol", testserver.TestPassword)
+	res = e.DoAs(bs, true, "POST", "/v1/keys", `{"name":"laptop","scope":"admin"}`)
 	json.NewDecoder(res.Body).Decode(&su.Key)
 	res.Body.Close()
 	if res.StatusCode != 201 || !store.WellFormed(su.Key.Key) {
 		t.Fatalf("first key: %d %+v", res.StatusCode, su.Key)
 	}
-	res = e.do("GET", "/v1/keys", su.Key.Key, "", nil)
+	res = e.Do("GET", "/v1/keys", su.Key.Key, "", nil)
 	var list wire.KeyList
 	json.NewDecoder(res.Body).Decode(&list)
 	res.Body.Close()
@@ -434,17 +411,17 @@ func TestKeyManagement(t *testing.T) {
 		t.Fatalf("list: %+v", list)
 	}
 	// Another account cannot revoke carol's key.
-	res = e.do("DELETE", "/v1/keys/"+su.Key.Prefix, e.key, "", nil)
+	res = e.Do("DELETE", "/v1/keys/"+su.Key.Prefix, e.Key, "", nil)
 	res.Body.Close()
 	if res.StatusCode != 404 {
 		t.Errorf("revoke across accounts: %d", res.StatusCode)
 	}
-	res = e.do("DELETE", "/v1/keys/"+su.Key.Prefix, su.Key.Key, "", nil)
+	res = e.Do("DELETE", "/v1/keys/"+su.Key.Prefix, su.Key.Key, "", nil)
 	res.Body.Close()
 	if res.StatusCode != 200 {
 		t.Errorf("revoke: %d", res.StatusCode)
 	}
-	res = e.do("GET", "/v1/models", su.Key.Key, "", nil)
+	res = e.Do("GET", "/v1/models", su.Key.Key, "", nil)
 	res.Body.Close()
 	if res.StatusCode != 401 {
 		t.Errorf("revoked key used: %d", res.StatusCode)
@@ -454,9 +431,9 @@ func TestKeyManagement(t *testing.T) {
 // TestNormalizeEndpoint: GET /v1/normalize shows the text a voice reads
 // and where each piece of it comes from, in characters.
 func TestNormalizeEndpoint(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	input := "é costs $9.50 <|pause|> now"
-	res := e.do("GET", "/v1/normalize?voice=en-us&text="+url.QueryEscape(input), e.key, "", nil)
+	res := e.Do("GET", "/v1/normalize?voice=en-us&text="+url.QueryEscape(input), e.Key, "", nil)
 	var got wire.Normalization
 	json.NewDecoder(res.Body).Decode(&got)
 	res.Body.Close()
@@ -478,7 +455,7 @@ func TestNormalizeEndpoint(t *testing.T) {
 		status      int
 	}{{"voice=en-us", "missing_required_parameter", 400}, {"text=hi", "missing_required_parameter", 400},
 		{"voice=nobody&text=hi", "voice_not_found", 404}, {"voice=en-us&text=" + strings.Repeat("a", 4097), "string_above_max_length", 400}} {
-		res := e.do("GET", "/v1/normalize?"+c.query, e.key, "", nil)
+		res := e.Do("GET", "/v1/normalize?"+c.query, e.Key, "", nil)
 		var body struct{ Error struct{ Code string } }
 		json.NewDecoder(res.Body).Decode(&body)
 		res.Body.Close()
@@ -486,7 +463,7 @@ func TestNormalizeEndpoint(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d %s", c.query, res.StatusCode, body.Error.Code, c.status, c.code)
 		}
 	}
-	res = e.do("GET", "/v1/normalize?voice=en-us&text=hi", "", "", nil)
+	res = e.Do("GET", "/v1/normalize?voice=en-us&text=hi", "", "", nil)
 	res.Body.Close()
 	if res.StatusCode != 401 {
 		t.Errorf("without a key: %d", res.StatusCode)
@@ -497,34 +474,34 @@ func TestNormalizeEndpoint(t *testing.T) {
 // a 400 naming where, elements left out are listed, input_format forces
 // the reading.
 func TestSSMLOverTheAPI(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(`{"voice":"en-us","input":"<speak>Hi\n<prosody>there</speak>"}`))
+	e := testserver.New(t, testserver.Options{})
+	res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(`{"voice":"en-us","input":"<speak>Hi\n<prosody>there</speak>"}`))
 	var we wire.Error
 	json.NewDecoder(res.Body).Decode(&we)
 	res.Body.Close()
 	if res.StatusCode != 400 || we.Code != "invalid_value" || we.Param != "input" || !strings.Contains(we.Message, "line 2, column") {
 		t.Errorf("malformed SSML: %d %+v", res.StatusCode, we)
 	}
-	res = e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(`{"voice":"en-us","input":"<speak>Hi <audio src=\"x\"/> there.</speak>","response_format":"pcm"}`))
+	res = e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(`{"voice":"en-us","input":"<speak>Hi <audio src=\"x\"/> there.</speak>","response_format":"pcm"}`))
 	io.Copy(io.Discard, res.Body)
 	res.Body.Close()
 	if res.StatusCode != 200 || res.Trailer.Get("X-Ignored-Tags") != "audio" && res.Header.Get("X-Ignored-Tags") != "audio" {
 		t.Errorf("SSML with audio: %d, ignored %q %q", res.StatusCode, res.Header.Get("X-Ignored-Tags"), res.Trailer.Get("X-Ignored-Tags"))
 	}
-	res = e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(`{"voice":"en-us","input":"Just text","input_format":"ssml"}`))
+	res = e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(`{"voice":"en-us","input":"Just text","input_format":"ssml"}`))
 	res.Body.Close()
 	if res.StatusCode != 400 {
 		t.Errorf("input_format ssml of plain text: %d", res.StatusCode)
 	}
-	res = e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(`{"voice":"en-us","input":"Hi","input_format":"xml"}`))
+	res = e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(`{"voice":"en-us","input":"Hi","input_format":"xml"}`))
 	res.Body.Close()
 	if res.StatusCode != 400 {
 		t.Errorf("input_format xml: %d", res.StatusCode)
 	}
-	c := dialWS(t, e, e.key)
-	next(t, c) // ready
-	sendWS(t, c, map[string]any{"type": "speech.create", "id": "x", "voice": "en-us", "input": "<speak>Hi <break time=\"1s\"></speak>"})
-	if m := next(t, c); m.Type != "error" || m.Error["param"] != "input" || !strings.Contains(m.Error["message"].(string), "column") {
+	c := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, c) // ready
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "x", "voice": "en-us", "input": "<speak>Hi <break time=\"1s\"></speak>"})
+	if m := testserver.Next(t, c); m.Type != "error" || m.Error["param"] != "input" || !strings.Contains(m.Error["message"].(string), "column") {
 		t.Errorf("malformed SSML on the WebSocket: %+v", m)
 	}
 }
@@ -532,10 +509,10 @@ func TestSSMLOverTheAPI(t *testing.T) {
 // TestSSMLSpokenOverTheAPI: over HTTP and the WebSocket, on espeak-ng, an
 // SSML break adds its second (± 20 ms) and sub speaks its alias.
 func TestSSMLSpokenOverTheAPI(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	pcmLength := func(input string) time.Duration {
 		b, _ := json.Marshal(map[string]any{"voice": "en-us", "input": input, "response_format": "pcm"})
-		res := e.do("POST", "/v1/audio/speech", e.key, "application/json", bytes.NewReader(b))
+		res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", bytes.NewReader(b))
 		n, _ := io.Copy(io.Discard, res.Body)
 		res.Body.Close()
 		if res.StatusCode != 200 {
@@ -547,20 +524,23 @@ func TestSSMLSpokenOverTheAPI(t *testing.T) {
 	if math.Abs(d.Seconds()-1) > 0.020 {
 		t.Errorf("HTTP: the break added %v, want 1 s ± 20 ms", d)
 	}
-	c := dialWS(t, e, e.key)
-	next(t, c) // ready
-	wsSay := func(id, input string) []wsEvent {
-		sendWS(t, c, map[string]any{"type": "speech.create", "id": id, "voice": "en-us", "input": input, "timestamps": "word"})
-		return readContext(t, c)
+	c := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, c) // ready
+	wsSay := func(id, input string) []testserver.WSEvent {
+		testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": id, "voice": "en-us", "input": input, "timestamps": "word"})
+		return testserver.ReadContext(t, c)
 	}
-	audioMS := func(events []wsEvent) float64 { ms, _ := events[len(events)-1].raw["audio_ms"].(float64); return ms }
+	audioMS := func(events []testserver.WSEvent) float64 {
+		ms, _ := events[len(events)-1].Raw["audio_ms"].(float64)
+		return ms
+	}
 	with, without := wsSay("a", `<speak>Hello there. <break time="1s"/> How are you?</speak>`), wsSay("b", `<speak>Hello there. How are you?</speak>`)
 	if d := audioMS(with) - audioMS(without); math.Abs(d-1000) > 20 {
 		t.Errorf("WebSocket: the break added %.0f ms, want 1000 ± 20", d)
 	}
 	var words []string
 	for _, ev := range wsSay("c", `<speak>I like <sub alias="World Wide Web">WWW</sub> and <say-as interpret-as="characters">abc</say-as>.</speak>`) {
-		for _, w := range ev.words {
+		for _, w := range ev.Words {
 			words = append(words, w.Word)
 		}
 	}

@@ -2,19 +2,14 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"io"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/voxkit/voxkit/engine/onnx"
-	"github.com/voxkit/voxkit/internal/onnxtest"
-	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/server/internal/testserver"
 )
 
 // TestSSMLOnPiperOverTheAPI: SSML on a generated Piper voice, over HTTP
@@ -24,7 +19,7 @@ import (
 // point into the markup at the text it came from, and malformed SSML is
 // a 400 with its position.
 func TestSSMLOnPiperOverTheAPI(t *testing.T) {
-	e := newPiperEnv(t)
+	e := testserver.NewPiperEnv(t)
 	const voice = "en_US-tone-medium"
 	type word struct {
 		Word               string
@@ -35,7 +30,7 @@ func TestSSMLOnPiperOverTheAPI(t *testing.T) {
 	sseVoice = func(input, voice string) (pcm []byte, words []word) {
 		t.Helper()
 		b, _ := json.Marshal(map[string]any{"voice": voice, "input": input, "response_format": "pcm", "stream_format": "sse", "timestamps": "word"})
-		res := e.do("POST", "/v1/audio/speech", e.key, "application/json", bytes.NewReader(b))
+		res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", bytes.NewReader(b))
 		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		if res.StatusCode != 200 {
@@ -107,41 +102,31 @@ func TestSSMLOnPiperOverTheAPI(t *testing.T) {
 	}
 
 	// The WebSocket: the same break and the phoneme's audio.
-	c := dialWS(t, e, e.key)
-	next(t, c) // ready
-	wsSay := func(id, input string) []wsEvent {
-		sendWS(t, c, map[string]any{"type": "speech.create", "id": id, "voice": voice, "input": input, "response_format": "pcm", "timestamps": "word"})
-		return readContext(t, c)
+	c := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, c) // ready
+	wsSay := func(id, input string) []testserver.WSEvent {
+		testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": id, "voice": voice, "input": input, "response_format": "pcm", "timestamps": "word"})
+		return testserver.ReadContext(t, c)
 	}
-	audioMS := func(events []wsEvent) float64 { ms, _ := events[len(events)-1].raw["audio_ms"].(float64); return ms }
+	audioMS := func(events []testserver.WSEvent) float64 {
+		ms, _ := events[len(events)-1].Raw["audio_ms"].(float64)
+		return ms
+	}
 	if d := audioMS(wsSay("a", `<speak>Hello there. <break time="1s"/> How are you?</speak>`)) - audioMS(wsSay("b", `<speak>Hello there. How are you?</speak>`)); math.Abs(d-1000) > 20 {
 		t.Errorf("WebSocket: the break added %.0f ms, want 1000 ± 20", d)
 	}
 	var wsAudio []byte
 	for _, ev := range wsSay("c", `<speak><phoneme alphabet="ipa" ph="təˈmɑːtoʊ">tomato</phoneme></speak>`) {
-		wsAudio = append(wsAudio, ev.audio...)
+		wsAudio = append(wsAudio, ev.Audio...)
 	}
 	if !bytes.Equal(wsAudio, mahto) {
 		t.Errorf("WebSocket phoneme: %d bytes, HTTP %d: want the same audio", len(wsAudio), len(mahto))
 	}
 
-	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(`{"voice":"`+voice+`","input":"<speak>Hi <break time=\"1s\"> there</speak>"}`))
+	res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(`{"voice":"`+voice+`","input":"<speak>Hi <break time=\"1s\"> there</speak>"}`))
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	if res.StatusCode != 400 || !strings.Contains(string(body), "line 1") || !strings.Contains(string(body), `"param":"input"`) {
 		t.Errorf("malformed SSML on Piper: %d %s", res.StatusCode, body)
 	}
-}
-
-// newPiperEnv is newEnv with the generated Piper voices of engine/onnx's
-// testdata beside espeak-ng's.
-func newPiperEnv(t *testing.T) *env {
-	t.Helper()
-	piper := onnxtest.Load(t, onnx.Options{Strict: true, VoicesDir: filepath.Join("..", "engine", "onnx", "testdata", "voices")})
-	return newEnv(t, envOptions{synth: func(o *tts.Options) {
-		o.Engines["onnx"] = piper
-		if err := o.Voices.AddEngine(context.Background(), "onnx", piper, time.Now()); err != nil {
-			t.Fatal(err)
-		}
-	}})
 }

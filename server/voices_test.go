@@ -3,62 +3,20 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/voxkit/voxkit/server/internal/testserver"
 
 	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
-// call sends a JSON request and decodes the answer into out (if not nil);
-// it returns the status.
-func (e *env) call(method, path, key, body string, out any) int {
-	e.t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	res := e.do(method, path, key, "application/json", r)
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			e.t.Fatalf("%s %s: %d %s: %v", method, path, res.StatusCode, b, err)
-		}
-	}
-	return res.StatusCode
-}
-
-// speak returns the status and the pcm bytes of voice saying the sample.
-func (e *env) speak(key, voice string) (int, []byte) {
-	e.t.Helper()
-	res := e.do("POST", "/v1/audio/speech", key, "application/json",
-		strings.NewReader(`{"voice":"`+voice+`","input":"Hello there, how are you today?","response_format":"pcm"}`))
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res.StatusCode, b
-}
-
-// models returns the model list of key as id → owned_by.
-func (e *env) models(key string) map[string]string {
-	e.t.Helper()
-	var l wire.ModelList
-	if st := e.call("GET", "/v1/models", key, "", &l); st != 200 {
-		e.t.Fatalf("models: %d", st)
-	}
-	m := map[string]string{}
-	for _, x := range l.Data {
-		m[x.ID] = x.OwnedBy
-	}
-	return m
-}
-
 func TestVoiceCloneLifecycle(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	var v wire.Voice
-	if st := e.call("POST", "/v1/voices", e.key, `{"name":"Quick","base_voice":"fake","speed":2}`, &v); st != 201 {
+	if st := e.Call("POST", "/v1/voices", e.Key, `{"name":"Quick","base_voice":"fake","speed":2}`, &v); st != 201 {
 		t.Fatalf("create: %d %+v", st, v)
 	}
 	if !strings.HasPrefix(v.ID, "voice_") || v.Object != "voice" || v.Name != "Quick" || v.BaseVoice != "fake" ||
@@ -67,23 +25,23 @@ func TestVoiceCloneLifecycle(t *testing.T) {
 	}
 
 	// Listed as the owner's own model, to the owner only.
-	if got := e.models(e.key); got[v.ID] != "user" || got["en-us"] != "service" {
+	if got := e.Models(e.Key); got[v.ID] != "user" || got["en-us"] != "service" {
 		t.Errorf("owner's models: %v", got)
 	}
-	if got := e.models(e.otherKey); got[v.ID] != "" {
+	if got := e.Models(e.OtherKey); got[v.ID] != "" {
 		t.Errorf("another account sees the clone: %v", got)
 	}
 	var m wire.Model
-	if st := e.call("GET", "/v1/models/"+v.ID, e.key, "", &m); st != 200 || m.OwnedBy != "user" {
+	if st := e.Call("GET", "/v1/models/"+v.ID, e.Key, "", &m); st != 200 || m.OwnedBy != "user" {
 		t.Errorf("get model: %d %+v", st, m)
 	}
-	if st := e.call("GET", "/v1/models/"+v.ID, e.otherKey, "", nil); st != 404 {
+	if st := e.Call("GET", "/v1/models/"+v.ID, e.OtherKey, "", nil); st != 404 {
 		t.Errorf("another account gets the model: %d", st)
 	}
 
 	// It speaks with its base voice at twice the speed.
-	st, base := e.speak(e.key, "fake")
-	st2, quick := e.speak(e.key, v.ID)
+	st, base := e.Speak(e.Key, "fake")
+	st2, quick := e.Speak(e.Key, v.ID)
 	if st != 200 || st2 != 200 {
 		t.Fatalf("speech: %d, %d", st, st2)
 	}
@@ -91,7 +49,7 @@ func TestVoiceCloneLifecycle(t *testing.T) {
 		t.Errorf("speed 2 clone: duration ×%.3f of its base, want ×0.5", r)
 	}
 	var apiErr wire.Error
-	res := e.do("POST", "/v1/audio/speech", e.otherKey, "application/json",
+	res := e.Do("POST", "/v1/audio/speech", e.OtherKey, "application/json",
 		strings.NewReader(`{"voice":"`+v.ID+`","input":"hi","response_format":"pcm"}`))
 	json.NewDecoder(res.Body).Decode(&apiErr)
 	res.Body.Close()
@@ -101,45 +59,45 @@ func TestVoiceCloneLifecycle(t *testing.T) {
 
 	// The voices endpoints are scoped too.
 	var list wire.VoiceList
-	if st := e.call("GET", "/v1/voices", e.key, "", &list); st != 200 || len(list.Data) != 1 || list.Data[0] != v {
+	if st := e.Call("GET", "/v1/voices", e.Key, "", &list); st != 200 || len(list.Data) != 1 || list.Data[0] != v {
 		t.Errorf("list: %d %+v", st, list)
 	}
-	if st := e.call("GET", "/v1/voices", e.otherKey, "", &list); st != 200 || len(list.Data) != 0 {
+	if st := e.Call("GET", "/v1/voices", e.OtherKey, "", &list); st != 200 || len(list.Data) != 0 {
 		t.Errorf("other's list: %d %+v", st, list)
 	}
 	var got wire.Voice
-	if st := e.call("GET", "/v1/voices/"+v.ID, e.key, "", &got); st != 200 || got != v {
+	if st := e.Call("GET", "/v1/voices/"+v.ID, e.Key, "", &got); st != 200 || got != v {
 		t.Errorf("get: %d %+v", st, got)
 	}
 	for _, method := range []string{"GET", "DELETE"} {
 		var we wire.Error
-		if st := e.call(method, "/v1/voices/"+v.ID, e.otherKey, "", &we); st != 404 || we.Code != wire.CodeVoiceNotFound {
+		if st := e.Call(method, "/v1/voices/"+v.ID, e.OtherKey, "", &we); st != 404 || we.Code != wire.CodeVoiceNotFound {
 			t.Errorf("%s by another account: %d %+v", method, st, we)
 		}
 	}
 
 	// Deleted, it is gone everywhere.
 	var del wire.VoiceDeleted
-	if st := e.call("DELETE", "/v1/voices/"+v.ID, e.key, "", &del); st != 200 || !del.Deleted || del.ID != v.ID {
+	if st := e.Call("DELETE", "/v1/voices/"+v.ID, e.Key, "", &del); st != 200 || !del.Deleted || del.ID != v.ID {
 		t.Errorf("delete: %d %+v", st, del)
 	}
-	if st, _ := e.speak(e.key, v.ID); st != 404 {
+	if st, _ := e.Speak(e.Key, v.ID); st != 404 {
 		t.Errorf("speech after delete: %d", st)
 	}
-	if got := e.models(e.key); got[v.ID] != "" {
+	if got := e.Models(e.Key); got[v.ID] != "" {
 		t.Errorf("models after delete: %v", got)
 	}
-	if st := e.call("GET", "/v1/voices/"+v.ID, e.key, "", nil); st != 404 {
+	if st := e.Call("GET", "/v1/voices/"+v.ID, e.Key, "", nil); st != 404 {
 		t.Errorf("get after delete: %d", st)
 	}
-	if st := e.call("DELETE", "/v1/voices/"+v.ID, e.key, "", nil); st != 404 {
+	if st := e.Call("DELETE", "/v1/voices/"+v.ID, e.Key, "", nil); st != 404 {
 		t.Errorf("second delete: %d", st)
 	}
 }
 
 func TestVoiceCloneErrors(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	if st := e.call("POST", "/v1/voices", e.key, `{"id":"mine","name":"x","base_voice":"en-us"}`, nil); st != 201 {
+	e := testserver.New(t, testserver.Options{})
+	if st := e.Call("POST", "/v1/voices", e.Key, `{"id":"mine","name":"x","base_voice":"en-us"}`, nil); st != 201 {
 		t.Fatalf("create: %d", st)
 	}
 	tests := []struct {
@@ -158,24 +116,24 @@ func TestVoiceCloneErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var we wire.Error
-			if st := e.call("POST", "/v1/voices", e.key, tt.body, &we); st != tt.status || we.Code != tt.code || we.Param != tt.param {
+			if st := e.Call("POST", "/v1/voices", e.Key, tt.body, &we); st != tt.status || we.Code != tt.code || we.Param != tt.param {
 				t.Errorf("%d %+v; want %d %s %s", st, we, tt.status, tt.code, tt.param)
 			}
 		})
 	}
 	// The clash found only in the catalog left nothing in the store.
-	if vs, _ := e.store.Voices(context.Background(), ""); len(vs) != 1 || vs[0].ID != "mine" {
+	if vs, _ := e.Store.Voices(context.Background(), ""); len(vs) != 1 || vs[0].ID != "mine" {
 		t.Errorf("store after failed creations: %+v", vs)
 	}
 	// An upload gets the same answer as audio in JSON.
-	res := e.do("POST", "/v1/voices", e.key, "multipart/form-data; boundary=x", strings.NewReader("--x--\r\n"))
+	res := e.Do("POST", "/v1/voices", e.Key, "multipart/form-data; boundary=x", strings.NewReader("--x--\r\n"))
 	var we wire.Error
 	json.NewDecoder(res.Body).Decode(&we)
 	res.Body.Close()
 	if res.StatusCode != 400 || !strings.Contains(we.Message, "Cloning from audio is not supported") {
 		t.Errorf("multipart upload: %d %+v", res.StatusCode, we)
 	}
-	if st := e.call("POST", "/v1/voices", "", `{"name":"x","base_voice":"en-us"}`, nil); st != 401 {
+	if st := e.Call("POST", "/v1/voices", "", `{"name":"x","base_voice":"en-us"}`, nil); st != 401 {
 		t.Errorf("no key: %d", st)
 	}
 }
@@ -183,21 +141,21 @@ func TestVoiceCloneErrors(t *testing.T) {
 // TestVoiceCloneOfClone: a clone made from another takes its base and
 // the settings it does not give, and outlives it.
 func TestVoiceCloneOfClone(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	var a, b wire.Voice
-	if st := e.call("POST", "/v1/voices", e.key, `{"id":"a","name":"A","base_voice":"fake","speed":2,"pitch":3,"whisper":true}`, &a); st != 201 {
+	if st := e.Call("POST", "/v1/voices", e.Key, `{"id":"a","name":"A","base_voice":"fake","speed":2,"pitch":3,"whisper":true}`, &a); st != 201 {
 		t.Fatalf("create a: %d", st)
 	}
-	if st := e.call("POST", "/v1/voices", e.key, `{"id":"b","name":"B","base_voice":"a","pitch":-2}`, &b); st != 201 {
+	if st := e.Call("POST", "/v1/voices", e.Key, `{"id":"b","name":"B","base_voice":"a","pitch":-2}`, &b); st != 201 {
 		t.Fatalf("create b: %d", st)
 	}
 	if b.BaseVoice != "fake" || b.Speed != 2 || b.Pitch != -2 || !b.Whisper {
 		t.Errorf("clone of a clone: %+v", b)
 	}
-	if st := e.call("DELETE", "/v1/voices/a", e.key, "", nil); st != 200 {
+	if st := e.Call("DELETE", "/v1/voices/a", e.Key, "", nil); st != 200 {
 		t.Fatalf("delete a: %d", st)
 	}
-	if st, _ := e.speak(e.key, "b"); st != 200 {
+	if st, _ := e.Speak(e.Key, "b"); st != 200 {
 		t.Errorf("b after a was deleted: %d", st)
 	}
 }
@@ -206,22 +164,22 @@ func TestVoiceCloneOfClone(t *testing.T) {
 // the clones, to their owners only.
 func TestVoiceClonesSurviveRestart(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), sqlite.FileName)
-	e := newEnv(t, envOptions{dbPath: dbPath})
-	if st := e.call("POST", "/v1/voices", e.key, `{"id":"kept","name":"Kept","base_voice":"fake","speed":2}`, nil); st != 201 {
+	e := testserver.New(t, testserver.Options{DBPath: dbPath})
+	if st := e.Call("POST", "/v1/voices", e.Key, `{"id":"kept","name":"Kept","base_voice":"fake","speed":2}`, nil); st != 201 {
 		t.Fatalf("create: %d", st)
 	}
-	_, before := e.speak(e.key, "kept")
-	e.ts.Close()
-	e.store.Close()
+	_, before := e.Speak(e.Key, "kept")
+	e.TS.Close()
+	e.Store.Close()
 
-	e2 := newEnv(t, envOptions{dbPath: dbPath})
-	if got := e2.models(e.key); got["kept"] != "user" {
+	e2 := testserver.New(t, testserver.Options{DBPath: dbPath})
+	if got := e2.Models(e.Key); got["kept"] != "user" {
 		t.Errorf("after restart: %v", got)
 	}
-	if got := e2.models(e.otherKey); got["kept"] != "" {
+	if got := e2.Models(e.OtherKey); got["kept"] != "" {
 		t.Errorf("after restart another account sees it: %v", got)
 	}
-	st, after := e2.speak(e.key, "kept")
+	st, after := e2.Speak(e.Key, "kept")
 	if st != 200 || len(after) != len(before) {
 		t.Errorf("speech after restart: %d, %d bytes, before %d", st, len(after), len(before))
 	}
@@ -229,16 +187,16 @@ func TestVoiceClonesSurviveRestart(t *testing.T) {
 
 // TestSDKModelsWithClone lists models with the official OpenAI SDK.
 func TestSDKModelsWithClone(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	if st := e.call("POST", "/v1/voices", e.key, `{"id":"sdk-clone","name":"SDK","base_voice":"en-us","pitch":2}`, nil); st != 201 {
+	e := testserver.New(t, testserver.Options{})
+	if st := e.Call("POST", "/v1/voices", e.Key, `{"id":"sdk-clone","name":"SDK","base_voice":"en-us","pitch":2}`, nil); st != 201 {
 		t.Fatalf("create: %d", st)
 	}
 	ctx := context.Background()
 	for _, tc := range []struct {
 		key  string
 		want string
-	}{{e.key, "user"}, {e.otherKey, ""}} {
-		page, err := e.client(tc.key).Models.List(ctx)
+	}{{e.Key, "user"}, {e.OtherKey, ""}} {
+		page, err := e.Client(tc.key).Models.List(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,36 +210,36 @@ func TestSDKModelsWithClone(t *testing.T) {
 			t.Errorf("owned_by %q, want %q", owned, tc.want)
 		}
 	}
-	m, err := e.client(e.key).Models.Get(ctx, "sdk-clone")
+	m, err := e.Client(e.Key).Models.Get(ctx, "sdk-clone")
 	if err != nil || m.OwnedBy != "user" {
 		t.Errorf("get: %+v %v", m, err)
 	}
-	_, err = e.client(e.otherKey).Models.Get(ctx, "sdk-clone")
-	checkAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
+	_, err = e.Client(e.OtherKey).Models.Get(ctx, "sdk-clone")
+	testserver.CheckAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
 }
 
 // TestVoiceCloneBaseRemoved: while its base voice is gone (a rescan
 // removed it), a clone is unknown; it comes back with the base.
 func TestVoiceCloneBaseRemoved(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	if st := e.call("POST", "/v1/voices", e.key, `{"id":"brit","name":"Brit","base_voice":"en-gb","pitch":-2}`, nil); st != 201 {
+	e := testserver.New(t, testserver.Options{})
+	if st := e.Call("POST", "/v1/voices", e.Key, `{"id":"brit","name":"Brit","base_voice":"en-gb","pitch":-2}`, nil); st != 201 {
 		t.Fatalf("create: %d", st)
 	}
-	gb, err := e.catalog.Lookup("", "en-gb")
+	gb, err := e.Catalog.Lookup("", "en-gb")
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.catalog.Remove("", "en-gb")
-	if st, _ := e.speak(e.key, "brit"); st != 404 {
+	e.Catalog.Remove("", "en-gb")
+	if st, _ := e.Speak(e.Key, "brit"); st != 404 {
 		t.Errorf("speech without the base: %d", st)
 	}
-	if got := e.models(e.key); got["brit"] != "" {
+	if got := e.Models(e.Key); got["brit"] != "" {
 		t.Errorf("listed without the base: %v", got)
 	}
-	if err := e.catalog.Add(gb); err != nil {
+	if err := e.Catalog.Add(gb); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := e.speak(e.key, "brit"); st != 200 {
+	if st, _ := e.Speak(e.Key, "brit"); st != 200 {
 		t.Errorf("speech with the base back: %d", st)
 	}
 }

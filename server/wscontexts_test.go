@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/coder/websocket"
 	"github.com/coder/websocket/wsjson"
 )
@@ -95,7 +97,7 @@ func appendWords(t *testing.T, c *websocket.Conn, texts map[string]string) {
 		more = false
 		for id := range texts {
 			if w := words[id]; len(w) > 0 {
-				sendWS(t, c, map[string]any{"type": "input.append", "id": id, "text": w[0]})
+				testserver.SendWS(t, c, map[string]any{"type": "input.append", "id": id, "text": w[0]})
 				words[id], more = w[1:], true
 			}
 		}
@@ -104,7 +106,7 @@ func appendWords(t *testing.T, c *websocket.Conn, texts map[string]string) {
 
 func createConcurrent(t *testing.T, c *websocket.Conn, id, voice string) {
 	t.Helper()
-	sendWS(t, c, map[string]any{"type": "speech.create", "id": id, "voice": voice, "input_stream": true, "concurrent": true})
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": id, "voice": voice, "input_stream": true, "concurrent": true})
 }
 
 // Two concurrent input streams on one connection, their text interleaved
@@ -112,30 +114,30 @@ func createConcurrent(t *testing.T, c *websocket.Conn, id, voice string) {
 // its text spoken alone over HTTP. The second ends while the first is
 // still open, which a queue (one context at a time) could not do.
 func TestWSConcurrentContexts(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	texts := map[string]string{
 		"a": "The morning was quiet. Dr. Lee opened the door and stepped outside. It was colder than she expected!",
 		"b": "Was the bus late again? She hoped not. The street was empty, the shops still closed.",
 	}
 	voices := map[string]string{"a": "en-us", "b": "en-gb"}
-	c := dialWS(t, e, e.key)
-	next(t, c) // ready
+	c := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, c) // ready
 	createConcurrent(t, c, "a", voices["a"])
 	createConcurrent(t, c, "b", voices["b"])
 	appendWords(t, c, texts)
 	got := map[string][]ctxMsg{}
-	sendWS(t, c, map[string]any{"type": "input.done", "id": "b"})
+	testserver.SendWS(t, c, map[string]any{"type": "input.done", "id": "b"})
 	readContexts(t, c, got, "b")
 	if msgs := got["a"]; len(msgs) > 0 && msgs[len(msgs)-1].ended() {
 		t.Fatalf("a ended before its input.done: %+v", msgs[len(msgs)-1])
 	}
-	sendWS(t, c, map[string]any{"type": "input.done", "id": "a"})
+	testserver.SendWS(t, c, map[string]any{"type": "input.done", "id": "a"})
 	readContexts(t, c, got, "a")
 	for _, id := range []string{"a", "b"} {
 		audio := audioOf(t, id, got[id])
-		want := e.openAIPCM(voices[id], texts[id])
+		want := e.OpenAIPCM(voices[id], texts[id])
 		t.Logf("%s: %d bytes of audio, %d for its text alone", id, len(audio), len(want))
-		if !closeTo(len(audio), len(want), 0.03) {
+		if !testserver.CloseTo(len(audio), len(want), 0.03) {
 			t.Errorf("%s: %d bytes of audio, %d for its text alone", id, len(audio), len(want))
 		}
 		if done := got[id][len(got[id])-1]; done.Sentences != 3 {
@@ -148,35 +150,35 @@ func TestWSConcurrentContexts(t *testing.T) {
 // other goes on to its speech.done with all its audio, and the id is free
 // again at once.
 func TestWSConcurrentCancelOne(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	c := dialWS(t, e, e.key)
-	next(t, c) // ready
+	e := testserver.New(t, testserver.Options{})
+	c := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, c) // ready
 	createConcurrent(t, c, "long", "slow")
 	createConcurrent(t, c, "kept", "en-us")
 	kept := "Was the bus late again? She hoped not. The street was empty."
-	appendWords(t, c, map[string]string{"long": sentences10, "kept": kept})
+	appendWords(t, c, map[string]string{"long": testserver.Sentences10, "kept": kept})
 	got := map[string][]ctxMsg{}
 	// Once the long one has audio out, cancel it.
 	for len(got["long"]) < 2 {
 		readOne(t, c, got)
 	}
-	sendWS(t, c, map[string]any{"type": "speech.cancel", "id": "long"})
-	sendWS(t, c, map[string]any{"type": "input.done", "id": "kept"})
+	testserver.SendWS(t, c, map[string]any{"type": "speech.cancel", "id": "long"})
+	testserver.SendWS(t, c, map[string]any{"type": "input.done", "id": "kept"})
 	readContexts(t, c, got, "long", "kept")
 	if last := got["long"][len(got["long"])-1]; last.Type != "speech.cancelled" {
 		t.Errorf("the cancelled context ended with %+v", last)
 	}
-	if n := len(e.slow.Requests()); n >= 10 {
+	if n := len(e.Slow.Requests()); n >= 10 {
 		t.Errorf("%d sentences of the cancelled context synthesized", n)
 	}
 	audio := audioOf(t, "kept", got["kept"])
-	if want := e.openAIPCM("en-us", kept); !closeTo(len(audio), len(want), 0.03) {
+	if want := e.OpenAIPCM("en-us", kept); !testserver.CloseTo(len(audio), len(want), 0.03) {
 		t.Errorf("the other context: %d bytes of audio, %d for its text alone", len(audio), len(want))
 	}
 	// The cancelled context's id may name a new one.
 	createConcurrent(t, c, "long", "en-us")
-	sendWS(t, c, map[string]any{"type": "input.append", "id": "long", "text": "Again."})
-	sendWS(t, c, map[string]any{"type": "input.done", "id": "long"})
+	testserver.SendWS(t, c, map[string]any{"type": "input.append", "id": "long", "text": "Again."})
+	testserver.SendWS(t, c, map[string]any{"type": "input.done", "id": "long"})
 	got = map[string][]ctxMsg{}
 	readContexts(t, c, got, "long")
 	if len(audioOf(t, "long", got["long"])) == 0 {
@@ -189,9 +191,9 @@ func TestWSConcurrentCancelOne(t *testing.T) {
 // request still runs beside them); once one ends, a new one may open.
 // Other misuses are refused at once.
 func TestWSConcurrentLimit(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	c := dialWS(t, e, e.key)
-	next(t, c) // ready
+	e := testserver.New(t, testserver.Options{})
+	c := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, c) // ready
 	for _, id := range []string{"c0", "c1", "c2", "c3", "c4"} {
 		createConcurrent(t, c, id, "en-us")
 	}
@@ -203,33 +205,33 @@ func TestWSConcurrentLimit(t *testing.T) {
 		{map[string]any{"type": "speech.create", "id": "whole", "voice": "en-us", "input": "Hi.", "concurrent": true}, "invalid_value", "concurrent"},
 		{map[string]any{"type": "speech.create", "id": "bad", "voice": "en-us", "input_stream": true, "concurrent": 1}, "invalid_type", "concurrent"},
 	} {
-		sendWS(t, c, tc.msg)
-		m := next(t, c)
+		testserver.SendWS(t, c, tc.msg)
+		m := testserver.Next(t, c)
 		if m.Type != "error" || m.ID != tc.msg["id"] || m.Error["code"] != tc.code || tc.param != "" && m.Error["param"] != tc.param {
 			t.Errorf("%v: %+v, want error %s", tc.msg, m, tc.code)
 		}
 	}
 	// A request of the queue is answered as ever, untagged binary audio.
-	sendWS(t, c, map[string]any{"type": "speech.create", "id": "q", "voice": "en-us", "input": "Still here."})
-	if m := next(t, c); m.Type != "speech.started" || m.ID != "q" {
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "q", "voice": "en-us", "input": "Still here."})
+	if m := testserver.Next(t, c); m.Type != "speech.started" || m.ID != "q" {
 		t.Fatalf("queued request: %+v", m)
 	}
-	m := next(t, c)
+	m := testserver.Next(t, c)
 	for m.Type == "binary" {
-		m = next(t, c)
+		m = testserver.Next(t, c)
 	}
 	if m.Type != "speech.done" || m.ID != "q" {
 		t.Fatalf("queued request: %+v", m)
 	}
-	sendWS(t, c, map[string]any{"type": "input.done", "id": "c0"})
+	testserver.SendWS(t, c, map[string]any{"type": "input.done", "id": "c0"})
 	got := map[string][]ctxMsg{}
 	readContexts(t, c, got, "c0")
 	if last := got["c0"][len(got["c0"])-1]; last.Type != "speech.done" {
 		t.Fatalf("c0 ended with %+v", last)
 	}
 	createConcurrent(t, c, "c5", "en-us")
-	sendWS(t, c, map[string]any{"type": "input.append", "id": "c5", "text": "Room again."})
-	sendWS(t, c, map[string]any{"type": "input.done", "id": "c5"})
+	testserver.SendWS(t, c, map[string]any{"type": "input.append", "id": "c5", "text": "Room again."})
+	testserver.SendWS(t, c, map[string]any{"type": "input.done", "id": "c5"})
 	readContexts(t, c, got, "c5")
 	audioOf(t, "c5", got["c5"])
 }
@@ -239,27 +241,27 @@ func TestWSConcurrentLimit(t *testing.T) {
 // 2 s), and counts from when it ended: a request sent then is answered
 // (the 2 s leave room for a loaded machine).
 func TestWSConcurrentKeepsSessionBusy(t *testing.T) {
-	long(t)
+	testserver.Long(t)
 	t.Parallel() // a long test, waiting on the slow engine or its own server most of the time
 	const sentences = 60
-	e := newEnv(t, envOptions{wsIdle: 2 * time.Second})
-	c := dialWS(t, e, e.key)
-	next(t, c) // ready
+	e := testserver.New(t, testserver.Options{WSIdle: 2 * time.Second})
+	c := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, c) // ready
 	createConcurrent(t, c, "busy", "slow")
 	text := strings.Repeat("One more sentence. ", sentences)
-	sendWS(t, c, map[string]any{"type": "input.append", "id": "busy", "text": text})
-	sendWS(t, c, map[string]any{"type": "input.done", "id": "busy"})
+	testserver.SendWS(t, c, map[string]any{"type": "input.append", "id": "busy", "text": text})
+	testserver.SendWS(t, c, map[string]any{"type": "input.done", "id": "busy"})
 	got := map[string][]ctxMsg{}
 	readContexts(t, c, got, "busy")
 	audioOf(t, "busy", got["busy"])
 	if n := got["busy"][len(got["busy"])-1].Sentences; n != sentences {
 		t.Errorf("%d sentences, want %d", n, sentences)
 	}
-	sendWS(t, c, map[string]any{"type": "speech.create", "id": "after", "voice": "fake", "input": "Then this."})
-	if m := next(t, c); m.Type != "speech.started" || m.ID != "after" {
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "after", "voice": "fake", "input": "Then this."})
+	if m := testserver.Next(t, c); m.Type != "speech.started" || m.ID != "after" {
 		t.Fatalf("a request right after the concurrent context: %+v", m)
 	}
-	for m := next(t, c); m.Type != "speech.done"; m = next(t, c) {
+	for m := testserver.Next(t, c); m.Type != "speech.done"; m = testserver.Next(t, c) {
 		if m.Type != "binary" {
 			t.Fatalf("a request right after the concurrent context: %+v", m)
 		}
@@ -275,22 +277,22 @@ func TestWSConcurrentKeepsSessionBusy(t *testing.T) {
 // tail included, and ends with speech.done before the session closes with
 // 1001.
 func TestWSConcurrentShutdown(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	c := dialWS(t, e, e.key)
-	next(t, c) // ready
+	e := testserver.New(t, testserver.Options{})
+	c := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, c) // ready
 	texts := map[string]string{"s1": "One. Two. Three more", "s2": "Four. Five. Six more"}
 	for id := range texts {
-		sendWS(t, c, map[string]any{"type": "speech.create", "id": id, "voice": "slow", "input_stream": true, "concurrent": true,
+		testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": id, "voice": "slow", "input_stream": true, "concurrent": true,
 			"max_buffer_delay_ms": 10000})
 	}
 	appendWords(t, c, texts)
 	// The error for an unknown id follows the input before it.
-	sendWS(t, c, map[string]any{"type": "input.append", "id": "sync", "text": "x"})
+	testserver.SendWS(t, c, map[string]any{"type": "input.append", "id": "sync", "text": "x"})
 	got := map[string][]ctxMsg{}
 	for readOne(t, c, got).ID != "sync" {
 	}
 	done := make(chan error, 1)
-	go func() { done <- e.srv.Shutdown(context.Background()) }()
+	go func() { done <- e.Server.Shutdown(context.Background()) }()
 	readContexts(t, c, got, "s1", "s2")
 	for id := range texts {
 		audioOf(t, id, got[id])
@@ -313,8 +315,8 @@ func TestWSConcurrentShutdown(t *testing.T) {
 func BenchmarkWSConcurrentFirstAudio(b *testing.B) {
 	for _, n := range []int{1, 4} {
 		b.Run(strconv.Itoa(n)+"-contexts", func(b *testing.B) {
-			e := newEnv(b, envOptions{})
-			c := dialWS(b, e, e.key)
+			e := testserver.New(b, testserver.Options{})
+			c := testserver.DialWS(b, e, e.Key)
 			ctx := context.Background()
 			var m ctxMsg
 			if err := wsjson.Read(ctx, c, &m); err != nil { // ready
@@ -351,7 +353,7 @@ func BenchmarkWSConcurrentFirstAudio(b *testing.B) {
 					}
 				}
 			}
-			reportPercentiles(b, "", samples)
+			testserver.ReportPercentiles(b, "", samples)
 		})
 	}
 }

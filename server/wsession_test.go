@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/coder/websocket"
 
 	"github.com/voxkit/voxkit/tts"
@@ -16,11 +18,11 @@ import (
 
 // dialWSID opens the WebSocket with a request id, so the test finds its
 // access-log line.
-func dialWSID(t *testing.T, e *env, key, id string) *websocket.Conn {
+func dialWSID(t *testing.T, e *testserver.Env, key, id string) *websocket.Conn {
 	t.Helper()
-	opts := &websocket.DialOptions{HTTPClient: e.ts.Client(),
+	opts := &websocket.DialOptions{HTTPClient: e.TS.Client(),
 		HTTPHeader: http.Header{"Authorization": {"Bearer " + key}, "X-Request-Id": {id}}}
-	c, _, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(e.ts.URL, "http")+"/v1/audio/speech/ws", opts)
+	c, _, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(e.TS.URL, "http")+"/v1/audio/speech/ws", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,34 +39,34 @@ func create(id, input string) map[string]any {
 // ones: after the first sentence of three long requests, the engine is
 // asked for at most one more sentence, and the session ends.
 func TestWebSocketCloseStopsWork(t *testing.T) {
-	var log syncBuffer
-	g := gate{arrived: make(chan string, 100), next: make(chan struct{}), open: make(chan struct{})}
+	var log testserver.SyncBuffer
+	g := testserver.Gate{Arrived: make(chan string, 100), Next: make(chan struct{}), Open: make(chan struct{})}
 	var sentences atomic.Int32
-	e := newEnv(t, envOptions{log: &log, synth: func(o *tts.Options) {
+	e := testserver.New(t, testserver.Options{Log: &log, Synth: func(o *tts.Options) {
 		g.Engine = o.Engines["espeak"]
 		o.Engines["espeak"] = g
 	}})
-	defer close(g.open)
-	c := dialWSID(t, e, e.key, "ws-close")
-	if m := next(t, c); m.Type != "ready" {
+	defer close(g.Open)
+	c := dialWSID(t, e, e.Key, "ws-close")
+	if m := testserver.Next(t, c); m.Type != "ready" {
 		t.Fatalf("got %+v", m)
 	}
 	long := strings.Repeat("This sentence is one of many. ", 20)
 	for _, id := range []string{"a", "b", "c"} {
-		sendWS(t, c, create(id, long))
+		testserver.SendWS(t, c, create(id, long))
 	}
-	<-g.arrived
+	<-g.Arrived
 	sentences.Add(1)
-	g.next <- struct{}{}
-	for next(t, c).Type != "binary" {
+	g.Next <- struct{}{}
+	for testserver.Next(t, c).Type != "binary" {
 	}
 	c.CloseNow()
 	go func() {
-		for range g.arrived {
+		for range g.Arrived {
 			sentences.Add(1)
 		}
 	}()
-	line := log.requestLine(t, "ws-close") // the session has ended
+	line := log.RequestLine(t, "ws-close") // the session has ended
 	if n := sentences.Load(); n > 2 {
 		t.Errorf("%d sentences began, want at most 2 of the 60 queued", n)
 	}
@@ -77,15 +79,15 @@ func TestWebSocketCloseStopsWork(t *testing.T) {
 // stops and the access log says aborted, with the reason.
 func TestWebSocketSlowReaderIsAborted(t *testing.T) {
 	t.Parallel() // a long test, alongside the others that wait on the slow engine
-	var log syncBuffer
-	e := newEnv(t, envOptions{log: &log, writeTimeout: 300 * time.Millisecond})
-	c := dialWSID(t, e, e.key, "ws-slow")
-	if m := next(t, c); m.Type != "ready" {
+	var log testserver.SyncBuffer
+	e := testserver.New(t, testserver.Options{Log: &log, WriteTimeout: 300 * time.Millisecond})
+	c := dialWSID(t, e, e.Key, "ws-slow")
+	if m := testserver.Next(t, c); m.Type != "ready" {
 		t.Fatalf("got %+v", m)
 	}
 	// About 4.5 minutes of pcm (13 MB), never read.
-	sendWS(t, c, create("x", strings.Repeat("The quick brown fox jumps over the lazy dog, twice. ", 80)[:4096]))
-	line := log.requestLine(t, "ws-slow")
+	testserver.SendWS(t, c, create("x", strings.Repeat("The quick brown fox jumps over the lazy dog, twice. ", 80)[:4096]))
+	line := log.RequestLine(t, "ws-slow")
 	if line["aborted"] != true || !strings.Contains(line["abort_reason"].(string), "write timeout") {
 		t.Errorf("access log: %v; want aborted=true for the write timeout", line)
 	}
@@ -94,29 +96,29 @@ func TestWebSocketSlowReaderIsAborted(t *testing.T) {
 // A key revoked during a session fails the session's next request at once,
 // and the session closes with a policy violation.
 func TestWebSocketRevokedKeyStops(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	var made struct {
 		Key    string `json:"key"`
 		Prefix string `json:"prefix"`
 	}
-	if st := e.call("POST", "/v1/keys", e.key, `{"name":"ws"}`, &made); st != 200 && st != 201 {
+	if st := e.Call("POST", "/v1/keys", e.Key, `{"name":"ws"}`, &made); st != 200 && st != 201 {
 		t.Fatalf("creating a key: %d", st)
 	}
 	c := dialWSID(t, e, made.Key, "ws-revoked")
-	if m := next(t, c); m.Type != "ready" {
+	if m := testserver.Next(t, c); m.Type != "ready" {
 		t.Fatalf("got %+v", m)
 	}
-	sendWS(t, c, create("first", "Hello."))
-	for m := next(t, c); m.Type != "speech.done"; m = next(t, c) {
+	testserver.SendWS(t, c, create("first", "Hello."))
+	for m := testserver.Next(t, c); m.Type != "speech.done"; m = testserver.Next(t, c) {
 		if m.Type == "error" {
 			t.Fatalf("first request: %+v", m)
 		}
 	}
-	if st := e.call("DELETE", "/v1/keys/"+made.Prefix, e.key, "", nil); st != 200 {
+	if st := e.Call("DELETE", "/v1/keys/"+made.Prefix, e.Key, "", nil); st != 200 {
 		t.Fatalf("revoking: %d", st)
 	}
-	sendWS(t, c, create("second", "Hello again."))
-	m := next(t, c)
+	testserver.SendWS(t, c, create("second", "Hello again."))
+	m := testserver.Next(t, c)
 	if m.Type != "error" || m.ID != "second" || m.Error["code"] != "invalid_api_key" {
 		t.Fatalf("after revocation: %+v, want an invalid_api_key error for the request", m)
 	}
@@ -129,9 +131,9 @@ func TestWebSocketRevokedKeyStops(t *testing.T) {
 // An authenticated session with nothing to do is closed after the idle
 // timeout.
 func TestWebSocketIdleTimeout(t *testing.T) {
-	e := newEnv(t, envOptions{wsIdle: 200 * time.Millisecond})
-	c := dialWSID(t, e, e.key, "ws-idle")
-	if m := next(t, c); m.Type != "ready" {
+	e := testserver.New(t, testserver.Options{WSIdle: 200 * time.Millisecond})
+	c := dialWSID(t, e, e.Key, "ws-idle")
+	if m := testserver.Next(t, c); m.Type != "ready" {
 		t.Fatalf("got %+v", m)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -145,7 +147,7 @@ func TestWebSocketIdleTimeout(t *testing.T) {
 
 // Handshakes the endpoint refuses are answered with the documented JSON.
 func TestWebSocketHandshakeErrorsAreJSON(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	upgrade := http.Header{}
 	upgrade.Set("Connection", "Upgrade")
 	upgrade.Set("Upgrade", "websocket")
@@ -163,15 +165,15 @@ func TestWebSocketHandshakeErrorsAreJSON(t *testing.T) {
 		{"foreign origin", with(upgrade, "Origin", "https://evil.example"), 403, "origin_not_allowed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequest("GET", e.ts.URL+"/v1/audio/speech/ws", nil)
+			req, _ := http.NewRequest("GET", e.TS.URL+"/v1/audio/speech/ws", nil)
 			req.Header = tc.header.Clone()
-			req.Header.Set("Authorization", "Bearer "+e.key)
-			res, err := e.ts.Client().Do(req)
+			req.Header.Set("Authorization", "Bearer "+e.Key)
+			res, err := e.TS.Client().Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer res.Body.Close()
-			apiError(t, res, tc.status, tc.code)
+			testserver.APIError(t, res, tc.status, tc.code)
 		})
 	}
 }

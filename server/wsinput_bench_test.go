@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
+
+	"github.com/voxkit/voxkit/server/internal/testserver"
 
 	"github.com/coder/websocket"
 
@@ -36,7 +37,7 @@ var benchSentences = []string{
 // generates it into .cache/bench; without it that case is skipped).
 func BenchmarkInputStreamLatency(b *testing.B) {
 	b.Run("espeak", func(b *testing.B) {
-		e := newEnv(b, envOptions{})
+		e := testserver.New(b, testserver.Options{})
 		benchLatency(b, e, "en-us")
 	})
 	b.Run("piper-medium", func(b *testing.B) {
@@ -48,7 +49,7 @@ func BenchmarkInputStreamLatency(b *testing.B) {
 			b.Skip("no generated Piper-medium model (make bench makes it):", err)
 		}
 		eng := onnxtest.Load(b, onnx.Options{Models: []string{model}})
-		e := newEnv(b, envOptions{synth: func(o *tts.Options) {
+		e := testserver.New(b, testserver.Options{Synth: func(o *tts.Options) {
 			o.Engines["onnx"] = eng
 			if err := o.Voices.AddEngine(context.Background(), "onnx", eng, time.Now()); err != nil {
 				b.Fatal(err)
@@ -58,8 +59,8 @@ func BenchmarkInputStreamLatency(b *testing.B) {
 	})
 }
 
-func benchLatency(b *testing.B, e *env, voice string) {
-	c := dialWS(b, e, e.key)
+func benchLatency(b *testing.B, e *testserver.Env, voice string) {
+	c := testserver.DialWS(b, e, e.Key)
 	ctx := context.Background()
 	read := func() (websocket.MessageType, map[string]any) {
 		typ, data, err := c.Read(ctx)
@@ -111,15 +112,6 @@ func benchLatency(b *testing.B, e *env, voice string) {
 		name string
 		d    []time.Duration
 	}{{"latency", latency}, {"synth", synthesis}, {"over", over}} {
-		reportPercentiles(b, m.name+"-", m.d)
+		testserver.ReportPercentiles(b, m.name+"-", m.d)
 	}
-}
-
-// reportPercentiles reports the p50 and p99 of durations d in
-// milliseconds, as the metrics NAME-p50-ms and NAME-p99-ms (prefix is
-// "NAME-"). It sorts d.
-func reportPercentiles(b *testing.B, prefix string, d []time.Duration) {
-	slices.Sort(d)
-	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, prefix+"p50-ms")
-	b.ReportMetric(float64(d[len(d)*99/100].Microseconds())/1000, prefix+"p99-ms")
 }

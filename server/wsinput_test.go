@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/internal/wait"
 )
@@ -23,76 +25,21 @@ const streamText = `<|calm|>The morning was quiet.<|/calm|> Dr. Lee opened the d
 	`She walked to the corner and waited. <|breath|>A bird sang somewhere above her. ` +
 	`Then the bus came around the bend, right on time. <|rate:1.2|>She smiled and got on.<|/rate|>`
 
-// wsWord is a word of a speech.timestamps message.
-type wsWord struct {
-	Word      string  `json:"word"`
-	StartMS   float64 `json:"start_ms"`
-	EndMS     float64 `json:"end_ms"`
-	CharStart int     `json:"char_start"`
-	CharEnd   int     `json:"char_end"`
-	Estimated bool    `json:"estimated"`
-}
-
-// wsEvent is one message of a context: audio (its bytes) or JSON.
-type wsEvent struct {
-	typ     string
-	audio   []byte
-	index   int
-	words   []wsWord
-	flushID string
-	raw     map[string]any
-}
-
-// readContext reads messages until the context's speech.done (or an
-// error, or speech.cancelled), and returns them in order.
-func readContext(t *testing.T, c *websocket.Conn) []wsEvent {
-	t.Helper()
-	var out []wsEvent
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		typ, data, err := c.Read(ctx)
-		cancel()
-		if err != nil {
-			t.Fatalf("after %d messages: %v", len(out), err)
-		}
-		if typ == websocket.MessageBinary {
-			out = append(out, wsEvent{typ: "binary", audio: data})
-			continue
-		}
-		var m struct {
-			Type    string   `json:"type"`
-			Index   int      `json:"index"`
-			Words   []wsWord `json:"words"`
-			FlushID string   `json:"flush_id"`
-		}
-		var raw map[string]any
-		if err := json.Unmarshal(data, &m); err != nil {
-			t.Fatal(err)
-		}
-		json.Unmarshal(data, &raw)
-		out = append(out, wsEvent{typ: m.Type, index: m.Index, words: m.Words, flushID: m.FlushID, raw: raw})
-		switch m.Type {
-		case "speech.done", "error", "speech.cancelled":
-			return out
-		}
-	}
-}
-
 // sentencesOf returns the audio messages' durations at 24 kHz pcm and the
 // words of the timestamps messages.
-func sentencesOf(events []wsEvent) (durations []time.Duration, words []wsWord) {
+func sentencesOf(events []testserver.WSEvent) (durations []time.Duration, words []testserver.WSWord) {
 	for _, e := range events {
-		switch e.typ {
+		switch e.Typ {
 		case "binary":
-			durations = append(durations, time.Duration(len(e.audio)/2)*time.Second/24000)
+			durations = append(durations, time.Duration(len(e.Audio)/2)*time.Second/24000)
 		case "speech.timestamps":
-			words = append(words, e.words...)
+			words = append(words, e.Words...)
 		}
 	}
 	return durations, words
 }
 
-func wordList(words []wsWord) string {
+func wordList(words []testserver.WSWord) string {
 	var w []string
 	for _, x := range words {
 		w = append(w, x.Word)
@@ -105,31 +52,31 @@ func wordList(words []wsWord) string {
 // long within 2%, the same words, and no tag read aloud; the timestamps
 // of the fragments slice the text as sent back to each word.
 func TestWSInputStreamSameAsWhole(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	c := dialWS(t, e, e.key)
-	next(t, c) // ready
-	sendWS(t, c, map[string]any{"type": "speech.create", "id": "whole", "voice": "en-us", "input": streamText, "timestamps": "word"})
-	whole := readContext(t, c)
+	e := testserver.New(t, testserver.Options{})
+	c := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, c) // ready
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "whole", "voice": "en-us", "input": streamText, "timestamps": "word"})
+	whole := testserver.ReadContext(t, c)
 	wantDur, wantWords := sentencesOf(whole)
-	if whole[len(whole)-1].typ != "speech.done" || len(wantDur) < 10 {
+	if whole[len(whole)-1].Typ != "speech.done" || len(wantDur) < 10 {
 		t.Fatalf("whole: %d audio messages, last %+v", len(wantDur), whole[len(whole)-1])
 	}
 
 	rng := rand.New(rand.NewPCG(7, 7))
-	sendWS(t, c, map[string]any{"type": "speech.create", "id": "s1", "voice": "en-us", "input_stream": true, "timestamps": "word"})
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "s1", "voice": "en-us", "input_stream": true, "timestamps": "word"})
 	sent := streamText
 	for rest := sent; rest != ""; {
 		n := min(len(rest), 1+rng.IntN(5))
 		for n < len(rest) && !utf8.RuneStart(rest[n]) {
 			n++
 		}
-		sendWS(t, c, map[string]any{"type": "input.append", "id": "s1", "text": rest[:n]})
+		testserver.SendWS(t, c, map[string]any{"type": "input.append", "id": "s1", "text": rest[:n]})
 		rest = rest[n:]
 	}
-	sendWS(t, c, map[string]any{"type": "input.done", "id": "s1"})
-	streamed := readContext(t, c)
-	if last := streamed[len(streamed)-1]; last.typ != "speech.done" || last.raw["sentences"] != float64(10) {
-		t.Fatalf("streamed: last message %+v", last.raw)
+	testserver.SendWS(t, c, map[string]any{"type": "input.done", "id": "s1"})
+	streamed := testserver.ReadContext(t, c)
+	if last := streamed[len(streamed)-1]; last.Typ != "speech.done" || last.Raw["sentences"] != float64(10) {
+		t.Fatalf("streamed: last message %+v", last.Raw)
 	}
 	gotDur, gotWords := sentencesOf(streamed)
 	if len(gotDur) != len(wantDur) {
@@ -153,7 +100,7 @@ func TestWSInputStreamSameAsWhole(t *testing.T) {
 // sentence's audio, that its words are in order, do not overlap and lie
 // inside that audio, and that char_start and char_end slice the text as
 // sent back to each word.
-func checkTimestamps(t *testing.T, sent string, events []wsEvent) {
+func checkTimestamps(t *testing.T, sent string, events []testserver.WSEvent) {
 	t.Helper()
 	runes := []rune(sent)
 	var audioEnd time.Duration // the end of the audio so far
@@ -161,15 +108,15 @@ func checkTimestamps(t *testing.T, sent string, events []wsEvent) {
 	var prevEnd float64
 	index := 0
 	for _, e := range events {
-		switch e.typ {
+		switch e.Typ {
 		case "binary":
-			audioEnd += time.Duration(len(e.audio)/2) * time.Second / 24000
+			audioEnd += time.Duration(len(e.Audio)/2) * time.Second / 24000
 		case "speech.timestamps":
-			if e.index != index {
-				t.Errorf("timestamps index %d, want %d", e.index, index)
+			if e.Index != index {
+				t.Errorf("timestamps index %d, want %d", e.Index, index)
 			}
 			index++
-			for _, w := range e.words {
+			for _, w := range e.Words {
 				start, end := time.Duration(w.StartMS*1e6), time.Duration(w.EndMS*1e6)
 				if w.StartMS < prevEnd || end <= start || start < sentenceStart-time.Millisecond || end > audioEnd+time.Millisecond {
 					t.Errorf("%q at %v–%v: after %vms, sentence audio %v–%v", w.Word, start, end, prevEnd, sentenceStart, audioEnd)
@@ -191,13 +138,13 @@ func checkTimestamps(t *testing.T, sent string, events []wsEvent) {
 // flush.done follows exactly that text's audio; max_buffer_delay_ms
 // speaks an unfinished tail by itself.
 func TestWSInputStreamFlush(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	c := dialWS(t, e, e.key)
-	next(t, c) // ready
-	sendWS(t, c, map[string]any{"type": "speech.create", "id": "f", "voice": "en-us", "input_stream": true, "timestamps": "word", "input": "Hello there,"})
-	sendWS(t, c, map[string]any{"type": "input.append", "id": "f", "text": " my"})
-	sendWS(t, c, map[string]any{"type": "input.flush", "id": "f", "flush_id": "f1"})
-	var got []wsEvent
+	e := testserver.New(t, testserver.Options{})
+	c := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, c) // ready
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "f", "voice": "en-us", "input_stream": true, "timestamps": "word", "input": "Hello there,"})
+	testserver.SendWS(t, c, map[string]any{"type": "input.append", "id": "f", "text": " my"})
+	testserver.SendWS(t, c, map[string]any{"type": "input.flush", "id": "f", "flush_id": "f1"})
+	var got []testserver.WSEvent
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		typ, data, err := c.Read(ctx)
@@ -206,23 +153,23 @@ func TestWSInputStreamFlush(t *testing.T) {
 			t.Fatal(err)
 		}
 		if typ == websocket.MessageBinary {
-			got = append(got, wsEvent{typ: "binary", audio: data})
+			got = append(got, testserver.WSEvent{Typ: "binary", Audio: data})
 			continue
 		}
-		var m wsEvent
+		var m testserver.WSEvent
 		var raw struct {
-			Type    string   `json:"type"`
-			FlushID string   `json:"flush_id"`
-			Words   []wsWord `json:"words"`
+			Type    string              `json:"type"`
+			FlushID string              `json:"flush_id"`
+			Words   []testserver.WSWord `json:"words"`
 		}
 		json.Unmarshal(data, &raw)
-		m.typ, m.flushID, m.words = raw.Type, raw.FlushID, raw.Words
+		m.Typ, m.FlushID, m.Words = raw.Type, raw.FlushID, raw.Words
 		got = append(got, m)
-		if m.typ == "flush.done" || m.typ == "error" {
+		if m.Typ == "flush.done" || m.Typ == "error" {
 			break
 		}
 	}
-	if last := got[len(got)-1]; last.typ != "flush.done" || last.flushID != "f1" {
+	if last := got[len(got)-1]; last.Typ != "flush.done" || last.FlushID != "f1" {
 		t.Fatalf("flush answered with %+v", last)
 	}
 	durs, words := sentencesOf(got)
@@ -231,23 +178,23 @@ func TestWSInputStreamFlush(t *testing.T) {
 	}
 
 	// A tail without a sentence end is spoken after max_buffer_delay_ms.
-	sendWS(t, c, map[string]any{"type": "speech.create", "id": "d", "voice": "en-us", "input_stream": true, "max_buffer_delay_ms": 100})
-	sendWS(t, c, map[string]any{"type": "input.append", "id": "d", "text": "Waiting for nothing"})
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "d", "voice": "en-us", "input_stream": true, "max_buffer_delay_ms": 100})
+	testserver.SendWS(t, c, map[string]any{"type": "input.append", "id": "d", "text": "Waiting for nothing"})
 	// f is still open: close it, then d's tail comes by itself.
-	sendWS(t, c, map[string]any{"type": "input.append", "id": "f", "text": " friend."})
-	sendWS(t, c, map[string]any{"type": "input.done", "id": "f"})
-	rest := readContext(t, c)
-	if last := rest[len(rest)-1]; last.typ != "speech.done" {
-		t.Fatalf("f ended with %+v", last.raw)
+	testserver.SendWS(t, c, map[string]any{"type": "input.append", "id": "f", "text": " friend."})
+	testserver.SendWS(t, c, map[string]any{"type": "input.done", "id": "f"})
+	rest := testserver.ReadContext(t, c)
+	if last := rest[len(rest)-1]; last.Typ != "speech.done" {
+		t.Fatalf("f ended with %+v", last.Raw)
 	}
-	if m := next(t, c); m.Type != "speech.started" || m.ID != "d" {
+	if m := testserver.Next(t, c); m.Type != "speech.started" || m.ID != "d" {
 		t.Fatalf("d: %+v", m)
 	}
-	if m := next(t, c); m.Type != "binary" {
+	if m := testserver.Next(t, c); m.Type != "binary" {
 		t.Fatalf("d's tail was not spoken by itself: %+v", m)
 	}
-	sendWS(t, c, map[string]any{"type": "input.done", "id": "d"})
-	if m := next(t, c); m.Type != "speech.done" || m.ID != "d" {
+	testserver.SendWS(t, c, map[string]any{"type": "input.done", "id": "d"})
+	if m := testserver.Next(t, c); m.Type != "speech.done" || m.ID != "d" {
 		t.Fatalf("d: %+v", m)
 	}
 }
@@ -255,33 +202,33 @@ func TestWSInputStreamFlush(t *testing.T) {
 // speech.cancel with an id stops that input stream: speech.cancelled, and
 // no audio of it after.
 func TestWSInputStreamCancel(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	c := dialWS(t, e, e.key)
-	next(t, c) // ready
-	sendWS(t, c, map[string]any{"type": "speech.create", "id": "c1", "voice": "slow", "input_stream": true})
+	e := testserver.New(t, testserver.Options{})
+	c := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, c) // ready
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "c1", "voice": "slow", "input_stream": true})
 	for range 10 {
-		sendWS(t, c, map[string]any{"type": "input.append", "id": "c1", "text": "One more sentence here. "})
+		testserver.SendWS(t, c, map[string]any{"type": "input.append", "id": "c1", "text": "One more sentence here. "})
 	}
-	if m := next(t, c); m.Type != "speech.started" {
+	if m := testserver.Next(t, c); m.Type != "speech.started" {
 		t.Fatalf("%+v", m)
 	}
-	if m := next(t, c); m.Type != "binary" {
+	if m := testserver.Next(t, c); m.Type != "binary" {
 		t.Fatalf("%+v", m)
 	}
-	sendWS(t, c, map[string]any{"type": "speech.cancel", "id": "c1"})
-	m := next(t, c)
+	testserver.SendWS(t, c, map[string]any{"type": "speech.cancel", "id": "c1"})
+	m := testserver.Next(t, c)
 	for m.Type == "binary" {
-		m = next(t, c)
+		m = testserver.Next(t, c)
 	}
 	if m.Type != "speech.cancelled" || m.ID != "c1" {
 		t.Fatalf("after cancel: %+v", m)
 	}
 	// Nothing of c1 follows: the next message answers the next request.
-	sendWS(t, c, map[string]any{"type": "speech.create", "id": "after", "voice": "en-us", "input": "Done."})
-	if m := next(t, c); m.Type != "speech.started" || m.ID != "after" {
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "after", "voice": "en-us", "input": "Done."})
+	if m := testserver.Next(t, c); m.Type != "speech.started" || m.ID != "after" {
 		t.Fatalf("after the cancel: %+v", m)
 	}
-	if n := len(e.slow.Requests()); n >= 10 {
+	if n := len(e.Slow.Requests()); n >= 10 {
 		t.Errorf("%d sentences synthesized: the cancel did not stop the stream", n)
 	}
 }
@@ -290,9 +237,9 @@ func TestWSInputStreamCancel(t *testing.T) {
 // session goes on; an input stream with no input closes after the idle
 // timeout with a message saying why.
 func TestWSInputStreamErrors(t *testing.T) {
-	e := newEnv(t, envOptions{wsIdle: 400 * time.Millisecond})
-	c := dialWS(t, e, e.key)
-	next(t, c) // ready
+	e := testserver.New(t, testserver.Options{WSIdle: 400 * time.Millisecond})
+	c := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, c) // ready
 	for _, tc := range []struct {
 		msg  map[string]any
 		code string
@@ -303,15 +250,15 @@ func TestWSInputStreamErrors(t *testing.T) {
 		{map[string]any{"type": "speech.create", "id": "x", "voice": "en-us", "input_stream": true, "max_buffer_delay_ms": -5}, "invalid_value"},
 		{map[string]any{"type": "speech.create", "id": "x", "voice": "en-us", "input": "Hi.", "timestamps": "phoneme"}, "invalid_value"},
 	} {
-		sendWS(t, c, tc.msg)
-		if m := next(t, c); m.Type != "error" || m.Error["code"] != tc.code {
+		testserver.SendWS(t, c, tc.msg)
+		if m := testserver.Next(t, c); m.Type != "error" || m.Error["code"] != tc.code {
 			t.Errorf("%v: %+v, want error %s", tc.msg, m, tc.code)
 		}
 	}
-	sendWS(t, c, map[string]any{"type": "speech.create", "id": "idle", "voice": "en-us", "input_stream": true, "input": "Said. "})
-	events := readContext(t, c)
-	if last := events[len(events)-1]; last.typ != "error" || last.raw["error"].(map[string]any)["code"] != "idle_timeout" {
-		t.Fatalf("idle stream ended with %+v", last.raw)
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "idle", "voice": "en-us", "input_stream": true, "input": "Said. "})
+	events := testserver.ReadContext(t, c)
+	if last := events[len(events)-1]; last.Typ != "error" || last.Raw["error"].(map[string]any)["code"] != "idle_timeout" {
+		t.Fatalf("idle stream ended with %+v", last.Raw)
 	}
 	if durs, _ := sentencesOf(events); len(durs) != 1 {
 		t.Errorf("%d audio messages before the idle timeout, want the text so far", len(durs))
@@ -322,7 +269,7 @@ func TestWSInputStreamErrors(t *testing.T) {
 		`{"voice":"en-us","input":"Hi.","input_stream":true}`,
 		`{"voice":"en-us","input":"Hi.","timestamps":"word"}`,
 	} {
-		res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(body))
+		res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(body))
 		if res.StatusCode != http.StatusBadRequest {
 			t.Errorf("%s: status %d", body, res.StatusCode)
 		}
@@ -334,35 +281,35 @@ func TestWSInputStreamErrors(t *testing.T) {
 // sentences for it (its outbox, and what the sockets buffer) and
 // synthesizes no further until the client reads again.
 func TestWSInputStreamStallsForSlowReader(t *testing.T) {
-	long(t)
+	testserver.Long(t)
 	t.Parallel() // a long test, waiting on the slow engine or its own server most of the time
-	e := newEnv(t, envOptions{})
-	c := dialWS(t, e, e.key)
-	next(t, c) // ready
+	e := testserver.New(t, testserver.Options{})
+	c := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, c) // ready
 	// Each sentence is about 15 s of audio, 720 KB of pcm.
 	sentence := strings.Repeat("word ", 50) + "end. "
-	sendWS(t, c, map[string]any{"type": "speech.create", "id": "s", "voice": "slow", "input_stream": true})
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "s", "voice": "slow", "input_stream": true})
 	const n = 40
 	for range n {
-		sendWS(t, c, map[string]any{"type": "input.append", "id": "s", "text": sentence})
+		testserver.SendWS(t, c, map[string]any{"type": "input.append", "id": "s", "text": sentence})
 	}
 	// Unblocked, the 40 sentences take about 2 s (40 ms each, and the
 	// audio); wait longer without reading.
-	if !wait.Never(3*time.Second, func() bool { return len(e.slow.Requests()) >= n*3/4 }) {
-		t.Fatalf("%d of %d sentences synthesized for a client that reads nothing", len(e.slow.Requests()), n)
+	if !wait.Never(3*time.Second, func() bool { return len(e.Slow.Requests()) >= n*3/4 }) {
+		t.Fatalf("%d of %d sentences synthesized for a client that reads nothing", len(e.Slow.Requests()), n)
 	}
-	stalled := len(e.slow.Requests())
+	stalled := len(e.Slow.Requests())
 	// Reading again lets it go on to the end.
-	sendWS(t, c, map[string]any{"type": "input.done", "id": "s"})
-	events := readContext(t, c)
+	testserver.SendWS(t, c, map[string]any{"type": "input.done", "id": "s"})
+	events := testserver.ReadContext(t, c)
 	// All of the text is spoken: n times one sentence's audio (appends
 	// that waited together are split as one text, so the number of
 	// sentences may differ).
-	sendWS(t, c, map[string]any{"type": "speech.create", "id": "one", "voice": "slow", "input": sentence})
-	one := readContext(t, c)
-	last, want := events[len(events)-1], n*one[len(one)-1].raw["audio_ms"].(float64)
-	if got, _ := last.raw["audio_ms"].(float64); last.typ != "speech.done" || math.Abs(got-want) > want/50 {
-		t.Fatalf("after reading: %+v; want %.0f ms of audio", last.raw, want)
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "one", "voice": "slow", "input": sentence})
+	one := testserver.ReadContext(t, c)
+	last, want := events[len(events)-1], n*one[len(one)-1].Raw["audio_ms"].(float64)
+	if got, _ := last.Raw["audio_ms"].(float64); last.Typ != "speech.done" || math.Abs(got-want) > want/50 {
+		t.Fatalf("after reading: %+v; want %.0f ms of audio", last.Raw, want)
 	}
 	t.Logf("%d of %d sentences synthesized while the client did not read", stalled, n)
 }
@@ -370,9 +317,9 @@ func TestWSInputStreamStallsForSlowReader(t *testing.T) {
 // Over HTTP, "stream_format": "sse" with "timestamps": "word" puts each
 // sentence's speech.timestamps event after its audio delta.
 func TestSSETimestamps(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	input := "Hello there. <|pause:200ms|>How are you?"
-	res := e.do("POST", "/v1/audio/speech", e.key, "application/json",
+	res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json",
 		strings.NewReader(`{"voice":"en-us","input":"Hello there. <|pause:200ms|>How are you?","stream_format":"sse","timestamps":"word","response_format":"pcm"}`))
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
@@ -382,31 +329,31 @@ func TestSSETimestamps(t *testing.T) {
 	if _, err := io.Copy(body, res.Body); err != nil {
 		t.Fatal(err)
 	}
-	var events []wsEvent
+	var events []testserver.WSEvent
 	for _, line := range strings.Split(body.String(), "\n") {
 		data, ok := strings.CutPrefix(line, "data: ")
 		if !ok || data == "[DONE]" {
 			continue
 		}
 		var m struct {
-			Type  string   `json:"type"`
-			Audio []byte   `json:"audio"`
-			Index int      `json:"index"`
-			Words []wsWord `json:"words"`
+			Type  string              `json:"type"`
+			Audio []byte              `json:"audio"`
+			Index int                 `json:"index"`
+			Words []testserver.WSWord `json:"words"`
 		}
 		if err := json.Unmarshal([]byte(data), &m); err != nil {
 			t.Fatal(err)
 		}
 		switch m.Type {
 		case "speech.audio.delta":
-			events = append(events, wsEvent{typ: "binary", audio: m.Audio})
+			events = append(events, testserver.WSEvent{Typ: "binary", Audio: m.Audio})
 		case "speech.timestamps":
-			events = append(events, wsEvent{typ: m.Type, index: m.Index, words: m.Words})
+			events = append(events, testserver.WSEvent{Typ: m.Type, Index: m.Index, Words: m.Words})
 		}
 	}
 	var kinds []string
 	for _, ev := range events {
-		kinds = append(kinds, ev.typ)
+		kinds = append(kinds, ev.Typ)
 	}
 	if got := strings.Join(kinds, " "); got != "binary speech.timestamps binary speech.timestamps" {
 		t.Fatalf("events %s, want each sentence's audio then its timestamps", got)

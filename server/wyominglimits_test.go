@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/internal/wait"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
 	"github.com/voxkit/voxkit/server/servertest"
@@ -27,25 +29,25 @@ const wyomingFloodBound = 200 << 20
 // memory stays within wyomingFloodBound, and a new connection is
 // answered.
 func TestWyomingPayloadFlood(t *testing.T) {
-	measuresMemory(t, "sends 1 GB over loopback")
-	e := newEnv(t, envOptions{wyomingPeer: -1}) // all 250 from one address
-	addr := startWyoming(t, e)
+	testserver.MeasuresMemory(t, "sends 1 GB over loopback")
+	e := testserver.New(t, testserver.Options{WyomingPeer: -1}) // all 250 from one address
+	addr := testserver.StartWyoming(t, e)
 	const conns = 250
 	payload := make([]byte, wyoming.MaxPayload-1)
 	header := `{"type":"audio-chunk","data":{"rate":22050,"width":2,"channels":1},"payload_length":` +
 		strconv.Itoa(wyoming.MaxPayload) + "}\n"
 	growth := servertest.PeakRSSGrowth(t)
-	flood := make([]*wyomingClient, conns)
+	flood := make([]*testserver.WyomingClient, conns)
 	var wg sync.WaitGroup
 	for i := range flood {
-		c := dialWyoming(t, addr)
+		c := testserver.DialWyoming(t, addr)
 		flood[i] = c
 		wg.Go(func() {
-			if _, err := io.WriteString(c.c, header); err != nil {
+			if _, err := io.WriteString(c.C, header); err != nil {
 				t.Error(err)
 				return
 			}
-			if _, err := c.c.Write(payload); err != nil {
+			if _, err := c.C.Write(payload); err != nil {
 				t.Error(err)
 			}
 		})
@@ -53,20 +55,20 @@ func TestWyomingPayloadFlood(t *testing.T) {
 	wg.Wait()
 	for _, c := range flood {
 		wg.Go(func() {
-			c.c.Write([]byte{0})
-			if err := wyoming.Write(c.c, "describe", nil, nil); err != nil {
+			c.C.Write([]byte{0})
+			if err := wyoming.Write(c.C, "describe", nil, nil); err != nil {
 				t.Error(err)
 				return
 			}
-			if ev, err := wyoming.ReadSkippingPayload(c.r); err != nil || ev.Type != "info" {
+			if ev, err := wyoming.ReadSkippingPayload(c.R); err != nil || ev.Type != "info" {
 				t.Errorf("describe after the payload: %s %v", ev.Type, err)
 			}
 		})
 	}
 	wg.Wait()
-	d := dialWyoming(t, addr)
-	d.send("describe", nil)
-	if ev := d.next(); ev.Type != "info" {
+	d := testserver.DialWyoming(t, addr)
+	d.Send("describe", nil)
+	if ev := d.Next(); ev.Type != "info" {
 		t.Errorf("a new connection after the flood: %s %v", ev.Type, ev.Data)
 	}
 	grew := growth()
@@ -80,20 +82,20 @@ func TestWyomingPayloadFlood(t *testing.T) {
 // skipped, and the event served; a payload over the limit is still an
 // error.
 func TestWyomingPayloadSkipped(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	c := dialWyoming(t, startWyoming(t, e))
-	if err := wyoming.Write(c.c, "describe", nil, bytes.Repeat([]byte{1}, 100000)); err != nil {
+	e := testserver.New(t, testserver.Options{})
+	c := testserver.DialWyoming(t, testserver.StartWyoming(t, e))
+	if err := wyoming.Write(c.C, "describe", nil, bytes.Repeat([]byte{1}, 100000)); err != nil {
 		t.Fatal(err)
 	}
-	if ev := c.next(); ev.Type != "info" {
+	if ev := c.Next(); ev.Type != "info" {
 		t.Fatalf("describe with a payload: %s %v", ev.Type, ev.Data)
 	}
-	c.send("synthesize", map[string]any{"text": "Still here.", "voice": map[string]any{"name": "fake"}})
-	if pcm, _, _ := c.audio(); len(pcm) == 0 {
+	c.Send("synthesize", map[string]any{"text": "Still here.", "voice": map[string]any{"name": "fake"}})
+	if pcm, _, _ := c.Audio(); len(pcm) == 0 {
 		t.Error("after the payload: no audio")
 	}
-	io.WriteString(c.c, `{"type":"describe","payload_length":`+strconv.Itoa(wyoming.MaxPayload+1)+"}\n")
-	if ev := c.next(); ev.Type != "error" || ev.String("code") != "too_large" {
+	io.WriteString(c.C, `{"type":"describe","payload_length":`+strconv.Itoa(wyoming.MaxPayload+1)+"}\n")
+	if ev := c.Next(); ev.Type != "error" || ev.String("code") != "too_large" {
 		t.Errorf("a payload over the limit: %s %v", ev.Type, ev.Data)
 	}
 }
@@ -102,37 +104,37 @@ func TestWyomingPayloadSkipped(t *testing.T) {
 // gets a server_busy error event and is closed; the limit is logged once
 // for the burst, and a connection is answered again once one has closed.
 func TestWyomingConnectionLimit(t *testing.T) {
-	var log syncBuffer
-	e := newEnv(t, envOptions{wyomingConns: 4, wyomingPeer: -1, log: &log})
-	addr := startWyoming(t, e)
-	var held []*wyomingClient
+	var log testserver.SyncBuffer
+	e := testserver.New(t, testserver.Options{WyomingConns: 4, WyomingPeer: -1, Log: &log})
+	addr := testserver.StartWyoming(t, e)
+	var held []*testserver.WyomingClient
 	for range 4 {
-		c := dialWyoming(t, addr)
-		c.send("describe", nil)
-		if ev := c.next(); ev.Type != "info" {
+		c := testserver.DialWyoming(t, addr)
+		c.Send("describe", nil)
+		if ev := c.Next(); ev.Type != "info" {
 			t.Fatalf("connection %d: %s", len(held), ev.Type)
 		}
 		held = append(held, c)
 	}
 	for i := range 20 {
-		c := dialWyoming(t, addr)
-		ev, err := wyoming.Read(c.r)
+		c := testserver.DialWyoming(t, addr)
+		ev, err := wyoming.Read(c.R)
 		if err != nil || ev.Type != "error" || ev.String("code") != "server_busy" || !strings.Contains(ev.String("text"), "4") {
 			t.Fatalf("connection %d over the limit: %s %v %v", i, ev.Type, ev.Data, err)
 		}
-		if _, err := wyoming.Read(c.r); !errors.Is(err, io.EOF) {
+		if _, err := wyoming.Read(c.R); !errors.Is(err, io.EOF) {
 			t.Errorf("connection %d over the limit stayed open: %v", i, err)
 		}
 	}
 	if n := strings.Count(log.String(), "connection limit reached"); n != 1 {
 		t.Errorf("the limit was logged %d times for one burst, want once:\n%s", n, log.String())
 	}
-	held[0].c.Close()
+	held[0].C.Close()
 	// Busy until the server has seen the close.
 	answered := wait.For(30*time.Second, func() bool {
-		c := dialWyoming(t, addr)
-		c.send("describe", nil)
-		ev, err := wyoming.Read(c.r)
+		c := testserver.DialWyoming(t, addr)
+		c.Send("describe", nil)
+		ev, err := wyoming.Read(c.R)
 		if err == nil && ev.Type == "info" {
 			return true
 		}
@@ -150,21 +152,21 @@ func TestWyomingConnectionLimit(t *testing.T) {
 // event timeout is an error event and the connection closes; a
 // connection that waits longer than that before an event is served.
 func TestWyomingEventTimeout(t *testing.T) {
-	e := newEnv(t, envOptions{wyomingEvent: 200 * time.Millisecond})
-	addr := startWyoming(t, e)
-	idle := dialWyoming(t, addr)
-	half := dialWyoming(t, addr)
-	io.WriteString(half.c, `{"type":"describe","data_length":10}`+"\n{")
-	ev, err := wyoming.Read(half.r)
+	e := testserver.New(t, testserver.Options{WyomingEvent: 200 * time.Millisecond})
+	addr := testserver.StartWyoming(t, e)
+	idle := testserver.DialWyoming(t, addr)
+	half := testserver.DialWyoming(t, addr)
+	io.WriteString(half.C, `{"type":"describe","data_length":10}`+"\n{")
+	ev, err := wyoming.Read(half.R)
 	if err != nil || ev.Type != "error" || ev.String("code") != "timeout" {
 		t.Fatalf("a half-sent event: %s %v %v", ev.Type, ev.Data, err)
 	}
-	if _, err := wyoming.Read(half.r); !errors.Is(err, io.EOF) {
+	if _, err := wyoming.Read(half.R); !errors.Is(err, io.EOF) {
 		t.Errorf("the connection stayed open after a half-sent event: %v", err)
 	}
 	// idle has waited longer than the event timeout.
-	idle.send("describe", nil)
-	if ev := idle.next(); ev.Type != "info" {
+	idle.Send("describe", nil)
+	if ev := idle.Next(); ev.Type != "info" {
 		t.Errorf("after waiting: %s %v", ev.Type, ev.Data)
 	}
 }
@@ -173,8 +175,8 @@ func TestWyomingEventTimeout(t *testing.T) {
 // wyoming.MaxEcho bytes of a voice name or text_format, and never names a
 // Go type, whatever the client sent.
 func TestWyomingErrorsEchoLittle(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	c := dialWyoming(t, startWyoming(t, e))
+	e := testserver.New(t, testserver.Options{})
+	c := testserver.DialWyoming(t, testserver.StartWyoming(t, e))
 	long := strings.Repeat("v", 100000)
 	goNames := []string{"Go ", "server.", "wyomingVoice", "json:", "map[", "struct"}
 	check := func(what string, ev wyoming.Event) {
@@ -196,11 +198,11 @@ func TestWyomingErrorsEchoLittle(t *testing.T) {
 		"voice as a string": {"text": "Hi.", "voice": "en-us"},
 		"name as a number":  {"text": "Hi.", "voice": map[string]any{"name": 5}},
 	} {
-		c.send("synthesize", data)
-		check(what, c.next())
+		c.Send("synthesize", data)
+		check(what, c.Next())
 	}
-	c.send("synthesize", map[string]any{"text": "Still here.", "voice": map[string]any{"name": "fake"}})
-	if pcm, _, _ := c.audio(); len(pcm) == 0 {
+	c.Send("synthesize", map[string]any{"text": "Still here.", "voice": map[string]any{"name": "fake"}})
+	if pcm, _, _ := c.Audio(); len(pcm) == 0 {
 		t.Error("after the errors: no audio")
 	}
 	// A malformed header is an error event too, then the connection ends.
@@ -209,31 +211,11 @@ func TestWyomingErrorsEchoLittle(t *testing.T) {
 		"data as a list":   `{"type":"describe","data":[1]}`,
 		"not JSON":         `hello`,
 	} {
-		d := dialWyoming(t, c.c.RemoteAddr().String())
-		io.WriteString(d.c, line+"\n")
-		check(what, d.next())
-		if _, err := wyoming.Read(d.r); err == nil {
+		d := testserver.DialWyoming(t, c.C.RemoteAddr().String())
+		io.WriteString(d.C, line+"\n")
+		check(what, d.Next())
+		if _, err := wyoming.Read(d.R); err == nil {
 			t.Errorf("%s: the connection stayed open", what)
 		}
-	}
-}
-
-// String returns what the server has logged so far.
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// measuresMemory skips a test of resident memory that does heavy work
-// (what it does, for the skip's reason) under -short, and under the race
-// detector.
-func measuresMemory(t *testing.T, heavy string) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip(heavy)
-	}
-	if raceEnabled {
-		t.Skip("the race detector's memory makes RSS meaningless; make test runs this test without it")
 	}
 }

@@ -9,13 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/internal/wait"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
 )
 
 // dialWyomingFrom is dialWyoming from the local address ip (another
 // loopback address is another peer).
-func dialWyomingFrom(t *testing.T, addr, ip string) *wyomingClient {
+func dialWyomingFrom(t *testing.T, addr, ip string) *testserver.WyomingClient {
 	t.Helper()
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
 	c, err := d.Dial("tcp", addr)
@@ -24,7 +26,7 @@ func dialWyomingFrom(t *testing.T, addr, ip string) *wyomingClient {
 	}
 	t.Cleanup(func() { c.Close() })
 	c.SetDeadline(time.Now().Add(60 * time.Second))
-	return &wyomingClient{t: t, c: c, r: bufio.NewReader(c)}
+	return &testserver.WyomingClient{T: t, C: c, R: bufio.NewReader(c)}
 }
 
 // TestWyomingPeerShare: one peer address opening as many connections as
@@ -32,13 +34,13 @@ func dialWyomingFrom(t *testing.T, addr, ip string) *wyomingClient {
 // server_busy naming the per-address limit; another peer is still
 // served.
 func TestWyomingPeerShare(t *testing.T) {
-	e := newEnv(t, envOptions{wyomingConns: 8})
-	addr := startWyoming(t, e)
+	e := testserver.New(t, testserver.Options{WyomingConns: 8})
+	addr := testserver.StartWyoming(t, e)
 	served := 0
 	for i := range 8 {
 		c := dialWyomingFrom(t, addr, "127.0.0.1")
-		c.send("describe", nil)
-		ev, err := wyoming.Read(c.r)
+		c.Send("describe", nil)
+		ev, err := wyoming.Read(c.R)
 		switch {
 		case err == nil && ev.Type == "info":
 			served++
@@ -54,8 +56,8 @@ func TestWyomingPeerShare(t *testing.T) {
 		t.Errorf("one peer holds %d of 8 connections, want its share of 2", served)
 	}
 	other := dialWyomingFrom(t, addr, "127.0.0.2")
-	other.send("describe", nil)
-	if ev, err := wyoming.Read(other.r); err != nil || ev.Type != "info" {
+	other.Send("describe", nil)
+	if ev, err := wyoming.Read(other.R); err != nil || ev.Type != "info" {
 		t.Errorf("another peer, while the first holds its most: %s %s %v", ev.Type, ev.String("text"), err)
 	}
 }
@@ -64,14 +66,14 @@ func TestWyomingPeerShare(t *testing.T) {
 // each answered, is closed once the idle time has passed since it opened
 // (a describe does not count as activity).
 func TestWyomingDescribeIsNotWork(t *testing.T) {
-	e := newEnv(t, envOptions{wsIdle: 500 * time.Millisecond})
-	addr := startWyoming(t, e)
-	c := dialWyoming(t, addr)
+	e := testserver.New(t, testserver.Options{WSIdle: 500 * time.Millisecond})
+	addr := testserver.StartWyoming(t, e)
+	c := testserver.DialWyoming(t, addr)
 	closed := wait.For(20*time.Second, func() bool {
-		if err := wyoming.Write(c.c, "describe", nil, nil); err != nil {
+		if err := wyoming.Write(c.C, "describe", nil, nil); err != nil {
 			return true
 		}
-		ev, err := wyoming.Read(c.r)
+		ev, err := wyoming.Read(c.R)
 		if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || (err != nil && strings.Contains(err.Error(), "reset")) {
 			return true
 		}

@@ -1,4 +1,4 @@
-package server_test
+package testserver
 
 import (
 	"cmp"
@@ -31,11 +31,11 @@ import (
 // faulty is an engine seam for failures the real engines do not make on
 // demand: it panics on text containing "PANIC" and fails on text
 // containing "FAIL"; other sentences are a short tone.
-type faulty struct{}
+type Faulty struct{}
 
-var _ engine.Engine = faulty{}
+var _ engine.Engine = Faulty{}
 
-func (faulty) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
+func (Faulty) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
 	switch {
 	case strings.Contains(req.Text, "PANIC"):
 		panic("faulty engine: asked to panic")
@@ -45,74 +45,74 @@ func (faulty) Synthesize(ctx context.Context, req engine.Request, emit engine.Ch
 	return emit(engine.Chunk{Samples: make([]float32, 1600), SampleRate: 16000})
 }
 
-func (faulty) Close() error { return nil }
+func (Faulty) Close() error { return nil }
 
 // env is a running server on loopback with its store and keys.
-type env struct {
-	t        testing.TB
-	ts       *httptest.Server
-	srv      *server.Server
-	store    *sqlite.Store
-	dbPath   string
-	slow     *enginetest.Fake
-	catalog  *voices.Catalog
-	synth    *tts.Synthesizer
-	key      string      // account "local"
-	otherKey string      // account "other"
-	revoked  string      // account "local", revoked
-	done     chan string // paths of finished requests
+type Env struct {
+	T        testing.TB
+	TS       *httptest.Server
+	Server   *server.Server
+	Store    *sqlite.Store
+	DBPath   string
+	Slow     *enginetest.Fake
+	Catalog  *voices.Catalog
+	Synth    *tts.Synthesizer
+	Key      string      // account "local"
+	OtherKey string      // account "other"
+	Revoked  string      // account "local", revoked
+	Done     chan string // paths of finished requests
 	mu       sync.Mutex
 }
 
-type envOptions struct {
-	dbPath       string
-	signup       bool
-	readTimeout  time.Duration
-	writeTimeout time.Duration
-	log          io.Writer // the server's log, as JSON lines; nil discards it
-	wsIdle       time.Duration
-	maxKeys      int
-	maxVoices    int
+type Options struct {
+	DBPath       string
+	Signup       bool
+	ReadTimeout  time.Duration
+	WriteTimeout time.Duration
+	Log          io.Writer // the server's log, as JSON lines; nil discards it
+	WSIdle       time.Duration
+	MaxKeys      int
+	MaxVoices    int
 	// lexiconStorage is Options.LexiconStoragePerAccount.
-	lexiconStorage int64
+	LexiconStorage int64
 	// synth, if set, adjusts the Synthesizer's options.
-	synth func(*tts.Options)
+	Synth func(*tts.Options)
 	// metrics, if set, receives the server's collectors.
-	metrics  prometheus.Registerer
-	limits   store.Limits
-	maxQueue int
-	keyCheck time.Duration // Options.KeyCheckTimeout
+	Metrics  prometheus.Registerer
+	Limits   store.Limits
+	MaxQueue int
+	KeyCheck time.Duration // Options.KeyCheckTimeout
 	// wrap, if set, gives the server its store in place of the SQLite one
 	// (which it may wrap).
-	wrap func(*sqlite.Store) store.Store
+	Wrap func(*sqlite.Store) store.Store
 	// proxies are Options.TrustedProxies.
-	proxies []netip.Prefix
+	Proxies []netip.Prefix
 	// unguarded sends text to libespeak-ng as written (espeak.Options),
 	// so that its known crashes happen.
-	unguarded bool
+	Unguarded bool
 	// socketAuth and recheck are Options.SocketAuthTimeout and
 	// Options.KeyRecheckInterval.
-	socketAuth, recheck time.Duration
+	SocketAuth, Recheck time.Duration
 	// wyomingConns and wyomingEvent are Options.WyomingMaxConns and
 	// WyomingEventTimeout.
-	wyomingConns int
-	wyomingEvent time.Duration
-	wyomingPeer  int // Options.WyomingMaxPeerConns
-	maxUploads   int // Options.MaxUploadsPerAccount
+	WyomingConns int
+	WyomingEvent time.Duration
+	WyomingPeer  int // Options.WyomingMaxPeerConns
+	MaxUploads   int // Options.MaxUploadsPerAccount
 	// defaultFormat is Options.DefaultFormat.
-	defaultFormat string
+	DefaultFormat string
 }
 
-func newEnv(t testing.TB, o envOptions) *env {
+func New(t testing.TB, o Options) *Env {
 	t.Helper()
 	ctx := context.Background()
-	es, err := espeak.New(espeak.Options{Unguarded: o.unguarded})
+	es, err := espeak.New(espeak.Options{Unguarded: o.Unguarded})
 	if err != nil {
 		t.Fatal(err)
 	}
 	slow := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"slow"}, SentenceDelay: 40 * time.Millisecond})
 	fake := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"fake"}})
-	engines := map[string]engine.Engine{"espeak": es, "slow": slow, "fake": fake, "faulty": faulty{}}
+	engines := map[string]engine.Engine{"espeak": es, "slow": slow, "fake": fake, "faulty": Faulty{}}
 	cat := new(voices.Catalog)
 	created := time.Unix(1700000000, 0)
 	for _, name := range []string{"slow", "fake"} {
@@ -132,8 +132,8 @@ func newEnv(t testing.TB, o envOptions) *env {
 		}
 	}
 	opts := tts.Options{Engines: engines, Voices: cat}
-	if o.synth != nil {
-		o.synth(&opts)
+	if o.Synth != nil {
+		o.Synth(&opts)
 	}
 	synth, err := tts.New(opts)
 	if err != nil {
@@ -143,18 +143,18 @@ func newEnv(t testing.TB, o envOptions) *env {
 	for _, n := range server.OpenAIVoiceNames() {
 		aliases[n] = "en-us"
 	}
-	se := servertest.Start(t, servertest.Options{Synthesizer: synth, Accounts: []string{"local", "other"}, DBPath: o.dbPath, Wrap: o.wrap,
+	se := servertest.Start(t, servertest.Options{Synthesizer: synth, Accounts: []string{"local", "other"}, DBPath: o.DBPath, Wrap: o.Wrap,
 		Server: server.Options{
-			Aliases: aliases, AllowSignup: o.signup, ReadTimeout: o.readTimeout, ElevenLabs: true, Cartesia: true, TrustedProxies: o.proxies,
-			WriteTimeout: o.writeTimeout, WSIdleTimeout: o.wsIdle, MaxKeysPerAccount: o.maxKeys,
-			MaxVoicesPerAccount: o.maxVoices, LexiconStoragePerAccount: o.lexiconStorage, Metrics: o.metrics, Limits: o.limits, MaxQueue: o.maxQueue, KeyCheckTimeout: o.keyCheck,
-			SocketAuthTimeout: o.socketAuth, KeyRecheckInterval: o.recheck,
-			WyomingMaxConns: o.wyomingConns, WyomingEventTimeout: o.wyomingEvent, WyomingMaxPeerConns: o.wyomingPeer,
-			MaxUploadsPerAccount: o.maxUploads, DefaultFormat: o.defaultFormat,
-			Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.log, io.Discard), nil)),
+			Aliases: aliases, AllowSignup: o.Signup, ReadTimeout: o.ReadTimeout, ElevenLabs: true, Cartesia: true, TrustedProxies: o.Proxies,
+			WriteTimeout: o.WriteTimeout, WSIdleTimeout: o.WSIdle, MaxKeysPerAccount: o.MaxKeys,
+			MaxVoicesPerAccount: o.MaxVoices, LexiconStoragePerAccount: o.LexiconStorage, Metrics: o.Metrics, Limits: o.Limits, MaxQueue: o.MaxQueue, KeyCheckTimeout: o.KeyCheck,
+			SocketAuthTimeout: o.SocketAuth, KeyRecheckInterval: o.Recheck,
+			WyomingMaxConns: o.WyomingConns, WyomingEventTimeout: o.WyomingEvent, WyomingMaxPeerConns: o.WyomingPeer,
+			MaxUploadsPerAccount: o.MaxUploads, DefaultFormat: o.DefaultFormat,
+			Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.Log, io.Discard), nil)),
 		}})
-	e := &env{t: t, srv: se.Server, store: se.Store, dbPath: se.DBPath, slow: slow, catalog: cat, synth: synth, done: make(chan string, 1000),
-		key: se.Keys["local"], otherKey: se.Keys["other"]}
+	e := &Env{T: t, Server: se.Server, Store: se.Store, DBPath: se.DBPath, Slow: slow, Catalog: cat, Synth: synth, Done: make(chan string, 1000),
+		Key: se.Keys["local"], OtherKey: se.Keys["other"]}
 	k, revoked, err := se.Store.CreateKey(ctx, store.NewKey{Account: "local", Name: "revoked", Scope: store.ScopeAdmin})
 	if err != nil {
 		t.Fatal(err)
@@ -162,33 +162,33 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if _, err := se.Store.RevokeKey(ctx, "local", k.Prefix); err != nil {
 		t.Fatal(err)
 	}
-	e.revoked = revoked
-	e.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	e.Revoked = revoked
+	e.TS = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			select {
-			case e.done <- r.URL.Path:
+			case e.Done <- r.URL.Path:
 			default: // nobody is waiting (benchmarks)
 			}
 		}()
-		e.srv.ServeHTTP(w, r)
+		e.Server.ServeHTTP(w, r)
 	}))
-	t.Cleanup(e.ts.Close)
+	t.Cleanup(e.TS.Close)
 	return e
 }
 
 // client returns an official OpenAI SDK client for the server.
-func (e *env) client(key string) *openai.Client {
-	c := openai.NewClient(option.WithBaseURL(e.ts.URL+"/v1/"), option.WithAPIKey(key),
-		option.WithMaxRetries(0), option.WithHTTPClient(e.ts.Client()))
+func (e *Env) Client(key string) *openai.Client {
+	c := openai.NewClient(option.WithBaseURL(e.TS.URL+"/v1/"), option.WithAPIKey(key),
+		option.WithMaxRetries(0), option.WithHTTPClient(e.TS.Client()))
 	return &c
 }
 
 // do sends a raw request.
-func (e *env) do(method, path, key, contentType string, body io.Reader) *http.Response {
-	e.t.Helper()
-	req, err := http.NewRequest(method, e.ts.URL+path, body)
+func (e *Env) Do(method, path, key, contentType string, body io.Reader) *http.Response {
+	e.T.Helper()
+	req, err := http.NewRequest(method, e.TS.URL+path, body)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
@@ -196,9 +196,9 @@ func (e *env) do(method, path, key, contentType string, body io.Reader) *http.Re
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	res, err := e.ts.Client().Do(req)
+	res, err := e.TS.Client().Do(req)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return res
 }

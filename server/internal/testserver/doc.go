@@ -1,0 +1,13 @@
+// Package testserver is the harness of the server's tests, beside the
+// doors they test: New starts a server.Server on loopback over espeak-ng
+// and fake engines and a SQLite store, with the keys of two accounts, and
+// Env's methods speak to it through each door (OpenAI's SDK and HTTP,
+// voxkit's WebSocket, ElevenLabs, Cartesia, Wyoming, the admin API and the
+// playground). Only tests import it; it registers every codec (mp3 and
+// opus need cgo), since the tests use every format.
+package testserver
+
+import (
+	_ "github.com/voxkit/voxkit/encode/mp3"
+	_ "github.com/voxkit/voxkit/encode/opus"
+)

@@ -1,0 +1,67 @@
+package testserver
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+func DialWS(t testing.TB, e *Env, key string) *websocket.Conn {
+	t.Helper()
+	opts := &websocket.DialOptions{HTTPClient: e.TS.Client()}
+	if key != "" {
+		opts.HTTPHeader = http.Header{"Authorization": {"Bearer " + key}}
+	}
+	c, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(e.TS.URL, "http")+"/v1/audio/speech/ws", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadLimit(16 << 20) // a sentence of audio is one message
+	t.Cleanup(func() { c.CloseNow() })
+	return c
+}
+
+type WSMsg struct {
+	Type        string         `json:"type"`
+	ID          string         `json:"id"`
+	Account     string         `json:"account"`
+	ContentType string         `json:"content_type"`
+	SampleRate  int            `json:"sample_rate"`
+	Sentences   int            `json:"sentences"`
+	UpstreamMS  float64        `json:"upstream_ms"`
+	GatewayMS   float64        `json:"gateway_ms"`
+	Error       map[string]any `json:"error"`
+	Binary      int            `json:"-"`
+}
+
+// next reads one message; a binary one is returned with its length.
+func Next(t *testing.T, c *websocket.Conn) WSMsg {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	typ, data, err := c.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typ == websocket.MessageBinary {
+		return WSMsg{Type: "binary", Binary: len(data)}
+	}
+	var m WSMsg
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("%s: %v", data, err)
+	}
+	return m
+}
+
+func SendWS(t *testing.T, c *websocket.Conn, v any) {
+	t.Helper()
+	b, _ := json.Marshal(v)
+	if err := c.Write(context.Background(), websocket.MessageText, b); err != nil {
+		t.Fatal(err)
+	}
+}
