@@ -1,4 +1,4 @@
-package server_test
+package openai_test
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 // jf_alpha, among others).
 func kokoroEnv(t *testing.T) *testserver.Env {
 	t.Helper()
-	k := onnxtest.Load(t, onnx.Options{Strict: true, VoicesDir: filepath.Join("..", "engine", "onnx", "testdata", "kokoro")})
+	k := onnxtest.Load(t, onnx.Options{Strict: true, VoicesDir: filepath.Join(testserver.Root(), "engine", "onnx", "testdata", "kokoro")})
 	return testserver.New(t, testserver.Options{Synth: func(o *tts.Options) {
 		o.Engines["onnx"] = k
 		if err := o.Voices.AddEngine(context.Background(), "onnx", k, time.Now()); err != nil {
