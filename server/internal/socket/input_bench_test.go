@@ -1,4 +1,4 @@
-package server_test
+package socket_test
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func BenchmarkInputStreamLatency(b *testing.B) {
 		benchLatency(b, e, "en-us")
 	})
 	b.Run("piper-medium", func(b *testing.B) {
-		model := filepath.Join("..", ".cache", "bench", "en_US-bench-medium.onnx")
+		model := filepath.Join(testserver.Root(), ".cache", "bench", "en_US-bench-medium.onnx")
 		if dir := os.Getenv("VOXKIT_BENCH_DIR"); dir != "" {
 			model = filepath.Join(dir, "en_US-bench-medium.onnx")
 		}

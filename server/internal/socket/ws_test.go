@@ -1,4 +1,4 @@
-package server_test
+package socket_test
 
 import (
 	"context"
