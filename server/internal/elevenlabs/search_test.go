@@ -1,4 +1,4 @@
-package server_test
+package elevenlabs_test
 
 import (
 	"encoding/json"
