@@ -1,4 +1,4 @@
-package server_test
+package cartesia_test
 
 import (
 	"context"
