@@ -1,4 +1,4 @@
-package server_test
+package wyoming_test
 
 import (
 	"errors"
