@@ -357,21 +357,5 @@ func TestWSRechecksKeyPeriodically(t *testing.T) {
 			break
 		}
 	}
-	closedWith(t, c, websocket.StatusPolicyViolation)
-}
-
-// closedWith reads c's messages until it closes, which must be with
-// status want.
-func closedWith(t *testing.T, c *websocket.Conn, want websocket.StatusCode) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	for {
-		if _, _, err := c.Read(ctx); err != nil {
-			if st := websocket.CloseStatus(err); st != want {
-				t.Errorf("closed with %v (%v), want %v", st, err, want)
-			}
-			return
-		}
-	}
+	testserver.ClosedWith(t, c, websocket.StatusPolicyViolation)
 }

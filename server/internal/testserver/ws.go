@@ -65,3 +65,19 @@ func SendWS(t *testing.T, c *websocket.Conn, v any) {
 		t.Fatal(err)
 	}
 }
+
+// ClosedWith reads c's messages until it closes, which must be with
+// status want.
+func ClosedWith(t *testing.T, c *websocket.Conn, want websocket.StatusCode) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	for {
+		if _, _, err := c.Read(ctx); err != nil {
+			if st := websocket.CloseStatus(err); st != want {
+				t.Errorf("closed with %v (%v), want %v", st, err, want)
+			}
+			return
+		}
+	}
+}
