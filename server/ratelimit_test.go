@@ -94,12 +94,8 @@ func TestBusyWhenQueueFull(t *testing.T) {
 	e := testserver.New(t, testserver.Options{MaxQueue: 1, Synth: func(o *tts.Options) { o.MaxParallel = 1 }})
 	waitLoad := func(want tts.Load) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for e.Synth.Load() != want {
-			if time.Now().After(deadline) {
-				t.Fatalf("load %+v, want %+v", e.Synth.Load(), want)
-			}
-			time.Sleep(time.Millisecond)
+		if !wait.For(10*time.Second, func() bool { return e.Synth.Load() == want }) {
+			t.Fatalf("load %+v, want %+v", e.Synth.Load(), want)
 		}
 	}
 	first := slowSpeech(t, e, e.Key, 50) // renders
