@@ -11,13 +11,13 @@ import (
 	"github.com/coder/websocket"
 )
 
-// cartesiaDo sends a Cartesia API request with the key in X-API-Key.
+// CartesiaDo sends a Cartesia API request with the key in X-API-Key.
 func (e *Env) CartesiaDo(method, path, key, body string) (*http.Response, []byte) {
 	e.T.Helper()
 	return e.VendorDo(method, "/cartesia"+path, body, "X-API-Key", key, "Cartesia-Version", "2026-08-14")
 }
 
-// cartesiaSocket opens /tts/websocket with the key in Authorization, as
+// CartesiaSocket opens /tts/websocket with the key in Authorization, as
 // the Cartesia SDKs send it.
 func (e *Env) CartesiaSocket() *websocket.Conn {
 	e.T.Helper()
@@ -34,7 +34,7 @@ func (e *Env) CartesiaSocket() *websocket.Conn {
 	return c
 }
 
-// cartesiaEvent is a server message of the WebSocket.
+// CartesiaEvent is a server message of the WebSocket.
 type CartesiaEvent struct {
 	Type      string `json:"type"`
 	ContextID string `json:"context_id"`

@@ -1,10 +1,12 @@
 package testserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"math"
+	"mime/multipart"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,13 +15,13 @@ import (
 	"github.com/coder/websocket"
 )
 
-// elevenDo sends an ElevenLabs API request with the key in xi-api-key.
+// ElevenDo sends an ElevenLabs API request with the key in xi-api-key.
 func (e *Env) ElevenDo(method, path, key, body string) (*http.Response, []byte) {
 	e.T.Helper()
 	return e.VendorDo(method, "/elevenlabs"+path, body, "xi-api-key", key)
 }
 
-// vendorDo sends a request to path, JSON unless the headers, given as
+// VendorDo sends a request to path, JSON unless the headers, given as
 // name, value pairs, say another Content-Type, and returns the response
 // and its body.
 func (e *Env) VendorDo(method, path, body string, header ...string) (*http.Response, []byte) {
@@ -41,7 +43,7 @@ func (e *Env) VendorDo(method, path, body string, header ...string) (*http.Respo
 	return res, b
 }
 
-// openAIPCM is the OpenAI API's 24 kHz pcm of text in voice.
+// OpenAIPCM is the OpenAI API's 24 kHz pcm of text in voice.
 func (e *Env) OpenAIPCM(voice, text string) []byte {
 	e.T.Helper()
 	body, _ := json.Marshal(map[string]any{"voice": voice, "input": text, "response_format": "pcm"})
@@ -55,7 +57,7 @@ func CloseTo(got, want int, frac float64) bool {
 	return math.Abs(float64(got-want)) <= frac*float64(want)
 }
 
-// elevenSocket dials an ElevenLabs WebSocket of the test server.
+// ElevenSocket dials an ElevenLabs WebSocket of the test server.
 func (e *Env) ElevenSocket(path string) *websocket.Conn {
 	e.T.Helper()
 	h := http.Header{}
@@ -70,7 +72,7 @@ func (e *Env) ElevenSocket(path string) *websocket.Conn {
 	return c
 }
 
-// elevenWSMessage is a server message of the ElevenLabs sockets.
+// ElevenWSMessage is a server message of the ElevenLabs sockets.
 type ElevenWSMessage struct {
 	Audio     string `json:"audio"`
 	IsFinal   *bool  `json:"isFinal"`
@@ -104,4 +106,62 @@ func ReadEleven(t *testing.T, c *websocket.Conn) ElevenWSMessage {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// AddDictionaryFile uploads pls as ElevenLabs' add-from-file does (a
+// multipart form of name and file; no file for "") and returns the
+// answer.
+func (e *Env) AddDictionaryFile(key, name, pls string) (*http.Response, []byte) {
+	e.T.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("name", name)
+	mw.WriteField("description", "acronyms we say in full")
+	if pls != "" {
+		fw, _ := mw.CreateFormFile("file", "dictionary.pls")
+		io.WriteString(fw, pls)
+	}
+	mw.Close()
+	return e.VendorDo("POST", "/elevenlabs/v1/pronunciation-dictionaries/add-from-file", body.String(),
+		"xi-api-key", key, "Content-Type", mw.FormDataContentType())
+}
+
+// ElevenJSON sends an ElevenLabs request and decodes its JSON answer
+// into out, failing unless the status is want.
+func (e *Env) ElevenJSON(method, path, key, body string, want int, out any) {
+	e.T.Helper()
+	res, b := e.ElevenDo(method, path, key, body)
+	if res.StatusCode != want {
+		e.T.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, b, want)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		e.T.Fatalf("%s %s: %v: %s", method, path, err, b)
+	}
+}
+
+// ElevenPCM is the pcm_24000 of text in en-us over ElevenLabs' HTTP API,
+// with the locators given (JSON, "" for none).
+func (e *Env) ElevenPCM(key, text, locators string) (int, []byte) {
+	e.T.Helper()
+	body := map[string]any{"text": text}
+	if locators != "" {
+		body["pronunciation_dictionary_locators"] = json.RawMessage(locators)
+	}
+	js, _ := json.Marshal(body)
+	res, b := e.ElevenDo("POST", "/v1/text-to-speech/en-us?output_format=pcm_24000", key, string(js))
+	return res.StatusCode, b
+}
+
+// VendorDial opens a vendor socket at path (after the server's URL) with
+// header h.
+func (e *Env) VendorDial(t *testing.T, path string, h http.Header) *websocket.Conn {
+	t.Helper()
+	c, res, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(e.TS.URL, "http")+path,
+		&websocket.DialOptions{HTTPClient: e.TS.Client(), HTTPHeader: h})
+	if err != nil {
+		t.Fatalf("dial %s: %v %v", path, err, res)
+	}
+	c.SetReadLimit(16 << 20)
+	t.Cleanup(func() { c.CloseNow() })
+	return c
 }

@@ -9,6 +9,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +23,10 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/engine/espeak"
+	"github.com/voxkit/voxkit/engine/onnx"
+	"github.com/voxkit/voxkit/internal/onnxtest"
+	"github.com/voxkit/voxkit/internal/pgtest"
+	"github.com/voxkit/voxkit/internal/pockettest"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/servertest"
 	"github.com/voxkit/voxkit/server/store"
@@ -28,7 +35,7 @@ import (
 	"github.com/voxkit/voxkit/voices"
 )
 
-// faulty is an engine seam for failures the real engines do not make on
+// Faulty is an engine seam for failures the real engines do not make on
 // demand: it panics on text containing "PANIC" and fails on text
 // containing "FAIL"; other sentences are a short tone.
 type Faulty struct{}
@@ -47,7 +54,7 @@ func (Faulty) Synthesize(ctx context.Context, req engine.Request, emit engine.Ch
 
 func (Faulty) Close() error { return nil }
 
-// env is a running server on loopback with its store and keys.
+// Env is a running server on loopback with its store and keys.
 type Env struct {
 	T        testing.TB
 	TS       *httptest.Server
@@ -176,14 +183,14 @@ func New(t testing.TB, o Options) *Env {
 	return e
 }
 
-// client returns an official OpenAI SDK client for the server.
+// Client returns an official OpenAI SDK client for the server.
 func (e *Env) Client(key string) *openai.Client {
 	c := openai.NewClient(option.WithBaseURL(e.TS.URL+"/v1/"), option.WithAPIKey(key),
 		option.WithMaxRetries(0), option.WithHTTPClient(e.TS.Client()))
 	return &c
 }
 
-// do sends a raw request.
+// Do sends a raw request.
 func (e *Env) Do(method, path, key, contentType string, body io.Reader) *http.Response {
 	e.T.Helper()
 	req, err := http.NewRequest(method, e.TS.URL+path, body)
@@ -201,4 +208,46 @@ func (e *Env) Do(method, path, key, contentType string, body io.Reader) *http.Re
 		e.T.Fatal(err)
 	}
 	return res
+}
+
+// NewPiperEnv is newEnv with the generated Piper voices of engine/onnx's
+// testdata beside espeak-ng's.
+func NewPiperEnv(t *testing.T) *Env {
+	t.Helper()
+	piper := onnxtest.Load(t, onnx.Options{Strict: true, VoicesDir: filepath.Join(Root(), "engine", "onnx", "testdata", "voices")})
+	return New(t, Options{Synth: func(o *tts.Options) {
+		o.Engines["onnx"] = piper
+		if err := o.Voices.AddEngine(context.Background(), "onnx", piper, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}})
+}
+
+// Main is the TestMain of a package whose tests start servers: the tests
+// that need PostgreSQL share one server, a database each; those that need
+// the generated PocketTTS model share one directory of it.
+func Main(m *testing.M) {
+	code := pgtest.Run(m)
+	pockettest.RemoveShared()
+	os.Exit(code)
+}
+
+// Long skips, under go test -short, a test that takes seconds by design:
+// it waits out a timeout or a window in which something must not happen,
+// or puts load on the server. make test runs it.
+func Long(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("takes seconds by design; skipped by -short (make test runs it)")
+	}
+}
+
+// Root is the module's directory, found from this file's, so that a test
+// in any package reaches the module's testdata and .cache.
+func Root() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		panic("testserver: no caller information")
+	}
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/wyoming"
 )
 
-// wyomingClient speaks to a Wyoming listener as Home Assistant does.
+// WyomingClient speaks to a Wyoming listener as Home Assistant does.
 type WyomingClient struct {
 	T *testing.T
 	C net.Conn
@@ -48,7 +48,7 @@ func (w *WyomingClient) Next() wyoming.Event {
 	return e
 }
 
-// audio reads audio-start, the chunks and audio-stop, and returns the
+// Audio reads audio-start, the chunks and audio-stop, and returns the
 // 16-bit PCM, its rate and how many chunks carried it.
 func (w *WyomingClient) Audio() (pcm []byte, rate, chunks int) {
 	w.T.Helper()
@@ -75,7 +75,7 @@ func (w *WyomingClient) Audio() (pcm []byte, rate, chunks int) {
 	}
 }
 
-// sameLength reports whether 16-bit PCM at rate lasts as long as the
+// SameLength reports whether 16-bit PCM at rate lasts as long as the
 // HTTP API's 24 kHz PCM, within 1%.
 func SameLength(pcm []byte, rate int, httpPCM []byte) bool {
 	d := float64(len(pcm)) / float64(rate)
@@ -88,7 +88,7 @@ func StartWyoming(t *testing.T, e *Env) string {
 	return StartWyomingAs(t, e, "local")
 }
 
-// startWyomingAs serves Wyoming for account on a new local port, and
+// StartWyomingAs serves Wyoming for account on a new local port, and
 // returns its address.
 func StartWyomingAs(t *testing.T, e *Env, account string) string {
 	t.Helper()
@@ -103,4 +103,24 @@ func StartWyomingAs(t *testing.T, e *Env, account string) string {
 		<-done
 	})
 	return l.Addr().String()
+}
+
+// String returns what the server has logged so far.
+func (s *SyncBuffer) String() string {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return s.B.String()
+}
+
+// MeasuresMemory skips a test of resident memory that does heavy work
+// (what it does, for the skip's reason) under -short, and under the race
+// detector.
+func MeasuresMemory(t *testing.T, heavy string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(heavy)
+	}
+	if RaceEnabled {
+		t.Skip("the race detector's memory makes RSS meaningless; make test runs this test without it")
+	}
 }
