@@ -26,6 +26,10 @@ var forbidden = map[string][]string{
 	// The speech core is below every door: it knows none of them, nor
 	// the package that assembles them.
 	"server/internal/core": append([]string{"server"}, doors...),
+	// The tests' harness, which starts servers, is for tests only: no
+	// package of the server depends on it (outside server/ Go's internal
+	// rule keeps it out).
+	"server/...": {"server/internal/testserver"},
 }
 
 // doors are the server's front doors: each imports the core, never
