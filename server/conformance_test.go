@@ -321,7 +321,7 @@ func readFailure(t *testing.T, shape errorShape, b []byte, status int) *failure 
 		}
 		f.status = status
 	}
-	f.body = varyingRetry.ReplaceAllString(varying.ReplaceAllString(string(b), "ID"), "retry in N s")
+	f.body = varyingRetry.ReplaceAllString(testserver.Varying.ReplaceAllString(string(b), "ID"), "retry in N s")
 	return &f
 }
 
@@ -1352,7 +1352,7 @@ func TestDoorConformance(t *testing.T) {
 	}
 	for _, d := range doors {
 		t.Run("golden/"+d.name, func(t *testing.T) {
-			checkGolden(t, "testdata/conformance_"+d.name+".json", bodies[d.name])
+			testserver.CheckGolden(t, "testdata/conformance_"+d.name+".json", bodies[d.name])
 		})
 	}
 }

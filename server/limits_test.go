@@ -35,7 +35,7 @@ func speechJSON(input, format string, speed float64, stream string) string {
 // the limit.
 func checkAudioTooLong(t *testing.T, status int, body []byte, limit string) {
 	t.Helper()
-	var e errorJSON
+	var e testserver.ErrorJSON
 	if status != http.StatusBadRequest || json.Unmarshal(body, &e) != nil || e.Error.Code == nil ||
 		*e.Error.Code != "audio_too_long" || *e.Error.Type != "invalid_request_error" || *e.Error.Param != "input" ||
 		!strings.Contains(*e.Error.Message, limit) {

@@ -1,14 +1,10 @@
-package server_test
+package openai_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
-	"os"
-	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -16,67 +12,14 @@ import (
 
 	"github.com/voxkit/voxkit/server/internal/testserver"
 
-	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/internal/wait"
 )
-
-// errorJSON is the exact shape of an error body: every field present.
-type errorJSON struct {
-	Error struct {
-		Message *string `json:"message"`
-		Type    *string `json:"type"`
-		Param   *string `json:"param"`
-		Code    *string `json:"code"`
-	} `json:"error"`
-}
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// varying matches what differs between runs: request ids, key prefixes.
-var varying = regexp.MustCompile(`req_[0-9a-f]+|sk_[0-9A-Za-z_-]{8}…`)
-
-// checkGolden compares got with the JSON object in file, byte for byte,
-// or rewrites the file with -update. Error bodies are part of the
-// interface: a refactoring must not change one.
-func checkGolden(t *testing.T, file string, got map[string]string) {
-	t.Helper()
-	if *update {
-		b, err := json.MarshalIndent(got, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want map[string]string
-	if err := json.Unmarshal(b, &want); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	for name, w := range want {
-		if g, ok := got[name]; !ok {
-			t.Errorf("%s: no response", name)
-		} else if g != w {
-			t.Errorf("%s: body changed\n got %s\nwant %s", name, g, w)
-		}
-	}
-	for name := range got {
-		if _, ok := want[name]; !ok {
-			t.Errorf("%s: not in %s (run with -update)", name, file)
-		}
-	}
-}
 
 func TestBadRequests(t *testing.T) {
 	e := testserver.New(t, testserver.Options{})
 	baseline := runtime.NumGoroutine()
 	bodies := map[string]string{}
-	defer checkGolden(t, "testdata/bad_requests.json", bodies)
+	defer testserver.CheckGolden(t, "testdata/bad_requests.json", bodies)
 	const speech = "/v1/audio/speech"
 	const json_ = "application/json"
 	ok := `"voice":"en-us","input":"Hi."`
@@ -162,7 +105,7 @@ func TestBadRequests(t *testing.T) {
 			res := e.Do(tc.method, tc.path, tc.key, tc.ct, strings.NewReader(tc.body))
 			body, _ := io.ReadAll(res.Body)
 			res.Body.Close()
-			bodies[tc.name] = varying.ReplaceAllString(string(body), "ID")
+			bodies[tc.name] = testserver.Varying.ReplaceAllString(string(body), "ID")
 			if res.StatusCode != tc.status {
 				t.Fatalf("status %d, want %d: %s", res.StatusCode, tc.status, body)
 			}
@@ -175,7 +118,7 @@ func TestBadRequests(t *testing.T) {
 			if got := res.Header.Get("Allow"); got != tc.allow {
 				t.Errorf("Allow %q, want %q", got, tc.allow)
 			}
-			var ej errorJSON
+			var ej testserver.ErrorJSON
 			dec := json.NewDecoder(bytes.NewReader(body))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&ej); err != nil {
@@ -219,43 +162,5 @@ func TestBadRequests(t *testing.T) {
 		n := runtime.NumGoroutine()
 		buf := make([]byte, 1<<16)
 		t.Errorf("%d goroutines, baseline %d:\n%s", n, baseline, buf[:runtime.Stack(buf, true)])
-	}
-}
-
-// TestBadWebSocketMessages: the error events of bad messages on an open
-// WebSocket, byte for byte.
-func TestBadWebSocketMessages(t *testing.T) {
-	e := testserver.New(t, testserver.Options{})
-	c := testserver.DialWS(t, e, e.Key)
-	if m := testserver.Next(t, c); m.Type != "ready" {
-		t.Fatalf("first message %+v", m)
-	}
-	bodies := map[string]string{}
-	defer checkGolden(t, "testdata/bad_ws_messages.json", bodies)
-	for _, tc := range []struct{ name, msg string }{
-		{"not json", `{"type":`},
-		{"no type", `{"voice":"en-us"}`},
-		{"unknown type", `{"type":"speech.frobnicate"}`},
-		{"voice missing", `{"type":"speech.create","input":"Hi."}`},
-		{"input blank", `{"type":"speech.create","voice":"en-us","input":" "}`},
-		{"unknown voice", `{"type":"speech.create","voice":"nobody","input":"Hi."}`},
-		{"speed", `{"type":"speech.create","voice":"en-us","input":"Hi.","speed":9}`},
-		{"format", `{"type":"speech.create","voice":"en-us","input":"Hi.","response_format":"aac"}`},
-		{"audio too long", `{"type":"speech.create","voice":"en-us","input":"Hi.` + strings.Repeat("<|pause:5s|>", 130) + `"}`},
-		{"strict tags", `{"type":"speech.create","voice":"en-us","input":"<|frobnicate|> Hi.","strict_tags":true}`},
-		{"input stream text", `{"type":"speech.create","voice":"en-us","input":"Hi.","input_stream":true}`},
-		{"append without stream", `{"type":"input.append","id":"nope","text":"Hi."}`},
-		{"long id", `{"type":"speech.create","id":"` + strings.Repeat("i", 129) + `","voice":"en-us","input":"Hi."}`},
-	} {
-		if err := c.Write(context.Background(), websocket.MessageText, []byte(tc.msg)); err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, data, err := c.Read(ctx)
-		cancel()
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		bodies[tc.name] = varying.ReplaceAllString(string(data), "ID")
 	}
 }

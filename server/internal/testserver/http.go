@@ -6,8 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"io"
 	"net/http"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -186,4 +189,58 @@ func ReportPercentiles(b *testing.B, prefix string, d []time.Duration) {
 	slices.Sort(d)
 	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, prefix+"p50-ms")
 	b.ReportMetric(float64(d[len(d)*99/100].Microseconds())/1000, prefix+"p99-ms")
+}
+
+// ErrorJSON is the exact shape of an error body: every field present.
+type ErrorJSON struct {
+	Error struct {
+		Message *string `json:"message"`
+		Type    *string `json:"type"`
+		Param   *string `json:"param"`
+		Code    *string `json:"code"`
+	} `json:"error"`
+}
+
+// Update is the flag -update of the tests that compare with golden files:
+// it rewrites them.
+var Update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// Varying matches what differs between runs: request ids, key prefixes.
+var Varying = regexp.MustCompile(`req_[0-9a-f]+|sk_[0-9A-Za-z_-]{8}…`)
+
+// CheckGolden compares got with the JSON object in file, byte for byte,
+// or rewrites the file with -update. Error bodies are part of the
+// interface: a refactoring must not change one.
+func CheckGolden(t *testing.T, file string, got map[string]string) {
+	t.Helper()
+	if *Update {
+		b, err := json.MarshalIndent(got, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]string
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	for name, w := range want {
+		if g, ok := got[name]; !ok {
+			t.Errorf("%s: no response", name)
+		} else if g != w {
+			t.Errorf("%s: body changed\n got %s\nwant %s", name, g, w)
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("%s: not in %s (run with -update)", name, file)
+		}
+	}
 }
