@@ -1,21 +1,17 @@
 package server_test
 
 import (
-	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/voxkit/voxkit/server/internal/testserver"
+	"github.com/voxkit/voxkit/server/servertest"
 
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/server"
-	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/tts/espeaktts"
 )
@@ -42,26 +38,15 @@ func TestServerDefaults(t *testing.T) {
 // store with one admin key.
 func defaultServer(t *testing.T) (*testserver.Env, string, *tts.Synthesizer) {
 	t.Helper()
-	ctx := context.Background()
 	synth, err := espeaktts.New(espeak.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { synth.Close() })
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	st.CreateAccount(ctx, "a")
-	_, key, _ := st.CreateKey(ctx, store.NewKey{Account: "a", Scope: store.ScopeAdmin})
-	api, err := server.New(server.Options{Synthesizer: synth, Store: st, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(api)
+	se := servertest.Start(t, servertest.Options{Synthesizer: synth, Accounts: []string{"a"}})
+	ts := httptest.NewServer(se.Server)
 	t.Cleanup(ts.Close)
-	return &testserver.Env{T: t, TS: ts}, key, synth
+	return &testserver.Env{T: t, TS: ts}, se.Keys["a"], synth
 }
 
 // Voice ids are found as people write them: BCP 47 tags in any case

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/server/internal/testserver"
+	"github.com/voxkit/voxkit/server/servertest"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
@@ -516,16 +517,8 @@ type keysOnly struct{ store.Store }
 func TestPlaygroundWithoutSessions(t *testing.T) {
 	p := newPage(t)
 	synth := fakeSynthesizer(t)
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), sqlite.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	srv, err := server.New(server.Options{Synthesizer: synth, Store: keysOnly{st}, Aliases: map[string]string{},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := servertest.Start(t, servertest.Options{Synthesizer: synth, Wrap: func(st *sqlite.Store) store.Store { return keysOnly{st} },
+		Server: server.Options{Aliases: map[string]string{}}}).Server
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	p.do(chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible("#nosessions"), chromedp.WaitNotVisible("#signin-form"))

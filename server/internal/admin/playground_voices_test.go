@@ -1,18 +1,14 @@
 package admin_test
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 	"github.com/voxkit/voxkit/server"
-	"github.com/voxkit/voxkit/server/store/sqlite"
+	"github.com/voxkit/voxkit/server/servertest"
 )
 
 // TestPlaygroundVoicesPaged: the Voices tab lists a page of voices at a
@@ -26,17 +22,8 @@ func TestPlaygroundVoicesPaged(t *testing.T) {
 		ids = append(ids, fmt.Sprintf("v%02d", i))
 	}
 	synth := fakeSynthesizer(t, ids...)
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), sqlite.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	srv, err := server.New(server.Options{Synthesizer: synth, Store: st, Aliases: map[string]string{},
-		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Authenticate: func(*http.Request) (string, error) { return "alice", nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := servertest.Start(t, servertest.Options{Synthesizer: synth, Server: server.Options{Aliases: map[string]string{},
+		Authenticate: func(*http.Request) (string, error) { return "alice", nil }}}).Server
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	p.do(chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible("#tabs"))
