@@ -24,6 +24,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/wait"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -114,22 +115,24 @@ func (s *SyncBuffer) Write(p []byte) (int, error) {
 // returns it.
 func (s *SyncBuffer) RequestLine(t *testing.T, id string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
+	var line map[string]any
+	if !wait.For(60*time.Second, func() bool {
 		s.Mu.Lock()
-		sc := bufio.NewScanner(bytes.NewReader(s.B.Bytes()))
+		sc := bufio.NewScanner(bytes.NewReader(bytes.Clone(s.B.Bytes())))
 		s.Mu.Unlock()
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
 			var m map[string]any
 			if json.Unmarshal(sc.Bytes(), &m) == nil && m["msg"] == "request" && m["request_id"] == id {
-				return m
+				line = m
+				return true
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("no access-log line for request %s", id)
 	}
-	t.Fatalf("no access-log line for request %s", id)
-	return nil
+	return line
 }
 
 // Gate holds each sentence until the test lets it through, and reports
