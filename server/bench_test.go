@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/voxkit/voxkit/server/internal/testserver"
 )
 
 // BenchmarkSpeech measures a whole speech request over loopback HTTP and
@@ -29,14 +31,14 @@ func BenchmarkSpeech(b *testing.B) {
 	for _, bc := range cases {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
-			e := newEnv(b, envOptions{})
+			e := testserver.New(b, testserver.Options{})
 			body := `{"voice":"` + bc.voice + `","input":"` + bc.input + `","response_format":"` + bc.format + `"}`
 			var over, up float64
 			for b.Loop() {
-				req, _ := http.NewRequest("POST", e.ts.URL+"/v1/audio/speech", strings.NewReader(body))
-				req.Header.Set("Authorization", "Bearer "+e.key)
+				req, _ := http.NewRequest("POST", e.TS.URL+"/v1/audio/speech", strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+e.Key)
 				req.Header.Set("Content-Type", "application/json")
-				res, err := e.ts.Client().Do(req)
+				res, err := e.TS.Client().Do(req)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/encode"
 	_ "github.com/voxkit/voxkit/encode/opus"
 	"github.com/voxkit/voxkit/internal/audiotest"
@@ -49,7 +51,7 @@ func TestCloneFromCompressedRecordings(t *testing.T) {
 		t.Skip("three clones and four ffmpeg runs, about 3 s")
 	}
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnv(t, pocketVoices(t), "")
+	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
 	webm, err := os.ReadFile(chromiumWebM)
 	if err != nil {
 		t.Fatal(err)
@@ -65,14 +67,14 @@ func TestCloneFromCompressedRecordings(t *testing.T) {
 	}
 	spoken := map[string][]byte{}
 	for _, u := range uploads {
-		res := e.upload(e.key, map[string]string{"id": u.name, "name": "From " + u.name, "temperature": "0", "steps": "2"}, u.audio)
+		res := e.Upload(e.Key, map[string]string{"id": u.name, "name": "From " + u.name, "temperature": "0", "steps": "2"}, u.audio)
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		var v wire.Voice
 		if res.StatusCode != 201 || json.Unmarshal(b, &v) != nil || v.ID != u.name {
 			t.Fatalf("%s upload: %d %s", u.name, res.StatusCode, b)
 		}
-		st, pcm := e.speak(e.key, u.name)
+		st, pcm := e.Speak(e.Key, u.name)
 		if st != 200 || len(pcm) < 24000 {
 			t.Fatalf("speaking the %s clone: %d, %d bytes", u.name, st, len(pcm))
 		}
@@ -88,7 +90,7 @@ func TestCloneFromCompressedRecordings(t *testing.T) {
 		"mp4 aac":     ffmpegRecording(t, 180, "m4a", "-c:a", "aac"),
 		"webm vorbis": ffmpegRecording(t, 180, "webm", "-c:a", "libvorbis"),
 	} {
-		got := apiError(t, e.upload(e.key, map[string]string{"name": "x"}, audio), 400, wire.CodeUnsupportedAudio)
+		got := testserver.APIError(t, e.Upload(e.Key, map[string]string{"name": "x"}, audio), 400, wire.CodeUnsupportedAudio)
 		if got.Param != "audio" || !strings.Contains(got.Message, "WAV, FLAC, MP3, Ogg Opus or WebM Opus") {
 			t.Errorf("%s: %+v", name, got)
 		}
@@ -105,15 +107,15 @@ func TestRecordingFormatsOnEveryDoor(t *testing.T) {
 		t.Skip("three clones spoken on five doors, about 3 s")
 	}
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnv(t, pocketVoices(t), "")
+	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
 	webm, err := os.ReadFile(chromiumWebM)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const text = "Hello there, how are you today?" // e.speak's
-	ws := dialWS(t, e, e.key)
-	next(t, ws) // ready
-	wyoming := dialWyoming(t, startWyomingAs(t, e, "local"))
+	ws := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, ws) // ready
+	wyoming := testserver.DialWyoming(t, testserver.StartWyomingAs(t, e, "local"))
 	for _, u := range []struct {
 		id    string
 		audio []byte
@@ -122,27 +124,27 @@ func TestRecordingFormatsOnEveryDoor(t *testing.T) {
 		{"mp3", ffmpegRecording(t, 150, "mp3", "-c:a", "libmp3lame", "-b:a", "64k")},
 		{"webm", webm},
 	} {
-		res := e.upload(e.key, map[string]string{"id": u.id, "name": "From " + u.id, "temperature": "0", "steps": "2"}, u.audio)
+		res := e.Upload(e.Key, map[string]string{"id": u.id, "name": "From " + u.id, "temperature": "0", "steps": "2"}, u.audio)
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		if res.StatusCode != 201 {
 			t.Fatalf("%s upload: %d %s", u.id, res.StatusCode, b)
 		}
-		st, want := e.speak(e.key, u.id)
+		st, want := e.Speak(e.Key, u.id)
 		if st != 200 || len(want) < 24000 || bytes.Count(want, []byte{0}) == len(want) {
 			t.Fatalf("%s over /v1: %d, %d bytes", u.id, st, len(want))
 		}
 		spoken := map[string][]byte{}
-		_, spoken["ElevenLabs"] = e.elevenDo("POST", "/v1/text-to-speech/"+u.id+"?output_format=pcm_24000", e.key, `{"text":"`+text+`"}`)
+		_, spoken["ElevenLabs"] = e.ElevenDo("POST", "/v1/text-to-speech/"+u.id+"?output_format=pcm_24000", e.Key, `{"text":"`+text+`"}`)
 		cartesia, _ := json.Marshal(map[string]any{"model_id": "sonic-3", "transcript": text, "voice": map[string]any{"mode": "id", "id": u.id},
 			"output_format": map[string]any{"container": "raw", "encoding": "pcm_s16le", "sample_rate": 24000}})
-		_, spoken["Cartesia"] = e.cartesiaDo("POST", "/tts/bytes", e.key, string(cartesia))
-		sendWS(t, ws, map[string]any{"type": "speech.create", "id": u.id, "voice": u.id, "input": text, "response_format": "pcm"})
-		for _, ev := range readContext(t, ws) {
-			spoken["voxkit's WebSocket"] = append(spoken["voxkit's WebSocket"], ev.audio...)
+		_, spoken["Cartesia"] = e.CartesiaDo("POST", "/tts/bytes", e.Key, string(cartesia))
+		testserver.SendWS(t, ws, map[string]any{"type": "speech.create", "id": u.id, "voice": u.id, "input": text, "response_format": "pcm"})
+		for _, ev := range testserver.ReadContext(t, ws) {
+			spoken["voxkit's WebSocket"] = append(spoken["voxkit's WebSocket"], ev.Audio...)
 		}
-		wyoming.send("synthesize", map[string]any{"text": text, "voice": map[string]any{"name": u.id}})
-		spoken["Wyoming"], _, _ = wyoming.audio()
+		wyoming.Send("synthesize", map[string]any{"text": text, "voice": map[string]any{"name": u.id}})
+		spoken["Wyoming"], _, _ = wyoming.Audio()
 		for door, got := range spoken {
 			if !bytes.Equal(got, want) {
 				t.Errorf("the %s clone over %s: %d bytes, not /v1's %d", u.id, door, len(got), len(want))

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/internal/pockettest"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -16,9 +18,9 @@ import (
 // (44,101 Hz, 383,997 Hz: 24,000 and 8,000 exact phases) is cloned.
 func TestCloneOddRates(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnv(t, pocketVoices(t), "")
+	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
 	for _, rate := range []int{1, 7999} {
-		got := apiError(t, e.upload(e.key, map[string]string{"name": "x"}, pockettest.WAV(pockettest.Recording(2, 200), rate)), 400, wire.CodeUnsupportedAudio)
+		got := testserver.APIError(t, e.Upload(e.Key, map[string]string{"name": "x"}, pockettest.WAV(pockettest.Recording(2, 200), rate)), 400, wire.CodeUnsupportedAudio)
 		if got.Param != "audio" || !strings.Contains(got.Message, "8000 to 384000 Hz") {
 			t.Errorf("%d Hz: %+v", rate, got)
 		}
@@ -26,7 +28,7 @@ func TestCloneOddRates(t *testing.T) {
 	for _, rate := range []int{44101, 383997} {
 		// The samples of 2 s at 24 kHz, stated at rate: a second or more.
 		audio := pockettest.WAV(pockettest.Recording(float64(2*rate)/pockettest.SampleRate, 200), rate)
-		res := e.upload(e.key, map[string]string{"name": "odd"}, audio)
+		res := e.Upload(e.Key, map[string]string{"name": "odd"}, audio)
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		var v wire.Voice
@@ -41,15 +43,15 @@ func TestCloneOddRates(t *testing.T) {
 // with less than a second left it is a 400 unsupported_audio.
 func TestCloneCutRecording(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnv(t, pocketVoices(t), "")
+	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
 	mp3 := ffmpegRecording(t, 150, "mp3", "-ar", "44100", "-c:a", "libmp3lame")
-	res := e.upload(e.key, map[string]string{"name": "cut"}, mp3[:len(mp3)-3])
+	res := e.Upload(e.Key, map[string]string{"name": "cut"}, mp3[:len(mp3)-3])
 	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	if res.StatusCode != 201 {
 		t.Errorf("an MP3 cut 3 bytes short: %d %s", res.StatusCode, b)
 	}
-	got := apiError(t, e.upload(e.key, map[string]string{"name": "cut"}, mp3[:len(mp3)/4]), 400, wire.CodeUnsupportedAudio)
+	got := testserver.APIError(t, e.Upload(e.Key, map[string]string{"name": "cut"}, mp3[:len(mp3)/4]), 400, wire.CodeUnsupportedAudio)
 	if !strings.Contains(got.Message, "ends inside a frame") {
 		t.Errorf("an MP3 cut at 0.5 s: %+v", got)
 	}

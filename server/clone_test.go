@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/pocket"
 	"github.com/voxkit/voxkit/internal/dsp"
@@ -19,128 +21,69 @@ import (
 	"github.com/voxkit/voxkit/internal/pockettest"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
-	"github.com/voxkit/voxkit/tts"
 )
-
-// pocketVoices is a voices directory with the generated PocketTTS model,
-// made once per test binary and shared (engines only read it).
-func pocketVoices(t *testing.T) string {
-	t.Helper()
-	dir, err := pockettest.Shared()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// pocketEnv is the test server with a pocket engine on voicesDir as the
-// engine "pocket"; dbPath, when set, is the SQLite store to open.
-func pocketEnv(t *testing.T, voicesDir, dbPath string) *env {
-	t.Helper()
-	return pocketEnvWith(t, voicesDir, envOptions{dbPath: dbPath})
-}
-
-// pocketEnvWith is pocketEnv with the options o (whose synth it sets).
-func pocketEnvWith(t *testing.T, voicesDir string, o envOptions) *env {
-	t.Helper()
-	pk, err := pocket.Load(context.Background(), pocket.Options{LibraryPath: onnxtest.Library(t), VoicesDir: voicesDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pk.Close() })
-	o.synth = func(o *tts.Options) {
-		o.Engines["pocket"] = pk
-		if err := o.Voices.AddEngine(context.Background(), "pocket", pk, time.Now()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return newEnv(t, o)
-}
-
-// upload sends a multipart POST /v1/voices with fields and, unless nil,
-// the file audio.
-func (e *env) upload(key string, fields map[string]string, audio []byte) *http.Response {
-	e.t.Helper()
-	return e.uploadTo("/v1/voices", key, fields, audio)
-}
-
-// uploadTo is upload to path.
-func (e *env) uploadTo(path, key string, fields map[string]string, audio []byte) *http.Response {
-	e.t.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	for k, v := range fields {
-		mw.WriteField(k, v)
-	}
-	if audio != nil {
-		fw, _ := mw.CreateFormFile("audio", "me.wav")
-		fw.Write(audio)
-	}
-	mw.Close()
-	return e.do("POST", path, key, mw.FormDataContentType(), &body)
-}
 
 // TestCloneFromRecording: a WAV recording uploaded to POST /v1/voices
 // becomes the account's voice: it speaks, after a restart too, only for
 // its account, and goes when deleted.
 func TestCloneFromRecording(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	voicesDir := pocketVoices(t)
-	e := pocketEnv(t, voicesDir, "")
+	voicesDir := testserver.PocketVoices(t)
+	e := testserver.PocketEnv(t, voicesDir, "")
 	// 48 kHz, 3 s: any rate is resampled.
 	r, err := dsp.NewResampler(pockettest.SampleRate, 48000)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wav := pockettest.WAV(r.Flush(r.Process(nil, pockettest.Recording(3, 180))), 48000)
-	res := e.upload(e.key, map[string]string{"name": "My voice", "temperature": "0", "steps": "3"}, wav)
+	res := e.Upload(e.Key, map[string]string{"name": "My voice", "temperature": "0", "steps": "3"}, wav)
 	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	var v wire.Voice
 	if res.StatusCode != 201 || json.Unmarshal(b, &v) != nil || v.Model != pockettest.Model || v.BaseVoice != "" || v.Name != "My voice" || v.ID == "" {
 		t.Fatalf("upload: %d %s", res.StatusCode, b)
 	}
-	st, first := e.speak(e.key, v.ID)
+	st, first := e.Speak(e.Key, v.ID)
 	if st != 200 || len(first) < 2*24000 {
 		t.Fatalf("speaking the clone: %d, %d bytes", st, len(first))
 	}
-	if _, again := e.speak(e.key, v.ID); !bytes.Equal(first, again) {
+	if _, again := e.Speak(e.Key, v.ID); !bytes.Equal(first, again) {
 		t.Error("temperature 0 spoke otherwise the second time")
 	}
 	// Another account neither lists nor uses it.
-	if st, _ := e.speak(e.otherKey, v.ID); st != 404 {
+	if st, _ := e.Speak(e.OtherKey, v.ID); st != 404 {
 		t.Errorf("the other account speaking it: %d, want 404", st)
 	}
-	if st := e.call("GET", "/v1/voices/"+v.ID, e.otherKey, "", nil); st != 404 {
+	if st := e.Call("GET", "/v1/voices/"+v.ID, e.OtherKey, "", nil); st != 404 {
 		t.Errorf("the other account reading it: %d", st)
 	}
 	var l wire.VoiceList
-	if e.call("GET", "/v1/voices", e.key, "", &l); len(l.Data) != 1 || l.Data[0].ID != v.ID || l.Data[0].Model != pockettest.Model {
+	if e.Call("GET", "/v1/voices", e.Key, "", &l); len(l.Data) != 1 || l.Data[0].ID != v.ID || l.Data[0].Model != pockettest.Model {
 		t.Errorf("list: %+v", l)
 	}
 	var ml wire.ModelList
-	if e.call("GET", "/v1/models", e.key, "", &ml); len(ml.CloneModels) != 1 || ml.CloneModels[0] != pockettest.Model {
+	if e.Call("GET", "/v1/models", e.Key, "", &ml); len(ml.CloneModels) != 1 || ml.CloneModels[0] != pockettest.Model {
 		t.Errorf("models that clone: %q, want [%s]", ml.CloneModels, pockettest.Model)
 	}
 	// A derived voice of the clone speaks with it, faster.
-	if st := e.call("POST", "/v1/voices", e.key, `{"id":"quick","name":"Quick","base_voice":"`+v.ID+`","speed":1.5}`, nil); st != 201 {
+	if st := e.Call("POST", "/v1/voices", e.Key, `{"id":"quick","name":"Quick","base_voice":"`+v.ID+`","speed":1.5}`, nil); st != 201 {
 		t.Fatalf("derived voice of the clone: %d", st)
 	}
-	if st, pcm := e.speak(e.key, "quick"); st != 200 || len(pcm) == 0 || len(pcm) >= len(first) {
+	if st, pcm := e.Speak(e.Key, "quick"); st != 200 || len(pcm) == 0 || len(pcm) >= len(first) {
 		t.Errorf("the derived voice: %d, %d bytes (the clone: %d)", st, len(pcm), len(first))
 	}
 
 	// After a restart (a new server and engine on the same database) the
 	// clone speaks as before.
-	e2 := pocketEnv(t, voicesDir, e.dbPath)
-	if st, pcm := e2.speak(e.key, v.ID); st != 200 || !bytes.Equal(pcm, first) {
+	e2 := testserver.PocketEnv(t, voicesDir, e.DBPath)
+	if st, pcm := e2.Speak(e.Key, v.ID); st != 200 || !bytes.Equal(pcm, first) {
 		t.Errorf("after a restart: %d, %d bytes, same audio %v", st, len(pcm), bytes.Equal(pcm, first))
 	}
 
-	if st := e.call("DELETE", "/v1/voices/"+v.ID, e.key, "", nil); st != 200 {
+	if st := e.Call("DELETE", "/v1/voices/"+v.ID, e.Key, "", nil); st != 200 {
 		t.Fatalf("delete: %d", st)
 	}
-	if st, _ := e.speak(e.key, v.ID); st != 404 {
+	if st, _ := e.Speak(e.Key, v.ID); st != 404 {
 		t.Errorf("deleted clone: %d", st)
 	}
 }
@@ -148,7 +91,7 @@ func TestCloneFromRecording(t *testing.T) {
 // TestCloneRecordingErrors: what cannot be cloned gets a clear 400.
 func TestCloneRecordingErrors(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnv(t, pocketVoices(t), "")
+	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
 	good := pockettest.WAV(pockettest.Recording(2, 200), pockettest.SampleRate)
 	for _, tc := range []struct {
 		name   string
@@ -169,25 +112,25 @@ func TestCloneRecordingErrors(t *testing.T) {
 		{"unknown field", map[string]string{"name": "x", "base_voice": "en-us"}, good, wire.CodeUnknownParameter, "base_voice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := apiError(t, e.upload(e.key, tc.fields, tc.audio), 400, tc.code)
+			got := testserver.APIError(t, e.Upload(e.Key, tc.fields, tc.audio), 400, tc.code)
 			if got.Param != tc.param {
 				t.Errorf("param %q, want %q (%s)", got.Param, tc.param, got.Message)
 			}
 		})
 	}
 	big := make([]byte, wire.MaxRecording+100)
-	res := e.upload(e.key, map[string]string{"name": "x"}, big)
+	res := e.Upload(e.Key, map[string]string{"name": "x"}, big)
 	if res.StatusCode != 400 && res.StatusCode != 413 {
 		t.Errorf("an 11 MB upload: %d", res.StatusCode)
 	}
 	res.Body.Close()
-	if vs, _ := e.store.Voices(context.Background(), ""); len(vs) != 0 {
+	if vs, _ := e.Store.Voices(context.Background(), ""); len(vs) != 0 {
 		t.Errorf("failed uploads stored %d voices", len(vs))
 	}
 	// Without a cloning engine, or with one that has no model (a gateway
 	// whose workers clone nothing), an upload is refused with the reason.
-	for name, other := range map[string]*env{"no cloner": newEnv(t, envOptions{}), "no model": pocketEnv(t, t.TempDir(), "")} {
-		if got := apiError(t, other.upload(other.key, map[string]string{"name": "x"}, good), 400, wire.CodeInvalidValue); !strings.Contains(got.Message, "no model here clones") {
+	for name, other := range map[string]*testserver.Env{"no cloner": testserver.New(t, testserver.Options{}), "no model": testserver.PocketEnv(t, t.TempDir(), "")} {
+		if got := testserver.APIError(t, other.Upload(other.Key, map[string]string{"name": "x"}, good), 400, wire.CodeInvalidValue); !strings.Contains(got.Message, "no model here clones") {
 			t.Errorf("%s: %+v", name, got)
 		}
 	}
@@ -199,7 +142,7 @@ func TestCloneRecordingErrors(t *testing.T) {
 func TestRecordingCloneAcrossReplicas(t *testing.T) {
 	t.Parallel() // a long test, alongside the others that wait on the slow engine
 	dsn := pgtest.Start(t)
-	voicesDir := pocketVoices(t)
+	voicesDir := testserver.PocketVoices(t)
 	replicas := make([]*replica, 2)
 	for i := range replicas {
 		pk, err := pocket.Load(context.Background(), pocket.Options{LibraryPath: onnxtest.Library(t), VoicesDir: voicesDir})
@@ -262,13 +205,13 @@ func TestRecordingCloneAcrossReplicas(t *testing.T) {
 // timestamps, as other voices do.
 func TestCloneStreams(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnv(t, pocketVoices(t), "")
-	res := e.upload(e.key, map[string]string{"id": "rec", "name": "Recorded"}, pockettest.WAV(pockettest.Recording(2, 190), pockettest.SampleRate))
+	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
+	res := e.Upload(e.Key, map[string]string{"id": "rec", "name": "Recorded"}, pockettest.WAV(pockettest.Recording(2, 190), pockettest.SampleRate))
 	res.Body.Close()
 	if res.StatusCode != 201 {
 		t.Fatalf("upload: %d", res.StatusCode)
 	}
-	res = e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(
+	res = e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(
 		`{"voice":"rec","input":"First sentence here. And the second one.","response_format":"pcm","stream_format":"sse","timestamps":"word"}`))
 	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()

@@ -7,71 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/internal/pockettest"
 	"github.com/voxkit/voxkit/internal/wait"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
-
-// cloneDoor is one door's way to clone a voice from a recording.
-type cloneDoor struct {
-	name string
-	// path and field are the route and the recording's form field;
-	// headers gives the headers that carry a key.
-	path, field string
-	headers     func(key string) []string
-	// made is the status of a clone made.
-	made int
-	// codeAt is where the door's error shape has the error code: keys
-	// of nested objects.
-	codeAt []string
-}
-
-var cloneDoors = []cloneDoor{
-	{"openai", "/v1/voices", "audio", func(key string) []string { return []string{"Authorization", "Bearer " + key} },
-		http.StatusCreated, []string{"error", "code"}},
-	{"elevenlabs", "/elevenlabs/v1/voices/add", "files", func(key string) []string { return []string{"xi-api-key", key} },
-		http.StatusOK, []string{"detail", "status"}},
-	{"cartesia", "/cartesia/voices/clone", "clip", func(key string) []string {
-		return []string{"X-API-Key", key, "Cartesia-Version", "2026-08-14"}
-	}, http.StatusOK, []string{"error_code"}},
-}
-
-// code reads the error code from an answer in the door's shape.
-func (d cloneDoor) code(body []byte) string {
-	var v any
-	json.Unmarshal(body, &v)
-	for _, k := range d.codeAt {
-		m, _ := v.(map[string]any)
-		v = m[k]
-	}
-	s, _ := v.(string)
-	return s
-}
-
-// clone sends the recording rec with key, named Me.
-func (d cloneDoor) clone(e *env, key string, rec []byte) *http.Response {
-	return d.cloneWith(e, key, map[string]string{"name": "Me"}, rec)
-}
-
-// cloneWith sends the recording rec with key and the fields.
-func (d cloneDoor) cloneWith(e *env, key string, fields map[string]string, rec []byte) *http.Response {
-	return e.postForm(d.path, fields, d.field, [][]byte{rec}, d.headers(key)...)
-}
-
-// refusedClone fails t unless res is status with the error code in d's
-// shape, and, for a 429, Retry-After.
-func (d cloneDoor) refusedClone(t *testing.T, res *http.Response, status int, code string) {
-	t.Helper()
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != status || d.code(b) != code {
-		t.Errorf("%s: %d %s, want %d %s", d.name, res.StatusCode, b, status, code)
-	}
-	if res.StatusCode == http.StatusTooManyRequests && res.Header.Get("Retry-After") == "" {
-		t.Errorf("%s: 429 without Retry-After", d.name)
-	}
-}
 
 // recordingToClone is a 2 s recording that clones.
 func recordingToClone() []byte {
@@ -84,26 +26,26 @@ func recordingToClone() []byte {
 // the request ends.
 func TestCloneConcurrencyLimit(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnvWith(t, pocketVoices(t), envOptions{limits: store.Limits{Concurrent: 1}})
+	e := testserver.PocketEnvWith(t, testserver.PocketVoices(t), testserver.Options{Limits: store.Limits{Concurrent: 1}})
 	rec := recordingToClone()
-	for _, d := range cloneDoors {
+	for _, d := range testserver.CloneDoors {
 		// Its body unread, the slow request holds the account's slot.
-		hold := slowSpeech(t, e, e.key, 250)
+		hold := slowSpeech(t, e, e.Key, 250)
 		if hold.StatusCode != 200 {
 			t.Fatalf("the holding request: %d", hold.StatusCode)
 		}
-		d.refusedClone(t, d.clone(e, e.key, rec), http.StatusTooManyRequests, wire.CodeRateLimit)
-		status(t, d.clone(e, e.otherKey, rec), d.made)
+		d.RefusedClone(t, d.Clone(e, e.Key, rec), http.StatusTooManyRequests, wire.CodeRateLimit)
+		testserver.Status(t, d.Clone(e, e.OtherKey, rec), d.Made)
 		hold.Body.Close()
 		got := 0
 		if !wait.For(10*time.Second, func() bool {
-			res := d.clone(e, e.key, rec)
+			res := d.Clone(e, e.Key, rec)
 			io.Copy(io.Discard, res.Body)
 			res.Body.Close()
 			got = res.StatusCode
-			return got == d.made
+			return got == d.Made
 		}) {
-			t.Fatalf("%s: a clone is still %d after the holding request ended", d.name, got)
+			t.Fatalf("%s: a clone is still %d after the holding request ended", d.Name, got)
 		}
 	}
 }
@@ -114,12 +56,12 @@ func TestCloneConcurrencyLimit(t *testing.T) {
 // after it.
 func TestCloneRateLimit(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnvWith(t, pocketVoices(t), envOptions{limits: store.Limits{RequestsPerMinute: 1}})
+	e := testserver.PocketEnvWith(t, testserver.PocketVoices(t), testserver.Options{Limits: store.Limits{RequestsPerMinute: 1}})
 	rec := recordingToClone()
-	status(t, cloneDoors[0].clone(e, e.key, rec), cloneDoors[0].made)
-	apiError(t, quickSpeech(e, e.key), http.StatusTooManyRequests, wire.CodeRateLimit)
-	for _, d := range cloneDoors {
-		d.refusedClone(t, d.clone(e, e.key, rec), http.StatusTooManyRequests, wire.CodeRateLimit)
+	testserver.Status(t, testserver.CloneDoors[0].Clone(e, e.Key, rec), testserver.CloneDoors[0].Made)
+	testserver.APIError(t, quickSpeech(e, e.Key), http.StatusTooManyRequests, wire.CodeRateLimit)
+	for _, d := range testserver.CloneDoors {
+		d.RefusedClone(t, d.Clone(e, e.Key, rec), http.StatusTooManyRequests, wire.CodeRateLimit)
 	}
 }
 
@@ -131,21 +73,21 @@ func TestCloneRateLimit(t *testing.T) {
 func TestCloneVoiceLimit(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
 	// 2 clones, 3 refusals, 1 more clone: 3 counted requests.
-	e := pocketEnvWith(t, pocketVoices(t), envOptions{maxVoices: 2, limits: store.Limits{RequestsPerMinute: 3}})
+	e := testserver.PocketEnvWith(t, testserver.PocketVoices(t), testserver.Options{MaxVoices: 2, Limits: store.Limits{RequestsPerMinute: 3}})
 	rec := recordingToClone()
 	var first struct {
 		ID string `json:"id"`
 	}
-	res := cloneDoors[0].clone(e, e.key, rec)
+	res := testserver.CloneDoors[0].Clone(e, e.Key, rec)
 	if err := json.NewDecoder(res.Body).Decode(&first); err != nil || res.StatusCode != http.StatusCreated {
 		t.Fatalf("the first clone: %d %v", res.StatusCode, err)
 	}
 	res.Body.Close()
-	status(t, cloneDoors[1].clone(e, e.key, rec), cloneDoors[1].made)
-	for _, d := range cloneDoors {
-		d.refusedClone(t, d.clone(e, e.key, rec), http.StatusBadRequest, wire.CodeVoiceLimit)
+	testserver.Status(t, testserver.CloneDoors[1].Clone(e, e.Key, rec), testserver.CloneDoors[1].Made)
+	for _, d := range testserver.CloneDoors {
+		d.RefusedClone(t, d.Clone(e, e.Key, rec), http.StatusBadRequest, wire.CodeVoiceLimit)
 	}
-	status(t, cloneDoors[2].clone(e, e.otherKey, rec), cloneDoors[2].made)
-	status(t, e.do("DELETE", "/v1/voices/"+first.ID, e.key, "", nil), http.StatusOK)
-	status(t, cloneDoors[2].clone(e, e.key, rec), cloneDoors[2].made)
+	testserver.Status(t, testserver.CloneDoors[2].Clone(e, e.OtherKey, rec), testserver.CloneDoors[2].Made)
+	testserver.Status(t, e.Do("DELETE", "/v1/voices/"+first.ID, e.Key, "", nil), http.StatusOK)
+	testserver.Status(t, testserver.CloneDoors[2].Clone(e, e.Key, rec), testserver.CloneDoors[2].Made)
 }

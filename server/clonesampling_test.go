@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/voxkit/voxkit/server/internal/testserver"
 )
 
 // TestVendorSampling: the vendor doors' clones take voxkit's sampling
@@ -16,13 +18,13 @@ import (
 // seed out of ElevenLabs' range a 422.
 func TestVendorSampling(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnv(t, pocketVoices(t), "")
+	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
 	rec := recordingToClone()
 	const text = "Say it the same way every time."
-	eleven, cartesia := cloneDoors[1], cloneDoors[2]
+	eleven, cartesia := testserver.CloneDoors[1], testserver.CloneDoors[2]
 	elevenClone := func(fields map[string]string) string {
 		t.Helper()
-		res := eleven.cloneWith(e, e.key, fields, rec)
+		res := eleven.CloneWith(e, e.Key, fields, rec)
 		defer res.Body.Close()
 		var v struct {
 			ID string `json:"voice_id"`
@@ -34,7 +36,7 @@ func TestVendorSampling(t *testing.T) {
 	}
 	elevenSay := func(voice, extra string) []byte {
 		t.Helper()
-		res, b := e.elevenDo("POST", "/v1/text-to-speech/"+voice+"?output_format=pcm_24000", e.key, `{"text":"`+text+`"`+extra+`}`)
+		res, b := e.ElevenDo("POST", "/v1/text-to-speech/"+voice+"?output_format=pcm_24000", e.Key, `{"text":"`+text+`"`+extra+`}`)
 		if res.StatusCode != 200 || len(b) < 24000 {
 			t.Fatalf("speaking %s%s: %d %.200s", voice, extra, res.StatusCode, b)
 		}
@@ -55,7 +57,7 @@ func TestVendorSampling(t *testing.T) {
 	// The seed of POST /v1/audio/speech, a voxkit extension, likewise.
 	openaiSay := func(extra string) []byte {
 		t.Helper()
-		res := e.do("POST", "/v1/audio/speech", e.key, "application/json",
+		res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json",
 			strings.NewReader(`{"voice":"`+free+`","input":"`+text+`","response_format":"pcm"`+extra+`}`))
 		defer res.Body.Close()
 		b, _ := io.ReadAll(res.Body)
@@ -67,11 +69,11 @@ func TestVendorSampling(t *testing.T) {
 	if a, b := openaiSay(`,"seed":5`), openaiSay(`,"seed":5`); !bytes.Equal(a, b) {
 		t.Error("OpenAI: the request seed 5 spoke a text two ways")
 	}
-	if res, body := e.elevenDo("POST", "/v1/text-to-speech/"+free, e.key, `{"text":"Hi.","seed":-1}`); res.StatusCode != 422 || eleven.code(body) != "invalid_request" {
+	if res, body := e.ElevenDo("POST", "/v1/text-to-speech/"+free, e.Key, `{"text":"Hi.","seed":-1}`); res.StatusCode != 422 || eleven.Code(body) != "invalid_request" {
 		t.Errorf("seed -1: %d %s", res.StatusCode, body)
 	}
 
-	res := cartesia.cloneWith(e, e.key, map[string]string{"name": "seeded", "language": "en", "temperature": "0.7", "steps": "3", "seed": "9"}, rec)
+	res := cartesia.CloneWith(e, e.Key, map[string]string{"name": "seeded", "language": "en", "temperature": "0.7", "steps": "3", "seed": "9"}, rec)
 	var v struct {
 		ID string `json:"id"`
 	}
@@ -81,7 +83,7 @@ func TestVendorSampling(t *testing.T) {
 	res.Body.Close()
 	cartesiaSay := func() []byte {
 		t.Helper()
-		res, b := e.cartesiaDo("POST", "/tts/bytes", e.key, `{"transcript":"`+text+`","voice":{"mode":"id","id":"`+v.ID+`"},`+
+		res, b := e.CartesiaDo("POST", "/tts/bytes", e.Key, `{"transcript":"`+text+`","voice":{"mode":"id","id":"`+v.ID+`"},`+
 			`"output_format":{"container":"raw","encoding":"pcm_s16le","sample_rate":24000}}`)
 		if res.StatusCode != 200 || len(b) < 24000 {
 			t.Fatalf("Cartesia bytes: %d %.200s", res.StatusCode, b)
@@ -92,7 +94,7 @@ func TestVendorSampling(t *testing.T) {
 		t.Error("Cartesia: a clone with a seed spoke a text two ways")
 	}
 
-	for _, d := range []cloneDoor{eleven, cartesia} {
-		d.refusedClone(t, d.cloneWith(e, e.key, map[string]string{"name": "x", "temperature": "hot"}, rec), http.StatusBadRequest, "invalid_value")
+	for _, d := range []testserver.CloneDoor{eleven, cartesia} {
+		d.RefusedClone(t, d.CloneWith(e, e.Key, map[string]string{"name": "x", "temperature": "hot"}, rec), http.StatusBadRequest, "invalid_value")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -16,22 +18,22 @@ import (
 // shape; 10 is made.
 func TestCloneStepsBounded(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnv(t, pocketVoices(t), "")
-	gateway := e.keyOf(store.ScopeGateway)
+	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
+	gateway := e.KeyOf(store.ScopeGateway)
 	rec := recordingToClone()
-	for _, d := range append(cloneDoors, sampleDoor) {
-		key := e.key
-		if d.path == sampleDoor.path {
+	for _, d := range append(testserver.CloneDoors, sampleDoor) {
+		key := e.Key
+		if d.Path == sampleDoor.Path {
 			key = gateway
 		}
 		for _, steps := range []string{"11", "100"} {
-			res := d.cloneWith(e, key, map[string]string{"name": "Costly", "steps": steps}, rec)
+			res := d.CloneWith(e, key, map[string]string{"name": "Costly", "steps": steps}, rec)
 			b, _ := io.ReadAll(res.Body)
 			res.Body.Close()
-			if res.StatusCode != http.StatusBadRequest || d.code(b) != wire.CodeInvalidValue || !strings.Contains(string(b), "steps") {
-				t.Errorf("%s: steps %s is %d %.200q, want 400 %s naming steps", d.name, steps, res.StatusCode, b, wire.CodeInvalidValue)
+			if res.StatusCode != http.StatusBadRequest || d.Code(b) != wire.CodeInvalidValue || !strings.Contains(string(b), "steps") {
+				t.Errorf("%s: steps %s is %d %.200q, want 400 %s naming steps", d.Name, steps, res.StatusCode, b, wire.CodeInvalidValue)
 			}
 		}
 	}
-	status(t, cloneDoors[0].cloneWith(e, e.key, map[string]string{"name": "Ten", "steps": "10"}, rec), cloneDoors[0].made)
+	testserver.Status(t, testserver.CloneDoors[0].CloneWith(e, e.Key, map[string]string{"name": "Ten", "steps": "10"}, rec), testserver.CloneDoors[0].Made)
 }

@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/coder/websocket"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -116,7 +118,7 @@ type door struct {
 // whose voice "fake" counts the sentences it is asked for, so a test
 // sees whether synthesis goes on.
 type conformEnv struct {
-	*env
+	*testserver.Env
 	adm       *admissions
 	reg       *prometheus.Registry
 	sentences *atomic.Int64 // of the voice "fake"
@@ -158,26 +160,26 @@ func (c countingEngine) Synthesize(ctx context.Context, req engine.Request, emit
 	return c.Engine.Synthesize(ctx, req, emit)
 }
 
-func newConformEnv(t *testing.T, o envOptions) *conformEnv {
+func newConformEnv(t *testing.T, o testserver.Options) *conformEnv {
 	t.Helper()
 	adm := &admissions{limiter: throttle.NewLimiter()}
-	o.wrap = func(st *sqlite.Store) store.Store {
+	o.Wrap = func(st *sqlite.Store) store.Store {
 		adm.Store = st
 		return adm
 	}
 	reg := prometheus.NewRegistry()
-	o.metrics = reg
+	o.Metrics = reg
 	sentences := new(atomic.Int64)
-	adjust := o.synth
-	o.synth = func(so *tts.Options) {
+	adjust := o.Synth
+	o.Synth = func(so *tts.Options) {
 		if adjust != nil {
 			adjust(so)
 		}
 		so.Engines["fake"] = countingEngine{so.Engines["fake"], sentences}
 	}
-	e := newEnv(t, o)
-	e.ts = serveSmall(t, e.ts.Config.Handler)
-	return &conformEnv{env: e, adm: adm, reg: reg, sentences: sentences, wyomings: map[string]string{}}
+	e := testserver.New(t, o)
+	e.TS = serveSmall(t, e.TS.Config.Handler)
+	return &conformEnv{Env: e, adm: adm, reg: reg, sentences: sentences, wyomings: map[string]string{}}
 }
 
 // socketBuffer is the kernel's buffer of the tests' connections: what a
@@ -229,26 +231,26 @@ func serveSmall(t *testing.T, h http.Handler) *httptest.Server {
 func (e *conformEnv) gatewayTwin(t *testing.T) *conformEnv {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	srv, err := server.New(server.Options{Synthesizer: e.synth, Store: e.store, Aliases: map[string]string{},
+	srv, err := server.New(server.Options{Synthesizer: e.Synth, Store: e.Store, Aliases: map[string]string{},
 		ElevenLabs: true, Cartesia: true, Gateway: true, Metrics: reg, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &env{t: t, ts: serveSmall(t, srv), srv: srv, store: e.store, slow: e.slow, catalog: e.catalog, synth: e.synth,
-		key: e.key, otherKey: e.otherKey, revoked: e.revoked, done: make(chan string, 1000)}
-	return &conformEnv{env: g, adm: e.adm, reg: reg, sentences: e.sentences, wyomings: map[string]string{}}
+	g := &testserver.Env{T: t, TS: serveSmall(t, srv), Server: srv, Store: e.Store, Slow: e.Slow, Catalog: e.Catalog, Synth: e.Synth,
+		Key: e.Key, OtherKey: e.OtherKey, Revoked: e.Revoked, Done: make(chan string, 1000)}
+	return &conformEnv{Env: g, adm: e.adm, reg: reg, sentences: e.sentences, wyomings: map[string]string{}}
 }
 
 // me is the caller of account "local".
-func (e *conformEnv) me() caller { return caller{key: e.key, account: "local"} }
+func (e *conformEnv) me() caller { return caller{key: e.Key, account: "local"} }
 
 // newCaller makes an account of its own, with a key.
 func (e *conformEnv) newCaller(t *testing.T, account string) caller {
 	t.Helper()
-	if _, err := e.store.CreateAccount(t.Context(), account); err != nil {
+	if _, err := e.Store.CreateAccount(t.Context(), account); err != nil {
 		t.Fatal(err)
 	}
-	_, key, err := e.store.CreateKey(t.Context(), store.NewKey{Account: account, Name: "conformance", Scope: store.ScopeAdmin})
+	_, key, err := e.Store.CreateKey(t.Context(), store.NewKey{Account: account, Name: "conformance", Scope: store.ScopeAdmin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +269,7 @@ func (e *conformEnv) wyomingAddr(t *testing.T, account string) string {
 		t.Fatal(err)
 	}
 	served := make(chan error, 1)
-	go func() { served <- e.srv.ServeWyoming(smallBuffers{l}, account) }()
+	go func() { served <- e.Server.ServeWyoming(smallBuffers{l}, account) }()
 	t.Cleanup(func() {
 		l.Close()
 		if err := <-served; err != nil && !errors.Is(err, net.ErrClosed) {
@@ -319,7 +321,7 @@ func readFailure(t *testing.T, shape errorShape, b []byte, status int) *failure 
 		}
 		f.status = status
 	}
-	f.body = varyingRetry.ReplaceAllString(varying.ReplaceAllString(string(b), "ID"), "retry in N s")
+	f.body = varyingRetry.ReplaceAllString(testserver.Varying.ReplaceAllString(string(b), "ID"), "retry in N s")
 	return &f
 }
 
@@ -485,14 +487,14 @@ func (e *conformEnv) post(t *testing.T, path string, h http.Header, body any, sh
 	event func(*testing.T, []byte) piece) talk {
 	b, _ := json.Marshal(body)
 	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.ts.URL+path, bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.TS.URL+path, bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header = h
 	req.Header.Set("Content-Type", "application/json")
 	ht := &httpTalk{cancel: cancel, ready: make(chan struct{}), shape: shape, event: event}
-	client := e.ts.Client()
+	client := e.TS.Client()
 	go func() {
 		ht.res, ht.err = client.Do(req)
 		close(ht.ready)
@@ -711,8 +713,8 @@ func (*refusedTalk) leave() {}
 // read by shape.
 func (e *conformEnv) dial(t *testing.T, path string, h http.Header, shape errorShape) (*websocket.Conn, *failure) {
 	t.Helper()
-	c, res, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(e.ts.URL, "http")+path,
-		&websocket.DialOptions{HTTPClient: e.ts.Client(), HTTPHeader: h})
+	c, res, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(e.TS.URL, "http")+path,
+		&websocket.DialOptions{HTTPClient: e.TS.Client(), HTTPHeader: h})
 	if err != nil {
 		if res == nil {
 			t.Fatalf("dial %s: %v", path, err)
@@ -728,18 +730,18 @@ func (e *conformEnv) dial(t *testing.T, path string, h http.Header, shape errorS
 func send(t *testing.T, c *websocket.Conn, msgs ...map[string]any) {
 	t.Helper()
 	for _, m := range msgs {
-		sendJSON(t, c, m)
+		testserver.SendJSON(t, c, m)
 	}
 }
 
 // wyomingTalk is a Wyoming connection's answer.
-type wyomingTalk struct{ c *wyomingClient }
+type wyomingTalk struct{ c *testserver.WyomingClient }
 
 func (w *wyomingTalk) next(t *testing.T) piece {
 	t.Helper()
 	for {
-		w.c.c.SetReadDeadline(time.Now().Add(stallLimit))
-		ev, err := wyoming.Read(w.c.r)
+		w.c.C.SetReadDeadline(time.Now().Add(stallLimit))
+		ev, err := wyoming.Read(w.c.R)
 		if err != nil {
 			return piece{end: err}
 		}
@@ -755,7 +757,7 @@ func (w *wyomingTalk) next(t *testing.T) piece {
 	}
 }
 
-func (w *wyomingTalk) leave() { w.c.c.Close() }
+func (w *wyomingTalk) leave() { w.c.C.Close() }
 
 // cartesiaRequestOf is a Cartesia generation request for raw 24 kHz pcm.
 func cartesiaRequestOf(voice, text string) map[string]any {
@@ -840,7 +842,7 @@ var doors = []door{
 			if refused != nil {
 				return &refusedTalk{refused}
 			}
-			if m := next(t, c); m.Type != wire.WSReady {
+			if m := testserver.Next(t, c); m.Type != wire.WSReady {
 				t.Fatalf("first message %+v", m)
 			}
 			send(t, c, map[string]any{"type": "speech.create", "id": "c", "voice": voice, "input": text, "response_format": "pcm"})
@@ -861,9 +863,9 @@ var doors = []door{
 		}},
 	{name: "wyoming", kind: tcpDoor, field: "text", format: "pcm",
 		speak: func(t *testing.T, e *conformEnv, who caller, voice, text string) talk {
-			c := dialWyoming(t, e.wyomingAddr(t, who.account))
-			receiveSmall(c.c)
-			c.send("synthesize", map[string]any{"text": text, "voice": map[string]any{"name": voice}})
+			c := testserver.DialWyoming(t, e.wyomingAddr(t, who.account))
+			receiveSmall(c.C)
+			c.Send("synthesize", map[string]any{"text": text, "voice": map[string]any{"name": voice}})
 			return &wyomingTalk{c}
 		}},
 }
@@ -976,7 +978,7 @@ func keyed(d door) string {
 	return ""
 }
 
-func envWith(o envOptions) func(t *testing.T) *conformEnv {
+func envWith(o testserver.Options) func(t *testing.T) *conformEnv {
 	return func(t *testing.T) *conformEnv { return newConformEnv(t, o) }
 }
 
@@ -996,15 +998,15 @@ const bigSeconds = 20 * 5.15
 
 var situations = []situation{
 	{
-		name: "revoked key", env: envWith(envOptions{}), skip: keyed,
+		name: "revoked key", env: envWith(testserver.Options{}), skip: keyed,
 		run: func(t *testing.T, d door, e *conformEnv) *failure {
-			return refused(t, hear(t, d.speak(t, e, caller{key: e.revoked, account: "local"}, "en-us", hello)), 401, wire.CodeInvalidAPIKey)
+			return refused(t, hear(t, d.speak(t, e, caller{key: e.Revoked, account: "local"}, "en-us", hello)), 401, wire.CodeInvalidAPIKey)
 		},
 	},
 	{
 		// Revoked while a long utterance speaks: the socket's periodic
 		// check stops it with an error, then close code 1008.
-		name: "revoked while open", env: envWith(envOptions{recheck: 100 * time.Millisecond}),
+		name: "revoked while open", env: envWith(testserver.Options{Recheck: 100 * time.Millisecond}),
 		skip: func(d door) string {
 			if d.kind != socketDoor {
 				return "not a socket"
@@ -1012,13 +1014,13 @@ var situations = []situation{
 			return ""
 		},
 		run: func(t *testing.T, d door, e *conformEnv) *failure {
-			k, key, err := e.store.CreateKey(t.Context(), store.NewKey{Account: "local", Name: "open", Scope: store.ScopeSpeech})
+			k, key, err := e.Store.CreateKey(t.Context(), store.NewKey{Account: "local", Name: "open", Scope: store.ScopeSpeech})
 			if err != nil {
 				t.Fatal(err)
 			}
 			tk := d.speak(t, e, caller{key: key, account: "local"}, "slow", strings.Repeat(longSlow, slowCount))
 			firstAudio(t, tk)
-			if _, err := e.store.RevokeKey(t.Context(), "local", k.Prefix); err != nil {
+			if _, err := e.Store.RevokeKey(t.Context(), "local", k.Prefix); err != nil {
 				t.Fatal(err)
 			}
 			fails, done, end := readToEnd(t, tk)
@@ -1036,7 +1038,7 @@ var situations = []situation{
 		},
 	},
 	{
-		name: "over the rate limit", env: envWith(envOptions{limits: store.Limits{RequestsPerMinute: 1}}),
+		name: "over the rate limit", env: envWith(testserver.Options{Limits: store.Limits{RequestsPerMinute: 1}}),
 		run: func(t *testing.T, d door, e *conformEnv) *failure {
 			who := e.newCaller(t, "rate-"+d.name)
 			speaks(t, d, e, who, "fake", hello)
@@ -1050,7 +1052,7 @@ var situations = []situation{
 	{
 		// One request of the account runs (a pcm stream of the slow
 		// voice) when the door is asked.
-		name: "over the concurrency limit", env: envWith(envOptions{limits: store.Limits{Concurrent: 1}}),
+		name: "over the concurrency limit", env: envWith(testserver.Options{Limits: store.Limits{Concurrent: 1}}),
 		run: func(t *testing.T, d door, e *conformEnv) *failure {
 			who := e.newCaller(t, "busy-"+d.name)
 			hold := openAIPCM.speak(t, e, who, "slow", strings.Repeat(longSlow, slowCount))
@@ -1068,7 +1070,7 @@ var situations = []situation{
 	},
 	{
 		// 25 s of pauses against a limit of 20 s.
-		name: "over the audio limit", env: envWith(envOptions{synth: func(o *tts.Options) { o.MaxAudio = 20 * time.Second }}),
+		name: "over the audio limit", env: envWith(testserver.Options{Synth: func(o *tts.Options) { o.MaxAudio = 20 * time.Second }}),
 		run: func(t *testing.T, d door, e *conformEnv) *failure {
 			h := hear(t, d.speak(t, e, e.me(), "en-us", "Hi."+strings.Repeat(" <|pause:5s|>", 5)+" Bye."))
 			if h.fail == nil || h.fail.code != wire.CodeAudioTooLong || h.fail.status != 0 && h.fail.status != 400 {
@@ -1078,7 +1080,7 @@ var situations = []situation{
 		},
 	},
 	{
-		name: "unknown voice", env: envWith(envOptions{}),
+		name: "unknown voice", env: envWith(testserver.Options{}),
 		run: func(t *testing.T, d door, e *conformEnv) *failure {
 			return refused(t, hear(t, d.speak(t, e, e.me(), "nobody", hello)), 404, wire.CodeVoiceNotFound)
 		},
@@ -1087,16 +1089,16 @@ var situations = []situation{
 		// Another account's clone is answered word for word as the same
 		// name is once no voice has it: the answer does not tell that it
 		// exists.
-		name: "another account's clone", env: envWith(envOptions{}),
+		name: "another account's clone", env: envWith(testserver.Options{}),
 		run: func(t *testing.T, d door, e *conformEnv) *failure {
 			f := refused(t, hear(t, d.speak(t, e, e.me(), "other-clone", hello)), 404, wire.CodeVoiceNotFound)
-			clone, err := e.catalog.Lookup("other", "other-clone")
+			clone, err := e.Catalog.Lookup("other", "other-clone")
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.catalog.Remove("other", "other-clone")
+			e.Catalog.Remove("other", "other-clone")
 			unknown := refused(t, hear(t, d.speak(t, e, e.me(), "other-clone", hello)), 404, wire.CodeVoiceNotFound)
-			if err := e.catalog.Add(clone); err != nil {
+			if err := e.Catalog.Add(clone); err != nil {
 				t.Fatal(err)
 			}
 			if f.body != unknown.body {
@@ -1108,7 +1110,7 @@ var situations = []situation{
 	{
 		// 150 characters without a sentence end against a limit of 100:
 		// the error names the door's own field.
-		name: "over-long input", env: envWith(envOptions{synth: func(o *tts.Options) { o.MaxInput = 100 }}),
+		name: "over-long input", env: envWith(testserver.Options{Synth: func(o *tts.Options) { o.MaxInput = 100 }}),
 		run: func(t *testing.T, d door, e *conformEnv) *failure {
 			f := refused(t, hear(t, d.speak(t, e, e.me(), "en-us", strings.Repeat("word ", 30))), 400, wire.CodeStringTooLong)
 			named := regexp.MustCompile(`\b` + d.field + `\b`)
@@ -1126,7 +1128,7 @@ var situations = []situation{
 		// sent: the answer must not look whole. A door says so in its
 		// error shape (an SSE or socket event, or the whole answer of a
 		// clip); a raw audio stream, whose status is sent, is cut.
-		name: "engine fails mid-stream", env: envWith(envOptions{}),
+		name: "engine fails mid-stream", env: envWith(testserver.Options{}),
 		run: func(t *testing.T, d door, e *conformEnv) *failure {
 			h := hear(t, d.speak(t, e, e.me(), "faulty", "Hello there. Please FAIL now."))
 			switch {
@@ -1148,7 +1150,7 @@ var situations = []situation{
 		// the request ends while the client reads nothing, and what the
 		// client then reads stops short of the whole answer.
 		name: "slow reader", fresh: true,
-		env: envWith(envOptions{writeTimeout: 200 * time.Millisecond}),
+		env: envWith(testserver.Options{WriteTimeout: 200 * time.Millisecond}),
 		run: func(t *testing.T, d door, e *conformEnv) *failure {
 			tk := d.speak(t, e, e.me(), "fake", bigAnswer)
 			got := firstAudio(t, tk)
@@ -1171,18 +1173,18 @@ var situations = []situation{
 	{
 		// The client leaves after two sentences of a hundred: the
 		// request ends, and the engine is asked for few more.
-		name: "client gone mid-stream", env: envWith(envOptions{}),
+		name: "client gone mid-stream", env: envWith(testserver.Options{}),
 		run: func(t *testing.T, d door, e *conformEnv) *failure {
-			before := len(e.slow.Requests())
+			before := len(e.Slow.Requests())
 			tk := d.speak(t, e, e.me(), "slow", strings.Repeat(longSlow, slowCount))
-			if !wait.For(10*time.Second, func() bool { return len(e.slow.Requests())-before >= 2 }) {
+			if !wait.For(10*time.Second, func() bool { return len(e.Slow.Requests())-before >= 2 }) {
 				t.Fatal("the slow voice did not begin")
 			}
 			tk.leave()
 			if !e.idle() {
 				t.Error("the request still runs 10 s after its client left")
 			}
-			if n := len(e.slow.Requests()) - before; n >= slowCount {
+			if n := len(e.Slow.Requests()) - before; n >= slowCount {
 				t.Errorf("all %d sentences were rendered for a client that left", n)
 			}
 			return nil
@@ -1193,18 +1195,18 @@ var situations = []situation{
 		// an HTTP answer and voxkit's socket finish it; another socket
 		// finishes it or closes with 1001 (going away); Wyoming ends its
 		// connection between events. Shutdown returns.
-		name: "shutdown drain", fresh: true, env: envWith(envOptions{}),
+		name: "shutdown drain", fresh: true, env: envWith(testserver.Options{}),
 		run: func(t *testing.T, d door, e *conformEnv) *failure {
-			before := len(e.slow.Requests())
+			before := len(e.Slow.Requests())
 			tk := d.speak(t, e, e.me(), "slow", "One. Two. Three. Four.")
-			if !wait.For(10*time.Second, func() bool { return len(e.slow.Requests()) > before }) {
+			if !wait.For(10*time.Second, func() bool { return len(e.Slow.Requests()) > before }) {
 				t.Fatal("the slow voice did not begin")
 			}
 			shut := make(chan error, 1)
 			go func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()
-				shut <- e.srv.Shutdown(ctx)
+				shut <- e.Server.Shutdown(ctx)
 			}()
 			switch d.kind {
 			case httpDoor:
@@ -1236,7 +1238,7 @@ var situations = []situation{
 	{
 		// One utterance is counted: its synthesis and gateway overhead
 		// timed once, its audio added, under its format.
-		name: "metrics recorded", env: envWith(envOptions{}),
+		name: "metrics recorded", env: envWith(testserver.Options{}),
 		run: func(t *testing.T, d door, e *conformEnv) *failure {
 			before := e.speechMetrics(t, d.format)
 			speaks(t, d, e, e.me(), "en-us", hello)
@@ -1251,7 +1253,7 @@ var situations = []situation{
 		// On a gateway (Options.Gateway) a synthesis's upstream time is
 		// its engines' time: the metrics time it so on every door.
 		name: "gateway timing", fresh: true, // sums from zero: the same times add to the same sum
-		env: func(t *testing.T) *conformEnv { return newConformEnv(t, envOptions{}).gatewayTwin(t) },
+		env: func(t *testing.T) *conformEnv { return newConformEnv(t, testserver.Options{}).gatewayTwin(t) },
 		run: func(t *testing.T, d door, e *conformEnv) *failure {
 			before := e.speechMetrics(t, d.format)
 			speaks(t, d, e, e.me(), "en-us", hello)
@@ -1293,17 +1295,17 @@ func (e *conformEnv) speechMetrics(t *testing.T, format string) speechMetrics {
 	t.Helper()
 	var m speechMetrics
 	label := map[string]string{"format": format}
-	for _, h := range labelled(gathered(t, e.reg, "voxkit_synthesis_seconds"), label) {
+	for _, h := range testserver.Labelled(testserver.Gathered(t, e.reg, "voxkit_synthesis_seconds"), label) {
 		m.synthesis += h.GetHistogram().GetSampleCount()
 		m.synthesisSum += h.GetHistogram().GetSampleSum()
 	}
-	for _, h := range labelled(gathered(t, e.reg, "voxkit_engine_seconds"), label) {
+	for _, h := range testserver.Labelled(testserver.Gathered(t, e.reg, "voxkit_engine_seconds"), label) {
 		m.engineSum += h.GetHistogram().GetSampleSum()
 	}
-	for _, h := range labelled(gathered(t, e.reg, "voxkit_gateway_overhead_seconds"), label) {
+	for _, h := range testserver.Labelled(testserver.Gathered(t, e.reg, "voxkit_gateway_overhead_seconds"), label) {
 		m.overhead += h.GetHistogram().GetSampleCount()
 	}
-	for _, c := range labelled(gathered(t, e.reg, "voxkit_audio_seconds_total"), label) {
+	for _, c := range testserver.Labelled(testserver.Gathered(t, e.reg, "voxkit_audio_seconds_total"), label) {
 		m.audio += c.GetCounter().GetValue()
 	}
 	return m
@@ -1350,7 +1352,7 @@ func TestDoorConformance(t *testing.T) {
 	}
 	for _, d := range doors {
 		t.Run("golden/"+d.name, func(t *testing.T) {
-			checkGolden(t, "testdata/conformance_"+d.name+".json", bodies[d.name])
+			testserver.CheckGolden(t, "testdata/conformance_"+d.name+".json", bodies[d.name])
 		})
 	}
 }

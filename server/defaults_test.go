@@ -1,19 +1,17 @@
 package server_test
 
 import (
-	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+	"github.com/voxkit/voxkit/server/servertest"
+
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/server"
-	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/tts/espeaktts"
 )
@@ -23,7 +21,7 @@ import (
 func TestServerDefaults(t *testing.T) {
 	e, key, synth := defaultServer(t)
 	for _, voice := range server.OpenAIVoiceNames() {
-		res := e.do("POST", "/v1/audio/speech", key, "application/json",
+		res := e.Do("POST", "/v1/audio/speech", key, "application/json",
 			strings.NewReader(`{"model":"tts-1","voice":"`+voice+`","input":"Hi.","response_format":"wav"}`))
 		io.Copy(io.Discard, res.Body)
 		res.Body.Close()
@@ -32,34 +30,23 @@ func TestServerDefaults(t *testing.T) {
 		}
 	}
 	long := strings.Repeat("a", synth.MaxInput()+1)
-	res := e.do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(`{"voice":"alloy","input":"`+long+`"}`))
-	apiError(t, res, 400, "string_above_max_length")
+	res := e.Do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(`{"voice":"alloy","input":"`+long+`"}`))
+	testserver.APIError(t, res, 400, "string_above_max_length")
 }
 
 // defaultServer is server.New with nothing but espeaktts.New and a
 // store with one admin key.
-func defaultServer(t *testing.T) (*env, string, *tts.Synthesizer) {
+func defaultServer(t *testing.T) (*testserver.Env, string, *tts.Synthesizer) {
 	t.Helper()
-	ctx := context.Background()
 	synth, err := espeaktts.New(espeak.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { synth.Close() })
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	st.CreateAccount(ctx, "a")
-	_, key, _ := st.CreateKey(ctx, store.NewKey{Account: "a", Scope: store.ScopeAdmin})
-	api, err := server.New(server.Options{Synthesizer: synth, Store: st, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(api)
+	se := servertest.Start(t, servertest.Options{Synthesizer: synth, Accounts: []string{"a"}})
+	ts := httptest.NewServer(se.Server)
 	t.Cleanup(ts.Close)
-	return &env{t: t, ts: ts}, key, synth
+	return &testserver.Env{T: t, TS: ts}, se.Keys["a"], synth
 }
 
 // Voice ids are found as people write them: BCP 47 tags in any case
@@ -68,7 +55,7 @@ func defaultServer(t *testing.T) (*env, string, *tts.Synthesizer) {
 func TestVoiceLookupAsWritten(t *testing.T) {
 	e, key, _ := defaultServer(t)
 	speak := func(voice, input string) *http.Response {
-		return e.do("POST", "/v1/audio/speech", key, "application/json",
+		return e.Do("POST", "/v1/audio/speech", key, "application/json",
 			strings.NewReader(`{"voice":"`+voice+`","input":"`+input+`","response_format":"pcm"}`))
 	}
 	for _, voice := range []string{"en-US", "EN-us", "en", "en-GB", "fr", "en-us+f3", "en-gb+m3"} {
@@ -85,7 +72,7 @@ func TestVoiceLookupAsWritten(t *testing.T) {
 	if res.StatusCode != 200 || res.Header.Get("x-ignored-tags") != "" {
 		t.Errorf("<|voice:en-us+f3|>: %d, ignored %q", res.StatusCode, res.Header.Get("x-ignored-tags"))
 	}
-	got := apiError(t, speak("en-uss", "Hello."), 404, "voice_not_found")
+	got := testserver.APIError(t, speak("en-uss", "Hello."), 404, "voice_not_found")
 	if !strings.Contains(got.Message, `Did you mean "en-us"`) {
 		t.Errorf("unknown voice: %q, want a suggestion", got.Message)
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
 )
@@ -25,15 +27,15 @@ const doorText = "The quick brown fox jumps over the lazy dog. A second sentence
 // byte at the client, p50 and p99: what one door adds over another is the
 // difference between its line and the others'.
 func BenchmarkDoorFirstAudio(b *testing.B) {
-	e := newEnv(b, envOptions{})
-	wsURL := "ws" + strings.TrimPrefix(e.ts.URL, "http")
+	e := testserver.New(b, testserver.Options{})
+	wsURL := "ws" + strings.TrimPrefix(e.TS.URL, "http")
 	post := func(path string, header http.Header, body any, first func(*bufio.Reader) error) func() error {
 		data, _ := json.Marshal(body)
 		return func() error {
-			req, _ := http.NewRequest("POST", e.ts.URL+path, bytes.NewReader(data))
+			req, _ := http.NewRequest("POST", e.TS.URL+path, bytes.NewReader(data))
 			req.Header = header.Clone()
 			req.Header.Set("Content-Type", "application/json")
-			res, err := e.ts.Client().Do(req)
+			res, err := e.TS.Client().Do(req)
 			if err != nil {
 				return err
 			}
@@ -67,7 +69,7 @@ func BenchmarkDoorFirstAudio(b *testing.B) {
 	// socket dials path, sends msgs and reads until isAudio says a message
 	// is audio, then until isEnd says one ends the speech.
 	socket := func(path string, header http.Header, msgs []any, isAudio, isEnd func(websocket.MessageType, []byte) bool) func() error {
-		c, _, err := websocket.Dial(context.Background(), wsURL+path, &websocket.DialOptions{HTTPClient: e.ts.Client(), HTTPHeader: header})
+		c, _, err := websocket.Dial(context.Background(), wsURL+path, &websocket.DialOptions{HTTPClient: e.TS.Client(), HTTPHeader: header})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -96,8 +98,8 @@ func BenchmarkDoorFirstAudio(b *testing.B) {
 			}
 		}
 	}
-	bearer := http.Header{"Authorization": {"Bearer " + e.key}}
-	xi := http.Header{"Xi-Api-Key": {e.key}}
+	bearer := http.Header{"Authorization": {"Bearer " + e.Key}}
+	xi := http.Header{"Xi-Api-Key": {e.Key}}
 	hasText := func(s string) func(websocket.MessageType, []byte) bool {
 		return func(_ websocket.MessageType, data []byte) bool { return bytes.Contains(data, []byte(s)) }
 	}
@@ -135,7 +137,7 @@ func BenchmarkDoorFirstAudio(b *testing.B) {
 					markFirst()
 				}
 			}
-			reportPercentiles(b, "first-audio-", firsts)
+			testserver.ReportPercentiles(b, "first-audio-", firsts)
 		})
 	}
 }
@@ -156,12 +158,12 @@ func markFirst() {
 
 // wyomingSpeak speaks doorText over a Wyoming connection, marking the
 // first audio-chunk.
-func wyomingSpeak(b *testing.B, e *env) func() error {
+func wyomingSpeak(b *testing.B, e *testserver.Env) func() error {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	go e.srv.ServeWyoming(l, "local")
+	go e.Server.ServeWyoming(l, "local")
 	b.Cleanup(func() { l.Close() })
 	c, err := net.Dial("tcp", l.Addr().String())
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/server"
@@ -72,11 +74,11 @@ func TestEmbeddedWithOwnAuth(t *testing.T) {
 		t.Errorf("account: %d %s (no created: the host's accounts have none we know)", res.StatusCode, b)
 	}
 	for _, path := range []string{"/v1/keys", "/v1/voices", "/v1/voices/x"} {
-		apiError(t, do("GET", path, "alice-session", ""), 404, "not_found")
+		testserver.APIError(t, do("GET", path, "alice-session", ""), 404, "not_found")
 	}
-	apiError(t, do("POST", "/v1/accounts", "", `{"name":"eve"}`), 404, "not_found")
+	testserver.APIError(t, do("POST", "/v1/accounts", "", `{"name":"eve"}`), 404, "not_found")
 	for _, cookie := range []string{"", "old-session"} {
-		got := apiError(t, do("POST", "/v1/audio/speech", cookie, `{"voice":"alloy","input":"Hello."}`), 401, "unauthenticated")
+		got := testserver.APIError(t, do("POST", "/v1/audio/speech", cookie, `{"voice":"alloy","input":"Hello."}`), 401, "unauthenticated")
 		if !strings.Contains(got.Message, "Sign in") && !strings.Contains(got.Message, "expired") {
 			t.Errorf("cookie %q: %q", cookie, got.Message)
 		}
@@ -89,11 +91,11 @@ func TestEmbeddedWithOwnAuth(t *testing.T) {
 	}
 	defer c.CloseNow()
 	c.SetReadLimit(16 << 20)
-	if m := next(t, c); m.Type != "ready" || m.Account != "alice" {
+	if m := testserver.Next(t, c); m.Type != "ready" || m.Account != "alice" {
 		t.Fatalf("ready: %+v", m)
 	}
-	sendWS(t, c, map[string]any{"type": "speech.create", "id": "1", "voice": "alloy", "input": "Hi."})
-	for m := next(t, c); m.Type != "speech.done"; m = next(t, c) {
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "1", "voice": "alloy", "input": "Hi."})
+	for m := testserver.Next(t, c); m.Type != "speech.done"; m = testserver.Next(t, c) {
 		if m.Type == "error" {
 			t.Fatalf("websocket speech: %+v", m)
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/servertest"
@@ -55,7 +57,7 @@ func TestEmbeddedAccountsMadeOnFirstUse(t *testing.T) {
 	if status, b := do("bob", "GET", "/v1/voices", "", ""); status != 200 || !strings.Contains(b, `"narrator"`) {
 		t.Errorf("bob's voices: %d %s", status, b)
 	}
-	if status, b := do("carol", "POST", "/v1/lexicons", "application/pls+xml", whoPLS); status != 201 && status != 200 {
+	if status, b := do("carol", "POST", "/v1/lexicons", "application/pls+xml", testserver.WhoPLS); status != 201 && status != 200 {
 		t.Errorf("carol's first lexicon: %d %s", status, b)
 	}
 	if status, b := do("carol", "GET", "/v1/voices", "", ""); status != 200 || strings.Contains(b, `"narrator"`) {

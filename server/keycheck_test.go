@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/voxkit/voxkit/server/internal/testserver"
 
 	"github.com/voxkit/voxkit/internal/wait"
 	"github.com/voxkit/voxkit/server/store"
@@ -64,20 +65,10 @@ func (c *checkingStore) count() int {
 	return c.calls
 }
 
-func newCheckingEnv(t *testing.T) (*env, *checkingStore) {
+func newCheckingEnv(t *testing.T) (*testserver.Env, *checkingStore) {
 	cs := new(checkingStore)
-	e := newEnv(t, envOptions{wrap: func(st *sqlite.Store) store.Store { cs.Store = st; return cs }})
+	e := testserver.New(t, testserver.Options{Wrap: func(st *sqlite.Store) store.Store { cs.Store = st; return cs }})
 	return e, cs
-}
-
-// speechRequest sends a speech request with body and returns the status,
-// headers and the whole body (or what arrived of it).
-func (e *env) speechRequest(key, body string) (*http.Response, []byte) {
-	e.t.Helper()
-	res := e.do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(body))
-	defer res.Body.Close()
-	data, _ := io.ReadAll(res.Body)
-	return res, data
 }
 
 // refusal checks that res is the 401 of a revoked or unknown key with
@@ -116,23 +107,23 @@ func TestRevokedKnownKeyRefused(t *testing.T) {
 		{"sse", `{"voice":"en-us","input":"Hello there.","response_format":"pcm","stream_format":"sse"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			k, key, err := e.store.CreateKey(t.Context(), store.NewKey{Account: "local", Name: "to revoke", Scope: store.ScopeSpeech})
+			k, key, err := e.Store.CreateKey(t.Context(), store.NewKey{Account: "local", Name: "to revoke", Scope: store.ScopeSpeech})
 			if err != nil {
 				t.Fatal(err)
 			}
 			before := cs.count()
 			for range 3 {
-				if res, body := e.speechRequest(key, tc.body); res.StatusCode != http.StatusOK || len(body) < 100 {
+				if res, body := e.SpeechRequest(key, tc.body); res.StatusCode != http.StatusOK || len(body) < 100 {
 					t.Fatalf("status %d, %d bytes before revoking", res.StatusCode, len(body))
 				}
 			}
 			if n := cs.count() - before; n != 3 {
 				t.Errorf("the store checked the key %d times for 3 requests", n)
 			}
-			if _, err := e.store.RevokeKey(t.Context(), "local", k.Prefix); err != nil {
+			if _, err := e.Store.RevokeKey(t.Context(), "local", k.Prefix); err != nil {
 				t.Fatal(err)
 			}
-			res, body := e.speechRequest(key, tc.body)
+			res, body := e.SpeechRequest(key, tc.body)
 			refusal(t, res, body)
 		})
 	}
@@ -143,14 +134,14 @@ func TestRevokedKnownKeyRefused(t *testing.T) {
 // begun before the check answered are rendered.
 func TestRefusalCutsWorkShort(t *testing.T) {
 	e, cs := newCheckingEnv(t)
-	k, key, err := e.store.CreateKey(t.Context(), store.NewKey{Account: "local", Name: "to revoke", Scope: store.ScopeSpeech})
+	k, key, err := e.Store.CreateKey(t.Context(), store.NewKey{Account: "local", Name: "to revoke", Scope: store.ScopeSpeech})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, _ := e.speechRequest(key, `{"voice":"fake","input":"Known now."}`); res.StatusCode != http.StatusOK {
+	if res, _ := e.SpeechRequest(key, `{"voice":"fake","input":"Known now."}`); res.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", res.StatusCode)
 	}
-	if _, err := e.store.RevokeKey(t.Context(), "local", k.Prefix); err != nil {
+	if _, err := e.Store.RevokeKey(t.Context(), "local", k.Prefix); err != nil {
 		t.Fatal(err)
 	}
 	release := cs.holdChecks()
@@ -165,20 +156,20 @@ func TestRefusalCutsWorkShort(t *testing.T) {
 		body []byte
 	}
 	done := make(chan answer, 1)
-	before := len(e.slow.Requests())
+	before := len(e.Slow.Requests())
 	go func() {
-		res, body := e.speechRequest(key, `{"voice":"slow","input":"`+input+`","response_format":"wav"}`)
+		res, body := e.SpeechRequest(key, `{"voice":"slow","input":"`+input+`","response_format":"wav"}`)
 		done <- answer{res, body}
 	}()
 	<-cs.entered
-	if !wait.For(10*time.Second, func() bool { return len(e.slow.Requests()) > before }) {
+	if !wait.For(10*time.Second, func() bool { return len(e.Slow.Requests()) > before }) {
 		t.Fatal("no synthesis started while the key check was under way")
 	}
 	release()
 	release = nil
 	a := <-done
 	refusal(t, a.res, a.body)
-	if n := len(e.slow.Requests()) - before; n >= 30 {
+	if n := len(e.Slow.Requests()) - before; n >= 30 {
 		t.Errorf("%d of 30 sentences rendered for a refused key", n)
 	}
 }
@@ -187,32 +178,32 @@ func TestRefusalCutsWorkShort(t *testing.T) {
 // checked before any synthesis, so an unknown caller costs no work.
 func TestUnknownKeyCheckedFirst(t *testing.T) {
 	e, cs := newCheckingEnv(t)
-	_, key, err := e.store.CreateKey(t.Context(), store.NewKey{Account: "local", Name: "new", Scope: store.ScopeSpeech})
+	_, key, err := e.Store.CreateKey(t.Context(), store.NewKey{Account: "local", Name: "new", Scope: store.ScopeSpeech})
 	if err != nil {
 		t.Fatal(err)
 	}
 	release := cs.holdChecks()
-	before := len(e.slow.Requests())
+	before := len(e.Slow.Requests())
 	done := make(chan int, 1)
 	go func() {
-		res, _ := e.speechRequest(key, `{"voice":"slow","input":"Only after the check."}`)
+		res, _ := e.SpeechRequest(key, `{"voice":"slow","input":"Only after the check."}`)
 		done <- res.StatusCode
 	}()
 	<-cs.entered
 	// Time enough to start, were it allowed to.
-	if !wait.Never(200*time.Millisecond, func() bool { return len(e.slow.Requests()) > before }) {
-		t.Errorf("%d sentences rendered before an unknown key was checked", len(e.slow.Requests())-before)
+	if !wait.Never(200*time.Millisecond, func() bool { return len(e.Slow.Requests()) > before }) {
+		t.Errorf("%d sentences rendered before an unknown key was checked", len(e.Slow.Requests())-before)
 	}
 	release()
 	if st := <-done; st != http.StatusOK {
 		t.Fatalf("status %d", st)
 	}
-	if len(e.slow.Requests()) == before {
+	if len(e.Slow.Requests()) == before {
 		t.Error("nothing rendered once the key passed")
 	}
 
 	// A key that does not exist: refused, and nothing rendered.
-	res, body := e.speechRequest("sk_notakeyofthisserveratall0000000000000000", `{"voice":"slow","input":"Never."}`)
+	res, body := e.SpeechRequest("sk_notakeyofthisserveratall0000000000000000", `{"voice":"slow","input":"Never."}`)
 	refusal(t, res, body)
 }
 
@@ -220,14 +211,14 @@ func TestUnknownKeyCheckedFirst(t *testing.T) {
 // request gets the same 500 as an unknown key's would, and no audio.
 func TestKeyCheckFailure(t *testing.T) {
 	e, cs := newCheckingEnv(t)
-	if res, _ := e.speechRequest(e.key, `{"voice":"en-us","input":"Known now."}`); res.StatusCode != http.StatusOK {
+	if res, _ := e.SpeechRequest(e.Key, `{"voice":"en-us","input":"Known now."}`); res.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", res.StatusCode)
 	}
 	cs.mu.Lock()
 	cs.fail = errors.New("database is on fire")
 	cs.mu.Unlock()
 	for _, format := range []string{"pcm", "wav"} {
-		res, body := e.speechRequest(e.key, `{"voice":"en-us","input":"Hello.","response_format":"`+format+`"}`)
+		res, body := e.SpeechRequest(e.Key, `{"voice":"en-us","input":"Hello.","response_format":"`+format+`"}`)
 		if res.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), `"server_error"`) {
 			t.Errorf("%s: status %d, body %.200q; want 500 server_error", format, res.StatusCode, body)
 		}

@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/server/servertest"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -34,7 +35,7 @@ func speechJSON(input, format string, speed float64, stream string) string {
 // the limit.
 func checkAudioTooLong(t *testing.T, status int, body []byte, limit string) {
 	t.Helper()
-	var e errorJSON
+	var e testserver.ErrorJSON
 	if status != http.StatusBadRequest || json.Unmarshal(body, &e) != nil || e.Error.Code == nil ||
 		*e.Error.Code != "audio_too_long" || *e.Error.Type != "invalid_request_error" || *e.Error.Param != "input" ||
 		!strings.Contains(*e.Error.Message, limit) {
@@ -46,7 +47,7 @@ func checkAudioTooLong(t *testing.T, status int, body []byte, limit string) {
 // Requests whose input would make more audio than the limit (10 minutes by
 // default) fail with a 400 before any audio is made, in every format.
 func TestAudioLimitBeforeSynthesis(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	for _, tc := range []struct {
 		name, input string
 		speed       float64
@@ -61,7 +62,7 @@ func TestAudioLimitBeforeSynthesis(t *testing.T) {
 				if format == "sse" {
 					body = speechJSON(tc.input, "pcm", tc.speed, "sse")
 				}
-				res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(body))
+				res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(body))
 				defer res.Body.Close()
 				b, _ := io.ReadAll(res.Body)
 				checkAudioTooLong(t, res.StatusCode, b, "10m0s")
@@ -72,11 +73,11 @@ func TestAudioLimitBeforeSynthesis(t *testing.T) {
 
 // A full-length English input at speed 1 fits the default limit.
 func TestAudioLimitAdmitsLongInput(t *testing.T) {
-	long(t)
+	testserver.Long(t)
 	t.Parallel() // a long test, alongside the others that wait on the slow engine
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	input := strings.Repeat("The quick brown fox jumps over the lazy dog, twice. ", 80)[:4096]
-	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(speechJSON(input, "pcm", 0, "")))
+	res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(speechJSON(input, "pcm", 0, "")))
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	if res.StatusCode != 200 || err != nil {
@@ -92,21 +93,21 @@ func TestAudioLimitAdmitsLongInput(t *testing.T) {
 // with an error event — never a short 200 that looks whole.
 func TestAudioLimitDuringSynthesis(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := newEnv(t, envOptions{synth: func(o *tts.Options) { o.MaxAudio = 10 * time.Second }})
+	e := testserver.New(t, testserver.Options{Synth: func(o *tts.Options) { o.MaxAudio = 10 * time.Second }})
 	input := "Hello. 1234567 8901234 5678901 2345678."
 	for _, format := range []string{"wav", "mp3", "opus", "flac"} {
-		res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(speechJSON(input, format, 0, "")))
+		res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(speechJSON(input, format, 0, "")))
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		checkAudioTooLong(t, res.StatusCode, b, "10s")
 	}
-	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(speechJSON(input, "pcm", 0, "")))
+	res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(speechJSON(input, "pcm", 0, "")))
 	got, err := io.ReadAll(res.Body)
 	res.Body.Close()
 	if res.StatusCode != 200 || len(got) == 0 || err == nil {
 		t.Errorf("pcm: status %d, %d bytes, read error %v: want 200, the first sentence, then a cut", res.StatusCode, len(got), err)
 	}
-	res = e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(speechJSON(input, "pcm", 0, "sse")))
+	res = e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(speechJSON(input, "pcm", 0, "sse")))
 	got, _ = io.ReadAll(res.Body)
 	res.Body.Close()
 	if !strings.Contains(string(got), `"type":"speech.audio.delta"`) || !strings.Contains(string(got), `"code":"audio_too_long"`) ||
@@ -119,43 +120,23 @@ func TestAudioLimitDuringSynthesis(t *testing.T) {
 // spooled to a file and still sent whole, with its exact length, in every
 // format.
 func TestLongClipIsWhole(t *testing.T) {
-	long(t)
+	testserver.Long(t)
 	t.Parallel() // a long test, alongside the others that wait on the slow engine
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	input := "Hello there." + strings.Repeat("<|pause:5|>", 12) + " Goodbye."
 	for _, format := range []string{"wav", "mp3", "opus", "flac"} {
 		t.Run(format, func(t *testing.T) {
-			res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(speechJSON(input, format, 0, "")))
+			res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(speechJSON(input, format, 0, "")))
 			defer res.Body.Close()
 			b, err := io.ReadAll(res.Body)
 			if res.StatusCode != 200 || err != nil || res.Header.Get("Content-Length") != strconv.Itoa(len(b)) {
 				t.Fatalf("%d %v, Content-Length %s, %d bytes", res.StatusCode, err, res.Header.Get("Content-Length"), len(b))
 			}
-			if _, _, dur := probe(t, b, format); dur < 61 || dur > 64 {
+			if _, _, dur := testserver.Probe(t, b, format); dur < 61 || dur > 64 {
 				t.Errorf("%d bytes decode to %.2f s, want about 62", len(b), dur)
 			}
 		})
 	}
-}
-
-// gate holds each sentence until the test lets it through, and reports
-// its text as it arrives.
-type gate struct {
-	engine.Engine
-	arrived chan string
-	next    chan struct{}
-	open    chan struct{} // closed: let everything through
-}
-
-func (g gate) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
-	g.arrived <- req.Text
-	select {
-	case <-g.next:
-	case <-g.open:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	return g.Engine.Synthesize(ctx, req, emit)
 }
 
 // waitLog reports the account of each "waiting for a render slot" log.
@@ -182,18 +163,18 @@ func (h waitLog) Handle(_ context.Context, r slog.Record) error {
 // short request of another account gets the next free slot: it is not
 // queued behind the other account's waiting sentences.
 func TestFairSlots(t *testing.T) {
-	g := gate{arrived: make(chan string, 100), next: make(chan struct{}), open: make(chan struct{})}
+	g := testserver.Gate{Arrived: make(chan string, 100), Next: make(chan struct{}), Open: make(chan struct{})}
 	waits := make(chan string, 100)
-	e := newEnv(t, envOptions{synth: func(o *tts.Options) {
+	e := testserver.New(t, testserver.Options{Synth: func(o *tts.Options) {
 		g.Engine = o.Engines["espeak"]
 		o.Engines["espeak"] = g
 		o.MaxParallel = 1
 		o.Logger = slog.New(waitLog{slog.DiscardHandler, waits})
 	}})
-	release := sync.OnceFunc(func() { close(g.open) })
+	release := sync.OnceFunc(func() { close(g.Open) })
 	defer release()
 	post := func(key, input string, done chan<- int) {
-		res := e.do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(speechJSON(input, "pcm", 0, "")))
+		res := e.Do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(speechJSON(input, "pcm", 0, "")))
 		io.Copy(io.Discard, res.Body)
 		res.Body.Close()
 		done <- res.StatusCode
@@ -212,9 +193,9 @@ func TestFairSlots(t *testing.T) {
 	// wait for the slot.
 	doneA := make(chan int, 6)
 	for range 6 {
-		go post(e.key, "Alpha one. Alpha two. Alpha three.", doneA)
+		go post(e.Key, "Alpha one. Alpha two. Alpha three.", doneA)
 	}
-	receive(g.arrived, "first sentence")
+	receive(g.Arrived, "first sentence")
 	for range 5 {
 		if a := receive(waits, "queued request of local"); a != "local" {
 			t.Fatalf("account %q waited", a)
@@ -222,15 +203,15 @@ func TestFairSlots(t *testing.T) {
 	}
 	// A short request of "other" queues behind them.
 	doneB := make(chan int, 1)
-	go post(e.otherKey, "Bravo.", doneB)
+	go post(e.OtherKey, "Bravo.", doneB)
 	if a := receive(waits, "queued request of other"); a != "other" {
 		t.Fatalf("account %q waited", a)
 	}
-	g.next <- struct{}{} // the running sentence ends; the slot frees
-	if text := receive(g.arrived, "next sentence"); text != "Bravo." {
+	g.Next <- struct{}{} // the running sentence ends; the slot frees
+	if text := receive(g.Arrived, "next sentence"); text != "Bravo." {
 		t.Fatalf("the freed slot went to %q, not to the other account's waiting request", text)
 	}
-	g.next <- struct{}{}
+	g.Next <- struct{}{}
 	if status := <-doneB; status != 200 {
 		t.Fatalf("other account: status %d", status)
 	}
@@ -255,8 +236,8 @@ const rssBound = 128 << 20
 // keep the process's peak resident memory within rssBound of where it
 // started: no clip is held whole in memory, whatever its format.
 func TestMemoryAtTheAudioLimit(t *testing.T) {
-	measuresMemory(t, "renders 8 × 10 minutes of audio per format")
-	e := newEnv(t, envOptions{})
+	testserver.MeasuresMemory(t, "renders 8 × 10 minutes of audio per format")
+	e := testserver.New(t, testserver.Options{})
 	// 598 s of audio: one short sentence, then pauses up to the limit.
 	input := "Hello there." + strings.Repeat("<|pause:5|>", 119)
 	for _, format := range []string{"pcm", "wav", "mp3", "opus", "flac"} {
@@ -267,7 +248,7 @@ func TestMemoryAtTheAudioLimit(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(speechJSON(input, format, 0, "")))
+				res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(speechJSON(input, format, 0, "")))
 				defer res.Body.Close()
 				n, err := io.Copy(io.Discard, res.Body)
 				if res.StatusCode != 200 || err != nil {

@@ -15,13 +15,3 @@ func TestMain(m *testing.M) {
 	pockettest.RemoveShared()
 	os.Exit(code)
 }
-
-// long skips, under go test -short, a test that takes seconds by design:
-// it waits out a timeout or a window in which something must not happen,
-// or puts load on the server. make test runs it.
-func long(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("takes seconds by design; skipped by -short (make test runs it)")
-	}
-}

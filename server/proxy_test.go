@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/server"
 )
 
@@ -15,22 +17,22 @@ import (
 // when the proxy says https, and sign-ins are throttled by the client
 // X-Forwarded-For names; from any other peer both headers are ignored.
 func TestTrustedProxies(t *testing.T) {
-	long(t)
+	testserver.Long(t)
 	for _, trusted := range []bool{false, true} {
 		t.Run(fmt.Sprint("trusted=", trusted), func(t *testing.T) {
-			o := envOptions{}
+			o := testserver.Options{}
 			if trusted {
-				o.proxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+				o.Proxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 			}
-			e := newEnv(t, o)
-			e.setPassword("local", "a long enough password")
+			e := testserver.New(t, o)
+			e.SetPassword("local", "a long enough password")
 			signIn := func(account, password, client string) *http.Response {
 				body, _ := json.Marshal(map[string]string{"account": account, "password": password})
-				req, _ := http.NewRequest("POST", e.ts.URL+"/v1/session", strings.NewReader(string(body)))
+				req, _ := http.NewRequest("POST", e.TS.URL+"/v1/session", strings.NewReader(string(body)))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("X-Forwarded-For", "198.51.100.1, "+client) // the last hop is the proxy's client
 				req.Header.Set("X-Forwarded-Proto", "https")
-				res, err := e.ts.Client().Do(req)
+				res, err := e.TS.Client().Do(req)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
@@ -225,7 +227,7 @@ func TestLimitsAcrossReplicas(t *testing.T) {
 	if res.Header.Get("Retry-After") == "" {
 		t.Error("429 without Retry-After")
 	}
-	apiError(t, res, 429, "rate_limit_exceeded")
+	testserver.APIError(t, res, 429, "rate_limit_exceeded")
 	if st, body := b.call("POST", "/v1/audio/speech", keys["other"], quick); st != 200 {
 		t.Errorf("another account on B: %d %s", st, body)
 	}

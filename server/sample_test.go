@@ -12,33 +12,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/engine/pocket"
 	"github.com/voxkit/voxkit/internal/pockettest"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
-// keyOf is a new key of account "local" with scope.
-func (e *env) keyOf(scope store.Scope) string {
-	e.t.Helper()
-	_, key, err := e.store.CreateKey(e.t.Context(), store.NewKey{Account: "local", Name: string(scope), Scope: scope})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return key
-}
-
 // sampleSpeech is a speech request in the voice of sample, carrying it
 // unless bare.
 func sampleSpeech(voice string, sample []byte) string {
 	b, _ := json.Marshal(wire.Speech{Voice: voice, Input: "Hello there, how are you today?", Format: "pcm", Normalize: true, VoiceSample: sample})
 	return string(b)
-}
-
-// encodeSample asks POST /v1/voice-samples for the sample of a recording.
-func (e *env) encodeSample(key string, recording []byte) *http.Response {
-	e.t.Helper()
-	return e.uploadTo("/v1/voice-samples", key, map[string]string{"name": "gateway", "temperature": "0"}, recording)
 }
 
 // TestSamplesFromGateway: what a worker does with the samples of voices
@@ -49,24 +35,24 @@ func (e *env) encodeSample(key string, recording []byte) *http.Response {
 // shape the model does not take, is a 400.
 func TestSamplesFromGateway(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnv(t, pocketVoices(t), "")
-	gateway, speech := e.keyOf(store.ScopeGateway), e.keyOf(store.ScopeSpeech)
+	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
+	gateway, speech := e.KeyOf(store.ScopeGateway), e.KeyOf(store.ScopeSpeech)
 	recording := pockettest.WAV(pockettest.Recording(2, 150), pockettest.SampleRate)
 
-	apiError(t, e.encodeSample(e.key, recording), 403, wire.CodeInsufficientScope)
-	res := e.encodeSample(gateway, recording)
+	testserver.APIError(t, e.EncodeSample(e.Key, recording), 403, wire.CodeInsufficientScope)
+	res := e.EncodeSample(gateway, recording)
 	sample, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/octet-stream" {
 		t.Fatalf("encoding: %d %s %.200q", res.StatusCode, res.Header.Get("Content-Type"), sample)
 	}
-	if vs, _ := e.store.Voices(t.Context(), ""); len(vs) != 0 {
+	if vs, _ := e.Store.Voices(t.Context(), ""); len(vs) != 0 {
 		t.Errorf("encoding stored %d voices", len(vs))
 	}
 	// The clone of the same recording, for comparison.
-	up := e.upload(e.key, map[string]string{"id": "rec", "name": "Rec", "temperature": "0"}, recording)
+	up := e.Upload(e.Key, map[string]string{"id": "rec", "name": "Rec", "temperature": "0"}, recording)
 	up.Body.Close()
-	st, want := e.speak(e.key, "rec")
+	st, want := e.Speak(e.Key, "rec")
 	if up.StatusCode != 201 || st != 200 {
 		t.Fatalf("the clone: %d, speaking it %d", up.StatusCode, st)
 	}
@@ -74,13 +60,13 @@ func TestSamplesFromGateway(t *testing.T) {
 	voice := wire.SampleVoice(sample)
 	speak := func(key, body string) (*http.Response, []byte) {
 		t.Helper()
-		res := e.do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(body))
+		res := e.Do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(body))
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		res.Body = io.NopCloser(bytes.NewReader(b))
 		return res, b
 	}
-	apiError(t, e.do("POST", "/v1/audio/speech", gateway, "application/json", strings.NewReader(sampleSpeech(voice, nil))), 409, wire.CodeSampleNeeded)
+	testserver.APIError(t, e.Do("POST", "/v1/audio/speech", gateway, "application/json", strings.NewReader(sampleSpeech(voice, nil))), 409, wire.CodeSampleNeeded)
 	if res, got := speak(gateway, sampleSpeech(voice, sample)); res.StatusCode != 200 || !bytes.Equal(got, want) {
 		t.Errorf("with the sample: %d, %d bytes, the clone's audio %v", res.StatusCode, len(got), bytes.Equal(got, want))
 	}
@@ -89,9 +75,9 @@ func TestSamplesFromGateway(t *testing.T) {
 	}
 	// Other keys: a speech or admin key may not send a sample, and a
 	// sample's voice is unknown to them.
-	for _, key := range []string{speech, e.key} {
-		apiError(t, e.do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(sampleSpeech(voice, sample))), 403, wire.CodeInsufficientScope)
-		apiError(t, e.do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(sampleSpeech(voice, nil))), 404, wire.CodeVoiceNotFound)
+	for _, key := range []string{speech, e.Key} {
+		testserver.APIError(t, e.Do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(sampleSpeech(voice, sample))), 403, wire.CodeInsufficientScope)
+		testserver.APIError(t, e.Do("POST", "/v1/audio/speech", key, "application/json", strings.NewReader(sampleSpeech(voice, nil))), 404, wire.CodeVoiceNotFound)
 	}
 
 	// Samples that cannot be spoken.
@@ -120,19 +106,19 @@ func TestSamplesFromGateway(t *testing.T) {
 		"frames but no latents": []byte(`voxkit-pocket-voice 1` + "\n" + `{"model":"` + pockettest.Model + `","frames":1000000000,"dim":1024}` + "\n"),
 	} {
 		t.Run(name, func(t *testing.T) {
-			apiError(t, e.do("POST", "/v1/audio/speech", gateway, "application/json", strings.NewReader(sampleSpeech(wire.SampleVoice(bad), bad))), 400, wire.CodeBadSample)
+			testserver.APIError(t, e.Do("POST", "/v1/audio/speech", gateway, "application/json", strings.NewReader(sampleSpeech(wire.SampleVoice(bad), bad))), 400, wire.CodeBadSample)
 		})
 	}
 	// A sample of a model the worker lacks is held, as a stored clone of
 	// a model gone is kept (engine/pocket), and refused as it is spoken.
 	lacking := marshal(otherModel)
-	if refused := apiError(t, e.do("POST", "/v1/audio/speech", gateway, "application/json", strings.NewReader(sampleSpeech(wire.SampleVoice(lacking), lacking))),
+	if refused := testserver.APIError(t, e.Do("POST", "/v1/audio/speech", gateway, "application/json", strings.NewReader(sampleSpeech(wire.SampleVoice(lacking), lacking))),
 		400, wire.CodeInvalidValue); !strings.Contains(refused.Message, "no-such-model is not loaded") {
 		t.Errorf("a sample of a model the worker lacks: %q", refused.Message)
 	}
 	other := base64.StdEncoding.EncodeToString([]byte("another sample"))
 	mismatch := `{"voice":"` + voice + `","input":"Hi.","voice_sample":"` + other + `"}`
-	apiError(t, e.do("POST", "/v1/audio/speech", gateway, "application/json", strings.NewReader(mismatch)), 400, wire.CodeBadSample)
+	testserver.APIError(t, e.Do("POST", "/v1/audio/speech", gateway, "application/json", strings.NewReader(mismatch)), 400, wire.CodeBadSample)
 	notSample := `{"voice":"rec","input":"Hi.","voice_sample":"` + other + `"}`
-	apiError(t, e.do("POST", "/v1/audio/speech", gateway, "application/json", strings.NewReader(notSample)), 400, wire.CodeInvalidValue)
+	testserver.APIError(t, e.Do("POST", "/v1/audio/speech", gateway, "application/json", strings.NewReader(notSample)), 400, wire.CodeInvalidValue)
 }

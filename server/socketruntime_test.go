@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/voxkit/voxkit/server/internal/testserver"
 )
 
 // TestVendorSocketShutdownFinishes: every socket runs on one runtime, so
@@ -18,9 +19,9 @@ import (
 func TestVendorSocketShutdownFinishes(t *testing.T) {
 	for _, door := range vendorDoors {
 		t.Run(door.name, func(t *testing.T) {
-			e := newEnv(t, envOptions{})
-			c := door.dial(t, e, "fake", e.key)
-			sendJSON(t, c, door.text("a", "A first sentence. And a tail without its end"))
+			e := testserver.New(t, testserver.Options{})
+			c := door.dial(t, e, "fake", e.Key)
+			testserver.SendJSON(t, c, door.text("a", "A first sentence. And a tail without its end"))
 			for { // the first sentence's audio: the context is at work, the tail waits
 				ev, err := readVendor(t, c)
 				if err != nil {
@@ -31,7 +32,7 @@ func TestVendorSocketShutdownFinishes(t *testing.T) {
 				}
 			}
 			shut := make(chan error, 1)
-			go func() { shut <- e.srv.Shutdown(context.Background()) }()
+			go func() { shut <- e.Server.Shutdown(context.Background()) }()
 			tail, final := false, false
 			for {
 				ev, err := readVendor(t, c)
@@ -67,22 +68,22 @@ func TestVendorSocketShutdownFinishes(t *testing.T) {
 func TestVendorSocketSlowReaderIsAborted(t *testing.T) {
 	for _, door := range vendorDoors {
 		t.Run(door.name, func(t *testing.T) {
-			var log syncBuffer
-			e := newEnv(t, envOptions{log: &log, writeTimeout: 300 * time.Millisecond})
+			var log testserver.SyncBuffer
+			e := testserver.New(t, testserver.Options{Log: &log, WriteTimeout: 300 * time.Millisecond})
 			id := "slow-" + door.name
-			h := http.Header{"X-Request-Id": {id}, "Xi-Api-Key": {e.key}, "X-Api-Key": {e.key}}
+			h := http.Header{"X-Request-Id": {id}, "Xi-Api-Key": {e.Key}, "X-Api-Key": {e.Key}}
 			path := "/cartesia/tts/websocket"
 			if door.name == "elevenlabs" {
 				path = "/elevenlabs/v1/text-to-speech/en-us/multi-stream-input?output_format=pcm_24000"
 			}
-			c := e.vendorDial(t, path, h)
+			c := e.VendorDial(t, path, h)
 			m := door.text("a", strings.Repeat("The quick brown fox jumps over the lazy dog, twice. ", 80)[:4096])
 			m["voice"] = map[string]any{"mode": "id", "id": "en-us"}
 			if door.name == "elevenlabs" {
 				delete(m, "voice")
 			}
-			sendJSON(t, c, m) // minutes of audio, never read
-			line := log.requestLine(t, id)
+			testserver.SendJSON(t, c, m) // minutes of audio, never read
+			line := log.RequestLine(t, id)
 			if reason, _ := line["abort_reason"].(string); line["aborted"] != true || !strings.Contains(reason, "write timeout") {
 				t.Errorf("access log: %v; want aborted=true for the write timeout", line)
 			}

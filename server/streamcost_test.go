@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/server/servertest"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -29,24 +31,24 @@ var streamCap = fmt.Sprint(40_000)
 // ends with that door's error, the server has not grown with the text,
 // and the connection goes on.
 func TestStreamTextCap(t *testing.T) {
-	e := newEnv(t, envOptions{synth: func(o *tts.Options) { o.MaxStreamInput = 40_000 }})
+	e := testserver.New(t, testserver.Options{Synth: func(o *tts.Options) { o.MaxStreamInput = 40_000 }})
 	chunk := strings.Repeat(silentSentence, 15) // 15 KB, within every door's message limit
 
 	t.Run("voxkit", func(t *testing.T) {
-		c := dialWS(t, e, e.key)
-		next(t, c) // ready
-		sendWS(t, c, map[string]any{"type": "speech.create", "id": "s", "voice": "en-us", "response_format": "pcm", "input_stream": true})
+		c := testserver.DialWS(t, e, e.Key)
+		testserver.Next(t, c) // ready
+		testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "s", "voice": "en-us", "response_format": "pcm", "input_stream": true})
 		runtime.GC()
 		debug.FreeOSMemory()
 		servertest.ResetPeakRSS(t)
 		base := servertest.PeakRSS(t)
 		// Up to 48 MB, each 30 KB flushed before the next is sent.
-		var ended wsMsg
+		var ended testserver.WSMsg
 		for sent := 0; sent < 48<<20 && ended.Type == ""; sent += len(chunk) {
-			sendWS(t, c, map[string]any{"type": "input.append", "id": "s", "text": chunk})
-			sendWS(t, c, map[string]any{"type": "input.flush", "id": "s", "flush_id": "f"})
+			testserver.SendWS(t, c, map[string]any{"type": "input.append", "id": "s", "text": chunk})
+			testserver.SendWS(t, c, map[string]any{"type": "input.flush", "id": "s", "flush_id": "f"})
 			for {
-				m := next(t, c)
+				m := testserver.Next(t, c)
 				if m.Type == "error" {
 					ended = m
 				}
@@ -60,11 +62,11 @@ func TestStreamTextCap(t *testing.T) {
 		if ended.ID != "s" || ended.Error["code"] != "string_above_max_length" || !strings.Contains(fmt.Sprint(ended.Error["message"]), streamCap) {
 			t.Fatalf("the stream ended with %+v, want string_above_max_length naming %s", ended, streamCap)
 		}
-		if !raceEnabled && growth > 64<<20 {
+		if !testserver.RaceEnabled && growth > 64<<20 {
 			t.Errorf("peak RSS grew by %d MB, want < 64 MB", growth>>20)
 		}
-		sendWS(t, c, map[string]any{"type": "speech.create", "id": "t", "voice": "en-us", "response_format": "pcm", "input": "Still here."})
-		for m := next(t, c); m.Type != "speech.done"; m = next(t, c) {
+		testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "t", "voice": "en-us", "response_format": "pcm", "input": "Still here."})
+		for m := testserver.Next(t, c); m.Type != "speech.done"; m = testserver.Next(t, c) {
 			// The flush sent with the last append may be answered after
 			// the stream ended: no stream "s" is open any more.
 			if m.Type == "error" && m.ID != "s" {
@@ -74,26 +76,26 @@ func TestStreamTextCap(t *testing.T) {
 	})
 
 	t.Run("elevenlabs", func(t *testing.T) {
-		c := e.elevenSocket("/v1/text-to-speech/en-us/multi-stream-input?output_format=pcm_24000")
-		sendJSON(t, c, map[string]any{"text": " ", "context_id": "a"})
+		c := e.ElevenSocket("/v1/text-to-speech/en-us/multi-stream-input?output_format=pcm_24000")
+		testserver.SendJSON(t, c, map[string]any{"text": " ", "context_id": "a"})
 		for range 3 {
-			sendJSON(t, c, map[string]any{"text": chunk, "context_id": "a"})
+			testserver.SendJSON(t, c, map[string]any{"text": chunk, "context_id": "a"})
 		}
-		m := readEleven(t, c)
+		m := testserver.ReadEleven(t, c)
 		if m.ContextID != "a" || !strings.Contains(m.Error, streamCap) {
 			t.Fatalf("%+v, want the error of context a naming %s", m, streamCap)
 		}
-		sendJSON(t, c, map[string]any{"text": " ", "context_id": "b"})
-		sendJSON(t, c, map[string]any{"text": "Still here. ", "context_id": "b", "flush": true})
-		if m := readEleven(t, c); m.ContextID != "b" || m.Audio == "" {
+		testserver.SendJSON(t, c, map[string]any{"text": " ", "context_id": "b"})
+		testserver.SendJSON(t, c, map[string]any{"text": "Still here. ", "context_id": "b", "flush": true})
+		if m := testserver.ReadEleven(t, c); m.ContextID != "b" || m.Audio == "" {
 			t.Errorf("after the cap: %+v, want audio of context b", m)
 		}
 	})
 
 	t.Run("cartesia", func(t *testing.T) {
-		c := e.cartesiaSocket()
+		c := e.CartesiaSocket()
 		gen := func(id, text string) {
-			sendJSON(t, c, map[string]any{"context_id": id, "model_id": "sonic-3", "voice": map[string]any{"mode": "id", "id": "en-us"},
+			testserver.SendJSON(t, c, map[string]any{"context_id": id, "model_id": "sonic-3", "voice": map[string]any{"mode": "id", "id": "en-us"},
 				"output_format": map[string]any{"container": "raw", "encoding": "pcm_s16le", "sample_rate": 24000}, "transcript": text,
 				"continue": true, "add_timestamps": true, "use_normalized_timestamps": true})
 		}
@@ -109,24 +111,24 @@ func TestStreamTextCap(t *testing.T) {
 			t.Fatalf("%s %v, want the error event of context a naming %s", data, err, streamCap)
 		}
 		gen("b", "Still here.")
-		sendJSON(t, c, map[string]any{"context_id": "b", "transcript": "", "continue": false})
-		if ev := readCartesia(t, c); ev.ContextID != "b" || ev.Type != "chunk" {
+		testserver.SendJSON(t, c, map[string]any{"context_id": "b", "transcript": "", "continue": false})
+		if ev := testserver.ReadCartesia(t, c); ev.ContextID != "b" || ev.Type != "chunk" {
 			t.Errorf("after the cap: %+v, want a chunk of context b", ev)
 		}
 	})
 
 	t.Run("wyoming", func(t *testing.T) {
-		c := dialWyoming(t, startWyoming(t, e))
+		c := testserver.DialWyoming(t, testserver.StartWyoming(t, e))
 		voice := map[string]any{"name": "en-us"}
-		c.send("synthesize-start", map[string]any{"voice": voice})
+		c.Send("synthesize-start", map[string]any{"voice": voice})
 		for range 3 {
-			c.send("synthesize-chunk", map[string]any{"text": chunk})
+			c.Send("synthesize-chunk", map[string]any{"text": chunk})
 		}
-		if ev := c.next(); ev.Type != "error" || ev.String("code") != "string_above_max_length" || !strings.Contains(ev.String("text"), streamCap) {
+		if ev := c.Next(); ev.Type != "error" || ev.String("code") != "string_above_max_length" || !strings.Contains(ev.String("text"), streamCap) {
 			t.Fatalf("%s %v, want the error event naming %s", ev.Type, ev.Data, streamCap)
 		}
-		c.send("synthesize", map[string]any{"text": "Still here.", "voice": voice})
-		if pcm, _, _ := c.audio(); len(pcm) == 0 {
+		c.Send("synthesize", map[string]any{"text": "Still here.", "voice": voice})
+		if pcm, _, _ := c.Audio(); len(pcm) == 0 {
 			t.Error("after the cap: no audio")
 		}
 	})

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/voxkit/voxkit/server/internal/testserver"
 )
 
 // slowResponse is a ResponseWriter whose every write and flush takes
@@ -30,7 +32,7 @@ func (s slowResponse) Flush() {
 // writes to the client take, for a stream (pcm, SSE) as for a clip, so
 // that x-gateway-ms − x-upstream-ms is the server's own overhead.
 func TestGatewayLeavesOutSending(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	const delay = 30 * time.Millisecond
 	for _, c := range []struct {
 		name, body string
@@ -43,10 +45,10 @@ func TestGatewayLeavesOutSending(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			body := `{"voice":"fake","input":"One. Two. Three.",` + c.body + `}`
 			req := httptest.NewRequest(http.MethodPost, "/v1/audio/speech", strings.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+e.key)
+			req.Header.Set("Authorization", "Bearer "+e.Key)
 			w := slowResponse{httptest.NewRecorder(), delay}
 			start := time.Now()
-			e.srv.ServeHTTP(w, req)
+			e.Server.ServeHTTP(w, req)
 			total := time.Since(start)
 			if w.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", w.Code, w.Body)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/internal/wait"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
@@ -19,21 +21,21 @@ import (
 // stalledUpload is an upload to d that announces a recording of 1 MB,
 // sends its first 64 KB and stops: the connection and a reader of the
 // answer.
-func stalledUpload(t *testing.T, e *env, d cloneDoor, key string) (net.Conn, *bufio.Reader) {
+func stalledUpload(t *testing.T, e *testserver.Env, d testserver.CloneDoor, key string) (net.Conn, *bufio.Reader) {
 	t.Helper()
-	c, err := net.Dial("tcp", e.ts.Listener.Addr().String())
+	c, err := net.Dial("tcp", e.TS.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
 	const boundary = "stalled"
 	head := "--" + boundary + "\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nMe\r\n--" + boundary +
-		"\r\nContent-Disposition: form-data; name=\"" + d.field + "\"; filename=\"me.wav\"\r\nContent-Type: audio/wav\r\n\r\n"
+		"\r\nContent-Disposition: form-data; name=\"" + d.Field + "\"; filename=\"me.wav\"\r\nContent-Type: audio/wav\r\n\r\n"
 	tail := "\r\n--" + boundary + "--\r\n"
 	var req strings.Builder
 	fmt.Fprintf(&req, "POST %s HTTP/1.1\r\nHost: voxkit\r\nContent-Type: multipart/form-data; boundary=%s\r\nContent-Length: %d\r\n",
-		d.path, boundary, len(head)+1<<20+len(tail))
-	h := d.headers(key)
+		d.Path, boundary, len(head)+1<<20+len(tail))
+	h := d.Headers(key)
 	for i := 0; i+1 < len(h); i += 2 {
 		fmt.Fprintf(&req, "%s: %s\r\n", h[i], h[i+1])
 	}
@@ -45,8 +47,8 @@ func stalledUpload(t *testing.T, e *env, d cloneDoor, key string) (net.Conn, *bu
 }
 
 // sampleDoor is a gateway's POST /v1/voice-samples, as a clone door.
-var sampleDoor = cloneDoor{"voice-samples", "/v1/voice-samples", "audio",
-	func(key string) []string { return []string{"Authorization", "Bearer " + key} }, http.StatusOK, []string{"error", "code"}}
+var sampleDoor = testserver.CloneDoor{Name: "voice-samples", Path: "/v1/voice-samples", Field: "audio",
+	Headers: func(key string) []string { return []string{"Authorization", "Bearer " + key} }, Made: http.StatusOK, CodeAt: []string{"error", "code"}}
 
 // TestUploadReadDeadline: an upload that stops sending its recording is
 // answered, once the upload timeout has passed, with a 408
@@ -54,11 +56,11 @@ var sampleDoor = cloneDoor{"voice-samples", "/v1/voice-samples", "audio",
 // every door that takes a recording.
 func TestUploadReadDeadline(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := pocketEnvWith(t, pocketVoices(t), envOptions{readTimeout: 300 * time.Millisecond})
-	gateway := e.keyOf(store.ScopeGateway)
-	for _, d := range append(cloneDoors, sampleDoor) {
-		key := e.key
-		if d.path == sampleDoor.path {
+	e := testserver.PocketEnvWith(t, testserver.PocketVoices(t), testserver.Options{ReadTimeout: 300 * time.Millisecond})
+	gateway := e.KeyOf(store.ScopeGateway)
+	for _, d := range append(testserver.CloneDoors, sampleDoor) {
+		key := e.Key
+		if d.Path == sampleDoor.Path {
 			key = gateway
 		}
 		c, r := stalledUpload(t, e, d, key)
@@ -67,15 +69,15 @@ func TestUploadReadDeadline(t *testing.T) {
 		c.SetReadDeadline(time.Now().Add(20 * time.Second))
 		res, err := http.ReadResponse(r, nil)
 		if err != nil {
-			t.Errorf("%s: no answer to a stalled upload: %v", d.name, err)
+			t.Errorf("%s: no answer to a stalled upload: %v", d.Name, err)
 			continue
 		}
 		b, _ := io.ReadAll(res.Body)
-		if res.StatusCode != http.StatusRequestTimeout || d.code(b) != wire.CodeRequestTimeout {
-			t.Errorf("%s: a stalled upload is %d %s, want 408 %s", d.name, res.StatusCode, b, wire.CodeRequestTimeout)
+		if res.StatusCode != http.StatusRequestTimeout || d.Code(b) != wire.CodeRequestTimeout {
+			t.Errorf("%s: a stalled upload is %d %s, want 408 %s", d.Name, res.StatusCode, b, wire.CodeRequestTimeout)
 		}
 		if _, err := r.ReadByte(); !errors.Is(err, io.EOF) {
-			t.Errorf("%s: the connection stayed open after the 408: %v", d.name, err)
+			t.Errorf("%s: the connection stayed open after the 408: %v", d.Name, err)
 		}
 	}
 }
@@ -90,15 +92,15 @@ func TestUploadsPerAccount(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
 	// The clones made while the stalled uploads are not yet in hand must
 	// not reach the voice limit on a busy machine: room for plenty.
-	e := pocketEnvWith(t, pocketVoices(t), envOptions{maxUploads: 2, maxVoices: 100000})
+	e := testserver.PocketEnvWith(t, testserver.PocketVoices(t), testserver.Options{MaxUploads: 2, MaxVoices: 100000})
 	rec := recordingToClone()
-	first, _ := stalledUpload(t, e, cloneDoors[0], e.key)
-	stalledUpload(t, e, cloneDoors[1], e.key)
+	first, _ := stalledUpload(t, e, testserver.CloneDoors[0], e.Key)
+	stalledUpload(t, e, testserver.CloneDoors[1], e.Key)
 	// The stalled uploads are in hand once the server has read their
 	// headers: until then a clone is made.
 	var last string
 	if !wait.For(10*time.Second, func() bool {
-		res := cloneDoors[2].clone(e, e.key, rec)
+		res := testserver.CloneDoors[2].Clone(e, e.Key, rec)
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		last = fmt.Sprintf("%d %.200s", res.StatusCode, b)
@@ -106,19 +108,19 @@ func TestUploadsPerAccount(t *testing.T) {
 	}) {
 		t.Fatalf("with 2 uploads stalled, a third of the account is %s, want 429", last)
 	}
-	for _, d := range cloneDoors {
-		d.refusedClone(t, d.clone(e, e.key, rec), http.StatusTooManyRequests, wire.CodeRateLimit)
+	for _, d := range testserver.CloneDoors {
+		d.RefusedClone(t, d.Clone(e, e.Key, rec), http.StatusTooManyRequests, wire.CodeRateLimit)
 	}
-	status(t, cloneDoors[0].clone(e, e.otherKey, rec), cloneDoors[0].made)
-	status(t, e.encodeSample(e.keyOf(store.ScopeGateway), rec), http.StatusOK)
+	testserver.Status(t, testserver.CloneDoors[0].Clone(e, e.OtherKey, rec), testserver.CloneDoors[0].Made)
+	testserver.Status(t, e.EncodeSample(e.KeyOf(store.ScopeGateway), rec), http.StatusOK)
 
 	first.Close()
 	if !wait.For(10*time.Second, func() bool {
-		res := cloneDoors[2].clone(e, e.key, rec)
+		res := testserver.CloneDoors[2].Clone(e, e.Key, rec)
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		last = fmt.Sprintf("%d %.200s", res.StatusCode, b)
-		return res.StatusCode == cloneDoors[2].made
+		return res.StatusCode == testserver.CloneDoors[2].Made
 	}) {
 		t.Fatalf("after a stalled upload closed, the account's upload is still %s", last)
 	}

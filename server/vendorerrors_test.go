@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/voxkit/voxkit/server/internal/testserver"
 )
 
 // TestVendorDoorsOwnErrors: each vendor door answers in its vendor's
@@ -13,8 +15,8 @@ import (
 // under /elevenlabs or /cartesia that does not exist is a 404 (a wrong
 // method a 405) in that vendor's shape, not OpenAI's.
 func TestVendorDoorsOwnErrors(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	res, b := e.elevenDo("GET", "/v1/voices", "", "")
+	e := testserver.New(t, testserver.Options{})
+	res, b := e.ElevenDo("GET", "/v1/voices", "", "")
 	var eleven struct {
 		Detail struct{ Status, Message string } `json:"detail"`
 	}
@@ -29,7 +31,7 @@ func TestVendorDoorsOwnErrors(t *testing.T) {
 		{"GET", "/v1/nothing", "not_found", 404}, {"GET", "/v2/nothing", "not_found", 404}, {"GET", "", "not_found", 404},
 		{"GET", "/", "not_found", 404}, {"GET", "/v1/text-to-speech/en-us", "method_not_allowed", 405},
 	} {
-		res, b := e.elevenDo(tc.method, tc.path, e.key, "")
+		res, b := e.ElevenDo(tc.method, tc.path, e.Key, "")
 		eleven.Detail.Status = ""
 		json.Unmarshal(b, &eleven)
 		if res.StatusCode != tc.code || eleven.Detail.Status != tc.status || strings.Contains(string(b), `"error"`) {
@@ -41,7 +43,7 @@ func TestVendorDoorsOwnErrors(t *testing.T) {
 		status     int
 	}{{"/nothing", "not_found", 404}, {"/tts/nothing", "not_found", 404}, {"", "not_found", 404}, {"/", "not_found", 404},
 		{"/voices", "method_not_allowed", 405}} {
-		res, b := e.cartesiaDo("POST", tc.path, e.key, "{}")
+		res, b := e.CartesiaDo("POST", tc.path, e.Key, "{}")
 		var cartesia struct {
 			Type       string
 			ErrorCode  string `json:"error_code"`
@@ -57,20 +59,20 @@ func TestVendorDoorsOwnErrors(t *testing.T) {
 // TestVendorJSONFaultsInTheirWords: a body of the wrong JSON types is
 // refused in the client's own field names, never Go's type names.
 func TestVendorJSONFaultsInTheirWords(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	for _, tc := range []struct {
 		name string
 		do   func() (*http.Response, []byte)
 		want string
 	}{
 		{"ElevenLabs speech", func() (*http.Response, []byte) {
-			return e.elevenDo("POST", "/v1/text-to-speech/en-us", e.key, `{"text":1}`)
+			return e.ElevenDo("POST", "/v1/text-to-speech/en-us", e.Key, `{"text":1}`)
 		}, "text cannot be a JSON number."},
 		{"ElevenLabs rules", func() (*http.Response, []byte) {
-			return e.elevenDo("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.key, `{"name":"d","rules":"x"}`)
+			return e.ElevenDo("POST", "/v1/pronunciation-dictionaries/add-from-rules", e.Key, `{"name":"d","rules":"x"}`)
 		}, "rules cannot be a JSON string."},
 		{"Cartesia bytes", func() (*http.Response, []byte) {
-			return e.cartesiaDo("POST", "/tts/bytes", e.key, `{"transcript":["a"]}`)
+			return e.CartesiaDo("POST", "/tts/bytes", e.Key, `{"transcript":["a"]}`)
 		}, "transcript cannot be a JSON array."},
 	} {
 		res, b := tc.do()
@@ -84,9 +86,9 @@ func TestVendorJSONFaultsInTheirWords(t *testing.T) {
 // voice was added to the catalog (the test catalog's time), not the zero
 // time.
 func TestCartesiaVoicesCreated(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	want := time.Unix(1700000000, 0).UTC().Format(time.RFC3339) // newEnv's
-	res, b := e.cartesiaDo("GET", "/voices/en-us", e.key, "")
+	res, b := e.CartesiaDo("GET", "/voices/en-us", e.Key, "")
 	var v struct {
 		CreatedAt string `json:"created_at"`
 	}

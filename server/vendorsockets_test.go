@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/coder/websocket"
 
 	"github.com/voxkit/voxkit/server/servertest"
@@ -21,27 +23,13 @@ import (
 // websocket): input waiting per context, context ids, the key deadline,
 // and the key checked again while a socket is open.
 
-// vendorDial opens a vendor socket at path (after the server's URL) with
-// header h.
-func (e *env) vendorDial(t *testing.T, path string, h http.Header) *websocket.Conn {
-	t.Helper()
-	c, res, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(e.ts.URL, "http")+path,
-		&websocket.DialOptions{HTTPClient: e.ts.Client(), HTTPHeader: h})
-	if err != nil {
-		t.Fatalf("dial %s: %v %v", path, err, res)
-	}
-	c.SetReadLimit(16 << 20)
-	t.Cleanup(func() { c.CloseNow() })
-	return c
-}
-
 // vendorDoor is one vendor socket as the tests drive it: how to open it
 // with a key, and its message for text of a context. ElevenLabs' socket
 // speaks with the voice it was opened for, Cartesia's contexts with
 // "slow".
 type vendorDoor struct {
 	name string
-	dial func(t *testing.T, e *env, voice, key string) *websocket.Conn
+	dial func(t *testing.T, e *testserver.Env, voice, key string) *websocket.Conn
 	// text is a message adding text to context id (opening it first).
 	text func(id, text string) map[string]any
 }
@@ -49,16 +37,16 @@ type vendorDoor struct {
 var vendorDoors = []vendorDoor{
 	{
 		name: "elevenlabs",
-		dial: func(t *testing.T, e *env, voice, key string) *websocket.Conn {
-			return e.vendorDial(t, "/elevenlabs/v1/text-to-speech/"+voice+"/multi-stream-input?output_format=pcm_24000&inactivity_timeout=180",
+		dial: func(t *testing.T, e *testserver.Env, voice, key string) *websocket.Conn {
+			return e.VendorDial(t, "/elevenlabs/v1/text-to-speech/"+voice+"/multi-stream-input?output_format=pcm_24000&inactivity_timeout=180",
 				http.Header{"Xi-Api-Key": {key}})
 		},
 		text: func(id, text string) map[string]any { return map[string]any{"context_id": id, "text": text} },
 	},
 	{
 		name: "cartesia",
-		dial: func(t *testing.T, e *env, voice, key string) *websocket.Conn {
-			return e.vendorDial(t, "/cartesia/tts/websocket", http.Header{"X-Api-Key": {key}})
+		dial: func(t *testing.T, e *testserver.Env, voice, key string) *websocket.Conn {
+			return e.VendorDial(t, "/cartesia/tts/websocket", http.Header{"X-Api-Key": {key}})
 		},
 		text: func(id, text string) map[string]any {
 			return map[string]any{"context_id": id, "transcript": text, "continue": true, "voice": map[string]any{"mode": "id", "id": "slow"},
@@ -136,11 +124,11 @@ func untilVendorError(t *testing.T, c *websocket.Conn) vendorEvent {
 // 40 KB messages (more than 64 KiB together) get the context an
 // input_buffer_full error in the vendor's shape.
 func TestVendorSocketByteBudget(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	for _, door := range vendorDoors {
 		t.Run(door.name, func(t *testing.T) {
-			c := door.dial(t, e, "slow", e.key)
-			sendJSON(t, c, door.text("a", strings.Repeat("A slow sentence. ", 100))) // 4 s of synthesis
+			c := door.dial(t, e, "slow", e.Key)
+			testserver.SendJSON(t, c, door.text("a", strings.Repeat("A slow sentence. ", 100))) // 4 s of synthesis
 			// Once its first audio is out, the context is at work on that
 			// text: what comes next waits (text sent before it starts may
 			// join the first and be taken with it).
@@ -154,8 +142,8 @@ func TestVendorSocketByteBudget(t *testing.T) {
 				}
 			}
 			piece := strings.Repeat(" ", 40<<10)
-			sendJSON(t, c, door.text("a", piece))
-			sendJSON(t, c, door.text("a", piece))
+			testserver.SendJSON(t, c, door.text("a", piece))
+			testserver.SendJSON(t, c, door.text("a", piece))
 			ev := untilVendorError(t, c)
 			if ev.errorCode() != wire.CodeBufferFull || ev.context() != "a" {
 				t.Errorf("%s; want input_buffer_full for context a", ev.raw)
@@ -168,19 +156,19 @@ func TestVendorSocketByteBudget(t *testing.T) {
 // wire.MaxClientID is refused with the vendor's error, which does not
 // echo it, and opens no context.
 func TestVendorSocketContextIDBounded(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	for _, door := range vendorDoors {
 		t.Run(door.name, func(t *testing.T) {
-			c := door.dial(t, e, "fake", e.key)
+			c := door.dial(t, e, "fake", e.Key)
 			long := strings.Repeat("i", wire.MaxClientID+1)
-			sendJSON(t, c, door.text(long, "Hello there."))
+			testserver.SendJSON(t, c, door.text(long, "Hello there."))
 			ev := untilVendorError(t, c)
 			if ev.errorCode() != wire.CodeInvalidValue || strings.Contains(ev.raw, long) {
 				t.Errorf("%s; want invalid_value without the id", ev.raw)
 			}
 			// An id at the limit is echoed.
 			id := strings.Repeat("j", wire.MaxClientID)
-			sendJSON(t, c, door.text(id, "Hello there."))
+			testserver.SendJSON(t, c, door.text(id, "Hello there."))
 			for {
 				ev, err := readVendor(t, c)
 				if err != nil || ev.errorCode() != "" || ev.context() == long {
@@ -204,19 +192,19 @@ func TestVendorSocketContextIDBounded(t *testing.T) {
 func TestElevenLabsSocketKeyDeadline(t *testing.T) {
 	t.Parallel() // a long test, alongside the others that wait on the slow engine
 	const deadline = 300 * time.Millisecond
-	e := newEnv(t, envOptions{socketAuth: deadline})
+	e := testserver.New(t, testserver.Options{SocketAuth: deadline})
 	path := "/elevenlabs/v1/text-to-speech/fake/multi-stream-input?output_format=pcm_24000&inactivity_timeout=180"
 
-	c := e.vendorDial(t, path, nil)
+	c := e.VendorDial(t, path, nil)
 	_, err := readVendor(t, c)
 	if websocket.CloseStatus(err) != websocket.StatusPolicyViolation || !strings.Contains(err.Error(), "API key") {
 		t.Errorf("silent socket without a key: %v; want close 1008 for the missing key", err)
 	}
 
-	c = e.vendorDial(t, path, nil)
-	sendJSON(t, c, map[string]any{"text": " ", "context_id": "a", "xi_api_key": e.key})
+	c = e.VendorDial(t, path, nil)
+	testserver.SendJSON(t, c, map[string]any{"text": " ", "context_id": "a", "xi_api_key": e.Key})
 	time.Sleep(2 * deadline) // past the deadline: the key came in time
-	sendJSON(t, c, map[string]any{"text": "Hello there. ", "context_id": "a", "flush": true})
+	testserver.SendJSON(t, c, map[string]any{"text": "Hello there. ", "context_id": "a", "flush": true})
 	if ev, err := readVendor(t, c); err != nil || !ev.audio() {
 		t.Errorf("socket admitted by its first message: %s %v; want audio", ev.raw, err)
 	}
@@ -230,12 +218,12 @@ func TestElevenLabsSocketKeyDeadline(t *testing.T) {
 // The key may have come in the vendor's header or (ElevenLabs) in the
 // first message.
 func TestVendorSocketsRecheckKey(t *testing.T) {
-	envs := map[string]*env{"new-context": newEnv(t, envOptions{recheck: time.Hour}), "periodic": newEnv(t, envOptions{recheck: 100 * time.Millisecond})}
+	envs := map[string]*testserver.Env{"new-context": testserver.New(t, testserver.Options{Recheck: time.Hour}), "periodic": testserver.New(t, testserver.Options{Recheck: 100 * time.Millisecond})}
 	firstMessage := vendorDoor{
 		name: "elevenlabs-first-message",
-		dial: func(t *testing.T, e *env, voice, key string) *websocket.Conn {
-			c := e.vendorDial(t, "/elevenlabs/v1/text-to-speech/"+voice+"/multi-stream-input?output_format=pcm_24000&inactivity_timeout=180", nil)
-			sendJSON(t, c, map[string]any{"text": " ", "context_id": "open", "xi_api_key": key})
+		dial: func(t *testing.T, e *testserver.Env, voice, key string) *websocket.Conn {
+			c := e.VendorDial(t, "/elevenlabs/v1/text-to-speech/"+voice+"/multi-stream-input?output_format=pcm_24000&inactivity_timeout=180", nil)
+			testserver.SendJSON(t, c, map[string]any{"text": " ", "context_id": "open", "xi_api_key": key})
 			return c
 		},
 		text: vendorDoors[0].text,
@@ -244,20 +232,20 @@ func TestVendorSocketsRecheckKey(t *testing.T) {
 		for _, when := range []string{"new-context", "periodic"} {
 			t.Run(door.name+"/"+when, func(t *testing.T) {
 				e := envs[when]
-				k, key, err := e.store.CreateKey(t.Context(), store.NewKey{Account: "local", Name: "socket", Scope: store.ScopeSpeech})
+				k, key, err := e.Store.CreateKey(t.Context(), store.NewKey{Account: "local", Name: "socket", Scope: store.ScopeSpeech})
 				if err != nil {
 					t.Fatal(err)
 				}
 				c := door.dial(t, e, "fake", key)
-				sendJSON(t, c, door.text("a", "Hello there. "))
+				testserver.SendJSON(t, c, door.text("a", "Hello there. "))
 				if ev, err := readVendor(t, c); err != nil || !ev.audio() {
 					t.Fatalf("before the revocation: %s %v; want audio", ev.raw, err)
 				}
-				if _, err := e.store.RevokeKey(t.Context(), "local", k.Prefix); err != nil {
+				if _, err := e.Store.RevokeKey(t.Context(), "local", k.Prefix); err != nil {
 					t.Fatal(err)
 				}
 				if when == "new-context" {
-					sendJSON(t, c, door.text("b", "Hello there. "))
+					testserver.SendJSON(t, c, door.text("b", "Hello there. "))
 				}
 				refused := false
 				for {
@@ -296,11 +284,11 @@ func TestVendorSocketFloodMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends 300 MB per socket")
 	}
-	if raceEnabled {
+	if testserver.RaceEnabled {
 		t.Skip("the race detector's memory makes RSS meaningless")
 	}
 	const vendorFloodBound = 150 << 20
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	for _, door := range vendorDoors {
 		for _, flood := range []struct {
 			name          string
@@ -308,7 +296,7 @@ func TestVendorSocketFloodMemory(t *testing.T) {
 		}{{"1MB", 1_000_000, 60}, {"60KB", 60_000, 300}} {
 			t.Run(door.name+"/"+flood.name, func(t *testing.T) {
 				text := strings.Repeat("Hello there. ", flood.size/13)
-				c := door.dial(t, e, "fake", e.key)
+				c := door.dial(t, e, "fake", e.Key)
 				runtime.GC()
 				debug.FreeOSMemory()
 				servertest.ResetPeakRSS(t)
@@ -342,23 +330,23 @@ func TestVendorSocketFloodMemory(t *testing.T) {
 // every recheck interval too, not only before each request: a key
 // revoked during a long request ends it with invalid_api_key and 1008.
 func TestWSRechecksKeyPeriodically(t *testing.T) {
-	e := newEnv(t, envOptions{recheck: 100 * time.Millisecond})
-	k, key, err := e.store.CreateKey(t.Context(), store.NewKey{Account: "local", Name: "socket", Scope: store.ScopeSpeech})
+	e := testserver.New(t, testserver.Options{Recheck: 100 * time.Millisecond})
+	k, key, err := e.Store.CreateKey(t.Context(), store.NewKey{Account: "local", Name: "socket", Scope: store.ScopeSpeech})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := dialWS(t, e, key)
-	next(t, c) // ready
-	sendWS(t, c, map[string]any{"type": "speech.create", "id": "long", "voice": "slow", "response_format": "pcm",
+	c := testserver.DialWS(t, e, key)
+	testserver.Next(t, c) // ready
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "long", "voice": "slow", "response_format": "pcm",
 		"input": strings.Repeat("A slow sentence. ", 240)}) // 240 sentences of 40 ms
-	if m := next(t, c); m.Type != "speech.started" {
+	if m := testserver.Next(t, c); m.Type != "speech.started" {
 		t.Fatalf("%+v", m)
 	}
-	if _, err := e.store.RevokeKey(t.Context(), "local", k.Prefix); err != nil {
+	if _, err := e.Store.RevokeKey(t.Context(), "local", k.Prefix); err != nil {
 		t.Fatal(err)
 	}
 	for {
-		m := next(t, c)
+		m := testserver.Next(t, c)
 		if m.Type == "speech.done" {
 			t.Fatal("the request of the revoked key went on to its end")
 		}
@@ -369,21 +357,5 @@ func TestWSRechecksKeyPeriodically(t *testing.T) {
 			break
 		}
 	}
-	closedWith(t, c, websocket.StatusPolicyViolation)
-}
-
-// closedWith reads c's messages until it closes, which must be with
-// status want.
-func closedWith(t *testing.T, c *websocket.Conn, want websocket.StatusCode) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	for {
-		if _, _, err := c.Read(ctx); err != nil {
-			if st := websocket.CloseStatus(err); st != want {
-				t.Errorf("closed with %v (%v), want %v", st, err, want)
-			}
-			return
-		}
-	}
+	testserver.ClosedWith(t, c, websocket.StatusPolicyViolation)
 }

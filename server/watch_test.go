@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/testserver"
+
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"
 )
@@ -53,19 +55,19 @@ func (s *scripted) send(t *testing.T, account, id string) {
 // watch.
 func TestVoiceWatcher(t *testing.T) {
 	w := &scripted{changes: make(chan [2]string), applied: make(chan struct{}), returned: make(chan struct{})}
-	e := newEnv(t, envOptions{wrap: func(st *sqlite.Store) store.Store { w.Store = st; return w }})
+	e := testserver.New(t, testserver.Options{Wrap: func(st *sqlite.Store) store.Store { w.Store = st; return w }})
 	ctx := context.Background()
 	behind := func(id string) {
 		t.Helper()
-		if _, err := e.store.CreateVoice(ctx, store.Voice{ID: id, Account: "local", Base: "en-us", Speed: 1.5, Range: 1, Volume: 1}, 0); err != nil {
+		if _, err := e.Store.CreateVoice(ctx, store.Voice{ID: id, Account: "local", Base: "en-us", Speed: 1.5, Range: 1, Volume: 1}, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
 	check := func(when string, want map[string]bool) {
 		t.Helper()
-		models := e.models(e.key)
+		models := e.Models(e.Key)
 		for id, listed := range want {
-			st, _ := e.speak(e.key, id)
+			st, _ := e.Speak(e.Key, id)
 			if (models[id] == "user") != listed || (st == 200) != listed {
 				t.Errorf("%s: %s listed as %q, speech %d; want it there: %v", when, id, models[id], st, listed)
 			}
@@ -80,7 +82,7 @@ func TestVoiceWatcher(t *testing.T) {
 
 	// Changes that were missed: ("", "") reloads every clone.
 	behind("bert")
-	if _, err := e.store.DeleteVoice(ctx, "local", "anna"); err != nil {
+	if _, err := e.Store.DeleteVoice(ctx, "local", "anna"); err != nil {
 		t.Fatal(err)
 	}
 	check("before the reload", map[string]bool{"anna": true, "bert": false})
@@ -89,7 +91,7 @@ func TestVoiceWatcher(t *testing.T) {
 
 	// A deletion reported with its ids; a change of a clone that is not
 	// there (made and deleted meanwhile) is nothing.
-	if _, err := e.store.DeleteVoice(ctx, "local", "bert"); err != nil {
+	if _, err := e.Store.DeleteVoice(ctx, "local", "bert"); err != nil {
 		t.Fatal(err)
 	}
 	w.send(t, "local", "bert")
@@ -97,7 +99,7 @@ func TestVoiceWatcher(t *testing.T) {
 	check("after (local, bert)", map[string]bool{"anna": false, "bert": false})
 
 	// The server's own writes still reach its catalog at once.
-	if st := e.call("POST", "/v1/voices", e.key, `{"id":"carl","name":"Carl","base_voice":"en-gb"}`, nil); st != 201 {
+	if st := e.Call("POST", "/v1/voices", e.Key, `{"id":"carl","name":"Carl","base_voice":"en-gb"}`, nil); st != 201 {
 		t.Fatalf("create over HTTP: %d", st)
 	}
 	check("made over HTTP", map[string]bool{"carl": true})
@@ -106,7 +108,7 @@ func TestVoiceWatcher(t *testing.T) {
 
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := e.srv.Shutdown(sctx); err != nil {
+	if err := e.Server.Shutdown(sctx); err != nil {
 		t.Fatal(err)
 	}
 	select {

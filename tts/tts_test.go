@@ -18,6 +18,7 @@ import (
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/wait"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )
@@ -353,12 +354,8 @@ func TestLoadAndSlotWait(t *testing.T) {
 			results <- res
 		}()
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for s.Load() != (tts.Load{Busy: 1, Waiting: 1}) {
-		if time.Now().After(deadline) {
-			t.Fatalf("load never showed one busy and one waiting: %+v", s.Load())
-		}
-		time.Sleep(time.Millisecond)
+	if !wait.For(10*time.Second, func() bool { return s.Load() == (tts.Load{Busy: 1, Waiting: 1}) }) {
+		t.Fatalf("load never showed one busy and one waiting: %+v", s.Load())
 	}
 	a, b := <-results, <-results
 	if waited := max(a.SlotWait, b.SlotWait); waited == 0 || min(a.SlotWait, b.SlotWait) > waited/2 {

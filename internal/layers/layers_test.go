@@ -29,6 +29,10 @@ var forbidden = map[string][]string{
 	// The socket runtime is below the doors whose sockets it runs, above
 	// the core.
 	"server/internal/sockets": append([]string{"server"}, doors...),
+	// The tests' harness, which starts servers, is for tests only: no
+	// package of the server depends on it (outside server/ Go's internal
+	// rule keeps it out).
+	"server/...": {"server/internal/testserver"},
 }
 
 // doors are the server's front doors: each imports the core, never

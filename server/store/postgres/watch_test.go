@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/internal/pgtest"
+	"github.com/voxkit/voxkit/internal/wait"
 	"github.com/voxkit/voxkit/server/store/storetest"
 )
 
@@ -88,11 +89,8 @@ func TestWatchVoices(t *testing.T) {
 		t.Error("WatchVoices still runs after Close returned")
 	}
 	// The server ends the backend of a closed connection on its own time.
-	for deadline := time.Now().Add(5 * time.Second); listeners(t, a) != 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Errorf("%d listening connections 5 s after Close", listeners(t, a))
-			break
-		}
+	if !wait.For(5*time.Second, func() bool { return listeners(t, a) == 0 }) {
+		t.Errorf("%d listening connections 5 s after Close", listeners(t, a))
 	}
 	done := make(chan struct{})
 	go func() {

@@ -1,7 +1,0 @@
-package server_test
-
-// These tests use every format: register the cgo codecs.
-import (
-	_ "github.com/voxkit/voxkit/encode/mp3"
-	_ "github.com/voxkit/voxkit/encode/opus"
-)

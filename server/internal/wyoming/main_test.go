@@ -1,0 +1,9 @@
+package wyoming_test
+
+import (
+	"testing"
+
+	"github.com/voxkit/voxkit/server/internal/testserver"
+)
+
+func TestMain(m *testing.M) { testserver.Main(m) }

@@ -1,7 +1,0 @@
-//go:build race
-
-package server_test
-
-// raceEnabled is true under the race detector, whose shadow memory and
-// slowdown make memory measurements meaningless.
-const raceEnabled = true
