@@ -170,7 +170,10 @@ func cartesiaPCM(t *testing.T, e *env, text string, voice any, generationConfig 
 // renders (angry, excited, sad) and their near words (enthusiastic, calm)
 // give the tag's pace, pitch and level; "neutral" is no style and nothing
 // to report; an emotion voxkit has no style for ("scared") and the older
-// list form are named as ignored, and the voice speaks plainly.
+// list form are named as ignored, and the voice speaks plainly. The older
+// API's voice.__experimental_controls (speed words, "anger", "sadness",
+// "positivity" at high levels) map onto the same tags; what they hold
+// beyond that is named as ignored.
 func TestCartesiaEmotionMeasured(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{})
@@ -194,6 +197,28 @@ func TestCartesiaEmotionMeasured(t *testing.T) {
 		if got.level/tag.level < 0.95 || got.level/tag.level > 1.05 || got.seconds/tag.seconds < 0.95 || got.seconds/tag.seconds > 1.05 ||
 			got.f0/tag.f0 < 0.97 || got.f0/tag.f0 > 1.03 || (got.level > 0.97 && got.level < 1.03) {
 			t.Errorf("emotion %q: ×%.2f ×%.3f ×%.2f, not <|%s|>'s ×%.2f ×%.3f ×%.2f", c.emotion,
+				got.seconds, got.f0, got.level, c.tag, tag.seconds, tag.f0, tag.level)
+		}
+	}
+	// The older API's voice.__experimental_controls, read the same way.
+	for _, c := range []struct {
+		controls map[string]any
+		tag      string
+		ignored  string
+	}{
+		{map[string]any{"emotion": []string{"anger"}}, "<|angry|>", ""},
+		{map[string]any{"emotion": []string{"sadness:highest"}, "speed": "slow"}, "<|slow|><|sad|>", ""},
+		{map[string]any{"emotion": []string{"positivity:low"}}, "", "voice.__experimental_controls"},
+		{map[string]any{"speed": 0.5}, "", "voice.__experimental_controls"},
+	} {
+		y, ignored := cartesiaPCM(t, e, measuredText, map[string]any{"mode": "id", "id": "en-us", "__experimental_controls": c.controls}, nil)
+		z, _ := cartesiaPCM(t, e, c.tag+measuredText, voice, nil)
+		got, tag := measure(y).over(plain), measure(z).over(plain)
+		t.Logf("controls %v: duration ×%.2f, F0 ×%.3f, level ×%.2f (%q: ×%.2f, ×%.3f, ×%.2f)",
+			c.controls, got.seconds, got.f0, got.level, c.tag, tag.seconds, tag.f0, tag.level)
+		if ignored != c.ignored || got.level/tag.level < 0.95 || got.level/tag.level > 1.05 ||
+			got.seconds/tag.seconds < 0.95 || got.seconds/tag.seconds > 1.05 || got.f0/tag.f0 < 0.97 || got.f0/tag.f0 > 1.03 {
+			t.Errorf("controls %v: ignored %q (want %q); ×%.2f ×%.3f ×%.2f, not %q's ×%.2f ×%.3f ×%.2f", c.controls, ignored, c.ignored,
 				got.seconds, got.f0, got.level, c.tag, tag.seconds, tag.f0, tag.level)
 		}
 	}
