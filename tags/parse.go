@@ -27,6 +27,9 @@ type Options struct {
 	// Instructions.Open): they style the whole input unless it closes
 	// them, and tags in the input override them.
 	Open []string
+	// Lang is the language of the input (a BCP 47 tag; "" when unknown),
+	// kept as Script.Lang for Script.Sentences.
+	Lang string
 }
 
 // Script is parsed input: text in resolved styles, and events, in order.
@@ -41,6 +44,9 @@ type Script struct {
 	// tags (such as "<|whisper|>"), oldest first: input that continues
 	// this input keeps its styles when parsed with them in front.
 	Open []string
+	// Lang is the language of the input (Options.Lang): Sentences splits
+	// the text as text of that language (sentence.SplitLang).
+	Lang string
 }
 
 // Ignored returns the dropped tags without their delimiters (such as
@@ -105,6 +111,7 @@ func (s Script) Text() string {
 // text that contains a well-formed tag.
 func Parse(input string, opts Options) (Script, error) {
 	p := parser{opts: opts}
+	p.script.Lang = opts.Lang
 	for _, t := range opts.Open {
 		if n, ok := matchTag(t); ok && n == len(t) {
 			p.tag(0, t)

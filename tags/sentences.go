@@ -47,7 +47,7 @@ func (s Script) Sentences(maxLen int) []Sentence {
 	type span struct{ start, end int }
 	var spans []span
 	cur := 0
-	for _, piece := range sentence.Split(text, maxLen) {
+	for _, piece := range sentence.SplitLang(text, maxLen, s.Lang) {
 		i := strings.Index(text[cur:], piece)
 		if i < 0 { // cannot happen: pieces are substrings, in order
 			continue

@@ -55,11 +55,17 @@ const (
 // may name only voices req.Account may use, and with req.StrictTags any
 // tag that cannot be applied as written fails with ErrBadTags. The
 // script's Ignored method lists the tags that were dropped (for an
-// x-ignored-tags header, say).
+// x-ignored-tags header, say). The script's Lang is the voice's
+// language, so that its sentences end as that language's do.
 func (s *Synthesizer) ParseTags(req Request) (tags.Script, error) {
+	lang := "" // the voice's, for the sentences' ends ("am 3. Tag" in German)
+	if v, err := s.voices.Lookup(req.Account, req.Voice); err == nil {
+		lang = languageOf(v)
+	}
 	script, err := tags.Parse(req.Input, tags.Options{
 		Strict: req.StrictTags,
 		Open:   tags.ReadInstructions(req.Instructions).Open(),
+		Lang:   lang,
 		Voice: func(id string) bool {
 			v, err := s.voices.Lookup(req.Account, id)
 			return err == nil && s.engines[v.Engine] != nil

@@ -28,7 +28,8 @@ var nativeAbbreviations = words(
 // deOrdinalWords are German articles and prepositions after which a
 // number with a period is an ordinal ("zum 1. Mal"). "am" is left out:
 // English "I am 30. My…" ends a sentence there; German "am 3. Mai" is
-// a date, kept whole by the month after it.
+// a date, kept whole by the month after it, and in text known to be
+// German (SplitLang) "am 3. Tag" is kept whole too.
 var deOrdinalWords = words("im zum zur vom beim bis ab der die das den dem des ein eine einem einen einer eines " +
 	"seinem seinen seiner ihrem ihren ihrer jedem jeden")
 
@@ -48,8 +49,9 @@ func words(list string) map[string]bool {
 // nativeNoEnd reports whether the period after word, before the text
 // rest, ends no sentence in German, French or Spanish text: an
 // abbreviation, a letter of one ("z." of "z. B."), or a German ordinal.
-// before is the text of the sentence before word.
-func nativeNoEnd(before, word, rest string) bool {
+// before is the text of the sentence before word; german tells that the
+// text is German.
+func nativeNoEnd(before, word, rest string, german bool) bool {
 	low := strings.ToLower(word)
 	if nativeAbbreviations[low] {
 		return true
@@ -65,5 +67,17 @@ func nativeNoEnd(before, word, rest string) bool {
 	}
 	next, _, _ := strings.Cut(rest, " ")
 	next = strings.ToLower(strings.TrimRight(next, ".,;:!?"))
-	return deMonths[next] || deOrdinalWords[strings.ToLower(lastWord(strings.TrimSpace(before)))]
+	prev := strings.ToLower(lastWord(strings.TrimSpace(before)))
+	return deMonths[next] || deOrdinalWords[prev] || german && prev == "am" && !deStarters[next]
+}
+
+// deStarters are words that start a German sentence after "am 3.": "Wir
+// treffen uns am 3. Danach…" ends at the period.
+var deStarters = words("ich du er sie es wir ihr man dann danach davor aber und oder doch da so nun auch dort hier " +
+	"heute morgen jetzt der die das den dem ein eine mit in im am um auf bei zum zur von vom wenn als wie was wer")
+
+// isGerman reports whether the BCP 47 tag lang is German ("de", "de-AT").
+func isGerman(lang string) bool {
+	l := strings.ToLower(lang)
+	return l == "de" || strings.HasPrefix(l, "de-") || strings.HasPrefix(l, "de_")
 }

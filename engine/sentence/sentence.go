@@ -43,19 +43,26 @@ var abbreviations = map[string]bool{
 // maxLen <= 0) is cut at a clause boundary, else at a word boundary, else
 // between characters, so no piece exceeds maxLen. Joining the pieces with
 // spaces gives back the words of text in order.
-func Split(text string, maxLen int) []string {
+func Split(text string, maxLen int) []string { return SplitLang(text, maxLen, "") }
+
+// SplitLang is Split for text in language lang (a BCP 47 tag such as
+// "de-DE"; "" when unknown), where the language decides a period that
+// text of no known language leaves open: in German, "am 3. Tag" is one
+// sentence ("am" before an ordinal), in English "I am 30. My…" is two.
+func SplitLang(text string, maxLen int, lang string) []string {
 	if maxLen <= 0 {
 		maxLen = DefaultMaxLen
 	}
 	var out []string
-	for _, s := range splitSentences(text) {
+	for _, s := range splitSentences(text, isGerman(lang)) {
 		out = append(out, cutLong(s, maxLen)...)
 	}
 	return out
 }
 
-// splitSentences cuts text at sentence ends.
-func splitSentences(text string) []string {
+// splitSentences cuts text at sentence ends; german tells that the text
+// is German.
+func splitSentences(text string, german bool) []string {
 	var out []string
 	start := 0
 	add := func(end int) {
@@ -73,7 +80,7 @@ func splitSentences(text string) []string {
 		case isTerminator(r):
 			end := skipClosers(text, skipTerminators(text, next))
 			if end == len(text) || isSpaceAt(text, end) || isCJKTerminator(r) {
-				if sentenceEnds(text, start, i, r, end) {
+				if sentenceEnds(text, start, i, r, end, german) {
 					add(end)
 				}
 			}
@@ -87,7 +94,7 @@ func splitSentences(text string) []string {
 
 // sentenceEnds decides whether the terminator r at text[i] (whose run of
 // terminators and closers ends at end) closes the sentence begun at start.
-func sentenceEnds(text string, start, i int, r rune, end int) bool {
+func sentenceEnds(text string, start, i int, r rune, end int, german bool) bool {
 	rest := strings.TrimLeftFunc(text[end:], unicode.IsSpace)
 	if rest == "" {
 		return true
@@ -107,7 +114,7 @@ func sentenceEnds(text string, start, i int, r rune, end int) bool {
 		if countOf(word, "s", 3) && countOf(strings.TrimRight(next, ".,;:!?"), "d", 2) {
 			return false
 		}
-		if nativeNoEnd(text[start:i-len(word)], word, rest) {
+		if nativeNoEnd(text[start:i-len(word)], word, rest, german) {
 			return false
 		}
 	}

@@ -107,3 +107,25 @@ func FuzzSplit(f *testing.F) {
 		}
 	})
 }
+
+// TestSplitLang: where the language is known, it decides what text of no
+// known language leaves open: German "am 3. Tag" is one sentence, English
+// "I am 30. My…" two, and "am 3." before a word that starts a German
+// sentence ends one.
+func TestSplitLang(t *testing.T) {
+	for _, c := range []struct {
+		text, lang string
+		want       []string
+	}{
+		{"Am 3. Tag ging er heim. Gut.", "de-DE", []string{"Am 3. Tag ging er heim.", "Gut."}},
+		{"Er kam am 2. Abend zurück.", "de", []string{"Er kam am 2. Abend zurück."}},
+		{"Wir treffen uns am 3. Danach essen wir.", "de", []string{"Wir treffen uns am 3.", "Danach essen wir."}},
+		{"Am 3. Tag ging er heim.", "", []string{"Am 3.", "Tag ging er heim."}},
+		{"I am 30. My sister is 25.", "en-US", []string{"I am 30.", "My sister is 25."}},
+		{"I am 30. My sister is 25.", "", []string{"I am 30.", "My sister is 25."}},
+	} {
+		if got := SplitLang(c.text, 0, c.lang); !slices.Equal(got, c.want) {
+			t.Errorf("%q in %q: %q, want %q", c.text, c.lang, got, c.want)
+		}
+	}
+}

@@ -70,6 +70,7 @@ type sdkResult struct {
 	Upstream    string   `json:"upstream"`
 	Gateway     string   `json:"gateway"`
 	RequestID   string   `json:"requestID"`
+	IgnoredTags string   `json:"ignoredTags"`
 	SDKReqID    string   `json:"sdkRequestID"`
 	Status      int      `json:"status"`
 	Chunks      int      `json:"chunks"`
@@ -229,6 +230,20 @@ func TestNodeSDK(t *testing.T) {
 
 	t.Run("instructions", func(t *testing.T) {
 		r := get(t, "instructions", true)
+		recognize(t, r.File, 1)
+	})
+
+	// Home Assistant's request (gpt-4o-mini-tts, marin, instructions) speaks,
+	// slower than without the prompt, and names the word it did not act on.
+	t.Run("instructions_marin", func(t *testing.T) {
+		r := get(t, "instructions_marin", true)
+		if r.IgnoredTags != "instructions:pirate" {
+			t.Errorf("x-ignored-tags %q, want instructions:pirate", r.IgnoredTags)
+		}
+		d, d1 := audiotest.ProbeFile(t, r.File).Duration, audiotest.ProbeFile(t, get(t, "speed_1", true).File).Duration
+		if d < 1.1*d1 {
+			t.Errorf("slowly and calmly lasts %.2fs, without instructions %.2fs", d, d1)
+		}
 		recognize(t, r.File, 1)
 	})
 

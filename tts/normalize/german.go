@@ -223,6 +223,7 @@ func german() *language {
 		}
 		return "ein"
 	}
+	l.oneCase = deOneCase
 	l.abbreviation = deAbbreviation(l.abbreviationOf(deAbbreviations.table()))
 	return l
 }

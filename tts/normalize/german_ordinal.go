@@ -36,13 +36,14 @@ var deGenders = func() map[string]byte {
 		'm': "Platz Stock Tag Monat Weltkrieg Preis Teil Band Absatz Advent Geburtstag Spieltag Versuch Schritt Grad Rang " +
 			"Satz Akt Punkt Durchgang Lauf Sieg Jahrestag Bezirk Kreuzzug Anlauf Abschnitt Wunsch Brief Mann Fall Kurs " +
 			"Termin Schultag Arbeitstag Sonntag Montag Dienstag Mittwoch Donnerstag Freitag Samstag Versuch Gang Zug Lehrgang " +
-			"Januar Februar März April Mai Juni Juli August September Oktober November Dezember FC",
+			"Januar Februar März April Mai Juni Juli August September Oktober November Dezember FC " +
+			"Himmel Hund Tisch Grund Fehler Vorschlag Freund Sohn Bruder Euro Dollar Moment Augenblick Abend Film Wagen Schlüssel",
 		'f': "Klasse Liga Etage Auflage Runde Stunde Woche Stelle Reihe Halbzeit Bundesliga Staffel Folge Strophe Person " +
 			"Generation Ausgabe Sitzung Lesung Etappe Minute Szene Symphonie Sinfonie Hälfte Welt Republik Frage Chance " +
 			"Sekunde Nacht Frau Tür Seite Zeile Spalte Station Haltestelle Ebene Stufe Phase Mannschaft Lektion Wahl",
 		'n': "Mal Jahrhundert Jahrtausend Jahr Kapitel Stockwerk Obergeschoss Semester Quartal Spiel Rennen Buch Gebot " +
 			"Programm Kind Haus Viertel Album Konzert Treffen Tor Level Obergeschoß Problem Zimmer Auto Glas Stück Mädchen " +
-			"Jahrzehnt Schuljahr Lebensjahr Halbjahr Heft Gesetz Land Bild Lied Rad Ziel Feld Gleis Element",
+			"Jahrzehnt Schuljahr Lebensjahr Halbjahr Heft Gesetz Land Bild Lied Rad Ziel Feld Gleis Element Wort Ding Bier",
 	} {
 		for _, w := range strings.Fields(list) {
 			g[w] = gender
@@ -157,6 +158,18 @@ func (l *language) deOrdinalAt(n *normalizer, i int) (int, string) {
 	if i > 0 && n.trail(i-1) == "" {
 		prev = strings.ToLower(n.core(i - 1))
 	}
+	// A plural: "die 1. Tage" is "die ersten Tage", "zwei 3. Plätze"
+	// "zwei dritte Plätze"; only after a word that counts or points.
+	if g == 0 && v > 0 && dePlural(nextWord) {
+		if _, ok := deCaseWords[prev]; ok || dePluralWeak[prev] {
+			n.eatDot = true
+			return 1, deInflect(deOrdinal(v), "en")
+		}
+		if dePluralStrong[prev] || prev != "" && digits(prev) {
+			n.eatDot = true
+			return 1, deInflect(deOrdinal(v), "e")
+		}
+	}
 	contraction := prev == "am" || prev == "im" || prev == "zum" || prev == "zur" || prev == "vom" || prev == "beim"
 	nounNext := isCapitalized(nextWord) && !deNotNouns[nextWord]
 	between := nextWord == "bis" || nextWord == "und" || nextWord == "oder" || nextWord == "–" || nextWord == "-"
@@ -179,4 +192,52 @@ func deInflectDate(n *normalizer, i int, say string) string {
 	}
 	first, rest, _ := strings.Cut(say, " ")
 	return deInflect(first, end) + " " + rest
+}
+
+// dePluralWeak are the words after which an ordinal before a plural
+// ends in -en ("alle 2. Klassen"); dePluralStrong those after which it
+// ends in -e ("zwei 3. Plätze").
+var (
+	dePluralWeak   = words("alle beiden diese dieser diesen jene welche keine keinen meine meinen deine seine unsere eure")
+	dePluralStrong = words("zwei drei vier fünf sechs sieben acht neun zehn elf zwölf viele vielen einige mehrere wenige")
+)
+
+// dePlural reports whether w is the plural of a noun whose gender
+// deNounGender knows ("Tage", "Klassen", "Plätze", "Sitzungen").
+func dePlural(w string) bool {
+	if !isCapitalized(w) || deNounGender(w) != 0 {
+		return false
+	}
+	for _, end := range []string{"en", "n", "e", "er", "s"} {
+		stem, ok := strings.CutSuffix(w, end)
+		if !ok || len(stem) < 3 {
+			continue
+		}
+		for _, s := range []string{stem, deUnUmlaut(stem)} {
+			if _, known := deGenders[s]; known || deNounGender(s) != 0 && !deNotNouns[s] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deUnUmlaut undoes the umlaut of the last vowel of a plural's stem:
+// "Plätz" is "Platz".
+func deUnUmlaut(s string) string {
+	r := []rune(s)
+	for k := len(r) - 1; k >= 0; k-- {
+		switch r[k] {
+		case 'ä':
+			r[k] = 'a'
+		case 'ö':
+			r[k] = 'o'
+		case 'ü':
+			r[k] = 'u'
+		default:
+			continue
+		}
+		break
+	}
+	return string(r)
 }

@@ -56,6 +56,10 @@ type language struct {
 	// gender g: German "eins" "ein"/"eine", French "vingt et un" "vingt
 	// et une", Spanish "veintiuno" "veintiún"/"veintiuna".
 	oneBefore func(say string, g byte) string
+	// oneCase gives the one before a noun of gender g at word i the case
+	// the words before it decide: German "für 1 Wunsch" is "für einen
+	// Wunsch".
+	oneCase func(n *normalizer, i int, say string, g byte) string
 	// nounNotYear reports a word after a four-digit number that makes it
 	// a count, not a year: German "1234 Besucher".
 	nounNotYear func(word string) bool

@@ -630,6 +630,9 @@ func (l *language) numeral(n *normalizer, i int) (int, string) {
 	if l.nounGender != nil && x.isInt() && !x.neg && n.joined(i+used-1) {
 		if g := l.nounGender(n.core(i + used)); g != 0 {
 			say = l.oneBefore(say, g)
+			if l.oneCase != nil {
+				say = l.oneCase(n, i, say, g)
+			}
 		}
 	}
 	if n.unitFollows(l, i+used-1) {

@@ -45,6 +45,7 @@ function headersOf(res) {
     upstream: res.headers.get('x-upstream-ms'),
     gateway: res.headers.get('x-gateway-ms'),
     requestID: res.headers.get('x-request-id'),
+    ignoredTags: res.headers.get('x-ignored-tags'),
   };
 }
 
@@ -76,6 +77,8 @@ async function main() {
   // instructions and speed: accepted; speed 2 shortens the audio.
   for (const [name, extra] of [
     ['instructions', { model: 'gpt-4o-mini-tts', instructions: 'Speak in a cheerful and positive tone.' }],
+    // Home Assistant's request: gpt-4o-mini-tts, marin, and a style prompt.
+    ['instructions_marin', { model: 'gpt-4o-mini-tts', voice: 'marin', instructions: 'Speak slowly and calmly, like a pirate.' }],
     ['speed_1', { speed: 1 }],
     ['speed_2', { speed: 2 }],
     ['speed_1_5', { speed: 1.5 }],

@@ -116,6 +116,12 @@ func (d door) toRequest(account string, g api.Generation, f core.Output) (tts.Re
 			ignored = append(ignored, "generation_config.emotion")
 		}
 	}
+	if style, whole := g.Voice.Experimental(); g.Voice.Controls != nil {
+		req.Instructions = strings.TrimSpace(style + " " + req.Instructions) // generation_config's emotion wins
+		if !whole {
+			ignored = append(ignored, "voice.__experimental_controls")
+		}
+	}
 	switch g.Normalization {
 	case "", "auto":
 	case "off":

@@ -12,10 +12,20 @@ import (
 	"github.com/voxkit/voxkit/tags"
 )
 
-// Voice is a request's voice: an id, or {"mode":"id","id":...}.
+// Voice is a request's voice: an id, or {"mode":"id","id":...}, with
+// the older API's __experimental_controls.
 type Voice struct {
-	ID   string
-	Mode string
+	ID       string
+	Mode     string
+	Controls *Controls
+}
+
+// Controls are a voice's __experimental_controls (Cartesia's API before
+// generation_config): speed as a word or a number, and emotions as
+// "name" or "name:level" ("positivity:high", "sadness").
+type Controls struct {
+	Speed   json.RawMessage `json:"speed"`
+	Emotion []string        `json:"emotion"`
 }
 
 func (v *Voice) UnmarshalJSON(b []byte) error {
@@ -23,14 +33,60 @@ func (v *Voice) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var o struct {
-		Mode string `json:"mode"`
-		ID   string `json:"id"`
+		Mode     string    `json:"mode"`
+		ID       string    `json:"id"`
+		Controls *Controls `json:"__experimental_controls"`
 	}
 	if err := json.Unmarshal(b, &o); err != nil {
 		return fmt.Errorf("voice is an id or an object with an id")
 	}
-	v.ID, v.Mode = o.ID, o.Mode
+	v.ID, v.Mode, v.Controls = o.ID, o.Mode, o.Controls
 	return nil
+}
+
+// experimentalStyles are the older API's emotions and speeds as words of
+// the instructions vocabulary; a level below "high" ("positivity:low")
+// is no style voxkit renders.
+var experimentalStyles = map[string]string{
+	"anger": "angry", "sadness": "sad", "positivity": "excited",
+	"slowest": "slow", "slow": "slow", "fast": "fast", "fastest": "fast", "normal": "",
+}
+
+// Experimental reads the voice's __experimental_controls onto the
+// instructions vocabulary as Emotion reads generation_config.emotion: it
+// returns the style words, and whether all of it was understood (a
+// numeric speed, "surprise", "curiosity" and low levels are not).
+func (v Voice) Experimental() (style string, whole bool) {
+	c := v.Controls
+	if c == nil {
+		return "", true
+	}
+	whole = true
+	var words []string
+	add := func(w string) {
+		style, ok := experimentalStyles[w]
+		switch {
+		case !ok:
+			whole = false
+		case style != "":
+			words = append(words, style)
+		}
+	}
+	var speed string
+	if len(c.Speed) > 0 && json.Unmarshal(c.Speed, &speed) != nil {
+		whole = false // a number from -1 to 1
+	} else if speed != "" {
+		add(speed)
+	}
+	for _, e := range c.Emotion {
+		name, level, _ := strings.Cut(e, ":")
+		if level != "" && level != "high" && level != "highest" {
+			whole = false
+			continue
+		}
+		add(name)
+	}
+	return strings.Join(words, " "), whole
 }
 
 // OutputFormat is a request's output_format.
