@@ -10,6 +10,7 @@ import (
 
 	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/internal/dsp"
+	"github.com/voxkit/voxkit/server/internal/testserver"
 )
 
 // The acceptance of issue 44's instructions: each word of the vocabulary
@@ -45,11 +46,11 @@ func (m speechMeasure) over(base speechMeasure) speechMeasure {
 
 // styledPCM speaks input with instructions on the OpenAI door as pcm and
 // returns the samples and the ignored tags (the stream's trailer).
-func styledPCM(t *testing.T, e *env, input, instructions string) ([]float32, string) {
+func styledPCM(t *testing.T, e *testserver.Env, input, instructions string) ([]float32, string) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"model": "gpt-4o-mini-tts", "voice": "en-us", "input": input,
 		"response_format": "pcm", "instructions": instructions})
-	res := e.do("POST", "/v1/audio/speech", e.key, "application/json", strings.NewReader(string(body)))
+	res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(string(body)))
 	defer res.Body.Close()
 	pcm, err := io.ReadAll(res.Body)
 	if err != nil || res.StatusCode != http.StatusOK {
@@ -66,7 +67,7 @@ const measuredText = "We were away a year ago, and we will go there again in the
 // espeak-ng's voice; "deep" is "lower".
 func TestInstructionsPitchMeasured(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	plain, _ := styledPCM(t, e, measuredText, "")
 	f0 := audiotest.EstimateF0(plain, measuredRate)
 	if f0 < 60 || f0 > 300 {
@@ -100,7 +101,7 @@ func TestInstructionsPitchMeasured(t *testing.T) {
 // rendering.
 func TestInstructionsStylesMeasured(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	x, _ := styledPCM(t, e, measuredText, "")
 	plain := measure(x)
 	faster, slower, higher, lower, louder, softer := -1, 1, 1, -1, 1, -1
@@ -150,7 +151,7 @@ func TestInstructionsStylesMeasured(t *testing.T) {
 // cartesiaPCM speaks text on Cartesia's /tts/bytes as raw pcm_s16le with
 // generationConfig (nil: none) and returns the samples and the fields
 // voxkit names as ignored.
-func cartesiaPCM(t *testing.T, e *env, text string, voice any, generationConfig map[string]any) ([]float32, string) {
+func cartesiaPCM(t *testing.T, e *testserver.Env, text string, voice any, generationConfig map[string]any) ([]float32, string) {
 	t.Helper()
 	req := map[string]any{"transcript": text, "voice": voice,
 		"output_format": map[string]any{"container": "raw", "encoding": "pcm_s16le", "sample_rate": measuredRate}}
@@ -158,7 +159,7 @@ func cartesiaPCM(t *testing.T, e *env, text string, voice any, generationConfig 
 		req["generation_config"] = generationConfig
 	}
 	b, _ := json.Marshal(req)
-	res, pcm := e.cartesiaDo("POST", "/tts/bytes", e.key, string(b))
+	res, pcm := e.CartesiaDo("POST", "/tts/bytes", e.Key, string(b))
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("%s: %d %s", b, res.StatusCode, pcm)
 	}
@@ -176,7 +177,7 @@ func cartesiaPCM(t *testing.T, e *env, text string, voice any, generationConfig 
 // beyond that is named as ignored.
 func TestCartesiaEmotionMeasured(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, envOptions{})
+	e := testserver.New(t, testserver.Options{})
 	voice := map[string]any{"mode": "id", "id": "en-us"}
 	x, ignored := cartesiaPCM(t, e, measuredText, voice, nil)
 	plain := measure(x)
