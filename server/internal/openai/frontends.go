@@ -4,13 +4,33 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
+	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
 // The routes OpenAI-compatible front ends (Open WebUI and the like) read
 // besides OpenAI's own: the voices and models to offer in their pickers.
+
+// listing serves a front end's list of voices or models: to a caller
+// with credentials as Authed does (its account's voices), and to one with
+// none the server's global voices and aliases, never an account's clones.
+// Open WebUI asks for both lists without the key it speaks with; answered
+// 401 it would offer only OpenAI's six names. A key that fails is still a
+// 401.
+func (d *door) listing(h route.Handler) route.Handler {
+	authed := d.Auth.Authed(store.ScopeSpeech, h)
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if credentials.Bearer(r) == "" {
+			if _, werr := d.Auth.Admit(r); werr != nil && werr.Code == wire.CodeMissingAPIKey {
+				return h(w, r) // no account: the global voices
+			}
+		}
+		return authed(w, r)
+	}
+}
 
 // listAudioVoices answers GET /v1/audio/voices: the voices the caller may
 // use (the global ones and its own clones) and the aliases of those, with

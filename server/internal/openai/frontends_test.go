@@ -52,8 +52,24 @@ func TestAudioVoicesAsFrontEndsRead(t *testing.T) {
 		slices.ContainsFunc(other.Voices, func(v wire.AudioVoice) bool { return v.ID == "local-clone" }) {
 		t.Errorf("other account's voices: %v", other.Voices)
 	}
-	if res := e.Do("GET", "/v1/audio/voices", "", "", nil); res.StatusCode != http.StatusUnauthorized {
-		t.Errorf("without a key: %d", res.StatusCode)
+	// Open WebUI lists voices and models without its key: the global
+	// voices and aliases, no account's clones. A key that fails is 401.
+	for _, path := range []string{"/v1/audio/voices", "/v1/audio/models"} {
+		var anonymous struct {
+			Voices []wire.AudioVoice `json:"voices"`
+		}
+		if code := e.GetJSON(t, path, "", &anonymous); code != http.StatusOK {
+			t.Errorf("%s without a key: %d, want 200", path, code)
+		}
+		if slices.ContainsFunc(anonymous.Voices, func(v wire.AudioVoice) bool { return strings.HasSuffix(v.ID, "-clone") }) {
+			t.Errorf("%s without a key lists a clone: %v", path, anonymous.Voices)
+		}
+		if path == "/v1/audio/voices" && !slices.ContainsFunc(anonymous.Voices, func(v wire.AudioVoice) bool { return v.ID == "alloy" }) {
+			t.Errorf("%s without a key: no alias alloy in %v", path, anonymous.Voices)
+		}
+		if res := e.Do("GET", path, "sk_not_a_key", "", nil); res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s with a wrong key: %d, want 401", path, res.StatusCode)
+		}
 	}
 }
 

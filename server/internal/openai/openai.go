@@ -16,6 +16,7 @@ import (
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
@@ -54,6 +55,7 @@ type Speech interface {
 type Auth interface {
 	Authed(need store.Scope, h route.Handler) route.Handler
 	AuthedAlongside(need store.Scope, h route.Handler) route.Handler
+	Admit(r *http.Request) (credentials.Caller, *wire.Error)
 }
 
 // Voices is what the door asks of the catalog room.
@@ -85,8 +87,8 @@ func Mount(mux *http.ServeMux, rooms Rooms) {
 	handle("/v1/audio/speech", route.Methods{http.MethodPost: c.Auth.AuthedAlongside(store.ScopeSpeech, d.speech)})
 	handle("/v1/models", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.listModels)})
 	handle("/v1/models/{id}", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.getModel)})
-	handle("/v1/audio/voices", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.listAudioVoices)})
-	handle("/v1/audio/models", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.listAudioModels)})
+	handle("/v1/audio/voices", route.Methods{http.MethodGet: d.listing(d.listAudioVoices)})
+	handle("/v1/audio/models", route.Methods{http.MethodGet: d.listing(d.listAudioModels)})
 	handle("/v1/tags", route.Methods{http.MethodGet: d.listTags})
 	handle("/v1/normalize", route.Methods{http.MethodGet: c.Auth.Authed(store.ScopeSpeech, d.normalizeText)})
 }
