@@ -107,21 +107,7 @@ func (d door) toRequest(account string, g api.Generation, f core.Output) (tts.Re
 	}
 	req.Speed = speed
 	var ignored []string
-	if c := g.GenerationConfig; c != nil {
-		if c.Volume != nil {
-			ignored = append(ignored, "generation_config.volume")
-		}
-		style, whole := g.Emotion()
-		if req.Instructions = style; !whole {
-			ignored = append(ignored, "generation_config.emotion")
-		}
-	}
-	if style, whole := g.Voice.Experimental(); g.Voice.Controls != nil {
-		req.Instructions = strings.TrimSpace(style + " " + req.Instructions) // generation_config's emotion wins
-		if !whole {
-			ignored = append(ignored, "voice.__experimental_controls")
-		}
-	}
+	req.Instructions, ignored = g.Styles()
 	switch g.Normalization {
 	case "", "auto":
 	case "off":

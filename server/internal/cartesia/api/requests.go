@@ -145,3 +145,26 @@ func (g Generation) Emotion() (style string, whole bool) {
 	in := tags.ReadInstructions(word)
 	return strings.Join(in.Tags, " "), len(in.Unknown) == 0
 }
+
+// Styles reads the request's emotion (generation_config's) and the
+// voice's __experimental_controls onto voxkit's instructions vocabulary,
+// generation_config's emotion winning, and names the fields it could not
+// act on wholly: the volume, and the emotions and controls with no style.
+func (g Generation) Styles() (instructions string, ignored []string) {
+	if c := g.GenerationConfig; c != nil {
+		if c.Volume != nil {
+			ignored = append(ignored, "generation_config.volume")
+		}
+		style, whole := g.Emotion()
+		if instructions = style; !whole {
+			ignored = append(ignored, "generation_config.emotion")
+		}
+	}
+	if style, whole := g.Voice.Experimental(); g.Voice.Controls != nil {
+		instructions = strings.TrimSpace(style + " " + instructions)
+		if !whole {
+			ignored = append(ignored, "voice.__experimental_controls")
+		}
+	}
+	return instructions, ignored
+}
