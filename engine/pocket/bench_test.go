@@ -3,12 +3,14 @@ package pocket
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/internal/pockettest"
 )
 
 // The benchmarks compare voxkit with sherpa-onnx-node 1.13.8 on the
@@ -23,6 +25,24 @@ import (
 // of the CPU times the two processes used ("cpu-ratio"), which other load
 // on the machine disturbs less.
 
+// The benchmarks use the small generated model, or with
+// VOXKIT_POCKET_SIZED=DIR one whose lm_main has the published export's
+// size (gen/pocket.py --sized: 75.6 M parameters, an 8 MB KV cache per
+// layer), generated into DIR once and reused from there by later runs.
+func benchVoices(b *testing.B) string {
+	dir := os.Getenv("VOXKIT_POCKET_SIZED")
+	if dir == "" {
+		return voicesDir(b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, testModel, "test_wavs", "alto.wav")); err == nil {
+		return dir
+	}
+	if err := pockettest.Generate(dir, "--sized"); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
 // benchText has two sentences, each a piece of its own.
 const benchText = "The first sentence is long enough to stand alone. The second one follows it and is a little longer than the first."
 
@@ -30,9 +50,10 @@ const benchText = "The first sentence is long enough to stand alone. The second 
 // reports the figures under unit.
 func compare(b *testing.B, op, unit string, do func(e *Engine, v *Voice)) {
 	p := findPeer(b)
-	dir := filepath.Join(voicesDir(b), testModel)
+	voices := benchVoices(b)
+	dir := filepath.Join(voices, testModel)
 	sherpa := p.serve(b, peerRequest{Model: dir, Threads: 1, Reference: filepath.Join(dir, "test_wavs", "alto.wav"), Steps: 4})
-	e := load(b, Options{VoicesDir: voicesDir(b), Threads: 1})
+	e := load(b, Options{VoicesDir: voices, Threads: 1})
 	v, err := e.voice(context.Background(), testModel+":alto")
 	if err != nil {
 		b.Fatal(err)
