@@ -47,8 +47,11 @@ func benchVoices(b *testing.B) string {
 const benchText = "The first sentence is long enough to stand alone. The second one follows it and is a little longer than the first."
 
 // compare runs op in voxkit (do) and in sherpa-onnx b.N times, and
-// reports the figures under unit.
-func compare(b *testing.B, op, unit string, do func(e *Engine, v *Voice)) {
+// reports the figures under unit. do returns the seconds of audio it made
+// (0 if it does not count them): then the real-time factors (time per
+// second of audio) are reported too, sherpa-onnx's for the same audio
+// (the parity test holds its samples to voxkit's).
+func compare(b *testing.B, op, unit string, do func(e *Engine, v *Voice) float64) {
 	p := findPeer(b)
 	voices := benchVoices(b)
 	dir := filepath.Join(voices, testModel)
@@ -62,10 +65,11 @@ func compare(b *testing.B, op, unit string, do func(e *Engine, v *Voice)) {
 	do(e, v) // warm up both
 	sherpa.time(b, op, benchText)
 	var ours, theirs cost
+	var audio float64
 	b.ResetTimer()
 	for b.Loop() {
 		start, cpu := time.Now(), cpuTime()
-		do(e, v)
+		audio += do(e, v)
 		ours.add(cost{wall: time.Since(start), cpu: cpuTime() - cpu})
 		theirs.add(sherpa.time(b, op, benchText))
 	}
@@ -74,14 +78,23 @@ func compare(b *testing.B, op, unit string, do func(e *Engine, v *Voice)) {
 	b.ReportMetric(float64(theirs.wall)/n, "sherpa-"+unit+"-ms")
 	b.ReportMetric(float64(ours.wall)/float64(theirs.wall), "ratio")
 	b.ReportMetric(float64(ours.cpu)/float64(theirs.cpu), "cpu-ratio")
+	if audio > 0 {
+		b.ReportMetric(ours.wall.Seconds()/audio, "rtf")
+		b.ReportMetric(theirs.wall.Seconds()/audio, "sherpa-rtf")
+	}
 }
 
 // BenchmarkSynthesis: the whole of benchText.
 func BenchmarkSynthesis(b *testing.B) {
-	compare(b, "total", "total", func(e *Engine, v *Voice) {
-		if err := e.SynthesizeVoice(context.Background(), v, engine.Request{Text: benchText}, func(engine.Chunk) error { return nil }); err != nil {
+	compare(b, "total", "total", func(e *Engine, v *Voice) float64 {
+		samples := 0
+		if err := e.SynthesizeVoice(context.Background(), v, engine.Request{Text: benchText}, func(c engine.Chunk) error {
+			samples += len(c.Samples)
+			return nil
+		}); err != nil {
 			b.Fatal(err)
 		}
+		return float64(samples) / SampleRate
 	})
 }
 
@@ -90,11 +103,12 @@ var errFirst = errors.New("first chunk")
 // BenchmarkFirstAudio: the time to benchText's first audio. sherpa-onnx
 // gives it once the first sentence's frames are all made and decoded.
 func BenchmarkFirstAudio(b *testing.B) {
-	compare(b, "first", "first", func(e *Engine, v *Voice) {
+	compare(b, "first", "first", func(e *Engine, v *Voice) float64 {
 		err := e.SynthesizeVoice(context.Background(), v, engine.Request{Text: benchText}, func(engine.Chunk) error { return errFirst })
 		if !errors.Is(err, errFirst) {
 			b.Fatal(err)
 		}
+		return 0
 	})
 }
 
@@ -103,10 +117,11 @@ func BenchmarkFirstAudio(b *testing.B) {
 // that finds the recording's latents in its cache.
 func BenchmarkClone(b *testing.B) {
 	rec := recording(3, 220)
-	compare(b, "clone", "clone", func(e *Engine, _ *Voice) {
+	compare(b, "clone", "clone", func(e *Engine, _ *Voice) float64 {
 		if _, err := e.Clone(context.Background(), testModel, rec, SampleRate, Settings{}); err != nil {
 			b.Fatal(err)
 		}
+		return 0
 	})
 }
 
