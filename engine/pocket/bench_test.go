@@ -3,11 +3,13 @@ package pocket
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/internal/nodepeer"
+	"github.com/voxkit/voxkit/internal/pockettest"
 )
 
 // The benchmarks compare voxkit with sherpa-onnx-node 1.13.8 on the
@@ -22,16 +24,38 @@ import (
 // of the CPU times the two processes used ("cpu-ratio"), which other load
 // on the machine disturbs less.
 
+// The benchmarks use the small generated model, or with
+// VOXKIT_POCKET_SIZED=DIR one whose lm_main has the published export's
+// size (gen/pocket.py --sized: 75.6 M parameters, an 8 MB KV cache per
+// layer), generated into DIR once and reused from there by later runs.
+func benchVoices(b *testing.B) string {
+	dir := os.Getenv("VOXKIT_POCKET_SIZED")
+	if dir == "" {
+		return voicesDir(b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, testModel, "test_wavs", "alto.wav")); err == nil {
+		return dir
+	}
+	if err := pockettest.Generate(dir, "--sized"); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
 // benchText has two sentences, each a piece of its own.
 const benchText = "The first sentence is long enough to stand alone. The second one follows it and is a little longer than the first."
 
 // compare runs op in voxkit (do) and in sherpa-onnx b.N times, and
-// reports the figures under unit.
-func compare(b *testing.B, op, unit string, do func(e *Engine, v *Voice)) {
+// reports the figures under unit. do returns the seconds of audio it made
+// (0 if it does not count them): then the real-time factors (time per
+// second of audio) are reported too, sherpa-onnx's for the same audio
+// (the parity test holds its samples to voxkit's).
+func compare(b *testing.B, op, unit string, do func(e *Engine, v *Voice) float64) {
 	p := findPeer(b)
-	dir := filepath.Join(voicesDir(b), testModel)
+	voices := benchVoices(b)
+	dir := filepath.Join(voices, testModel)
 	sherpa := p.serve(b, peerRequest{Model: dir, Threads: 1, Reference: filepath.Join(dir, "test_wavs", "alto.wav"), Steps: 4})
-	e := load(b, Options{VoicesDir: voicesDir(b), Threads: 1})
+	e := load(b, Options{VoicesDir: voices, Threads: 1})
 	v, err := e.voice(context.Background(), testModel+":alto")
 	if err != nil {
 		b.Fatal(err)
@@ -40,20 +64,30 @@ func compare(b *testing.B, op, unit string, do func(e *Engine, v *Voice)) {
 	do(e, v) // warm up both
 	sherpa.time(b, op, benchText)
 	var ours, theirs nodepeer.Cost
+	var audio float64
 	b.ResetTimer()
 	for b.Loop() {
-		ours.Add(nodepeer.Measure(func() { do(e, v) }))
+		ours.Add(nodepeer.Measure(func() { audio += do(e, v) }))
 		theirs.Add(sherpa.time(b, op, benchText))
 	}
 	nodepeer.Report(b, unit, ours, theirs)
+	if audio > 0 {
+		b.ReportMetric(ours.Wall.Seconds()/audio, "rtf")
+		b.ReportMetric(theirs.Wall.Seconds()/audio, "sherpa-rtf")
+	}
 }
 
 // BenchmarkSynthesis: the whole of benchText.
 func BenchmarkSynthesis(b *testing.B) {
-	compare(b, "total", "total", func(e *Engine, v *Voice) {
-		if err := e.SynthesizeVoice(context.Background(), v, engine.Request{Text: benchText}, func(engine.Chunk) error { return nil }); err != nil {
+	compare(b, "total", "total", func(e *Engine, v *Voice) float64 {
+		samples := 0
+		if err := e.SynthesizeVoice(context.Background(), v, engine.Request{Text: benchText}, func(c engine.Chunk) error {
+			samples += len(c.Samples)
+			return nil
+		}); err != nil {
 			b.Fatal(err)
 		}
+		return float64(samples) / SampleRate
 	})
 }
 
@@ -62,11 +96,12 @@ var errFirst = errors.New("first chunk")
 // BenchmarkFirstAudio: the time to benchText's first audio. sherpa-onnx
 // gives it once the first sentence's frames are all made and decoded.
 func BenchmarkFirstAudio(b *testing.B) {
-	compare(b, "first", "first", func(e *Engine, v *Voice) {
+	compare(b, "first", "first", func(e *Engine, v *Voice) float64 {
 		err := e.SynthesizeVoice(context.Background(), v, engine.Request{Text: benchText}, func(engine.Chunk) error { return errFirst })
 		if !errors.Is(err, errFirst) {
 			b.Fatal(err)
 		}
+		return 0
 	})
 }
 
@@ -75,9 +110,10 @@ func BenchmarkFirstAudio(b *testing.B) {
 // that finds the recording's latents in its cache.
 func BenchmarkClone(b *testing.B) {
 	rec := recording(3, 220)
-	compare(b, "clone", "clone", func(e *Engine, _ *Voice) {
+	compare(b, "clone", "clone", func(e *Engine, _ *Voice) float64 {
 		if _, err := e.Clone(context.Background(), testModel, rec, SampleRate, Settings{}); err != nil {
 			b.Fatal(err)
 		}
+		return 0
 	})
 }

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 
 	"github.com/voxkit/voxkit/internal/ortrun"
@@ -183,9 +182,10 @@ func (m *model) encode(ctx context.Context, samples []float32) (latents []float3
 // CPU on a busy machine and gained no time: BenchmarkSynthesis.)
 //
 // primed are lm_main's states after the voice's latents (m.prime): every
-// piece starts from a copy of them, as if it had run the voice itself.
-// Each frame's flow takes steps Euler steps from noise.
-func (m *model) speak(ctx context.Context, primed []ort.Value, steps int, noise *noise, text string, emit func([]float32) error) error {
+// piece's first run reads them (and leaves them), as if the piece had run
+// the voice itself; pool gives the sets the piece's states are written
+// into. Each frame's flow takes steps Euler steps from noise.
+func (m *model) speak(ctx context.Context, primed []ort.Value, pool *states, steps int, noise *noise, text string, emit func([]float32) error) error {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
@@ -200,11 +200,8 @@ func (m *model) speak(ctx context.Context, primed []ort.Value, steps int, noise 
 		return err
 	}
 	defer release()
-	g := &generation{m: m, ctx: ctx, ro: ro}
+	g := &generation{m: m, ctx: ctx, ro: ro, pool: pool, main: primed, borrowed: true}
 	defer g.free()
-	if g.main, err = cloneValues(primed); err != nil {
-		return err
-	}
 	if err := g.prefill(ids); err != nil {
 		return err
 	}
@@ -248,8 +245,9 @@ type generation struct {
 	ctx context.Context
 	ro  *ort.RunOptions
 
+	pool     *states     // lm_main's sets of states
 	main     []ort.Value // lm_main's states
-	spare    []ort.Value // lm_main's previous states, to be written next
+	borrowed bool        // main are the primed states, read and not written
 	cond     ort.Value   // lm_main's conditioning and end-of-speech logit
 	eos      ort.Value
 	dir      ort.Value   // lm_flow's output
@@ -263,8 +261,9 @@ type generation struct {
 }
 
 func (g *generation) free() {
-	destroy(g.main)
-	destroy(g.spare)
+	if !g.borrowed {
+		g.pool.put(g.main)
+	}
 	destroy([]ort.Value{g.cond, g.eos, g.dir})
 	destroy(g.dec)
 	destroy(g.decSpare)
@@ -278,8 +277,9 @@ func (g *generation) free() {
 // prime returns lm_main's states after a run on the voice's latents from
 // zero states: the start of every piece the voice speaks (sherpa-onnx
 // runs the voice again for each piece, to the same states). The caller
-// destroys them.
-func (m *model) prime(ctx context.Context, v *Voice) ([]ort.Value, error) {
+// destroys them; pool gives the set they are written into and keeps the
+// zero states' set.
+func (m *model) prime(ctx context.Context, v *Voice, pool *states) ([]ort.Value, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
@@ -290,7 +290,7 @@ func (m *model) prime(ctx context.Context, v *Voice) ([]ort.Value, error) {
 		return nil, err
 	}
 	defer release()
-	g := &generation{m: m, ctx: ctx, ro: ro}
+	g := &generation{m: m, ctx: ctx, ro: ro, pool: pool}
 	defer g.free()
 	if g.main, err = m.lmMain.zeroStates(2); err != nil {
 		return nil, err
@@ -322,31 +322,6 @@ func (g *generation) prefillWith(emb ort.Value) error {
 	}
 	destroy(out)
 	return nil
-}
-
-// cloneValues copies tensors of float32, int64 or bool.
-func cloneValues(vs []ort.Value) ([]ort.Value, error) {
-	out := make([]ort.Value, 0, len(vs))
-	for _, v := range vs {
-		var c ort.Value
-		var err error
-		switch t := v.(type) {
-		case *ort.Tensor[float32]:
-			c, err = ort.NewTensor(t.GetShape(), slices.Clone(t.GetData()))
-		case *ort.Tensor[int64]:
-			c, err = ort.NewTensor(t.GetShape(), slices.Clone(t.GetData()))
-		case *ort.Tensor[bool]:
-			c, err = ort.NewTensor(t.GetShape(), slices.Clone(t.GetData()))
-		default:
-			err = fmt.Errorf("a state of type %v", v.DataType())
-		}
-		if err != nil {
-			destroy(out)
-			return nil, fmt.Errorf("pocket: copying states: %w", err)
-		}
-		out = append(out, c)
-	}
-	return out, nil
 }
 
 // prefill creates the decoder's states and the frame loop's tensors, and
@@ -393,14 +368,35 @@ func (g *generation) prefill(ids []int64) error {
 // runMain runs lm_main on seq and emb with the current states, keeps the new
 // states and returns the conditioning and the end-of-speech logit.
 func (g *generation) runMain(seq, emb ort.Value) ([]ort.Value, error) {
-	in := append([]ort.Value{seq, emb}, g.main...)
-	out, err := g.m.lmMain.run(g.ctx, g.ro, in)
-	if err != nil {
+	out := make([]ort.Value, len(g.m.lmMain.outputs))
+	if err := g.runMainInto(seq, emb, out); err != nil {
 		return nil, err
 	}
-	destroy(g.main)
-	g.main = out[2:]
 	return out[:2], nil
+}
+
+// runMainInto runs lm_main on seq and emb with the current states, writing
+// its conditioning and end-of-speech logit into out[0] and out[1] (ORT
+// allocates them where nil) and its states into a set from the pool, which
+// become the current states; the states replaced go back to the pool.
+func (g *generation) runMainInto(seq, emb ort.Value, out []ort.Value) error {
+	set, err := g.pool.get()
+	if err != nil {
+		return err
+	}
+	copy(out[2:], set)
+	if err := g.m.lmMain.runInto(g.ctx, g.ro, append([]ort.Value{seq, emb}, g.main...), out); err != nil {
+		destroy(out[2:])
+		return err
+	}
+	g.pool.learn(g.main, out[2:])
+	if g.borrowed {
+		g.borrowed = false
+	} else {
+		g.pool.put(g.main)
+	}
+	g.main = out[2:]
+	return nil
 }
 
 // frame makes the next frame: one lm_main step, then an Euler flow over
@@ -410,19 +406,15 @@ func (g *generation) runMain(seq, emb ort.Value) ([]ort.Value, error) {
 // Every frame's runs have inputs of the same shapes, so each output
 // tensor of a frame's runs is kept and written again by the next frame's
 // (ORT allocates them for the first frame); lm_main's states alternate
-// between two sets of tensors when their shapes do not change.
+// between two sets of tensors when their shapes do not change (states).
 func (g *generation) frame(steps int, noise *noise) (frame []float32, eos float32, err error) {
 	m := g.m
 	out := make([]ort.Value, len(m.lmMain.outputs))
 	out[0], out[1] = g.cond, g.eos
-	copy(out[2:], g.spare)
-	if err := m.lmMain.runInto(g.ctx, g.ro, append([]ort.Value{g.cur, g.empty}, g.main...), out); err != nil {
+	if err := g.runMainInto(g.cur, g.empty, out); err != nil {
 		return nil, 0, err
 	}
 	g.cond, g.eos = out[0], out[1]
-	old := g.main
-	g.main = out[2:]
-	g.spare = keepSpare(g.spare, old, g.main)
 	logit, err := floats(m.lmMain, 1, g.eos)
 	if err != nil {
 		return nil, 0, err

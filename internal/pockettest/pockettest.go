@@ -31,14 +31,15 @@ var Recordings = map[string]float64{"alto": 220, "bass": 110}
 // Generate writes the generated model into voicesDir/Model, with the
 // recordings alto.wav and bass.wav (3 s) in its test_wavs directory, so
 // that voicesDir is a -voices directory holding one PocketTTS model.
-func Generate(voicesDir string) error {
+// flags are the generator's (--int8, --growing, --sized, --kv).
+func Generate(voicesDir string, flags ...string) error {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		return fmt.Errorf("pockettest: cannot find the generator")
 	}
 	script := filepath.Join(filepath.Dir(file), "..", "..", "engine", "pocket", "testdata", "gen", "pocket.py")
 	dir := filepath.Join(voicesDir, Model)
-	if out, err := exec.Command("/usr/bin/python3", script, dir).CombinedOutput(); err != nil {
+	if out, err := exec.Command("/usr/bin/python3", append(append([]string{script}, flags...), dir)...).CombinedOutput(); err != nil {
 		return fmt.Errorf("pockettest: %s (needs Debian's python3-onnx): %w\n%s", script, err, out)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "test_wavs"), 0o755); err != nil {

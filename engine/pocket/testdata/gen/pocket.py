@@ -3,7 +3,7 @@
 random weights (it babbles, it does not speak), for engine/pocket's tests and
 benchmarks:
 
-    /usr/bin/python3 engine/pocket/testdata/gen/pocket.py [--int8] [--growing] OUTDIR
+    /usr/bin/python3 engine/pocket/testdata/gen/pocket.py [--int8] [--growing] [--sized | --kv] OUTDIR
 
 writes OUTDIR/lm_main.onnx, lm_flow.onnx, encoder.onnx, decoder.onnx,
 text_conditioner.onnx, vocab.json and token_scores.json (a few hundred KB,
@@ -11,7 +11,10 @@ never committed). With --int8 the three files the int8 release quantizes are
 named lm_main.int8.onnx, lm_flow.int8.onnx and decoder.int8.onnx instead (the
 weights are the same: only the layout is tested). With --growing lm_main has
 a fifth state, float [1, n], that grows by one value every run (a state
-whose shape changes, which a runtime cannot write in place). Needs Debian's
+whose shape changes, which a runtime cannot write in place). With --sized
+lm_main has the published export's size and state layout (see lm_main_sized;
+about 300 MB, for benchmarks); with --kv a one-layer one of the same layout
+whose cache is 2 MB (a few MB in all, for tests). Needs Debian's
 python3-onnx; the weights come from a fixed seed, so the files are the same
 on every run.
 
@@ -148,6 +151,71 @@ def lm_main(path, growing=False):
     g.save(path, inputs, outputs)
 
 
+def lm_main_sized(path, layers=6, heads=16, head=64, ffn=4096, ctx=1000):
+    """lm_main at the export's size: 6 transformer layers of width 1024 (16
+    heads of 64, a 4096-wide feed-forward; 75.6 M parameters), each with a
+    KV cache state float [2, 1, 1000, 16, 64] (8 MB) that every run writes
+    whole (the oldest T + N positions shifted out, the run's keys and values
+    in), then the step int64 [1] and the budget float [2] of lm_main. The
+    cache's positions before the step are masked out of the attention.
+    --kv makes a small one of the same layout: one layer of width 128 with a
+    2 MB cache."""
+    g = Graph()
+    width = heads * head
+    bos = g.const(rand(LATENT))
+    seq = g.op("Where", g.op("IsNaN", "sequence"), bos, "sequence")
+    text = "text_embeddings" if width == EMBED else g.op("MatMul", "text_embeddings", g.const(rand(EMBED, width, scale=EMBED ** -0.5)))
+    h = g.op("Concat", text, g.op("MatMul", seq, g.const(rand(LATENT, width, scale=LATENT ** -0.5))), axis=1)  # [1, Q, W]
+    one = g.const([1], np.int64)
+    t = g.op("Gather", g.op("Shape", "sequence"), one, axis=0)
+    n = g.op("Gather", g.op("Shape", "text_embeddings"), one, axis=0)
+    q_len = g.op("Add", t, n)  # [1]
+    steps = layers  # the index of the step state
+    step = f"state_{steps}"
+    budget = f"state_{steps + 1}"
+    seen_all = g.op("Cast", g.op("Add", step, q_len), to=TensorProto.FLOAT)
+    pos = g.op("Range", g.const(0.0), g.const(float(ctx)), g.const(1.0))
+    mask = g.op("Where", g.op("Less", pos, g.op("Sub", g.const([float(ctx)]), seen_all)), g.const([-1e9]), g.const([0.0]))  # [ctx]
+    split_qkv = g.const([width, width, width], np.int64)
+    qshape = g.const([1, -1, heads, head], np.int64)
+    ones, zeros = g.const(np.ones(width)), g.const(np.zeros(width))
+    for i in range(layers):
+        x = g.op("LayerNormalization", h, ones, zeros, axis=-1)
+        qkv = g.op("MatMul", x, g.const(rand(width, 3 * width, scale=width ** -0.5)))
+        g.nodes.append(helper.make_node("Split", [qkv, split_qkv], [f"q{i}", f"k{i}", f"v{i}"], axis=2))
+        q = g.op("Transpose", g.op("Reshape", f"q{i}", qshape), perm=[0, 2, 1, 3])  # [1, H, Q, D]
+        k = g.op("Unsqueeze", g.op("Reshape", f"k{i}", qshape), g.const([0], np.int64))  # [1, 1, Q, H, D]
+        v = g.op("Unsqueeze", g.op("Reshape", f"v{i}", qshape), g.const([0], np.int64))
+        kept = g.op("Slice", f"state_{i}", q_len, g.const([2 ** 62], np.int64), g.const([2], np.int64))
+        g.out("Concat", [kept, g.op("Concat", k, v, axis=0)], f"out_state_{i}", axis=2)  # [2, 1, ctx, H, D]
+        keys = g.op("Transpose", g.op("Gather", f"out_state_{i}", g.const(0, np.int64), axis=0), perm=[0, 2, 3, 1])  # [1, H, D, ctx]
+        vals = g.op("Transpose", g.op("Gather", f"out_state_{i}", g.const(1, np.int64), axis=0), perm=[0, 2, 1, 3])  # [1, H, ctx, D]
+        att = g.op("Softmax", g.op("Add", g.op("Mul", g.op("MatMul", q, keys), g.const([head ** -0.5])), mask), axis=-1)
+        o = g.op("Reshape", g.op("Transpose", g.op("MatMul", att, vals), perm=[0, 2, 1, 3]), g.const([1, -1, width], np.int64))
+        h = g.op("Add", h, g.op("MatMul", o, g.const(rand(width, width, scale=0.5 * width ** -0.5))))
+        x = g.op("LayerNormalization", h, ones, zeros, axis=-1)
+        x = g.op("Relu", g.op("MatMul", x, g.const(rand(width, ffn, scale=width ** -0.5))))
+        h = g.op("Add", h, g.op("MatMul", x, g.const(rand(ffn, width, scale=0.5 * ffn ** -0.5))))
+    last = g.op("ReduceMean", g.op("LayerNormalization", h, ones, zeros, axis=-1), axes=[1], keepdims=0)  # [1, W]
+    g.out("Tanh", [g.op("MatMul", last, g.const(rand(width, DIM, scale=width ** -0.5)))], "conditioning")
+    g.out("Add", [step, q_len], f"out_state_{steps}")
+    seen = g.op("Concat", g.op("Cast", t, to=TensorProto.FLOAT), g.op("Cast", n, to=TensorProto.FLOAT), axis=0)
+    g.out("Add", [budget, seen], f"out_state_{steps + 1}")
+    frames = g.op("Slice", f"out_state_{steps + 1}", g.const([0], np.int64), g.const([1], np.int64))
+    embeds = g.op("Slice", f"out_state_{steps + 1}", g.const([1], np.int64), g.const([2], np.int64))
+    lin = g.op("Sub", g.op("Sub", frames, g.op("Mul", embeds, g.const([0.6]))), g.const([6.0]))
+    mood = g.op("Tanh", g.op("MatMul", last, g.const(rand(width, 1, scale=width ** -0.5))))
+    g.out("Mul", [g.op("Add", g.op("Unsqueeze", lin, g.const([0], np.int64)), mood), g.const([0.5])], "eos_logit")
+    cache = [2, 1, ctx, heads, head]
+    inputs = [f32("sequence", [1, "seq_len", LATENT]), f32("text_embeddings", [1, "text_len", EMBED])]
+    inputs += [f32(f"state_{i}", cache) for i in range(layers)]
+    inputs += [helper.make_tensor_value_info(step, TensorProto.INT64, [1]), f32(budget, [2])]
+    outputs = [f32("conditioning", [1, DIM]), f32("eos_logit", [1, 1])]
+    outputs += [f32(f"out_state_{i}", cache) for i in range(layers)]
+    outputs += [helper.make_tensor_value_info(f"out_state_{steps}", TensorProto.INT64, [1]), f32(f"out_state_{steps + 1}", [2])]
+    g.save(path, inputs, outputs)
+
+
 def lm_flow(path):
     g = Graph()
     a = g.op("MatMul", "c", g.const(rand(DIM, LATENT, scale=0.3)))
@@ -191,7 +259,9 @@ def main():
     args = sys.argv[1:]
     int8 = "--int8" in args
     growing = "--growing" in args
-    args = [a for a in args if a not in ("--int8", "--growing")]
+    sized = "--sized" in args
+    kv = "--kv" in args
+    args = [a for a in args if a not in ("--int8", "--growing", "--sized", "--kv")]
     if len(args) != 1:
         sys.exit(__doc__)
     out = args[0]
@@ -204,7 +274,12 @@ def main():
         json.dump(scores, f, ensure_ascii=False)
     text_conditioner(os.path.join(out, "text_conditioner.onnx"), len(vocab))
     encoder(os.path.join(out, "encoder.onnx"))
-    lm_main(os.path.join(out, f"lm_main{q}.onnx"), growing)
+    if sized:
+        lm_main_sized(os.path.join(out, f"lm_main{q}.onnx"))
+    elif kv:
+        lm_main_sized(os.path.join(out, f"lm_main{q}.onnx"), layers=1, heads=2, ffn=256, ctx=2000)
+    else:
+        lm_main(os.path.join(out, f"lm_main{q}.onnx"), growing)
     lm_flow(os.path.join(out, f"lm_flow{q}.onnx"))
     decoder(os.path.join(out, f"decoder{q}.onnx"))
 

@@ -1,0 +1,92 @@
+package pocket
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/voxkit/voxkit/engine"
+)
+
+// kvModel generates a model whose lm_main has the published export's
+// state layout, a KV cache written whole by every run (gen/pocket.py --kv:
+// one layer, a 2 MB cache), into a directory of its own.
+func kvModel(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "pocket-kv")
+	if out, err := exec.Command("/usr/bin/python3", "testdata/gen/pocket.py", "--kv", dir).CombinedOutput(); err != nil {
+		t.Fatalf("generating: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// kvCacheBytes is the size of the --kv model's cache: [2, 1, 2000, 2, 64]
+// float32.
+const kvCacheBytes = 2 * 2000 * 2 * 64 * 4
+
+// TestParityKVCache: a model whose states are a KV cache, which voxkit's
+// runs write in place, speaks a piece as sherpa-onnx speaks it; and since
+// each piece's first run only reads the voice's primed states, a text of
+// several pieces is the pieces spoken one by one.
+func TestParityKVCache(t *testing.T) {
+	p := findPeer(t)
+	dir := kvModel(t)
+	e := load(t, Options{Models: []string{dir}, Threads: 1})
+	wav := filepath.Join(voicesDir(t), testModel, "test_wavs", "alto.wav")
+	text := parityTexts[0]
+	want := p.run(t, peerRequest{Model: dir, Threads: 1, Reference: wav, Texts: []string{text}, Steps: 4})[0]
+	v := cloneFileWith(t, e, "pocket-kv", wav, Settings{Steps: 4})
+	if got := speak(t, e, v, text); len(got) != len(want) {
+		t.Errorf("%q: %d samples, sherpa-onnx %d", text, len(got), len(want))
+	} else if d := maxLSB(got, want); d > 1 {
+		t.Errorf("%q: differs from sherpa-onnx by up to %.2f LSB", text, d)
+	}
+	pieces := []string{"The first sentence is long enough to stand alone.", "The second one follows it and is longer than the first!", "This one is long enough to end the text as a piece."}
+	var one []float32
+	for _, piece := range pieces {
+		one = append(one, speak(t, e, v, piece)...)
+	}
+	if all := speak(t, e, v, strings.Join(pieces, " ")); len(all) != len(one) || maxLSB(all, one) != 0 {
+		t.Errorf("three pieces in one text: %d samples, not the %d of the pieces spoken one by one", len(all), len(one))
+	}
+}
+
+// TestStatesNotCopiedPerPiece: lm_main's states are written in place, so
+// a piece costs no copy of them. The Go memory a text allocates grows by
+// less than one state's size per piece (the audio and the runs' small
+// tensors); copying the primed states for a piece, or letting ORT allocate
+// a piece's first states (which the Go binding copies), costs more.
+func TestStatesNotCopiedPerPiece(t *testing.T) {
+	dir := kvModel(t)
+	e := load(t, Options{Models: []string{dir}, Threads: 1})
+	v := cloneFileWith(t, e, "pocket-kv", filepath.Join(voicesDir(t), testModel, "test_wavs", "alto.wav"), Settings{Steps: 1})
+	sentence := "This sentence is long enough to be a piece of its own. "
+	allocated := func(pieces int) (bytes uint64, samples int) {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		err := e.SynthesizeVoice(context.Background(), v, engine.Request{Text: strings.Repeat(sentence, pieces)}, func(c engine.Chunk) error {
+			samples += len(c.Samples)
+			return nil
+		})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return after.TotalAlloc - before.TotalAlloc, samples
+	}
+	allocated(1) // warm up
+	one, oneSamples := allocated(1)
+	five, fiveSamples := allocated(5)
+	if fiveSamples != 5*oneSamples {
+		t.Fatalf("five pieces gave %d samples, one %d", fiveSamples, oneSamples)
+	}
+	perPiece := (five - one) / 4
+	t.Logf("%d bytes per piece of %d samples (a state is %d bytes)", perPiece, oneSamples, kvCacheBytes)
+	if perPiece >= kvCacheBytes {
+		t.Errorf("each piece allocates %d bytes, at least one state's %d: its states are copied", perPiece, kvCacheBytes)
+	}
+}
