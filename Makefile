@@ -75,7 +75,7 @@ CI_FUZZTIME ?= 90s
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzSpeak -fuzztime $(FUZZTIME) -fuzzminimizetime 10s ./tts/espeaktts
 	$(GO) test -run '^$$' -fuzz FuzzEncoders -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./encode
-	$(GO) test -run '^$$' -fuzz FuzzWriter -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/ogg
+	$(GO) test -run '^$$' -fuzz FuzzWriter -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/ogg
 	$(GO) test -run '^$$' -fuzz FuzzSplit -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./engine/sentence
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./tags
 	$(GO) test -run '^$$' -fuzz FuzzTagsReachEngine -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./tts

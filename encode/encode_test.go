@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 func encodeAll(t testing.TB, f encode.Format, samples []int16, chunks []int) []byte {

@@ -13,11 +13,11 @@ import (
 	"github.com/mewkiz/flac/frame"
 	"github.com/mewkiz/flac/meta"
 
-	"github.com/voxkit/voxkit/internal/flaclpc"
+	"github.com/voxkit/voxkit/internal/codec/flaclpc"
 )
 
 // FLAC frames are written by github.com/mewkiz/flac; which predictor each
-// block uses is decided by internal/flaclpc (the library's own analysis
+// block uses is decided by internal/codec/flaclpc (the library's own analysis
 // stops at fixed predictors). The stream header is written here: a
 // streaming encoder writes it first with the length and MD5 unknown (both
 // allowed by the format), a complete clip carries exact ones: rewritten at

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 // TestSampleWriters: G.711's known code words from the standard's tables, and speech at

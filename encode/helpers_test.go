@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/internal/dsp"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 // speechText is what espeak-ng says for the test audio.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 // mp3Kbps lists every Layer III bitrate of MPEG-1, 2 and 2.5.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/lexicontest"
+	"github.com/voxkit/voxkit/internal/testkit/lexicontest"
 	"github.com/voxkit/voxkit/lexicon"
 )
 

@@ -14,15 +14,15 @@ import (
 
 	"github.com/voxkit/voxkit/encode"
 	_ "github.com/voxkit/voxkit/encode/opus"
-	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/internal/dsp"
-	"github.com/voxkit/voxkit/internal/pockettest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
 // chromiumWebM is a recording made by Chromium's MediaRecorder (WebM
 // Opus, see its README).
-const chromiumWebM = "../internal/recording/testdata/chromium.webm"
+const chromiumWebM = "../internal/codec/recording/testdata/chromium.webm"
 
 // ffmpegRecording is a 2 s generated recording at pitch encoded by ffmpeg
 // with args into a file with extension ext.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/voxkit/voxkit/server/internal/testserver"
 
-	"github.com/voxkit/voxkit/internal/pockettest"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 	"github.com/voxkit/voxkit/server/wire"
 )
 

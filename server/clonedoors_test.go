@@ -8,9 +8,9 @@ import (
 	"github.com/voxkit/voxkit/server/internal/testserver"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/internal/dsp"
-	"github.com/voxkit/voxkit/internal/pockettest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 )
 
 // TestCloneFromFLAC: a FLAC recording clones the voice the WAV of the

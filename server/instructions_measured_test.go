@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/internal/dsp"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 	"github.com/voxkit/voxkit/server/internal/testserver"
 )
 

@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/pgtest"
-	"github.com/voxkit/voxkit/internal/pockettest"
+	"github.com/voxkit/voxkit/internal/testkit/pgtest"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 )
 
 // The tests that need PostgreSQL share one server, a database each; those

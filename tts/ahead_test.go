@@ -16,9 +16,9 @@ import (
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/engine/pocket"
-	"github.com/voxkit/voxkit/internal/onnxtest"
-	"github.com/voxkit/voxkit/internal/pockettest"
-	"github.com/voxkit/voxkit/internal/wait"
+	"github.com/voxkit/voxkit/internal/testkit/onnxtest"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
+	"github.com/voxkit/voxkit/internal/testkit/wait"
 	"github.com/voxkit/voxkit/tts"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
-	"github.com/voxkit/voxkit/internal/wait"
+	"github.com/voxkit/voxkit/internal/testkit/wait"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 	"github.com/voxkit/voxkit/tts"
 )
 

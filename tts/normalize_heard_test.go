@@ -8,7 +8,7 @@ import (
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine/espeak"
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/tts/espeaktts"
 )

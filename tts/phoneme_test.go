@@ -14,7 +14,7 @@ import (
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/engine/espeak"
 	"github.com/voxkit/voxkit/engine/onnx"
-	"github.com/voxkit/voxkit/internal/onnxtest"
+	"github.com/voxkit/voxkit/internal/testkit/onnxtest"
 	"github.com/voxkit/voxkit/tts"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/internal/wait"
+	"github.com/voxkit/voxkit/internal/testkit/wait"
 )
 
 // waitFor waits until n pieces wait for a slot of s.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 // TestTaggedSpeechIntelligible: styled espeak speech, with DSP effects

@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/internal/mp3lame"
+	"github.com/voxkit/voxkit/internal/codec/mp3lame"
 )
 
 // Codec is the mp3 codec, which importing this package registers in

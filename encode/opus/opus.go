@@ -8,9 +8,9 @@ import (
 	"slices"
 
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/internal/codec/ogg"
+	"github.com/voxkit/voxkit/internal/codec/opusenc"
 	"github.com/voxkit/voxkit/internal/dsp"
-	"github.com/voxkit/voxkit/internal/ogg"
-	"github.com/voxkit/voxkit/internal/opusenc"
 )
 
 // Codec is the opus codec, which importing this package registers in

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/internal/wait"
+	"github.com/voxkit/voxkit/internal/testkit/wait"
 )
 
 // loadCounter counts the model loads of an engine by voice (Options.OnLoad).

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/internal/nodepeer"
-	"github.com/voxkit/voxkit/internal/pockettest"
+	"github.com/voxkit/voxkit/internal/testkit/nodepeer"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 )
 
 // The benchmarks compare voxkit with sherpa-onnx-node 1.13.8 on the

@@ -16,7 +16,7 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/internal/dsp"
-	"github.com/voxkit/voxkit/internal/onnxtest"
+	"github.com/voxkit/voxkit/internal/testkit/onnxtest"
 )
 
 // TestFirstChunkEarly: a piece's first chunk (15 frames) is passed on as

@@ -6,8 +6,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/onnxtest"
-	"github.com/voxkit/voxkit/internal/pockettest"
+	"github.com/voxkit/voxkit/internal/testkit/onnxtest"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 )
 
 // testModel is the id of the generated model.

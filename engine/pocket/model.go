@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/voxkit/voxkit/internal/ortrun"
+	"github.com/voxkit/voxkit/engine/internal/ortrun"
 	ort "github.com/yalue/onnxruntime_go"
 )
 
@@ -128,7 +128,7 @@ func (m *model) close() error {
 }
 
 // runOptions returns run options that stop a run when ctx is done, and
-// their release (internal/ortrun).
+// their release (engine/internal/ortrun).
 func runOptions(ctx context.Context) (*ort.RunOptions, func(), error) {
 	o, release, err := ortrun.Options(ctx)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
-	"github.com/voxkit/voxkit/internal/wavfile"
+	"github.com/voxkit/voxkit/internal/codec/wavfile"
 )
 
 // parityTexts are spoken by voxkit and by sherpa-onnx-node in the parity

@@ -4,10 +4,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/nodepeer"
+	"github.com/voxkit/voxkit/internal/testkit/nodepeer"
 )
 
-// peer runs sherpa-onnx-node through testdata/peer.js (internal/nodepeer).
+// peer runs sherpa-onnx-node through testdata/peer.js (internal/testkit/nodepeer).
 type peer struct{ nodepeer.Peer }
 
 // findPeer returns the peer, or skips t (see nodepeer.Find).

@@ -13,8 +13,8 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/internal/sherpatext"
 	"github.com/voxkit/voxkit/engine/onnx"
+	"github.com/voxkit/voxkit/internal/codec/wavfile"
 	"github.com/voxkit/voxkit/internal/dsp"
-	"github.com/voxkit/voxkit/internal/wavfile"
 )
 
 // Options configure Load. The zero value loads no models.

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/voxkit/voxkit/internal/ortrun"
+	"github.com/voxkit/voxkit/engine/internal/ortrun"
 	ort "github.com/yalue/onnxruntime_go"
 )
 

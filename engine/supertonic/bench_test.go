@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/internal/nodepeer"
+	"github.com/voxkit/voxkit/internal/testkit/nodepeer"
 )
 
 // BenchmarkVersusSherpa compares one request in voxkit with the same in

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/internal/onnxtest"
+	"github.com/voxkit/voxkit/internal/testkit/onnxtest"
 )
 
 func TestMain(m *testing.M) {

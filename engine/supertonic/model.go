@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/voxkit/voxkit/internal/ortrun"
+	"github.com/voxkit/voxkit/engine/internal/ortrun"
 	ort "github.com/yalue/onnxruntime_go"
 )
 

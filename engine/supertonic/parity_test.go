@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/nodepeer"
+	"github.com/voxkit/voxkit/internal/testkit/nodepeer"
 )
 
 // parityTexts are spoken by voxkit and by sherpa-onnx-node in the parity

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/nodepeer"
+	"github.com/voxkit/voxkit/internal/testkit/nodepeer"
 )
 
 // peerRequest is testdata/peer.js's input.

@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/audiotest"
 	"github.com/voxkit/voxkit/internal/dsp"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 const testRate = 22050

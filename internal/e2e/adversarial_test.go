@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 // TestNastyBodies posts hand-written hostile bodies to the real handler

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 // snippet is a fenced code block of a document, named by its first line

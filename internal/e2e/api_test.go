@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 // do sends method path with key and an optional JSON body.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-	"github.com/voxkit/voxkit/internal/browsertest"
+	"github.com/voxkit/voxkit/internal/testkit/browsertest"
 )
 
 // browser starts headless Chromium, skipping (failing in CI) without it.

@@ -16,8 +16,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/voxkit/voxkit/internal/audiotest"
-	"github.com/voxkit/voxkit/internal/wait"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/wait"
 )
 
 // caddy starts Debian's caddy with examples/deploy/Caddyfile in front of

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 // cartesiaResult is one case of cartesia.cjs's output.

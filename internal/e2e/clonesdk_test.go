@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/pockettest"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 )
 
 // cloneResult is one case of elevenlabs_clone.cjs's or

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 // elevenResult is one case of elevenlabs.cjs's output.

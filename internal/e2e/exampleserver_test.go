@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/internal/pockettest"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 )
 
 // exampleServer builds and starts examples/server on a free loopback

@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/internal/pgtest"
-	"github.com/voxkit/voxkit/internal/wait"
+	"github.com/voxkit/voxkit/internal/testkit/pgtest"
+	"github.com/voxkit/voxkit/internal/testkit/wait"
 )
 
 // loadErrors matches the kinds of failure in the load tool's "errors:"

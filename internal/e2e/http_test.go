@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 // TestCurlAsPasted runs the real curl command the way the OpenAI docs

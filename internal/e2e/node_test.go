@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 // nodeSDK returns the node binary and the node_modules directory holding

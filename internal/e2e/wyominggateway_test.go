@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/internal/wait"
+	"github.com/voxkit/voxkit/internal/testkit/wait"
 )
 
 // wyomingEvent is one event of the Wyoming protocol: a JSON header line,

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/internal/wait"
+	"github.com/voxkit/voxkit/internal/testkit/wait"
 	"github.com/voxkit/voxkit/server/upstream"
 )
 

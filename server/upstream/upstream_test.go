@@ -16,7 +16,7 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/espeak"
-	"github.com/voxkit/voxkit/internal/wait"
+	"github.com/voxkit/voxkit/internal/testkit/wait"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/upstream"
 	"github.com/voxkit/voxkit/tts"

@@ -26,7 +26,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
-	"github.com/voxkit/voxkit/internal/browsertest"
+	"github.com/voxkit/voxkit/internal/testkit/browsertest"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"

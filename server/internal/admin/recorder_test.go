@@ -13,8 +13,8 @@ import (
 	"github.com/voxkit/voxkit/server/internal/testserver"
 
 	"github.com/chromedp/chromedp"
-	"github.com/voxkit/voxkit/internal/browsertest"
-	"github.com/voxkit/voxkit/internal/pockettest"
+	"github.com/voxkit/voxkit/internal/testkit/browsertest"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 	"github.com/voxkit/voxkit/server/wire"
 )
 

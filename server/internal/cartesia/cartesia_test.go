@@ -15,7 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 // cartesiaBody is a generation request of text in en-us at 24 kHz in

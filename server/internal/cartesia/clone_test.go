@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/pockettest"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 	"github.com/voxkit/voxkit/server/internal/testserver"
 )
 

@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/internal/codec/recording"
 	"github.com/voxkit/voxkit/internal/dsp"
-	"github.com/voxkit/voxkit/internal/recording"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tags"

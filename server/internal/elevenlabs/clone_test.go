@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/pockettest"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 	"github.com/voxkit/voxkit/server/internal/testserver"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/voxkit/voxkit/server/internal/testserver"
 
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 	elapi "github.com/voxkit/voxkit/server/internal/elevenlabs/api"
 	"github.com/voxkit/voxkit/server/wire"
 )

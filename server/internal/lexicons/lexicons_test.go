@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/internal/lexicontest"
+	"github.com/voxkit/voxkit/internal/testkit/lexicontest"
 	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"

@@ -12,7 +12,7 @@ import (
 
 	"github.com/voxkit/voxkit/server/internal/testserver"
 
-	"github.com/voxkit/voxkit/internal/wait"
+	"github.com/voxkit/voxkit/internal/testkit/wait"
 )
 
 func TestBadRequests(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/pocket"
-	"github.com/voxkit/voxkit/internal/onnxtest"
+	"github.com/voxkit/voxkit/internal/testkit/onnxtest"
 	"github.com/voxkit/voxkit/server/internal/testserver"
 	"github.com/voxkit/voxkit/tts"
 )

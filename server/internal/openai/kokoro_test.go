@@ -11,7 +11,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/testserver"
 
 	"github.com/voxkit/voxkit/engine/onnx"
-	"github.com/voxkit/voxkit/internal/onnxtest"
+	"github.com/voxkit/voxkit/internal/testkit/onnxtest"
 	"github.com/voxkit/voxkit/tts"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 	"github.com/voxkit/voxkit/server/internal/testserver"
 	"github.com/voxkit/voxkit/server/wire"
 )

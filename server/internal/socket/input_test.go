@@ -15,7 +15,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/testserver"
 
 	"github.com/coder/websocket"
-	"github.com/voxkit/voxkit/internal/wait"
+	"github.com/voxkit/voxkit/internal/testkit/wait"
 )
 
 // streamText is ten sentences with tags inside and between them.

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine/pocket"
-	"github.com/voxkit/voxkit/internal/onnxtest"
-	"github.com/voxkit/voxkit/internal/pockettest"
+	"github.com/voxkit/voxkit/internal/testkit/onnxtest"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/tts"
 )

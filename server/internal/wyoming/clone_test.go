@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/engine/pocket"
-	"github.com/voxkit/voxkit/internal/pockettest"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 	"github.com/voxkit/voxkit/server/internal/testserver"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/voxkit/voxkit/server/internal/testserver"
 
-	"github.com/voxkit/voxkit/internal/wait"
+	"github.com/voxkit/voxkit/internal/testkit/wait"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
 )
 

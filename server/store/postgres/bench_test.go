@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/pgtest"
+	"github.com/voxkit/voxkit/internal/testkit/pgtest"
 	"github.com/voxkit/voxkit/server/store"
 )
 

@@ -6,7 +6,7 @@ import (
 	"log"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/pgtest"
+	"github.com/voxkit/voxkit/internal/testkit/pgtest"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/postgres"
 )

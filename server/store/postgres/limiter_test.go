@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/internal/pgtest"
+	"github.com/voxkit/voxkit/internal/testkit/pgtest"
 	"github.com/voxkit/voxkit/server/store"
 )
 

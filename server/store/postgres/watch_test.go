@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/internal/pgtest"
-	"github.com/voxkit/voxkit/internal/wait"
+	"github.com/voxkit/voxkit/internal/testkit/pgtest"
+	"github.com/voxkit/voxkit/internal/testkit/wait"
 	"github.com/voxkit/voxkit/server/store/storetest"
 )
 

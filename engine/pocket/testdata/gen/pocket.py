@@ -51,7 +51,7 @@ import sys
 import numpy as np
 from onnx import TensorProto, helper
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "internal", "onnxtest", "gen"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "internal", "testkit", "onnxtest", "gen"))
 from onnxgraph import Graph as _Graph, f32  # noqa: E402
 
 DIM = 64  # hidden size of lm_main and lm_flow

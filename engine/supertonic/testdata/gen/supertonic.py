@@ -53,7 +53,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "internal", "onnxtest", "gen"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "internal", "testkit", "onnxtest", "gen"))
 from onnxgraph import Graph as _Graph, f32, i64  # noqa: E402
 
 TTL, TTL_DIM = 50, 256  # style_ttl [1, 50, 256]

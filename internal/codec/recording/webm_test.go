@@ -9,10 +9,10 @@ import (
 
 	"github.com/voxkit/voxkit/encode"
 	_ "github.com/voxkit/voxkit/encode/opus"
-	"github.com/voxkit/voxkit/internal/audiotest"
-	"github.com/voxkit/voxkit/internal/ogg"
-	"github.com/voxkit/voxkit/internal/opusenc"
-	"github.com/voxkit/voxkit/internal/recording"
+	"github.com/voxkit/voxkit/internal/codec/ogg"
+	"github.com/voxkit/voxkit/internal/codec/opusenc"
+	"github.com/voxkit/voxkit/internal/codec/recording"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 // opusPackets is n 20 ms packets of speech encoded at 48 kHz and bps

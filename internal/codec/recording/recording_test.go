@@ -13,10 +13,10 @@ import (
 
 	"github.com/voxkit/voxkit/encode"
 	_ "github.com/voxkit/voxkit/encode/mp3"
-	"github.com/voxkit/voxkit/internal/audiotest"
+	"github.com/voxkit/voxkit/internal/codec/recording"
 	"github.com/voxkit/voxkit/internal/dsp"
-	"github.com/voxkit/voxkit/internal/pockettest"
-	"github.com/voxkit/voxkit/internal/recording"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 )
 
 // speech is n 16-bit samples of a generated recording at 24 kHz.

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/voxkit/voxkit/internal/ogg"
-	"github.com/voxkit/voxkit/internal/opusenc"
-	"github.com/voxkit/voxkit/internal/wavfile"
+	"github.com/voxkit/voxkit/internal/codec/ogg"
+	"github.com/voxkit/voxkit/internal/codec/opusenc"
+	"github.com/voxkit/voxkit/internal/codec/wavfile"
 )
 
 // opusHead is what an identification header (RFC 7845, section 5.1)

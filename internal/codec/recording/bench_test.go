@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/internal/audiotest"
-	"github.com/voxkit/voxkit/internal/recording"
+	"github.com/voxkit/voxkit/internal/codec/recording"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 // BenchmarkDecode decodes a 10 s recording (speech at 24 kHz, mono) in

@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/audiotest"
-	"github.com/voxkit/voxkit/internal/pockettest"
-	"github.com/voxkit/voxkit/internal/recording"
+	"github.com/voxkit/voxkit/internal/codec/recording"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 )
 
 // sourceSeconds is the length of the recordings ffmpeg encodes here.

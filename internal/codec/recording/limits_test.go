@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/pockettest"
-	"github.com/voxkit/voxkit/internal/recording"
+	"github.com/voxkit/voxkit/internal/codec/recording"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 )
 
 // TestDecodeCut: a recording that ends inside its last frame or element,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mewkiz/flac"
 
-	"github.com/voxkit/voxkit/internal/wavfile"
+	"github.com/voxkit/voxkit/internal/codec/wavfile"
 )
 
 // decodeFLAC decodes a FLAC stream's first maxSeconds (all when <= 0).

@@ -27,8 +27,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/voxkit/voxkit/internal/mp3lame"
-	"github.com/voxkit/voxkit/internal/wavfile"
+	"github.com/voxkit/voxkit/internal/codec/mp3lame"
+	"github.com/voxkit/voxkit/internal/codec/wavfile"
 )
 
 // Formats names the formats Decode reads, for messages to users.

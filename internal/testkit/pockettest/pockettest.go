@@ -37,7 +37,7 @@ func Generate(voicesDir string, flags ...string) error {
 	if !ok {
 		return fmt.Errorf("pockettest: cannot find the generator")
 	}
-	script := filepath.Join(filepath.Dir(file), "..", "..", "engine", "pocket", "testdata", "gen", "pocket.py")
+	script := filepath.Join(filepath.Dir(file), "..", "..", "..", "engine", "pocket", "testdata", "gen", "pocket.py")
 	dir := filepath.Join(voicesDir, Model)
 	if out, err := exec.Command("/usr/bin/python3", append(append([]string{script}, flags...), dir)...).CombinedOutput(); err != nil {
 		return fmt.Errorf("pockettest: %s (needs Debian's python3-onnx): %w\n%s", script, err, out)

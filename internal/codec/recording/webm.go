@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 
-	"github.com/voxkit/voxkit/internal/opusenc"
-	"github.com/voxkit/voxkit/internal/wavfile"
+	"github.com/voxkit/voxkit/internal/codec/opusenc"
+	"github.com/voxkit/voxkit/internal/codec/wavfile"
 )
 
 // ebmlMagic starts every EBML document: WebM and Matroska.

@@ -12,10 +12,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/voxkit/voxkit/internal/audiotest"
-	"github.com/voxkit/voxkit/internal/browsertest"
-	"github.com/voxkit/voxkit/internal/pockettest"
-	"github.com/voxkit/voxkit/internal/recording"
+	"github.com/voxkit/voxkit/internal/codec/recording"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
+	"github.com/voxkit/voxkit/internal/testkit/browsertest"
+	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 )
 
 var update = flag.Bool("update", false, "record testdata/chromium.webm again with Chromium's MediaRecorder")
