@@ -19,12 +19,12 @@ import (
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/openai"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/socket"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // Server is the HTTP API. It is an http.Handler, safe for concurrent use.
@@ -173,7 +173,7 @@ func (s *Server) routes(opts Options) {
 		Log: c.Log, Body: c.Body}, admin.Options{MaxKeys: cmp.Or(opts.MaxKeysPerAccount, DefaultMaxKeysPerAccount),
 		Signup: opts.AllowSignup, Proxies: opts.TrustedProxies, Playground: !opts.DisablePlayground})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		respond.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+		respond.WriteError(w, fault.NotFound(r.Method, r.URL.Path))
 	})
 }
 

@@ -22,7 +22,7 @@
 //     the socket's core.ContextSet (transcript pieces as core.Ops, flush
 //     → flush_done, continue: false → the End, cancel →
 //     ContextSet.Cancel);
-//   - every *wire.Error as Cartesia's error shape (toError).
+//   - every *fault.Error as Cartesia's error shape (toError).
 package cartesia
 
 import (
@@ -31,10 +31,10 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // base is where the door is mounted.
@@ -47,7 +47,7 @@ type door struct{ c *core.Core }
 // and any other path under /cartesia, are answered in Cartesia's shape.
 func Mount(mux *http.ServeMux, c *core.Core) {
 	d := door{c}
-	answer := func(w http.ResponseWriter, r *http.Request, werr *wire.Error) { write(w, r, toError(werr)) }
+	answer := func(w http.ResponseWriter, r *http.Request, werr *fault.Error) { write(w, r, toError(werr)) }
 	handle := func(path string, m route.Methods) { route.DoorRoute(mux, c.Log, path, m, answer) }
 	speech := func(h handler) route.Handler { return d.as(store.ScopeSpeech, h) }
 	handle(base+"/voices", route.Methods{http.MethodGet: speech(d.listVoices)})
@@ -68,7 +68,7 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 	handle(base+"/tts/bytes", route.Methods{http.MethodPost: speech(d.bytes)})
 	handle(base+"/tts/sse", route.Methods{http.MethodPost: speech(d.sse)})
 	handle(base+"/tts/websocket", route.Methods{http.MethodGet: d.socket})
-	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, wire.NotFound(r.Method, r.URL.Path)) }
+	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, fault.NotFound(r.Method, r.URL.Path)) }
 	mux.HandleFunc(base, notFound)
 	mux.HandleFunc(base+"/", notFound)
 }
@@ -80,7 +80,7 @@ type apiError struct {
 	Code       string        `json:"error_code"`
 	Title      string        `json:"title"`
 	Message    string        `json:"message"`
-	RetryAfter time.Duration `json:"-"` // as wire.Error's
+	RetryAfter time.Duration `json:"-"` // as fault.Error's
 }
 
 func (e *apiError) Error() string { return e.Message }
@@ -97,19 +97,19 @@ func badRequest(code, format string, args ...any) *apiError {
 // toError converts voxkit's error to Cartesia's shape; nil stays nil.
 // Cartesia calls a transcript with nothing to say (tts.ErrEmptyInput,
 // as wire reports it) a missing one.
-func toError(werr *wire.Error) *apiError {
+func toError(werr *fault.Error) *apiError {
 	if werr == nil {
 		return nil
 	}
 	code := werr.Code
-	if code == wire.CodeStringTooShort && werr.Param == field {
-		code = wire.CodeMissingParameter
+	if code == fault.CodeStringTooShort && werr.Param == field {
+		code = fault.CodeMissingParameter
 	}
 	return &apiError{Status: werr.Status, Code: code, Title: http.StatusText(werr.Status), Message: werr.Message, RetryAfter: werr.RetryAfter}
 }
 
 func voiceNotFound(id string) *apiError {
-	return newError(http.StatusNotFound, wire.CodeVoiceNotFound, "Voice not found", fmt.Sprintf("No voice with id %q: list the voices with GET /voices.", id))
+	return newError(http.StatusNotFound, fault.CodeVoiceNotFound, "Voice not found", fmt.Sprintf("No voice with id %q: list the voices with GET /voices.", id))
 }
 
 // event is the error as an event of the SSE stream or the WebSocket.

@@ -6,9 +6,9 @@ import (
 
 	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // dicts serves the dictionaries.
@@ -45,7 +45,7 @@ func (x dicts) edit(w http.ResponseWriter, r *http.Request, account string) *api
 	}
 	id := r.PathValue("id")
 	if id == "" && (in.Name == nil || *in.Name == "" || utf8.RuneCountInString(*in.Name) > 128 || !utf8.ValidString(*in.Name)) {
-		return badRequest(wire.CodeInvalidValue, "name is required: UTF-8 of 1 to 128 characters.")
+		return badRequest(fault.CodeInvalidValue, "name is required: UTF-8 of 1 to 128 characters.")
 	}
 	l, werr := api.ToLexicon(in.Items)
 	switch {
@@ -55,7 +55,7 @@ func (x dicts) edit(w http.ResponseWriter, r *http.Request, account string) *api
 		s, werr = x.c.Lexicons.CreateLexicon(r.Context(), account, *in.Name, l, nil)
 		id = s.ID
 	case in.Items != nil:
-		_, werr = x.c.Lexicons.ReviseLexicon(r.Context(), account, id, func(*lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error) { return l, nil })
+		_, werr = x.c.Lexicons.ReviseLexicon(r.Context(), account, id, func(*lexicon.Lexicon) (*lexicon.Lexicon, *fault.Error) { return l, nil })
 	}
 	if werr != nil {
 		return toError(werr)

@@ -11,10 +11,10 @@ import (
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/credentials"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/sockets"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -72,7 +72,7 @@ func (d door) socket(w http.ResponseWriter, r *http.Request) error {
 }
 
 // Refuse sends an error event that names no context.
-func (s *session) Refuse(werr *wire.Error) { s.Send(toError(werr).event("", s.requestID)) }
+func (s *session) Refuse(werr *fault.Error) { s.Send(toError(werr).event("", s.requestID)) }
 
 // Handle acts on one message, which came in size bytes.
 func (s *session) Handle(m api.Generation, size int) (done bool, reason sockets.CloseReason) {
@@ -108,7 +108,7 @@ func (s *session) Handle(m api.Generation, size int) (done bool, reason sockets.
 // start opens a context with the settings of its first message.
 func (s *session) start(first api.Generation) (*core.Context, *apiError) {
 	if s.open.Full() {
-		return nil, newError(http.StatusTooManyRequests, wire.CodeTooManyContexts, "Too many contexts",
+		return nil, newError(http.StatusTooManyRequests, fault.CodeTooManyContexts, "Too many contexts",
 			fmt.Sprintf("At most %d contexts may be open on one connection; end or cancel one first.", core.MaxSocketContexts))
 	}
 	f, e := output(first.OutputFormat, "raw")
@@ -119,7 +119,7 @@ func (s *session) start(first api.Generation) (*core.Context, *apiError) {
 	if first.MaxBufferDelayMS != nil {
 		delay = time.Duration(*first.MaxBufferDelayMS) * time.Millisecond
 		if delay < 0 || delay > maxBufferDelay {
-			return nil, badRequest(wire.CodeInvalidValue, "max_buffer_delay_ms must be 0 to %d.", maxBufferDelay.Milliseconds())
+			return nil, badRequest(fault.CodeInvalidValue, "max_buffer_delay_ms must be 0 to %d.", maxBufferDelay.Milliseconds())
 		}
 	}
 	first.Transcript = nil // the context's text comes through its messages
@@ -177,7 +177,7 @@ func (c *stream) flushed(core.Op) error {
 // done ends the context: the rest of its audio and done, or its error;
 // nothing once it was cancelled or the socket ended (core.ErrGone).
 func (c *stream) done(res tts.Result, err error) {
-	var werr *wire.Error
+	var werr *fault.Error
 	if errors.As(err, &werr) {
 		c.s.Send(toError(werr).event(c.id, c.s.requestID))
 	}

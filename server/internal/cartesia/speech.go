@@ -13,10 +13,10 @@ import (
 	"github.com/voxkit/voxkit/server/internal/align"
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/tts/normalize"
 )
@@ -30,7 +30,7 @@ func (d door) body(w http.ResponseWriter, r *http.Request, account string, conta
 		return tts.Request{}, g, core.Output{}, e
 	}
 	if g.Transcript == nil {
-		return tts.Request{}, g, core.Output{}, badRequest(wire.CodeMissingParameter, "transcript is required and may not be empty.")
+		return tts.Request{}, g, core.Output{}, badRequest(fault.CodeMissingParameter, "transcript is required and may not be empty.")
 	}
 	f, e := output(g.OutputFormat, containers...)
 	if e != nil {
@@ -53,7 +53,7 @@ func (d door) decode(w http.ResponseWriter, r *http.Request, v any) *apiError {
 		return toError(werr)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return badRequest(wire.CodeInvalidJSON, "The body is not the JSON this endpoint takes: %s", wire.JSONFault(err))
+		return badRequest(fault.CodeInvalidJSON, "The body is not the JSON this endpoint takes: %s", fault.JSONFault(err))
 	}
 	return nil
 }
@@ -147,7 +147,7 @@ func (d door) sse(w http.ResponseWriter, r *http.Request, account string) *apiEr
 			ev.send(map[string]any{"type": "timestamps", "done": false, "status_code": 206, "word_timestamps": words.sentence(s)})
 		}
 	}
-	late := func(werr *wire.Error) { ev.send(toError(werr).event("", ri.ID)) } // the stream has begun: the error is its last event
+	late := func(werr *fault.Error) { ev.send(toError(werr).event("", ri.ID)) } // the stream has begun: the error is its last event
 	return toError(d.c.SpeakHTTP(r, job(req, g, ev.lw), late, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
 		res, err := p.Stream(r.Context(), f.Writer(ev))
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
@@ -87,7 +88,7 @@ func page[T any](r *http.Request, all []T, id func(T) string) ([]T, bool, *apiEr
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 100 {
-			return nil, false, badRequest(wire.CodeInvalidValue, "limit must be 1 to 100.")
+			return nil, false, badRequest(fault.CodeInvalidValue, "limit must be 1 to 100.")
 		}
 		limit = n
 	}

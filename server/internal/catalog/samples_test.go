@@ -9,6 +9,7 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/server/wire"
@@ -90,7 +91,7 @@ func TestSamplesHeldAndDropped(t *testing.T) {
 	} else {
 		release()
 	}
-	if _, werr := c.HoldSample("gw", store.ScopeGateway, bare(2)); werr == nil || werr.Code != wire.CodeSampleNeeded {
+	if _, werr := c.HoldSample("gw", store.ScopeGateway, bare(2)); werr == nil || werr.Code != fault.CodeSampleNeeded {
 		t.Errorf("the least recently used sample: %v, want it dropped", werr)
 	}
 	if c.Voices.Has("gw", sample(2).Voice) {
@@ -100,12 +101,12 @@ func TestSamplesHeldAndDropped(t *testing.T) {
 	if _, werr := c.HoldSample("gw", store.ScopeGateway, last); werr != nil {
 		t.Errorf("the last sample: %v", werr)
 	}
-	if _, werr := c.HoldSample("other", store.ScopeGateway, last); werr == nil || werr.Code != wire.CodeSampleNeeded {
+	if _, werr := c.HoldSample("other", store.ScopeGateway, last); werr == nil || werr.Code != fault.CodeSampleNeeded {
 		t.Errorf("another account's gateway naming the sample: %v, want it asked for", werr)
 	}
 	// A sample the catalog lost is asked for.
 	c.Voices.Remove("gw", last.Voice)
-	if _, werr := c.HoldSample("gw", store.ScopeGateway, last); werr == nil || werr.Code != wire.CodeSampleNeeded {
+	if _, werr := c.HoldSample("gw", store.ScopeGateway, last); werr == nil || werr.Code != fault.CodeSampleNeeded {
 		t.Errorf("a sample the catalog lost: %v, want it asked for", werr)
 	}
 	inUse()

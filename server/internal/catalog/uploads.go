@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -35,7 +36,7 @@ type uploads struct {
 // returns the function that gives it back. A caller of the gateway scope
 // takes none: a gateway bounds its own accounts' uploads, and sends each
 // recording whole, for all of them as one account.
-func (c *Catalog) beginUpload(r *http.Request, account string) (end func(), werr *wire.Error) {
+func (c *Catalog) beginUpload(r *http.Request, account string) (end func(), werr *fault.Error) {
 	if c.MaxUploads <= 0 || route.GatewayCaller(r.Context()) {
 		return func() {}, nil
 	}
@@ -43,7 +44,7 @@ func (c *Catalog) beginUpload(r *http.Request, account string) (end func(), werr
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.n[account] >= c.MaxUploads {
-		return nil, &wire.Error{Status: http.StatusTooManyRequests, Type: wire.TypeRateLimit, Code: wire.CodeRateLimit,
+		return nil, &fault.Error{Status: http.StatusTooManyRequests, Type: fault.TypeRateLimit, Code: fault.CodeRateLimit,
 			Message: fmt.Sprintf("Too many uploads at once: at most %d recordings per account may be uploading or cloning at a time; "+
 				"retry when one ends.", c.MaxUploads), RetryAfter: uploadRetry}
 	}
@@ -78,24 +79,24 @@ func (c *Catalog) readUpload(w http.ResponseWriter, r *http.Request, f wire.Clon
 	}{body, r.Body}
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return wire.VoiceClone{}, wire.BadRequest(wire.CodeInvalidValue, "", "The body is not well-formed multipart/form-data: %s.", err)
+		return wire.VoiceClone{}, fault.BadRequest(fault.CodeInvalidValue, "", "The body is not well-formed multipart/form-data: %s.", err)
 	}
 	req, err := f.Parse(mr)
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(body.err, &tooBig):
 		w.Header().Set("Connection", "close")
-		return wire.VoiceClone{}, wire.BodyTooLarge(tooBig.Limit)
+		return wire.VoiceClone{}, fault.BodyTooLarge(tooBig.Limit)
 	case errors.Is(body.err, os.ErrDeadlineExceeded):
 		w.Header().Set("Connection", "close")
-		return wire.VoiceClone{}, wire.RequestTimeout(c.ReadTimeout)
+		return wire.VoiceClone{}, fault.RequestTimeout(c.ReadTimeout)
 	case body.err != nil:
 		w.Header().Set("Connection", "close")
 	case deadline:
 		rc.SetReadDeadline(time.Time{})
 	}
 	if err != nil {
-		return wire.VoiceClone{}, wire.ToError(err, "")
+		return wire.VoiceClone{}, fault.ToError(err, "")
 	}
 	return req, nil
 }

@@ -20,7 +20,7 @@
 //
 // A door (OpenAI's, ElevenLabs', Cartesia's, Wyoming's, the socket, the
 // administration) translates its requests into core calls and the core's
-// results and *wire.Error values into its own shapes. It never imports
+// results and *fault.Error values into its own shapes. It never imports
 // another door, nor package server, which assembles them.
 package core
 

@@ -6,11 +6,11 @@ import (
 
 	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // mountDictionaries registers the routes of ElevenLabs' pronunciation
@@ -93,7 +93,7 @@ func (d *door) rules(w http.ResponseWriter, r *http.Request, account string) *ap
 	if werr != nil {
 		return toError(werr)
 	}
-	stored, werr := d.c.Lexicons.ReviseLexicon(r.Context(), account, r.PathValue("id"), func(l *lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error) {
+	stored, werr := d.c.Lexicons.ReviseLexicon(r.Context(), account, r.PathValue("id"), func(l *lexicon.Lexicon) (*lexicon.Lexicon, *fault.Error) {
 		return b.Apply(l, path.Base(r.URL.Path) == "set-rules")
 	})
 	if werr != nil {

@@ -23,7 +23,7 @@
 //     speech and in the first message of a socket context.
 //
 // It translates ElevenLabs' requests into core calls, and the core's
-// *wire.Error values into ElevenLabs' shape,
+// *fault.Error values into ElevenLabs' shape,
 // {"detail": {"status": "...", "message": "..."}}; the lifecycle
 // (admission, limits, synthesis, metrics) is the core's.
 package elevenlabs
@@ -36,6 +36,7 @@ import (
 
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
@@ -53,7 +54,7 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 	const base = "/elevenlabs/v1"
 	// A wrong method, and any other path of the door, are answered in
 	// ElevenLabs' shape.
-	answer := func(w http.ResponseWriter, _ *http.Request, werr *wire.Error) { writeError(w, toError(werr)) }
+	answer := func(w http.ResponseWriter, _ *http.Request, werr *fault.Error) { writeError(w, toError(werr)) }
 	handle := func(path string, m route.Methods) { route.DoorRoute(mux, c.Log, path, m, answer) }
 	handle(base+"/voices", route.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.voices)})
 	handle("/elevenlabs/v2/voices", route.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.searchVoices)})
@@ -70,7 +71,7 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 	}
 	handle(base+"/text-to-speech/{voice}/stream-input", route.Methods{http.MethodGet: d.socket(false)})
 	handle(base+"/text-to-speech/{voice}/multi-stream-input", route.Methods{http.MethodGet: d.socket(true)})
-	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, wire.NotFound(r.Method, r.URL.Path)) }
+	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, fault.NotFound(r.Method, r.URL.Path)) }
 	mux.HandleFunc("/elevenlabs", notFound)
 	mux.HandleFunc("/elevenlabs/", notFound)
 }
@@ -79,7 +80,7 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 // {"detail": {"status": "...", "message": "..."}}.
 type apiError struct {
 	HTTPStatus int           `json:"-"`
-	RetryAfter time.Duration `json:"-"` // as wire.Error's
+	RetryAfter time.Duration `json:"-"` // as fault.Error's
 	Status     string        `json:"status"`
 	Message    string        `json:"message"`
 }
@@ -92,16 +93,16 @@ func newError(status int, code, message string) *apiError {
 }
 
 // toError converts voxkit's error to ElevenLabs' shape.
-func toError(werr *wire.Error) *apiError {
+func toError(werr *fault.Error) *apiError {
 	status, message := werr.Code, werr.Message
 	switch werr.Code {
-	case wire.CodeMissingAPIKey:
+	case fault.CodeMissingAPIKey:
 		status, message = "needs_authorization", missingKey
-	case wire.CodeVoiceNotFound:
+	case fault.CodeVoiceNotFound:
 		status = "voice_not_found"
-	case wire.CodeLexiconNotFound:
+	case fault.CodeLexiconNotFound:
 		status = "pronunciation_dictionary_not_found"
-	case wire.CodeTooManyContexts:
+	case fault.CodeTooManyContexts:
 		status, message = "max_active_conversations", fmt.Sprintf("At most %d contexts may be open on one socket; close one first.", core.MaxSocketContexts)
 	}
 	return &apiError{HTTPStatus: werr.Status, RetryAfter: werr.RetryAfter, Status: status, Message: message}

@@ -14,10 +14,10 @@ import (
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/sockets"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -141,7 +141,7 @@ func refused(why string) sockets.CloseReason {
 }
 
 // Refuse sends an error that names no context.
-func (s *session) Refuse(werr *wire.Error) {
+func (s *session) Refuse(werr *fault.Error) {
 	s.out.Send(map[string]any{"error": werr.Message, "code": toError(werr).Status})
 }
 
@@ -203,7 +203,7 @@ func (s *session) Handle(m message, size int) (done bool, reason sockets.CloseRe
 		sent = s.open.Send(sc, op, size)
 	}
 	if !sent {
-		s.send(id, map[string]any{"error": core.ContextFull(id).Message, "code": wire.CodeBufferFull})
+		s.send(id, map[string]any{"error": core.ContextFull(id).Message, "code": fault.CodeBufferFull})
 	}
 	if end && !s.multi {
 		s.finish()
@@ -242,7 +242,7 @@ func (s *session) start(id string, first message) (*core.Context, *apiError) {
 		Delay: -1, Schedule: schedule, Text: aligner.Write}
 	begun := time.Now()
 	sc, werr := s.open.Start(s.ctx, id, job, s.format.Writer(&audio), func(res tts.Result, err error) {
-		var werr *wire.Error
+		var werr *fault.Error
 		switch {
 		case errors.As(err, &werr):
 			s.send(id, map[string]any{"error": werr.Message, "code": werr.Code})

@@ -16,8 +16,8 @@ import (
 	"github.com/voxkit/voxkit/server/internal/align"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/tts/normalize"
 )
@@ -147,7 +147,7 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request, account string) *a
 	}
 	var b speechBody
 	if err := json.Unmarshal(body, &b); err != nil {
-		return newError(http.StatusUnprocessableEntity, "invalid_request", "The body is not a JSON object of the text-to-speech request: "+wire.JSONFault(err))
+		return newError(http.StatusUnprocessableEntity, "invalid_request", "The body is not a JSON object of the text-to-speech request: "+fault.JSONFault(err))
 	}
 	if strings.TrimSpace(b.Text) == "" {
 		return newError(http.StatusUnprocessableEntity, "invalid_request", "text is required and may not be empty.")

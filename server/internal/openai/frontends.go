@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/wire"
@@ -46,7 +47,7 @@ func (d *door) getModel(w http.ResponseWriter, r *http.Request) error {
 	}
 	v, werr := d.Voices.Voice(route.Info(r.Context()).Account, id)
 	if werr != nil {
-		return wire.UnknownModel(id)
+		return fault.UnknownModel(id)
 	}
 	m := wire.FromVoice(v)
 	m.ID = id

@@ -28,6 +28,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/credentials"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/sockets"
 	"github.com/voxkit/voxkit/server/wire"
@@ -75,7 +76,7 @@ func serve(c *core.Core, w http.ResponseWriter, r *http.Request) error {
 	if c.Auth.HasHost() || creds.Key != "" || c.Auth.SessionToken(r) != "" {
 		caller, werr := c.Auth.Admit(r)
 		switch {
-		case werr != nil && werr.Code != wire.CodeMissingAPIKey: // without one, the first message may carry it
+		case werr != nil && werr.Code != fault.CodeMissingAPIKey: // without one, the first message may carry it
 			return werr
 		case werr == nil:
 			creds.Account, ri.Account = caller.Account, caller.Account
@@ -96,24 +97,24 @@ func serve(c *core.Core, w http.ResponseWriter, r *http.Request) error {
 // one (err), which before the auth message ends the session.
 type message struct {
 	wire.WSIncoming
-	err *wire.Error
+	err *fault.Error
 }
 
 // Decode parses a client message. Only a speech.create may be longer
 // than sockets.MaxMessage.
-func (s *session) Decode(typ websocket.MessageType, data []byte) (message, *wire.Error) {
-	var werr *wire.Error
+func (s *session) Decode(typ websocket.MessageType, data []byte) (message, *fault.Error) {
+	var werr *fault.Error
 	var m wire.WSIncoming
 	switch {
 	case typ != websocket.MessageText:
-		werr = wire.BadRequest(wire.CodeInvalidJSON, "", "Messages must be JSON text objects with a \"type\".")
+		werr = fault.BadRequest(fault.CodeInvalidJSON, "", "Messages must be JSON text objects with a \"type\".")
 	case len(data) > sockets.MaxMessage && !isCreate(data):
-		werr = wire.BadRequest(wire.CodeInvalidValue, "",
+		werr = fault.BadRequest(fault.CodeInvalidValue, "",
 			"A message other than speech.create may be at most %d KiB long; this one has %d bytes.", sockets.MaxMessage>>10, len(data))
 	default:
 		var err error
 		if m, err = wire.ParseWSMessage(data); err != nil {
-			werr = wire.ToError(err, "")
+			werr = fault.ToError(err, "")
 		} else {
 			werr = m.CheckEchoed()
 		}
@@ -158,7 +159,7 @@ func (s *session) Handle(m message, _ int) (bool, sockets.CloseReason) {
 // (browsers cannot set an Authorization header) by its first message.
 func (s *session) auth(m message) (bool, sockets.CloseReason) {
 	if m.err != nil || m.Type != wire.WSAuth {
-		s.Refuse(wire.MissingKey())
+		s.Refuse(fault.MissingKey())
 		return true, sockets.CloseReason{Code: websocket.StatusPolicyViolation, Text: "the first message must be {\"type\":\"auth\",\"api_key\":...}"}
 	}
 	account, werr := s.Guard.AdmitKey(s.Ctx, m.APIKey)
@@ -177,18 +178,18 @@ func (s *session) ready() {
 }
 
 // Refuse sends an error that names no request.
-func (s *session) Refuse(werr *wire.Error) { s.sendError("", werr) }
+func (s *session) Refuse(werr *fault.Error) { s.sendError("", werr) }
 
-func (s *session) sendError(id string, werr *wire.Error) { s.Out.Send(errorMessage(id, werr)) }
+func (s *session) sendError(id string, werr *fault.Error) { s.Out.Send(errorMessage(id, werr)) }
 
 // errorMessage is the error message of the request id ("": of none).
-func errorMessage(id string, werr *wire.Error) wire.WSErrorMsg {
+func errorMessage(id string, werr *fault.Error) wire.WSErrorMsg {
 	return wire.WSErrorMsg{Type: wire.WSErrorMessage, ID: id, Error: werr.Object()}
 }
 
 // refuse ends the session whose credentials a check refused, telling
 // the request id (the runtime closes it with 1008).
-func (s *session) refuse(id string, werr *wire.Error) {
+func (s *session) refuse(id string, werr *fault.Error) {
 	s.sendError(id, werr)
 	s.End(sockets.Refused(werr))
 }

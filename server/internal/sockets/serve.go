@@ -30,6 +30,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -66,7 +67,7 @@ type Door[M any] interface {
 	// Refuse tells the client, in the door's shape and naming no
 	// context, of a message it cannot take or of its credentials
 	// refused.
-	Refuse(*wire.Error)
+	Refuse(*fault.Error)
 }
 
 // A Decoder is a Door that decodes its client's messages itself, of any
@@ -76,7 +77,7 @@ type Door[M any] interface {
 // into an M, which must be a Message, refusing one longer than
 // MaxMessage or naming a context id longer than wire.MaxClientID.
 type Decoder[M any] interface {
-	Decode(typ websocket.MessageType, data []byte) (m M, werr *wire.Error)
+	Decode(typ websocket.MessageType, data []byte) (m M, werr *fault.Error)
 }
 
 // A Finisher is a Door whose session can end on its own, without a
@@ -114,7 +115,7 @@ type CloseReason struct {
 }
 
 // Refused is the close of a socket whose credentials werr refused.
-func Refused(werr *wire.Error) CloseReason {
+func Refused(werr *fault.Error) CloseReason {
 	return CloseReason{Code: websocket.StatusPolicyViolation, Text: werr.Code}
 }
 
@@ -262,17 +263,17 @@ func read[M any](s *Session, conn *websocket.Conn, door Door[M], msgs chan<- mes
 }
 
 // decodeJSON decodes a message as a JSON M, a Message.
-func decodeJSON[M any](_ websocket.MessageType, data []byte) (M, *wire.Error) {
+func decodeJSON[M any](_ websocket.MessageType, data []byte) (M, *fault.Error) {
 	var m M
 	if len(data) > MaxMessage {
-		return m, wire.BadRequest(wire.CodeInvalidValue, "",
+		return m, fault.BadRequest(fault.CodeInvalidValue, "",
 			"A message may be at most %d KiB long; this one has %d bytes.", MaxMessage>>10, len(data))
 	}
 	if err := json.Unmarshal(data, &m); err != nil {
-		return m, wire.BadRequest(wire.CodeInvalidJSON, "", "The message is not a JSON object: %v.", err)
+		return m, fault.BadRequest(fault.CodeInvalidJSON, "", "The message is not a JSON object: %v.", err)
 	}
 	if id := any(m).(Message).ContextID(); len(id) > wire.MaxClientID {
-		return m, wire.BadRequest(wire.CodeInvalidValue, "context_id",
+		return m, fault.BadRequest(fault.CodeInvalidValue, "context_id",
 			"A context id may be at most %d bytes long; this one has %d.", wire.MaxClientID, len(id))
 	}
 	return m, nil
