@@ -2,7 +2,6 @@ package wire
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"mime/multipart"
 	"slices"
@@ -11,28 +10,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/server/internal/fault"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 	"github.com/voxkit/voxkit/voices"
 )
-
-// MaxRecording is the largest recording a POST /v1/voices upload may
-// carry, in bytes.
-const MaxRecording = 10 << 20
-
-// VoiceClone is a parsed multipart POST /v1/voices: a voice to clone
-// from a recording.
-type VoiceClone struct {
-	// ID is the id asked for; empty means the server makes one.
-	ID   string
-	Name string
-	// Model is the cloning model asked for; empty means the only one.
-	Model string
-	// Audio is the recording's file as uploaded.
-	Audio []byte
-	// Temperature is nil when the client gave none; Steps and Seed are 0.
-	Temperature *float64
-	Steps       int
-	Seed        int64
-}
 
 // CloneForm describes a door's multipart body that clones a voice from a
 // recording: the field of the recording and the other fields it knows.
@@ -161,7 +141,9 @@ func checkVoiceName(name string) error {
 	return checkText("name", name)
 }
 
-// RecordingSeconds formats a duration for fault.BadRecording's messages.
-func RecordingSeconds(samples, rate int) string {
-	return fmt.Sprintf("%.2f s", float64(samples)/float64(rate))
-}
+// VoiceClone is a parsed multipart POST /v1/voices: a voice to clone
+// from a recording (vocab.Clone, which the catalog takes).
+type VoiceClone = vocab.Clone
+
+// MaxRecording is the largest recording an upload may carry, in bytes.
+const MaxRecording = vocab.MaxRecording

@@ -1,13 +1,11 @@
 package wire
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
-	"strings"
 
 	"github.com/voxkit/voxkit/server/internal/fault"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 )
 
 // A gateway (package server/upstream) speaks a voice cloned from a
@@ -21,26 +19,6 @@ import (
 //     or is left out when the worker may hold it from an earlier request:
 //     a worker that does not answers 409 voice_sample_needed
 //     (fault.SampleNeeded), and the gateway sends the request again with it.
-
-// SamplePrefix starts the voice id of a sample a gateway sends.
-const SamplePrefix = "sample:"
-
-// SampleVoice is the voice id of sample.
-func SampleVoice(sample []byte) string { return SampleVoiceOf(sha256.Sum256(sample)) }
-
-// SampleVoiceOf is the voice id of the sample whose SHA-256 is sum.
-func SampleVoiceOf(sum [sha256.Size]byte) string { return SamplePrefix + hex.EncodeToString(sum[:]) }
-
-// IsSampleVoice reports whether voice names a sample (SampleVoice's
-// form).
-func IsSampleVoice(voice string) bool {
-	h, ok := strings.CutPrefix(voice, SamplePrefix)
-	if !ok || len(h) != 2*sha256.Size {
-		return false
-	}
-	_, err := hex.DecodeString(h)
-	return err == nil && strings.ToLower(h) == h
-}
 
 // sampleField reads "voice_sample" of a request whose voice is voice: nil
 // when absent; the sample must be base64 whose SHA-256 voice names.
@@ -61,3 +39,12 @@ func sampleField(raw map[string]json.RawMessage, voice string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// SamplePrefix starts the voice id of a sample a gateway sends.
+const SamplePrefix = vocab.SamplePrefix
+
+// SampleVoice is the voice id of sample (vocab.SampleVoice).
+func SampleVoice(sample []byte) string { return vocab.SampleVoice(sample) }
+
+// IsSampleVoice reports whether voice names a sample (vocab.IsSampleVoice).
+func IsSampleVoice(voice string) bool { return vocab.IsSampleVoice(voice) }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/voxkit/voxkit/server/internal/fault"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 )
 
 // WebSocket message types (see docs/server.md, "WebSocket").
@@ -157,10 +158,6 @@ type WSErrorMsg struct {
 	Error any    `json:"error"` // Error.Object()
 }
 
-// MaxClientID is the longest type, id or flush_id, in bytes, a client
-// message may carry: the server echoes them in its messages.
-const MaxClientID = 128
-
 // CheckEchoed refuses a type, id or flush_id longer than MaxClientID. The
 // error does not echo them.
 func (m WSClientMessage) CheckEchoed() *Error {
@@ -171,3 +168,7 @@ func (m WSClientMessage) CheckEchoed() *Error {
 	}
 	return nil
 }
+
+// MaxClientID is the longest type, id or flush_id, in bytes, a client
+// may send (vocab.MaxClientID).
+const MaxClientID = vocab.MaxClientID

@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/voxkit/voxkit/server/internal/catalog"
 	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/voices"
@@ -23,8 +25,8 @@ type Voices interface {
 	StoredVoices(ctx context.Context, account string) ([]store.Voice, error)
 	StoreVoice(ctx context.Context, sv store.Voice) (store.Voice, error)
 	DropVoice(ctx context.Context, account, id string) (store.Voice, error)
-	CloneUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (store.Voice, error)
-	EncodeUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (wire.VoiceClone, []byte, error)
+	CloneUpload(w http.ResponseWriter, r *http.Request, account string, f catalog.Form) (store.Voice, error)
+	EncodeUpload(w http.ResponseWriter, r *http.Request, account string, f catalog.Form) (vocab.Clone, []byte, error)
 }
 
 // voiceRoutes serve /v1/voices and /v1/voice-samples.

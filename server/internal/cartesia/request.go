@@ -15,29 +15,29 @@ import (
 
 // field is Cartesia's name of the text to speak, which errors about the
 // text name (core.Job.Field).
-const field = "transcript"
+const field = api.Transcript
 
 // rates are the sample rates Cartesia names.
 var rates = []int{8000, 16000, 22050, 24000, 44100, 48000}
 
 // output returns voxkit's way to write the format; containers lists the
 // containers the endpoint takes.
-func output(o *api.OutputFormat, containers ...string) (core.Output, *apiError) {
+func output(o *api.OutputFormat, containers ...string) (core.Output, *api.Error) {
 	if o == nil {
-		return core.Output{}, badRequest(fault.CodeMissingParameter, "output_format is required: {\"container\": \"raw\", \"encoding\": \"pcm_s16le\", \"sample_rate\": 24000}, say.")
+		return core.Output{}, api.BadRequest(fault.CodeMissingParameter, "output_format is required: {\"container\": \"raw\", \"encoding\": \"pcm_s16le\", \"sample_rate\": 24000}, say.")
 	}
 	if !slices.Contains(containers, o.Container) {
-		return core.Output{}, badRequest(fault.CodeUnsupportedFormat, "output_format.container %q is not one this endpoint takes: %s.", o.Container, strings.Join(containers, ", "))
+		return core.Output{}, api.BadRequest(fault.CodeUnsupportedFormat, "output_format.container %q is not one this endpoint takes: %s.", o.Container, strings.Join(containers, ", "))
 	}
 	if !slices.Contains(rates, o.SampleRate) {
-		return core.Output{}, badRequest(fault.CodeUnsupportedFormat, "output_format.sample_rate %d is not one of 8000, 16000, 22050, 24000, 44100, 48000.", o.SampleRate)
+		return core.Output{}, api.BadRequest(fault.CodeUnsupportedFormat, "output_format.sample_rate %d is not one of 8000, 16000, 22050, 24000, 44100, 48000.", o.SampleRate)
 	}
 	f := core.Output{Format: encode.Format{Name: "pcm", SampleRate: o.SampleRate, Streaming: true}}
 	if o.Container == "mp3" {
 		f.Format.Name = "mp3"
 		f.Format.Bitrate = cmp.Or(o.BitRate, 128000)
 		if !slices.Contains([]int{32000, 64000, 96000, 128000, 192000}, f.Format.Bitrate) {
-			return core.Output{}, badRequest(fault.CodeUnsupportedFormat, "output_format.bit_rate %d is not one of 32000, 64000, 96000, 128000, 192000.", o.BitRate)
+			return core.Output{}, api.BadRequest(fault.CodeUnsupportedFormat, "output_format.bit_rate %d is not one of 32000, 64000, 96000, 128000, 192000.", o.BitRate)
 		}
 		return f, nil
 	}
@@ -54,7 +54,7 @@ func output(o *api.OutputFormat, containers ...string) (core.Output, *apiError) 
 	case "pcm_alaw":
 		f = f.Companded(encode.ALaw, encode.WAVALaw, wav)
 	default:
-		return core.Output{}, badRequest(fault.CodeUnsupportedFormat, "output_format.encoding %q is not one of pcm_s16le, pcm_f32le, pcm_mulaw, pcm_alaw.", o.Encoding)
+		return core.Output{}, api.BadRequest(fault.CodeUnsupportedFormat, "output_format.encoding %q is not one of pcm_s16le, pcm_f32le, pcm_mulaw, pcm_alaw.", o.Encoding)
 	}
 	return f, nil
 }
@@ -68,19 +68,19 @@ func output(o *api.OutputFormat, containers ...string) (core.Output, *apiError) 
 var speeds = map[string]float64{"slowest": 0.6, "slow": 0.8, "normal": 1, "fast": 1.25, "fastest": 1.5}
 
 // speed is the voxkit speed g asks for, 0 for the voice's own.
-func speed(g *api.Generation) (float64, *apiError) {
+func speed(g *api.Generation) (float64, *api.Error) {
 	var speed float64
 	if c := g.GenerationConfig; c != nil && c.Speed != nil {
 		var bad *tts.SpeedError
 		if errors.As(tts.CheckSpeed(*c.Speed), &bad) {
-			return 0, badRequest(fault.CodeInvalidValue, "generation_config.speed %g is not between %g and %g.", bad.Speed, bad.Min, bad.Max)
+			return 0, api.BadRequest(fault.CodeInvalidValue, "generation_config.speed %g is not between %g and %g.", bad.Speed, bad.Min, bad.Max)
 		}
 		speed = *c.Speed
 	}
 	if g.Speed != "" {
 		word, ok := speeds[g.Speed]
 		if !ok {
-			return 0, badRequest(fault.CodeInvalidValue, "speed %q is not slow, normal or fast.", g.Speed)
+			return 0, api.BadRequest(fault.CodeInvalidValue, "speed %q is not slow, normal or fast.", g.Speed)
 		}
 		speed = cmp.Or(speed, word)
 	}
@@ -90,12 +90,12 @@ func speed(g *api.Generation) (float64, *apiError) {
 // toRequest turns the api.Generation request into voxkit's request (its
 // input the transcript), and names the fields voxkit accepts and
 // ignores.
-func (d door) toRequest(account string, g api.Generation, f core.Output) (tts.Request, []string, *apiError) {
+func (d door) toRequest(account string, g api.Generation, f core.Output) (tts.Request, []string, *api.Error) {
 	if g.Voice == nil || g.Voice.ID == "" {
-		return tts.Request{}, nil, badRequest(fault.CodeMissingParameter, "voice is required: {\"mode\": \"id\", \"id\": VOICE_ID}, where the id is a voxkit voice (GET /voices).")
+		return tts.Request{}, nil, api.BadRequest(fault.CodeMissingParameter, "voice is required: {\"mode\": \"id\", \"id\": VOICE_ID}, where the id is a voxkit voice (GET /voices).")
 	}
 	if g.Voice.Mode != "" && g.Voice.Mode != "id" {
-		return tts.Request{}, nil, badRequest(fault.CodeInvalidValue, "voice.mode %q is not supported: voxkit takes voices by id.", g.Voice.Mode)
+		return tts.Request{}, nil, api.BadRequest(fault.CodeInvalidValue, "voice.mode %q is not supported: voxkit takes voices by id.", g.Voice.Mode)
 	}
 	req := tts.Request{Voice: d.c.Catalog.Resolve(account, g.Voice.ID), Account: account, Format: f.Format}
 	if g.Transcript != nil {
@@ -133,7 +133,7 @@ func (d door) toRequest(account string, g api.Generation, f core.Output) (tts.Re
 	}
 	slices.Sort(ignored)
 	if _, werr := d.c.Catalog.Voice(account, g.Voice.ID); werr != nil {
-		return req, nil, voiceNotFound(g.Voice.ID)
+		return req, nil, api.VoiceNotFound(g.Voice.ID)
 	}
 	return req, ignored, nil
 }

@@ -5,12 +5,12 @@ import (
 	"sync"
 
 	"github.com/voxkit/voxkit/server/internal/fault"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/voices"
 )
 
-// Samples a gateway sends (wire.SamplePrefix): a worker speaks a voice
+// Samples a gateway sends (vocab.SamplePrefix): a worker speaks a voice
 // cloned from a recording that lives in a gateway's store by the voice's
 // sample, which the gateway sends with the speech request. The worker
 // loads it into its cloning engine, which checks it against the model (a
@@ -47,46 +47,46 @@ type heldSample struct {
 func sampleEngineVoice(k sampleKey) string { return "sample/" + k.account + "/" + k.voice }
 
 // HoldSample makes the sample voice of a speech request (a voice of
-// wire.SamplePrefix's form, with the sample itself or without it)
+// vocab.SamplePrefix's form, with the sample itself or, nil, without it)
 // speakable for account until release is called, which the caller must
 // do once. Only a caller of the gateway scope may send a sample or name
 // one: to others such a voice is unknown (404), as a voice that does not
 // exist. Its errors: fault.SampleNeeded when the sample is not held and
 // not sent, fault.BadSample when the engine cannot speak it.
-func (c *Catalog) HoldSample(account string, scope store.Scope, sp wire.Speech) (release func(), werr *fault.Error) {
+func (c *Catalog) HoldSample(account string, scope store.Scope, voice string, sample []byte) (release func(), werr *fault.Error) {
 	switch {
-	case !wire.IsSampleVoice(sp.Voice):
+	case !vocab.IsSampleVoice(voice):
 		return func() {}, nil
-	case scope != store.ScopeGateway && sp.VoiceSample != nil:
+	case scope != store.ScopeGateway && sample != nil:
 		return nil, fault.InsufficientScope(scope, store.ScopeGateway)
 	case scope != store.ScopeGateway:
-		return nil, fault.UnknownVoice(sp.Voice)
+		return nil, fault.UnknownVoice(voice)
 	}
 	cloner, engineName := c.Synth.Cloner()
 	if cloner == nil {
 		return nil, fault.BadSample(errNoCloner)
 	}
-	k := sampleKey{account, sp.Voice}
+	k := sampleKey{account, voice}
 	s := &c.samples
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h := s.held[k]
-	if h != nil && !c.Voices.Has(account, sp.Voice) {
+	if h != nil && !c.Voices.Has(account, voice) {
 		// Something took it out of the catalog (resyncs leave samples
 		// alone): load it again.
 		s.drop(c, k)
 		h = nil
 	}
 	if h == nil {
-		if sp.VoiceSample == nil {
-			return nil, fault.SampleNeeded(sp.Voice)
+		if sample == nil {
+			return nil, fault.SampleNeeded(voice)
 		}
 		// The engine checks the sample (its format, its model, the
 		// model's shapes) as it loads it.
-		if err := cloner.LoadClone(sampleEngineVoice(k), sp.VoiceSample); err != nil {
+		if err := cloner.LoadClone(sampleEngineVoice(k), sample); err != nil {
 			return nil, fault.BadSample(err)
 		}
-		err := c.Voices.Add(voices.Voice{ID: sp.Voice, Owner: account, Engine: engineName, EngineVoice: sampleEngineVoice(k),
+		err := c.Voices.Add(voices.Voice{ID: voice, Owner: account, Engine: engineName, EngineVoice: sampleEngineVoice(k),
 			Description: "a voice a gateway sent"})
 		if err != nil {
 			cloner.UnloadClone(sampleEngineVoice(k))

@@ -24,8 +24,8 @@ import (
 	"github.com/voxkit/voxkit/internal/dsp"
 	"github.com/voxkit/voxkit/internal/recording"
 	"github.com/voxkit/voxkit/server/internal/fault"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tags"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
@@ -188,7 +188,7 @@ func (c *Catalog) resyncVoices(ctx context.Context) error {
 		for _, v := range c.Voices.List(a.Name) {
 			// The samples gateways sent are no clones of the store's:
 			// they stay until HoldSample's eviction drops them.
-			if v.Owner == a.Name && !stored[key{a.Name, v.ID}] && !wire.IsSampleVoice(v.ID) {
+			if v.Owner == a.Name && !stored[key{a.Name, v.ID}] && !vocab.IsSampleVoice(v.ID) {
 				c.removeVoice(a.Name, v.ID)
 			}
 		}
@@ -360,7 +360,7 @@ func (c *Catalog) CloneModels() []string {
 // body of the form f, stores it and puts it in the catalog: the one way
 // every door clones. Its errors are *fault.Error for the client's, others
 // for the server's.
-func (c *Catalog) CloneUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (store.Voice, error) {
+func (c *Catalog) CloneUpload(w http.ResponseWriter, r *http.Request, account string, f Form) (store.Voice, error) {
 	// A clone the account has no room for is refused before the work.
 	if err := c.voiceRoom(r.Context(), account); err != nil {
 		return store.Voice{}, err
@@ -380,60 +380,60 @@ func (c *Catalog) CloneUpload(w http.ResponseWriter, r *http.Request, account st
 // body must arrive within c.ReadTimeout, and it is one of account's
 // c.MaxUploads uploads at once (see uploads.go). Its errors are
 // CloneUpload's.
-func (c *Catalog) EncodeUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (wire.VoiceClone, []byte, error) {
+func (c *Catalog) EncodeUpload(w http.ResponseWriter, r *http.Request, account string, f Form) (vocab.Clone, []byte, error) {
 	cloner, _ := c.Synth.Cloner()
 	if cloner == nil {
-		return wire.VoiceClone{}, nil, fault.NoCloning()
+		return vocab.Clone{}, nil, fault.NoCloning()
 	}
 	// Before the body is read: an account over its uploads at once
 	// holds no more connections and memory.
 	done, werr := c.beginUpload(r, account)
 	if werr != nil {
 		w.Header().Set("Connection", "close")
-		return wire.VoiceClone{}, nil, werr
+		return vocab.Clone{}, nil, werr
 	}
 	defer done()
 	req, err := c.readUpload(w, r, f)
 	if err != nil {
-		return wire.VoiceClone{}, nil, err
+		return vocab.Clone{}, nil, err
 	}
 	models := cloner.CloneModels()
 	switch {
 	case len(models) == 0: // a gateway whose workers clone nothing, or a cloning engine whose models are gone
-		return wire.VoiceClone{}, nil, fault.NoCloning()
+		return vocab.Clone{}, nil, fault.NoCloning()
 	case req.Model == "" && len(models) == 1:
 		req.Model = models[0]
 	case !slices.Contains(models, req.Model):
-		return wire.VoiceClone{}, nil, fault.UnknownCloneModel(req.Model, models)
+		return vocab.Clone{}, nil, fault.UnknownCloneModel(req.Model, models)
 	}
 	// Decoding and encoding the recording cost CPU as speech does: they
 	// count against the account's limits as a speech request.
 	end, werr := c.Admit(r.Context(), account)
 	if werr != nil {
-		return wire.VoiceClone{}, nil, werr
+		return vocab.Clone{}, nil, werr
 	}
 	defer end()
 	a, err := recording.Decode(req.Audio, clonedSeconds)
 	if err != nil {
-		return wire.VoiceClone{}, nil, fault.BadRecording(fault.CodeUnsupportedAudio, "The recording cannot be read: %s. Upload %s "+
+		return vocab.Clone{}, nil, fault.BadRecording(fault.CodeUnsupportedAudio, "The recording cannot be read: %s. Upload %s "+
 			"of 8 to 384 kHz and any channels (WAV as PCM of 8 to 32 bits or float; Chromium and Firefox record WebM and Ogg Opus; Safari's MP4/AAC is not read).", err, recording.Formats)
 	}
 	if len(a.Samples) < a.SampleRate {
-		return wire.VoiceClone{}, nil, fault.BadRecording(fault.CodeAudioTooShort, "The recording is %s long; a clone needs at least 1 s "+
-			"(5 to 10 s of one speaker is best; only the first 10 s are used).", wire.RecordingSeconds(len(a.Samples), a.SampleRate))
+		return vocab.Clone{}, nil, fault.BadRecording(fault.CodeAudioTooShort, "The recording is %s long; a clone needs at least 1 s "+
+			"(5 to 10 s of one speaker is best; only the first 10 s are used).", vocab.RecordingSeconds(len(a.Samples), a.SampleRate))
 	}
 	if dsp.RMS(a.Samples) < silentRecording {
-		return wire.VoiceClone{}, nil, fault.BadRecording(fault.CodeAudioSilent, "The recording is silent (below -60 dBFS); a clone needs someone speaking.")
+		return vocab.Clone{}, nil, fault.BadRecording(fault.CodeAudioSilent, "The recording is silent (below -60 dBFS); a clone needs someone speaking.")
 	}
 	sample, err := c.Synth.CloneVoice(r.Context(), account, engine.CloneRequest{Model: req.Model, Samples: a.Samples, SampleRate: a.SampleRate,
 		Temperature: req.Temperature, Steps: req.Steps, Seed: req.Seed})
 	switch {
 	case errors.Is(err, engine.ErrRecording):
-		return wire.VoiceClone{}, nil, fault.BadRecording(fault.CodeUnsupportedAudio, "The recording cannot be cloned: %s.", err)
+		return vocab.Clone{}, nil, fault.BadRecording(fault.CodeUnsupportedAudio, "The recording cannot be cloned: %s.", err)
 	case errors.Is(err, engine.ErrCloneSettings):
-		return wire.VoiceClone{}, nil, fault.BadRequest(fault.CodeInvalidValue, "", "%s.", err)
+		return vocab.Clone{}, nil, fault.BadRequest(fault.CodeInvalidValue, "", "%s.", err)
 	case err != nil:
-		return wire.VoiceClone{}, nil, err
+		return vocab.Clone{}, nil, err
 	}
 	return req, sample, nil
 }

@@ -54,7 +54,7 @@ type Config struct {
 	// Aliases maps extra voice names to catalog voice ids.
 	Aliases map[string]string
 	// DefaultFormat is the response_format of an OpenAI speech request
-	// naming none; empty: wire.DefaultResponseFormat.
+	// naming none; empty: the OpenAI door's own default (wav).
 	DefaultFormat string
 	Log           *slog.Logger
 

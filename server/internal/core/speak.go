@@ -40,7 +40,7 @@ const (
 var ErrGone = errors.New("server: the client is gone")
 
 // Out is where a job's audio goes, as the core sees it: respond.Lazy
-// and respond.SSE are Outs.
+// and the OpenAI door's SSE writer are Outs.
 type Out interface {
 	// Started reports whether any of the answer has gone out, so that
 	// an error can no longer be the answer.

@@ -63,7 +63,7 @@ type Voices interface {
 	Resolve(account, name string) string
 	List(account string) []voices.Voice
 	CloneModels() []string
-	HoldSample(account string, scope store.Scope, sp wire.Speech) (release func(), werr *fault.Error)
+	HoldSample(account string, scope store.Scope, voice string, sample []byte) (release func(), werr *fault.Error)
 }
 
 // Lexicons is what the door asks of the lexicons room.

@@ -8,7 +8,6 @@ import (
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/lexicons"
-	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/spool"
 	"github.com/voxkit/voxkit/server/wire"
@@ -45,7 +44,7 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request) error {
 	if werr != nil {
 		return werr
 	}
-	release, werr := d.Voices.HoldSample(ri.Account, ri.Scope, sp)
+	release, werr := d.Voices.HoldSample(ri.Account, ri.Scope, sp.Voice, sp.VoiceSample)
 	if werr != nil {
 		return werr
 	}
@@ -132,7 +131,7 @@ func (d *door) speechStream(w http.ResponseWriter, r *http.Request, job core.Job
 // stream has begun is its last event, as OpenAI reports it.
 func (d *door) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech, job core.Job) *fault.Error {
 	ri := route.Info(r.Context())
-	sw := respond.NewSSE(d.Speech.Lazy(w, func() {
+	sw := newSSE(d.Speech.Lazy(w, func() {
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("Cache-Control", "no-store")

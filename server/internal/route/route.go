@@ -27,8 +27,8 @@ import (
 
 	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // Handler serves a route: it writes the answer, or returns the error to
@@ -319,9 +319,9 @@ func MS(d time.Duration) string {
 }
 
 // probe reports whether r is a health check: GET /healthz or /readyz, or
-// a request marked with wire.HeaderProbe (a gateway's).
+// a request marked with vocab.HeaderProbe (a gateway's).
 func probe(r *http.Request) bool {
-	return r.Method == http.MethodGet && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.Header.Get(wire.HeaderProbe) != "")
+	return r.Method == http.MethodGet && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.Header.Get(vocab.HeaderProbe) != "")
 }
 
 // Fail answers err: a *fault.Error as it is, anything else as a 500 whose

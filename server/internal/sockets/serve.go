@@ -31,7 +31,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/fault"
-	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -75,7 +75,7 @@ type Door[M any] interface {
 // message dropped. data is the reader's until the next message: copy
 // what outlives Decode. Without it, Serve decodes each message as JSON
 // into an M, which must be a Message, refusing one longer than
-// MaxMessage or naming a context id longer than wire.MaxClientID.
+// MaxMessage or naming a context id longer than vocab.MaxClientID.
 type Decoder[M any] interface {
 	Decode(typ websocket.MessageType, data []byte) (m M, werr *fault.Error)
 }
@@ -272,9 +272,9 @@ func decodeJSON[M any](_ websocket.MessageType, data []byte) (M, *fault.Error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return m, fault.BadRequest(fault.CodeInvalidJSON, "", "The message is not a JSON object: %v.", err)
 	}
-	if id := any(m).(Message).ContextID(); len(id) > wire.MaxClientID {
+	if id := any(m).(Message).ContextID(); len(id) > vocab.MaxClientID {
 		return m, fault.BadRequest(fault.CodeInvalidValue, "context_id",
-			"A context id may be at most %d bytes long; this one has %d.", wire.MaxClientID, len(id))
+			"A context id may be at most %d bytes long; this one has %d.", vocab.MaxClientID, len(id))
 	}
 	return m, nil
 }
