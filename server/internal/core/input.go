@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -58,6 +59,9 @@ type StreamJob struct {
 	// flush Op has been written (voxkit's flush.done, Cartesia's
 	// flush_done).
 	Flushed func(Op) error
+	// Codec, if set, is handed the codec of the job's format before any
+	// audio is written, for a door that names its content type first.
+	Codec func(encode.Codec)
 }
 
 // Input is an input stream under way: Open admits and starts it, Run
@@ -80,6 +84,15 @@ type Input struct {
 func (c *Core) Open(ctx context.Context, job StreamJob, w io.Writer) (*Input, error) {
 	if job.Start.IsZero() {
 		job.Start = time.Now()
+	}
+	// The format first, as a socket checked it before the core owned the
+	// codec: its errors come before the lexicons' and admission's.
+	codec, err := c.Synth.Codec(job.Request.Format)
+	if err != nil {
+		return nil, job.toError(err)
+	}
+	if job.Codec != nil {
+		job.Codec(codec)
 	}
 	named, werr := c.Lexicons.Named(ctx, job.Request.Account, job.Lexicons, job.Request)
 	if werr != nil {

@@ -135,12 +135,15 @@ func (s *session) answer(st *stream) (last any) {
 	var err error
 	if st.input {
 		var in *core.Input
-		if in, err = s.c.Open(ctx, s.streamJob(ctx, st, req), w); err == nil {
+		job := s.streamJob(ctx, st, req)
+		job.Codec = func(c encode.Codec) { w.started.ContentType = c.ContentType }
+		if in, err = s.c.Open(ctx, job, w); err == nil {
 			res, err = in.Run(st.queue)
 		}
 	} else {
 		st.chars = utf8.RuneCountInString(req.Input)
-		res, err = s.c.Speak(ctx, s.job(st, req), func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
+		res, err = s.c.Speak(ctx, s.job(st, req), func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
+			w.started.ContentType = codec.ContentType
 			res, err := p.Stream(ctx, w)
 			if err == nil {
 				err = w.Flush()
@@ -160,12 +163,10 @@ func (s *session) request(ctx context.Context, st *stream) (tts.Request, *writer
 	if werr != nil {
 		return req, nil, werr
 	}
-	codec, err := s.c.Synth.Codec(req.Format)
-	if err != nil {
-		return req, nil, fault.ToError(err, sp.Voice)
-	}
+	// The content type comes from the core with the codec (StreamJob.Codec,
+	// Speak's), before any audio.
 	w := &writer{ctx: ctx, s: s, st: st, started: wire.WSStartedMessage{Type: wire.WSStarted, ID: st.id,
-		Format: req.Format.Name, ContentType: codec.ContentType, SampleRate: req.Format.Rate()}}
+		Format: req.Format.Name, SampleRate: req.Format.Rate()}}
 	if sp.Timestamps == wire.TimestampsWord {
 		req.OnSentence = func(d tts.SentenceDone) {
 			b, _ := json.Marshal(wire.NewTimestamps(st.id, d))
