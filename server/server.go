@@ -24,6 +24,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/socket"
+	"github.com/voxkit/voxkit/server/internal/sockets"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
 )
 
@@ -160,12 +161,14 @@ func (s *Server) routes(opts Options) {
 	handle := func(path string, m route.Methods) { route.Route(s.mux, c.Log, path, m) }
 	openai.Mount(s.mux, openai.Rooms{Speech: c, Auth: c.Auth, Voices: c.Catalog, Lexicons: c.Lexicons, Text: c.Synth,
 		Aliases: c.Aliases, DefaultFormat: c.DefaultFormat, Log: c.Log, Body: c.Body})
-	socket.Mount(s.mux, c)
+	rt := sockets.New(c)
+	socket.Mount(s.mux, c, rt)
 	if opts.ElevenLabs {
-		elevenlabs.Mount(s.mux, c)
+		elevenlabs.Mount(s.mux, c, rt)
 	}
 	if opts.Cartesia {
-		cartesia.Mount(s.mux, c)
+		cartesia.Mount(s.mux, cartesia.Rooms{Speech: c, Sockets: rt, Auth: c.Auth, Voices: c.Catalog, Lexicons: c.Lexicons,
+			Store: c.Store, Log: c.Log, Body: c.Body})
 	}
 	handle("/healthz", route.Methods{http.MethodGet: s.healthz})
 	handle("/readyz", route.Methods{http.MethodGet: s.readyz})

@@ -22,14 +22,17 @@
 //     the socket's core.ContextSet (transcript pieces as core.Ops, flush
 //     → flush_done, continue: false → the End, cancel →
 //     ContextSet.Cancel);
-//   - every *fault.Error as Cartesia's error shape (toError).
+//   - every *fault.Error as Cartesia's error shape (api.FromFault).
+//
+// It is handed only what it uses (Rooms): the core's speech, the socket
+// runtime, the credentials, catalog and lexicons rooms, as narrow
+// interfaces.
 package cartesia
 
 import (
 	"net/http"
 
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
-	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
@@ -40,11 +43,11 @@ import (
 const base = "/cartesia"
 
 // door is the Cartesia door of one core.
-type door struct{ c *core.Core }
+type door struct{ c Rooms }
 
 // Mount registers the Cartesia-compatible routes on mux. A wrong method,
 // and any other path under /cartesia, are answered in Cartesia's shape.
-func Mount(mux *http.ServeMux, c *core.Core) {
+func Mount(mux *http.ServeMux, c Rooms) {
 	d := door{c}
 	answer := func(w http.ResponseWriter, r *http.Request, werr *fault.Error) { write(w, r, api.FromFault(werr)) }
 	handle := func(path string, m route.Methods) { route.DoorRoute(mux, c.Log, path, m, answer) }

@@ -2,7 +2,6 @@ package cartesia
 
 import (
 	"cmp"
-	"errors"
 	"slices"
 	"strings"
 
@@ -59,34 +58,6 @@ func output(o *api.OutputFormat, containers ...string) (core.Output, *api.Error)
 	return f, nil
 }
 
-// Speed. Cartesia documents generation_config.speed as 0.6 to 1.5 times
-// the normal rate, which is what voxkit's speed is: it maps onto
-// voxkit's speed one to one, and the range is voxkit's alone
-// (tts.CheckSpeed, 0.25 to 4; Cartesia's documented 0.6–1.5 lies within
-// it), so that the door never holds a second range that could drift
-// from it. The deprecated speed words are points of Cartesia's range.
-var speeds = map[string]float64{"slowest": 0.6, "slow": 0.8, "normal": 1, "fast": 1.25, "fastest": 1.5}
-
-// speed is the voxkit speed g asks for, 0 for the voice's own.
-func speed(g *api.Generation) (float64, *api.Error) {
-	var speed float64
-	if c := g.GenerationConfig; c != nil && c.Speed != nil {
-		var bad *tts.SpeedError
-		if errors.As(tts.CheckSpeed(*c.Speed), &bad) {
-			return 0, api.BadRequest(fault.CodeInvalidValue, "generation_config.speed %g is not between %g and %g.", bad.Speed, bad.Min, bad.Max)
-		}
-		speed = *c.Speed
-	}
-	if g.Speed != "" {
-		word, ok := speeds[g.Speed]
-		if !ok {
-			return 0, api.BadRequest(fault.CodeInvalidValue, "speed %q is not slow, normal or fast.", g.Speed)
-		}
-		speed = cmp.Or(speed, word)
-	}
-	return speed, nil
-}
-
 // toRequest turns the api.Generation request into voxkit's request (its
 // input the transcript), and names the fields voxkit accepts and
 // ignores.
@@ -97,11 +68,11 @@ func (d door) toRequest(account string, g api.Generation, f core.Output) (tts.Re
 	if g.Voice.Mode != "" && g.Voice.Mode != "id" {
 		return tts.Request{}, nil, api.BadRequest(fault.CodeInvalidValue, "voice.mode %q is not supported: voxkit takes voices by id.", g.Voice.Mode)
 	}
-	req := tts.Request{Voice: d.c.Catalog.Resolve(account, g.Voice.ID), Account: account, Format: f.Format}
+	req := tts.Request{Voice: d.c.Voices.Resolve(account, g.Voice.ID), Account: account, Format: f.Format}
 	if g.Transcript != nil {
 		req.Input = *g.Transcript
 	}
-	speed, e := speed(&g)
+	speed, e := api.Speed(&g)
 	if e != nil {
 		return req, nil, e
 	}
@@ -132,7 +103,7 @@ func (d door) toRequest(account string, g api.Generation, f core.Output) (tts.Re
 		ignored = append(ignored, "add_phoneme_timestamps")
 	}
 	slices.Sort(ignored)
-	if _, werr := d.c.Catalog.Voice(account, g.Voice.ID); werr != nil {
+	if _, werr := d.c.Voices.Voice(account, g.Voice.ID); werr != nil {
 		return req, nil, api.VoiceNotFound(g.Voice.ID)
 	}
 	return req, ignored, nil

@@ -43,7 +43,7 @@ type session struct {
 // Authorization: Bearer, or (for browsers, which cannot set headers) the
 // api_key or access_token query parameter.
 func (d door) socket(w http.ResponseWriter, r *http.Request) error {
-	if werr := sockets.CheckUpgrade(d.c, w.Header(), r); werr != nil {
+	if werr := sockets.CheckUpgrade(d.c.Sockets, w.Header(), r); werr != nil {
 		write(w, r, api.FromFault(werr))
 		return nil
 	}
@@ -61,7 +61,7 @@ func (d door) socket(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	creds := core.Creds{R: r, Key: key, Account: account}
-	err := sockets.Serve(d.c, w, r, sockets.Options{Creds: creds, Idle: d.c.SocketIdle}, func(ss *sockets.Session) sockets.Door[api.Generation] {
+	err := sockets.Serve(d.c.Sockets, w, r, sockets.Options{Creds: creds, Idle: d.c.Sockets.Idle()}, func(ss *sockets.Session) sockets.Door[api.Generation] {
 		return &session{Writer: ss.Out, rt: ss, d: d, ctx: ss.Ctx, account: account,
 			requestID: route.RequestID(r.Context()), open: ss.Contexts}
 	})
@@ -127,7 +127,7 @@ func (s *session) start(first api.Generation) (*core.Context, *api.Error) {
 	if e != nil {
 		return nil, e
 	}
-	c := &stream{s: s, id: first.Context, words: newWords(first.UseNormalizedTimestamps, s.d.c.Normalizer(req)), flushID: 1, last: time.Now(), start: time.Now()}
+	c := &stream{s: s, id: first.Context, words: newWords(first.UseNormalizedTimestamps, s.d.c.Speech.Normalizer(req)), flushID: 1, last: time.Now(), start: time.Now()}
 	req.OnSentence = func(d tts.SentenceDone) { c.sentence(d, first.AddTimestamps) }
 	sj := core.StreamJob{Job: job(req, first, nil), Delay: delay, Flushed: c.flushed}
 	sj.Log = s.d.c.Log.With("request_id", s.requestID, "context_id", first.Context)

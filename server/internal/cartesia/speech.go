@@ -76,8 +76,8 @@ func (d door) bytes(w http.ResponseWriter, r *http.Request, account string) *api
 		return e
 	}
 	var contentType string
-	lw := d.c.Lazy(w, func() { w.Header().Set("Content-Type", contentType) })
-	return api.FromFault(d.c.SpeakHTTP(r, job(req, g, lw), nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
+	lw := d.c.Speech.Lazy(w, func() { w.Header().Set("Content-Type", contentType) })
+	return api.FromFault(d.c.Speech.SpeakHTTP(r, job(req, g, lw), nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
 		contentType = cmp.Or(f.ContentType, codec.ContentType)
 		res, err := p.Stream(r.Context(), f.Writer(lw))
 		if err == nil {
@@ -133,11 +133,11 @@ func (d door) sse(w http.ResponseWriter, r *http.Request, account string) *api.E
 		return e
 	}
 	ri := route.Info(r.Context())
-	ev := &events{context: g.Context, lw: d.c.Lazy(w, func() {
+	ev := &events{context: g.Context, lw: d.c.Speech.Lazy(w, func() {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 	})}
-	words := newWords(g.UseNormalizedTimestamps, d.c.Normalizer(req))
+	words := newWords(g.UseNormalizedTimestamps, d.c.Speech.Normalizer(req))
 	words.write(req.Input)
 	last := time.Now()
 	req.OnSentence = func(s tts.SentenceDone) {
@@ -148,7 +148,7 @@ func (d door) sse(w http.ResponseWriter, r *http.Request, account string) *api.E
 		}
 	}
 	late := func(werr *fault.Error) { ev.send(api.FromFault(werr).Event("", ri.ID)) } // the stream has begun: the error is its last event
-	return api.FromFault(d.c.SpeakHTTP(r, job(req, g, ev.lw), late, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
+	return api.FromFault(d.c.Speech.SpeakHTTP(r, job(req, g, ev.lw), late, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
 		res, err := p.Stream(r.Context(), f.Writer(ev))
 		if err != nil {
 			return res, err

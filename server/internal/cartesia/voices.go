@@ -42,11 +42,11 @@ var cloneForm = wire.CloneForm{Audio: "clip",
 
 // clone answers POST /voices/clone with the new voice.
 func (d door) clone(w http.ResponseWriter, r *http.Request, account string) *api.Error {
-	sv, err := d.c.Catalog.CloneUpload(w, r, account, cloneForm)
+	sv, err := d.c.Voices.CloneUpload(w, r, account, cloneForm)
 	if err != nil {
 		return api.FromFault(route.ErrorOf(d.c.Log, r, err))
 	}
-	v, werr := d.c.Catalog.Voice(account, sv.ID)
+	v, werr := d.c.Voices.Voice(account, sv.ID)
 	if werr != nil {
 		return api.VoiceNotFound(sv.ID) // deleted meanwhile
 	}
@@ -56,7 +56,7 @@ func (d door) clone(w http.ResponseWriter, r *http.Request, account string) *api
 
 // deleteVoice answers DELETE /voices/{id} with 204.
 func (d door) deleteVoice(w http.ResponseWriter, r *http.Request, account string) *api.Error {
-	if _, err := d.c.Catalog.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
+	if _, err := d.c.Voices.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return api.VoiceNotFound(r.PathValue("id"))
 		}
@@ -68,7 +68,7 @@ func (d door) deleteVoice(w http.ResponseWriter, r *http.Request, account string
 
 // listVoices lists the voices, in pages.
 func (d door) listVoices(w http.ResponseWriter, r *http.Request, account string) *api.Error {
-	part, more, e := page(r, d.c.Catalog.List(account), func(v voices.Voice) string { return v.ID })
+	part, more, e := page(r, d.c.Voices.List(account), func(v voices.Voice) string { return v.ID })
 	if e != nil {
 		return e
 	}
@@ -107,7 +107,7 @@ func page[T any](r *http.Request, all []T, id func(T) string) ([]T, bool, *api.E
 
 // getVoice answers GET /voices/{id}.
 func (d door) getVoice(w http.ResponseWriter, r *http.Request, account string) *api.Error {
-	v, werr := d.c.Catalog.Voice(account, r.PathValue("id"))
+	v, werr := d.c.Voices.Voice(account, r.PathValue("id"))
 	if werr != nil {
 		return api.VoiceNotFound(r.PathValue("id"))
 	}

@@ -39,18 +39,20 @@ import (
 	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
+	"github.com/voxkit/voxkit/server/internal/sockets"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
 // door is the ElevenLabs-compatible API of one server.
 type door struct {
-	c *core.Core
+	c  *core.Core
+	rt *sockets.Runtime
 }
 
 // Mount registers the ElevenLabs-compatible routes of c on mux.
-func Mount(mux *http.ServeMux, c *core.Core) {
-	d := &door{c: c}
+func Mount(mux *http.ServeMux, c *core.Core, rt *sockets.Runtime) {
+	d := &door{c: c, rt: rt}
 	const base = "/elevenlabs/v1"
 	// A wrong method, and any other path of the door, are answered in
 	// ElevenLabs' shape.

@@ -64,7 +64,7 @@ func (m message) ContextID() string { return m.Context }
 // handshake sends its key as xi_api_key in the first message.
 func (d *door) socket(multi bool) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if werr := sockets.CheckUpgrade(d.c, w.Header(), r); werr != nil {
+		if werr := sockets.CheckUpgrade(d.rt, w.Header(), r); werr != nil {
 			return werr
 		}
 		q := r.URL.Query()
@@ -93,7 +93,7 @@ func (d *door) socket(multi bool) route.Handler {
 		}
 		route.Info(r.Context()).Format = f.Format.Name
 		creds := core.Creds{R: r, Key: r.Header.Get("xi-api-key"), Account: account}
-		return sockets.Serve(d.c, w, r, sockets.Options{Creds: creds, Idle: idle}, func(ss *sockets.Session) sockets.Door[message] {
+		return sockets.Serve(d.rt, w, r, sockets.Options{Creds: creds, Idle: idle}, func(ss *sockets.Session) sockets.Door[message] {
 			return &session{d: d, rt: ss, ctx: ss.Ctx, finished: make(chan struct{}), out: ss.Out, guard: ss.Guard, open: ss.Contexts, multi: multi,
 				account: account, voice: voice, format: f, norm: q.Get("apply_text_normalization")}
 		})

@@ -183,7 +183,8 @@ func (s *Session) Spoke(log []any, res tts.Result, start time.Time) (tts.Result,
 // the door's work (at shutdown or when the door finished, lets it end),
 // waits for it, sends what waits to be sent, and closes the socket. Its
 // error is one to answer before the upgrade.
-func Serve[M any](c *core.Core, w http.ResponseWriter, r *http.Request, opts Options, open func(*Session) Door[M]) error {
+func Serve[M any](rt *Runtime, w http.ResponseWriter, r *http.Request, opts Options, open func(*Session) Door[M]) error {
+	c := rt.c
 	conn, werr := accept(c, w, r)
 	if werr != nil {
 		return werr

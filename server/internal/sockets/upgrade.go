@@ -18,7 +18,8 @@ import (
 // than 13 or no key (400), an origin other than the server's own and the
 // allowed patterns (403). It sets the response headers RFC 7231 and RFC
 // 6455 ask for with the first two.
-func CheckUpgrade(c *core.Core, h http.Header, r *http.Request) *fault.Error {
+func CheckUpgrade(rt *Runtime, h http.Header, r *http.Request) *fault.Error {
+	c := rt.c
 	if !headerHasToken(r.Header, "Connection", "upgrade") || !headerHasToken(r.Header, "Upgrade", "websocket") {
 		h.Set("Connection", "Upgrade")
 		h.Set("Upgrade", "websocket")
