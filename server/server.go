@@ -162,7 +162,7 @@ func (s *Server) routes(opts Options) {
 	openai.Mount(s.mux, openai.Rooms{Speech: c, Auth: c.Auth, Voices: c.Catalog, Lexicons: c.Lexicons, Text: c.Synth,
 		Aliases: c.Aliases, DefaultFormat: c.DefaultFormat, Log: c.Log, Body: c.Body})
 	rt := sockets.New(c)
-	socket.Mount(s.mux, c, rt)
+	socket.Mount(s.mux, socket.Rooms{Speech: c, Sockets: rt, Auth: c.Auth, Voices: c.Catalog, Log: c.Log})
 	if opts.ElevenLabs {
 		elevenlabs.Mount(s.mux, c, rt)
 	}

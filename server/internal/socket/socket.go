@@ -42,16 +42,16 @@ const Path = "/v1/audio/speech/ws"
 const queueSize = 8
 
 // Mount serves the socket on mux.
-func Mount(mux *http.ServeMux, c *core.Core, rt *sockets.Runtime) {
+func Mount(mux *http.ServeMux, c Rooms) {
 	route.Route(mux, c.Log, Path, core.Methods{http.MethodGet: func(w http.ResponseWriter, r *http.Request) error {
-		return serve(c, rt, w, r)
+		return serve(c, w, r)
 	}})
 }
 
 // session is one connection.
 type session struct {
 	*sockets.Session
-	c    *core.Core
+	c    Rooms
 	lane *sockets.Lane // the queued requests
 
 	mu      sync.Mutex         // guards streams and active, which the lane and the contexts release
@@ -67,9 +67,9 @@ type session struct {
 // message and nothing at work (closed with 1000 "idle for …"), or at
 // shutdown (which lets the request in progress and the concurrent
 // contexts finish).
-func serve(c *core.Core, rt *sockets.Runtime, w http.ResponseWriter, r *http.Request) error {
+func serve(c Rooms, w http.ResponseWriter, r *http.Request) error {
 	ri := core.Info(r.Context())
-	if werr := sockets.CheckUpgrade(rt, w.Header(), r); werr != nil {
+	if werr := sockets.CheckUpgrade(c.Sockets, w.Header(), r); werr != nil {
 		return werr
 	}
 	creds := core.Creds{R: r, Key: credentials.Bearer(r)}
@@ -82,9 +82,9 @@ func serve(c *core.Core, rt *sockets.Runtime, w http.ResponseWriter, r *http.Req
 			creds.Account, ri.Account = caller.Account, caller.Account
 		}
 	}
-	opts := sockets.Options{Creds: creds, Idle: c.SocketIdle, Busy: true,
-		IdleClose: sockets.CloseReason{Code: websocket.StatusNormalClosure, Text: "idle for " + c.SocketIdle.String()}}
-	return sockets.Serve(rt, w, r, opts, func(ss *sockets.Session) sockets.Door[message] {
+	opts := sockets.Options{Creds: creds, Idle: c.Sockets.Idle(), Busy: true,
+		IdleClose: sockets.CloseReason{Code: websocket.StatusNormalClosure, Text: "idle for " + c.Sockets.Idle().String()}}
+	return sockets.Serve(c.Sockets, w, r, opts, func(ss *sockets.Session) sockets.Door[message] {
 		s := &session{Session: ss, c: c, lane: ss.Lane(queueSize), streams: map[string]*stream{}}
 		if creds.Account != "" {
 			s.ready()

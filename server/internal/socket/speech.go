@@ -137,12 +137,12 @@ func (s *session) answer(st *stream) (last any) {
 		var in *core.Input
 		job := s.streamJob(ctx, st, req)
 		job.Codec = func(c encode.Codec) { w.started.ContentType = c.ContentType }
-		if in, err = s.c.Open(ctx, job, w); err == nil {
+		if in, err = s.c.Speech.Open(ctx, job, w); err == nil {
 			res, err = in.Run(st.queue)
 		}
 	} else {
 		st.chars = utf8.RuneCountInString(req.Input)
-		res, err = s.c.Speak(ctx, s.job(st, req), func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
+		res, err = s.c.Speech.Speak(ctx, s.job(st, req), func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
 			w.started.ContentType = codec.ContentType
 			res, err := p.Stream(ctx, w)
 			if err == nil {
@@ -159,7 +159,7 @@ func (s *session) answer(st *stream) (last any) {
 func (s *session) request(ctx context.Context, st *stream) (tts.Request, *writer, *fault.Error) {
 	st.start = time.Now()
 	sp := st.msg.Speech
-	req, werr := sp.Request(s.Guard.Account(), s.c.Catalog.Resolve(s.Guard.Account(), sp.Voice))
+	req, werr := sp.Request(s.Guard.Account(), s.c.Voices.Resolve(s.Guard.Account(), sp.Voice))
 	if werr != nil {
 		return req, nil, werr
 	}
@@ -196,7 +196,7 @@ func (s *session) streamJob(ctx context.Context, st *stream, req tts.Request) co
 	return core.StreamJob{
 		Job:     s.job(st, req),
 		Delay:   delay,
-		Idle:    min(core.DefaultStreamIdle, s.c.SocketIdle),
+		Idle:    min(core.DefaultStreamIdle, s.c.Sockets.Idle()),
 		Recheck: s.Guard.Check,
 		Text:    func(text string) { st.chars += utf8.RuneCountInString(text) },
 		Flushed: func(op core.Op) error {
