@@ -164,7 +164,8 @@ func (s *Server) routes(opts Options) {
 	rt := sockets.New(c)
 	socket.Mount(s.mux, socket.Rooms{Speech: c, Sockets: rt, Auth: c.Auth, Voices: c.Catalog, Log: c.Log})
 	if opts.ElevenLabs {
-		elevenlabs.Mount(s.mux, c, rt)
+		elevenlabs.Mount(s.mux, elevenlabs.Rooms{Speech: c, Sockets: rt, Auth: c.Auth, Voices: c.Catalog, Lexicons: c.Lexicons,
+			Store: c.Store, Log: c.Log, Body: c.Body})
 	}
 	if opts.Cartesia {
 		cartesia.Mount(s.mux, cartesia.Rooms{Speech: c, Sockets: rt, Auth: c.Auth, Voices: c.Catalog, Lexicons: c.Lexicons,
