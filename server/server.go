@@ -19,12 +19,13 @@ import (
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/openai"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/socket"
+	"github.com/voxkit/voxkit/server/internal/sockets"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // Server is the HTTP API. It is an http.Handler, safe for concurrent use.
@@ -160,12 +161,15 @@ func (s *Server) routes(opts Options) {
 	handle := func(path string, m route.Methods) { route.Route(s.mux, c.Log, path, m) }
 	openai.Mount(s.mux, openai.Rooms{Speech: c, Auth: c.Auth, Voices: c.Catalog, Lexicons: c.Lexicons, Text: c.Synth,
 		Aliases: c.Aliases, DefaultFormat: c.DefaultFormat, Log: c.Log, Body: c.Body})
-	socket.Mount(s.mux, c)
+	rt := sockets.New(c)
+	socket.Mount(s.mux, socket.Rooms{Speech: c, Sockets: rt, Auth: c.Auth, Voices: c.Catalog, Log: c.Log})
 	if opts.ElevenLabs {
-		elevenlabs.Mount(s.mux, c)
+		elevenlabs.Mount(s.mux, elevenlabs.Rooms{Speech: c, Sockets: rt, Auth: c.Auth, Voices: c.Catalog, Lexicons: c.Lexicons,
+			Store: c.Store, Log: c.Log, Body: c.Body})
 	}
 	if opts.Cartesia {
-		cartesia.Mount(s.mux, c)
+		cartesia.Mount(s.mux, cartesia.Rooms{Speech: c, Sockets: rt, Auth: c.Auth, Voices: c.Catalog, Lexicons: c.Lexicons,
+			Store: c.Store, Log: c.Log, Body: c.Body})
 	}
 	handle("/healthz", route.Methods{http.MethodGet: s.healthz})
 	handle("/readyz", route.Methods{http.MethodGet: s.readyz})
@@ -173,7 +177,7 @@ func (s *Server) routes(opts Options) {
 		Log: c.Log, Body: c.Body}, admin.Options{MaxKeys: cmp.Or(opts.MaxKeysPerAccount, DefaultMaxKeysPerAccount),
 		Signup: opts.AllowSignup, Proxies: opts.TrustedProxies, Playground: !opts.DisablePlayground})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		respond.WriteError(w, wire.NotFound(r.Method, r.URL.Path))
+		respond.WriteError(w, fault.NotFound(r.Method, r.URL.Path))
 	})
 }
 

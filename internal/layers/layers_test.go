@@ -25,14 +25,26 @@ var forbidden = map[string][]string{
 	"tts/...":    {"server/..."},
 	// The speech core is below every door: it knows none of them, nor
 	// the package that assembles them.
-	"server/internal/core": append([]string{"server", "server/internal/sockets"}, doors...),
+	"server/internal/core": append([]string{"server", "server/internal/sockets", "server/wire"}, doors...),
 	// The socket runtime is below the doors whose sockets it runs, above
 	// the core.
-	"server/internal/sockets": append([]string{"server"}, doors...),
+	"server/internal/sockets": append([]string{"server", "server/wire"}, doors...),
+	// The HTTP writers are under the core and the rooms: they speak no
+	// door's shapes.
+	"server/internal/respond": append([]string{"server", "server/wire", "server/internal/core"}, doors...),
 	// The tests' harness, which starts servers, is for tests only: no
 	// package of the server depends on it (outside server/ Go's internal
 	// rule keeps it out).
 	"server/...": {"server/internal/testserver"},
+}
+
+// neutral are the leaves of voxkit's own words (issue 41 point 3): its
+// error (fault) and the values every door shares (vocab). The core, the
+// socket runtime and the rooms speak them, and no door's shapes: the
+// OpenAI shapes (server/wire) are one door's, which converts.
+var neutral = []string{
+	"server/internal/fault",
+	"server/internal/vocab",
 }
 
 // doors are the server's front doors: each imports the core, never
@@ -66,7 +78,7 @@ var protocolShapes = []string{
 
 func init() {
 	for _, room := range rooms {
-		banned := append([]string{"server", "server/internal/core"}, doors...)
+		banned := append([]string{"server", "server/internal/core", "server/wire"}, doors...)
 		for _, other := range rooms {
 			if other != room && other != "server/internal/route" {
 				banned = append(banned, other)
@@ -76,6 +88,10 @@ func init() {
 	}
 	for _, p := range protocolShapes {
 		forbidden[p] = append([]string{"server", "server/internal/core"}, doors...)
+	}
+	for _, p := range neutral {
+		banned := append([]string{"server", "server/wire", "server/internal/core", "server/internal/sockets", "server/internal/respond"}, doors...)
+		forbidden[p] = append(banned, rooms...)
 	}
 	for _, door := range doors {
 		others := []string{"server"}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/server/internal/fault"
 )
 
 // Voices cloned from recordings (engine.Cloner). A gateway has no engine
@@ -65,7 +65,7 @@ func (p *Pool) CloneVoice(ctx context.Context, req engine.CloneRequest) ([]byte,
 	for {
 		w := p.fleet.pickWith("", func(w *worker) bool { return slices.Contains(w.cloneModels, req.Model) }, tried)
 		if w == nil {
-			answer := wire.NoWorker(req.Model, p.fleet.every)
+			answer := fault.NoWorker(req.Model, p.fleet.every)
 			if last != nil {
 				return nil, fmt.Errorf("%w %q: %v: %w", ErrNoWorker, req.Model, last, answer)
 			}
@@ -111,7 +111,7 @@ func (c *caller) encodeOn(ctx context.Context, w *worker, body []byte, contentTy
 		if !taken.Load() {
 			return nil, fmt.Errorf("%w: %w", errBusy, err)
 		}
-		return nil, fmt.Errorf("upstream: cloning on %s: %w: %w", w.url, err, wire.WorkerFailed())
+		return nil, fmt.Errorf("upstream: cloning on %s: %w: %w", w.url, err, fault.WorkerFailed())
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
@@ -122,9 +122,9 @@ func (c *caller) encodeOn(ctx context.Context, w *worker, body []byte, contentTy
 	sample, err := io.ReadAll(io.LimitReader(res.Body, maxSample+1))
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("upstream: reading a worker's sample: %w: %w", err, wire.WorkerFailed())
+		return nil, fmt.Errorf("upstream: reading a worker's sample: %w: %w", err, fault.WorkerFailed())
 	case len(sample) > maxSample || len(sample) == 0:
-		return nil, fmt.Errorf("upstream: a worker's sample of %d bytes: %w", len(sample), wire.WorkerFailed())
+		return nil, fmt.Errorf("upstream: a worker's sample of %d bytes: %w", len(sample), fault.WorkerFailed())
 	}
 	return sample, nil
 }
@@ -132,7 +132,7 @@ func (c *caller) encodeOn(ctx context.Context, w *worker, body []byte, contentTy
 // refused is the error of a worker's answer of status (not 200) with
 // body to a request about a clone: errBusy for a 503 or 429; the
 // worker's own error for a client error (a recording it cannot clone);
-// wire.GatewayScopeNeeded when it refused the gateway's key; else the
+// fault.GatewayScopeNeeded when it refused the gateway's key; else the
 // worker's failure.
 func (c *caller) refused(status int, body []byte) error {
 	we := workerError(status, body)
@@ -140,11 +140,11 @@ func (c *caller) refused(status int, body []byte) error {
 	case status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests:
 		return fmt.Errorf("%w: %d: %s", errBusy, status, body)
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return fmt.Errorf("upstream: worker answered %d: %s: %w", status, body, wire.GatewayScopeNeeded())
+		return fmt.Errorf("upstream: worker answered %d: %s: %w", status, body, fault.GatewayScopeNeeded())
 	case we != nil && status < 500:
 		return fmt.Errorf("upstream: worker answered %d: %w", status, we)
 	}
-	return fmt.Errorf("upstream: worker answered %d: %s: %w", status, body, wire.WorkerFailed())
+	return fmt.Errorf("upstream: worker answered %d: %s: %w", status, body, fault.WorkerFailed())
 }
 
 // cloneForm is the multipart body of POST /v1/voice-samples for req: its

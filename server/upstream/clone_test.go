@@ -22,10 +22,10 @@ import (
 	"github.com/voxkit/voxkit/internal/testkit/pockettest"
 	"github.com/voxkit/voxkit/internal/testkit/wait"
 	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/postgres"
 	"github.com/voxkit/voxkit/server/upstream"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -437,8 +437,8 @@ func TestPoolCloneVoice(t *testing.T) {
 
 	refused := `{"error":{"message":"The recording is silent.","type":"invalid_request_error","param":"audio","code":"audio_silent"}}`
 	p = newPool(t, cloningWorker(t, 400, refused, &refusing), cloningWorker(t, 400, refused, &refusing))
-	var we *wire.Error
-	if _, err := p.CloneVoice(context.Background(), req); !errors.As(err, &we) || we.Status != 400 || we.Code != wire.CodeAudioSilent || refusing.Load() != 1 {
+	var we *fault.Error
+	if _, err := p.CloneVoice(context.Background(), req); !errors.As(err, &we) || we.Status != 400 || we.Code != fault.CodeAudioSilent || refusing.Load() != 1 {
 		t.Errorf("a refused recording: %v (asked %d workers), want the worker's 400 from one", err, refusing.Load())
 	}
 	p = newPool(t, cloningWorker(t, 403, `{"error":{"message":"scope"}}`, &forbidding))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"
 	"github.com/voxkit/voxkit/server/upstream"
@@ -48,7 +49,7 @@ func (sw *sampleWorker) serve(t *testing.T) string {
 		if !held {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusConflict)
-			b, _ := json.Marshal(wire.SampleNeeded(sp.Voice))
+			b, _ := json.Marshal(fault.SampleNeeded(sp.Voice))
 			w.Write(b)
 			return
 		}

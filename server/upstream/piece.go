@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -118,19 +118,19 @@ func (c *caller) speak(ctx context.Context, w *worker, body []byte, text string,
 // takenFailure is the attemptError of err, a failure after the worker
 // took the request. More audio than a piece may hold is the request's
 // (the gateway's audio limit, tts.AudioLimitError: 400 audio_too_long,
-// as on a server alone); an error the worker sent (a *wire.Error) is
+// as on a server alone); an error the worker sent (a *fault.Error) is
 // passed on to the gateway's caller as it is; anything else (a
 // connection that broke, an answer that stalled or is not one) is the
-// worker's failure, answered 502 (wire.WorkerFailed).
+// worker's failure, answered 502 (fault.WorkerFailed).
 func (c *caller) takenFailure(err error) error {
-	var answered *wire.Error
+	var answered *fault.Error
 	switch {
 	case errors.Is(err, errTooMuch):
 		return &attemptError{err: fmt.Errorf("%w: %w", err, &tts.AudioLimitError{Limit: c.maxAudio}), taken: true}
 	case errors.As(err, &answered):
 		return &attemptError{err: err, taken: true}
 	}
-	return &attemptError{err: fmt.Errorf("%w: %w", err, wire.WorkerFailed()), taken: true, unwell: true}
+	return &attemptError{err: fmt.Errorf("%w: %w", err, fault.WorkerFailed()), taken: true, unwell: true}
 }
 
 // Causes of a piece that took too long.

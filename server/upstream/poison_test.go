@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/upstream"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -51,8 +52,8 @@ func TestPoisonTriedOnce(t *testing.T) {
 		{"broken before answering", func(w http.ResponseWriter, r *http.Request) {
 			io.ReadAll(r.Body)
 			panic(http.ErrAbortHandler)
-		}, http.StatusBadGateway, wire.CodeEngineError},
-		{"broken mid-answer", breakMidAnswer, http.StatusBadGateway, wire.CodeEngineError},
+		}, http.StatusBadGateway, fault.CodeEngineError},
+		{"broken mid-answer", breakMidAnswer, http.StatusBadGateway, fault.CodeEngineError},
 		{"500", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusInternalServerError)
@@ -142,7 +143,7 @@ func TestGatewayLimitAsServer(t *testing.T) {
 	p := boundedPool(t, upstream.Options{MaxAudio: 2 * time.Second}, counted(), counted())
 	gw := gateway(t, p, tts.Options{MaxAudio: 2 * time.Second})
 	st, body := post(t, gw.URL, `{"voice":"en-us","input":"Hi. `+poison+`. Bye now.","response_format":"wav"}`)
-	if st != http.StatusBadRequest || errorCode(body) != wire.CodeAudioTooLong || asked.Load() != 1 {
+	if st != http.StatusBadRequest || errorCode(body) != fault.CodeAudioTooLong || asked.Load() != 1 {
 		t.Errorf("%d %.300s, asked %d workers; want 400 audio_too_long from one", st, body, asked.Load())
 	}
 	if err := p.Ready(context.Background()); err != nil {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -97,9 +98,9 @@ func streamStatus(object json.RawMessage) int {
 	var e struct{ Type string }
 	json.Unmarshal(object, &e)
 	switch e.Type {
-	case wire.TypeInvalidRequest:
+	case fault.TypeInvalidRequest:
 		return http.StatusBadRequest
-	case wire.TypeServer:
+	case fault.TypeServer:
 		return http.StatusInternalServerError
 	}
 	return http.StatusBadGateway

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/voxkit/voxkit/engine"
-	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 )
 
 // A clone's sample is read when a worker needs it. AddClone
@@ -112,7 +112,7 @@ func (s *cloneSet) voice(ctx context.Context, name string) (*clone, string, erro
 	case c.hashed:
 		sum := c.hash
 		s.mu.Unlock()
-		return c, wire.SampleVoiceOf(sum), nil
+		return c, vocab.SampleVoiceOf(sum), nil
 	}
 	s.mu.Unlock()
 	_, voice, err := s.sampleOf(ctx, c)
@@ -140,7 +140,7 @@ func (s *cloneSet) sampleOf(ctx context.Context, c *clone) ([]byte, string, erro
 		}
 		sample, sum := c.sample, c.hash
 		s.mu.Unlock()
-		return sample, wire.SampleVoiceOf(sum), nil
+		return sample, vocab.SampleVoiceOf(sum), nil
 	}
 	// Reading a sample is a voice load, counted against the account
 	// whose speech causes it (engine.LoadGate), as a worker counts its
@@ -170,7 +170,7 @@ func (s *cloneSet) sampleOf(ctx context.Context, c *clone) ([]byte, string, erro
 	if !c.removed {
 		s.cache(c, sample)
 	}
-	return sample, wire.SampleVoiceOf(sum), nil
+	return sample, vocab.SampleVoiceOf(sum), nil
 }
 
 // cache keeps sample as c's, dropping the least recently used samples

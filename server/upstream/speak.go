@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tags"
 )
@@ -40,7 +41,7 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 	for {
 		w := p.fleet.pick(sp.Voice, tried)
 		if w == nil {
-			answer := wire.NoWorker(req.Voice, p.fleet.every)
+			answer := fault.NoWorker(req.Voice, p.fleet.every)
 			if len(tried) > 0 {
 				return fmt.Errorf("%w %q: %d tried, the last: %v: %w", ErrNoWorker, req.Voice, len(tried), last, answer)
 			}
@@ -49,7 +50,7 @@ func (p *Pool) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 		tried = append(tried, w)
 		err := p.speakOn(ctx, w, sp, cl, emit)
 		var failed *attemptError
-		var answered *wire.Error
+		var answered *fault.Error
 		switch {
 		case err == nil:
 			w.spokeWith(sp.Voice)
@@ -86,7 +87,7 @@ func (p *Pool) speakOn(ctx context.Context, w *worker, sp wire.Speech, cl *clone
 		err := p.caller.speak(ctx, w, body, sp.Input, emit)
 		var refused *refusal
 		if withSample && errors.As(err, &refused) && (refused.status == http.StatusUnauthorized || refused.status == http.StatusForbidden) {
-			return fmt.Errorf("%w: %w", err, wire.GatewayScopeNeeded())
+			return fmt.Errorf("%w: %w", err, fault.GatewayScopeNeeded())
 		}
 		return err
 	}
@@ -100,8 +101,8 @@ func (p *Pool) speakOn(ctx context.Context, w *worker, sp wire.Speech, cl *clone
 		return send(true)
 	}
 	err := send(false)
-	var answered *wire.Error
-	if errors.As(err, &answered) && answered.Code == wire.CodeSampleNeeded {
+	var answered *fault.Error
+	if errors.As(err, &answered) && answered.Code == fault.CodeSampleNeeded {
 		return send(true)
 	}
 	return err
@@ -147,7 +148,7 @@ type refusal struct {
 	// 400, 409, 413 or 422: its audio limit, a sample it lacks, say), which the gateway answers
 	// as its own; nil for a refusal of the gateway (401, 403), which is
 	// the gateway's failure, not its caller's.
-	client *wire.Error
+	client *fault.Error
 }
 
 func (r *refusal) Error() string {
@@ -173,8 +174,8 @@ func newRefusal(status int, body []byte) *refusal {
 
 // workerError reads body, an error a worker sent, as the gateway's
 // answer with status; nil when body is not an OpenAI-shaped error.
-func workerError(status int, body []byte) *wire.Error {
-	var we wire.Error
+func workerError(status int, body []byte) *fault.Error {
+	var we fault.Error
 	if json.Unmarshal(body, &we) != nil || we.Message == "" {
 		return nil
 	}

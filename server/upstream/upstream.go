@@ -22,10 +22,10 @@
 // text that crashes its engine), and must not take every worker down in
 // turn. A worker's own error is passed on as it wrote it (a 500
 // engine_crashed, a 400); a connection that broke, or an answer that
-// stalled, is a 502 (wire.WorkerFailed). A worker whose connection
+// stalled, is a 502 (fault.WorkerFailed). A worker whose connection
 // failed, broke or stalled is out of rotation until its health check
 // passes again. When no worker can take the piece, the answer is a 503
-// with Retry-After (wire.NoWorker). Health checks (GET /readyz, and the
+// with Retry-After (fault.NoWorker). Health checks (GET /readyz, and the
 // voice list from GET /v1/models) run every Options.CheckEvery.
 //
 // A worker is a URL, or all the addresses of a DNS name
@@ -46,7 +46,7 @@
 // voice_sample_needed. CloneVoice has a worker run the encoder (POST
 // /v1/voice-samples). Both need Options.Key to be of the gateway scope
 // (store.ScopeGateway): with another, such voices fail with a 502 that
-// says so (wire.GatewayScopeNeeded).
+// says so (fault.GatewayScopeNeeded).
 package upstream
 
 import (
@@ -97,7 +97,7 @@ const maxModelsBody = 16 << 20
 
 // ErrNoWorker is returned (wrapped) when no healthy worker has the
 // voice. The error also holds the gateway's answer to its caller, a 503
-// *wire.Error with RetryAfter.
+// *fault.Error with RetryAfter.
 var ErrNoWorker = errors.New("upstream: no healthy worker has the voice")
 
 // Options configure a Pool.

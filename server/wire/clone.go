@@ -2,7 +2,6 @@ package wire
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"mime/multipart"
 	"slices"
@@ -10,35 +9,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/voxkit/voxkit/server/internal/fault"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 	"github.com/voxkit/voxkit/voices"
 )
-
-// MaxRecording is the largest recording a POST /v1/voices upload may
-// carry, in bytes.
-const MaxRecording = 10 << 20
-
-// The codes of recordings that cannot be cloned.
-const (
-	CodeAudioTooShort    = "audio_too_short"
-	CodeAudioSilent      = "audio_silent"
-	CodeUnsupportedAudio = "unsupported_audio"
-)
-
-// VoiceClone is a parsed multipart POST /v1/voices: a voice to clone
-// from a recording.
-type VoiceClone struct {
-	// ID is the id asked for; empty means the server makes one.
-	ID   string
-	Name string
-	// Model is the cloning model asked for; empty means the only one.
-	Model string
-	// Audio is the recording's file as uploaded.
-	Audio []byte
-	// Temperature is nil when the client gave none; Steps and Seed are 0.
-	Temperature *float64
-	Steps       int
-	Seed        int64
-}
 
 // CloneForm describes a door's multipart body that clones a voice from a
 // recording: the field of the recording and the other fields it knows.
@@ -76,15 +50,15 @@ func (f CloneForm) Parse(mr *multipart.Reader) (VoiceClone, error) {
 			break
 		}
 		if err != nil {
-			return VoiceClone{}, BadRequest(CodeInvalidValue, "", "The multipart body is malformed: %s.", Clip(err.Error(), 200))
+			return VoiceClone{}, fault.BadRequest(fault.CodeInvalidValue, "", "The multipart body is malformed: %s.", fault.Clip(err.Error(), 200))
 		}
 		name := p.FormName()
 		if !slices.Contains(known, name) {
-			return VoiceClone{}, BadRequest(CodeUnknownParameter, name, "Unknown parameter: '%s'. Known parameters: %s.",
-				printableField(name), strings.Join(known, ", "))
+			return VoiceClone{}, fault.BadRequest(fault.CodeUnknownParameter, name, "Unknown parameter: '%s'. Known parameters: %s.",
+				fault.PrintableField(name), strings.Join(known, ", "))
 		}
 		if seen[name] && !(f.ManyAudio && name == f.Audio) {
-			return VoiceClone{}, BadRequest(CodeInvalidValue, name, "The field '%s' is given twice.", name)
+			return VoiceClone{}, fault.BadRequest(fault.CodeInvalidValue, name, "The field '%s' is given twice.", name)
 		}
 		first := !seen[name]
 		seen[name] = true
@@ -94,13 +68,13 @@ func (f CloneForm) Parse(mr *multipart.Reader) (VoiceClone, error) {
 		}
 		b, err := io.ReadAll(io.LimitReader(p, limit+1))
 		if err != nil {
-			return VoiceClone{}, BadRequest(CodeInvalidValue, name, "The field '%s' could not be read: %s.", name, Clip(err.Error(), 200))
+			return VoiceClone{}, fault.BadRequest(fault.CodeInvalidValue, name, "The field '%s' could not be read: %s.", name, fault.Clip(err.Error(), 200))
 		}
 		if int64(len(b)) > limit {
 			if name == f.Audio {
-				return VoiceClone{}, BadRequest(CodeInvalidValue, name, "The recording is larger than %d MB, the limit.", MaxRecording>>20)
+				return VoiceClone{}, fault.BadRequest(fault.CodeInvalidValue, name, "The recording is larger than %d MB, the limit.", MaxRecording>>20)
 			}
-			return VoiceClone{}, BadRequest(CodeStringTooLong, name, "The field '%s' is longer than %d bytes.", name, limit)
+			return VoiceClone{}, fault.BadRequest(fault.CodeStringTooLong, name, "The field '%s' is longer than %d bytes.", name, limit)
 		}
 		switch {
 		case name != f.Audio:
@@ -110,11 +84,11 @@ func (f CloneForm) Parse(mr *multipart.Reader) (VoiceClone, error) {
 		}
 	}
 	if len(v.Audio) == 0 {
-		return VoiceClone{}, BadRequest(CodeMissingParameter, f.Audio, "Missing required parameter: '%s', the recording as a file.", f.Audio)
+		return VoiceClone{}, fault.BadRequest(fault.CodeMissingParameter, f.Audio, "Missing required parameter: '%s', the recording as a file.", f.Audio)
 	}
 	name, ok := text["name"]
 	if !ok {
-		return VoiceClone{}, BadRequest(CodeMissingParameter, "name", "Missing required parameter: 'name'.")
+		return VoiceClone{}, fault.BadRequest(fault.CodeMissingParameter, "name", "Missing required parameter: 'name'.")
 	}
 	if err := checkVoiceName(name); err != nil {
 		return VoiceClone{}, err
@@ -123,28 +97,28 @@ func (f CloneForm) Parse(mr *multipart.Reader) (VoiceClone, error) {
 	if id, ok := text["id"]; ok {
 		var bad *voices.IDError
 		if err := voices.ValidateID(id); errors.As(err, &bad) {
-			return VoiceClone{}, BadRequest(CodeInvalidValue, "id", "%s.", bad.Reason)
+			return VoiceClone{}, fault.BadRequest(fault.CodeInvalidValue, "id", "%s.", bad.Reason)
 		}
 		v.ID = id
 	}
 	if s, ok := text["temperature"]; ok {
 		t, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || !(t >= 0 && t <= 10) { // NaN is neither
-			return VoiceClone{}, BadRequest(CodeInvalidValue, "temperature", "temperature must be a number from 0 to 10, not %s.", Echo(s))
+			return VoiceClone{}, fault.BadRequest(fault.CodeInvalidValue, "temperature", "temperature must be a number from 0 to 10, not %s.", fault.Echo(s))
 		}
 		v.Temperature = &t
 	}
 	if s, ok := text["steps"]; ok {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 || n > MaxCloneSteps {
-			return VoiceClone{}, BadRequest(CodeInvalidValue, "steps", "steps must be a whole number from 1 to %d, not %s.", MaxCloneSteps, Echo(s))
+			return VoiceClone{}, fault.BadRequest(fault.CodeInvalidValue, "steps", "steps must be a whole number from 1 to %d, not %s.", MaxCloneSteps, fault.Echo(s))
 		}
 		v.Steps = n
 	}
 	if s, ok := text["seed"]; ok {
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 		if err != nil || n == 0 {
-			return VoiceClone{}, BadRequest(CodeInvalidValue, "seed", "seed must be a whole number other than 0, not %s.", Echo(s))
+			return VoiceClone{}, fault.BadRequest(fault.CodeInvalidValue, "seed", "seed must be a whole number other than 0, not %s.", fault.Echo(s))
 		}
 		v.Seed = n
 	}
@@ -159,36 +133,17 @@ const MaxCloneSteps = 10
 // checkVoiceName checks a clone's name.
 func checkVoiceName(name string) error {
 	if strings.TrimSpace(name) == "" {
-		return BadRequest(CodeStringTooShort, "name", "name must not be empty.")
+		return fault.BadRequest(fault.CodeStringTooShort, "name", "name must not be empty.")
 	}
 	if n := utf8.RuneCountInString(name); n > MaxVoiceName {
-		return BadRequest(CodeStringTooLong, "name", "name is %d characters long; the limit is %d.", n, MaxVoiceName)
+		return fault.BadRequest(fault.CodeStringTooLong, "name", "name is %d characters long; the limit is %d.", n, MaxVoiceName)
 	}
 	return checkText("name", name)
 }
 
-// UnknownCloneModel is the 400 for a model that does not clone; models
-// are those that do.
-func UnknownCloneModel(model string, models []string) *Error {
-	if model == "" {
-		return BadRequest(CodeMissingParameter, "model", "Several models clone voices here; name one as 'model': %s.", strings.Join(models, ", "))
-	}
-	return BadRequest(CodeInvalidValue, "model", "The model %s does not clone voices; these do: %s.", Echo(model), strings.Join(models, ", "))
-}
+// VoiceClone is a parsed multipart POST /v1/voices: a voice to clone
+// from a recording (vocab.Clone, which the catalog takes).
+type VoiceClone = vocab.Clone
 
-// NoCloning is the 400 for a recording sent to a server with no model
-// that clones voices from audio.
-func NoCloning() *Error {
-	return BadRequest(CodeInvalidValue, "audio", "Cloning from audio is not supported by this server: no model here clones voices "+
-		"(it has no PocketTTS model). A JSON body with a base_voice and no audio makes a derived voice.")
-}
-
-// BadRecording is the 400 for a recording that cannot be cloned.
-func BadRecording(code, format string, args ...any) *Error {
-	return BadRequest(code, "audio", format, args...)
-}
-
-// RecordingSeconds formats a duration for BadRecording's messages.
-func RecordingSeconds(samples, rate int) string {
-	return fmt.Sprintf("%.2f s", float64(samples)/float64(rate))
-}
+// MaxRecording is the largest recording an upload may carry, in bytes.
+const MaxRecording = vocab.MaxRecording

@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/store"
 )
 
@@ -131,7 +132,7 @@ func ParseKeyCreate(body []byte) (KeyCreate, error) {
 	if ok {
 		kc.Scope = store.Scope(scope)
 		if !kc.Scope.Valid() {
-			return KeyCreate{}, BadRequest(CodeInvalidValue, "scope", "scope must be %q, %q or %q, not %s.", store.ScopeAdmin, store.ScopeSpeech, store.ScopeGateway, Echo(scope))
+			return KeyCreate{}, fault.BadRequest(fault.CodeInvalidValue, "scope", "scope must be %q, %q or %q, not %s.", store.ScopeAdmin, store.ScopeSpeech, store.ScopeGateway, fault.Echo(scope))
 		}
 	}
 	return kc, nil
@@ -145,7 +146,7 @@ func nameField(raw map[string]json.RawMessage, field string, maxLen int) (string
 		return "", err
 	}
 	if len(s) > maxLen {
-		return "", BadRequest(CodeStringTooLong, field, "%s is longer than %d bytes.", field, maxLen)
+		return "", fault.BadRequest(fault.CodeStringTooLong, field, "%s is longer than %d bytes.", field, maxLen)
 	}
 	return s, checkText(field, s)
 }
@@ -162,9 +163,9 @@ func checkText(field, s string) error {
 	for _, r := range s {
 		switch {
 		case r == utf8.RuneError:
-			return BadRequest(CodeInvalidValue, field, "%s is not valid UTF-8 text.", field)
+			return fault.BadRequest(fault.CodeInvalidValue, field, "%s is not valid UTF-8 text.", field)
 		case unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Bidi_Control):
-			return BadRequest(CodeInvalidValue, field,
+			return fault.BadRequest(fault.CodeInvalidValue, field,
 				"%s may not contain U+%04X: control, format (bidirectional, invisible) and line separator characters are refused.", field, r)
 		}
 	}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -12,7 +13,7 @@ import (
 // core takes the tts.Request.
 func (sp Speech) Request(account, voice string) (tts.Request, *Error) {
 	if err := tts.CheckSpeed(sp.Speed); err != nil { // a speed the client sent: 0 is out of range, not the default
-		return tts.Request{}, ToError(err, "")
+		return tts.Request{}, fault.ToError(err, "")
 	}
 	req := tts.Request{
 		Voice:        voice,

@@ -3,6 +3,7 @@ package wire
 import (
 	"testing"
 
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -21,7 +22,7 @@ func TestSpeechRequest(t *testing.T) {
 			tts.Request{Voice: "resolved", Input: "<speak>Hi.</speak>", Speed: 2, Account: "a", Normalize: tts.NormalizeOff, InputFormat: tts.InputSSML}, ""},
 		{"text", Speech{Input: "<b>", Speed: 1, Normalize: true, InputFormat: InputText},
 			tts.Request{Voice: "resolved", Input: "<b>", Speed: 1, Account: "a", InputFormat: tts.InputText}, ""},
-		{"speed 0", Speech{Input: "Hi.", Speed: 0}, tts.Request{}, CodeDecimalTooSmall},
+		{"speed 0", Speech{Input: "Hi.", Speed: 0}, tts.Request{}, fault.CodeDecimalTooSmall},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, werr := tc.sp.Request("a", "resolved")

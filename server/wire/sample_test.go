@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/voxkit/voxkit/server/internal/fault"
 )
 
 // TestSampleField: voice_sample is read only for a voice that names its
@@ -18,11 +20,11 @@ func TestSampleField(t *testing.T) {
 	}{
 		{"good", `{"voice":"` + voice + `","input":"Hi.","voice_sample":"YSBzYW1wbGU="}`, "", ""},
 		{"absent", `{"voice":"` + voice + `","input":"Hi."}`, "", ""},
-		{"another voice", `{"voice":"en-us","input":"Hi.","voice_sample":"YSBzYW1wbGU="}`, CodeInvalidValue, "voice"},
-		{"another hash", `{"voice":"` + SampleVoice([]byte("other")) + `","input":"Hi.","voice_sample":"YSBzYW1wbGU="}`, CodeBadSample, "voice_sample"},
-		{"not base64", `{"voice":"` + voice + `","input":"Hi.","voice_sample":"%%%"}`, CodeBadSample, "voice_sample"},
-		{"empty", `{"voice":"` + voice + `","input":"Hi.","voice_sample":""}`, CodeBadSample, "voice_sample"},
-		{"not a string", `{"voice":"` + voice + `","input":"Hi.","voice_sample":7}`, CodeInvalidType, "voice_sample"},
+		{"another voice", `{"voice":"en-us","input":"Hi.","voice_sample":"YSBzYW1wbGU="}`, fault.CodeInvalidValue, "voice"},
+		{"another hash", `{"voice":"` + SampleVoice([]byte("other")) + `","input":"Hi.","voice_sample":"YSBzYW1wbGU="}`, fault.CodeBadSample, "voice_sample"},
+		{"not base64", `{"voice":"` + voice + `","input":"Hi.","voice_sample":"%%%"}`, fault.CodeBadSample, "voice_sample"},
+		{"empty", `{"voice":"` + voice + `","input":"Hi.","voice_sample":""}`, fault.CodeBadSample, "voice_sample"},
+		{"not a string", `{"voice":"` + voice + `","input":"Hi.","voice_sample":7}`, fault.CodeInvalidType, "voice_sample"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := ParseSpeech([]byte(tc.body), "")

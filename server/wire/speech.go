@@ -10,6 +10,8 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/voxkit/voxkit/server/internal/fault"
 )
 
 // Stream formats of a speech request.
@@ -149,7 +151,7 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 	}
 	if v, ok := raw["input_stream"]; ok && !isNull(v) {
 		if err := json.Unmarshal(v, &s.InputStream); err != nil {
-			return Speech{}, BadRequest(CodeInvalidType, "input_stream", "input_stream must be a boolean, got %s.", kind(v))
+			return Speech{}, fault.BadRequest(fault.CodeInvalidType, "input_stream", "input_stream must be a boolean, got %s.", kind(v))
 		}
 	}
 	if v, ok := raw["max_buffer_delay_ms"]; ok && !isNull(v) {
@@ -158,7 +160,7 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 			return Speech{}, err
 		}
 		if d < 0 || d > MaxBufferDelayLimit || d != math.Trunc(d) {
-			return Speech{}, BadRequest(CodeInvalidValue, "max_buffer_delay_ms",
+			return Speech{}, fault.BadRequest(fault.CodeInvalidValue, "max_buffer_delay_ms",
 				"max_buffer_delay_ms must be a whole number from 0 to %d, got %g.", MaxBufferDelayLimit, d)
 		}
 		ms := int(d)
@@ -168,7 +170,7 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 		return Speech{}, err
 	} else if ok && t != "none" {
 		if t != TimestampsWord {
-			return Speech{}, BadRequest(CodeInvalidValue, "timestamps", "Invalid timestamps %s: supported values are word, none.", Echo(t))
+			return Speech{}, fault.BadRequest(fault.CodeInvalidValue, "timestamps", "Invalid timestamps %s: supported values are word, none.", fault.Echo(t))
 		}
 		s.Timestamps = t
 	}
@@ -178,9 +180,9 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 	}
 	switch {
 	case !ok && !s.InputStream:
-		return Speech{}, BadRequest(CodeMissingParameter, "input", "Missing required parameter: 'input'.")
+		return Speech{}, fault.BadRequest(fault.CodeMissingParameter, "input", "Missing required parameter: 'input'.")
 	case strings.TrimSpace(in) == "" && !s.InputStream:
-		return Speech{}, BadRequest(CodeStringTooShort, "input", "input must contain text to speak.")
+		return Speech{}, fault.BadRequest(fault.CodeStringTooShort, "input", "input must contain text to speak.")
 	}
 	s.Input = in
 	if f, ok, err := stringField(raw, "response_format"); err != nil {
@@ -192,8 +194,8 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 		return Speech{}, err
 	} else if ok {
 		if f != StreamAudio && f != StreamSSE {
-			return Speech{}, BadRequest(CodeInvalidValue, "stream_format",
-				"Invalid stream_format %s: supported values are audio, sse.", Echo(f))
+			return Speech{}, fault.BadRequest(fault.CodeInvalidValue, "stream_format",
+				"Invalid stream_format %s: supported values are audio, sse.", fault.Echo(f))
 		}
 		s.StreamFormat = f
 	}
@@ -206,20 +208,20 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 	}
 	if v, ok := raw["strict_tags"]; ok && !isNull(v) {
 		if err := json.Unmarshal(v, &s.StrictTags); err != nil {
-			return Speech{}, BadRequest(CodeInvalidType, "strict_tags", "strict_tags must be a boolean, got %s.", kind(v))
+			return Speech{}, fault.BadRequest(fault.CodeInvalidType, "strict_tags", "strict_tags must be a boolean, got %s.", kind(v))
 		}
 	}
 	if f, ok, err := stringField(raw, "input_format"); err != nil {
 		return Speech{}, err
 	} else if ok {
 		if f != InputText && f != InputSSML {
-			return Speech{}, BadRequest(CodeInvalidValue, "input_format", "Invalid input_format %s: supported values are text, ssml.", Echo(f))
+			return Speech{}, fault.BadRequest(fault.CodeInvalidValue, "input_format", "Invalid input_format %s: supported values are text, ssml.", fault.Echo(f))
 		}
 		s.InputFormat = f
 	}
 	if v, ok := raw["normalize"]; ok && !isNull(v) {
 		if err := json.Unmarshal(v, &s.Normalize); err != nil {
-			return Speech{}, BadRequest(CodeInvalidType, "normalize", "normalize must be a boolean, got %s.", kind(v))
+			return Speech{}, fault.BadRequest(fault.CodeInvalidType, "normalize", "normalize must be a boolean, got %s.", kind(v))
 		}
 	}
 	if s.Lexicons, err = lexiconsField(raw); err != nil {
@@ -228,7 +230,7 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 	if v, ok := raw["seed"]; ok && !isNull(v) {
 		var n int64
 		if err := json.Unmarshal(v, &n); err != nil || n == 0 {
-			return Speech{}, BadRequest(CodeInvalidValue, "seed", "seed must be a whole number other than 0, from -2^63 to 2^63-1, not %s.", Echo(Clip(string(v), 40)))
+			return Speech{}, fault.BadRequest(fault.CodeInvalidValue, "seed", "seed must be a whole number other than 0, from -2^63 to 2^63-1, not %s.", fault.Echo(fault.Clip(string(v), 40)))
 		}
 		s.Seed = n
 	}
@@ -248,15 +250,15 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 // example shows one in the message of the 400.
 func decodeObject(body []byte, example string) (map[string]json.RawMessage, error) {
 	if !utf8.Valid(body) {
-		return nil, BadRequest(CodeInvalidJSON, "", "The request body is not valid UTF-8.")
+		return nil, fault.BadRequest(fault.CodeInvalidJSON, "", "The request body is not valid UTF-8.")
 	}
 	var raw map[string]json.RawMessage
 	if err := decodeStrict(body, &raw); err != nil {
-		return nil, BadRequest(CodeInvalidJSON, "", "We could not parse the JSON body of your request: %s. "+
+		return nil, fault.BadRequest(fault.CodeInvalidJSON, "", "We could not parse the JSON body of your request: %s. "+
 			"Send a JSON object such as %s.", describeJSONError(err), example)
 	}
 	if raw == nil {
-		return nil, BadRequest(CodeInvalidJSON, "", "The request body must be a JSON object, not null.")
+		return nil, fault.BadRequest(fault.CodeInvalidJSON, "", "The request body must be a JSON object, not null.")
 	}
 	return raw, nil
 }
@@ -323,11 +325,11 @@ func numberValue(v json.RawMessage, name string) (float64, error) {
 	case err == nil:
 		return x, nil
 	case kind(v) != "a number":
-		return 0, BadRequest(CodeInvalidType, name, "%s must be a number, got %s.", name, kind(v))
+		return 0, fault.BadRequest(fault.CodeInvalidType, name, "%s must be a number, got %s.", name, kind(v))
 	case bytes.HasPrefix(bytes.TrimSpace(v), []byte("-")):
-		return 0, BadRequest(CodeDecimalTooSmall, name, "%s %s is out of range.", name, Clip(string(bytes.TrimSpace(v)), maxEcho))
+		return 0, fault.BadRequest(fault.CodeDecimalTooSmall, name, "%s %s is out of range.", name, fault.Clip(string(bytes.TrimSpace(v)), fault.MaxEcho))
 	default:
-		return 0, BadRequest(CodeDecimalTooLarge, name, "%s %s is out of range.", name, Clip(string(bytes.TrimSpace(v)), maxEcho))
+		return 0, fault.BadRequest(fault.CodeDecimalTooLarge, name, "%s %s is out of range.", name, fault.Clip(string(bytes.TrimSpace(v)), fault.MaxEcho))
 	}
 }
 
@@ -339,7 +341,7 @@ func stringField(raw map[string]json.RawMessage, name string) (s string, ok bool
 		return "", false, nil
 	}
 	if err := json.Unmarshal(v, &s); err != nil {
-		return "", false, BadRequest(CodeInvalidType, name, "%s must be a string, got %s.", name, kind(v))
+		return "", false, fault.BadRequest(fault.CodeInvalidType, name, "%s must be a string, got %s.", name, kind(v))
 	}
 	return s, true, nil
 }
@@ -347,31 +349,31 @@ func stringField(raw map[string]json.RawMessage, name string) (s string, ok bool
 // voiceField reads "voice": a string, or an object {"id": string}.
 func voiceField(v json.RawMessage) (string, error) {
 	if v == nil || isNull(v) {
-		return "", BadRequest(CodeMissingParameter, "voice", "Missing required parameter: 'voice'.")
+		return "", fault.BadRequest(fault.CodeMissingParameter, "voice", "Missing required parameter: 'voice'.")
 	}
 	var id string
 	switch kind(v) {
 	case "a string":
 		if err := json.Unmarshal(v, &id); err != nil {
-			return "", BadRequest(CodeInvalidType, "voice", "voice must be a string or {\"id\": string}.")
+			return "", fault.BadRequest(fault.CodeInvalidType, "voice", "voice must be a string or {\"id\": string}.")
 		}
 	case "an object":
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(v, &obj); err != nil {
-			return "", BadRequest(CodeInvalidType, "voice", "voice must be a string or {\"id\": string}.")
+			return "", fault.BadRequest(fault.CodeInvalidType, "voice", "voice must be a string or {\"id\": string}.")
 		}
 		idv, ok := obj["id"]
 		if !ok || isNull(idv) {
-			return "", BadRequest(CodeMissingParameter, "voice.id", "Missing required parameter: 'voice.id'.")
+			return "", fault.BadRequest(fault.CodeMissingParameter, "voice.id", "Missing required parameter: 'voice.id'.")
 		}
 		if err := json.Unmarshal(idv, &id); err != nil {
-			return "", BadRequest(CodeInvalidType, "voice.id", "voice.id must be a string, got %s.", kind(idv))
+			return "", fault.BadRequest(fault.CodeInvalidType, "voice.id", "voice.id must be a string, got %s.", kind(idv))
 		}
 	default:
-		return "", BadRequest(CodeInvalidType, "voice", "voice must be a string or {\"id\": string}, got %s.", kind(v))
+		return "", fault.BadRequest(fault.CodeInvalidType, "voice", "voice must be a string or {\"id\": string}, got %s.", kind(v))
 	}
 	if id == "" {
-		return "", BadRequest(CodeStringTooShort, "voice", "voice must not be empty.")
+		return "", fault.BadRequest(fault.CodeStringTooShort, "voice", "voice must not be empty.")
 	}
 	return id, nil
 }

@@ -3,23 +3,16 @@ package wire
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net/http"
 	"slices"
 	"strings"
-	"time"
-	"unicode/utf8"
 
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/voices"
 )
 
 // MaxVoiceName is the longest name of a voice clone, in characters.
 const MaxVoiceName = 100
-
-// CodeUnknownParameter is the code of a request field the endpoint does
-// not know, where a typo would otherwise be ignored silently.
-const CodeUnknownParameter = "unknown_parameter"
 
 // audioFields are body fields a client uploading a voice sample might
 // send in JSON; recordings come as multipart/form-data.
@@ -43,7 +36,7 @@ type VoiceCreate struct {
 
 // ParseVoiceCreate decodes and checks a POST /v1/voices body. Every
 // failure is a *Error with status 400 naming the field at fault; unknown
-// fields are refused, and audio fields get CloningFromAudio.
+// fields are refused, and audio fields get fault.CloningFromAudio.
 func ParseVoiceCreate(body []byte) (VoiceCreate, error) {
 	raw, err := decodeObject(body, `{"name":"...","base_voice":"..."}`)
 	if err != nil {
@@ -51,7 +44,7 @@ func ParseVoiceCreate(body []byte) (VoiceCreate, error) {
 	}
 	for _, f := range audioFields {
 		if _, ok := raw[f]; ok {
-			return VoiceCreate{}, CloningFromAudio(f)
+			return VoiceCreate{}, fault.CloningFromAudio(f)
 		}
 	}
 	known := []string{"id", "name", "base_voice", "speed", "pitch", "range", "volume", "whisper"}
@@ -63,8 +56,8 @@ func ParseVoiceCreate(body []byte) (VoiceCreate, error) {
 		}
 	}) {
 		if !slices.Contains(known, f) {
-			return VoiceCreate{}, BadRequest(CodeUnknownParameter, f, "Unknown parameter: '%s'. Known parameters: %s.",
-				printableField(f), strings.Join(known, ", "))
+			return VoiceCreate{}, fault.BadRequest(fault.CodeUnknownParameter, f, "Unknown parameter: '%s'. Known parameters: %s.",
+				fault.PrintableField(f), strings.Join(known, ", "))
 		}
 	}
 	var v VoiceCreate
@@ -74,13 +67,13 @@ func ParseVoiceCreate(body []byte) (VoiceCreate, error) {
 	} else if ok {
 		var bad *voices.IDError
 		if err := voices.ValidateID(v.ID); errors.As(err, &bad) {
-			return VoiceCreate{}, BadRequest(CodeInvalidValue, "id", "%s.", bad.Reason)
+			return VoiceCreate{}, fault.BadRequest(fault.CodeInvalidValue, "id", "%s.", bad.Reason)
 		}
 	}
 	if v.Name, ok, err = stringField(raw, "name"); err != nil {
 		return VoiceCreate{}, err
 	} else if !ok {
-		return VoiceCreate{}, BadRequest(CodeMissingParameter, "name", "Missing required parameter: 'name'.")
+		return VoiceCreate{}, fault.BadRequest(fault.CodeMissingParameter, "name", "Missing required parameter: 'name'.")
 	}
 	if err := checkVoiceName(v.Name); err != nil {
 		return VoiceCreate{}, err
@@ -88,10 +81,10 @@ func ParseVoiceCreate(body []byte) (VoiceCreate, error) {
 	if v.BaseVoice, ok, err = stringField(raw, "base_voice"); err != nil {
 		return VoiceCreate{}, err
 	} else if !ok {
-		return VoiceCreate{}, BadRequest(CodeMissingParameter, "base_voice", "Missing required parameter: 'base_voice'.")
+		return VoiceCreate{}, fault.BadRequest(fault.CodeMissingParameter, "base_voice", "Missing required parameter: 'base_voice'.")
 	}
 	if v.BaseVoice == "" {
-		return VoiceCreate{}, BadRequest(CodeStringTooShort, "base_voice", "base_voice must not be empty.")
+		return VoiceCreate{}, fault.BadRequest(fault.CodeStringTooShort, "base_voice", "base_voice must not be empty.")
 	}
 	for _, f := range []struct {
 		name string
@@ -104,7 +97,7 @@ func ParseVoiceCreate(body []byte) (VoiceCreate, error) {
 	if w, present := raw["whisper"]; present && !isNull(w) {
 		var b bool
 		if err := json.Unmarshal(w, &b); err != nil {
-			return VoiceCreate{}, BadRequest(CodeInvalidType, "whisper", "whisper must be a boolean, got %s.", kind(w))
+			return VoiceCreate{}, fault.BadRequest(fault.CodeInvalidType, "whisper", "whisper must be a boolean, got %s.", kind(w))
 		}
 		v.Whisper = &b
 	}
@@ -123,60 +116,6 @@ func numberField(raw map[string]json.RawMessage, name string) (*float64, error) 
 	}
 	return &x, nil
 }
-
-// printableField shortens and cleans a client's field name for a message.
-func printableField(f string) string {
-	f = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, f)
-	if utf8.RuneCountInString(f) > 40 {
-		f = string([]rune(f)[:40]) + "…"
-	}
-	return f
-}
-
-// CloningFromAudio is the 400 for a voice-creation request carrying audio.
-func CloningFromAudio(param string) *Error {
-	return BadRequest(CodeInvalidValue, param, "Cloning from audio is not supported in a JSON body: upload the recording as "+
-		"multipart/form-data (fields name and audio, optionally model, temperature, steps and seed). A JSON body makes a derived voice, "+
-		"a base_voice with stored speed, pitch, range, volume and whisper settings.")
-}
-
-// VoiceNotFound is the 404 of GET and DELETE /v1/voices/{id}, for a clone
-// that does not exist or belongs to another account.
-func VoiceNotFound(id string) *Error {
-	return &Error{Status: http.StatusNotFound, Type: TypeInvalidRequest, Code: CodeVoiceNotFound, Param: "id",
-		Message: fmt.Sprintf("You have no voice clone %q. GET /v1/voices lists yours.", printableField(id))}
-}
-
-// UnknownBaseVoice is the 400 for a base_voice the caller may not use.
-func UnknownBaseVoice(id string) *Error {
-	return BadRequest(CodeInvalidValue, "base_voice", "The base_voice %q is unknown. GET /v1/models lists the voices this key may use.",
-		printableField(id))
-}
-
-// VoiceIDTaken is the 409 for an id the caller's own clone has.
-func VoiceIDTaken(id string) *Error {
-	return &Error{Status: http.StatusConflict, Type: TypeInvalidRequest, Code: CodeVoiceExists, Param: "id",
-		Message: fmt.Sprintf("You have a voice clone %q already; choose another id or leave id out.", id)}
-}
-
-// VoiceIDReserved is the 400 for a clone id that names a global voice or
-// an alias (listed by /v1/models), which no clone may take.
-func VoiceIDReserved(id string) *Error {
-	return BadRequest(CodeInvalidValue, "id", "The voice id %q names a built-in voice; choose another or leave id out.", id)
-}
-
-// VoiceLimit is a clone creation past the account's limit.
-func VoiceLimit(max int) *Error {
-	return BadRequest(CodeVoiceLimit, "", "This account holds %d voice clones, the most it may; delete one first.", max)
-}
-
-// CodeVoiceExists is the code of VoiceIDTaken.
-const CodeVoiceExists = "voice_exists"
 
 // Voice is the JSON of a voice clone.
 type Voice struct {
@@ -227,14 +166,4 @@ func FromStoredVoices(vs []store.Voice) VoiceList {
 		l.Data = append(l.Data, FromStoredVoice(v))
 	}
 	return l
-}
-
-// VoiceLoadLimit is a speech request refused because it would load a
-// voice (one not in the server's memory) while its account has caused
-// perMinute loads in the last minute: retry after retry.
-func VoiceLoadLimit(perMinute int, retry time.Duration) *Error {
-	secs := max(1, int(retry.Seconds()+0.999))
-	return &Error{Status: http.StatusTooManyRequests, Type: TypeRateLimit, Code: CodeRateLimit, RetryAfter: time.Duration(secs) * time.Second,
-		Message: fmt.Sprintf("Voice load limit reached: this account may cause at most %d voice loads a minute on this server "+
-			"(a voice not in memory is loaded for the request that uses it); retry in %d s, or keep to fewer voices at a time.", perMinute, secs)}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/store"
 )
 
@@ -53,23 +54,23 @@ func TestParseVoiceCreateErrors(t *testing.T) {
 	tests := []struct {
 		name, body, code, param string
 	}{
-		{"not JSON", `{`, CodeInvalidJSON, ""},
-		{"null", `null`, CodeInvalidJSON, ""},
-		{"trailing", `{"name":"x","base_voice":"b"}}`, CodeInvalidJSON, ""},
-		{"no name", `{"base_voice":"b"}`, CodeMissingParameter, "name"},
-		{"blank name", `{"name":"  ","base_voice":"b"}`, CodeStringTooShort, "name"},
-		{"long name", `{"name":"` + strings.Repeat("é", MaxVoiceName+1) + `","base_voice":"b"}`, CodeStringTooLong, "name"},
-		{"name not a string", `{"name":1,"base_voice":"b"}`, CodeInvalidType, "name"},
-		{"no base", `{"name":"x"}`, CodeMissingParameter, "base_voice"},
-		{"empty base", `{"name":"x","base_voice":""}`, CodeStringTooShort, "base_voice"},
-		{"bad id", `{"id":"a b","name":"x","base_voice":"b"}`, CodeInvalidValue, "id"},
-		{"empty id", `{"id":"","name":"x","base_voice":"b"}`, CodeInvalidValue, "id"},
-		{"speed string", `{"name":"x","base_voice":"b","speed":"2"}`, CodeInvalidType, "speed"},
-		{"whisper not bool", `{"name":"x","base_voice":"b","whisper":"yes"}`, CodeInvalidType, "whisper"},
-		{"unknown field", `{"name":"x","base_voice":"b","pich":2}`, CodeUnknownParameter, "pich"},
-		{"audio", `{"name":"x","base_voice":"b","audio":"UklGRg=="}`, CodeInvalidValue, "audio"},
-		{"file", `{"name":"x","file":"sample.wav"}`, CodeInvalidValue, "file"},
-		{"audio_url", `{"audio_url":"https://example.com/a.wav"}`, CodeInvalidValue, "audio_url"},
+		{"not JSON", `{`, fault.CodeInvalidJSON, ""},
+		{"null", `null`, fault.CodeInvalidJSON, ""},
+		{"trailing", `{"name":"x","base_voice":"b"}}`, fault.CodeInvalidJSON, ""},
+		{"no name", `{"base_voice":"b"}`, fault.CodeMissingParameter, "name"},
+		{"blank name", `{"name":"  ","base_voice":"b"}`, fault.CodeStringTooShort, "name"},
+		{"long name", `{"name":"` + strings.Repeat("é", MaxVoiceName+1) + `","base_voice":"b"}`, fault.CodeStringTooLong, "name"},
+		{"name not a string", `{"name":1,"base_voice":"b"}`, fault.CodeInvalidType, "name"},
+		{"no base", `{"name":"x"}`, fault.CodeMissingParameter, "base_voice"},
+		{"empty base", `{"name":"x","base_voice":""}`, fault.CodeStringTooShort, "base_voice"},
+		{"bad id", `{"id":"a b","name":"x","base_voice":"b"}`, fault.CodeInvalidValue, "id"},
+		{"empty id", `{"id":"","name":"x","base_voice":"b"}`, fault.CodeInvalidValue, "id"},
+		{"speed string", `{"name":"x","base_voice":"b","speed":"2"}`, fault.CodeInvalidType, "speed"},
+		{"whisper not bool", `{"name":"x","base_voice":"b","whisper":"yes"}`, fault.CodeInvalidType, "whisper"},
+		{"unknown field", `{"name":"x","base_voice":"b","pich":2}`, fault.CodeUnknownParameter, "pich"},
+		{"audio", `{"name":"x","base_voice":"b","audio":"UklGRg=="}`, fault.CodeInvalidValue, "audio"},
+		{"file", `{"name":"x","file":"sample.wav"}`, fault.CodeInvalidValue, "file"},
+		{"audio_url", `{"audio_url":"https://example.com/a.wav"}`, fault.CodeInvalidValue, "audio_url"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,12 +100,12 @@ func TestVoiceJSON(t *testing.T) {
 	if b, _ := json.Marshal(FromStoredVoices(nil)); string(b) != `{"object":"list","data":[]}` {
 		t.Errorf("empty list: %s", b)
 	}
-	e := VoiceNotFound("x")
-	if e.Status != 404 || e.Type != TypeInvalidRequest || e.Param != "id" {
-		t.Errorf("VoiceNotFound = %+v", e)
+	e := fault.VoiceNotFound("x")
+	if e.Status != 404 || e.Type != fault.TypeInvalidRequest || e.Param != "id" {
+		t.Errorf("fault.VoiceNotFound = %+v", e)
 	}
-	if e := VoiceIDTaken("x"); e.Status != 409 || e.Code != CodeVoiceExists {
-		t.Errorf("VoiceIDTaken = %+v", e)
+	if e := fault.VoiceIDTaken("x"); e.Status != 409 || e.Code != fault.CodeVoiceExists {
+		t.Errorf("fault.VoiceIDTaken = %+v", e)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/tags"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
@@ -48,37 +49,37 @@ func TestParseSpeechErrors(t *testing.T) {
 	for _, tc := range []struct {
 		body, code, param string
 	}{
-		{`{`, CodeInvalidJSON, ""},
-		{``, CodeInvalidJSON, ""},
-		{`null`, CodeInvalidJSON, ""},
-		{`{} {}`, CodeInvalidJSON, ""},
-		{`{"voice":"a","input":"hi"}}`, CodeInvalidJSON, ""},
-		{`{"voice":"a","input":"hi"}]`, CodeInvalidJSON, ""},
-		{`{"voice":"a","input":"hi"} } ]`, CodeInvalidJSON, ""},
-		{`{"voice":"a","input":"hi"}}0`, CodeInvalidJSON, ""},
-		{"{\"voice\":\"a\",\"input\":\"\xff\"}", CodeInvalidJSON, ""},
-		{`{"input":"hi"}`, CodeMissingParameter, "voice"},
-		{`{"voice":true,"input":"hi"}`, CodeInvalidType, "voice"},
-		{`{"voice":{"name":"a"},"input":"hi"}`, CodeMissingParameter, "voice.id"},
-		{`{"voice":"a"}`, CodeMissingParameter, "input"},
-		{`{"voice":"a","input":""}`, CodeStringTooShort, "input"},
-		{`{"voice":"a","input":"hi","response_format":7}`, CodeInvalidType, "response_format"},
-		{`{"voice":"a","input":"hi","speed":1e400}`, CodeDecimalTooLarge, "speed"},
-		{`{"voice":"a","input":"hi","speed":[1]}`, CodeInvalidType, "speed"},
-		{`{"voice":"a","input":"hi","stream_format":"x"}`, CodeInvalidValue, "stream_format"},
-		{`{"voice":"a","input":"hi","strict_tags":1}`, CodeInvalidType, "strict_tags"},
-		{`{"voice":"a","input":"hi","normalize":"no"}`, CodeInvalidType, "normalize"},
-		{`{"voice":"a","input":"hi","seed":0}`, CodeInvalidValue, "seed"},
-		{`{"voice":"a","input":"hi","seed":1.5}`, CodeInvalidValue, "seed"},
-		{`{"voice":"a","input":"hi","seed":"7"}`, CodeInvalidValue, "seed"},
-		{`{"voice":"a","input":"hi","seed":1e30}`, CodeInvalidValue, "seed"},
-		{`{"voice":"a","input":"hi","lexicons":"lex_a"}`, CodeInvalidType, "lexicons"},
-		{`{"voice":"a","input":"hi","lexicons":["lex_a",1]}`, CodeInvalidType, "lexicons"},
-		{`{"voice":"a","input":"hi","lexicons":[""]}`, CodeInvalidValue, "lexicons"},
+		{`{`, fault.CodeInvalidJSON, ""},
+		{``, fault.CodeInvalidJSON, ""},
+		{`null`, fault.CodeInvalidJSON, ""},
+		{`{} {}`, fault.CodeInvalidJSON, ""},
+		{`{"voice":"a","input":"hi"}}`, fault.CodeInvalidJSON, ""},
+		{`{"voice":"a","input":"hi"}]`, fault.CodeInvalidJSON, ""},
+		{`{"voice":"a","input":"hi"} } ]`, fault.CodeInvalidJSON, ""},
+		{`{"voice":"a","input":"hi"}}0`, fault.CodeInvalidJSON, ""},
+		{"{\"voice\":\"a\",\"input\":\"\xff\"}", fault.CodeInvalidJSON, ""},
+		{`{"input":"hi"}`, fault.CodeMissingParameter, "voice"},
+		{`{"voice":true,"input":"hi"}`, fault.CodeInvalidType, "voice"},
+		{`{"voice":{"name":"a"},"input":"hi"}`, fault.CodeMissingParameter, "voice.id"},
+		{`{"voice":"a"}`, fault.CodeMissingParameter, "input"},
+		{`{"voice":"a","input":""}`, fault.CodeStringTooShort, "input"},
+		{`{"voice":"a","input":"hi","response_format":7}`, fault.CodeInvalidType, "response_format"},
+		{`{"voice":"a","input":"hi","speed":1e400}`, fault.CodeDecimalTooLarge, "speed"},
+		{`{"voice":"a","input":"hi","speed":[1]}`, fault.CodeInvalidType, "speed"},
+		{`{"voice":"a","input":"hi","stream_format":"x"}`, fault.CodeInvalidValue, "stream_format"},
+		{`{"voice":"a","input":"hi","strict_tags":1}`, fault.CodeInvalidType, "strict_tags"},
+		{`{"voice":"a","input":"hi","normalize":"no"}`, fault.CodeInvalidType, "normalize"},
+		{`{"voice":"a","input":"hi","seed":0}`, fault.CodeInvalidValue, "seed"},
+		{`{"voice":"a","input":"hi","seed":1.5}`, fault.CodeInvalidValue, "seed"},
+		{`{"voice":"a","input":"hi","seed":"7"}`, fault.CodeInvalidValue, "seed"},
+		{`{"voice":"a","input":"hi","seed":1e30}`, fault.CodeInvalidValue, "seed"},
+		{`{"voice":"a","input":"hi","lexicons":"lex_a"}`, fault.CodeInvalidType, "lexicons"},
+		{`{"voice":"a","input":"hi","lexicons":["lex_a",1]}`, fault.CodeInvalidType, "lexicons"},
+		{`{"voice":"a","input":"hi","lexicons":[""]}`, fault.CodeInvalidValue, "lexicons"},
 	} {
 		_, err := ParseSpeech([]byte(tc.body), "")
 		var we *Error
-		if !errors.As(err, &we) || we.Status != 400 || we.Code != tc.code || we.Param != tc.param || we.Type != TypeInvalidRequest {
+		if !errors.As(err, &we) || we.Status != 400 || we.Code != tc.code || we.Param != tc.param || we.Type != fault.TypeInvalidRequest {
 			t.Errorf("ParseSpeech(%q) error %+v; want code %q param %q", tc.body, we, tc.code, tc.param)
 		}
 	}
@@ -101,23 +102,23 @@ func TestToError(t *testing.T) {
 		typ, code string
 		param     string
 	}{
-		{fmt.Errorf("%w %q", engine.ErrUnknownVoice, "x"), 404, TypeProxy, CodeVoiceNotFound, "voice"},
-		{fmt.Errorf("tts: %w", &engine.UnsupportedVoiceError{Voice: "x", Reason: "it is Klingon"}), 400, TypeInvalidRequest, CodeInvalidValue, "voice"},
-		{tts.ErrEmptyInput, 400, TypeInvalidRequest, CodeStringTooShort, "input"},
-		{&tts.InputTooLongError{Length: 5000, Max: 4096}, 400, TypeInvalidRequest, CodeStringTooLong, "input"},
-		{&tts.AudioLimitError{Limit: time.Minute}, 400, TypeInvalidRequest, CodeAudioTooLong, "input"},
-		{&tts.SpeedError{Speed: 5, Min: 0.25, Max: 4}, 400, TypeInvalidRequest, CodeDecimalTooLarge, "speed"},
-		{&tts.SpeedError{Speed: 0.1, Min: 0.25, Max: 4}, 400, TypeInvalidRequest, CodeDecimalTooSmall, "speed"},
-		{&voices.SettingError{Setting: "range", Value: 3, Min: 0.5, Max: 2}, 400, TypeInvalidRequest, CodeDecimalTooLarge, "range"},
-		{&tts.FormatError{Format: encode.Format{Name: "aac"}, Supported: []string{"wav"}, Err: errors.New("unknown")}, 400, TypeInvalidRequest, CodeInvalidValue, "response_format"},
-		{&tts.FormatError{Format: encode.Format{Name: "wav", SampleRate: 3}, Supported: []string{"wav"}, Err: errors.New("rate")}, 400, TypeInvalidRequest, CodeUnsupportedFormat, "response_format"},
-		{fmt.Errorf("%w: %w", tts.ErrBadTags, &tags.StrictError{}), 400, TypeInvalidRequest, CodeInvalidTags, "input"},
-		{errors.New("engine exploded"), 502, TypeProxy, CodeEngineError, ""},
-		{BodyTooLarge(5), 413, TypeInvalidRequest, CodeBodyTooLarge, ""},
+		{fmt.Errorf("%w %q", engine.ErrUnknownVoice, "x"), 404, fault.TypeProxy, fault.CodeVoiceNotFound, "voice"},
+		{fmt.Errorf("tts: %w", &engine.UnsupportedVoiceError{Voice: "x", Reason: "it is Klingon"}), 400, fault.TypeInvalidRequest, fault.CodeInvalidValue, "voice"},
+		{tts.ErrEmptyInput, 400, fault.TypeInvalidRequest, fault.CodeStringTooShort, "input"},
+		{&tts.InputTooLongError{Length: 5000, Max: 4096}, 400, fault.TypeInvalidRequest, fault.CodeStringTooLong, "input"},
+		{&tts.AudioLimitError{Limit: time.Minute}, 400, fault.TypeInvalidRequest, fault.CodeAudioTooLong, "input"},
+		{&tts.SpeedError{Speed: 5, Min: 0.25, Max: 4}, 400, fault.TypeInvalidRequest, fault.CodeDecimalTooLarge, "speed"},
+		{&tts.SpeedError{Speed: 0.1, Min: 0.25, Max: 4}, 400, fault.TypeInvalidRequest, fault.CodeDecimalTooSmall, "speed"},
+		{&voices.SettingError{Setting: "range", Value: 3, Min: 0.5, Max: 2}, 400, fault.TypeInvalidRequest, fault.CodeDecimalTooLarge, "range"},
+		{&tts.FormatError{Format: encode.Format{Name: "aac"}, Supported: []string{"wav"}, Err: errors.New("unknown")}, 400, fault.TypeInvalidRequest, fault.CodeInvalidValue, "response_format"},
+		{&tts.FormatError{Format: encode.Format{Name: "wav", SampleRate: 3}, Supported: []string{"wav"}, Err: errors.New("rate")}, 400, fault.TypeInvalidRequest, fault.CodeUnsupportedFormat, "response_format"},
+		{fmt.Errorf("%w: %w", tts.ErrBadTags, &tags.StrictError{}), 400, fault.TypeInvalidRequest, fault.CodeInvalidTags, "input"},
+		{errors.New("engine exploded"), 502, fault.TypeProxy, fault.CodeEngineError, ""},
+		{fault.BodyTooLarge(5), 413, fault.TypeInvalidRequest, fault.CodeBodyTooLarge, ""},
 	} {
-		got := ToError(tc.err, "x")
+		got := fault.ToError(tc.err, "x")
 		if got.Status != tc.status || got.Type != tc.typ || got.Code != tc.code || got.Param != tc.param {
-			t.Errorf("ToError(%v) = %+v", tc.err, got)
+			t.Errorf("fault.ToError(%v) = %+v", tc.err, got)
 		}
 	}
 }
@@ -127,8 +128,8 @@ func TestErrorJSON(t *testing.T) {
 		e    *Error
 		want string
 	}{
-		{UnknownVoice("zz"), `{"error":{"message":"The voice \"zz\" is unknown. GET /v1/models lists the voices this key may use.","type":"proxy_error","param":"voice","code":"voice_not_found"}}`},
-		{&Error{Status: 500, Message: "m", Type: TypeServer}, `{"error":{"message":"m","type":"server_error","param":null,"code":null}}`},
+		{fault.UnknownVoice("zz"), `{"error":{"message":"The voice \"zz\" is unknown. GET /v1/models lists the voices this key may use.","type":"proxy_error","param":"voice","code":"voice_not_found"}}`},
+		{&Error{Status: 500, Message: "m", Type: fault.TypeServer}, `{"error":{"message":"m","type":"server_error","param":null,"code":null}}`},
 	} {
 		b, err := json.Marshal(tc.e)
 		if err != nil || string(b) != tc.want {
@@ -164,7 +165,7 @@ func TestSSE(t *testing.T) {
 	if got := string(SSEDone(u)); got != want {
 		t.Errorf("done %q", got)
 	}
-	if got := string(SSEError(Internal("r1"))); !strings.HasPrefix(got, `data: {"error":{`) {
+	if got := string(SSEError(fault.Internal("r1"))); !strings.HasPrefix(got, `data: {"error":{`) {
 		t.Errorf("error event %q", got)
 	}
 }
@@ -184,7 +185,7 @@ func TestParseWSMessage(t *testing.T) {
 		t.Errorf("append: %+v, %v", m, err)
 	}
 	for _, bad := range []string{`{"type":`, `[1]`, `{"type":5}`, `{"type":"input.append","id":7}`, `{"type":"x"} {}`, "{\"type\":\"\xff\"}"} {
-		if _, err := ParseWSMessage([]byte(bad)); !errors.As(err, &we) || we.Code != CodeInvalidJSON {
+		if _, err := ParseWSMessage([]byte(bad)); !errors.As(err, &we) || we.Code != fault.CodeInvalidJSON {
 			t.Errorf("%q: %v, want invalid_json", bad, err)
 		}
 	}
@@ -202,8 +203,8 @@ func TestParseWSConcurrent(t *testing.T) {
 		{`{"type":"speech.create","id":"a","voice":"v","input_stream":true,"concurrent":false}`, false, ""},
 		{`{"type":"speech.create","id":"a","voice":"v","input_stream":true,"concurrent":null}`, false, ""},
 		{`{"type":"speech.create","id":"a","voice":"v","input_stream":true}`, false, ""},
-		{`{"type":"speech.create","id":"a","voice":"v","input":"Hi.","concurrent":true}`, true, CodeInvalidValue},
-		{`{"type":"speech.create","id":"a","voice":"v","input_stream":true,"concurrent":"yes"}`, false, CodeInvalidType},
+		{`{"type":"speech.create","id":"a","voice":"v","input":"Hi.","concurrent":true}`, true, fault.CodeInvalidValue},
+		{`{"type":"speech.create","id":"a","voice":"v","input_stream":true,"concurrent":"yes"}`, false, fault.CodeInvalidType},
 		{`{"type":"input.append","id":"a","text":"Hi","concurrent":true}`, false, ""},
 	} {
 		m, err := ParseWSMessage([]byte(tc.msg))
@@ -233,7 +234,7 @@ func TestWSAudioMessage(t *testing.T) {
 	if string(b) != `{"type":"speech.audio","id":"c1","audio":"AAEC"}` {
 		t.Errorf("speech.audio %s", b)
 	}
-	if e := TooManyContexts(5); e.Status != 429 || e.Code != CodeTooManyContexts || !strings.Contains(e.Message, "5") {
+	if e := fault.TooManyContexts(5); e.Status != 429 || e.Code != fault.CodeTooManyContexts || !strings.Contains(e.Message, "5") {
 		t.Errorf("too many contexts %+v", e)
 	}
 }

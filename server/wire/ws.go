@@ -2,8 +2,9 @@ package wire
 
 import (
 	"encoding/json"
-	"fmt"
-	"net/http"
+
+	"github.com/voxkit/voxkit/server/internal/fault"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 )
 
 // WebSocket message types (see docs/server.md, "WebSocket").
@@ -68,7 +69,7 @@ func ParseWSMessage(data []byte) (WSIncoming, error) {
 		}
 	}
 	if err != nil {
-		return WSIncoming{}, BadRequest(CodeInvalidJSON, "", "Messages must be JSON text objects with a \"type\".")
+		return WSIncoming{}, fault.BadRequest(fault.CodeInvalidJSON, "", "Messages must be JSON text objects with a \"type\".")
 	}
 	if m.Type == WSCreate {
 		m.Speech, m.SpeechErr = speechOf(raw, "pcm")
@@ -89,24 +90,13 @@ func concurrentField(raw map[string]json.RawMessage, stream bool) (bool, error) 
 	}
 	var c bool
 	if err := json.Unmarshal(v, &c); err != nil {
-		return false, BadRequest(CodeInvalidType, "concurrent", "concurrent must be a boolean, got %s.", kind(v))
+		return false, fault.BadRequest(fault.CodeInvalidType, "concurrent", "concurrent must be a boolean, got %s.", kind(v))
 	}
 	if c && !stream {
-		return true, BadRequest(CodeInvalidValue, "concurrent",
+		return true, fault.BadRequest(fault.CodeInvalidValue, "concurrent",
 			"Only an input stream may be concurrent: add \"input_stream\": true, or leave concurrent out to queue the request.")
 	}
 	return c, nil
-}
-
-// CodeTooManyContexts refuses a concurrent context beyond the
-// connection's limit.
-const CodeTooManyContexts = "too_many_contexts"
-
-// TooManyContexts refuses a concurrent input stream when max are open on
-// the connection already: 429 too_many_contexts.
-func TooManyContexts(max int) *Error {
-	return &Error{Status: http.StatusTooManyRequests, Type: TypeInvalidRequest, Code: CodeTooManyContexts,
-		Message: fmt.Sprintf("At most %d concurrent input streams may be open on one connection; end one (input.done or speech.cancel) first.", max)}
 }
 
 // WSAudioMessage carries a sentence's audio of a concurrent context,
@@ -168,17 +158,17 @@ type WSErrorMsg struct {
 	Error any    `json:"error"` // Error.Object()
 }
 
-// MaxClientID is the longest type, id or flush_id, in bytes, a client
-// message may carry: the server echoes them in its messages.
-const MaxClientID = 128
-
 // CheckEchoed refuses a type, id or flush_id longer than MaxClientID. The
 // error does not echo them.
 func (m WSClientMessage) CheckEchoed() *Error {
 	for _, f := range []struct{ param, v string }{{"type", m.Type}, {"id", m.ID}, {"flush_id", m.FlushID}} {
 		if len(f.v) > MaxClientID {
-			return BadRequest(CodeInvalidValue, f.param, "%q may be at most %d bytes long; this one has %d.", f.param, MaxClientID, len(f.v))
+			return fault.BadRequest(fault.CodeInvalidValue, f.param, "%q may be at most %d bytes long; this one has %d.", f.param, MaxClientID, len(f.v))
 		}
 	}
 	return nil
 }
+
+// MaxClientID is the longest type, id or flush_id, in bytes, a client
+// may send (vocab.MaxClientID).
+const MaxClientID = vocab.MaxClientID

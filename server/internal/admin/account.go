@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/voxkit/voxkit/server/internal/credentials"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 
@@ -34,7 +35,7 @@ func (d *door) getAccount(w http.ResponseWriter, r *http.Request) error {
 // not, it takes {"name"} and returns the account's first key.
 func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if !d.signup {
-		return &wire.Error{Status: http.StatusForbidden, Type: wire.TypeInvalidRequest, Code: wire.CodeSignupDisabled,
+		return &fault.Error{Status: http.StatusForbidden, Type: fault.TypeInvalidRequest, Code: fault.CodeSignupDisabled,
 			Message: "Sign-up is disabled on this server; ask its operator for an account."}
 	}
 	body, werr := d.body.ReadBody(w, r)
@@ -49,14 +50,14 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 		in.Account, err = wire.ParseName(body, "name", 64)
 	}
 	if err != nil {
-		return wire.ToError(err, "")
+		return fault.ToError(err, "")
 	}
 	var bad *store.NameError
 	if err := store.ValidateAccountName(in.Account); errors.As(err, &bad) {
-		return wire.BadRequest(wire.CodeInvalidValue, "name", "%s", bad.Reason)
+		return fault.BadRequest(fault.CodeInvalidValue, "name", "%s", bad.Reason)
 	}
 	if d.logins != nil && len([]rune(in.Password)) < store.MinPasswordLen {
-		return wire.WeakPassword("password", store.MinPasswordLen)
+		return fault.WeakPassword("password", store.MinPasswordLen)
 	}
 	if werr := d.reserveAttempt(w, throttle.Key{Name: "signup " + d.proxies.ClientAddress(r), Rate: signupAttempts}); werr != nil {
 		return werr
@@ -74,7 +75,7 @@ func (d *door) createAccount(w http.ResponseWriter, r *http.Request) error {
 		a, err = d.store.CreateAccount(r.Context(), in.Account)
 	}
 	if errors.Is(err, store.ErrAccountExists) {
-		return &wire.Error{Status: http.StatusConflict, Type: wire.TypeInvalidRequest, Code: wire.CodeAccountExists,
+		return &fault.Error{Status: http.StatusConflict, Type: fault.TypeInvalidRequest, Code: fault.CodeAccountExists,
 			Param: "name", Message: "An account with this name already exists."}
 	}
 	if err != nil {
@@ -116,12 +117,12 @@ func (d *door) createKey(w http.ResponseWriter, r *http.Request) error {
 	}
 	kc, err := wire.ParseKeyCreate(body)
 	if err != nil {
-		return wire.ToError(err, "")
+		return fault.ToError(err, "")
 	}
 	k, plain, err := d.store.CreateKey(r.Context(), store.NewKey{Account: route.Info(r.Context()).Account, Name: kc.Name, Scope: kc.Scope, Max: d.maxKeys})
 	switch {
 	case errors.Is(err, store.ErrLimit):
-		return wire.KeyLimit(d.maxKeys)
+		return fault.KeyLimit(d.maxKeys)
 	case err != nil:
 		return err
 	default:
@@ -135,7 +136,7 @@ func (d *door) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	k, err := d.store.RevokeKey(r.Context(), route.Info(r.Context()).Account, prefix)
 	switch {
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrAmbiguous):
-		return &wire.Error{Status: http.StatusNotFound, Type: wire.TypeInvalidRequest, Code: wire.CodeKeyNotFound,
+		return &fault.Error{Status: http.StatusNotFound, Type: fault.TypeInvalidRequest, Code: fault.CodeKeyNotFound,
 			Param: "prefix", Message: "No single key of this account starts with " + credentials.Printable(prefix) + "."}
 	case err != nil:
 		return err

@@ -13,10 +13,10 @@ import (
 	"net/netip"
 	"slices"
 
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // Options are the administration's own settings.
@@ -49,7 +49,7 @@ type Rooms struct {
 type Auth interface {
 	Authed(need store.Scope, h route.Handler) route.Handler
 	SessionToken(r *http.Request) string
-	AdmitSession(r *http.Request, token string) (string, *wire.Error)
+	AdmitSession(r *http.Request, token string) (string, *fault.Error)
 	HasHost() bool
 	HostAccount(r *http.Request) (account string, ok bool)
 }

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/lexicon"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
@@ -27,12 +28,12 @@ const maxLexiconName = 128
 // Lexicons is what the lexicon routes ask of the lexicons room
 // (lexicons.Library).
 type Lexicons interface {
-	CreateLexicon(ctx context.Context, account, name string, l *lexicon.Lexicon, pls []byte) (store.Lexicon, *wire.Error)
-	StoredLexicon(ctx context.Context, account, id, version string) (store.Lexicon, *lexicon.Lexicon, *wire.Error)
-	ListLexicons(ctx context.Context, account string) ([]store.Lexicon, *wire.Error)
-	DeleteLexicon(ctx context.Context, account, id string) (store.Lexicon, *wire.Error)
-	DefaultLexicons(ctx context.Context, account string) ([]string, *wire.Error)
-	SetDefaultLexicons(ctx context.Context, account string, ids []string) *wire.Error
+	CreateLexicon(ctx context.Context, account, name string, l *lexicon.Lexicon, pls []byte) (store.Lexicon, *fault.Error)
+	StoredLexicon(ctx context.Context, account, id, version string) (store.Lexicon, *lexicon.Lexicon, *fault.Error)
+	ListLexicons(ctx context.Context, account string) ([]store.Lexicon, *fault.Error)
+	DeleteLexicon(ctx context.Context, account, id string) (store.Lexicon, *fault.Error)
+	DefaultLexicons(ctx context.Context, account string) ([]string, *fault.Error)
+	SetDefaultLexicons(ctx context.Context, account string, ids []string) *fault.Error
 }
 
 // lexiconRoutes serve /v1/lexicons and the account's default lexicons.
@@ -56,11 +57,11 @@ func (d *lexiconRoutes) createLexicon(w http.ResponseWriter, r *http.Request) er
 	}
 	name := r.URL.Query().Get("name")
 	if utf8.RuneCountInString(name) > maxLexiconName || !utf8.ValidString(name) {
-		return wire.BadRequest(wire.CodeInvalidValue, "name", "name must be UTF-8 of at most %d characters.", maxLexiconName)
+		return fault.BadRequest(fault.CodeInvalidValue, "name", "name must be UTF-8 of at most %d characters.", maxLexiconName)
 	}
 	parsed, err := lexicon.Parse(body)
 	if err != nil {
-		return wire.BadLexicon(err)
+		return fault.BadLexicon(err)
 	}
 	stored, werr := d.lexicons.CreateLexicon(r.Context(), route.Info(r.Context()).Account, name, parsed, body)
 	if werr != nil {
@@ -123,7 +124,7 @@ func (d *lexiconRoutes) setDefaultLexicons(w http.ResponseWriter, r *http.Reques
 	}
 	in, err := wire.ParseDefaultLexicons(body)
 	if err != nil {
-		return wire.ToError(err, "")
+		return fault.ToError(err, "")
 	}
 	if werr := d.lexicons.SetDefaultLexicons(r.Context(), route.Info(r.Context()).Account, in.Lexicons); werr != nil {
 		return werr

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/server/internal/credentials"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 
@@ -110,7 +111,7 @@ func (d *signin) signIn(w http.ResponseWriter, r *http.Request) error {
 	}
 	in, err := wire.ParseSignIn(body, "account")
 	if err != nil {
-		return wire.ToError(err, "")
+		return fault.ToError(err, "")
 	}
 	if werr := d.checkPassword(w, r, in.Account, in.Password); werr != nil {
 		return werr
@@ -128,7 +129,7 @@ func (d *signin) signIn(w http.ResponseWriter, r *http.Request) error {
 func (d *signin) signOut(w http.ResponseWriter, r *http.Request) error {
 	token := d.auth.SessionToken(r)
 	if token != "" {
-		if _, werr := d.auth.AdmitSession(r, token); werr != nil && werr.Code == wire.CodeBadCSRFToken {
+		if _, werr := d.auth.AdmitSession(r, token); werr != nil && werr.Code == fault.CodeBadCSRFToken {
 			return werr
 		}
 		if err := d.logins.DeleteSession(r.Context(), store.HashKey(token)); err != nil {
@@ -150,15 +151,15 @@ func (d *signin) changePassword(w http.ResponseWriter, r *http.Request) error {
 	}
 	pc, err := wire.ParsePasswordChange(body)
 	if err != nil {
-		return wire.ToError(err, "")
+		return fault.ToError(err, "")
 	}
 	if len([]rune(pc.New)) < store.MinPasswordLen {
-		return wire.WeakPassword("new_password", store.MinPasswordLen)
+		return fault.WeakPassword("new_password", store.MinPasswordLen)
 	}
 	account := route.Info(r.Context()).Account
 	if werr := d.checkPassword(w, r, account, pc.Current); werr != nil {
-		if werr.Code == wire.CodeInvalidCredentials {
-			return &wire.Error{Status: http.StatusBadRequest, Type: wire.TypeInvalidRequest, Code: wire.CodeInvalidCredentials,
+		if werr.Code == fault.CodeInvalidCredentials {
+			return &fault.Error{Status: http.StatusBadRequest, Type: fault.TypeInvalidRequest, Code: fault.CodeInvalidCredentials,
 				Param: "current_password", Message: "The current password is wrong."}
 		}
 		return werr
@@ -232,7 +233,7 @@ func (d *signin) setCookie(w http.ResponseWriter, r *http.Request, token string,
 // checkPassword checks account's password under the throttle. Every
 // refusal says the same whether the account exists or not, and takes as
 // long.
-func (d *signin) checkPassword(w http.ResponseWriter, r *http.Request, account, password string) *wire.Error {
+func (d *signin) checkPassword(w http.ResponseWriter, r *http.Request, account, password string) *fault.Error {
 	keys := []throttle.Key{{Name: "account " + account, Rate: accountAttempts}, {Name: "address " + d.proxies.ClientAddress(r), Rate: addressAttempts}}
 	if werr := d.reserveAttempt(w, keys...); werr != nil {
 		return werr
@@ -244,7 +245,7 @@ func (d *signin) checkPassword(w http.ResponseWriter, r *http.Request, account, 
 		hash = decoyHash()
 	case err != nil:
 		d.log.Error("server: reading password", "err", err, "request_id", route.RequestID(r.Context()))
-		return wire.Internal(route.RequestID(r.Context()))
+		return fault.Internal(route.RequestID(r.Context()))
 	}
 	if werr := d.acquireHashing(w, r.Context()); werr != nil {
 		return werr
@@ -256,7 +257,7 @@ func (d *signin) checkPassword(w http.ResponseWriter, r *http.Request, account, 
 	}
 	if !ok || !known {
 		d.log.Info("server: sign-in refused", "account", credentials.Printable(account), "address", d.proxies.ClientAddress(r), "request_id", route.RequestID(r.Context()))
-		return wire.InvalidCredentials()
+		return fault.InvalidCredentials()
 	}
 	d.attempts.Refund(keys...)
 	return nil
@@ -264,28 +265,28 @@ func (d *signin) checkPassword(w http.ResponseWriter, r *http.Request, account, 
 
 // reserveAttempt takes an attempt from every key's bucket, or answers
 // 429 with how long until each has one.
-func (d *signin) reserveAttempt(w http.ResponseWriter, keys ...throttle.Key) *wire.Error {
+func (d *signin) reserveAttempt(w http.ResponseWriter, keys ...throttle.Key) *fault.Error {
 	if wait := d.attempts.Reserve(keys...); wait > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
-		return wire.TooManyAttempts(wait)
+		return fault.TooManyAttempts(wait)
 	}
 	return nil
 }
 
 // acquireHashing waits for one of the maxHashing hashing slots, unless
 // maxHashQueue attempts wait already: then 429 at once.
-func (d *signin) acquireHashing(w http.ResponseWriter, ctx context.Context) *wire.Error {
+func (d *signin) acquireHashing(w http.ResponseWriter, ctx context.Context) *fault.Error {
 	if d.hashWaiting.Add(1) > maxHashQueue {
 		d.hashWaiting.Add(-1)
 		w.Header().Set("Retry-After", "1")
-		return wire.TooManyAttempts(time.Second)
+		return fault.TooManyAttempts(time.Second)
 	}
 	defer d.hashWaiting.Add(-1)
 	select {
 	case d.hashing <- struct{}{}:
 		return nil
 	case <-ctx.Done():
-		return wire.ToError(ctx.Err(), "")
+		return fault.ToError(ctx.Err(), "")
 	}
 }
 

@@ -8,8 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/voxkit/voxkit/server/internal/catalog"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/voices"
@@ -18,12 +21,12 @@ import (
 // Voices is what the voice routes ask of the catalog room
 // (catalog.Catalog).
 type Voices interface {
-	Voice(account, name string) (voices.Voice, *wire.Error)
+	Voice(account, name string) (voices.Voice, *fault.Error)
 	StoredVoices(ctx context.Context, account string) ([]store.Voice, error)
 	StoreVoice(ctx context.Context, sv store.Voice) (store.Voice, error)
 	DropVoice(ctx context.Context, account, id string) (store.Voice, error)
-	CloneUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (store.Voice, error)
-	EncodeUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (wire.VoiceClone, []byte, error)
+	CloneUpload(w http.ResponseWriter, r *http.Request, account string, f catalog.Form) (store.Voice, error)
+	EncodeUpload(w http.ResponseWriter, r *http.Request, account string, f catalog.Form) (vocab.Clone, []byte, error)
 }
 
 // voiceRoutes serve /v1/voices and /v1/voice-samples.
@@ -51,7 +54,7 @@ func (d *voiceRoutes) getVoice(w http.ResponseWriter, r *http.Request) error {
 	v, err := d.store.Voice(r.Context(), route.Info(r.Context()).Account, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return wire.VoiceNotFound(id)
+		return fault.VoiceNotFound(id)
 	case err != nil:
 		return err
 	default:
@@ -66,7 +69,7 @@ func (d *voiceRoutes) createVoice(w http.ResponseWriter, r *http.Request) error 
 		return d.cloneVoice(w, r)
 	}
 	if strings.HasPrefix(mt, "multipart/") || strings.HasPrefix(mt, "audio/") || mt == "application/octet-stream" {
-		return wire.CloningFromAudio("file")
+		return fault.CloningFromAudio("file")
 	}
 	body, werr := d.body.ReadBody(w, r)
 	if werr != nil {
@@ -74,12 +77,12 @@ func (d *voiceRoutes) createVoice(w http.ResponseWriter, r *http.Request) error 
 	}
 	req, err := wire.ParseVoiceCreate(body)
 	if err != nil {
-		return wire.ToError(err, "")
+		return fault.ToError(err, "")
 	}
 	ctx, account := r.Context(), route.Info(r.Context()).Account
 	base, werr := d.voices.Voice(account, req.BaseVoice)
 	if werr != nil {
-		return wire.UnknownBaseVoice(req.BaseVoice)
+		return fault.UnknownBaseVoice(req.BaseVoice)
 	}
 	sv := store.Voice{ID: req.ID, Account: account, Name: req.Name, Base: base.ID, Speed: 1, Range: 1, Volume: 1}
 	if !base.Global() {
@@ -87,7 +90,7 @@ func (d *voiceRoutes) createVoice(w http.ResponseWriter, r *http.Request) error 
 		// is the other clone's, so deleting one leaves the other intact.
 		parent, err := d.store.Voice(ctx, account, base.ID)
 		if errors.Is(err, store.ErrNotFound) {
-			return wire.UnknownBaseVoice(req.BaseVoice)
+			return fault.UnknownBaseVoice(req.BaseVoice)
 		}
 		if err != nil {
 			return err
@@ -107,7 +110,7 @@ func (d *voiceRoutes) createVoice(w http.ResponseWriter, r *http.Request) error 
 		sv.Whisper = *req.Whisper
 	}
 	if err := voices.CheckSettings(sv.Speed, sv.Pitch, sv.Range, sv.Volume); err != nil {
-		return wire.ToError(err, "")
+		return fault.ToError(err, "")
 	}
 	return d.createStoredVoice(w, r, sv)
 }

@@ -22,32 +22,34 @@
 //     the socket's core.ContextSet (transcript pieces as core.Ops, flush
 //     → flush_done, continue: false → the End, cancel →
 //     ContextSet.Cancel);
-//   - every *wire.Error as Cartesia's error shape (toError).
+//   - every *fault.Error as Cartesia's error shape (api.FromFault).
+//
+// It is handed only what it uses (Rooms): the core's speech, the socket
+// runtime, the credentials, catalog and lexicons rooms, as narrow
+// interfaces.
 package cartesia
 
 import (
-	"fmt"
 	"net/http"
-	"time"
 
-	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/cartesia/api"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // base is where the door is mounted.
 const base = "/cartesia"
 
 // door is the Cartesia door of one core.
-type door struct{ c *core.Core }
+type door struct{ c Rooms }
 
 // Mount registers the Cartesia-compatible routes on mux. A wrong method,
 // and any other path under /cartesia, are answered in Cartesia's shape.
-func Mount(mux *http.ServeMux, c *core.Core) {
+func Mount(mux *http.ServeMux, c Rooms) {
 	d := door{c}
-	answer := func(w http.ResponseWriter, r *http.Request, werr *wire.Error) { write(w, r, toError(werr)) }
+	answer := func(w http.ResponseWriter, r *http.Request, werr *fault.Error) { write(w, r, api.FromFault(werr)) }
 	handle := func(path string, m route.Methods) { route.DoorRoute(mux, c.Log, path, m, answer) }
 	speech := func(h handler) route.Handler { return d.as(store.ScopeSpeech, h) }
 	handle(base+"/voices", route.Methods{http.MethodGet: speech(d.listVoices)})
@@ -68,75 +70,26 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 	handle(base+"/tts/bytes", route.Methods{http.MethodPost: speech(d.bytes)})
 	handle(base+"/tts/sse", route.Methods{http.MethodPost: speech(d.sse)})
 	handle(base+"/tts/websocket", route.Methods{http.MethodGet: d.socket})
-	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, wire.NotFound(r.Method, r.URL.Path)) }
+	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, fault.NotFound(r.Method, r.URL.Path)) }
 	mux.HandleFunc(base, notFound)
 	mux.HandleFunc(base+"/", notFound)
 }
 
-// apiError is an error as Cartesia shapes it, over HTTP and in error
-// events.
-type apiError struct {
-	Status     int           `json:"status_code"`
-	Code       string        `json:"error_code"`
-	Title      string        `json:"title"`
-	Message    string        `json:"message"`
-	RetryAfter time.Duration `json:"-"` // as wire.Error's
-}
-
-func (e *apiError) Error() string { return e.Message }
-
-// newError is the error of status with Cartesia's code and title.
-func newError(status int, code, title, message string) *apiError {
-	return &apiError{Status: status, Code: code, Title: title, Message: message}
-}
-
-func badRequest(code, format string, args ...any) *apiError {
-	return newError(http.StatusBadRequest, code, "Invalid request", fmt.Sprintf(format, args...))
-}
-
-// toError converts voxkit's error to Cartesia's shape; nil stays nil.
-// Cartesia calls a transcript with nothing to say (tts.ErrEmptyInput,
-// as wire reports it) a missing one.
-func toError(werr *wire.Error) *apiError {
-	if werr == nil {
-		return nil
-	}
-	code := werr.Code
-	if code == wire.CodeStringTooShort && werr.Param == field {
-		code = wire.CodeMissingParameter
-	}
-	return &apiError{Status: werr.Status, Code: code, Title: http.StatusText(werr.Status), Message: werr.Message, RetryAfter: werr.RetryAfter}
-}
-
-func voiceNotFound(id string) *apiError {
-	return newError(http.StatusNotFound, wire.CodeVoiceNotFound, "Voice not found", fmt.Sprintf("No voice with id %q: list the voices with GET /voices.", id))
-}
-
-// event is the error as an event of the SSE stream or the WebSocket.
-func (e *apiError) event(contextID, requestID string) map[string]any {
-	m := map[string]any{"type": "error", "done": true, "status_code": e.Status, "error_code": e.Code,
-		"title": e.Title, "message": e.Message, "request_id": requestID}
-	if contextID != "" {
-		m["context_id"] = contextID
-	}
-	return m
-}
-
 // write answers r with e in Cartesia's shape.
-func write(w http.ResponseWriter, r *http.Request, e *apiError) {
+func write(w http.ResponseWriter, r *http.Request, e *api.Error) {
 	respond.SetRetryAfter(w.Header(), e.RetryAfter)
-	respond.WriteJSON(w, e.Status, e.event("", route.Info(r.Context()).ID))
+	respond.WriteJSON(w, e.Status, e.Event("", route.Info(r.Context()).ID))
 }
 
 // handler is a handler of the Cartesia API, for the caller's account.
-type handler func(w http.ResponseWriter, r *http.Request, account string) *apiError
+type handler func(w http.ResponseWriter, r *http.Request, account string) *api.Error
 
 // as admits the caller with the scope need and answers errors in
 // Cartesia's shape.
 func (d door) as(need store.Scope, h handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		account, werr := d.c.Auth.AdmitVendor(r, r.Header.Get("X-API-Key"), need)
-		e := toError(werr)
+		e := api.FromFault(werr)
 		if e == nil {
 			e = h(w, r, account)
 		}

@@ -2,42 +2,41 @@ package cartesia
 
 import (
 	"cmp"
-	"errors"
 	"slices"
 	"strings"
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
-	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/tts"
 )
 
 // field is Cartesia's name of the text to speak, which errors about the
 // text name (core.Job.Field).
-const field = "transcript"
+const field = api.Transcript
 
 // rates are the sample rates Cartesia names.
 var rates = []int{8000, 16000, 22050, 24000, 44100, 48000}
 
 // output returns voxkit's way to write the format; containers lists the
 // containers the endpoint takes.
-func output(o *api.OutputFormat, containers ...string) (core.Output, *apiError) {
+func output(o *api.OutputFormat, containers ...string) (core.Output, *api.Error) {
 	if o == nil {
-		return core.Output{}, badRequest(wire.CodeMissingParameter, "output_format is required: {\"container\": \"raw\", \"encoding\": \"pcm_s16le\", \"sample_rate\": 24000}, say.")
+		return core.Output{}, api.BadRequest(fault.CodeMissingParameter, "output_format is required: {\"container\": \"raw\", \"encoding\": \"pcm_s16le\", \"sample_rate\": 24000}, say.")
 	}
 	if !slices.Contains(containers, o.Container) {
-		return core.Output{}, badRequest(wire.CodeUnsupportedFormat, "output_format.container %q is not one this endpoint takes: %s.", o.Container, strings.Join(containers, ", "))
+		return core.Output{}, api.BadRequest(fault.CodeUnsupportedFormat, "output_format.container %q is not one this endpoint takes: %s.", o.Container, strings.Join(containers, ", "))
 	}
 	if !slices.Contains(rates, o.SampleRate) {
-		return core.Output{}, badRequest(wire.CodeUnsupportedFormat, "output_format.sample_rate %d is not one of 8000, 16000, 22050, 24000, 44100, 48000.", o.SampleRate)
+		return core.Output{}, api.BadRequest(fault.CodeUnsupportedFormat, "output_format.sample_rate %d is not one of 8000, 16000, 22050, 24000, 44100, 48000.", o.SampleRate)
 	}
 	f := core.Output{Format: encode.Format{Name: "pcm", SampleRate: o.SampleRate, Streaming: true}}
 	if o.Container == "mp3" {
 		f.Format.Name = "mp3"
 		f.Format.Bitrate = cmp.Or(o.BitRate, 128000)
 		if !slices.Contains([]int{32000, 64000, 96000, 128000, 192000}, f.Format.Bitrate) {
-			return core.Output{}, badRequest(wire.CodeUnsupportedFormat, "output_format.bit_rate %d is not one of 32000, 64000, 96000, 128000, 192000.", o.BitRate)
+			return core.Output{}, api.BadRequest(fault.CodeUnsupportedFormat, "output_format.bit_rate %d is not one of 32000, 64000, 96000, 128000, 192000.", o.BitRate)
 		}
 		return f, nil
 	}
@@ -54,54 +53,26 @@ func output(o *api.OutputFormat, containers ...string) (core.Output, *apiError) 
 	case "pcm_alaw":
 		f = f.Companded(encode.ALaw, encode.WAVALaw, wav)
 	default:
-		return core.Output{}, badRequest(wire.CodeUnsupportedFormat, "output_format.encoding %q is not one of pcm_s16le, pcm_f32le, pcm_mulaw, pcm_alaw.", o.Encoding)
+		return core.Output{}, api.BadRequest(fault.CodeUnsupportedFormat, "output_format.encoding %q is not one of pcm_s16le, pcm_f32le, pcm_mulaw, pcm_alaw.", o.Encoding)
 	}
 	return f, nil
-}
-
-// Speed. Cartesia documents generation_config.speed as 0.6 to 1.5 times
-// the normal rate, which is what voxkit's speed is: it maps onto
-// voxkit's speed one to one, and the range is voxkit's alone
-// (tts.CheckSpeed, 0.25 to 4; Cartesia's documented 0.6–1.5 lies within
-// it), so that the door never holds a second range that could drift
-// from it. The deprecated speed words are points of Cartesia's range.
-var speeds = map[string]float64{"slowest": 0.6, "slow": 0.8, "normal": 1, "fast": 1.25, "fastest": 1.5}
-
-// speed is the voxkit speed g asks for, 0 for the voice's own.
-func speed(g *api.Generation) (float64, *apiError) {
-	var speed float64
-	if c := g.GenerationConfig; c != nil && c.Speed != nil {
-		var bad *tts.SpeedError
-		if errors.As(tts.CheckSpeed(*c.Speed), &bad) {
-			return 0, badRequest(wire.CodeInvalidValue, "generation_config.speed %g is not between %g and %g.", bad.Speed, bad.Min, bad.Max)
-		}
-		speed = *c.Speed
-	}
-	if g.Speed != "" {
-		word, ok := speeds[g.Speed]
-		if !ok {
-			return 0, badRequest(wire.CodeInvalidValue, "speed %q is not slow, normal or fast.", g.Speed)
-		}
-		speed = cmp.Or(speed, word)
-	}
-	return speed, nil
 }
 
 // toRequest turns the api.Generation request into voxkit's request (its
 // input the transcript), and names the fields voxkit accepts and
 // ignores.
-func (d door) toRequest(account string, g api.Generation, f core.Output) (tts.Request, []string, *apiError) {
+func (d door) toRequest(account string, g api.Generation, f core.Output) (tts.Request, []string, *api.Error) {
 	if g.Voice == nil || g.Voice.ID == "" {
-		return tts.Request{}, nil, badRequest(wire.CodeMissingParameter, "voice is required: {\"mode\": \"id\", \"id\": VOICE_ID}, where the id is a voxkit voice (GET /voices).")
+		return tts.Request{}, nil, api.BadRequest(fault.CodeMissingParameter, "voice is required: {\"mode\": \"id\", \"id\": VOICE_ID}, where the id is a voxkit voice (GET /voices).")
 	}
 	if g.Voice.Mode != "" && g.Voice.Mode != "id" {
-		return tts.Request{}, nil, badRequest(wire.CodeInvalidValue, "voice.mode %q is not supported: voxkit takes voices by id.", g.Voice.Mode)
+		return tts.Request{}, nil, api.BadRequest(fault.CodeInvalidValue, "voice.mode %q is not supported: voxkit takes voices by id.", g.Voice.Mode)
 	}
-	req := tts.Request{Voice: d.c.Catalog.Resolve(account, g.Voice.ID), Account: account, Format: f.Format}
+	req := tts.Request{Voice: d.c.Voices.Resolve(account, g.Voice.ID), Account: account, Format: f.Format}
 	if g.Transcript != nil {
 		req.Input = *g.Transcript
 	}
-	speed, e := speed(&g)
+	speed, e := api.Speed(&g)
 	if e != nil {
 		return req, nil, e
 	}
@@ -124,8 +95,8 @@ func (d door) toRequest(account string, g api.Generation, f core.Output) (tts.Re
 		ignored = append(ignored, "add_phoneme_timestamps")
 	}
 	slices.Sort(ignored)
-	if _, werr := d.c.Catalog.Voice(account, g.Voice.ID); werr != nil {
-		return req, nil, voiceNotFound(g.Voice.ID)
+	if _, werr := d.c.Voices.Voice(account, g.Voice.ID); werr != nil {
+		return req, nil, api.VoiceNotFound(g.Voice.ID)
 	}
 	return req, ignored, nil
 }

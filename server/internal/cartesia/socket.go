@@ -11,10 +11,10 @@ import (
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/credentials"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/sockets"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -43,8 +43,8 @@ type session struct {
 // Authorization: Bearer, or (for browsers, which cannot set headers) the
 // api_key or access_token query parameter.
 func (d door) socket(w http.ResponseWriter, r *http.Request) error {
-	if werr := sockets.CheckUpgrade(d.c, w.Header(), r); werr != nil {
-		write(w, r, toError(werr))
+	if werr := sockets.CheckUpgrade(d.c.Sockets, w.Header(), r); werr != nil {
+		write(w, r, api.FromFault(werr))
 		return nil
 	}
 	q := r.URL.Query()
@@ -57,22 +57,22 @@ func (d door) socket(w http.ResponseWriter, r *http.Request) error {
 	}
 	account, werr := d.c.Auth.AdmitVendor(r, key, store.ScopeSpeech)
 	if werr != nil {
-		write(w, r, toError(werr))
+		write(w, r, api.FromFault(werr))
 		return nil
 	}
 	creds := core.Creds{R: r, Key: key, Account: account}
-	err := sockets.Serve(d.c, w, r, sockets.Options{Creds: creds, Idle: d.c.SocketIdle}, func(ss *sockets.Session) sockets.Door[api.Generation] {
+	err := sockets.Serve(d.c.Sockets, w, r, sockets.Options{Creds: creds, Idle: d.c.Sockets.Idle()}, func(ss *sockets.Session) sockets.Door[api.Generation] {
 		return &session{Writer: ss.Out, rt: ss, d: d, ctx: ss.Ctx, account: account,
 			requestID: route.RequestID(r.Context()), open: ss.Contexts}
 	})
 	if errors.As(err, &werr) { // refused before the upgrade
-		write(w, r, toError(werr))
+		write(w, r, api.FromFault(werr))
 	}
 	return nil
 }
 
 // Refuse sends an error event that names no context.
-func (s *session) Refuse(werr *wire.Error) { s.Send(toError(werr).event("", s.requestID)) }
+func (s *session) Refuse(werr *fault.Error) { s.Send(api.FromFault(werr).Event("", s.requestID)) }
 
 // Handle acts on one message, which came in size bytes.
 func (s *session) Handle(m api.Generation, size int) (done bool, reason sockets.CloseReason) {
@@ -83,9 +83,9 @@ func (s *session) Handle(m api.Generation, size int) (done bool, reason sockets.
 	}
 	sc := s.open.Get(id)
 	if sc == nil {
-		var e *apiError
+		var e *api.Error
 		if sc, e = s.start(m); e != nil {
-			s.Send(e.event(id, s.requestID))
+			s.Send(e.Event(id, s.requestID))
 			return false, reason
 		}
 	}
@@ -100,15 +100,15 @@ func (s *session) Handle(m api.Generation, size int) (done bool, reason sockets.
 		sent = s.open.End(sc, op, size)
 	}
 	if !sent {
-		s.Send(toError(core.ContextFull(id)).event(id, s.requestID))
+		s.Send(api.FromFault(core.ContextFull(id)).Event(id, s.requestID))
 	}
 	return false, reason
 }
 
 // start opens a context with the settings of its first message.
-func (s *session) start(first api.Generation) (*core.Context, *apiError) {
+func (s *session) start(first api.Generation) (*core.Context, *api.Error) {
 	if s.open.Full() {
-		return nil, newError(http.StatusTooManyRequests, wire.CodeTooManyContexts, "Too many contexts",
+		return nil, api.NewError(http.StatusTooManyRequests, fault.CodeTooManyContexts, "Too many contexts",
 			fmt.Sprintf("At most %d contexts may be open on one connection; end or cancel one first.", core.MaxSocketContexts))
 	}
 	f, e := output(first.OutputFormat, "raw")
@@ -119,7 +119,7 @@ func (s *session) start(first api.Generation) (*core.Context, *apiError) {
 	if first.MaxBufferDelayMS != nil {
 		delay = time.Duration(*first.MaxBufferDelayMS) * time.Millisecond
 		if delay < 0 || delay > maxBufferDelay {
-			return nil, badRequest(wire.CodeInvalidValue, "max_buffer_delay_ms must be 0 to %d.", maxBufferDelay.Milliseconds())
+			return nil, api.BadRequest(fault.CodeInvalidValue, "max_buffer_delay_ms must be 0 to %d.", maxBufferDelay.Milliseconds())
 		}
 	}
 	first.Transcript = nil // the context's text comes through its messages
@@ -127,7 +127,7 @@ func (s *session) start(first api.Generation) (*core.Context, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	c := &stream{s: s, id: first.Context, words: newWords(first.UseNormalizedTimestamps, s.d.c.Normalizer(req)), flushID: 1, last: time.Now(), start: time.Now()}
+	c := &stream{s: s, id: first.Context, words: newWords(first.UseNormalizedTimestamps, s.d.c.Speech.Normalizer(req)), flushID: 1, last: time.Now(), start: time.Now()}
 	req.OnSentence = func(d tts.SentenceDone) { c.sentence(d, first.AddTimestamps) }
 	sj := core.StreamJob{Job: job(req, first, nil), Delay: delay, Flushed: c.flushed}
 	sj.Log = s.d.c.Log.With("request_id", s.requestID, "context_id", first.Context)
@@ -135,7 +135,7 @@ func (s *session) start(first api.Generation) (*core.Context, *apiError) {
 		sj.Text = c.words.write
 	}
 	sc, werr := s.open.Start(s.ctx, first.Context, sj, f.Writer(&c.audio), c.done)
-	return sc, toError(werr)
+	return sc, api.FromFault(werr)
 }
 
 // stream is one context under way: chunk (and timestamps) events per
@@ -177,9 +177,9 @@ func (c *stream) flushed(core.Op) error {
 // done ends the context: the rest of its audio and done, or its error;
 // nothing once it was cancelled or the socket ended (core.ErrGone).
 func (c *stream) done(res tts.Result, err error) {
-	var werr *wire.Error
+	var werr *fault.Error
 	if errors.As(err, &werr) {
-		c.s.Send(toError(werr).event(c.id, c.s.requestID))
+		c.s.Send(api.FromFault(werr).Event(c.id, c.s.requestID))
 	}
 	if err != nil {
 		return

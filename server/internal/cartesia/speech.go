@@ -13,10 +13,10 @@ import (
 	"github.com/voxkit/voxkit/server/internal/align"
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/tts/normalize"
 )
@@ -24,13 +24,13 @@ import (
 // body reads and checks the body of /tts/bytes or /tts/sse. Whether the
 // transcript has anything to say is tts's to tell (tts.ErrEmptyInput),
 // as Speak prepares it.
-func (d door) body(w http.ResponseWriter, r *http.Request, account string, containers ...string) (tts.Request, api.Generation, core.Output, *apiError) {
+func (d door) body(w http.ResponseWriter, r *http.Request, account string, containers ...string) (tts.Request, api.Generation, core.Output, *api.Error) {
 	var g api.Generation
 	if e := d.decode(w, r, &g); e != nil {
 		return tts.Request{}, g, core.Output{}, e
 	}
 	if g.Transcript == nil {
-		return tts.Request{}, g, core.Output{}, badRequest(wire.CodeMissingParameter, "transcript is required and may not be empty.")
+		return tts.Request{}, g, core.Output{}, api.BadRequest(fault.CodeMissingParameter, "transcript is required and may not be empty.")
 	}
 	f, e := output(g.OutputFormat, containers...)
 	if e != nil {
@@ -47,13 +47,13 @@ func (d door) body(w http.ResponseWriter, r *http.Request, account string, conta
 }
 
 // decode reads the JSON body of r into v.
-func (d door) decode(w http.ResponseWriter, r *http.Request, v any) *apiError {
+func (d door) decode(w http.ResponseWriter, r *http.Request, v any) *api.Error {
 	body, werr := d.c.Body.ReadBody(w, r)
 	if werr != nil {
-		return toError(werr)
+		return api.FromFault(werr)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return badRequest(wire.CodeInvalidJSON, "The body is not the JSON this endpoint takes: %s", wire.JSONFault(err))
+		return api.BadRequest(fault.CodeInvalidJSON, "The body is not the JSON this endpoint takes: %s", fault.JSONFault(err))
 	}
 	return nil
 }
@@ -70,14 +70,14 @@ func job(req tts.Request, g api.Generation, out core.Out) core.Job {
 
 // bytes answers POST /tts/bytes: the audio, streamed as it is
 // synthesized.
-func (d door) bytes(w http.ResponseWriter, r *http.Request, account string) *apiError {
+func (d door) bytes(w http.ResponseWriter, r *http.Request, account string) *api.Error {
 	req, g, f, e := d.body(w, r, account, "raw", "wav", "mp3")
 	if e != nil {
 		return e
 	}
 	var contentType string
-	lw := d.c.Lazy(w, func() { w.Header().Set("Content-Type", contentType) })
-	return toError(d.c.SpeakHTTP(r, job(req, g, lw), nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
+	lw := d.c.Speech.Lazy(w, func() { w.Header().Set("Content-Type", contentType) })
+	return api.FromFault(d.c.Speech.SpeakHTTP(r, job(req, g, lw), nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
 		contentType = cmp.Or(f.ContentType, codec.ContentType)
 		res, err := p.Stream(r.Context(), f.Writer(lw))
 		if err == nil {
@@ -127,17 +127,17 @@ func (ev *events) Write(p []byte) (int, error) {
 
 // sse answers POST /tts/sse: chunk events as sentences are synthesized,
 // timestamps events when asked, then done.
-func (d door) sse(w http.ResponseWriter, r *http.Request, account string) *apiError {
+func (d door) sse(w http.ResponseWriter, r *http.Request, account string) *api.Error {
 	req, g, f, e := d.body(w, r, account, "raw")
 	if e != nil {
 		return e
 	}
 	ri := route.Info(r.Context())
-	ev := &events{context: g.Context, lw: d.c.Lazy(w, func() {
+	ev := &events{context: g.Context, lw: d.c.Speech.Lazy(w, func() {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 	})}
-	words := newWords(g.UseNormalizedTimestamps, d.c.Normalizer(req))
+	words := newWords(g.UseNormalizedTimestamps, d.c.Speech.Normalizer(req))
 	words.write(req.Input)
 	last := time.Now()
 	req.OnSentence = func(s tts.SentenceDone) {
@@ -147,8 +147,8 @@ func (d door) sse(w http.ResponseWriter, r *http.Request, account string) *apiEr
 			ev.send(map[string]any{"type": "timestamps", "done": false, "status_code": 206, "word_timestamps": words.sentence(s)})
 		}
 	}
-	late := func(werr *wire.Error) { ev.send(toError(werr).event("", ri.ID)) } // the stream has begun: the error is its last event
-	return toError(d.c.SpeakHTTP(r, job(req, g, ev.lw), late, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
+	late := func(werr *fault.Error) { ev.send(api.FromFault(werr).Event("", ri.ID)) } // the stream has begun: the error is its last event
+	return api.FromFault(d.c.Speech.SpeakHTTP(r, job(req, g, ev.lw), late, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
 		res, err := p.Stream(r.Context(), f.Writer(ev))
 		if err != nil {
 			return res, err

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/cartesia/api"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
@@ -39,34 +41,34 @@ var cloneForm = wire.CloneForm{Audio: "clip",
 	Fields: []string{"description", "language", "accent", "base_voice_id", "mode", "enhance", "model", "temperature", "steps", "seed"}}
 
 // clone answers POST /voices/clone with the new voice.
-func (d door) clone(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	sv, err := d.c.Catalog.CloneUpload(w, r, account, cloneForm)
+func (d door) clone(w http.ResponseWriter, r *http.Request, account string) *api.Error {
+	sv, err := d.c.Voices.CloneUpload(w, r, account, cloneForm)
 	if err != nil {
-		return toError(route.ErrorOf(d.c.Log, r, err))
+		return api.FromFault(route.ErrorOf(d.c.Log, r, err))
 	}
-	v, werr := d.c.Catalog.Voice(account, sv.ID)
+	v, werr := d.c.Voices.Voice(account, sv.ID)
 	if werr != nil {
-		return voiceNotFound(sv.ID) // deleted meanwhile
+		return api.VoiceNotFound(sv.ID) // deleted meanwhile
 	}
 	respond.WriteJSON(w, http.StatusOK, voiceOf(v))
 	return nil
 }
 
 // deleteVoice answers DELETE /voices/{id} with 204.
-func (d door) deleteVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	if _, err := d.c.Catalog.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
+func (d door) deleteVoice(w http.ResponseWriter, r *http.Request, account string) *api.Error {
+	if _, err := d.c.Voices.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return voiceNotFound(r.PathValue("id"))
+			return api.VoiceNotFound(r.PathValue("id"))
 		}
-		return toError(route.ErrorOf(d.c.Log, r, err))
+		return api.FromFault(route.ErrorOf(d.c.Log, r, err))
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
 // listVoices lists the voices, in pages.
-func (d door) listVoices(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	part, more, e := page(r, d.c.Catalog.List(account), func(v voices.Voice) string { return v.ID })
+func (d door) listVoices(w http.ResponseWriter, r *http.Request, account string) *api.Error {
+	part, more, e := page(r, d.c.Voices.List(account), func(v voices.Voice) string { return v.ID })
 	if e != nil {
 		return e
 	}
@@ -81,13 +83,13 @@ func (d door) listVoices(w http.ResponseWriter, r *http.Request, account string)
 // page is the page of all a list request asks for (limit, and the
 // cursors starting_after and ending_before, ids of items), and whether
 // more lie beyond it.
-func page[T any](r *http.Request, all []T, id func(T) string) ([]T, bool, *apiError) {
+func page[T any](r *http.Request, all []T, id func(T) string) ([]T, bool, *api.Error) {
 	q := r.URL.Query()
 	limit := 10
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 100 {
-			return nil, false, badRequest(wire.CodeInvalidValue, "limit must be 1 to 100.")
+			return nil, false, api.BadRequest(fault.CodeInvalidValue, "limit must be 1 to 100.")
 		}
 		limit = n
 	}
@@ -104,10 +106,10 @@ func page[T any](r *http.Request, all []T, id func(T) string) ([]T, bool, *apiEr
 }
 
 // getVoice answers GET /voices/{id}.
-func (d door) getVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	v, werr := d.c.Catalog.Voice(account, r.PathValue("id"))
+func (d door) getVoice(w http.ResponseWriter, r *http.Request, account string) *api.Error {
+	v, werr := d.c.Voices.Voice(account, r.PathValue("id"))
 	if werr != nil {
-		return voiceNotFound(r.PathValue("id"))
+		return api.VoiceNotFound(r.PathValue("id"))
 	}
 	respond.WriteJSON(w, http.StatusOK, voiceOf(v))
 	return nil

@@ -4,21 +4,22 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/voxkit/voxkit/server/internal/fault"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/voices"
 )
 
-// Samples a gateway sends (wire.SamplePrefix): a worker speaks a voice
+// Samples a gateway sends (vocab.SamplePrefix): a worker speaks a voice
 // cloned from a recording that lives in a gateway's store by the voice's
 // sample, which the gateway sends with the speech request. The worker
 // loads it into its cloning engine, which checks it against the model (a
-// malformed sample is a 400, wire.BadSample), and keeps it, as a voice of
+// malformed sample is a 400, fault.BadSample), and keeps it, as a voice of
 // the gateway's account named by the sample's hash, so that the
 // gateway's next pieces in that voice need not carry it again. It holds
 // at most maxSamples that no request is speaking, dropping the least
 // recently used; the gateway sends a sample again when a worker no longer
-// holds it (wire.SampleNeeded).
+// holds it (fault.SampleNeeded).
 
 // errNoCloner is why a server with no cloning engine speaks no sample.
 var errNoCloner = errors.New("no model here clones voices")
@@ -46,50 +47,50 @@ type heldSample struct {
 func sampleEngineVoice(k sampleKey) string { return "sample/" + k.account + "/" + k.voice }
 
 // HoldSample makes the sample voice of a speech request (a voice of
-// wire.SamplePrefix's form, with the sample itself or without it)
+// vocab.SamplePrefix's form, with the sample itself or, nil, without it)
 // speakable for account until release is called, which the caller must
 // do once. Only a caller of the gateway scope may send a sample or name
 // one: to others such a voice is unknown (404), as a voice that does not
-// exist. Its errors: wire.SampleNeeded when the sample is not held and
-// not sent, wire.BadSample when the engine cannot speak it.
-func (c *Catalog) HoldSample(account string, scope store.Scope, sp wire.Speech) (release func(), werr *wire.Error) {
+// exist. Its errors: fault.SampleNeeded when the sample is not held and
+// not sent, fault.BadSample when the engine cannot speak it.
+func (c *Catalog) HoldSample(account string, scope store.Scope, voice string, sample []byte) (release func(), werr *fault.Error) {
 	switch {
-	case !wire.IsSampleVoice(sp.Voice):
+	case !vocab.IsSampleVoice(voice):
 		return func() {}, nil
-	case scope != store.ScopeGateway && sp.VoiceSample != nil:
-		return nil, wire.InsufficientScope(scope, store.ScopeGateway)
+	case scope != store.ScopeGateway && sample != nil:
+		return nil, fault.InsufficientScope(scope, store.ScopeGateway)
 	case scope != store.ScopeGateway:
-		return nil, wire.UnknownVoice(sp.Voice)
+		return nil, fault.UnknownVoice(voice)
 	}
 	cloner, engineName := c.Synth.Cloner()
 	if cloner == nil {
-		return nil, wire.BadSample(errNoCloner)
+		return nil, fault.BadSample(errNoCloner)
 	}
-	k := sampleKey{account, sp.Voice}
+	k := sampleKey{account, voice}
 	s := &c.samples
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h := s.held[k]
-	if h != nil && !c.Voices.Has(account, sp.Voice) {
+	if h != nil && !c.Voices.Has(account, voice) {
 		// Something took it out of the catalog (resyncs leave samples
 		// alone): load it again.
 		s.drop(c, k)
 		h = nil
 	}
 	if h == nil {
-		if sp.VoiceSample == nil {
-			return nil, wire.SampleNeeded(sp.Voice)
+		if sample == nil {
+			return nil, fault.SampleNeeded(voice)
 		}
 		// The engine checks the sample (its format, its model, the
 		// model's shapes) as it loads it.
-		if err := cloner.LoadClone(sampleEngineVoice(k), sp.VoiceSample); err != nil {
-			return nil, wire.BadSample(err)
+		if err := cloner.LoadClone(sampleEngineVoice(k), sample); err != nil {
+			return nil, fault.BadSample(err)
 		}
-		err := c.Voices.Add(voices.Voice{ID: sp.Voice, Owner: account, Engine: engineName, EngineVoice: sampleEngineVoice(k),
+		err := c.Voices.Add(voices.Voice{ID: voice, Owner: account, Engine: engineName, EngineVoice: sampleEngineVoice(k),
 			Description: "a voice a gateway sent"})
 		if err != nil {
 			cloner.UnloadClone(sampleEngineVoice(k))
-			return nil, wire.BadSample(err)
+			return nil, fault.BadSample(err)
 		}
 		if s.held == nil {
 			s.held = make(map[sampleKey]*heldSample)

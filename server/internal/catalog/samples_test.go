@@ -9,9 +9,10 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
+	"github.com/voxkit/voxkit/server/internal/fault"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -59,13 +60,13 @@ func TestSamplesHeldAndDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &Catalog{Config: Config{Synth: synth}, Voices: synth.Voices()}
-	sample := func(i int) wire.Speech {
+	sample := func(i int) request {
 		s := []byte(fmt.Sprint("sample ", i))
-		return wire.Speech{Voice: wire.SampleVoice(s), VoiceSample: s}
+		return request{Voice: vocab.SampleVoice(s), VoiceSample: s}
 	}
-	hold := func(sp wire.Speech) func() {
+	hold := func(sp request) func() {
 		t.Helper()
-		release, werr := c.HoldSample("gw", store.ScopeGateway, sp)
+		release, werr := holdRequest(c, "gw", sp)
 		if werr != nil {
 			t.Fatalf("holding %s: %v", sp.Voice, werr)
 		}
@@ -81,31 +82,31 @@ func TestSamplesHeldAndDropped(t *testing.T) {
 	if n := cl.count(); n != maxSamples {
 		t.Errorf("%d samples loaded, want %d", n, maxSamples)
 	}
-	bare := func(i int) wire.Speech { sp := sample(i); sp.VoiceSample = nil; return sp }
-	if _, werr := c.HoldSample("gw", store.ScopeGateway, bare(0)); werr != nil {
+	bare := func(i int) request { sp := sample(i); sp.VoiceSample = nil; return sp }
+	if _, werr := holdRequest(c, "gw", bare(0)); werr != nil {
 		t.Errorf("the sample in use was dropped: %v", werr)
 	}
-	if release, werr := c.HoldSample("gw", store.ScopeGateway, bare(1)); werr != nil {
+	if release, werr := holdRequest(c, "gw", bare(1)); werr != nil {
 		t.Errorf("a sample used often was dropped: %v", werr)
 	} else {
 		release()
 	}
-	if _, werr := c.HoldSample("gw", store.ScopeGateway, bare(2)); werr == nil || werr.Code != wire.CodeSampleNeeded {
+	if _, werr := holdRequest(c, "gw", bare(2)); werr == nil || werr.Code != fault.CodeSampleNeeded {
 		t.Errorf("the least recently used sample: %v, want it dropped", werr)
 	}
 	if c.Voices.Has("gw", sample(2).Voice) {
 		t.Error("a dropped sample stays in the catalog")
 	}
 	last := bare(maxSamples + 10)
-	if _, werr := c.HoldSample("gw", store.ScopeGateway, last); werr != nil {
+	if _, werr := holdRequest(c, "gw", last); werr != nil {
 		t.Errorf("the last sample: %v", werr)
 	}
-	if _, werr := c.HoldSample("other", store.ScopeGateway, last); werr == nil || werr.Code != wire.CodeSampleNeeded {
+	if _, werr := holdRequest(c, "other", last); werr == nil || werr.Code != fault.CodeSampleNeeded {
 		t.Errorf("another account's gateway naming the sample: %v, want it asked for", werr)
 	}
 	// A sample the catalog lost is asked for.
 	c.Voices.Remove("gw", last.Voice)
-	if _, werr := c.HoldSample("gw", store.ScopeGateway, last); werr == nil || werr.Code != wire.CodeSampleNeeded {
+	if _, werr := holdRequest(c, "gw", last); werr == nil || werr.Code != fault.CodeSampleNeeded {
 		t.Errorf("a sample the catalog lost: %v, want it asked for", werr)
 	}
 	inUse()
@@ -129,8 +130,8 @@ func TestResyncKeepsSamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &Catalog{Config: Config{Synth: synth, Store: st}, Voices: synth.Voices()}
-	sp := wire.Speech{Voice: wire.SampleVoice([]byte("a sample")), VoiceSample: []byte("a sample")}
-	release, werr := c.HoldSample("gw", store.ScopeGateway, sp)
+	sp := request{Voice: vocab.SampleVoice([]byte("a sample")), VoiceSample: []byte("a sample")}
+	release, werr := holdRequest(c, "gw", sp)
 	if werr != nil {
 		t.Fatal(werr)
 	}
@@ -141,4 +142,14 @@ func TestResyncKeepsSamples(t *testing.T) {
 	if !c.Voices.Has("gw", sp.Voice) || cl.count() != 1 {
 		t.Errorf("after a resync: in the catalog %v, loaded %d", c.Voices.Has("gw", sp.Voice), cl.count())
 	}
+}
+
+// request is the part of a speech request HoldSample takes.
+type request struct {
+	Voice       string
+	VoiceSample []byte
+}
+
+func holdRequest(c *Catalog, account string, sp request) (func(), *fault.Error) {
+	return c.HoldSample(account, store.ScopeGateway, sp.Voice, sp.VoiceSample)
 }

@@ -4,17 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"os"
 	"sync"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
-	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 )
 
 // Uploads: a recording to clone arrives in a multipart body of up to
-// wire.MaxRecording bytes, held in memory until it is whole. So that a
+// vocab.MaxRecording bytes, held in memory until it is whole. So that a
 // client sending it slowly, or stopping short, cannot hold a connection
 // and its memory, the body must arrive within c.ReadTimeout (a 408
 // beyond, in the door's shape); and an account has at most c.MaxUploads
@@ -35,7 +37,7 @@ type uploads struct {
 // returns the function that gives it back. A caller of the gateway scope
 // takes none: a gateway bounds its own accounts' uploads, and sends each
 // recording whole, for all of them as one account.
-func (c *Catalog) beginUpload(r *http.Request, account string) (end func(), werr *wire.Error) {
+func (c *Catalog) beginUpload(r *http.Request, account string) (end func(), werr *fault.Error) {
 	if c.MaxUploads <= 0 || route.GatewayCaller(r.Context()) {
 		return func() {}, nil
 	}
@@ -43,7 +45,7 @@ func (c *Catalog) beginUpload(r *http.Request, account string) (end func(), werr
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.n[account] >= c.MaxUploads {
-		return nil, &wire.Error{Status: http.StatusTooManyRequests, Type: wire.TypeRateLimit, Code: wire.CodeRateLimit,
+		return nil, &fault.Error{Status: http.StatusTooManyRequests, Type: fault.TypeRateLimit, Code: fault.CodeRateLimit,
 			Message: fmt.Sprintf("Too many uploads at once: at most %d recordings per account may be uploading or cloning at a time; "+
 				"retry when one ends.", c.MaxUploads), RetryAfter: uploadRetry}
 	}
@@ -67,8 +69,8 @@ func (c *Catalog) beginUpload(r *http.Request, account string) (end func(), werr
 // limit and c.ReadTimeout: a read deadline lifted once the body is in.
 // When the body is cut short (too large, too slow) the connection is
 // closed after the answer, so that the rest of the body holds nothing.
-func (c *Catalog) readUpload(w http.ResponseWriter, r *http.Request, f wire.CloneForm) (wire.VoiceClone, error) {
-	limit := int64(wire.MaxRecording + 1<<20)
+func (c *Catalog) readUpload(w http.ResponseWriter, r *http.Request, f Form) (vocab.Clone, error) {
+	limit := int64(vocab.MaxRecording + 1<<20)
 	rc := http.NewResponseController(w)
 	deadline := c.ReadTimeout > 0 && rc.SetReadDeadline(time.Now().Add(c.ReadTimeout)) == nil
 	body := &failedRead{r: http.MaxBytesReader(w, r.Body, limit)}
@@ -78,24 +80,24 @@ func (c *Catalog) readUpload(w http.ResponseWriter, r *http.Request, f wire.Clon
 	}{body, r.Body}
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return wire.VoiceClone{}, wire.BadRequest(wire.CodeInvalidValue, "", "The body is not well-formed multipart/form-data: %s.", err)
+		return vocab.Clone{}, fault.BadRequest(fault.CodeInvalidValue, "", "The body is not well-formed multipart/form-data: %s.", err)
 	}
 	req, err := f.Parse(mr)
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(body.err, &tooBig):
 		w.Header().Set("Connection", "close")
-		return wire.VoiceClone{}, wire.BodyTooLarge(tooBig.Limit)
+		return vocab.Clone{}, fault.BodyTooLarge(tooBig.Limit)
 	case errors.Is(body.err, os.ErrDeadlineExceeded):
 		w.Header().Set("Connection", "close")
-		return wire.VoiceClone{}, wire.RequestTimeout(c.ReadTimeout)
+		return vocab.Clone{}, fault.RequestTimeout(c.ReadTimeout)
 	case body.err != nil:
 		w.Header().Set("Connection", "close")
 	case deadline:
 		rc.SetReadDeadline(time.Time{})
 	}
 	if err != nil {
-		return wire.VoiceClone{}, wire.ToError(err, "")
+		return vocab.Clone{}, fault.ToError(err, "")
 	}
 	return req, nil
 }
@@ -113,4 +115,10 @@ func (b *failedRead) Read(p []byte) (int, error) {
 		b.err = err
 	}
 	return n, err
+}
+
+// Form reads a door's multipart body that clones a voice from a
+// recording (server/wire's CloneForm, in each door's field names).
+type Form interface {
+	Parse(*multipart.Reader) (vocab.Clone, error)
 }

@@ -23,8 +23,9 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/internal/codec/recording"
 	"github.com/voxkit/voxkit/internal/dsp"
+	"github.com/voxkit/voxkit/server/internal/fault"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tags"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
@@ -46,7 +47,7 @@ type Config struct {
 	// Admit lets the encoding of a recording start as a speech request
 	// of account would (the core's admission), and returns the function
 	// to call when it ends.
-	Admit func(ctx context.Context, account string) (end func(), werr *wire.Error)
+	Admit func(ctx context.Context, account string) (end func(), werr *fault.Error)
 }
 
 // Catalog is the voices of one server. Its methods are safe for
@@ -92,11 +93,11 @@ func (c *Catalog) List(account string) []voices.Voice { return c.Voices.List(acc
 
 // Voice is the voice name means to account — an alias resolved, another
 // account's clone as unknown as a voice that does not exist: the one
-// voice lookup of every door. Its error is wire.VoiceNotFound of name.
-func (c *Catalog) Voice(account, name string) (voices.Voice, *wire.Error) {
+// voice lookup of every door. Its error is fault.VoiceNotFound of name.
+func (c *Catalog) Voice(account, name string) (voices.Voice, *fault.Error) {
 	v, err := c.Voices.Lookup(account, c.Resolve(account, name))
 	if err != nil {
-		return voices.Voice{}, wire.VoiceNotFound(name)
+		return voices.Voice{}, fault.VoiceNotFound(name)
 	}
 	return v, nil
 }
@@ -187,7 +188,7 @@ func (c *Catalog) resyncVoices(ctx context.Context) error {
 		for _, v := range c.Voices.List(a.Name) {
 			// The samples gateways sent are no clones of the store's:
 			// they stay until HoldSample's eviction drops them.
-			if v.Owner == a.Name && !stored[key{a.Name, v.ID}] && !wire.IsSampleVoice(v.ID) {
+			if v.Owner == a.Name && !stored[key{a.Name, v.ID}] && !vocab.IsSampleVoice(v.ID) {
 				c.removeVoice(a.Name, v.ID)
 			}
 		}
@@ -285,7 +286,7 @@ func (c *Catalog) StoreVoice(ctx context.Context, sv store.Voice) (store.Voice, 
 		sv.ID = "voice_" + hex.EncodeToString(b[:])
 	}
 	if c.reserved(sv.ID) {
-		return store.Voice{}, wire.VoiceIDReserved(sv.ID)
+		return store.Voice{}, fault.VoiceIDReserved(sv.ID)
 	}
 	// The store and the catalog change together, so that parallel
 	// creations and deletions of one id cannot leave them disagreeing.
@@ -294,9 +295,9 @@ func (c *Catalog) StoreVoice(ctx context.Context, sv store.Voice) (store.Voice, 
 	created, err := c.Store.CreateVoice(ctx, sv, c.MaxVoices)
 	switch {
 	case errors.Is(err, store.ErrVoiceExists):
-		return store.Voice{}, wire.VoiceIDTaken(sv.ID)
+		return store.Voice{}, fault.VoiceIDTaken(sv.ID)
 	case errors.Is(err, store.ErrLimit):
-		return store.Voice{}, wire.VoiceLimit(c.MaxVoices)
+		return store.Voice{}, fault.VoiceLimit(c.MaxVoices)
 	case err != nil:
 		return store.Voice{}, err
 	}
@@ -307,13 +308,13 @@ func (c *Catalog) StoreVoice(ctx context.Context, sv store.Voice) (store.Voice, 
 		if _, derr := c.Store.DeleteVoice(context.WithoutCancel(ctx), account, sv.ID); derr != nil {
 			return store.Voice{}, errors.Join(err, derr)
 		}
-		return store.Voice{}, wire.VoiceIDReserved(sv.ID)
+		return store.Voice{}, fault.VoiceIDReserved(sv.ID)
 	}
 	return sv, nil
 }
 
 // DropVoice deletes account's clone id from the store and the catalog:
-// wire.VoiceNotFound, wrapping store.ErrNotFound, when it has none of
+// fault.VoiceNotFound, wrapping store.ErrNotFound, when it has none of
 // that id.
 func (c *Catalog) DropVoice(ctx context.Context, account, id string) (store.Voice, error) {
 	c.voiceMu.Lock()
@@ -321,7 +322,7 @@ func (c *Catalog) DropVoice(ctx context.Context, account, id string) (store.Voic
 	v, err := c.Store.DeleteVoice(ctx, account, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return store.Voice{}, fmt.Errorf("%w: %w", wire.VoiceNotFound(id), err)
+		return store.Voice{}, fmt.Errorf("%w: %w", fault.VoiceNotFound(id), err)
 	case err != nil:
 		return store.Voice{}, err
 	}
@@ -357,9 +358,9 @@ func (c *Catalog) CloneModels() []string {
 
 // CloneUpload makes account a voice of the recording in r's multipart
 // body of the form f, stores it and puts it in the catalog: the one way
-// every door clones. Its errors are *wire.Error for the client's, others
+// every door clones. Its errors are *fault.Error for the client's, others
 // for the server's.
-func (c *Catalog) CloneUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (store.Voice, error) {
+func (c *Catalog) CloneUpload(w http.ResponseWriter, r *http.Request, account string, f Form) (store.Voice, error) {
 	// A clone the account has no room for is refused before the work.
 	if err := c.voiceRoom(r.Context(), account); err != nil {
 		return store.Voice{}, err
@@ -379,65 +380,65 @@ func (c *Catalog) CloneUpload(w http.ResponseWriter, r *http.Request, account st
 // body must arrive within c.ReadTimeout, and it is one of account's
 // c.MaxUploads uploads at once (see uploads.go). Its errors are
 // CloneUpload's.
-func (c *Catalog) EncodeUpload(w http.ResponseWriter, r *http.Request, account string, f wire.CloneForm) (wire.VoiceClone, []byte, error) {
+func (c *Catalog) EncodeUpload(w http.ResponseWriter, r *http.Request, account string, f Form) (vocab.Clone, []byte, error) {
 	cloner, _ := c.Synth.Cloner()
 	if cloner == nil {
-		return wire.VoiceClone{}, nil, wire.NoCloning()
+		return vocab.Clone{}, nil, fault.NoCloning()
 	}
 	// Before the body is read: an account over its uploads at once
 	// holds no more connections and memory.
 	done, werr := c.beginUpload(r, account)
 	if werr != nil {
 		w.Header().Set("Connection", "close")
-		return wire.VoiceClone{}, nil, werr
+		return vocab.Clone{}, nil, werr
 	}
 	defer done()
 	req, err := c.readUpload(w, r, f)
 	if err != nil {
-		return wire.VoiceClone{}, nil, err
+		return vocab.Clone{}, nil, err
 	}
 	models := cloner.CloneModels()
 	switch {
 	case len(models) == 0: // a gateway whose workers clone nothing, or a cloning engine whose models are gone
-		return wire.VoiceClone{}, nil, wire.NoCloning()
+		return vocab.Clone{}, nil, fault.NoCloning()
 	case req.Model == "" && len(models) == 1:
 		req.Model = models[0]
 	case !slices.Contains(models, req.Model):
-		return wire.VoiceClone{}, nil, wire.UnknownCloneModel(req.Model, models)
+		return vocab.Clone{}, nil, fault.UnknownCloneModel(req.Model, models)
 	}
 	// Decoding and encoding the recording cost CPU as speech does: they
 	// count against the account's limits as a speech request.
 	end, werr := c.Admit(r.Context(), account)
 	if werr != nil {
-		return wire.VoiceClone{}, nil, werr
+		return vocab.Clone{}, nil, werr
 	}
 	defer end()
 	a, err := recording.Decode(req.Audio, clonedSeconds)
 	if err != nil {
-		return wire.VoiceClone{}, nil, wire.BadRecording(wire.CodeUnsupportedAudio, "The recording cannot be read: %s. Upload %s "+
+		return vocab.Clone{}, nil, fault.BadRecording(fault.CodeUnsupportedAudio, "The recording cannot be read: %s. Upload %s "+
 			"of 8 to 384 kHz and any channels (WAV as PCM of 8 to 32 bits or float; Chromium and Firefox record WebM and Ogg Opus; Safari's MP4/AAC is not read).", err, recording.Formats)
 	}
 	if len(a.Samples) < a.SampleRate {
-		return wire.VoiceClone{}, nil, wire.BadRecording(wire.CodeAudioTooShort, "The recording is %s long; a clone needs at least 1 s "+
-			"(5 to 10 s of one speaker is best; only the first 10 s are used).", wire.RecordingSeconds(len(a.Samples), a.SampleRate))
+		return vocab.Clone{}, nil, fault.BadRecording(fault.CodeAudioTooShort, "The recording is %s long; a clone needs at least 1 s "+
+			"(5 to 10 s of one speaker is best; only the first 10 s are used).", vocab.RecordingSeconds(len(a.Samples), a.SampleRate))
 	}
 	if dsp.RMS(a.Samples) < silentRecording {
-		return wire.VoiceClone{}, nil, wire.BadRecording(wire.CodeAudioSilent, "The recording is silent (below -60 dBFS); a clone needs someone speaking.")
+		return vocab.Clone{}, nil, fault.BadRecording(fault.CodeAudioSilent, "The recording is silent (below -60 dBFS); a clone needs someone speaking.")
 	}
 	sample, err := c.Synth.CloneVoice(r.Context(), account, engine.CloneRequest{Model: req.Model, Samples: a.Samples, SampleRate: a.SampleRate,
 		Temperature: req.Temperature, Steps: req.Steps, Seed: req.Seed})
 	switch {
 	case errors.Is(err, engine.ErrRecording):
-		return wire.VoiceClone{}, nil, wire.BadRecording(wire.CodeUnsupportedAudio, "The recording cannot be cloned: %s.", err)
+		return vocab.Clone{}, nil, fault.BadRecording(fault.CodeUnsupportedAudio, "The recording cannot be cloned: %s.", err)
 	case errors.Is(err, engine.ErrCloneSettings):
-		return wire.VoiceClone{}, nil, wire.BadRequest(wire.CodeInvalidValue, "", "%s.", err)
+		return vocab.Clone{}, nil, fault.BadRequest(fault.CodeInvalidValue, "", "%s.", err)
 	case err != nil:
-		return wire.VoiceClone{}, nil, err
+		return vocab.Clone{}, nil, err
 	}
 	return req, sample, nil
 }
 
-// voiceRoom is wire.VoiceLimit when account holds c.MaxVoices clones
+// voiceRoom is fault.VoiceLimit when account holds c.MaxVoices clones
 // already, when the store counts them without reading them
 // (store.VoiceCounter). CreateVoice counts again as it inserts, and it
 // decides: this spares the recording's encoding when the answer is
@@ -452,7 +453,7 @@ func (c *Catalog) voiceRoom(ctx context.Context, account string) error {
 		return err
 	}
 	if n >= c.MaxVoices {
-		return wire.VoiceLimit(c.MaxVoices)
+		return fault.VoiceLimit(c.MaxVoices)
 	}
 	return nil
 }

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/throttle"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // AdmitSpeech lets a speech request (a socket's utterance or context, a
@@ -20,9 +20,9 @@ import (
 // function to call when it ends. Its refusals carry RetryAfter. An
 // account in its crash cooldown (crashes.go) is refused, unless the
 // caller is a gateway.
-func (c *Core) AdmitSpeech(ctx context.Context, account string) (end func(), werr *wire.Error) {
+func (c *Core) AdmitSpeech(ctx context.Context, account string) (end func(), werr *fault.Error) {
 	if c.Synth.Load().Waiting >= c.MaxQueue {
-		return nil, &wire.Error{Status: http.StatusServiceUnavailable, Type: wire.TypeServer, Code: wire.CodeServerBusy,
+		return nil, &fault.Error{Status: http.StatusServiceUnavailable, Type: fault.TypeServer, Code: fault.CodeServerBusy,
 			Message: "The server is busy: too many requests are waiting for synthesis. Retry shortly.", RetryAfter: time.Second}
 	}
 	if werr := c.crashCooldown(ctx, account); werr != nil {
@@ -37,11 +37,11 @@ func (c *Core) AdmitSpeech(ctx context.Context, account string) (end func(), wer
 		if le.Concurrent {
 			msg = fmt.Sprintf("Rate limit reached: at most %d concurrent speech requests for this account; retry when one ends.", c.Limits.Concurrent)
 		}
-		return nil, &wire.Error{Status: http.StatusTooManyRequests, Type: wire.TypeRateLimit, Code: wire.CodeRateLimit, Message: msg,
+		return nil, &fault.Error{Status: http.StatusTooManyRequests, Type: fault.TypeRateLimit, Code: fault.CodeRateLimit, Message: msg,
 			RetryAfter: time.Duration(retry) * time.Second}
 	case err != nil:
 		c.Log.Error("server: counting a request against the limits", "err", err, "request_id", route.RequestID(ctx))
-		return nil, wire.Internal(route.RequestID(ctx))
+		return nil, fault.Internal(route.RequestID(ctx))
 	}
 	return end, nil
 }
@@ -61,7 +61,7 @@ func (c *Core) loadGate(ctx context.Context, account string) engine.LoadGate {
 	return func(string) error {
 		k := throttle.Key{Name: "voice loads " + account, Rate: throttle.Rate{Burst: n, Every: time.Minute / time.Duration(n)}}
 		if wait := c.loads.Reserve(k); wait > 0 {
-			return wire.VoiceLoadLimit(n, wait)
+			return fault.VoiceLoadLimit(n, wait)
 		}
 		return nil
 	}

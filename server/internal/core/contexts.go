@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -131,9 +131,9 @@ func (cs *ContextSet) Full() bool {
 // (Input.Run) on the Ops sent to it; done gets its end as Run returns
 // it. It refuses a context beyond MaxSocketContexts (TooManyContexts),
 // and as Open refuses.
-func (cs *ContextSet) Start(parent context.Context, id string, job StreamJob, w io.Writer, done func(tts.Result, error)) (*Context, *wire.Error) {
+func (cs *ContextSet) Start(parent context.Context, id string, job StreamJob, w io.Writer, done func(tts.Result, error)) (*Context, *fault.Error) {
 	if cs.Full() {
-		return nil, wire.TooManyContexts(MaxSocketContexts)
+		return nil, fault.TooManyContexts(MaxSocketContexts)
 	}
 	if werr := cs.guard.Check(parent); werr != nil {
 		return nil, werr
@@ -163,12 +163,12 @@ func (cs *ContextSet) Start(parent context.Context, id string, job StreamJob, w 
 	return sc, nil
 }
 
-// toWire is err (ErrGone or a *wire.Error) as a *wire.Error.
-func toWire(err error) *wire.Error {
-	if werr, ok := err.(*wire.Error); ok {
+// toWire is err (ErrGone or a *fault.Error) as a *fault.Error.
+func toWire(err error) *fault.Error {
+	if werr, ok := err.(*fault.Error); ok {
 		return werr
 	}
-	return wire.Unavailable()
+	return fault.Unavailable()
 }
 
 // forget closes sc's entry, if it is still the one under its id.
@@ -226,8 +226,8 @@ func (cs *ContextSet) Wait() { cs.wg.Wait() }
 
 // ContextFull is the error of a context cancelled because too much waits
 // for its synthesis.
-func ContextFull(id string) *wire.Error {
-	return &wire.Error{Status: http.StatusTooManyRequests, Type: wire.TypeInvalidRequest, Code: wire.CodeBufferFull, Message: fmt.Sprintf(
+func ContextFull(id string) *fault.Error {
+	return &fault.Error{Status: http.StatusTooManyRequests, Type: fault.TypeInvalidRequest, Code: fault.CodeBufferFull, Message: fmt.Sprintf(
 		"More than %d KiB of text or %d messages wait for synthesis in context %q: it is cancelled. Send text no faster than it is spoken.",
 		MaxPending>>10, MaxOps, id)}
 }

@@ -20,7 +20,7 @@
 //
 // A door (OpenAI's, ElevenLabs', Cartesia's, Wyoming's, the socket, the
 // administration) translates its requests into core calls and the core's
-// results and *wire.Error values into its own shapes. It never imports
+// results and *fault.Error values into its own shapes. It never imports
 // another door, nor package server, which assembles them.
 package core
 
@@ -54,7 +54,7 @@ type Config struct {
 	// Aliases maps extra voice names to catalog voice ids.
 	Aliases map[string]string
 	// DefaultFormat is the response_format of an OpenAI speech request
-	// naming none; empty: wire.DefaultResponseFormat.
+	// naming none; empty: the OpenAI door's own default (wav).
 	DefaultFormat string
 	Log           *slog.Logger
 

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // Engine crashes are contained (the engine process that crashed is
@@ -98,7 +98,7 @@ func (cs *crashes) coolingDown(account string, now time.Time) time.Duration {
 // their crashes itself: a worker neither counts them against it nor
 // refuses it (that would refuse every account of the gateway, on one
 // worker after another).
-func (c *Core) crashCooldown(ctx context.Context, account string) *wire.Error {
+func (c *Core) crashCooldown(ctx context.Context, account string) *fault.Error {
 	if route.GatewayCaller(ctx) {
 		return nil
 	}
@@ -107,7 +107,7 @@ func (c *Core) crashCooldown(ctx context.Context, account string) *wire.Error {
 		return nil
 	}
 	retry := max(1, int(left.Seconds()+0.999))
-	return &wire.Error{Status: http.StatusTooManyRequests, Type: wire.TypeRateLimit, Code: wire.CodeRateLimit,
+	return &fault.Error{Status: http.StatusTooManyRequests, Type: fault.TypeRateLimit, Code: fault.CodeRateLimit,
 		Message: fmt.Sprintf("Rate limit reached: this account's requests crashed the speech engine %d times within a minute; "+
 			"speech is refused for %d s. Sending the same input again will crash it again.", CrashesPerMinute, retry),
 		RetryAfter: time.Duration(retry) * time.Second}

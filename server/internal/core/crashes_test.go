@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -85,7 +85,7 @@ func TestCrashLogLimited(t *testing.T) {
 // is neither counted nor refused on a worker.
 func TestCrashesCounted(t *testing.T) {
 	c := &Core{Config: Config{CrashCooldown: time.Minute, Log: slog.New(slog.DiscardHandler)}}
-	worker := &wire.Error{Status: http.StatusInternalServerError, Type: wire.TypeServer, Code: wire.CodeEngineCrashed, Message: "crashed"}
+	worker := &fault.Error{Status: http.StatusInternalServerError, Type: fault.TypeServer, Code: fault.CodeEngineCrashed, Message: "crashed"}
 	gateway := route.With(context.Background(), &route.Request{Scope: store.ScopeGateway})
 	for _, tc := range []struct {
 		name    string

@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/voxkit/voxkit/server/internal/credentials"
-	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/server/internal/fault"
 )
 
 // Every WebSocket (voxkit's own, ElevenLabs' and Cartesia's) holds its
@@ -27,8 +27,8 @@ type Creds = credentials.Creds
 type Guard struct {
 	c       *Core
 	mu      sync.Mutex
-	creds   Creds       // account "" until the caller is admitted
-	refusal *wire.Error // the failed check that ends the socket
+	creds   Creds        // account "" until the caller is admitted
+	refusal *fault.Error // the failed check that ends the socket
 }
 
 // Account is the admitted caller's account, "" before.
@@ -40,7 +40,7 @@ func (g *Guard) Account() string {
 
 // AdmitKey admits the caller of a socket opened without credentials by
 // the key its first message carries.
-func (g *Guard) AdmitKey(ctx context.Context, key string) (string, *wire.Error) {
+func (g *Guard) AdmitKey(ctx context.Context, key string) (string, *fault.Error) {
 	k, werr := g.c.Auth.CheckKey(ctx, key)
 	if werr != nil {
 		return "", werr
@@ -53,7 +53,7 @@ func (g *Guard) AdmitKey(ctx context.Context, key string) (string, *wire.Error) 
 
 // Check admits the caller again; a refusal ends the socket. A socket
 // whose caller is not admitted yet has nothing to check.
-func (g *Guard) Check(ctx context.Context) *wire.Error {
+func (g *Guard) Check(ctx context.Context) *fault.Error {
 	g.mu.Lock()
 	creds, refusal := g.creds, g.refusal
 	g.mu.Unlock()
@@ -70,7 +70,7 @@ func (g *Guard) Check(ctx context.Context) *wire.Error {
 }
 
 // Refused is the check that refused the caller, nil while none has.
-func (g *Guard) Refused() *wire.Error {
+func (g *Guard) Refused() *fault.Error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.refusal

@@ -7,7 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -50,7 +51,7 @@ type StreamJob struct {
 	Idle time.Duration
 	// Recheck checks the caller's credentials again before a flush and
 	// the end; its refusal ends the stream with that error. nil: none.
-	Recheck func(context.Context) *wire.Error
+	Recheck func(context.Context) *fault.Error
 	// Text, if set, sees each Op's text as the stream takes it (for the
 	// door's alignment of the input).
 	Text func(string)
@@ -58,6 +59,9 @@ type StreamJob struct {
 	// flush Op has been written (voxkit's flush.done, Cartesia's
 	// flush_done).
 	Flushed func(Op) error
+	// Codec, if set, is handed the codec of the job's format before any
+	// audio is written, for a door that names its content type first.
+	Codec func(encode.Codec)
 }
 
 // Input is an input stream under way: Open admits and starts it, Run
@@ -76,10 +80,19 @@ type Input struct {
 // Open admits job (AdmitSpeech) and starts it — the lexicons it names
 // are read once it is admitted — its audio going to w as
 // tts.Synthesizer.StreamText writes it; ctx ends it (a cancel, the
-// socket gone). Its error is a *wire.Error.
+// socket gone). Its error is a *fault.Error.
 func (c *Core) Open(ctx context.Context, job StreamJob, w io.Writer) (*Input, error) {
 	if job.Start.IsZero() {
 		job.Start = time.Now()
+	}
+	// The format first, as a socket checked it before the core owned the
+	// codec: its errors come before the lexicons' and admission's.
+	codec, err := c.Synth.Codec(job.Request.Format)
+	if err != nil {
+		return nil, job.toError(err)
+	}
+	if job.Codec != nil {
+		job.Codec(codec)
 	}
 	named, werr := c.Lexicons.Named(ctx, job.Request.Account, job.Lexicons, job.Request)
 	if werr != nil {
@@ -108,7 +121,7 @@ func (in *Input) Written() int { return in.ts.Written() }
 // Run takes the Ops of q until an End, and returns the stream's result
 // once its audio is written, the speech counted. At shutdown it speaks
 // the text it has, then ends as at an End. Its error is ErrGone when the stream's
-// context ended (nothing more is said), or a *wire.Error to tell the
+// context ended (nothing more is said), or a *fault.Error to tell the
 // client: a failed synthesis (logged and counted), refused credentials
 // (Recheck's error), idle_timeout.
 func (in *Input) Run(q *Queue) (tts.Result, error) {
@@ -142,7 +155,7 @@ func (in *Input) Run(q *Queue) (tts.Result, error) {
 			if err != nil {
 				return res, err
 			}
-			return res, wire.IdleTimeout(in.job.Idle)
+			return res, fault.IdleTimeout(in.job.Idle)
 		case <-in.c.closing.Done():
 			_, err := in.takeAll(q) // sent before shutdown: spoken too
 			return in.Finish(err)
@@ -222,7 +235,7 @@ func (in *Input) Finish(err error) (tts.Result, error) {
 	defer in.end()
 	if err != nil {
 		in.ts.Close()
-		var werr *wire.Error
+		var werr *fault.Error
 		switch {
 		case errors.Is(err, ErrGone) || in.ctx.Err() != nil:
 			return tts.Result{}, ErrGone

@@ -17,8 +17,8 @@ import (
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
 	"github.com/voxkit/voxkit/internal/testkit/wait"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )
@@ -175,8 +175,8 @@ func TestInputEnds(t *testing.T) {
 		q := NewQueue()
 		q.Put(Op{Text: "Spoken before the idle end"}, 0)
 		_, err := in.Run(q)
-		var werr *wire.Error
-		if !errors.As(err, &werr) || werr.Code != wire.CodeIdleTimeout {
+		var werr *fault.Error
+		if !errors.As(err, &werr) || werr.Code != fault.CodeIdleTimeout {
 			t.Fatalf("Run: %v, want idle_timeout", err)
 		}
 		if out.size() == 0 {
@@ -185,8 +185,8 @@ func TestInputEnds(t *testing.T) {
 	})
 	t.Run("refused", func(t *testing.T) {
 		job := streamJob()
-		refusal := wire.InvalidKey("sk_x", true)
-		job.Recheck = func(context.Context) *wire.Error { return refusal }
+		refusal := fault.InvalidKey("sk_x", true)
+		job.Recheck = func(context.Context) *fault.Error { return refusal }
 		in, _ := open(t, c, t.Context(), job)
 		q := NewQueue()
 		q.Put(Op{Text: "Hello."}, 0)

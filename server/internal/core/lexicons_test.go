@@ -9,10 +9,10 @@ import (
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/lexicon"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -82,14 +82,14 @@ func TestRefusedRequestReadsNoLexicon(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := rs.reads.Load()
-	werr, _ := speakWith(c, second).(*wire.Error)
-	if werr == nil || werr.Code != wire.CodeRateLimit {
-		t.Fatalf("over the limit: %v, want %s", werr, wire.CodeRateLimit)
+	werr, _ := speakWith(c, second).(*fault.Error)
+	if werr == nil || werr.Code != fault.CodeRateLimit {
+		t.Fatalf("over the limit: %v, want %s", werr, fault.CodeRateLimit)
 	}
 	if n := rs.reads.Load() - before; n != 0 {
 		t.Errorf("the refused request read %d lexicon versions, want none", n)
 	}
-	if werr, _ := speakWith(c, "nope").(*wire.Error); werr == nil || werr.Code != wire.CodeLexiconNotFound {
-		t.Errorf("an unknown lexicon over the limit: %v, want %s", werr, wire.CodeLexiconNotFound)
+	if werr, _ := speakWith(c, "nope").(*fault.Error); werr == nil || werr.Code != fault.CodeLexiconNotFound {
+		t.Errorf("an unknown lexicon over the limit: %v, want %s", werr, fault.CodeLexiconNotFound)
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -102,8 +102,8 @@ func (m *metrics) speech(format string, res tts.Result, gateway time.Duration) {
 }
 
 // failed counts a synthesis error that is the engine's.
-func (m *metrics) failed(e *wire.Error) {
-	if m != nil && e.Code == wire.CodeEngineError {
+func (m *metrics) failed(e *fault.Error) {
+	if m != nil && e.Code == fault.CodeEngineError {
 		m.engineErrors.Inc()
 	}
 }

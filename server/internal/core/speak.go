@@ -12,10 +12,10 @@ import (
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -40,7 +40,7 @@ const (
 var ErrGone = errors.New("server: the client is gone")
 
 // Out is where a job's audio goes, as the core sees it: respond.Lazy
-// and respond.SSE are Outs.
+// and the OpenAI door's SSE writer are Outs.
 type Out interface {
 	// Started reports whether any of the answer has gone out, so that
 	// an error can no longer be the answer.
@@ -88,7 +88,7 @@ type Job struct {
 // check runs the checks of a request that cost little, before it is
 // admitted: the lexicons it names (which it reads none of yet) and
 // tts.Synthesizer.Check. It returns the lexicons for load.
-func (j *Job) check(ctx context.Context, c *Core) ([]lexicons.Named, *wire.Error) {
+func (j *Job) check(ctx context.Context, c *Core) ([]lexicons.Named, *fault.Error) {
 	named, werr := c.Lexicons.Named(ctx, j.Request.Account, j.Lexicons, j.Request)
 	if werr != nil {
 		return nil, werr
@@ -101,7 +101,7 @@ func (j *Job) check(ctx context.Context, c *Core) ([]lexicons.Named, *wire.Error
 
 // load reads and parses the lexicons check found (once the job is
 // admitted), and sets them as the request's.
-func (j *Job) load(ctx context.Context, c *Core, named []lexicons.Named) *wire.Error {
+func (j *Job) load(ctx context.Context, c *Core, named []lexicons.Named) *fault.Error {
 	ls, werr := c.Lexicons.Load(ctx, j.Request.Account, named)
 	if werr != nil {
 		return werr
@@ -111,8 +111,8 @@ func (j *Job) load(ctx context.Context, c *Core, named []lexicons.Named) *wire.E
 }
 
 // toError is err as the error the job's client is told.
-func (j *Job) toError(err error) *wire.Error {
-	return wire.ToErrorOf(err, j.Voice, cmp.Or(j.Field, "input"))
+func (j *Job) toError(err error) *fault.Error {
+	return fault.ToErrorOf(err, j.Voice, cmp.Or(j.Field, "input"))
 }
 
 func (j *Job) log(c *Core) *slog.Logger {
@@ -127,7 +127,7 @@ func (j *Job) log(c *Core) *slog.Logger {
 // tags applied: the work a refused request is spared) and runs speak,
 // which streams the prepared request to the door's writer; then it
 // counts the speech in the metrics. It returns speak's result, or: a
-// *wire.Error for the door to answer in its shape (a failed synthesis
+// *fault.Error for the door to answer in its shape (a failed synthesis
 // logged and counted once), or ErrGone when ctx ended first.
 func (c *Core) Speak(ctx context.Context, job Job, speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) (tts.Result, error) {
 	if job.Start.IsZero() {
@@ -191,9 +191,9 @@ func (c *Core) failed(ctx context.Context, job *Job, err error) error {
 		log.Info("server: client went away during synthesis", "err", err)
 		return ErrGone
 	}
-	var werr *wire.Error
+	var werr *fault.Error
 	switch {
-	case errors.As(err, &werr) && werr.Code == wire.CodeEngineCrashed: // a worker's
+	case errors.As(err, &werr) && werr.Code == fault.CodeEngineCrashed: // a worker's
 		c.engineCrashed(ctx, log, job.Request.Account, err)
 	case errors.As(err, &werr):
 		log.Info("server: speech refused", "err", err)
@@ -213,13 +213,13 @@ func (c *Core) failed(ctx context.Context, job *Job, err error) error {
 // fails once the answer has begun cuts it short — or, when late is set,
 // is reported by late in the answer (an SSE error event). The error it
 // returns is for the door to answer, nil when there is nothing to answer.
-func (c *Core) SpeakHTTP(r *http.Request, job Job, late func(*wire.Error), speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) *wire.Error {
+func (c *Core) SpeakHTTP(r *http.Request, job Job, late func(*fault.Error), speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) *fault.Error {
 	ri := route.Info(r.Context())
 	job.Prepared = func() { ri.Format = job.Request.Format.Name }
 	job.Start = ri.Start
 	job.Log = job.log(c).With("request_id", ri.ID)
 	_, err := c.Speak(r.Context(), job, speak)
-	var werr *wire.Error
+	var werr *fault.Error
 	switch {
 	case err == nil || errors.Is(err, ErrGone):
 		return nil

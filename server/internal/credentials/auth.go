@@ -18,9 +18,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // Authentication is a chain of providers, each checking one kind of
@@ -80,9 +80,9 @@ type Caller struct {
 
 // An authenticator checks one kind of credential. ok is false when r
 // carries none of its kind, so that the next is asked; a refusal is a
-// *wire.Error.
+// *fault.Error.
 type authenticator interface {
-	authenticate(r *http.Request) (c Caller, ok bool, werr *wire.Error)
+	authenticate(r *http.Request) (c Caller, ok bool, werr *fault.Error)
 }
 
 // hostAuth asks the host application (Options.Authenticate). An account
@@ -99,11 +99,11 @@ type hostAuth struct {
 	made    sync.Map // account name → struct{}: the store has it (accounts are never deleted)
 }
 
-func (a *hostAuth) authenticate(r *http.Request) (Caller, bool, *wire.Error) {
+func (a *hostAuth) authenticate(r *http.Request) (Caller, bool, *fault.Error) {
 	account, err := a.f(r)
 	switch {
 	case err != nil:
-		return Caller{}, true, wire.Unauthenticated(err.Error())
+		return Caller{}, true, fault.Unauthenticated(err.Error())
 	case account == "":
 		return Caller{}, false, nil
 	}
@@ -115,7 +115,7 @@ func (a *hostAuth) authenticate(r *http.Request) (Caller, bool, *wire.Error) {
 
 // ensure makes account in the store unless it is there. A name the store
 // cannot hold is the host's error: refused with a message that says so.
-func (a *hostAuth) ensure(ctx context.Context, account string) *wire.Error {
+func (a *hostAuth) ensure(ctx context.Context, account string) *fault.Error {
 	if a.store == nil {
 		return nil
 	}
@@ -124,7 +124,7 @@ func (a *hostAuth) ensure(ctx context.Context, account string) *wire.Error {
 	}
 	if err := store.ValidateAccountName(account); err != nil {
 		a.log.Error("server: Options.Authenticate named an account the store cannot hold", "account", account, "err", err)
-		return wire.BadHostAccount(account, err)
+		return fault.BadHostAccount(account, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
@@ -138,7 +138,7 @@ func (a *hostAuth) ensure(ctx context.Context, account string) *wire.Error {
 	}
 	if err != nil {
 		a.log.Error("server: making the account Options.Authenticate named", "account", account, "err", err, "request_id", route.RequestID(ctx))
-		return wire.Internal(route.RequestID(ctx))
+		return fault.Internal(route.RequestID(ctx))
 	}
 	a.made.Store(account, struct{}{})
 	return nil
@@ -149,7 +149,7 @@ func (a *hostAuth) ensure(ctx context.Context, account string) *wire.Error {
 // the key's.
 type sessionAuth struct{ c *Auth }
 
-func (a sessionAuth) authenticate(r *http.Request) (Caller, bool, *wire.Error) {
+func (a sessionAuth) authenticate(r *http.Request) (Caller, bool, *fault.Error) {
 	token := a.c.SessionToken(r)
 	if token == "" || Bearer(r) != "" {
 		return Caller{}, false, nil
@@ -168,18 +168,18 @@ type keyAuth struct {
 	known   knownKeys
 }
 
-func (a *keyAuth) authenticate(r *http.Request) (Caller, bool, *wire.Error) {
+func (a *keyAuth) authenticate(r *http.Request) (Caller, bool, *fault.Error) {
 	k, werr := a.check(r.Context(), Bearer(r))
 	return Caller{k.Account, k.Scope}, true, werr
 }
 
 // check verifies token with the store.
-func (a *keyAuth) check(ctx context.Context, token string) (store.Key, *wire.Error) {
+func (a *keyAuth) check(ctx context.Context, token string) (store.Key, *fault.Error) {
 	if a.store == nil {
-		return store.Key{}, wire.Unauthenticated("This server takes no API keys; sign in to the application that serves it.")
+		return store.Key{}, fault.Unauthenticated("This server takes no API keys; sign in to the application that serves it.")
 	}
 	if token == "" {
-		return store.Key{}, wire.MissingKey()
+		return store.Key{}, fault.MissingKey()
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
@@ -187,18 +187,18 @@ func (a *keyAuth) check(ctx context.Context, token string) (store.Key, *wire.Err
 	switch {
 	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		a.log.Warn("server: the store did not verify a key in time", "after", a.timeout, "err", err, "request_id", route.RequestID(ctx))
-		return store.Key{}, wire.KeyCheckTimeout(a.timeout)
+		return store.Key{}, fault.KeyCheckTimeout(a.timeout)
 	case err != nil && ctx.Err() != nil: // the client went away
-		return store.Key{}, wire.Internal(route.RequestID(ctx))
+		return store.Key{}, fault.Internal(route.RequestID(ctx))
 	case errors.Is(err, store.ErrRevokedKey):
 		a.known.forget(token)
-		return store.Key{}, wire.InvalidKey(k.Prefix, true)
+		return store.Key{}, fault.InvalidKey(k.Prefix, true)
 	case errors.Is(err, store.ErrInvalidKey):
 		a.known.forget(token)
-		return store.Key{}, wire.InvalidKey(store.DisplayPrefix(Printable(token)), false)
+		return store.Key{}, fault.InvalidKey(store.DisplayPrefix(Printable(token)), false)
 	case err != nil:
 		a.log.Error("server: verifying key", "err", err, "request_id", route.RequestID(ctx))
-		return store.Key{}, wire.Internal(route.RequestID(ctx))
+		return store.Key{}, fault.Internal(route.RequestID(ctx))
 	}
 	a.known.put(token, k)
 	return k, nil
@@ -206,7 +206,7 @@ func (a *keyAuth) check(ctx context.Context, token string) (store.Key, *wire.Err
 
 // Admit returns who r is for: by the first of the optional providers
 // that claims it, else by its API key.
-func (c *Auth) Admit(r *http.Request) (Caller, *wire.Error) {
+func (c *Auth) Admit(r *http.Request) (Caller, *fault.Error) {
 	for _, a := range c.auth {
 		if cl, ok, werr := a.authenticate(r); ok {
 			return cl, werr
@@ -227,7 +227,7 @@ func (c *Auth) Authed(need store.Scope, h route.Handler) route.Handler {
 		}
 		route.Info(r.Context()).Account, route.Info(r.Context()).Scope = cl.Account, cl.Scope
 		if !cl.Scope.Allows(need) {
-			return wire.InsufficientScope(cl.Scope, need)
+			return fault.InsufficientScope(cl.Scope, need)
 		}
 		return h(w, r)
 	}
@@ -238,8 +238,8 @@ func (c *Auth) Authed(need store.Scope, h route.Handler) route.Handler {
 // scope may): by key,
 // the value of the vendor's own key header, when there is one, else as
 // Admit does; the account goes in the request info.
-func (c *Auth) AdmitVendor(r *http.Request, key string, need store.Scope) (string, *wire.Error) {
-	cl, werr := Caller{}, (*wire.Error)(nil)
+func (c *Auth) AdmitVendor(r *http.Request, key string, need store.Scope) (string, *fault.Error) {
+	cl, werr := Caller{}, (*fault.Error)(nil)
 	if key != "" {
 		var k store.Key
 		k, werr = c.CheckKey(r.Context(), key)
@@ -248,7 +248,7 @@ func (c *Auth) AdmitVendor(r *http.Request, key string, need store.Scope) (strin
 		cl, werr = c.Admit(r)
 	}
 	if werr == nil && !cl.Scope.Allows(need) {
-		werr = wire.InsufficientScope(cl.Scope, need)
+		werr = fault.InsufficientScope(cl.Scope, need)
 	}
 	if werr != nil {
 		return "", werr
@@ -314,24 +314,24 @@ func (c *Auth) SessionToken(r *http.Request) string {
 
 // AdmitSession returns the account of the live session of token, and
 // checks the CSRF token of a state-changing request.
-func (c *Auth) AdmitSession(r *http.Request, token string) (string, *wire.Error) {
+func (c *Auth) AdmitSession(r *http.Request, token string) (string, *fault.Error) {
 	ss, err := c.Logins.Session(r.Context(), store.HashKey(token))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return "", wire.SessionExpired()
+		return "", fault.SessionExpired()
 	case err != nil:
 		c.Log.Error("server: reading session", "err", err, "request_id", route.RequestID(r.Context()))
-		return "", wire.Internal(route.RequestID(r.Context()))
+		return "", fault.Internal(route.RequestID(r.Context()))
 	}
 	if !safeMethod(r.Method) && subtle.ConstantTimeCompare([]byte(r.Header.Get(CSRFHeader)), []byte(CSRFToken(token))) != 1 {
-		return "", wire.BadCSRFToken()
+		return "", fault.BadCSRFToken()
 	}
 	return ss.Account, nil
 }
 
 // CheckKey verifies an API key with the store, within the key-check
 // timeout.
-func (c *Auth) CheckKey(ctx context.Context, token string) (store.Key, *wire.Error) {
+func (c *Auth) CheckKey(ctx context.Context, token string) (store.Key, *fault.Error) {
 	return c.keys.check(ctx, token)
 }
 
@@ -361,7 +361,7 @@ type Creds struct {
 // must still name the same account (the host application may have ended
 // the session it knows, the playground's may have been signed out; a
 // bearer key is checked again with them).
-func (c *Auth) Recheck(ctx context.Context, cr Creds) *wire.Error {
+func (c *Auth) Recheck(ctx context.Context, cr Creds) *fault.Error {
 	if cr.Key != "" {
 		_, werr := c.keys.check(ctx, cr.Key)
 		return werr
@@ -371,7 +371,7 @@ func (c *Auth) Recheck(ctx context.Context, cr Creds) *wire.Error {
 	case werr != nil:
 		return werr
 	case caller.Account != cr.Account:
-		return wire.Unauthenticated("The session's sign-in has changed; reconnect.")
+		return fault.Unauthenticated("The session's sign-in has changed; reconnect.")
 	}
 	return nil
 }

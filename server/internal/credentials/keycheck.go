@@ -9,10 +9,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // A speech request's API key is checked against the store while the
@@ -94,7 +94,7 @@ func (c *Auth) AuthedAlongside(need store.Scope, h route.Handler) route.Handler 
 		// not heed its deadline; pass then answers 503.
 		late := time.AfterFunc(c.KeyCheck, func() { cancel(errKeyCheckLate) })
 		defer late.Stop()
-		checked := make(chan *wire.Error, 1)
+		checked := make(chan *fault.Error, 1)
 		go func() {
 			// Cancelled with the request (a client that left is told
 			// nothing) and bounded by the check's deadline.
@@ -133,7 +133,7 @@ var errKeyCheckLate = errors.New("server: the request's API key check is late")
 type checkedWriter struct {
 	http.ResponseWriter
 	before  http.Header // the headers before the handler ran
-	checked <-chan *wire.Error
+	checked <-chan *fault.Error
 	ctx     context.Context // the work's: ends when the client leaves or the check is late
 	late    time.Duration   // the check's deadline
 	done    bool
@@ -148,7 +148,7 @@ func (w *checkedWriter) pass() bool {
 		return !w.refused
 	}
 	w.done = true
-	var werr *wire.Error
+	var werr *fault.Error
 	select {
 	case werr = <-w.checked:
 	case <-w.ctx.Done():
@@ -159,7 +159,7 @@ func (w *checkedWriter) pass() bool {
 			if context.Cause(w.ctx) != errKeyCheckLate {
 				return false // the client left: nobody to answer
 			}
-			werr = wire.KeyCheckTimeout(w.late)
+			werr = fault.KeyCheckTimeout(w.late)
 		}
 	}
 	if werr == nil {

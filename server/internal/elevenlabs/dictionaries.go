@@ -6,11 +6,11 @@ import (
 
 	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // mountDictionaries registers the routes of ElevenLabs' pronunciation
@@ -35,7 +35,7 @@ func (d *door) mountDictionaries(handle func(string, route.Methods), base string
 
 // add answers POST /add-from-file (multipart: name, file) and
 // /add-from-rules (JSON: name, rules) with the new dictionary.
-func (d *door) add(w http.ResponseWriter, r *http.Request, account string) *apiError {
+func (d *door) add(w http.ResponseWriter, r *http.Request, account string) *api.Error {
 	body, werr := d.c.Body.ReadBodyOf(w, r, lexicon.MaxBytes+64<<10, "multipart/form-data", "application/json")
 	var nd api.NewDictionary
 	if werr == nil {
@@ -53,7 +53,7 @@ func (d *door) add(w http.ResponseWriter, r *http.Request, account string) *apiE
 }
 
 // list answers GET /v1/pronunciation-dictionaries.
-func (d *door) list(w http.ResponseWriter, r *http.Request, account string) *apiError {
+func (d *door) list(w http.ResponseWriter, r *http.Request, account string) *api.Error {
 	ls, werr := d.c.Lexicons.ListLexicons(r.Context(), account)
 	if werr != nil {
 		return toError(werr)
@@ -68,7 +68,7 @@ func (d *door) list(w http.ResponseWriter, r *http.Request, account string) *api
 
 // read answers GET /{id} with the metadata and the rules of the latest
 // version, and GET /{id}/{version}/download with the version's PLS.
-func (d *door) read(w http.ResponseWriter, r *http.Request, account string) *apiError {
+func (d *door) read(w http.ResponseWriter, r *http.Request, account string) *api.Error {
 	version := r.PathValue("version")
 	stored, l, werr := d.c.Lexicons.StoredLexicon(r.Context(), account, r.PathValue("id"), version)
 	if werr != nil {
@@ -84,7 +84,7 @@ func (d *door) read(w http.ResponseWriter, r *http.Request, account string) *api
 
 // rules answers POST /{id}/add-rules, /remove-rules and /set-rules: a new
 // version of the dictionary with its rules so changed.
-func (d *door) rules(w http.ResponseWriter, r *http.Request, account string) *apiError {
+func (d *door) rules(w http.ResponseWriter, r *http.Request, account string) *api.Error {
 	body, werr := d.c.Body.ReadBody(w, r)
 	var b api.DictionaryRules
 	if werr == nil {
@@ -93,7 +93,7 @@ func (d *door) rules(w http.ResponseWriter, r *http.Request, account string) *ap
 	if werr != nil {
 		return toError(werr)
 	}
-	stored, werr := d.c.Lexicons.ReviseLexicon(r.Context(), account, r.PathValue("id"), func(l *lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error) {
+	stored, werr := d.c.Lexicons.ReviseLexicon(r.Context(), account, r.PathValue("id"), func(l *lexicon.Lexicon) (*lexicon.Lexicon, *fault.Error) {
 		return b.Apply(l, path.Base(r.URL.Path) == "set-rules")
 	})
 	if werr != nil {
@@ -106,7 +106,7 @@ func (d *door) rules(w http.ResponseWriter, r *http.Request, account string) *ap
 // refsOf maps pronunciation_dictionary_locators, in their order, onto the
 // core's lexicon refs; none given (nil) lets the account's default
 // lexicons apply.
-func refsOf(locs []api.Locator) ([]lexicons.LexiconRef, *apiError) {
+func refsOf(locs []api.Locator) ([]lexicons.LexiconRef, *api.Error) {
 	if werr := api.CheckLocators(locs); werr != nil {
 		return nil, toError(werr)
 	}

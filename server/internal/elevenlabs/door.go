@@ -23,19 +23,23 @@
 //     speech and in the first message of a socket context.
 //
 // It translates ElevenLabs' requests into core calls, and the core's
-// *wire.Error values into ElevenLabs' shape,
+// *fault.Error values into ElevenLabs' shape,
 // {"detail": {"status": "...", "message": "..."}}; the lifecycle
 // (admission, limits, synthesis, metrics) is the core's.
+//
+// It is handed only what it uses (Rooms): the core's speech, the socket
+// runtime, the credentials, catalog and lexicons rooms, as narrow
+// interfaces.
 package elevenlabs
 
 import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
@@ -44,16 +48,16 @@ import (
 
 // door is the ElevenLabs-compatible API of one server.
 type door struct {
-	c *core.Core
+	c Rooms
 }
 
 // Mount registers the ElevenLabs-compatible routes of c on mux.
-func Mount(mux *http.ServeMux, c *core.Core) {
+func Mount(mux *http.ServeMux, c Rooms) {
 	d := &door{c: c}
 	const base = "/elevenlabs/v1"
 	// A wrong method, and any other path of the door, are answered in
 	// ElevenLabs' shape.
-	answer := func(w http.ResponseWriter, _ *http.Request, werr *wire.Error) { writeError(w, toError(werr)) }
+	answer := func(w http.ResponseWriter, _ *http.Request, werr *fault.Error) { writeError(w, toError(werr)) }
 	handle := func(path string, m route.Methods) { route.DoorRoute(mux, c.Log, path, m, answer) }
 	handle(base+"/voices", route.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.voices)})
 	handle("/elevenlabs/v2/voices", route.Methods{http.MethodGet: d.as(store.ScopeSpeech, d.searchVoices)})
@@ -70,57 +74,22 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 	}
 	handle(base+"/text-to-speech/{voice}/stream-input", route.Methods{http.MethodGet: d.socket(false)})
 	handle(base+"/text-to-speech/{voice}/multi-stream-input", route.Methods{http.MethodGet: d.socket(true)})
-	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, wire.NotFound(r.Method, r.URL.Path)) }
+	notFound := func(w http.ResponseWriter, r *http.Request) { answer(w, r, fault.NotFound(r.Method, r.URL.Path)) }
 	mux.HandleFunc("/elevenlabs", notFound)
 	mux.HandleFunc("/elevenlabs/", notFound)
 }
 
-// apiError is an error as ElevenLabs shapes it:
-// {"detail": {"status": "...", "message": "..."}}.
-type apiError struct {
-	HTTPStatus int           `json:"-"`
-	RetryAfter time.Duration `json:"-"` // as wire.Error's
-	Status     string        `json:"status"`
-	Message    string        `json:"message"`
-}
-
-func (e *apiError) Error() string { return e.Message }
-
-// newError is the error of status with ElevenLabs' status word code.
-func newError(status int, code, message string) *apiError {
-	return &apiError{HTTPStatus: status, Status: code, Message: message}
-}
-
 // toError converts voxkit's error to ElevenLabs' shape.
-func toError(werr *wire.Error) *apiError {
-	status, message := werr.Code, werr.Message
-	switch werr.Code {
-	case wire.CodeMissingAPIKey:
-		status, message = "needs_authorization", missingKey
-	case wire.CodeVoiceNotFound:
-		status = "voice_not_found"
-	case wire.CodeLexiconNotFound:
-		status = "pronunciation_dictionary_not_found"
-	case wire.CodeTooManyContexts:
-		status, message = "max_active_conversations", fmt.Sprintf("At most %d contexts may be open on one socket; close one first.", core.MaxSocketContexts)
-	}
-	return &apiError{HTTPStatus: werr.Status, RetryAfter: werr.RetryAfter, Status: status, Message: message}
-}
-
-// missingKey is the message of ElevenLabs' 401 for a request without a
-// key: it names the header ElevenLabs' clients send it in.
-const missingKey = "You didn't provide an API key. Send a voxkit API key in the xi-api-key header " +
-	"(xi-api-key: sk_...), as ElevenLabs' clients do; Authorization: Bearer is accepted too. " +
-	"Keys are created in the playground or with `server keys create`."
+func toError(werr *fault.Error) *api.Error { return api.FromFault(werr, core.MaxSocketContexts) }
 
 // writeError answers with e in ElevenLabs' shape.
-func writeError(w http.ResponseWriter, e *apiError) {
+func writeError(w http.ResponseWriter, e *api.Error) {
 	respond.SetRetryAfter(w.Header(), e.RetryAfter)
 	respond.WriteJSON(w, e.HTTPStatus, map[string]any{"detail": e})
 }
 
 // handler is a handler of the ElevenLabs API, for the caller's account.
-type handler func(w http.ResponseWriter, r *http.Request, account string) *apiError
+type handler func(w http.ResponseWriter, r *http.Request, account string) *api.Error
 
 // as admits the caller by xi-api-key (or any credential the OpenAI API
 // takes) with the scope need, and answers errors in ElevenLabs' shape.
@@ -139,7 +108,7 @@ func (d *door) as(need store.Scope, h handler) route.Handler {
 
 // admit checks the xi-api-key header, else the credentials of the OpenAI
 // API.
-func (d *door) admit(r *http.Request, need store.Scope) (string, *apiError) {
+func (d *door) admit(r *http.Request, need store.Scope) (string, *api.Error) {
 	account, werr := d.c.Auth.AdmitVendor(r, r.Header.Get("xi-api-key"), need)
 	if werr != nil {
 		return "", toError(werr)
@@ -147,17 +116,17 @@ func (d *door) admit(r *http.Request, need store.Scope) (string, *apiError) {
 	return account, nil
 }
 
-func (d *door) voices(w http.ResponseWriter, r *http.Request, account string) *apiError {
+func (d *door) voices(w http.ResponseWriter, r *http.Request, account string) *api.Error {
 	list := []map[string]any{}
-	for _, v := range d.c.Catalog.List(account) {
+	for _, v := range d.c.Voices.List(account) {
 		list = append(list, api.Voice(v))
 	}
 	respond.WriteJSON(w, http.StatusOK, map[string]any{"voices": list, "has_more": false, "total_count": len(list)})
 	return nil
 }
 
-func (d *door) voice(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	v, werr := d.c.Catalog.Voice(account, r.PathValue("id"))
+func (d *door) voice(w http.ResponseWriter, r *http.Request, account string) *api.Error {
+	v, werr := d.c.Voices.Voice(account, r.PathValue("id"))
 	if werr != nil {
 		return voiceNotFound(r.PathValue("id"))
 	}
@@ -167,10 +136,10 @@ func (d *door) voice(w http.ResponseWriter, r *http.Request, account string) *ap
 
 // searchVoices answers GET /v2/voices (the SDKs' voices.search): see
 // api.SearchPage.
-func (d *door) searchVoices(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	page, err := api.SearchPage(r.URL.Query(), d.c.Catalog.List(account))
+func (d *door) searchVoices(w http.ResponseWriter, r *http.Request, account string) *api.Error {
+	page, err := api.SearchPage(r.URL.Query(), d.c.Voices.List(account))
 	if err != nil {
-		return newError(http.StatusUnprocessableEntity, "invalid_request", err.Error())
+		return api.NewError(http.StatusUnprocessableEntity, "invalid_request", err.Error())
 	}
 	respond.WriteJSON(w, http.StatusOK, page)
 	return nil
@@ -184,8 +153,8 @@ var cloneForm = wire.CloneForm{Audio: "files", ManyAudio: true,
 	Fields: []string{"description", "labels", "remove_background_noise", "model", "temperature", "steps", "seed"}}
 
 // addVoice answers POST /v1/voices/add: instant voice cloning.
-func (d *door) addVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	sv, err := d.c.Catalog.CloneUpload(w, r, account, cloneForm)
+func (d *door) addVoice(w http.ResponseWriter, r *http.Request, account string) *api.Error {
+	sv, err := d.c.Voices.CloneUpload(w, r, account, cloneForm)
 	if err != nil {
 		return toError(route.ErrorOf(d.c.Log, r, err))
 	}
@@ -194,8 +163,8 @@ func (d *door) addVoice(w http.ResponseWriter, r *http.Request, account string) 
 }
 
 // deleteVoice answers DELETE /v1/voices/{voice_id}.
-func (d *door) deleteVoice(w http.ResponseWriter, r *http.Request, account string) *apiError {
-	if _, err := d.c.Catalog.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
+func (d *door) deleteVoice(w http.ResponseWriter, r *http.Request, account string) *api.Error {
+	if _, err := d.c.Voices.DropVoice(r.Context(), account, r.PathValue("id")); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return voiceNotFound(r.PathValue("id"))
 		}
@@ -205,13 +174,13 @@ func (d *door) deleteVoice(w http.ResponseWriter, r *http.Request, account strin
 	return nil
 }
 
-func voiceNotFound(id string) *apiError {
-	return newError(http.StatusNotFound, "voice_not_found", fmt.Sprintf("A voice with the voice_id %s was not found.", id))
+func voiceNotFound(id string) *api.Error {
+	return api.NewError(http.StatusNotFound, "voice_not_found", fmt.Sprintf("A voice with the voice_id %s was not found.", id))
 }
 
 // models lists one model: voxkit has voices, not models, and accepts any
 // model_id.
-func (d *door) models(w http.ResponseWriter, r *http.Request, account string) *apiError {
+func (d *door) models(w http.ResponseWriter, r *http.Request, account string) *api.Error {
 	respond.WriteJSON(w, http.StatusOK, []map[string]any{{"model_id": "voxkit", "name": "voxkit",
 		"can_do_text_to_speech": true, "description": "Every voxkit voice; model_id is accepted and ignored."}})
 	return nil

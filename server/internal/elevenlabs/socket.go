@@ -14,10 +14,10 @@ import (
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/sockets"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -43,9 +43,9 @@ var defaultSchedule = []int{120, 160, 250, 290}
 
 // message is a client message of either socket.
 type message struct {
-	Text             *string        `json:"text"`
-	Context          string         `json:"context_id"`
-	VoiceSettings    *voiceSettings `json:"voice_settings"`
+	Text             *string            `json:"text"`
+	Context          string             `json:"context_id"`
+	VoiceSettings    *api.VoiceSettings `json:"voice_settings"`
 	GenerationConfig *struct {
 		ChunkLengthSchedule []int `json:"chunk_length_schedule"`
 	} `json:"generation_config"`
@@ -64,7 +64,7 @@ func (m message) ContextID() string { return m.Context }
 // handshake sends its key as xi_api_key in the first message.
 func (d *door) socket(multi bool) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if werr := sockets.CheckUpgrade(d.c, w.Header(), r); werr != nil {
+		if werr := sockets.CheckUpgrade(d.c.Sockets, w.Header(), r); werr != nil {
 			return werr
 		}
 		q := r.URL.Query()
@@ -73,7 +73,7 @@ func (d *door) socket(multi bool) route.Handler {
 		if v := q.Get("inactivity_timeout"); v != "" && eerr == nil {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || time.Duration(n)*time.Second > maxInactivity {
-				eerr = newError(http.StatusBadRequest, "invalid_request", "inactivity_timeout must be 1 to 180 seconds.")
+				eerr = api.NewError(http.StatusBadRequest, "invalid_request", "inactivity_timeout must be 1 to 180 seconds.")
 			}
 			idle = time.Duration(n) * time.Second
 		}
@@ -83,7 +83,7 @@ func (d *door) socket(multi bool) route.Handler {
 			account, eerr = d.admit(r, store.ScopeSpeech)
 		} // else the first message carries the key
 		if eerr == nil && account != "" {
-			if _, werr := d.c.Catalog.Voice(account, voice); werr != nil {
+			if _, werr := d.c.Voices.Voice(account, voice); werr != nil {
 				eerr = voiceNotFound(voice)
 			}
 		}
@@ -93,7 +93,7 @@ func (d *door) socket(multi bool) route.Handler {
 		}
 		route.Info(r.Context()).Format = f.Format.Name
 		creds := core.Creds{R: r, Key: r.Header.Get("xi-api-key"), Account: account}
-		return sockets.Serve(d.c, w, r, sockets.Options{Creds: creds, Idle: idle}, func(ss *sockets.Session) sockets.Door[message] {
+		return sockets.Serve(d.c.Sockets, w, r, sockets.Options{Creds: creds, Idle: idle}, func(ss *sockets.Session) sockets.Door[message] {
 			return &session{d: d, rt: ss, ctx: ss.Ctx, finished: make(chan struct{}), out: ss.Out, guard: ss.Guard, open: ss.Contexts, multi: multi,
 				account: account, voice: voice, format: f, norm: q.Get("apply_text_normalization")}
 		})
@@ -141,7 +141,7 @@ func refused(why string) sockets.CloseReason {
 }
 
 // Refuse sends an error that names no context.
-func (s *session) Refuse(werr *wire.Error) {
+func (s *session) Refuse(werr *fault.Error) {
 	s.out.Send(map[string]any{"error": werr.Message, "code": toError(werr).Status})
 }
 
@@ -157,7 +157,7 @@ func (s *session) Handle(m message, size int) (done bool, reason sockets.CloseRe
 			return true, refused(werr.Message)
 		}
 		s.account = account
-		if _, werr := s.d.c.Catalog.Voice(account, s.voice); werr != nil {
+		if _, werr := s.d.c.Voices.Voice(account, s.voice); werr != nil {
 			return true, refused(voiceNotFound(s.voice).Message)
 		}
 	}
@@ -178,7 +178,7 @@ func (s *session) Handle(m message, size int) (done bool, reason sockets.CloseRe
 	case sc == nil && m.CloseContext:
 		return false, reason
 	case sc == nil:
-		var eerr *apiError
+		var eerr *api.Error
 		if sc, eerr = s.start(id, m); eerr != nil {
 			s.send(id, map[string]any{"error": eerr.Message, "code": eerr.Status})
 			return false, reason
@@ -203,7 +203,7 @@ func (s *session) Handle(m message, size int) (done bool, reason sockets.CloseRe
 		sent = s.open.Send(sc, op, size)
 	}
 	if !sent {
-		s.send(id, map[string]any{"error": core.ContextFull(id).Message, "code": wire.CodeBufferFull})
+		s.send(id, map[string]any{"error": core.ContextFull(id).Message, "code": fault.CodeBufferFull})
 	}
 	if end && !s.multi {
 		s.finish()
@@ -222,7 +222,7 @@ func (s *session) send(id string, m map[string]any) {
 // start opens the context id with the settings of its first message:
 // each sentence's audio is sent with its alignment, as it is spoken,
 // then isFinal at the context's end.
-func (s *session) start(id string, first message) (*core.Context, *apiError) {
+func (s *session) start(id string, first message) (*core.Context, *api.Error) {
 	req, eerr := s.d.request(s.account, s.voice, "", first.VoiceSettings, s.norm, s.format)
 	refs, lerr := refsOf(first.Locators)
 	if eerr = cmp.Or(eerr, lerr); eerr != nil {
@@ -233,7 +233,7 @@ func (s *session) start(id string, first message) (*core.Context, *apiError) {
 		schedule = first.GenerationConfig.ChunkLengthSchedule
 	}
 	var audio core.Buffer
-	aligner := &align.Aligner{Normalize: s.d.c.Normalizer(req)}
+	aligner := &align.Aligner{Normalize: s.d.c.Speech.Normalizer(req)}
 	req.OnSentence = func(d tts.SentenceDone) {
 		a, na := aligner.Sentence(d.Words, false)
 		s.audio(id, audio.Take(), a, na)
@@ -242,7 +242,7 @@ func (s *session) start(id string, first message) (*core.Context, *apiError) {
 		Delay: -1, Schedule: schedule, Text: aligner.Write}
 	begun := time.Now()
 	sc, werr := s.open.Start(s.ctx, id, job, s.format.Writer(&audio), func(res tts.Result, err error) {
-		var werr *wire.Error
+		var werr *fault.Error
 		switch {
 		case errors.As(err, &werr):
 			s.send(id, map[string]any{"error": werr.Message, "code": werr.Code})

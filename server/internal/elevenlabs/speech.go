@@ -16,8 +16,8 @@ import (
 	"github.com/voxkit/voxkit/server/internal/align"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/tts/normalize"
 )
@@ -43,9 +43,9 @@ var formats = map[string]struct {
 }
 
 // parseFormat parses output_format, "" its default.
-func parseFormat(s string) (core.Output, *apiError) {
-	bad := func() (core.Output, *apiError) {
-		return core.Output{}, newError(http.StatusBadRequest, "invalid_output_format", fmt.Sprintf(
+func parseFormat(s string) (core.Output, *api.Error) {
+	bad := func() (core.Output, *api.Error) {
+		return core.Output{}, api.NewError(http.StatusBadRequest, "invalid_output_format", fmt.Sprintf(
 			"output_format %q is not one voxkit speaks: use mp3_{22050,24000,44100}_{32,48,64,96,128,192}, pcm_{8000,16000,22050,24000,44100,48000}, wav_RATE, ulaw_8000, alaw_8000 or opus_48000_{32,64,96,128,192}.", s))
 	}
 	parts := strings.Split(cmp.Or(s, defaultFormat), "_")
@@ -76,52 +76,26 @@ func parseFormat(s string) (core.Output, *apiError) {
 
 // speechBody is the body of POST /v1/text-to-speech/{voice_id}.
 type speechBody struct {
-	Text                   string         `json:"text"`
-	ModelID                string         `json:"model_id"`
-	LanguageCode           string         `json:"language_code"`
-	VoiceSettings          *voiceSettings `json:"voice_settings"`
-	ApplyTextNormalization string         `json:"apply_text_normalization"`
-	Seed                   *int64         `json:"seed"`
-	PreviousText           string         `json:"previous_text"`
-	NextText               string         `json:"next_text"`
-	Locators               []api.Locator  `json:"pronunciation_dictionary_locators"`
-}
-
-// voiceSettings is voice_settings: speed maps onto voxkit's speed; the
-// others have no voxkit control.
-type voiceSettings struct {
-	Speed           *float64 `json:"speed"`
-	Stability       *float64 `json:"stability"`
-	SimilarityBoost *float64 `json:"similarity_boost"`
-	Style           *float64 `json:"style"`
-	UseSpeakerBoost *bool    `json:"use_speaker_boost"`
-}
-
-// ignored names the settings voxkit accepts and does not apply.
-func (vs *voiceSettings) ignored() []string {
-	if vs == nil {
-		return nil
-	}
-	var out []string
-	for name, set := range map[string]bool{"stability": vs.Stability != nil, "similarity_boost": vs.SimilarityBoost != nil,
-		"style": vs.Style != nil, "use_speaker_boost": vs.UseSpeakerBoost != nil} {
-		if set {
-			out = append(out, "voice_settings."+name)
-		}
-	}
-	slices.Sort(out)
-	return out
+	Text                   string             `json:"text"`
+	ModelID                string             `json:"model_id"`
+	LanguageCode           string             `json:"language_code"`
+	VoiceSettings          *api.VoiceSettings `json:"voice_settings"`
+	ApplyTextNormalization string             `json:"apply_text_normalization"`
+	Seed                   *int64             `json:"seed"`
+	PreviousText           string             `json:"previous_text"`
+	NextText               string             `json:"next_text"`
+	Locators               []api.Locator      `json:"pronunciation_dictionary_locators"`
 }
 
 // request turns the ElevenLabs request fields into voxkit's request.
-func (d *door) request(account, voice, text string, vs *voiceSettings, normalization string, f core.Output) (tts.Request, *apiError) {
-	req := tts.Request{Voice: d.c.Catalog.Resolve(account, voice), Input: text, Account: account, Format: f.Format}
+func (d *door) request(account, voice, text string, vs *api.VoiceSettings, normalization string, f core.Output) (tts.Request, *api.Error) {
+	req := tts.Request{Voice: d.c.Voices.Resolve(account, voice), Input: text, Account: account, Format: f.Format}
 	if vs != nil && vs.Speed != nil {
 		// ElevenLabs' speed, like voxkit's, multiplies the voice's own
 		// rate (1 is normal): the one scale, taken as it is, within
 		// voxkit's range (ElevenLabs' own is 0.7 to 1.2).
 		if err := tts.CheckSpeed(*vs.Speed); err != nil {
-			return req, newError(http.StatusBadRequest, "invalid_voice_settings", "voice_settings.speed: "+err.Error())
+			return req, api.NewError(http.StatusBadRequest, "invalid_voice_settings", "voice_settings.speed: "+err.Error())
 		}
 		req.Speed = *vs.Speed
 	}
@@ -130,9 +104,9 @@ func (d *door) request(account, voice, text string, vs *voiceSettings, normaliza
 	case "off":
 		req.Normalize = tts.NormalizeOff
 	default:
-		return req, newError(http.StatusBadRequest, "invalid_request", fmt.Sprintf("apply_text_normalization %q is not auto, on or off.", normalization))
+		return req, api.NewError(http.StatusBadRequest, "invalid_request", fmt.Sprintf("apply_text_normalization %q is not auto, on or off.", normalization))
 	}
-	if _, werr := d.c.Catalog.Voice(account, voice); werr != nil {
+	if _, werr := d.c.Voices.Voice(account, voice); werr != nil {
 		return req, voiceNotFound(voice)
 	}
 	return req, nil
@@ -140,17 +114,17 @@ func (d *door) request(account, voice, text string, vs *voiceSettings, normaliza
 
 // speech answers POST /v1/text-to-speech/{voice_id} and its /stream,
 // /with-timestamps and /stream/with-timestamps forms.
-func (d *door) speech(w http.ResponseWriter, r *http.Request, account string) *apiError {
+func (d *door) speech(w http.ResponseWriter, r *http.Request, account string) *api.Error {
 	body, werr := d.c.Body.ReadBody(w, r)
 	if werr != nil {
 		return toError(werr)
 	}
 	var b speechBody
 	if err := json.Unmarshal(body, &b); err != nil {
-		return newError(http.StatusUnprocessableEntity, "invalid_request", "The body is not a JSON object of the text-to-speech request: "+wire.JSONFault(err))
+		return api.NewError(http.StatusUnprocessableEntity, "invalid_request", "The body is not a JSON object of the text-to-speech request: "+fault.JSONFault(err))
 	}
 	if strings.TrimSpace(b.Text) == "" {
-		return newError(http.StatusUnprocessableEntity, "invalid_request", "text is required and may not be empty.")
+		return api.NewError(http.StatusUnprocessableEntity, "invalid_request", "text is required and may not be empty.")
 	}
 	f, eerr := parseFormat(r.URL.Query().Get("output_format"))
 	if eerr != nil {
@@ -162,7 +136,7 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request, account string) *a
 	if eerr = cmp.Or(eerr, lerr); eerr != nil {
 		return eerr
 	}
-	ignored := b.VoiceSettings.ignored()
+	ignored := b.VoiceSettings.Ignored()
 	for name, v := range map[string]string{"model_id": b.ModelID, "language_code": b.LanguageCode, "previous_text": b.PreviousText, "next_text": b.NextText} {
 		if v != "" {
 			ignored = append(ignored, name)
@@ -172,14 +146,14 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request, account string) *a
 		// ElevenLabs' seed, 0 to 2^32-1: voices that sample (PocketTTS)
 		// draw from it; 0 is no seed, as voxkit's own seed fields.
 		if *b.Seed < 0 || *b.Seed > math.MaxUint32 {
-			return newError(http.StatusUnprocessableEntity, "invalid_request", fmt.Sprintf("seed %d is not from 0 to %d.", *b.Seed, uint32(math.MaxUint32)))
+			return api.NewError(http.StatusUnprocessableEntity, "invalid_request", fmt.Sprintf("seed %d is not from 0 to %d.", *b.Seed, uint32(math.MaxUint32)))
 		}
 		req.Seed = *b.Seed
 	}
 	slices.Sort(ignored)
 	var contentType string
 	var whole []byte // the answer of /with-timestamps
-	lw := d.c.Lazy(w, func() {
+	lw := d.c.Speech.Lazy(w, func() {
 		h := w.Header()
 		h.Set("Content-Type", contentType)
 		if whole != nil {
@@ -192,16 +166,16 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request, account string) *a
 		w.WriteHeader(http.StatusOK)
 	})
 	job := core.Job{Request: req, Voice: voice, Field: textField, Out: lw, Lexicons: refs}
-	werr = d.c.SpeakHTTP(r, job, nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
+	werr = d.c.Speech.SpeakHTTP(r, job, nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
 		var res tts.Result
 		var err error
 		switch path := r.URL.Path; {
 		case strings.HasSuffix(path, "/stream/with-timestamps"):
 			contentType = "application/x-ndjson"
-			res, err = timestampLines(r, lw, p, f, d.c.Normalizer(p.Request()))
+			res, err = timestampLines(r, lw, p, f, d.c.Speech.Normalizer(p.Request()))
 		case strings.HasSuffix(path, "/with-timestamps"):
 			contentType = "application/json"
-			if whole, res, err = timestamps(r, p, f, d.c.Normalizer(p.Request())); err == nil {
+			if whole, res, err = timestamps(r, p, f, d.c.Speech.Normalizer(p.Request())); err == nil {
 				_, err = lw.Write(whole)
 			}
 		default:

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/lexicon"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tags/ssml"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -210,9 +210,9 @@ func (c *Library) LexiconsChanged(account string) {
 
 // Lexicons returns the lexicons account's request applies: refs, or when
 // refs is nil the account's defaults; then those the SSML input names.
-// Its errors: wire.LexiconNotFound for one the account does not have,
-// wire.NoLexicons when the store keeps none and one is named.
-func (c *Library) Lexicons(ctx context.Context, account string, refs []LexiconRef, req tts.Request) ([]*lexicon.Lexicon, *wire.Error) {
+// Its errors: fault.LexiconNotFound for one the account does not have,
+// fault.NoLexicons when the store keeps none and one is named.
+func (c *Library) Lexicons(ctx context.Context, account string, refs []LexiconRef, req tts.Request) ([]*lexicon.Lexicon, *fault.Error) {
 	named, werr := c.Named(ctx, account, refs, req)
 	if werr != nil {
 		return nil, werr
@@ -232,7 +232,7 @@ type Named struct {
 // versions the request names (each once), or the error Lexicons returns
 // for a lexicon the account does not have. It costs little, and runs
 // before a request is admitted; Load, after.
-func (c *Library) Named(ctx context.Context, account string, refs []LexiconRef, req tts.Request) ([]Named, *wire.Error) {
+func (c *Library) Named(ctx context.Context, account string, refs []LexiconRef, req tts.Request) ([]Named, *fault.Error) {
 	ls, ok := c.Store.(store.Lexicons)
 	if req.InputFormat == tts.InputSSML || req.InputFormat == tts.InputAuto && ssml.Is(req.Input) {
 		for _, uri := range ssml.LexiconURIs(req.Input) {
@@ -241,12 +241,12 @@ func (c *Library) Named(ctx context.Context, account string, refs []LexiconRef, 
 	}
 	if !ok {
 		if len(refs) > 0 {
-			return nil, wire.NoLexicons()
+			return nil, fault.NoLexicons()
 		}
 		return nil, nil
 	}
 	if len(refs) > tts.MaxLexicons {
-		return nil, wire.ToError(tts.ErrTooManyLexicons, "")
+		return nil, fault.ToError(tts.ErrTooManyLexicons, "")
 	}
 	state, err := c.accountLexicons(ctx, ls, account)
 	if err != nil {
@@ -261,7 +261,7 @@ func (c *Library) Named(ctx context.Context, account string, refs []LexiconRef, 
 		n := Named{ref: ref, versionNamed: ref.Version != "", known: known}
 		if !n.versionNamed {
 			if !known {
-				return nil, wire.LexiconNotFound(ref.ID)
+				return nil, fault.LexiconNotFound(ref.ID)
 			}
 			n.ref.Version = latest
 		}
@@ -274,7 +274,7 @@ func (c *Library) Named(ctx context.Context, account string, refs []LexiconRef, 
 
 // Load reads and parses the versions Named named, or takes
 // them from the cache.
-func (c *Library) Load(ctx context.Context, account string, named []Named) ([]*lexicon.Lexicon, *wire.Error) {
+func (c *Library) Load(ctx context.Context, account string, named []Named) ([]*lexicon.Lexicon, *fault.Error) {
 	if len(named) == 0 {
 		return nil, nil
 	}
@@ -282,8 +282,8 @@ func (c *Library) Load(ctx context.Context, account string, named []Named) ([]*l
 	out := make([]*lexicon.Lexicon, 0, len(named))
 	for _, n := range named {
 		l, werr := c.lexicon(ctx, ls, account, n.ref)
-		if werr != nil && n.versionNamed && n.known && werr.Code == wire.CodeLexiconNotFound {
-			werr = wire.LexiconVersionNotFound(n.ref.ID, n.ref.Version)
+		if werr != nil && n.versionNamed && n.known && werr.Code == fault.CodeLexiconNotFound {
+			werr = fault.LexiconVersionNotFound(n.ref.ID, n.ref.Version)
 		}
 		if werr != nil {
 			return nil, werr
@@ -294,9 +294,9 @@ func (c *Library) Load(ctx context.Context, account string, named []Named) ([]*l
 }
 
 // internal logs err, a failure of the server's, and returns the 500.
-func (c *Library) internal(ctx context.Context, what string, err error) *wire.Error {
+func (c *Library) internal(ctx context.Context, what string, err error) *fault.Error {
 	c.Log.Error("server: "+what, "err", err, "request_id", route.RequestID(ctx))
-	return wire.Internal(route.RequestID(ctx))
+	return fault.Internal(route.RequestID(ctx))
 }
 
 // accountLexicons returns what the store says of account's lexicons, at
@@ -331,7 +331,7 @@ func (c *Library) accountLexicons(ctx context.Context, ls store.Lexicons, accoun
 }
 
 // lexicon returns one version of account's lexicon, parsed.
-func (c *Library) lexicon(ctx context.Context, ls store.Lexicons, account string, ref LexiconRef) (*lexicon.Lexicon, *wire.Error) {
+func (c *Library) lexicon(ctx context.Context, ls store.Lexicons, account string, ref LexiconRef) (*lexicon.Lexicon, *fault.Error) {
 	k := lexiconKey{account, ref}
 	if l, ok := c.lexicons.get(k); ok {
 		return l, nil
@@ -343,7 +343,7 @@ func (c *Library) lexicon(ctx context.Context, ls store.Lexicons, account string
 	case c.lexicons.parsing <- struct{}{}:
 		defer func() { <-c.lexicons.parsing }()
 	case <-ctx.Done(): // the client is gone: nobody reads this
-		return nil, wire.Internal(route.RequestID(ctx))
+		return nil, fault.Internal(route.RequestID(ctx))
 	}
 	if l, ok := c.lexicons.get(k); ok { // parsed while this request waited
 		return l, nil
@@ -351,7 +351,7 @@ func (c *Library) lexicon(ctx context.Context, ls store.Lexicons, account string
 	stored, err := ls.Lexicon(ctx, account, ref.ID, ref.Version)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return nil, wire.LexiconNotFound(ref.ID)
+		return nil, fault.LexiconNotFound(ref.ID)
 	case err != nil:
 		return nil, c.internal(ctx, "reading a lexicon", err)
 	}

@@ -11,9 +11,9 @@ import (
 
 	"github.com/voxkit/voxkit/internal/testkit/lexicontest"
 	"github.com/voxkit/voxkit/lexicon"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -122,14 +122,14 @@ func TestRevisionsLockOneLexicon(t *testing.T) {
 	ctx := context.Background()
 	held, other, third := addLexicon(t, c, "a", whoPLS), addLexicon(t, c, "a", whoPLS), addLexicon(t, c, "b", whoPLS)
 	inside, release := make(chan struct{}), make(chan struct{})
-	go c.ReviseLexicon(ctx, "a", held, func(l *lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error) {
+	go c.ReviseLexicon(ctx, "a", held, func(l *lexicon.Lexicon) (*lexicon.Lexicon, *fault.Error) {
 		close(inside)
 		<-release
 		return l, nil
 	})
 	<-inside
-	done := make(chan *wire.Error, 2)
-	same := func(l *lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error) { return l, nil }
+	done := make(chan *fault.Error, 2)
+	same := func(l *lexicon.Lexicon) (*lexicon.Lexicon, *fault.Error) { return l, nil }
 	go func() { _, werr := c.ReviseLexicon(ctx, "a", other, same); done <- werr }()
 	go func() { _, werr := c.ReviseLexicon(ctx, "b", third, same); done <- werr }()
 	for range 2 {

@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/voxkit/voxkit/lexicon"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // The account's lexicons as every door manages them (/v1/lexicons, the
@@ -16,8 +16,8 @@ import (
 // by package lexicon, at most Config.MaxLexicons an account holding at
 // most Config.LexiconStorage bytes of documents, each change
 // forgotten by the cache of what requests apply (LexiconsChanged). Their
-// errors are *wire.Error: wire.LexiconNotFound for a lexicon the account
-// does not have (another account's is as unknown), wire.NoLexicons when
+// errors are *fault.Error: fault.LexiconNotFound for a lexicon the account
+// does not have (another account's is as unknown), fault.NoLexicons when
 // the store keeps none, a logged 500 for the store's own failures.
 
 // revisions locks lexicons, each apart, for ReviseLexicon.
@@ -56,31 +56,31 @@ func (r *revisions) lock(k lexiconKey) (unlock func()) {
 	}
 }
 
-// lexiconStore is the store's lexicons, or wire.NoLexicons.
-func (c *Library) lexiconStore() (store.Lexicons, *wire.Error) {
+// lexiconStore is the store's lexicons, or fault.NoLexicons.
+func (c *Library) lexiconStore() (store.Lexicons, *fault.Error) {
 	if ls, ok := c.Store.(store.Lexicons); ok {
 		return ls, nil
 	}
-	return nil, wire.NoLexicons()
+	return nil, fault.NoLexicons()
 }
 
 // lexiconError is a store's err about account's lexicon id as the
 // client is told it.
-func (c *Library) lexiconError(ctx context.Context, id string, err error) *wire.Error {
+func (c *Library) lexiconError(ctx context.Context, id string, err error) *fault.Error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return wire.LexiconNotFound(id)
+		return fault.LexiconNotFound(id)
 	case errors.Is(err, store.ErrLexiconStorage):
-		return wire.LexiconStorage(c.LexiconStorage)
+		return fault.LexiconStorage(c.LexiconStorage)
 	case errors.Is(err, store.ErrLimit):
-		return wire.LexiconLimit(c.MaxLexicons)
+		return fault.LexiconLimit(c.MaxLexicons)
 	}
 	return c.internal(ctx, "a lexicon in the store", err)
 }
 
 // CreateLexicon stores l as a new lexicon of account named name; pls, if
 // set, is its document as the client sent it (else l's, marshalled).
-func (c *Library) CreateLexicon(ctx context.Context, account, name string, l *lexicon.Lexicon, pls []byte) (store.Lexicon, *wire.Error) {
+func (c *Library) CreateLexicon(ctx context.Context, account, name string, l *lexicon.Lexicon, pls []byte) (store.Lexicon, *fault.Error) {
 	ls, werr := c.lexiconStore()
 	if werr != nil {
 		return store.Lexicon{}, werr
@@ -101,10 +101,10 @@ func (c *Library) CreateLexicon(ctx context.Context, account, name string, l *le
 // marshal is l as a PLS document within the bounds of one (a lexicon made
 // from rules may write a longer document than its lexemes' bounds
 // allow).
-func marshal(l *lexicon.Lexicon) ([]byte, *wire.Error) {
+func marshal(l *lexicon.Lexicon) ([]byte, *fault.Error) {
 	pls := l.Marshal()
 	if _, err := lexicon.Parse(pls); err != nil {
-		return nil, wire.BadLexicon(err)
+		return nil, fault.BadLexicon(err)
 	}
 	return pls, nil
 }
@@ -118,7 +118,7 @@ func (c *Library) lexiconQuota() store.LexiconQuota {
 // the latest, parsed, and returns what the new one is. The revisions this
 // server makes of one lexicon are one at a time, so that none is lost;
 // other lexicons', and other accounts', do not wait for them.
-func (c *Library) ReviseLexicon(ctx context.Context, account, id string, revise func(*lexicon.Lexicon) (*lexicon.Lexicon, *wire.Error)) (store.Lexicon, *wire.Error) {
+func (c *Library) ReviseLexicon(ctx context.Context, account, id string, revise func(*lexicon.Lexicon) (*lexicon.Lexicon, *fault.Error)) (store.Lexicon, *fault.Error) {
 	ls, werr := c.lexiconStore()
 	if werr != nil {
 		return store.Lexicon{}, werr
@@ -145,7 +145,7 @@ func (c *Library) ReviseLexicon(ctx context.Context, account, id string, revise 
 
 // StoredLexicon returns a version ("": the latest) of account's lexicon
 // id, as stored and parsed.
-func (c *Library) StoredLexicon(ctx context.Context, account, id, version string) (store.Lexicon, *lexicon.Lexicon, *wire.Error) {
+func (c *Library) StoredLexicon(ctx context.Context, account, id, version string) (store.Lexicon, *lexicon.Lexicon, *fault.Error) {
 	ls, werr := c.lexiconStore()
 	if werr != nil {
 		return store.Lexicon{}, nil, werr
@@ -163,7 +163,7 @@ func (c *Library) StoredLexicon(ctx context.Context, account, id, version string
 
 // ListLexicons returns account's lexicons, the latest version of each,
 // without their documents.
-func (c *Library) ListLexicons(ctx context.Context, account string) ([]store.Lexicon, *wire.Error) {
+func (c *Library) ListLexicons(ctx context.Context, account string) ([]store.Lexicon, *fault.Error) {
 	ls, werr := c.lexiconStore()
 	if werr != nil {
 		return nil, werr
@@ -176,7 +176,7 @@ func (c *Library) ListLexicons(ctx context.Context, account string) ([]store.Lex
 }
 
 // DeleteLexicon deletes account's lexicon id, every version.
-func (c *Library) DeleteLexicon(ctx context.Context, account, id string) (store.Lexicon, *wire.Error) {
+func (c *Library) DeleteLexicon(ctx context.Context, account, id string) (store.Lexicon, *fault.Error) {
 	ls, werr := c.lexiconStore()
 	if werr != nil {
 		return store.Lexicon{}, werr
@@ -190,7 +190,7 @@ func (c *Library) DeleteLexicon(ctx context.Context, account, id string) (store.
 }
 
 // DefaultLexicons returns the ids of account's default lexicons, in order.
-func (c *Library) DefaultLexicons(ctx context.Context, account string) ([]string, *wire.Error) {
+func (c *Library) DefaultLexicons(ctx context.Context, account string) ([]string, *fault.Error) {
 	ls, werr := c.lexiconStore()
 	if werr != nil {
 		return nil, werr
@@ -203,9 +203,9 @@ func (c *Library) DefaultLexicons(ctx context.Context, account string) ([]string
 }
 
 // SetDefaultLexicons makes ids, in order, account's default lexicons;
-// each must be the account's (wire.LexiconNotFound names the first that
+// each must be the account's (fault.LexiconNotFound names the first that
 // is not).
-func (c *Library) SetDefaultLexicons(ctx context.Context, account string, ids []string) *wire.Error {
+func (c *Library) SetDefaultLexicons(ctx context.Context, account string, ids []string) *fault.Error {
 	ls, werr := c.lexiconStore()
 	if werr != nil {
 		return werr
@@ -218,7 +218,7 @@ func (c *Library) SetDefaultLexicons(ctx context.Context, account string, ids []
 		}
 		for _, id := range ids {
 			if !slices.ContainsFunc(have, func(l store.Lexicon) bool { return l.ID == id }) {
-				return wire.LexiconNotFound(id)
+				return fault.LexiconNotFound(id)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/voxkit/voxkit/server/internal/credentials"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/store"
@@ -66,7 +67,7 @@ func (d *door) getModel(w http.ResponseWriter, r *http.Request) error {
 	}
 	v, werr := d.Voices.Voice(route.Info(r.Context()).Account, id)
 	if werr != nil {
-		return wire.UnknownModel(id)
+		return fault.UnknownModel(id)
 	}
 	m := wire.FromVoice(v)
 	m.ID = id

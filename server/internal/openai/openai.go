@@ -17,6 +17,7 @@ import (
 	"github.com/voxkit/voxkit/lexicon"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/credentials"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
@@ -46,7 +47,7 @@ type Rooms struct {
 
 // Speech is what the door asks of the core.
 type Speech interface {
-	SpeakHTTP(r *http.Request, job core.Job, late func(*wire.Error), speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) *wire.Error
+	SpeakHTTP(r *http.Request, job core.Job, late func(*fault.Error), speak func(*tts.Prepared, encode.Codec) (tts.Result, error)) *fault.Error
 	Lazy(w http.ResponseWriter, start func()) *respond.Lazy
 	SetTiming(h http.Header, res tts.Result, start time.Time, sending time.Duration)
 }
@@ -60,16 +61,16 @@ type Auth interface {
 
 // Voices is what the door asks of the catalog room.
 type Voices interface {
-	Voice(account, name string) (voices.Voice, *wire.Error)
+	Voice(account, name string) (voices.Voice, *fault.Error)
 	Resolve(account, name string) string
 	List(account string) []voices.Voice
 	CloneModels() []string
-	HoldSample(account string, scope store.Scope, sp wire.Speech) (release func(), werr *wire.Error)
+	HoldSample(account string, scope store.Scope, voice string, sample []byte) (release func(), werr *fault.Error)
 }
 
 // Lexicons is what the door asks of the lexicons room.
 type Lexicons interface {
-	Lexicons(ctx context.Context, account string, refs []lexicons.LexiconRef, req tts.Request) ([]*lexicon.Lexicon, *wire.Error)
+	Lexicons(ctx context.Context, account string, refs []lexicons.LexiconRef, req tts.Request) ([]*lexicon.Lexicon, *fault.Error)
 }
 
 // Text is the synthesizer's text normalization (tts.Synthesizer).
@@ -119,9 +120,9 @@ func (d *door) normalizeText(w http.ResponseWriter, r *http.Request) error {
 	text, voice := q.Get("text"), q.Get("voice")
 	switch {
 	case !q.Has("text"):
-		return wire.BadRequest(wire.CodeMissingParameter, "text", "Missing required parameter: 'text'.")
+		return fault.BadRequest(fault.CodeMissingParameter, "text", "Missing required parameter: 'text'.")
 	case voice == "":
-		return wire.BadRequest(wire.CodeMissingParameter, "voice", "Missing required parameter: 'voice'.")
+		return fault.BadRequest(fault.CodeMissingParameter, "voice", "Missing required parameter: 'voice'.")
 	}
 	account := route.Info(r.Context()).Account
 	id := d.Voices.Resolve(account, voice)
@@ -143,7 +144,7 @@ func (d *door) normalizeText(w http.ResponseWriter, r *http.Request) error {
 	}
 	t, err := d.Text.NormalizeText(account, id, text, lexicons...)
 	if err != nil {
-		return wire.ToError(err, voice)
+		return fault.ToError(err, voice)
 	}
 	respond.WriteJSON(w, http.StatusOK, wire.FromNormalized(voice, text, t))
 	return nil

@@ -6,8 +6,8 @@ import (
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/lexicons"
-	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/spool"
 	"github.com/voxkit/voxkit/server/wire"
@@ -16,10 +16,10 @@ import (
 
 // speechRequest parses and validates the body of a POST
 // /v1/audio/speech into a prepared request.
-func (d *door) speechRequest(body []byte, account string) (wire.Speech, tts.Request, *wire.Error) {
+func (d *door) speechRequest(body []byte, account string) (wire.Speech, tts.Request, *fault.Error) {
 	sp, err := wire.ParseSpeech(body, d.DefaultFormat)
 	if err != nil {
-		return sp, tts.Request{}, wire.ToError(err, "")
+		return sp, tts.Request{}, fault.ToError(err, "")
 	}
 	req, werr := sp.Request(account, d.Voices.Resolve(account, sp.Voice))
 	if werr != nil {
@@ -27,9 +27,9 @@ func (d *door) speechRequest(body []byte, account string) (wire.Speech, tts.Requ
 	}
 	switch {
 	case sp.InputStream:
-		return sp, req, wire.BadRequest(wire.CodeInvalidValue, "input_stream", "input_stream is for the WebSocket, GET /v1/audio/speech/ws; send the whole input here.")
+		return sp, req, fault.BadRequest(fault.CodeInvalidValue, "input_stream", "input_stream is for the WebSocket, GET /v1/audio/speech/ws; send the whole input here.")
 	case sp.Timestamps != "" && sp.StreamFormat != wire.StreamSSE:
-		return sp, req, wire.BadRequest(wire.CodeInvalidValue, "timestamps", `timestamps need "stream_format": "sse" (or the WebSocket): a plain audio response has nowhere to put them.`)
+		return sp, req, fault.BadRequest(fault.CodeInvalidValue, "timestamps", `timestamps need "stream_format": "sse" (or the WebSocket): a plain audio response has nowhere to put them.`)
 	}
 	return sp, req, nil
 }
@@ -44,7 +44,7 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request) error {
 	if werr != nil {
 		return werr
 	}
-	release, werr := d.Voices.HoldSample(ri.Account, ri.Scope, sp)
+	release, werr := d.Voices.HoldSample(ri.Account, ri.Scope, sp.Voice, sp.VoiceSample)
 	if werr != nil {
 		return werr
 	}
@@ -68,7 +68,7 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request) error {
 // the timing headers. The clip is spooled (see spool), and sent in pieces
 // that each get their own write deadline, so a slow reader holds a file
 // (or a pooled buffer of at most clipMemory), not the clip in memory.
-func (d *door) speechClip(w http.ResponseWriter, r *http.Request, job core.Job) *wire.Error {
+func (d *door) speechClip(w http.ResponseWriter, r *http.Request, job core.Job) *fault.Error {
 	ri := route.Info(r.Context())
 	clip := new(spool.Spool)
 	defer clip.Close()
@@ -103,7 +103,7 @@ func (d *door) speechClip(w http.ResponseWriter, r *http.Request, job core.Job) 
 
 // speechStream writes audio as it is synthesized, flushed per sentence.
 // The timing values are known only at the end, so they are trailers.
-func (d *door) speechStream(w http.ResponseWriter, r *http.Request, job core.Job) *wire.Error {
+func (d *door) speechStream(w http.ResponseWriter, r *http.Request, job core.Job) *fault.Error {
 	ri := route.Info(r.Context())
 	var contentType string
 	lw := d.Speech.Lazy(w, func() {
@@ -129,9 +129,9 @@ func (d *door) speechStream(w http.ResponseWriter, r *http.Request, job core.Job
 // speechSSE streams the audio, in the requested format, as base64 SSE
 // events, ending with speech.audio.done and [DONE]; an error once the
 // stream has begun is its last event, as OpenAI reports it.
-func (d *door) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech, job core.Job) *wire.Error {
+func (d *door) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech, job core.Job) *fault.Error {
 	ri := route.Info(r.Context())
-	sw := respond.NewSSE(d.Speech.Lazy(w, func() {
+	sw := newSSE(d.Speech.Lazy(w, func() {
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("Cache-Control", "no-store")
@@ -140,7 +140,7 @@ func (d *door) speechSSE(w http.ResponseWriter, r *http.Request, sp wire.Speech,
 		w.WriteHeader(http.StatusOK)
 	}))
 	job.Out = sw
-	late := func(werr *wire.Error) { sw.Lazy.Write(wire.SSEError(werr)) }
+	late := func(werr *fault.Error) { sw.Lazy.Write(wire.SSEError(werr)) }
 	return d.Speech.SpeakHTTP(r, job, late, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
 		if sp.Timestamps == wire.TimestampsWord {
 			p.SetOnSentence(func(d tts.SentenceDone) { sw.Lazy.Write(wire.SSETimestamps(d)) })

@@ -7,17 +7,17 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/server/internal/fault"
 )
 
 // WriteError sends e as JSON with its status, and e.RetryAfter.
-func WriteError(w http.ResponseWriter, e *wire.Error) {
+func WriteError(w http.ResponseWriter, e *fault.Error) {
 	SetRetryAfter(w.Header(), e.RetryAfter)
 	WriteJSON(w, e.Status, e)
 }
 
 // SetRetryAfter sets the Retry-After header of an error that has one
-// (wire.Error.RetryAfter), in whole seconds rounded up: every door's
+// (fault.Error.RetryAfter), in whole seconds rounded up: every door's
 // error answers carry it.
 func SetRetryAfter(h http.Header, after time.Duration) {
 	if after > 0 {

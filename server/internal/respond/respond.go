@@ -1,15 +1,12 @@
 // Package respond holds the writers an answer goes out through: JSON
 // (WriteJSON, and WriteError for errors), and for speech Lazy, which starts the response only at its first byte (so that a
 // failure before any audio is still a JSON error) and gives each write a
-// deadline of its own, and SSE, which turns the audio into server-sent
-// events.
+// deadline of its own. (The OpenAI door's server-sent events are its own.)
 package respond
 
 import (
 	"net/http"
 	"time"
-
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // Lazy starts a response on its first write.
@@ -70,41 +67,3 @@ func (l *Lazy) Started() bool { return l.started }
 // Sending returns the time writes and flushes took: the client's
 // reading, which a server's own timing leaves out.
 func (l *Lazy) Sending() time.Duration { return l.sending }
-
-// MaxEvent is the most audio an SSE event holds.
-const MaxEvent = 256 << 10
-
-// SSE turns each flushed block of encoded audio into a speech.audio.delta
-// event, and any block of MaxEvent bytes or more, so that it holds no
-// more than that. Its Lazy writes other events as they are.
-type SSE struct {
-	*Lazy
-	buf []byte
-}
-
-// NewSSE returns an SSE writer through l.
-func NewSSE(l *Lazy) *SSE { return &SSE{Lazy: l} }
-
-// Write holds p for the next event.
-func (s *SSE) Write(p []byte) (int, error) {
-	s.buf = append(s.buf, p...)
-	if len(s.buf) >= MaxEvent {
-		if err := s.Flush(); err != nil {
-			return 0, err
-		}
-	}
-	return len(p), nil
-}
-
-// Flush sends the audio held as one event.
-func (s *SSE) Flush() error {
-	if len(s.buf) == 0 {
-		return nil
-	}
-	_, err := s.Lazy.Write(wire.SSEDelta(s.buf))
-	s.buf = s.buf[:0]
-	if err != nil {
-		return err
-	}
-	return s.Lazy.Flush()
-}

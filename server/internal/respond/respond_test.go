@@ -1,9 +1,7 @@
 package respond
 
 import (
-	"bytes"
 	"net/http/httptest"
-	"strings"
 	"testing"
 )
 
@@ -27,25 +25,5 @@ func TestLazy(t *testing.T) {
 	empty.Start()
 	if !empty.Started() || starts != 2 {
 		t.Error("Start did not start an empty response")
-	}
-}
-
-// TestSSE: audio goes out as delta events at each flush, and in events of
-// at most MaxEvent bytes.
-func TestSSE(t *testing.T) {
-	rec := httptest.NewRecorder()
-	s := NewSSE(NewLazy(rec, 0, func() {}))
-	s.Write([]byte{1, 2, 3})
-	if rec.Body.Len() != 0 {
-		t.Fatal("an event before the flush")
-	}
-	s.Flush()
-	if got := rec.Body.String(); got != "data: {\"type\":\"speech.audio.delta\",\"audio\":\"AQID\"}\n\n" {
-		t.Fatalf("event %q", got)
-	}
-	rec.Body.Reset()
-	s.Write(bytes.Repeat([]byte{7}, MaxEvent+1))
-	if n := strings.Count(rec.Body.String(), "data: "); n != 1 {
-		t.Errorf("%d events for MaxEvent+1 bytes before a flush, want 1", n)
 	}
 }

@@ -25,13 +25,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // Handler serves a route: it writes the answer, or returns the error to
-// answer with — a *wire.Error as it is, any other error as a logged 500 —
+// answer with — a *fault.Error as it is, any other error as a logged 500 —
 // so that one place (fail) turns errors into responses.
 type Handler func(http.ResponseWriter, *http.Request) error
 
@@ -40,14 +41,14 @@ type Methods map[string]Handler
 
 // Route registers path with its own method dispatch, so that a wrong
 // method gets a JSON 405 with Allow rather than falling through to 404.
-// Handler errors other than *wire.Error are logged to log.
+// Handler errors other than *fault.Error are logged to log.
 func Route(mux *http.ServeMux, log *slog.Logger, path string, m Methods) {
-	DoorRoute(mux, log, path, m, func(w http.ResponseWriter, _ *http.Request, e *wire.Error) { respond.WriteError(w, e) })
+	DoorRoute(mux, log, path, m, func(w http.ResponseWriter, _ *http.Request, e *fault.Error) { respond.WriteError(w, e) })
 }
 
 // DoorRoute is Route for a door that answers errors in a shape of its
 // own (a vendor's): answer writes its 405.
-func DoorRoute(mux *http.ServeMux, log *slog.Logger, path string, m Methods, answer func(http.ResponseWriter, *http.Request, *wire.Error)) {
+func DoorRoute(mux *http.ServeMux, log *slog.Logger, path string, m Methods, answer func(http.ResponseWriter, *http.Request, *fault.Error)) {
 	if get, ok := m[http.MethodGet]; ok {
 		m[http.MethodHead] = get // net/http discards the body of a HEAD answer
 	}
@@ -65,7 +66,7 @@ func DoorRoute(mux *http.ServeMux, log *slog.Logger, path string, m Methods, ans
 		}
 		if !ok {
 			w.Header().Set("Allow", strings.Join(allow, ", "))
-			answer(w, r, wire.MethodNotAllowed(r.Method, r.URL.Path, allow))
+			answer(w, r, fault.MethodNotAllowed(r.Method, r.URL.Path, allow))
 			return
 		}
 		Info(r.Context()).Route = path
@@ -144,7 +145,7 @@ func Handle(w http.ResponseWriter, r *http.Request, next http.Handler, log *slog
 		if p != nil && !abort {
 			log.Error("server: panic", "request_id", ri.ID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			if rec.status == 0 {
-				respond.WriteError(rec, wire.Internal(ri.ID))
+				respond.WriteError(rec, fault.Internal(ri.ID))
 			} else {
 				abort = true // too late for a status: cut the response
 			}
@@ -186,7 +187,7 @@ func Handle(w http.ResponseWriter, r *http.Request, next http.Handler, log *slog
 		}
 	}()
 	if !clean {
-		respond.WriteError(rec, wire.NotFound(r.Method, r.URL.EscapedPath()))
+		respond.WriteError(rec, fault.NotFound(r.Method, r.URL.EscapedPath()))
 		return
 	}
 	next.ServeHTTP(rec, r)
@@ -318,26 +319,26 @@ func MS(d time.Duration) string {
 }
 
 // probe reports whether r is a health check: GET /healthz or /readyz, or
-// a request marked with wire.HeaderProbe (a gateway's).
+// a request marked with vocab.HeaderProbe (a gateway's).
 func probe(r *http.Request) bool {
-	return r.Method == http.MethodGet && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.Header.Get(wire.HeaderProbe) != "")
+	return r.Method == http.MethodGet && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.Header.Get(vocab.HeaderProbe) != "")
 }
 
-// Fail answers err: a *wire.Error as it is, anything else as a 500 whose
+// Fail answers err: a *fault.Error as it is, anything else as a 500 whose
 // cause is logged with the request id.
 func Fail(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
 	respond.WriteError(w, ErrorOf(log, r, err))
 }
 
-// ErrorOf is err as a *wire.Error for a door to shape: the server's own
+// ErrorOf is err as a *fault.Error for a door to shape: the server's own
 // errors are logged and become a 500.
-func ErrorOf(log *slog.Logger, r *http.Request, err error) *wire.Error {
-	var we *wire.Error
+func ErrorOf(log *slog.Logger, r *http.Request, err error) *fault.Error {
+	var we *fault.Error
 	if errors.As(err, &we) {
 		return we
 	}
 	log.Error("server: internal error", "request_id", RequestID(r.Context()), "err", err)
-	return wire.Internal(RequestID(r.Context()))
+	return fault.Internal(RequestID(r.Context()))
 }
 
 // Body is the bounds of a request body: the server's Options.MaxBody
@@ -348,22 +349,22 @@ type Body struct {
 }
 
 // ReadBody reads a JSON request body within b.
-func (b Body) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, *wire.Error) {
+func (b Body) ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, *fault.Error) {
 	return ReadBody(w, r, b.Max, b.Timeout, "application/json")
 }
 
 // ReadBodyOf reads a request body of one of the media types (or of none
 // named) within max bytes and b's timeout.
-func (b Body) ReadBodyOf(w http.ResponseWriter, r *http.Request, max int64, mediaTypes ...string) ([]byte, *wire.Error) {
+func (b Body) ReadBodyOf(w http.ResponseWriter, r *http.Request, max int64, mediaTypes ...string) ([]byte, *fault.Error) {
 	return ReadBody(w, r, max, b.Timeout, mediaTypes...)
 }
 
 // ReadBody reads a request body of one of the media types (or of none
 // named) within max bytes and timeout (0 or less: none).
-func ReadBody(w http.ResponseWriter, r *http.Request, max int64, timeout time.Duration, mediaTypes ...string) ([]byte, *wire.Error) {
+func ReadBody(w http.ResponseWriter, r *http.Request, max int64, timeout time.Duration, mediaTypes ...string) ([]byte, *fault.Error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || !slices.Contains(mediaTypes, mt) {
-			return nil, wire.UnsupportedMediaTypeOf(ct, mediaTypes[0])
+			return nil, fault.UnsupportedMediaTypeOf(ct, mediaTypes[0])
 		}
 	}
 	// A per-request deadline, lifted once the body is in: an http.Server
@@ -381,11 +382,11 @@ func ReadBody(w http.ResponseWriter, r *http.Request, max int64, timeout time.Du
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		return nil, wire.BodyTooLarge(max)
+		return nil, fault.BodyTooLarge(max)
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		return nil, wire.RequestTimeout(timeout)
+		return nil, fault.RequestTimeout(timeout)
 	case err != nil:
-		return nil, wire.BadRequest(wire.CodeInvalidJSON, "", "The request body could not be read: %v.", err)
+		return nil, fault.BadRequest(fault.CodeInvalidJSON, "", "The request body could not be read: %v.", err)
 	}
 	return body, nil
 }

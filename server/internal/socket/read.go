@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/wire"
 )
 
@@ -15,10 +16,10 @@ import (
 func (s *session) create(m wire.WSIncoming) {
 	input := m.Type == wire.WSCreate && m.SpeechErr == nil && m.Speech.InputStream
 	st := &stream{id: m.ID, msg: m, input: input, concurrent: input && m.Concurrent}
-	var werr *wire.Error
+	var werr *fault.Error
 	switch {
 	case m.Concurrent && m.SpeechErr != nil:
-		werr = wire.ToError(m.SpeechErr, "")
+		werr = fault.ToError(m.SpeechErr, "")
 	case st.concurrent:
 		werr = s.start(st)
 	default:
@@ -31,14 +32,14 @@ func (s *session) create(m wire.WSIncoming) {
 
 // register enters the input stream st by its id, refusing one without
 // an id or whose id names another open one.
-func (s *session) register(st *stream) *wire.Error {
+func (s *session) register(st *stream) *fault.Error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case st.id == "":
-		return wire.BadRequest(wire.CodeMissingParameter, "id", "An input stream needs an \"id\", which its input.append messages name.")
+		return fault.BadRequest(fault.CodeMissingParameter, "id", "An input stream needs an \"id\", which its input.append messages name.")
 	case s.streams[st.id] != nil:
-		return wire.BadRequest(wire.CodeInvalidValue, "id", "An input stream with id %q is already open on this connection.", st.id)
+		return fault.BadRequest(fault.CodeInvalidValue, "id", "An input stream with id %q is already open on this connection.", st.id)
 	}
 	s.streams[st.id] = st
 	return nil
@@ -56,7 +57,7 @@ func (s *session) release(st *stream) {
 
 // enqueue queues st on the lane; an input stream is registered by its
 // id, and its input waits in its core.Queue until it has its turn.
-func (s *session) enqueue(st *stream) *wire.Error {
+func (s *session) enqueue(st *stream) *fault.Error {
 	if st.input {
 		if werr := s.register(st); werr != nil {
 			return werr
@@ -74,8 +75,8 @@ func (s *session) enqueue(st *stream) *wire.Error {
 	if st.input {
 		s.release(st)
 	}
-	return &wire.Error{Status: http.StatusTooManyRequests, Type: wire.TypeInvalidRequest,
-		Code: wire.CodeQueueFull, Message: "Too many speech requests are waiting on this connection."}
+	return &fault.Error{Status: http.StatusTooManyRequests, Type: fault.TypeInvalidRequest,
+		Code: fault.CodeQueueFull, Message: "Too many speech requests are waiting on this connection."}
 }
 
 // cancel stops the stream named id (queued, in progress or concurrent),
@@ -102,7 +103,7 @@ func (s *session) input(m wire.WSClientMessage) {
 	st := s.streams[m.ID]
 	s.mu.Unlock()
 	if st == nil {
-		s.sendError(m.ID, wire.BadRequest(wire.CodeInvalidValue, "id",
+		s.sendError(m.ID, fault.BadRequest(fault.CodeInvalidValue, "id",
 			"No input stream with id %q is open on this connection: open one with speech.create and \"input_stream\": true.", m.ID))
 		return
 	}
@@ -114,7 +115,7 @@ func (s *session) input(m wire.WSClientMessage) {
 		op = core.Op{End: true}
 	}
 	if !s.put(st, op, len(m.Text)+len(m.FlushID)) {
-		s.sendError(m.ID, wire.BadRequest(wire.CodeBufferFull, "text",
+		s.sendError(m.ID, fault.BadRequest(fault.CodeBufferFull, "text",
 			"More than %d KiB of text or %d messages wait for synthesis in input stream %q: the stream is cancelled. Send text no faster than it is spoken.",
 			core.MaxPending>>10, core.MaxOps, m.ID))
 		s.stop(st)

@@ -28,6 +28,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/credentials"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/sockets"
 	"github.com/voxkit/voxkit/server/wire"
@@ -41,7 +42,7 @@ const Path = "/v1/audio/speech/ws"
 const queueSize = 8
 
 // Mount serves the socket on mux.
-func Mount(mux *http.ServeMux, c *core.Core) {
+func Mount(mux *http.ServeMux, c Rooms) {
 	route.Route(mux, c.Log, Path, core.Methods{http.MethodGet: func(w http.ResponseWriter, r *http.Request) error {
 		return serve(c, w, r)
 	}})
@@ -50,7 +51,7 @@ func Mount(mux *http.ServeMux, c *core.Core) {
 // session is one connection.
 type session struct {
 	*sockets.Session
-	c    *core.Core
+	c    Rooms
 	lane *sockets.Lane // the queued requests
 
 	mu      sync.Mutex         // guards streams and active, which the lane and the contexts release
@@ -66,24 +67,24 @@ type session struct {
 // message and nothing at work (closed with 1000 "idle for …"), or at
 // shutdown (which lets the request in progress and the concurrent
 // contexts finish).
-func serve(c *core.Core, w http.ResponseWriter, r *http.Request) error {
+func serve(c Rooms, w http.ResponseWriter, r *http.Request) error {
 	ri := core.Info(r.Context())
-	if werr := sockets.CheckUpgrade(c, w.Header(), r); werr != nil {
+	if werr := sockets.CheckUpgrade(c.Sockets, w.Header(), r); werr != nil {
 		return werr
 	}
 	creds := core.Creds{R: r, Key: credentials.Bearer(r)}
 	if c.Auth.HasHost() || creds.Key != "" || c.Auth.SessionToken(r) != "" {
 		caller, werr := c.Auth.Admit(r)
 		switch {
-		case werr != nil && werr.Code != wire.CodeMissingAPIKey: // without one, the first message may carry it
+		case werr != nil && werr.Code != fault.CodeMissingAPIKey: // without one, the first message may carry it
 			return werr
 		case werr == nil:
 			creds.Account, ri.Account = caller.Account, caller.Account
 		}
 	}
-	opts := sockets.Options{Creds: creds, Idle: c.SocketIdle, Busy: true,
-		IdleClose: sockets.CloseReason{Code: websocket.StatusNormalClosure, Text: "idle for " + c.SocketIdle.String()}}
-	return sockets.Serve(c, w, r, opts, func(ss *sockets.Session) sockets.Door[message] {
+	opts := sockets.Options{Creds: creds, Idle: c.Sockets.Idle(), Busy: true,
+		IdleClose: sockets.CloseReason{Code: websocket.StatusNormalClosure, Text: "idle for " + c.Sockets.Idle().String()}}
+	return sockets.Serve(c.Sockets, w, r, opts, func(ss *sockets.Session) sockets.Door[message] {
 		s := &session{Session: ss, c: c, lane: ss.Lane(queueSize), streams: map[string]*stream{}}
 		if creds.Account != "" {
 			s.ready()
@@ -96,24 +97,24 @@ func serve(c *core.Core, w http.ResponseWriter, r *http.Request) error {
 // one (err), which before the auth message ends the session.
 type message struct {
 	wire.WSIncoming
-	err *wire.Error
+	err *fault.Error
 }
 
 // Decode parses a client message. Only a speech.create may be longer
 // than sockets.MaxMessage.
-func (s *session) Decode(typ websocket.MessageType, data []byte) (message, *wire.Error) {
-	var werr *wire.Error
+func (s *session) Decode(typ websocket.MessageType, data []byte) (message, *fault.Error) {
+	var werr *fault.Error
 	var m wire.WSIncoming
 	switch {
 	case typ != websocket.MessageText:
-		werr = wire.BadRequest(wire.CodeInvalidJSON, "", "Messages must be JSON text objects with a \"type\".")
+		werr = fault.BadRequest(fault.CodeInvalidJSON, "", "Messages must be JSON text objects with a \"type\".")
 	case len(data) > sockets.MaxMessage && !isCreate(data):
-		werr = wire.BadRequest(wire.CodeInvalidValue, "",
+		werr = fault.BadRequest(fault.CodeInvalidValue, "",
 			"A message other than speech.create may be at most %d KiB long; this one has %d bytes.", sockets.MaxMessage>>10, len(data))
 	default:
 		var err error
 		if m, err = wire.ParseWSMessage(data); err != nil {
-			werr = wire.ToError(err, "")
+			werr = fault.ToError(err, "")
 		} else {
 			werr = m.CheckEchoed()
 		}
@@ -158,7 +159,7 @@ func (s *session) Handle(m message, _ int) (bool, sockets.CloseReason) {
 // (browsers cannot set an Authorization header) by its first message.
 func (s *session) auth(m message) (bool, sockets.CloseReason) {
 	if m.err != nil || m.Type != wire.WSAuth {
-		s.Refuse(wire.MissingKey())
+		s.Refuse(fault.MissingKey())
 		return true, sockets.CloseReason{Code: websocket.StatusPolicyViolation, Text: "the first message must be {\"type\":\"auth\",\"api_key\":...}"}
 	}
 	account, werr := s.Guard.AdmitKey(s.Ctx, m.APIKey)
@@ -177,18 +178,18 @@ func (s *session) ready() {
 }
 
 // Refuse sends an error that names no request.
-func (s *session) Refuse(werr *wire.Error) { s.sendError("", werr) }
+func (s *session) Refuse(werr *fault.Error) { s.sendError("", werr) }
 
-func (s *session) sendError(id string, werr *wire.Error) { s.Out.Send(errorMessage(id, werr)) }
+func (s *session) sendError(id string, werr *fault.Error) { s.Out.Send(errorMessage(id, werr)) }
 
 // errorMessage is the error message of the request id ("": of none).
-func errorMessage(id string, werr *wire.Error) wire.WSErrorMsg {
+func errorMessage(id string, werr *fault.Error) wire.WSErrorMsg {
 	return wire.WSErrorMsg{Type: wire.WSErrorMessage, ID: id, Error: werr.Object()}
 }
 
 // refuse ends the session whose credentials a check refused, telling
 // the request id (the runtime closes it with 1008).
-func (s *session) refuse(id string, werr *wire.Error) {
+func (s *session) refuse(id string, werr *fault.Error) {
 	s.sendError(id, werr)
 	s.End(sockets.Refused(werr))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/sockets"
 	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/tts"
@@ -60,9 +61,9 @@ func (s *session) stop(st *stream) {
 // session's ContextSet, which speaks it beside the lane; its id is free
 // again once its last message is out. It refuses a context beyond
 // core.MaxSocketContexts.
-func (s *session) start(st *stream) *wire.Error {
+func (s *session) start(st *stream) *fault.Error {
 	if s.Contexts.Full() {
-		return wire.TooManyContexts(core.MaxSocketContexts)
+		return fault.TooManyContexts(core.MaxSocketContexts)
 	}
 	if werr := s.register(st); werr != nil {
 		return werr
@@ -111,7 +112,7 @@ func (s *session) answer(st *stream) (last any) {
 	m := st.msg
 	switch {
 	case m.Type != wire.WSCreate:
-		return errorMessage(m.ID, wire.BadRequest(wire.CodeInvalidValue, "type",
+		return errorMessage(m.ID, fault.BadRequest(fault.CodeInvalidValue, "type",
 			"Unknown message type %q: send speech.create, input.append, input.flush, input.done or speech.cancel.", m.Type))
 	case st.dropped.Load(): // cancelled while queued
 		return wire.WSCancelledMessage{Type: wire.WSCancelled, ID: st.id}
@@ -123,7 +124,7 @@ func (s *session) answer(st *stream) (last any) {
 		return nil
 	}
 	if m.SpeechErr != nil {
-		return errorMessage(st.id, wire.ToError(m.SpeechErr, ""))
+		return errorMessage(st.id, fault.ToError(m.SpeechErr, ""))
 	}
 	req, w, werr := s.request(s.Ctx, st)
 	if werr != nil {
@@ -134,12 +135,15 @@ func (s *session) answer(st *stream) (last any) {
 	var err error
 	if st.input {
 		var in *core.Input
-		if in, err = s.c.Open(ctx, s.streamJob(ctx, st, req), w); err == nil {
+		job := s.streamJob(ctx, st, req)
+		job.Codec = func(c encode.Codec) { w.started.ContentType = c.ContentType }
+		if in, err = s.c.Speech.Open(ctx, job, w); err == nil {
 			res, err = in.Run(st.queue)
 		}
 	} else {
 		st.chars = utf8.RuneCountInString(req.Input)
-		res, err = s.c.Speak(ctx, s.job(st, req), func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
+		res, err = s.c.Speech.Speak(ctx, s.job(st, req), func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
+			w.started.ContentType = codec.ContentType
 			res, err := p.Stream(ctx, w)
 			if err == nil {
 				err = w.Flush()
@@ -152,19 +156,17 @@ func (s *session) answer(st *stream) (last any) {
 
 // request is st's speech.create as the request to synthesize, and the
 // writer of its audio, whose writes wait under ctx.
-func (s *session) request(ctx context.Context, st *stream) (tts.Request, *writer, *wire.Error) {
+func (s *session) request(ctx context.Context, st *stream) (tts.Request, *writer, *fault.Error) {
 	st.start = time.Now()
 	sp := st.msg.Speech
-	req, werr := sp.Request(s.Guard.Account(), s.c.Catalog.Resolve(s.Guard.Account(), sp.Voice))
+	req, werr := sp.Request(s.Guard.Account(), s.c.Voices.Resolve(s.Guard.Account(), sp.Voice))
 	if werr != nil {
 		return req, nil, werr
 	}
-	codec, err := s.c.Synth.Codec(req.Format)
-	if err != nil {
-		return req, nil, wire.ToError(err, sp.Voice)
-	}
+	// The content type comes from the core with the codec (StreamJob.Codec,
+	// Speak's), before any audio.
 	w := &writer{ctx: ctx, s: s, st: st, started: wire.WSStartedMessage{Type: wire.WSStarted, ID: st.id,
-		Format: req.Format.Name, ContentType: codec.ContentType, SampleRate: req.Format.Rate()}}
+		Format: req.Format.Name, SampleRate: req.Format.Rate()}}
 	if sp.Timestamps == wire.TimestampsWord {
 		req.OnSentence = func(d tts.SentenceDone) {
 			b, _ := json.Marshal(wire.NewTimestamps(st.id, d))
@@ -194,7 +196,7 @@ func (s *session) streamJob(ctx context.Context, st *stream, req tts.Request) co
 	return core.StreamJob{
 		Job:     s.job(st, req),
 		Delay:   delay,
-		Idle:    min(core.DefaultStreamIdle, s.c.SocketIdle),
+		Idle:    min(core.DefaultStreamIdle, s.c.Sockets.Idle()),
 		Recheck: s.Guard.Check,
 		Text:    func(text string) { st.chars += utf8.RuneCountInString(text) },
 		Flushed: func(op core.Op) error {
@@ -211,9 +213,9 @@ func (s *session) streamJob(ctx context.Context, st *stream, req tts.Request) co
 // last is st's last message once its speech ended with res and err:
 // speech.done, speech.cancelled or its error; nil when the session is
 // over, or when the error is the credentials refused, which ends it.
-// err is the core's: core.ErrGone or a *wire.Error.
+// err is the core's: core.ErrGone or a *fault.Error.
 func (s *session) last(st *stream, w *writer, res tts.Result, err error) any {
-	var werr *wire.Error
+	var werr *fault.Error
 	switch {
 	case errors.Is(err, core.ErrGone) && s.Ctx.Err() != nil:
 		return nil

@@ -30,7 +30,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/core"
-	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/server/internal/fault"
+	"github.com/voxkit/voxkit/server/internal/vocab"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -66,7 +67,7 @@ type Door[M any] interface {
 	// Refuse tells the client, in the door's shape and naming no
 	// context, of a message it cannot take or of its credentials
 	// refused.
-	Refuse(*wire.Error)
+	Refuse(*fault.Error)
 }
 
 // A Decoder is a Door that decodes its client's messages itself, of any
@@ -74,9 +75,9 @@ type Door[M any] interface {
 // message dropped. data is the reader's until the next message: copy
 // what outlives Decode. Without it, Serve decodes each message as JSON
 // into an M, which must be a Message, refusing one longer than
-// MaxMessage or naming a context id longer than wire.MaxClientID.
+// MaxMessage or naming a context id longer than vocab.MaxClientID.
 type Decoder[M any] interface {
-	Decode(typ websocket.MessageType, data []byte) (m M, werr *wire.Error)
+	Decode(typ websocket.MessageType, data []byte) (m M, werr *fault.Error)
 }
 
 // A Finisher is a Door whose session can end on its own, without a
@@ -114,7 +115,7 @@ type CloseReason struct {
 }
 
 // Refused is the close of a socket whose credentials werr refused.
-func Refused(werr *wire.Error) CloseReason {
+func Refused(werr *fault.Error) CloseReason {
 	return CloseReason{Code: websocket.StatusPolicyViolation, Text: werr.Code}
 }
 
@@ -182,7 +183,8 @@ func (s *Session) Spoke(log []any, res tts.Result, start time.Time) (tts.Result,
 // the door's work (at shutdown or when the door finished, lets it end),
 // waits for it, sends what waits to be sent, and closes the socket. Its
 // error is one to answer before the upgrade.
-func Serve[M any](c *core.Core, w http.ResponseWriter, r *http.Request, opts Options, open func(*Session) Door[M]) error {
+func Serve[M any](rt *Runtime, w http.ResponseWriter, r *http.Request, opts Options, open func(*Session) Door[M]) error {
+	c := rt.c
 	conn, werr := accept(c, w, r)
 	if werr != nil {
 		return werr
@@ -262,18 +264,18 @@ func read[M any](s *Session, conn *websocket.Conn, door Door[M], msgs chan<- mes
 }
 
 // decodeJSON decodes a message as a JSON M, a Message.
-func decodeJSON[M any](_ websocket.MessageType, data []byte) (M, *wire.Error) {
+func decodeJSON[M any](_ websocket.MessageType, data []byte) (M, *fault.Error) {
 	var m M
 	if len(data) > MaxMessage {
-		return m, wire.BadRequest(wire.CodeInvalidValue, "",
+		return m, fault.BadRequest(fault.CodeInvalidValue, "",
 			"A message may be at most %d KiB long; this one has %d bytes.", MaxMessage>>10, len(data))
 	}
 	if err := json.Unmarshal(data, &m); err != nil {
-		return m, wire.BadRequest(wire.CodeInvalidJSON, "", "The message is not a JSON object: %v.", err)
+		return m, fault.BadRequest(fault.CodeInvalidJSON, "", "The message is not a JSON object: %v.", err)
 	}
-	if id := any(m).(Message).ContextID(); len(id) > wire.MaxClientID {
-		return m, wire.BadRequest(wire.CodeInvalidValue, "context_id",
-			"A context id may be at most %d bytes long; this one has %d.", wire.MaxClientID, len(id))
+	if id := any(m).(Message).ContextID(); len(id) > vocab.MaxClientID {
+		return m, fault.BadRequest(fault.CodeInvalidValue, "context_id",
+			"A context id may be at most %d bytes long; this one has %d.", vocab.MaxClientID, len(id))
 	}
 	return m, nil
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/core"
-	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/server/internal/fault"
 )
 
 // CheckUpgrade returns, to be answered as JSON, what websocket.Accept
@@ -18,24 +18,25 @@ import (
 // than 13 or no key (400), an origin other than the server's own and the
 // allowed patterns (403). It sets the response headers RFC 7231 and RFC
 // 6455 ask for with the first two.
-func CheckUpgrade(c *core.Core, h http.Header, r *http.Request) *wire.Error {
+func CheckUpgrade(rt *Runtime, h http.Header, r *http.Request) *fault.Error {
+	c := rt.c
 	if !headerHasToken(r.Header, "Connection", "upgrade") || !headerHasToken(r.Header, "Upgrade", "websocket") {
 		h.Set("Connection", "Upgrade")
 		h.Set("Upgrade", "websocket")
-		return wire.UpgradeRequired()
+		return fault.UpgradeRequired()
 	}
 	if v := r.Header.Get("Sec-WebSocket-Version"); v != "13" {
 		h.Set("Sec-WebSocket-Version", "13")
-		return wire.BadWebSocketVersion(v)
+		return fault.BadWebSocketVersion(v)
 	}
 	switch keys := r.Header.Values("Sec-WebSocket-Key"); {
 	case len(keys) == 0 || keys[0] == "":
-		return wire.MissingWebSocketKey()
+		return fault.MissingWebSocketKey()
 	case len(keys) > 1 || !validWebSocketKey(keys[0]):
-		return wire.BadWebSocketKey()
+		return fault.BadWebSocketKey()
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(c.Origins, origin, r.Host) {
-		return wire.OriginNotAllowed(origin)
+		return fault.OriginNotAllowed(origin)
 	}
 	return nil
 }
@@ -88,9 +89,9 @@ func headerHasToken(h http.Header, name, token string) bool {
 // the sessions shutdown waits for (the caller calls c.Sessions.Done when
 // it ends). With no connection it returns the error to answer, or nil
 // when Accept has answered (a refused upgrade).
-func accept(c *core.Core, w http.ResponseWriter, r *http.Request) (*websocket.Conn, *wire.Error) {
+func accept(c *core.Core, w http.ResponseWriter, r *http.Request) (*websocket.Conn, *fault.Error) {
 	if c.Closing().Err() != nil {
-		return nil, wire.Unavailable()
+		return nil, fault.Unavailable()
 	}
 	http.NewResponseController(w).SetReadDeadline(time.Time{})
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: c.Origins})

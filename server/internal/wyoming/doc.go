@@ -23,7 +23,7 @@
 //   - a voice is found by catalog.Voice; a language, Piper's speaker field
 //     and a model's bare name (its first speaker) are the door's
 //     fallbacks;
-//   - the core's *wire.Error values are error events {text, code}, and
+//   - the core's *fault.Error values are error events {text, code}, and
 //     the connection stays usable;
 //   - admission, limits, the queue, failure logging and the metrics are
 //     the core's; Wyoming has no credentials: a listener speaks as one

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/server/internal/core"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/throttle"
-	"github.com/voxkit/voxkit/server/wire"
 	"github.com/voxkit/voxkit/voices"
 )
 
@@ -43,7 +43,7 @@ type Rooms struct {
 
 // Voices is what the door asks of the catalog room.
 type Voices interface {
-	Voice(account, name string) (voices.Voice, *wire.Error)
+	Voice(account, name string) (voices.Voice, *fault.Error)
 	List(account string) []voices.Voice
 }
 
@@ -97,7 +97,7 @@ func peerOf(c net.Conn) string {
 // why, briefly (it is written in the accept loop), and closes it.
 func (d *Door) refuse(c net.Conn, why string) {
 	c.SetWriteDeadline(time.Now().Add(time.Second))
-	Write(c, "error", map[string]string{"code": wire.CodeServerBusy, "text": why}, nil)
+	Write(c, "error", map[string]string{"code": fault.CodeServerBusy, "text": why}, nil)
 	c.Close()
 }
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )
@@ -130,11 +130,11 @@ func (s *session) fail(code, text string) error {
 	return s.send("error", map[string]string{"text": text, "code": code}, nil)
 }
 
-// answer tells the client err when it is a *wire.Error (the core's, or
+// answer tells the client err when it is a *fault.Error (the core's, or
 // the door's about an event) as an error event, and the connection goes
 // on. Any other error (core.ErrGone: the connection ended) is returned.
 func (s *session) answer(err error) error {
-	var werr *wire.Error
+	var werr *fault.Error
 	if errors.As(err, &werr) {
 		return s.fail(werr.Code, werr.Message)
 	}

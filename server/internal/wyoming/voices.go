@@ -4,14 +4,14 @@ import (
 	"cmp"
 	"strings"
 
-	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )
 
 // voiceAndFormat reads the voice and text_format of synthesize and
 // synthesize-start.
-func (s *session) voiceAndFormat(e Event) (voices.Voice, tts.InputFormat, *wire.Error) {
+func (s *session) voiceAndFormat(e Event) (voices.Voice, tts.InputFormat, *fault.Error) {
 	var format tts.InputFormat
 	switch f := e.String("text_format"); f {
 	case "":
@@ -21,7 +21,7 @@ func (s *session) voiceAndFormat(e Event) (voices.Voice, tts.InputFormat, *wire.
 	case "ssml":
 		format = tts.InputSSML
 	default:
-		return voices.Voice{}, 0, wire.BadRequest(wire.CodeInvalidValue, "text_format", "text_format %q is neither \"text\" nor \"ssml\"", Clip(f))
+		return voices.Voice{}, 0, fault.BadRequest(fault.CodeInvalidValue, "text_format", "text_format %q is neither \"text\" nor \"ssml\"", Clip(f))
 	}
 	v, werr := s.voice(e)
 	if werr != nil {
@@ -40,10 +40,10 @@ type voiceField struct {
 // voice resolves an event's voice: by name (with a Piper speaker), else
 // the best voice of its language, else the default voice. The lookup is
 // the catalog's (catalog.Voice); the fallbacks are Wyoming's.
-func (s *session) voice(e Event) (voices.Voice, *wire.Error) {
+func (s *session) voice(e Event) (voices.Voice, *fault.Error) {
 	var f voiceField
 	if err := e.Object("voice", &f); err != nil {
-		return voices.Voice{}, wire.BadRequest(wire.CodeVoiceNotFound, "voice", "the voice field is not an object of strings (name, language, speaker)")
+		return voices.Voice{}, fault.BadRequest(fault.CodeVoiceNotFound, "voice", "the voice field is not an object of strings (name, language, speaker)")
 	}
 	id := cmp.Or(f.Name, f.Language, "en-us")
 	if f.Name != "" && f.Speaker != "" {
@@ -57,7 +57,7 @@ func (s *session) voice(e Event) (voices.Voice, *wire.Error) {
 			return v, nil
 		}
 	}
-	return voices.Voice{}, wire.BadRequest(wire.CodeVoiceNotFound, "voice", "unknown voice %q", Clip(id))
+	return voices.Voice{}, fault.BadRequest(fault.CodeVoiceNotFound, "voice", "unknown voice %q", Clip(id))
 }
 
 // firstSpeaker returns the first speaker, as describe lists them, of the

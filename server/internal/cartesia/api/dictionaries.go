@@ -17,8 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/lexicon"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/store"
-	"github.com/voxkit/voxkit/server/wire"
 )
 
 // Item is an item of a dictionary; alias is Cartesia's older name of
@@ -50,26 +50,26 @@ func graphemes(text string, sensitive bool) []string {
 }
 
 // ToLexicon makes items a lexicon.
-func ToLexicon(items []Item) (*lexicon.Lexicon, *wire.Error) {
+func ToLexicon(items []Item) (*lexicon.Lexicon, *fault.Error) {
 	lexemes := make([]lexicon.Lexeme, len(items))
 	for i, it := range items {
 		p := cmp.Or(it.Pronunciation, it.Alias)
 		if strings.TrimSpace(it.Text) == "" {
-			return nil, wire.BadRequest(wire.CodeInvalidLexicon, "items", "items[%d].text is empty.", i)
+			return nil, fault.BadRequest(fault.CodeInvalidLexicon, "items", "items[%d].text is empty.", i)
 		}
 		if strings.TrimSpace(p) == "" {
-			return nil, wire.BadRequest(wire.CodeInvalidLexicon, "items", "items[%d].pronunciation is empty.", i)
+			return nil, fault.BadRequest(fault.CodeInvalidLexicon, "items", "items[%d].pronunciation is empty.", i)
 		}
 		lexemes[i] = lexicon.Lexeme{Graphemes: graphemes(it.Text, it.CaseSensitive), Alias: p}
 		if strings.HasPrefix(p, "<<") && strings.HasSuffix(p, ">>") {
 			lexemes[i].Alias, lexemes[i].Phonemes = "", strings.NewReplacer("<<", "", ">>", "", "|", "").Replace(p)
 		} else if strings.Contains(p, "<<") {
-			return nil, wire.BadRequest(wire.CodeInvalidLexicon, "items", "items[%d].pronunciation mixes words and <<phonemes>>: voxkit takes one or the other.", i)
+			return nil, fault.BadRequest(fault.CodeInvalidLexicon, "items", "items[%d].pronunciation mixes words and <<phonemes>>: voxkit takes one or the other.", i)
 		}
 	}
 	l, err := lexicon.New("", lexemes)
 	if err != nil {
-		return nil, wire.BadLexicon(err)
+		return nil, fault.BadLexicon(err)
 	}
 	return l, nil
 }

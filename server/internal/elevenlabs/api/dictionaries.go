@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/lexicon"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/wire"
 )
@@ -43,14 +44,14 @@ type Locator struct {
 
 // CheckLocators refuses more than MaxLocators locators, or one without
 // an id, with a 400.
-func CheckLocators(locs []Locator) *wire.Error {
+func CheckLocators(locs []Locator) *fault.Error {
 	const param = "pronunciation_dictionary_locators"
 	if len(locs) > MaxLocators {
-		return wire.BadRequest(wire.CodeInvalidValue, param, "A request may name at most %d pronunciation dictionaries; this one names %d.", MaxLocators, len(locs))
+		return fault.BadRequest(fault.CodeInvalidValue, param, "A request may name at most %d pronunciation dictionaries; this one names %d.", MaxLocators, len(locs))
 	}
 	for i, l := range locs {
 		if l.ID == "" || len(l.ID) > wire.MaxClientID || len(l.Version) > wire.MaxClientID {
-			return wire.BadRequest(wire.CodeInvalidValue, param, "%s[%d]: pronunciation_dictionary_id must have 1 to %d bytes, and version_id at most %d.", param, i, wire.MaxClientID, wire.MaxClientID)
+			return fault.BadRequest(fault.CodeInvalidValue, param, "%s[%d]: pronunciation_dictionary_id must have 1 to %d bytes, and version_id at most %d.", param, i, wire.MaxClientID, wire.MaxClientID)
 		}
 	}
 	return nil
@@ -71,11 +72,11 @@ type Rule struct {
 
 // LexemesOf are the lexemes of rules, one each, in their order; a rule
 // voxkit cannot take is a 400 naming it.
-func LexemesOf(rules []Rule) ([]lexicon.Lexeme, *wire.Error) {
+func LexemesOf(rules []Rule) ([]lexicon.Lexeme, *fault.Error) {
 	out := make([]lexicon.Lexeme, len(rules))
 	for i, r := range rules {
-		bad := func(format string, args ...any) *wire.Error {
-			return wire.BadRequest(wire.CodeInvalidValue, "rules", "rules[%d]: %s", i, fmt.Sprintf(format, args...))
+		bad := func(format string, args ...any) *fault.Error {
+			return fault.BadRequest(fault.CodeInvalidValue, "rules", "rules[%d]: %s", i, fmt.Sprintf(format, args...))
 		}
 		x := lexicon.Lexeme{Graphemes: []string{r.StringToReplace}}
 		switch {
@@ -96,7 +97,7 @@ func LexemesOf(rules []Rule) ([]lexicon.Lexeme, *wire.Error) {
 				}
 				x.Phonemes = ipa
 			default:
-				return nil, bad("alphabet %s: voxkit speaks phoneme rules in %q or %q, not %s.", wire.Echo(r.Alphabet), lexicon.IPA, lexicon.XSAMPA, cmp.Or(a, "none"))
+				return nil, bad("alphabet %s: voxkit speaks phoneme rules in %q or %q, not %s.", fault.Echo(r.Alphabet), lexicon.IPA, lexicon.XSAMPA, cmp.Or(a, "none"))
 			}
 		default:
 			return nil, bad("want type %q with a non-empty alias, or %q with a non-empty phoneme and its alphabet.", RuleAlias, RulePhoneme)
@@ -148,9 +149,9 @@ const MaxDictionaryName = 128
 
 // CheckDictionaryName refuses an empty name, or one past
 // MaxDictionaryName, with a 400.
-func CheckDictionaryName(name string) *wire.Error {
+func CheckDictionaryName(name string) *fault.Error {
 	if strings.TrimSpace(name) == "" || utf8.RuneCountInString(name) > MaxDictionaryName || !utf8.ValidString(name) {
-		return wire.BadRequest(wire.CodeInvalidValue, "name", "name is required: text of 1 to %d characters.", MaxDictionaryName)
+		return fault.BadRequest(fault.CodeInvalidValue, "name", "name is required: text of 1 to %d characters.", MaxDictionaryName)
 	}
 	return nil
 }
@@ -167,9 +168,9 @@ type NewDictionary struct {
 // content type) or of add-from-rules. add-from-file's is a multipart
 // form: name, file (a PLS document; none makes an empty dictionary),
 // description and workspace_access (accepted, not kept); a document
-// lexicon.Parse refuses is wire.BadLexicon's 400. add-from-rules's is a
+// lexicon.Parse refuses is fault.BadLexicon's 400. add-from-rules's is a
 // DictionaryRules with a name.
-func ParseNewDictionary(ct string, body []byte, fromFile bool) (NewDictionary, *wire.Error) {
+func ParseNewDictionary(ct string, body []byte, fromFile bool) (NewDictionary, *fault.Error) {
 	if !fromFile {
 		b, werr := ParseDictionaryRules(body)
 		var l *lexicon.Lexicon
@@ -190,7 +191,7 @@ func ParseNewDictionary(ct string, body []byte, fromFile bool) (NewDictionary, *
 		form, err = multipart.NewReader(bytes.NewReader(body), params["boundary"]).ReadForm(int64(len(body)) + 1)
 	}
 	if err != nil {
-		return NewDictionary{}, wire.BadRequest(wire.CodeInvalidValue, "", "The body is not well-formed multipart/form-data: %s.", wire.Clip(err.Error(), 200))
+		return NewDictionary{}, fault.BadRequest(fault.CodeInvalidValue, "", "The body is not well-formed multipart/form-data: %s.", fault.Clip(err.Error(), 200))
 	}
 	defer form.RemoveAll()
 	d := NewDictionary{PLS: (&lexicon.Lexicon{}).Marshal()}
@@ -206,11 +207,11 @@ func ParseNewDictionary(ct string, body []byte, fromFile bool) (NewDictionary, *
 			d.PLS, err = io.ReadAll(f) // in memory: ReadForm kept it there
 		}
 		if err != nil {
-			return NewDictionary{}, wire.BadRequest(wire.CodeInvalidValue, "file", "The file could not be read: %s.", wire.Clip(err.Error(), 200))
+			return NewDictionary{}, fault.BadRequest(fault.CodeInvalidValue, "file", "The file could not be read: %s.", fault.Clip(err.Error(), 200))
 		}
 	}
 	if d.Lexicon, err = lexicon.Parse(d.PLS); err != nil {
-		return NewDictionary{}, wire.BadLexicon(err)
+		return NewDictionary{}, fault.BadLexicon(err)
 	}
 	return d, nil
 }
@@ -228,13 +229,13 @@ type DictionaryRules struct {
 // ParseDictionaryRules decodes a DictionaryRules body with the lexemes of
 // its rules: JSON that is not one is a 422, as ElevenLabs answers it; a
 // rule voxkit cannot take a 400.
-func ParseDictionaryRules(body []byte) (DictionaryRules, *wire.Error) {
+func ParseDictionaryRules(body []byte) (DictionaryRules, *fault.Error) {
 	var b DictionaryRules
 	if err := json.Unmarshal(body, &b); err != nil {
-		return b, &wire.Error{Status: http.StatusUnprocessableEntity, Type: wire.TypeInvalidRequest, Code: wire.CodeInvalidJSON,
-			Message: "The body is not a JSON object of pronunciation rules: " + wire.JSONFault(err)}
+		return b, &fault.Error{Status: http.StatusUnprocessableEntity, Type: fault.TypeInvalidRequest, Code: fault.CodeInvalidJSON,
+			Message: "The body is not a JSON object of pronunciation rules: " + fault.JSONFault(err)}
 	}
-	var werr *wire.Error
+	var werr *fault.Error
 	b.Lexemes, werr = LexemesOf(b.Rules)
 	return b, werr
 }
@@ -242,7 +243,7 @@ func ParseDictionaryRules(body []byte) (DictionaryRules, *wire.Error) {
 // Apply returns the lexicon l becomes: its lexemes without the strings
 // of RuleStrings, with those of Rules (replacing the rules of the same
 // strings); with set, or when l is nil, those of Rules alone.
-func (b DictionaryRules) Apply(l *lexicon.Lexicon, set bool) (*lexicon.Lexicon, *wire.Error) {
+func (b DictionaryRules) Apply(l *lexicon.Lexicon, set bool) (*lexicon.Lexicon, *fault.Error) {
 	lexemes, language := b.Lexemes, ""
 	if l != nil {
 		language = l.Language
@@ -252,7 +253,7 @@ func (b DictionaryRules) Apply(l *lexicon.Lexicon, set bool) (*lexicon.Lexicon, 
 	}
 	nl, err := lexicon.New(language, lexemes)
 	if err != nil {
-		return nil, wire.BadLexicon(err)
+		return nil, fault.BadLexicon(err)
 	}
 	return nl, nil
 }
@@ -322,19 +323,19 @@ type DictionaryList struct {
 // page before), sort (creation_time_unix or name) and sort_direction
 // (descending, the default, or ascending). include_archived is accepted:
 // voxkit archives none.
-func DictionaryPage(ls []store.Lexicon, q url.Values) (DictionaryList, *wire.Error) {
+func DictionaryPage(ls []store.Lexicon, q url.Values) (DictionaryList, *fault.Error) {
 	size, from := 30, 0
 	if s := q.Get("page_size"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 100 {
-			return DictionaryList{}, wire.BadRequest(wire.CodeInvalidValue, "page_size", "page_size must be a whole number from 1 to 100, not %s.", wire.Echo(s))
+			return DictionaryList{}, fault.BadRequest(fault.CodeInvalidValue, "page_size", "page_size must be a whole number from 1 to 100, not %s.", fault.Echo(s))
 		}
 		size = n
 	}
 	if s := q.Get("cursor"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 {
-			return DictionaryList{}, wire.BadRequest(wire.CodeInvalidValue, "cursor", "cursor %s is not a next_cursor of this list.", wire.Echo(s))
+			return DictionaryList{}, fault.BadRequest(fault.CodeInvalidValue, "cursor", "cursor %s is not a next_cursor of this list.", fault.Echo(s))
 		}
 		from = min(n, len(ls))
 	}
@@ -344,14 +345,14 @@ func DictionaryPage(ls []store.Lexicon, q url.Values) (DictionaryList, *wire.Err
 	case "name":
 		slices.SortStableFunc(ls, func(a, b store.Lexicon) int { return strings.Compare(a.Name, b.Name) })
 	default:
-		return DictionaryList{}, wire.BadRequest(wire.CodeInvalidValue, "sort", "sort must be creation_time_unix or name, not %s.", wire.Echo(q.Get("sort")))
+		return DictionaryList{}, fault.BadRequest(fault.CodeInvalidValue, "sort", "sort must be creation_time_unix or name, not %s.", fault.Echo(q.Get("sort")))
 	}
 	switch strings.ToLower(q.Get("sort_direction")) {
 	case "", "descending", "desc":
 		slices.Reverse(ls)
 	case "ascending", "asc":
 	default:
-		return DictionaryList{}, wire.BadRequest(wire.CodeInvalidValue, "sort_direction", "sort_direction must be ascending or descending, not %s.", wire.Echo(q.Get("sort_direction")))
+		return DictionaryList{}, fault.BadRequest(fault.CodeInvalidValue, "sort_direction", "sort_direction must be ascending or descending, not %s.", fault.Echo(q.Get("sort_direction")))
 	}
 	page := DictionaryList{Dictionaries: []Dictionary{}}
 	for _, l := range ls[from:min(from+size, len(ls))] {
