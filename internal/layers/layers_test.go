@@ -86,6 +86,9 @@ func init() {
 		}
 		forbidden[room] = banned
 	}
+	// What the vendors' doors ask of the core and the rooms sits below
+	// those doors.
+	forbidden["server/internal/vendordoor"] = append([]string{"server"}, doors...)
 	for _, p := range protocolShapes {
 		forbidden[p] = append([]string{"server", "server/internal/core"}, doors...)
 	}
