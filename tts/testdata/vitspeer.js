@@ -5,7 +5,8 @@
 //
 // REQUEST: {"model": ONNX, "tokens": TXT, "dataDir": ESPEAK_NG_DATA,
 // "threads": N}. Each line of stdin, {"text": ...}, is answered by a line
-// {"ms": wall clock of one generate() call, "samples": N, "rate": R}.
+// {"ms": wall clock of one generate() call, "cpu": the CPU time the
+// process used in it (all threads), "samples": N, "rate": R}.
 const fs = require('fs');
 const sherpa = require('sherpa-onnx-node');
 
@@ -25,8 +26,11 @@ const tts = new sherpa.OfflineTts({
   for await (const line of lines) {
     const {text} = JSON.parse(line);
     const t0 = process.hrtime.bigint();
+    const c0 = process.cpuUsage();
     const audio = tts.generate({text, sid: 0, speed: 1});
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    process.stdout.write(JSON.stringify({ms, samples: audio.samples.length, rate: audio.sampleRate}) + '\n');
+    const c = process.cpuUsage(c0);
+    const cpu = (c.user + c.system) / 1000;
+    process.stdout.write(JSON.stringify({ms, cpu, samples: audio.samples.length, rate: audio.sampleRate}) + '\n');
   }
 })();
