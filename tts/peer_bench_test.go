@@ -28,7 +28,8 @@ import (
 
 // The benchmarks of issue 42 compare voxkit's streams over HTTP with
 // sherpa-onnx-node 1.13.8 (engine/pocket/testdata/peer.js, serving
-// timings) on the generated PocketTTS model, temperature 0, 4 flow steps:
+// timings) on the generated PocketTTS model, temperature 0, 4 flow steps
+// (VOXKIT_POCKET_SIZED: the export-sized one, see pocketDir):
 //
 //	go test -run '^$' -bench Peer ./tts
 //
@@ -91,7 +92,28 @@ func (p *peerTimer) time(b *testing.B, op, text string) time.Duration {
 	return time.Duration(t.MS * 1e6)
 }
 
+// pocketDir is the voices directory of the benchmarks: the small
+// generated model, or with VOXKIT_POCKET_SIZED=DIR the one in
+// DIR/pocket-gen, generated there beforehand with lm_main at the published
+// export's size (engine/pocket/testdata/gen/pocket.py --sized; 75.6 M
+// parameters, an 8 MB KV cache per layer); the peer's reference
+// recordings are added to it when missing.
 func pocketDir(b *testing.B) string {
+	if dir := os.Getenv("VOXKIT_POCKET_SIZED"); dir != "" {
+		wavs := filepath.Join(dir, pockettest.Model, "test_wavs")
+		if err := os.MkdirAll(wavs, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for name, pitch := range pockettest.Recordings {
+			if _, err := os.Stat(filepath.Join(wavs, name+".wav")); err == nil {
+				continue
+			}
+			if err := os.WriteFile(filepath.Join(wavs, name+".wav"), pockettest.WAV(pockettest.Recording(3, pitch), pockettest.SampleRate), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return dir
+	}
 	dir, err := pockettest.Shared()
 	if err != nil {
 		b.Skip(err)

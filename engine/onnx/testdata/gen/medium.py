@@ -2,14 +2,16 @@
 """Generate a benchmark voice with the architecture and cost of a Piper
 "medium" VITS voice (random weights; it babbles, it does not speak).
 
-    /usr/bin/python3 engine/onnx/testdata/gen/medium.py [--align] OUTDIR
+    /usr/bin/python3 engine/onnx/testdata/gen/medium.py [--sherpa] [--align] OUTDIR
 
 writes OUTDIR/en_US-bench-medium.onnx (about 65 MB, never committed) and
 OUTDIR/en_US-bench-medium.onnx.json (the lessac-medium config with
 length_scale 1). With --align it writes en_US-benchalign-medium instead: the
 same voice patched for alignments as piper1-gpl's patch_voice_with_alignment
 leaves one, the output of the length regulator's Ceil node (frames per id,
-float32 [1,1,N], hop 256) added as a second output, w_ceil. Needs Debian's python3-torch and python3-onnx; takes a
+float32 [1,1,N], hop 256) added as a second output, w_ceil. With --sherpa
+the same weights also carry the metadata sherpa-onnx's VITS runtime reads,
+and OUTDIR/tokens.txt is written for it (tts's paragraph benchmark). Needs Debian's python3-torch and python3-onnx; takes a
 few seconds. The weights come from a fixed seed, so the file is the same
 on every run.
 
@@ -230,13 +232,40 @@ class Voice(nn.Module):
         return audio
 
 
+def for_sherpa(path, config, outdir):
+    """Makes the voice loadable by sherpa-onnx's VITS runtime as well: the
+    metadata its Piper exports carry (the keys its offline-tts-vits-model
+    reads) and OUTDIR/tokens.txt, one "symbol id" a line from the config's
+    phoneme_id_map. The weights stay the same."""
+    import onnx
+
+    model = onnx.load(path)
+    del model.metadata_props[:]
+    meta = {
+        "model_type": "vits", "comment": "piper", "language": "English",
+        "voice": config["espeak"]["voice"], "version": 1, "has_espeak": 1,
+        "n_speakers": config["num_speakers"], "sample_rate": config["audio"]["sample_rate"],
+    }
+    for key, value in meta.items():
+        prop = model.metadata_props.add()
+        prop.key, prop.value = key, str(value)
+    onnx.save(model, path)
+    with open(os.path.join(outdir, "tokens.txt"), "w", encoding="utf-8") as f:
+        for symbol, ids in config["phoneme_id_map"].items():
+            if symbol != "\n":
+                f.write(f"{symbol} {ids[0]}\n")
+
+
 def main():
     args = sys.argv[1:]
+    sherpa = args[:1] == ["--sherpa"]
+    if sherpa:
+        args = args[1:]
     align = args[:1] == ["--align"]
     if align:
         args = args[1:]
     if len(args) != 1:
-        sys.exit("usage: medium.py [--align] OUTDIR")
+        sys.exit("usage: medium.py [--sherpa] [--align] OUTDIR")
     outdir = args[0]
     name = "en_US-benchalign-medium" if align else NAME
     os.makedirs(outdir, exist_ok=True)
@@ -265,6 +294,8 @@ def main():
     with open(os.path.join(outdir, name + ".onnx.json"), "w", encoding="utf-8") as f:
         json.dump(config, f, ensure_ascii=False, indent=2, sort_keys=True)
         f.write("\n")
+    if sherpa:
+        for_sherpa(path, config, outdir)
     print(f"{path}: {params / 1e6:.2f} M parameters, {audio.shape[-1] / SAMPLE_RATE * 1000 / ids.shape[1]:.1f} ms per id",
           file=sys.stderr)
 
