@@ -18,8 +18,8 @@ import (
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/onnx"
-	"github.com/voxkit/voxkit/internal/nodepeer"
-	"github.com/voxkit/voxkit/internal/onnxtest"
+	"github.com/voxkit/voxkit/internal/testkit/nodepeer"
+	"github.com/voxkit/voxkit/internal/testkit/onnxtest"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
 )
