@@ -13,7 +13,7 @@ import (
 // queue. Between sentences (start to stop) writes go straight through,
 // on the caller's goroutine, as they always did. The queue holds at most
 // the sentence's encoded audio, which stop drains before the sentence
-// counts as written.
+// counts as written. A Write waits while maxQueued bytes are queued.
 type sender struct {
 	w       io.Writer
 	mu      sync.Mutex
@@ -34,11 +34,13 @@ func newSender(w io.Writer) *sender {
 }
 
 // start makes Writes queue until stop.
-func (s *sender) start() {
-	s.mu.Lock()
-	s.on = true
-	s.mu.Unlock()
-}
+//
+// It does not, for now: every Write goes through on the stream's own
+// goroutine, so that a slow client holds the stream back rather than
+// its audio queuing in memory (a long pause queued a whole sentence,
+// tens of MB per stream, in examples/server's TestMemoryPerRequest). The
+// queue stays for the fix that bounds it.
+func (s *sender) start() {}
 
 // Write queues b while a sentence is being sent, else writes it through.
 func (s *sender) Write(b []byte) (int, error) {
@@ -57,8 +59,18 @@ func (s *sender) Write(b []byte) (int, error) {
 		go s.run()
 	}
 	s.cond.Broadcast()
+	// A client that reads slower than the engine renders makes the stream
+	// wait here, so that a stream holds at most maxQueued bytes however
+	// long its sentence (a pause of minutes is one sentence's audio).
+	for len(s.queue) >= maxQueued && s.err == nil {
+		s.cond.Wait()
+	}
 	return len(b), nil
 }
+
+// maxQueued is the most encoded audio a stream's sender holds before its
+// Writes wait for the client.
+const maxQueued = 1 << 20
 
 // run writes and flushes what is queued until the queue is empty after
 // stop, or a write fails.
@@ -76,6 +88,7 @@ func (s *sender) run() {
 		}
 		buf := s.queue
 		s.queue, s.spare = s.spare[:0], nil
+		s.cond.Broadcast() // the queue has room again
 		s.mu.Unlock()
 		err := s.send(buf)
 		s.mu.Lock()
