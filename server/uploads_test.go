@@ -46,6 +46,29 @@ func stalledUpload(t *testing.T, e *testserver.Env, d testserver.CloneDoor, key 
 	return c, bufio.NewReader(c)
 }
 
+// probeUpload sends d an upload whose body is not multipart, and returns
+// the answer's status and the start of its body: a 400 when the upload was
+// taken in hand, a 429 when the account's uploads were all in hand.
+func probeUpload(t *testing.T, e *testserver.Env, d testserver.CloneDoor, key string) string {
+	t.Helper()
+	req, err := http.NewRequest("POST", e.TS.URL+d.Path, strings.NewReader("not multipart"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "multipart/form-data; boundary=probe")
+	h := d.Headers(key)
+	for i := 0; i+1 < len(h); i += 2 {
+		req.Header.Set(h[i], h[i+1])
+	}
+	res, err := e.TS.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return fmt.Sprintf("%d %.200s", res.StatusCode, b)
+}
+
 // sampleDoor is a gateway's POST /v1/voice-samples, as a clone door.
 var sampleDoor = testserver.CloneDoor{Name: "voice-samples", Path: "/v1/voice-samples", Field: "audio",
 	Headers: func(key string) []string { return []string{"Authorization", "Bearer " + key} }, Made: http.StatusOK, CodeAt: []string{"error", "code"}}
@@ -92,19 +115,21 @@ func TestUploadsPerAccount(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
 	// The clones made while the stalled uploads are not yet in hand must
 	// not reach the voice limit on a busy machine: room for plenty.
-	e := testserver.PocketEnvWith(t, testserver.PocketVoices(t), testserver.Options{MaxUploads: 2, MaxVoices: 100000})
+	e := testserver.PocketEnvWith(t, testserver.PocketVoices(t), testserver.Options{MaxUploads: 2})
 	rec := recordingToClone()
+	if got := probeUpload(t, e, testserver.CloneDoors[2], e.Key); !strings.HasPrefix(got, "400") {
+		t.Fatalf("a probe with no upload in hand: %s, want 400", got)
+	}
 	first, _ := stalledUpload(t, e, testserver.CloneDoors[0], e.Key)
 	stalledUpload(t, e, testserver.CloneDoors[1], e.Key)
 	// The stalled uploads are in hand once the server has read their
-	// headers: until then a clone is made.
+	// headers. Until then an upload is taken in hand and read: a probe
+	// whose body is not multipart gets a 400 then, and a 429 once they
+	// are, without a clone made at each try.
 	var last string
-	if !wait.For(10*time.Second, func() bool {
-		res := testserver.CloneDoors[2].Clone(e, e.Key, rec)
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		last = fmt.Sprintf("%d %.200s", res.StatusCode, b)
-		return res.StatusCode == http.StatusTooManyRequests
+	if !wait.For(time.Minute, func() bool {
+		last = probeUpload(t, e, testserver.CloneDoors[2], e.Key)
+		return strings.HasPrefix(last, "429")
 	}) {
 		t.Fatalf("with 2 uploads stalled, a third of the account is %s, want 429", last)
 	}

@@ -22,8 +22,10 @@ const aheadSamples = 1 << 20
 // ahead renders the sentences of a request after the one it writes on
 // render slots that are free (tryAcquire: none while anything waits for
 // one, nor while as many requests run as there are slots, and never more
-// than the account's slots, Request.AccountSlots),
-// one sentence per slot taken, the nearest first. The request writes
+// than the account's slots, Request.AccountSlots), one sentence per slot
+// taken, the nearest first. A complete clip looks ahead from the start,
+// a stream once its first audio is out (heard), so that other work on
+// the machine never delays the first audio. The request writes
 // them in order: a sentence rendered ahead is replayed from its chunks,
 // as they come, through the request's own renderer, so that its audio,
 // trims, effects, limits and word timings are those rendering it in turn
@@ -46,6 +48,10 @@ type ahead struct {
 	jobs    map[int][]*aheadPart // sentences taken ahead: their engine calls, in order
 	held    int                  // samples held by the parts
 	stopped bool
+	// audible is set once the request's first audio is out (see heard):
+	// a stream renders nothing ahead before, so that its first sentence
+	// has the cores to itself.
+	audible bool
 }
 
 // aheadPart is the audio of one engine call rendered ahead, as it comes.
@@ -67,7 +73,7 @@ func (s *Synthesizer) newAhead(ctx context.Context, r *renderer, sens []tags.Sen
 		return nil
 	}
 	a := &ahead{s: s, r: r, sens: sens, account: r.req.Account, most: r.req.AccountSlots, limit: s.ahead,
-		jobs: map[int][]*aheadPart{}}
+		jobs: map[int][]*aheadPart{}, audible: !r.req.Format.Streaming}
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	return a
 }
@@ -99,6 +105,21 @@ func (a *ahead) started() {
 	}
 }
 
+// heard is called when audio of the request's is out to the client: a
+// stream looks ahead from its first.
+func (a *ahead) heard() {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	first := !a.audible
+	a.audible = true
+	a.mu.Unlock()
+	if first {
+		a.fill()
+	}
+}
+
 // fill starts rendering ahead on as many free slots as it may take.
 func (a *ahead) fill() {
 	for {
@@ -114,7 +135,7 @@ func (a *ahead) fill() {
 func (a *ahead) claim() (int, []*aheadPart, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.stopped || a.next >= len(a.sens) || a.next > a.cur+a.limit || a.held >= aheadSamples {
+	if a.stopped || !a.audible || a.next >= len(a.sens) || a.next > a.cur+a.limit || a.held >= aheadSamples {
 		return 0, nil, false
 	}
 	// Every request running wants a slot for its next piece: a core is

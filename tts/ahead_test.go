@@ -83,22 +83,57 @@ func numbered(n int) string {
 	return b.String()
 }
 
-// aheadRun is what a stream of req wrote, with its sentences' timings.
+// aheadRun is what a request wrote, with its sentences' timings.
 type aheadRun struct {
 	audio     []byte
 	sentences []tts.SentenceDone
 }
 
+// speakAhead writes req as a complete clip, which looks ahead from its
+// start (a stream waits for its first audio: see
+// TestAheadStreamAfterFirstAudio).
 func speakAhead(t *testing.T, s *tts.Synthesizer, req tts.Request) aheadRun {
 	t.Helper()
 	var out aheadRun
 	var buf bytes.Buffer
 	req.OnSentence = func(d tts.SentenceDone) { out.sentences = append(out.sentences, d) }
-	if _, err := s.Stream(context.Background(), &buf, req); err != nil {
+	if _, err := s.WriteClip(context.Background(), &buf, req); err != nil {
 		t.Fatal(err)
 	}
 	out.audio = buf.Bytes()
 	return out
+}
+
+// A stream renders nothing ahead until its first audio is out, so that
+// other work never slows its first audio; then it looks ahead. Before,
+// the second sentence began while the first was held, nothing written.
+func TestAheadStreamAfterFirstAudio(t *testing.T) {
+	e := &counted{Engine: enginetest.NewFake(enginetest.FakeOptions{})}
+	var mu sync.Mutex
+	var audio bytes.Buffer
+	var early []string // calls begun before any audio was out
+	e.hold = func(ctx context.Context, n int, text string) error {
+		if n == 1 { // a second would begin now, if it were let
+			wait.For(time.Second, func() bool { _, _, begun := e.state(); return begun > 1 })
+			return nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if audio.Len() == 0 {
+			early = append(early, text)
+		}
+		return nil
+	}
+	s := aheadSynth(t, e, "fake", 4)
+	if _, err := s.Stream(context.Background(), lockedBuffer{&mu, &audio}, tts.Request{Voice: "fake", Input: numbered(6), Format: encode.Format{Name: "pcm"}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(early) > 0 {
+		t.Errorf("%q began before the first audio was out", early)
+	}
+	if _, most, begun := e.state(); most < 2 || begun != 6 {
+		t.Errorf("at most %d calls at once of %d, want sentences rendered ahead after the first", most, begun)
+	}
 }
 
 // A request of several sentences renders the next ones on free slots
@@ -218,7 +253,7 @@ func TestAheadCancelStops(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, err = s.Stream(ctx, new(bytes.Buffer), tts.Request{Voice: "fake", Input: numbered(20), Format: encode.Format{Name: "pcm"}})
+		_, err = s.WriteClip(ctx, new(bytes.Buffer), tts.Request{Voice: "fake", Input: numbered(20), Format: encode.Format{Name: "pcm"}})
 	}()
 	if !wait.For(10*time.Second, func() bool { n, _, _ := e.state(); return n == 4 }) {
 		n, _, _ := e.state()
@@ -325,6 +360,6 @@ func TestAheadPanicReachesCaller(t *testing.T) {
 			t.Errorf("recovered %v", v)
 		}
 	}()
-	aheadSynth(t, e, "fake", 4).Stream(context.Background(), new(bytes.Buffer), tts.Request{Voice: "fake", Input: numbered(5), Format: encode.Format{Name: "pcm"}})
+	aheadSynth(t, e, "fake", 4).WriteClip(context.Background(), new(bytes.Buffer), tts.Request{Voice: "fake", Input: numbered(5), Format: encode.Format{Name: "pcm"}})
 	t.Error("Stream returned")
 }

@@ -764,10 +764,11 @@ func (s *Synthesizer) check(req Request) (voices.Voice, error) {
 // chunks come over time (engine.ChunkStreamer: a PocketTTS voice's every
 // 1.2 s) are encoded at once and written, then w
 // is flushed if it has a Flush() or Flush() error method (as
-// http.ResponseWriter does), by a goroutine of the stream's own that
-// Stream waits for at each sentence's end; so a listener hears the first
-// chunk while the rest is rendered, and a slow reader never holds a render
-// slot. Validation errors are returned before anything is written.
+// http.ResponseWriter does); so a listener hears the first chunk while
+// the rest is rendered. Other engines' audio is written and flushed at
+// each sentence's end. A reader slower than the audio holds the stream
+// back (its writes wait), never its audio in memory. Validation errors
+// are returned before anything is written.
 //
 // An error after bytes were written (a cancelled context, a failed write,
 // ErrAudioTooLong once the audio passes Options.MaxAudio, an engine
@@ -777,8 +778,8 @@ func (s *Synthesizer) check(req Request) (voices.Voice, error) {
 // client sees a cut, not a short success); a file writer deletes the
 // file. Stream's memory does not grow with the input: it holds at most
 // one piece of a sentence's audio (samples not yet encoded, about 11 s at
-// 24 kHz, or encoded audio a slow reader has not taken yet) besides what
-// the encoder holds.
+// 24 kHz) besides what the encoder and the look-ahead (Options.Ahead)
+// hold.
 func (s *Synthesizer) Stream(ctx context.Context, w io.Writer, req Request) (Result, error) {
 	p, err := s.Prepare(req)
 	if err != nil {
@@ -836,9 +837,6 @@ type output struct {
 	res      Result
 	index    int // sentences written, for SentenceDone
 	onSpoken func(SentenceDone)
-	// send carries a stream's audio to w during a sentence; nil for a
-	// complete clip.
-	send *sender
 	// ahead renders the sentences of a whole input ahead; nil for none.
 	ahead *ahead
 }
@@ -851,11 +849,6 @@ func (s *Synthesizer) newOutput(w io.Writer, req Request, v voices.Voice) (*outp
 	// writes, the encoder's header rewrite at Close among them, are
 	// synthesis.
 	o.tw.through = encode.WriterAt(w, req.Format) != nil
-	if req.Format.Streaming {
-		// A stream's audio goes out as the engine makes it (see sender).
-		o.send = newSender(w)
-		o.tw.w = o.send
-	}
 	var enc encode.Encoder
 	err := o.timed(func() (err error) {
 		enc, err = s.formats.NewEncoder(o.tw.target(), req.Format)
@@ -865,8 +858,10 @@ func (s *Synthesizer) newOutput(w io.Writer, req Request, v voices.Voice) (*outp
 		return nil, &FormatError{Format: req.Format, Supported: s.formats.Names(), Err: err}
 	}
 	o.p = &pipeline{enc: enc, outRate: req.Format.Rate(), max: s.maxAudio}
-	if o.send != nil {
+	if req.Format.Streaming {
+		// A stream's audio goes out as the engine makes it.
 		o.p.early = max(1, o.p.outRate/earlyPart)
+		o.p.push = o.push
 	}
 	if b, ok := pipeBuffers.Get().(*pipeScratch); ok {
 		o.p.f32, o.p.held = b.f32, b.held
@@ -924,17 +919,8 @@ func (o *output) timed(f func() error) error {
 func (o *output) sentence(ctx context.Context, sen tags.Sentence, whole bool) error {
 	begin := o.p.pos()
 	o.r.words = o.r.words[:0]
-	sent := false
-	if o.send != nil {
-		o.send.start()
-		defer func() {
-			if !sent { // a panic: no write after it leaves
-				o.send.stop(false)
-			}
-		}()
-	}
 	pre := o.ahead.take(o.index)
-	if err := o.sent(&sent, o.timed(func() error {
+	err := o.timed(func() error {
 		if err := o.s.render(ctx, o.r, sen, pre); err != nil {
 			return err
 		}
@@ -942,13 +928,14 @@ func (o *output) sentence(ctx context.Context, sen tags.Sentence, whole bool) er
 			return err
 		}
 		return o.p.encode()
-	})); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	if whole {
 		o.res.Sentences++
 	}
-	flush(o.w)
+	o.push()
 	if o.onSpoken != nil {
 		o.onSpoken(SentenceDone{Index: o.index, Start: o.p.duration(begin), End: o.p.duration(o.p.pos()),
 			Words: slices.Clone(o.r.words)})
@@ -957,20 +944,14 @@ func (o *output) sentence(ctx context.Context, sen tags.Sentence, whole bool) er
 	return nil
 }
 
-// sent waits until the sentence's audio is written to w, after render
-// returned err, and returns err or the writer's: see sender. It sets
-// *done. A stream's
-// audio goes out while the sentence renders; a failed sentence's audio
-// not yet written is dropped.
-func (o *output) sent(done *bool, err error) error {
-	*done = true
-	if o.send == nil {
-		return err
-	}
+// push flushes what the encoder wrote to w out to the client (see
+// flush), and starts the look-ahead of a stream, which waits for its
+// first audio to be out (see ahead.heard).
+func (o *output) push() {
 	start := time.Now()
-	werr := o.send.stop(err == nil)
+	flush(o.w)
 	o.tw.blocked += time.Since(start)
-	return cmp.Or(err, werr)
+	o.ahead.heard()
 }
 
 // close ends the audio: the resampler's and the encoder's last samples.
@@ -987,9 +968,10 @@ func (o *output) close() (Result, error) {
 // render renders the parts of one sentence into r's pipeline. Each text
 // part is rendered in one of the synthesizer's slots, and waiting for the
 // slot counts as engine time; events (pauses and synthetic sounds) are
-// cheap and take none. Encoding and writing happen outside the slots, so
-// a slow client never holds one: at the end of the sentence, or between
-// parts once maxHeld samples are waiting.
+// cheap and take none. Encoding and writing happen outside the slots, at
+// the end of the sentence or between parts once maxHeld samples are
+// waiting, except a stream's early chunks (see pipeline), which are
+// written as the engine makes them.
 func (s *Synthesizer) render(ctx context.Context, r *renderer, sen tags.Sentence, pre []*aheadPart) error {
 	// text renders a text part in a slot, or takes it from pre, the
 	// sentence's engine calls rendered ahead, with no slot.
@@ -1057,8 +1039,8 @@ const earlyPart = 20
 
 // pipeline carries engine chunks through resampling to the encoder. A
 // stream's samples from an engine whose chunks come over time go to the
-// encoder as soon as early of them are held (a stream's sender writes
-// them out while the engine renders on); others are held until encode,
+// encoder and pushed out as soon as early of them are held, while the
+// engine renders on; others are held until encode,
 // at the end of a sentence. It counts the samples it
 // writes and fails with ErrAudioTooLong once they pass max.
 type pipeline struct {
@@ -1076,11 +1058,12 @@ type pipeline struct {
 	fed       int           // samples at the current engine rate given to the resampler
 	lastRate  int           // the engine rate of the sentence before
 	emitTime  time.Duration // time spent in emit during the current engine call
-	// early, when not 0, is how many held samples emit encodes at once,
-	// while streams is set: the engine's chunks come over time
-	// (engine.ChunkStreamer).
+	// early, when not 0, is how many held samples emit encodes and
+	// pushes at once, while streams is set: the engine's chunks come
+	// over time (engine.ChunkStreamer).
 	early   int
 	streams bool
+	push    func() // flushes the encoder's output to the client
 }
 
 func (p *pipeline) emit(c engine.Chunk) error {
@@ -1097,7 +1080,10 @@ func (p *pipeline) emit(c engine.Chunk) error {
 		return err
 	}
 	if p.early > 0 && p.streams && len(p.held) >= p.early {
-		return p.encode()
+		if err := p.encode(); err != nil {
+			return err
+		}
+		p.push()
 	}
 	return nil
 }

@@ -15,17 +15,20 @@ import (
 	"github.com/voxkit/voxkit/tts"
 )
 
-// heldPocket is the PocketTTS engine whose first call, once it has
-// emitted its first chunk, decodes nothing more until release is closed.
+// heldPocket is the PocketTTS engine whose call for the first piece (its
+// text begins with first), once it has emitted its first chunk, decodes
+// nothing more until release is closed. Other calls, those rendering
+// ahead among them, go on.
 type heldPocket struct {
 	*pocket.Engine
+	first   string
 	release chan struct{}
-	chunks  atomic.Int32 // chunks decoded by the first call so far
-	calls   atomic.Int32
+	chunks  atomic.Int32 // chunks decoded by the first piece's call so far
+	calls   atomic.Int32 // calls for the first piece
 }
 
 func (h *heldPocket) Synthesize(ctx context.Context, req engine.Request, emit engine.ChunkFunc) error {
-	first := h.calls.Add(1) == 1
+	first := strings.HasPrefix(req.Text, h.first) && h.calls.Add(1) == 1
 	return h.Engine.Synthesize(ctx, req, func(c engine.Chunk) error {
 		if !first {
 			return emit(c)
@@ -57,7 +60,7 @@ func TestSpeechFirstChunkBeforePieceEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pk.Close() })
-	held := &heldPocket{Engine: pk, release: make(chan struct{})}
+	held := &heldPocket{Engine: pk, first: "This first", release: make(chan struct{})}
 	e := testserver.New(t, testserver.Options{Synth: func(o *tts.Options) {
 		o.Engines["pocket"] = held
 		if err := o.Voices.AddEngine(context.Background(), "pocket", pk, time.Now()); err != nil {
