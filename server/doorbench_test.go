@@ -16,6 +16,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/voxkit/voxkit/server/internal/wyoming"
+	"github.com/voxkit/voxkit/tts"
 )
 
 // doorText is the text every door speaks in BenchmarkDoorFirstAudio: two
@@ -25,9 +26,56 @@ const doorText = "The quick brown fox jumps over the lazy dog. A second sentence
 // BenchmarkDoorFirstAudio measures, through each door, the time from a
 // request of doorText (espeak-ng's en-us, 16-bit pcm) to its first audio
 // byte at the client, p50 and p99: what one door adds over another is the
-// difference between its line and the others'.
+// difference between its line and the others'. Each door runs on a
+// server that renders ahead (tts.Options.Ahead's default: "ahead") and on
+// one that does not ("none"), one after the other (in turns which goes
+// first), so that what
+// look-ahead costs the first audio shows as the ratio of the two lines.
 func BenchmarkDoorFirstAudio(b *testing.B) {
-	e := testserver.New(b, testserver.Options{})
+	servers := []benchServer{
+		{"ahead", doorsOf(b, testserver.New(b, testserver.Options{}))},
+		{"none", doorsOf(b, testserver.New(b, testserver.Options{Synth: func(o *tts.Options) { o.Ahead = -1 }}))},
+	}
+	for i, d := range servers[0].doors {
+		order := servers
+		if i%2 == 1 { // neither goes first every time
+			order = []benchServer{servers[1], servers[0]}
+		}
+		for _, srv := range order {
+			b.Run(d.name+"/"+srv.name, func(b *testing.B) {
+				run := srv.doors[i].run
+				firsts = firsts[:0]
+				for b.Loop() {
+					begin = time.Now()
+					marked = false
+					if err := run(); err != nil {
+						b.Fatal(err)
+					}
+					if !marked {
+						markFirst()
+					}
+				}
+				testserver.ReportPercentiles(b, "first-audio-", firsts)
+			})
+		}
+	}
+}
+
+// benchServer is a server's doors, named for how it renders.
+type benchServer struct {
+	name  string
+	doors []benchDoor
+}
+
+// benchDoor is one way in to speak doorText: run speaks it once, marking the
+// first audio (markFirst) where the door's first audio is a message.
+type benchDoor struct {
+	name string
+	run  func() error
+}
+
+// doorsOf returns every door of e's server.
+func doorsOf(b *testing.B, e *testserver.Env) []benchDoor {
 	wsURL := "ws" + strings.TrimPrefix(e.TS.URL, "http")
 	post := func(path string, header http.Header, body any, first func(*bufio.Reader) error) func() error {
 		data, _ := json.Marshal(body)
@@ -107,10 +155,7 @@ func BenchmarkDoorFirstAudio(b *testing.B) {
 		return map[string]any{"model_id": "sonic-2", "transcript": doorText, "voice": map[string]any{"mode": "id", "id": "en-us"},
 			"output_format": map[string]any{"container": "raw", "encoding": "pcm_s16le", "sample_rate": 22050}, "context_id": id}
 	}
-	doors := []struct {
-		name string
-		run  func() error
-	}{
+	return []benchDoor{
 		{"openai-pcm", post("/v1/audio/speech", bearer, map[string]any{"voice": "en-us", "input": doorText, "response_format": "pcm"}, anyByte)},
 		{"openai-sse", post("/v1/audio/speech", bearer, map[string]any{"voice": "en-us", "input": doorText, "response_format": "pcm", "stream_format": "sse"}, event("speech.audio.delta"))},
 		{"socket", socket("/v1/audio/speech/ws", bearer, []any{map[string]any{"type": "speech.create", "id": "r", "voice": "en-us", "input": doorText, "response_format": "pcm"}},
@@ -123,22 +168,6 @@ func BenchmarkDoorFirstAudio(b *testing.B) {
 		{"cartesia-sse", post("/cartesia/tts/sse", bearer, cartesiaBody(""), event("event: chunk"))},
 		{"cartesia-socket", socket("/cartesia/tts/websocket", bearer, []any{cartesiaBody("c")}, hasText(`"type":"chunk"`), hasText(`"type":"done"`))},
 		{"wyoming", wyomingSpeak(b, e)},
-	}
-	for _, d := range doors {
-		b.Run(d.name, func(b *testing.B) {
-			firsts = firsts[:0]
-			for b.Loop() {
-				begin = time.Now()
-				marked = false
-				if err := d.run(); err != nil {
-					b.Fatal(err)
-				}
-				if !marked {
-					markFirst()
-				}
-			}
-			testserver.ReportPercentiles(b, "first-audio-", firsts)
-		})
 	}
 }
 
