@@ -33,8 +33,8 @@ var (
 
 // FormatError says what is wrong with a book.
 type FormatError struct {
-	// Format is the kind of book it was read as: "text", "markdown" or
-	// "epub"; empty when the kind is not known.
+	// Format is the kind of book it was read as: "text", "markdown",
+	// "html" or "epub"; empty when the kind is not known.
 	Format string
 	// Msg says what is wrong, for a person: "META-INF/container.xml
 	// names no package document".
@@ -82,9 +82,11 @@ func Parse(filename, contentType string, data []byte) ([]Chapter, error) {
 }
 
 // Parse reads the book in data. Its kind comes from contentType
-// ("text/plain", "text/markdown", "application/epub+zip"), else from the
-// file name's extension (.txt, .md, .markdown, .epub), else from the data
-// (a zip archive is read as EPUB, anything else as plain text).
+// ("text/plain", "text/markdown", "text/html", "application/epub+zip"),
+// else from the file name's extension (.txt, .md, .markdown, .html,
+// .epub), else from the data (a zip archive is read as EPUB, anything
+// else as plain text). An HTML page is cut into chapters at its h1 and h2
+// headings, as Markdown is at "#" and "##".
 // contentType and filename may be empty. The chapters returned all have
 // text; a book with none is an error wrapping ErrEmpty.
 func (p *Parser) Parse(filename, contentType string, data []byte) ([]Chapter, error) {
@@ -95,6 +97,8 @@ func (p *Parser) Parse(filename, contentType string, data []byte) ([]Chapter, er
 	switch kind := detect(filename, contentType, data); kind {
 	case "epub":
 		chapters, err = p.epub(data)
+	case "html":
+		chapters, err = htmlBook(data)
 	case "markdown", "text":
 		var text string
 		text, err = decodeText(kind, data)
@@ -107,7 +111,7 @@ func (p *Parser) Parse(filename, contentType string, data []byte) ([]Chapter, er
 			chapters = plainText(text)
 		}
 	default:
-		return nil, formatError("", ErrUnsupported, "%s is not a book format read here (plain text, Markdown or EPUB)", kind)
+		return nil, formatError("", ErrUnsupported, "%s is not a book format read here (plain text, Markdown, HTML or EPUB)", kind)
 	}
 	if err != nil {
 		return nil, err
@@ -128,6 +132,8 @@ func detect(filename, contentType string, data []byte) string {
 			return "epub"
 		case "text/markdown", "text/x-markdown":
 			return "markdown"
+		case "text/html", "application/xhtml+xml":
+			return "html"
 		case "text/plain":
 			// Browsers send text/plain for .md files too.
 			if ext(filename) == ".md" || ext(filename) == ".markdown" {
@@ -149,6 +155,8 @@ func detect(filename, contentType string, data []byte) string {
 		return "markdown"
 	case ".txt", ".text":
 		return "text"
+	case ".html", ".htm", ".xhtml":
+		return "html"
 	}
 	if bytes.HasPrefix(data, []byte("PK\x03\x04")) {
 		return "epub"

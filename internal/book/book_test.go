@@ -89,7 +89,9 @@ func TestDetect(t *testing.T) {
 		{"", "text/markdown; charset=UTF-8", nil, "markdown"},
 		{"b.txt", "", nil, "text"},
 		{"", "", []byte("words"), "text"},
-		{"b.html", "text/html", nil, "text"},
+		{"b.html", "text/html", nil, "html"},
+		{"b.htm", "", nil, "html"},
+		{"b.css", "text/css", nil, "text"},
 		{"b.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", zip, "application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
 	} {
 		if got := detect(tc.file, tc.contentType, tc.data); got != tc.want {
@@ -164,5 +166,42 @@ func TestMarkdownBook(t *testing.T) {
 	}
 	if n != words {
 		t.Errorf("%d words, want %d", n, words)
+	}
+}
+
+// TestHTML: a page is cut at its h1 and h2 headings, each its chapter's
+// title and not read again.
+func TestHTML(t *testing.T) {
+	page := `<!DOCTYPE html><html><head><title>Moby-Dick</title><style>h1 {}</style></head><body>
+<p>Call me <i>Ishmael</i>.</p>
+<h2 id="c1">Chapter 1. Loomings</h2>
+<p>Some years ago&mdash;never mind how long.</p>
+<h2>Chapter 2. The Carpet-Bag</h2><p>I stuffed a shirt or two.</p><script>alert(1)</script>
+</body></html>`
+	got, err := Parse("moby.html", "text/html; charset=utf-8", []byte(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkChapters(t, got, []Chapter{
+		{"", "Call me Ishmael."},
+		{"Chapter 1. Loomings", "Some years ago—never mind how long."},
+		{"Chapter 2. The Carpet-Bag", "I stuffed a shirt or two."},
+	})
+	_, err = Parse("x.html", "", []byte("<p>caf\xe9</p>"))
+	checkError(t, err, "html", ErrEncoding, "the page is not UTF-8")
+}
+
+func TestDropTitle(t *testing.T) {
+	for _, tc := range []struct{ title, text, want string }{
+		{"Chapter 1", "Chapter 1\n\nIt began.", "It began."},
+		{"CHAPTER I.", "Chapter I\n\nIt began.", "It began."},
+		{"Chapter 1. Loomings", "CHAPTER 1\n\nLoomings.\n\nIt began.", "It began."},
+		{"Chapter 1", "Chapter 1 began here.\n\nIt did.", "Chapter 1 began here.\n\nIt did."},
+		{"Loomings", "Chapter 1\n\nLoomings\n\nIt began.", "Chapter 1\n\nLoomings\n\nIt began."},
+		{"", "Chapter 1\n\nIt began.", "Chapter 1\n\nIt began."},
+	} {
+		if got := dropTitle(tc.title, tc.text); got != tc.want {
+			t.Errorf("dropTitle(%q, %q) = %q, want %q", tc.title, tc.text, got, tc.want)
+		}
 	}
 }

@@ -2,7 +2,8 @@
 // be spoken: plain text (one chapter, or split at lines such as
 // "Chapter 3" or "CHAPTER III" when a text has several of them), Markdown
 // (each "#" or "##" heading starts a chapter and becomes its title; the
-// rest of the Markdown syntax is stripped) and EPUB 2 and 3 (the spine's
+// rest of the Markdown syntax is stripped), an HTML page (cut at its h1
+// and h2 headings) and EPUB 2 and 3 (the spine's
 // reading order, the chapter titles of the navigation document or of
 // toc.ncx, each XHTML document as text with its paragraphs).
 //

@@ -10,6 +10,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -220,7 +221,7 @@ func (p *Parser) epub(data []byte) ([]Chapter, error) {
 		if err != nil {
 			return nil, err
 		}
-		doc, err := a.document(it.href, raw)
+		doc, err := readDocument("epub", it.href, raw)
 		if err != nil {
 			return nil, err
 		}
@@ -238,7 +239,11 @@ func (p *Parser) epub(data []byte) ([]Chapter, error) {
 // has a chapter per document, titled by its first heading.
 func (d *document) chapters(chapters []Chapter, entries []tocEntry, haveTOC bool) []Chapter {
 	if !haveTOC {
-		return append(chapters, Chapter{Title: d.heading, Text: d.text})
+		title := ""
+		if len(d.heads) > 0 {
+			title = d.heads[0].title
+		}
+		return append(chapters, Chapter{Title: title, Text: d.text})
 	}
 	type cut struct {
 		at    int
@@ -283,15 +288,34 @@ func (d *document) chapters(chapters []Chapter, entries []tocEntry, haveTOC bool
 	return chapters
 }
 
-// dropTitle leaves out a chapter's first paragraph when it only repeats
-// the title: the title is not read twice.
+// dropTitle leaves out a chapter's first paragraph, or first two, when
+// they only repeat the title ("Chapter 1" and "Loomings" under the title
+// "Chapter 1. Loomings"): the title is not read twice.
 func dropTitle(title, text string) string {
 	text = strings.TrimSpace(text)
+	want := letters(title)
+	if want == "" {
+		return text
+	}
 	first, rest, _ := strings.Cut(text, "\n\n")
-	if title != "" && strings.EqualFold(strings.Join(strings.Fields(first), " "), strings.Join(strings.Fields(title), " ")) {
+	if letters(first) == want {
 		return rest
 	}
+	second, rest2, _ := strings.Cut(rest, "\n\n")
+	if letters(first+second) == want {
+		return rest2
+	}
 	return text
+}
+
+// letters is s's letters and digits, in lower case.
+func letters(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, s)
 }
 
 func isXHTML(mediaType string) bool {
@@ -360,7 +384,7 @@ func (a *archive) nav(name string) ([]tocEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	text, err := utf8Document(name, raw)
+	text, err := utf8Document("epub", name, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -416,17 +440,17 @@ func listDepth(n, nav *html.Node) int {
 
 // utf8Document checks an XHTML document's encoding: UTF-8, or UTF-16
 // with a byte order mark (converted).
-func utf8Document(name string, raw []byte) (string, error) {
+func utf8Document(format, name string, raw []byte) (string, error) {
 	if bytes.HasPrefix(raw, []byte{0xFF, 0xFE}) || bytes.HasPrefix(raw, []byte{0xFE, 0xFF}) {
 		s, err := fromUTF16(raw)
 		if err != nil {
-			return "", formatError("epub", ErrEncoding, "%s: %v", name, err)
+			return "", formatError(format, ErrEncoding, "%s: %v", name, err)
 		}
 		return s, nil
 	}
 	raw = bytes.TrimPrefix(raw, []byte{0xEF, 0xBB, 0xBF})
 	if !utf8.Valid(raw) {
-		return "", formatError("epub", ErrEncoding, "%s is not UTF-8 (invalid byte at offset %d)", name, invalidAt(raw))
+		return "", formatError(format, ErrEncoding, "%s is not UTF-8 (invalid byte at offset %d)", name, invalidAt(raw))
 	}
 	return string(raw), nil
 }

@@ -18,7 +18,7 @@ type file struct{ name, body string }
 
 // makeZip writes files into a zip archive, "mimetype" stored first as an
 // EPUB's is.
-func makeZip(t *testing.T, files ...file) []byte {
+func makeZip(t testing.TB, files ...file) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)

@@ -10,9 +10,16 @@ import (
 
 // document is a spine document as text.
 type document struct {
-	text    string         // paragraphs separated by "\n\n"
-	ids     map[string]int // where each element with an id starts in text
-	heading string         // the text of its first h1 or h2
+	text  string         // paragraphs separated by "\n\n"
+	ids   map[string]int // where each element with an id starts in text
+	heads []head         // its h1 and h2 headings
+}
+
+// head is a heading of a document: where it starts in the text, and its
+// text.
+type head struct {
+	at    int
+	title string
 }
 
 // Elements whose content is not read.
@@ -42,7 +49,7 @@ type textWriter struct {
 	b       strings.Builder
 	pending int
 	ids     map[string]int
-	heading string
+	heads   []head
 }
 
 func (w *textWriter) brk(kind int) { w.pending = max(w.pending, kind) }
@@ -91,8 +98,8 @@ func (w *textWriter) walk(n *html.Node) {
 		case blocks[n.Data]:
 			w.brk(paragraph)
 		}
-		if w.heading == "" && (n.Data == "h1" || n.Data == "h2") {
-			w.heading = innerText(n)
+		if n.Data == "h1" || n.Data == "h2" {
+			w.heads = append(w.heads, head{w.b.Len(), innerText(n)})
 		}
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -103,19 +110,41 @@ func (w *textWriter) walk(n *html.Node) {
 	}
 }
 
-// document reads a spine document's text.
-func (a *archive) document(name string, raw []byte) (*document, error) {
-	src, err := utf8Document(name, raw)
+// readDocument reads an (X)HTML document's text.
+func readDocument(format, name string, raw []byte) (*document, error) {
+	src, err := utf8Document(format, name, raw)
 	if err != nil {
 		return nil, err
 	}
 	root, err := html.Parse(strings.NewReader(src))
 	if err != nil {
-		return nil, formatError("epub", err, "%s cannot be parsed: %v", name, err)
+		return nil, formatError(format, err, "%s cannot be parsed: %v", name, err)
 	}
 	w := textWriter{ids: map[string]int{}}
 	w.walk(root)
-	return &document{text: w.b.String(), ids: w.ids, heading: w.heading}, nil
+	return &document{text: w.b.String(), ids: w.ids, heads: w.heads}, nil
+}
+
+// htmlBook splits an HTML page into chapters at its h1 and h2 headings,
+// as Markdown's are.
+func htmlBook(data []byte) ([]Chapter, error) {
+	d, err := readDocument("html", "the page", data)
+	if err != nil {
+		return nil, err
+	}
+	chapters := []Chapter{{Text: d.text[:d.cut(0)]}}
+	for i, h := range d.heads {
+		chapters = append(chapters, Chapter{Title: h.title, Text: dropTitle(h.title, d.text[h.at:d.cut(i+1)])})
+	}
+	return chapters, nil
+}
+
+// cut is where the document's heading i starts, or its end.
+func (d *document) cut(i int) int {
+	if i < len(d.heads) {
+		return d.heads[i].at
+	}
+	return len(d.text)
 }
 
 // innerText is the text in n, on one line.
