@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 // file is one entry of a test EPUB.
@@ -190,12 +192,10 @@ func TestEPUBWithoutTOC(t *testing.T) {
 	})
 }
 
-// TestPandocEPUB reads EPUBs that a real tool made, when pandoc is
-// installed.
+// TestPandocEPUB reads EPUBs that a real tool made (pandoc: .ci/deps.sh
+// test installs it).
 func TestPandocEPUB(t *testing.T) {
-	if _, err := exec.LookPath("pandoc"); err != nil {
-		t.Skip("pandoc is not installed")
-	}
+	audiotest.Require(t, "pandoc")
 	dir := t.TempDir()
 	md := filepath.Join(dir, "book.md")
 	os.WriteFile(md, []byte("% The Book\n% Ann Author\n\n# Chapter One\n\nIt was *dark*. \"Hello,\" she said.\n\n"+
