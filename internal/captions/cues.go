@@ -218,7 +218,7 @@ func tokens(text []rune, words []tts.Word) []token {
 				lo = max(words[i-1].CharEnd, 0)
 			}
 			if i+1 < len(words) && words[i+1].CharStart >= to && words[i+1].CharStart < words[i+1].CharEnd {
-				hi = words[i+1].CharStart
+				hi = min(words[i+1].CharStart, len(text))
 			}
 			for from > lo && touching(text[from-1]) && text[from-1] != '>' {
 				from--

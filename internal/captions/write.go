@@ -38,8 +38,9 @@ func (f Format) ContentType() string {
 type Writer struct {
 	w      *bufio.Writer
 	format Format
-	n      int  // cues written
-	headed bool // the header is written
+	n      int           // cues written
+	headed bool          // the header is written
+	last   time.Duration // the end of the last cue written
 	err    error
 }
 
@@ -49,7 +50,8 @@ func NewWriter(w io.Writer, f Format) *Writer {
 }
 
 // Write writes cues after those written before. A cue whose End is not
-// after its Start is shown for 1 ms.
+// after its Start is shown for 1 ms, and one that would start before the
+// last one ends starts when it ends: cues do not overlap.
 func (w *Writer) Write(cues ...Cue) error {
 	for _, c := range cues {
 		if w.err != nil {
@@ -57,14 +59,16 @@ func (w *Writer) Write(cues ...Cue) error {
 		}
 		w.header()
 		w.n++
-		end := max(c.End, c.Start+time.Millisecond)
+		start := max(c.Start, w.last)
+		end := max(c.End, start+time.Millisecond)
+		w.last = end
 		var text string
 		if w.format == WebVTT {
 			text = vttEscape.Replace(c.Text())
-			_, w.err = fmt.Fprintf(w.w, "%s --> %s\n%s\n\n", stamp(c.Start, '.'), stamp(end, '.'), text)
+			_, w.err = fmt.Fprintf(w.w, "%s --> %s\n%s\n\n", stamp(start, '.'), stamp(end, '.'), text)
 		} else {
 			text = strings.ReplaceAll(c.Text(), "-->", "->")
-			_, w.err = fmt.Fprintf(w.w, "%d\n%s --> %s\n%s\n\n", w.n, stamp(c.Start, ','), stamp(end, ','), text)
+			_, w.err = fmt.Fprintf(w.w, "%d\n%s --> %s\n%s\n\n", w.n, stamp(start, ','), stamp(end, ','), text)
 		}
 	}
 	return w.err
