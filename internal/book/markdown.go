@@ -19,24 +19,26 @@ var (
 	htmlComment = regexp.MustCompile(`(?s)<!--.*?-->`)
 )
 
-// Markdown's inline syntax, replaced in this order.
+// Markdown's inline syntax, replaced in this order; a rule runs only on
+// text that holds its mark.
 var inlines = []struct {
+	mark string
 	re   *regexp.Regexp
 	with string
 }{
-	{regexp.MustCompile(`!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])`), ""},     // images
-	{regexp.MustCompile(`\[\^[^\]]*\]`), ""},                            // footnote marks
-	{regexp.MustCompile(`\[([^\]]+)\](?:\([^)]*\)|\[[^\]]*\])`), "$1"},  // links
-	{regexp.MustCompile(`<((?:https?|ftp|mailto):[^>\s]+)>`), "$1"},     // autolinks
-	{regexp.MustCompile(`</?[A-Za-z][A-Za-z0-9-]*(?:\s[^>]*)?/?>`), ""}, // HTML tags
-	{regexp.MustCompile("(`+)[ ]?(.+?)[ ]?`+"), "$2"},                   // code spans
-	{regexp.MustCompile(`\*\*\*(\S(?:.*?\S)?)\*\*\*`), "$1"},
-	{regexp.MustCompile(`\*\*(\S(?:.*?\S)?)\*\*`), "$1"},
-	{regexp.MustCompile(`\*(\S(?:.*?\S)?)\*`), "$1"},
-	{regexp.MustCompile(`(^|[^\pL\pN_])___(\S(?:.*?\S)?)___($|[^\pL\pN_])`), "$1$2$3"},
-	{regexp.MustCompile(`(^|[^\pL\pN_])__(\S(?:.*?\S)?)__($|[^\pL\pN_])`), "$1$2$3"},
-	{regexp.MustCompile(`(^|[^\pL\pN_])_(\S(?:.*?\S)?)_($|[^\pL\pN_])`), "$1$2$3"},
-	{regexp.MustCompile(`~~(\S(?:.*?\S)?)~~`), "$1"},
+	{"![", regexp.MustCompile(`!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])`), ""},    // images
+	{"[^", regexp.MustCompile(`\[\^[^\]]*\]`), ""},                           // footnote marks
+	{"[", regexp.MustCompile(`\[([^\]]+)\](?:\([^)]*\)|\[[^\]]*\])`), "$1"},  // links
+	{"<", regexp.MustCompile(`<((?:https?|ftp|mailto):[^>\s]+)>`), "$1"},     // autolinks
+	{"<", regexp.MustCompile(`</?[A-Za-z][A-Za-z0-9-]*(?:\s[^>]*)?/?>`), ""}, // HTML tags
+	{"`", regexp.MustCompile("(`+)[ ]?(.+?)[ ]?`+"), "$2"},                   // code spans
+	{"***", regexp.MustCompile(`\*\*\*(\S(?:.*?\S)?)\*\*\*`), "$1"},
+	{"**", regexp.MustCompile(`\*\*(\S(?:.*?\S)?)\*\*`), "$1"},
+	{"*", regexp.MustCompile(`\*(\S(?:.*?\S)?)\*`), "$1"},
+	{"___", regexp.MustCompile(`(^|[^\pL\pN_])___(\S(?:.*?\S)?)___($|[^\pL\pN_])`), "$1$2$3"},
+	{"__", regexp.MustCompile(`(^|[^\pL\pN_])__(\S(?:.*?\S)?)__($|[^\pL\pN_])`), "$1$2$3"},
+	{"_", regexp.MustCompile(`(^|[^\pL\pN_])_(\S(?:.*?\S)?)_($|[^\pL\pN_])`), "$1$2$3"},
+	{"~~", regexp.MustCompile(`~~(\S(?:.*?\S)?)~~`), "$1"},
 }
 
 // escaped is a backslash escape: it stands for the character itself and
@@ -46,9 +48,13 @@ var escaped = regexp.MustCompile("\\\\([!-/:-@\\[-`{-~])")
 // inline strips the inline syntax of one paragraph's text and collapses
 // its white space.
 func inline(s string) string {
-	s = escaped.ReplaceAllStringFunc(s, func(m string) string { return string(rune(0xE000 + int(m[1]))) })
+	if strings.Contains(s, `\`) {
+		s = escaped.ReplaceAllStringFunc(s, func(m string) string { return string(rune(0xE000 + int(m[1]))) })
+	}
 	for _, in := range inlines {
-		s = in.re.ReplaceAllString(s, in.with)
+		if strings.Contains(s, in.mark) {
+			s = in.re.ReplaceAllString(s, in.with)
+		}
 	}
 	s = strings.Map(func(r rune) rune {
 		if r >= 0xE000 && r < 0xE080 {
