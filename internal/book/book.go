@@ -90,37 +90,36 @@ func Parse(filename, contentType string, data []byte) ([]Chapter, error) {
 // contentType and filename may be empty. The chapters returned all have
 // text; a book with none is an error wrapping ErrEmpty.
 func (p *Parser) Parse(filename, contentType string, data []byte) ([]Chapter, error) {
-	var (
-		chapters []Chapter
-		err      error
-	)
-	switch kind := detect(filename, contentType, data); kind {
-	case "epub":
-		chapters, err = p.epub(data)
-	case "html":
-		chapters, err = htmlBook(data)
-	case "markdown", "text":
-		var text string
-		text, err = decodeText(kind, data)
-		if err != nil {
-			return nil, err
-		}
-		if kind == "markdown" {
-			chapters = markdown(text)
-		} else {
-			chapters = plainText(text)
-		}
-	default:
-		return nil, formatError("", ErrUnsupported, "%s is not a book format read here (plain text, Markdown, HTML or EPUB)", kind)
-	}
+	kind := detect(filename, contentType, data)
+	chapters, err := p.read(kind, data)
 	if err != nil {
 		return nil, err
 	}
 	chapters = nonEmpty(chapters)
 	if len(chapters) == 0 {
-		return nil, formatError(detect(filename, contentType, data), ErrEmpty, "the book has no text")
+		return nil, formatError(kind, ErrEmpty, "the book has no text")
 	}
 	return chapters, nil
+}
+
+// read reads a book of a kind detect names.
+func (p *Parser) read(kind string, data []byte) ([]Chapter, error) {
+	switch kind {
+	case "epub":
+		return p.epub(data)
+	case "html":
+		return htmlBook(data)
+	case "markdown", "text":
+		text, err := decodeText(kind, data)
+		if err != nil {
+			return nil, err
+		}
+		if kind == "markdown" {
+			return markdown(text), nil
+		}
+		return plainText(text), nil
+	}
+	return nil, formatError("", ErrUnsupported, "%s is not a book format read here (plain text, Markdown, HTML or EPUB)", kind)
 }
 
 // detect names the kind of book: "epub", "markdown", "text", or the

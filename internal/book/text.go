@@ -2,6 +2,7 @@ package book
 
 import (
 	"bytes"
+	"errors"
 	"regexp"
 	"strings"
 	"unicode/utf16"
@@ -66,11 +67,7 @@ func fromUTF16(data []byte) (string, error) {
 	return string(utf16.Decode(units)), nil
 }
 
-type textError string
-
-func (e textError) Error() string { return string(e) }
-
-const errOddUTF16 = textError("the UTF-16 text has an odd number of bytes")
+var errOddUTF16 = errors.New("the UTF-16 text has an odd number of bytes")
 
 // chapterLine matches a line that is only a chapter heading: "Chapter 3",
 // "CHAPTER III.", "Chapter Twenty-One: The Storm".
