@@ -189,6 +189,9 @@ func TestHTML(t *testing.T) {
 	})
 	_, err = Parse("x.html", "", []byte("<p>caf\xe9</p>"))
 	checkError(t, err, "html", ErrEncoding, "the page is not UTF-8")
+	// Nesting deep enough to exhaust a recursive reader is refused.
+	_, err = Parse("x.html", "", []byte(strings.Repeat("<div>", 100000)+"text"))
+	checkError(t, err, "html", nil, "the page cannot be parsed")
 }
 
 func TestDropTitle(t *testing.T) {
