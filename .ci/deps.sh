@@ -11,7 +11,8 @@
 #         service Debian starts with it is not used) and npm (to fetch ONNX
 #         Runtime) when the npm command is missing, and caddy (the reverse
 #         proxy internal/e2e's TestBehindCaddy puts in front of the server;
-#         the service Debian starts with it is not used).
+#         the service Debian starts with it is not used), and pandoc
+#         (internal/book reads the EPUBs it makes).
 #   bench also python3-torch and python3-onnx, which generate the
 #         Piper-sized model the ONNX benchmarks run.
 #   image what examples/deploy/check-image.sh needs to build and run the
@@ -24,7 +25,7 @@
 set -eu
 
 run_pkgs="gcc pkg-config espeak-ng libespeak-ng-dev libopus-dev libmp3lame-dev"
-test_pkgs="$run_pkgs ffmpeg sox flac opus-tools pocketsphinx pocketsphinx-en-us chromium curl python3-onnx postgresql caddy"
+test_pkgs="$run_pkgs ffmpeg sox flac opus-tools pocketsphinx pocketsphinx-en-us chromium curl python3-onnx postgresql caddy pandoc"
 
 case "${1:-run}" in
 run) want=$run_pkgs ;;
