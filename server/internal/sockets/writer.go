@@ -121,7 +121,9 @@ func (w *Writer) write(ctx context.Context, m Frame) {
 		defer cancel()
 	}
 	if err := w.c.Write(ctx, m.Type, m.Data); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
+		// A write that times out closes the connection, and the error
+		// may be the closed connection's rather than the deadline's.
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("write timeout (%v): %w", w.timeout, err)
 		}
 		w.failed.Store(true)

@@ -3,6 +3,7 @@ package sockets
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -88,7 +89,10 @@ func TestWriteTimeout(t *testing.T) {
 	}()
 	select {
 	case err := <-failed:
-		if !strings.Contains(err.Error(), "write timeout") {
+		// The write times out, or, now and then under load, finds the
+		// connection closed under it (the websocket library closes it
+		// when a write's context ends): either ends the session.
+		if !strings.Contains(err.Error(), "write timeout") && !errors.Is(err, net.ErrClosed) {
 			t.Errorf("failed with %v", err)
 		}
 	case <-time.After(10 * time.Second):
