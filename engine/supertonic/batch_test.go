@@ -1,0 +1,119 @@
+package supertonic
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/voxkit/voxkit/engine"
+)
+
+// batchRequests differ in voice, language, text length, chunks, speed,
+// seed and steps.
+var batchRequests = []struct {
+	voice, text string
+	rate        float64
+	steps       int
+	seed        int64
+}{
+	{"st:F1", "Hello world, this is a test.", 1, 5, 1},
+	{"st:M2", "A much longer sentence, which pads the others: it runs on for a good while before it stops.", 1, 5, 2},
+	{"st:F3:de", "Guten Tag, wie geht es?", 1.3, 5, 3},
+	{"st:M1:ko", "안녕하세요. 반갑습니다!", 0.8, 5, 4},
+	{"st:F2", strings.Repeat("This sentence runs on and on, with commas and clauses, so that the text is cut. ", 5), 1, 5, 5},
+	{"st:F5", "Fewer steps run in a batch of their own.", 1, 2, 6},
+	{"st:M5", "Hi.", 1, 5, 7},
+}
+
+// TestBatch: requests that wait while the model is busy run as one batch
+// (the longest text padding the others, as sherpa-onnx pads a batch), and
+// each gets the samples it gets alone, within one 16-bit step; a request
+// with other steps runs in another batch.
+func TestBatch(t *testing.T) {
+	voices := genModel(t, "st", "--small")
+	serial := load(t, Options{VoicesDir: voices, MaxBatch: 1})
+	want := make([][]float32, len(batchRequests))
+	for i, r := range batchRequests {
+		want[i] = say(t, serial, r.voice, r.text, r.rate, r.steps, r.seed)
+	}
+	e := load(t, Options{VoicesDir: voices})
+	b := e.models["st"].batches
+	release := hold(t, b, len(batchRequests))
+	got := make([][]float32, len(batchRequests))
+	var wg sync.WaitGroup
+	for i, r := range batchRequests {
+		wg.Go(func() { got[i] = say(t, e, r.voice, r.text, r.rate, r.steps, r.seed) })
+	}
+	release()
+	wg.Wait()
+	if b.largest != len(batchRequests)-1 {
+		t.Errorf("the largest batch ran %d chunks, want %d", b.largest, len(batchRequests)-1)
+	}
+	for i, r := range batchRequests {
+		if len(got[i]) != len(want[i]) {
+			t.Errorf("%s %q: %d samples batched, %d alone", r.voice, r.text, len(got[i]), len(want[i]))
+		} else if d := maxLSB(got[i], want[i]); d > 1 {
+			t.Errorf("%s %q: batched differs from alone by up to %.3f LSB", r.voice, r.text, d)
+		}
+	}
+}
+
+// TestBatchCancel: a request that ends while its chunk waits in the queue
+// returns its context's error, and the batch runs on for the others.
+func TestBatchCancel(t *testing.T) {
+	e := load(t, Options{VoicesDir: genModel(t, "st", "--small")})
+	b := e.models["st"].batches
+	release := hold(t, b, 3)
+	ctx, cancel := context.WithCancel(context.Background())
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i := range 3 {
+		c := context.Background()
+		if i == 1 {
+			c = ctx
+		}
+		wg.Go(func() {
+			errs[i] = e.Synthesize(c, engine.Request{Voice: "st:F1", Text: text, Seed: 1}, func(engine.Chunk) error { return nil })
+		})
+	}
+	waitQueue(t, b, 3)
+	cancel()
+	release()
+	wg.Wait()
+	if errs[0] != nil || errs[2] != nil || !errors.Is(errs[1], context.Canceled) {
+		t.Errorf("errors %v, want nil, context.Canceled, nil", errs)
+	}
+}
+
+// hold makes b's workers busy until release, which waits for n jobs in
+// the queue first.
+func hold(t *testing.T, b *batcher, n int) (release func()) {
+	t.Helper()
+	b.mu.Lock()
+	b.running = b.workers
+	b.mu.Unlock()
+	return func() {
+		waitQueue(t, b, n)
+		b.mu.Lock()
+		b.running = 1
+		go b.work()
+		b.mu.Unlock()
+	}
+}
+
+func waitQueue(t *testing.T, b *batcher, n int) {
+	t.Helper()
+	for range 2000 {
+		b.mu.Lock()
+		queued := len(b.queue)
+		b.mu.Unlock()
+		if queued >= n {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("%d jobs never came to the queue", n)
+}
