@@ -12,7 +12,10 @@ import (
 )
 
 // batchRequests differ in voice, language, text length, chunks, speed,
-// seed and steps.
+// seed and steps. The first four are alike enough in length to run as one
+// batch (37 to 44 ids over speeds 1, 1, 1.1 and 0.9: padded, 9 % more
+// work); the rest run apart: a long text of two chunks, other steps, a
+// short text.
 var batchRequests = []struct {
 	voice, text string
 	rate        float64
@@ -20,9 +23,9 @@ var batchRequests = []struct {
 	seed        int64
 }{
 	{"st:F1", "Hello world, this is a test.", 1, 5, 1},
-	{"st:M2", "A much longer sentence, which pads the others: it runs on for a good while before it stops.", 1, 5, 2},
-	{"st:F3:de", "Guten Tag, wie geht es?", 1.3, 5, 3},
-	{"st:M1:ko", "안녕하세요. 반갑습니다!", 0.8, 5, 4},
+	{"st:M2", "Hello there, this is one more test.", 1, 5, 2},
+	{"st:F3:de", "Guten Tag, wie geht es Ihnen heute?", 1.1, 5, 3},
+	{"st:M1:ko", "안녕하세요. 반갑습니다!", 0.9, 5, 4},
 	{"st:F2", strings.Repeat("This sentence runs on and on, with commas and clauses, so that the text is cut. ", 5), 1, 5, 5},
 	{"st:F5", "Fewer steps run in a batch of their own.", 1, 2, 6},
 	{"st:M5", "Hi.", 1, 5, 7},
@@ -30,8 +33,8 @@ var batchRequests = []struct {
 
 // TestBatch: requests that wait while the model is busy run as one batch
 // (the longest text padding the others, as sherpa-onnx pads a batch), and
-// each gets the samples it gets alone, within one 16-bit step; a request
-// with other steps runs in another batch.
+// each gets the samples it gets alone, within one 16-bit step; requests
+// with other steps or lengths far from theirs run in other batches.
 func TestBatch(t *testing.T) {
 	voices := genModel(t, "st", "--small")
 	serial := load(t, Options{VoicesDir: voices, MaxBatch: 1})
@@ -49,8 +52,8 @@ func TestBatch(t *testing.T) {
 	}
 	release()
 	wg.Wait()
-	if b.largest != len(batchRequests)-1 {
-		t.Errorf("the largest batch ran %d chunks, want %d", b.largest, len(batchRequests)-1)
+	if b.largest != 4 {
+		t.Errorf("the largest batch ran %d chunks, want 4", b.largest)
 	}
 	for i, r := range batchRequests {
 		if len(got[i]) != len(want[i]) {
@@ -58,6 +61,53 @@ func TestBatch(t *testing.T) {
 		} else if d := maxLSB(got[i], want[i]); d > 1 {
 			t.Errorf("%s %q: batched differs from alone by up to %.3f LSB", r.voice, r.text, d)
 		}
+	}
+}
+
+// TestTake: a batch takes the first job waiting and those after it with
+// its steps and style shapes, while padding them to the longest adds at
+// most maxPadding to their work and the batch holds at most max; the
+// others wait in their order, and jobs whose requests ended are dropped.
+func TestTake(t *testing.T) {
+	st, other := &style{ttlDims: [3]int64{1, 50, 256}}, &style{ttlDims: [3]int64{1, 50, 128}}
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	mk := func(name string, ids, steps int, speed float32, s *style, ctx context.Context) *job {
+		return &job{ctx: ctx, ids: make([]int64, ids), steps: steps, speed: speed, st: s, err: errors.New(name), done: make(chan struct{})}
+	}
+	bg := context.Background()
+	for _, tc := range []struct {
+		name        string
+		max         int
+		queue       []*job
+		batch, rest string
+	}{
+		{"alike", 8, []*job{mk("a", 40, 5, 1, st, bg), mk("b", 44, 5, 1, st, bg), mk("c", 38, 5, 1, st, bg)}, "abc", ""},
+		{"far", 8, []*job{mk("a", 40, 5, 1, st, bg), mk("b", 100, 5, 1, st, bg), mk("c", 12, 5, 1, st, bg), mk("d", 42, 5, 1, st, bg)}, "ad", "bc"},
+		{"speed", 8, []*job{mk("a", 40, 5, 1, st, bg), mk("b", 40, 5, 2, st, bg), mk("c", 80, 5, 2, st, bg)}, "ac", "b"},
+		{"steps", 8, []*job{mk("a", 40, 5, 1, st, bg), mk("b", 40, 3, 1, st, bg), mk("c", 40, 5, 1, st, bg)}, "ac", "b"},
+		{"shapes", 8, []*job{mk("a", 40, 5, 1, st, bg), mk("b", 40, 5, 1, other, bg)}, "a", "b"},
+		{"max", 2, []*job{mk("a", 40, 5, 1, st, bg), mk("b", 40, 5, 1, st, bg), mk("c", 40, 5, 1, st, bg)}, "ab", "c"},
+		{"ended", 8, []*job{mk("a", 40, 5, 1, st, ended), mk("b", 100, 5, 1, st, bg), mk("c", 40, 5, 1, st, ended)}, "b", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &batcher{max: tc.max, queue: tc.queue}
+			names := func(jobs []*job) string {
+				s := ""
+				for _, j := range jobs {
+					s += j.err.Error()
+				}
+				return s
+			}
+			if got, rest := names(b.take()), names(b.queue); got != tc.batch || rest != tc.rest {
+				t.Errorf("batch %q, left %q; want %q, %q", got, rest, tc.batch, tc.rest)
+			}
+			for _, j := range tc.queue {
+				if j.ctx.Err() != nil && !errors.Is(j.err, context.Canceled) {
+					t.Errorf("an ended job's error is %v", j.err)
+				}
+			}
+		})
 	}
 }
 

@@ -2,7 +2,9 @@ package supertonic
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/voxkit/voxkit/engine"
@@ -42,4 +44,65 @@ func BenchmarkVersusSherpa(b *testing.B) {
 		theirs.Add(peer.Time(b, line))
 	}
 	nodepeer.Report(b, "total", ours, theirs)
+}
+
+// batchTexts are the benchmark clients' texts, of unlike lengths (a batch
+// pads them to its longest).
+var batchTexts = []string{
+	"The first sentence is long enough to stand alone.",
+	"The second one follows it and is a little longer than the first, with a clause.",
+	"A short one.",
+	"Numbers, names and places make the fourth sentence of this small set.",
+}
+
+// BenchmarkBatch: requests per second on the full-size generated model at
+// one thread per run, with 1, 2, 4 and 8 clients each sending requests
+// one after another (two each a round), batched (the default) against
+// every chunk run alone (MaxBatch 1):
+//
+//	go test -run '^$' -bench Batch -benchtime 3x ./engine/supertonic
+//
+// The two engines take turns round by round, so a busy machine slows both
+// alike. It reports both rates and "speedup", batched/alone.
+func BenchmarkBatch(b *testing.B) {
+	voices := genModel(b, "st3", "--version", "3")
+	batched := load(b, Options{VoicesDir: voices, Threads: 1})
+	alone := load(b, Options{VoicesDir: voices, Threads: 1, MaxBatch: 1})
+	const perClient = 2
+	for _, clients := range []int{1, 2, 4, 8} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			round(b, batched, clients, 1) // warm up both
+			round(b, alone, clients, 1)
+			var tb, ta nodepeer.Cost
+			n := 0
+			for b.Loop() {
+				tb.Add(round(b, batched, clients, perClient))
+				ta.Add(round(b, alone, clients, perClient))
+				n += clients * perClient
+			}
+			b.ReportMetric(float64(n)/tb.Wall.Seconds(), "batched-req/s")
+			b.ReportMetric(float64(n)/ta.Wall.Seconds(), "alone-req/s")
+			b.ReportMetric(ta.Wall.Seconds()/tb.Wall.Seconds(), "speedup")
+			b.ReportMetric(ta.CPU.Seconds()/tb.CPU.Seconds(), "cpu-speedup")
+		})
+	}
+}
+
+// round runs clients clients at once, each sending each requests one
+// after another, and returns how long they took.
+func round(b *testing.B, e *Engine, clients, each int) nodepeer.Cost {
+	return nodepeer.Measure(func() {
+		var wg sync.WaitGroup
+		for c := range clients {
+			wg.Go(func() {
+				for k := range each {
+					req := engine.Request{Voice: "st3:F1", Text: batchTexts[(c+k)%len(batchTexts)], Seed: int64(1 + c)}
+					if err := e.Synthesize(context.Background(), req, func(engine.Chunk) error { return nil }); err != nil {
+						b.Error(err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+	})
 }
