@@ -25,6 +25,8 @@ type batcher struct {
 	queue   []*job
 	running int
 	largest int // the largest batch run, for tests
+	batches int // batches run and the jobs in them, for benchmarks
+	jobs    int
 }
 
 func newBatcher(m *model, maxBatch, workers int) *batcher {
@@ -61,22 +63,26 @@ func (b *batcher) work() {
 			return
 		}
 		b.largest = max(b.largest, len(batch))
+		b.batches++
+		b.jobs += len(batch)
 		b.mu.Unlock()
 		b.run(batch)
 	}
 }
 
-// maxPadding is how much more work padding may add to a batch: a batch
-// pads every chunk to its longest, and on a CPU a batch saves only about
-// 10 % of a sentence's time (30 % of a few words'), so chunks of unlike
-// lengths run apart.
-const maxPadding = 0.15
+// padPerChunk is how much padding, in ids of text, a batch may add for
+// each chunk it takes beside its first: about half what a run's fixed cost
+// comes to. A batch pads every chunk to its longest, and on a CPU batching
+// saves only that fixed cost (measured on the full-size generated model,
+// one thread: about 35 ms a run, the time of 8 ids; 10 % of a sentence's
+// time, 30 % of a few words'), so chunks of unlike lengths run apart.
+const padPerChunk = 4
 
 // take removes the next batch from the queue: the first job still wanted
 // and, in their order, up to max−1 others that run with it: the same
-// steps and style shapes, and lengths close enough that the batch, padded
-// to its longest, has at most maxPadding more frames to make than its
-// chunks alone. Jobs whose requests have ended are dropped. b.mu is held.
+// steps and style shapes, and lengths close enough that padding them to
+// the longest adds at most padPerChunk ids of work for each chunk beside
+// the first. Jobs whose requests have ended are dropped. b.mu is held.
 func (b *batcher) take() []*job {
 	var batch, rest []*job
 	var longest, sum float64
@@ -89,7 +95,7 @@ func (b *batcher) take() []*job {
 		w := j.work()
 		if len(batch) == 0 || len(batch) < b.max && j.steps == batch[0].steps &&
 			j.st.ttlDims == batch[0].st.ttlDims && j.st.dpDims == batch[0].st.dpDims &&
-			float64(len(batch)+1)*max(longest, w) <= (1+maxPadding)*(sum+w) {
+			float64(len(batch)+1)*max(longest, w)-(sum+w) <= padPerChunk*float64(len(batch)) {
 			batch = append(batch, j)
 			longest, sum = max(longest, w), sum+w
 			continue
@@ -100,8 +106,9 @@ func (b *batcher) take() []*job {
 	return batch
 }
 
-// work is about how many frames j makes: its text's length over its
-// speed (the model gives a character about the same time).
+// work is about how much j costs, in ids: its text's length over its
+// speed (the model gives a character about the same time, so the frames
+// it makes go as that).
 func (j *job) work() float64 { return float64(len(j.ids)) / float64(j.speed) }
 
 // run runs one batch with a context done when every job's context is

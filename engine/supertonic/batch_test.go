@@ -13,9 +13,9 @@ import (
 
 // batchRequests differ in voice, language, text length, chunks, speed,
 // seed and steps. The first four are alike enough in length to run as one
-// batch (37 to 44 ids over speeds 1, 1, 1.1 and 0.9: padded, 9 % more
-// work); the rest run apart: a long text of two chunks, other steps, a
-// short text.
+// batch (37, 39, 44 and 37 ids at speeds 1, 1, 1.1 and 0.9; their frames
+// padded too); the rest run apart: a long text of two chunks, other
+// steps, a short text.
 var batchRequests = []struct {
 	voice, text string
 	rate        float64
@@ -23,7 +23,7 @@ var batchRequests = []struct {
 	seed        int64
 }{
 	{"st:F1", "Hello world, this is a test.", 1, 5, 1},
-	{"st:M2", "Hello there, this is one more test.", 1, 5, 2},
+	{"st:M2", "Hello there, this is the test.", 1, 5, 2},
 	{"st:F3:de", "Guten Tag, wie geht es Ihnen heute?", 1.1, 5, 3},
 	{"st:M1:ko", "안녕하세요. 반갑습니다!", 0.9, 5, 4},
 	{"st:F2", strings.Repeat("This sentence runs on and on, with commas and clauses, so that the text is cut. ", 5), 1, 5, 5},
@@ -66,7 +66,7 @@ func TestBatch(t *testing.T) {
 
 // TestTake: a batch takes the first job waiting and those after it with
 // its steps and style shapes, while padding them to the longest adds at
-// most maxPadding to their work and the batch holds at most max; the
+// most padPerChunk ids a chunk to their work and the batch holds at most max; the
 // others wait in their order, and jobs whose requests ended are dropped.
 func TestTake(t *testing.T) {
 	st, other := &style{ttlDims: [3]int64{1, 50, 256}}, &style{ttlDims: [3]int64{1, 50, 128}}
@@ -82,7 +82,7 @@ func TestTake(t *testing.T) {
 		queue       []*job
 		batch, rest string
 	}{
-		{"alike", 8, []*job{mk("a", 40, 5, 1, st, bg), mk("b", 44, 5, 1, st, bg), mk("c", 38, 5, 1, st, bg)}, "abc", ""},
+		{"alike", 8, []*job{mk("a", 40, 5, 1, st, bg), mk("b", 42, 5, 1, st, bg), mk("c", 41, 5, 1, st, bg), mk("d", 46, 5, 1, st, bg)}, "abc", "d"},
 		{"far", 8, []*job{mk("a", 40, 5, 1, st, bg), mk("b", 100, 5, 1, st, bg), mk("c", 12, 5, 1, st, bg), mk("d", 42, 5, 1, st, bg)}, "ad", "bc"},
 		{"speed", 8, []*job{mk("a", 40, 5, 1, st, bg), mk("b", 40, 5, 2, st, bg), mk("c", 80, 5, 2, st, bg)}, "ac", "b"},
 		{"steps", 8, []*job{mk("a", 40, 5, 1, st, bg), mk("b", 40, 3, 1, st, bg), mk("c", 40, 5, 1, st, bg)}, "ac", "b"},

@@ -58,45 +58,64 @@ var batchTexts = []string{
 // BenchmarkBatch: requests per second on the full-size generated model at
 // one thread per run, with 1, 2, 4 and 8 clients each sending requests
 // one after another (two each a round), batched (the default) against
-// every chunk run alone (MaxBatch 1):
+// every chunk run alone (MaxBatch 1); the clients' texts are of mixed
+// lengths (batchTexts) or all alike (the first):
 //
-//	go test -run '^$' -bench Batch -benchtime 3x ./engine/supertonic
+//	go test -run '^$' -bench Batch -benchtime 2x ./engine/supertonic
 //
 // The two engines take turns round by round, so a busy machine slows both
-// alike. It reports both rates and "speedup", batched/alone.
+// alike. It reports both rates, "speedup" (batched/alone by the wall
+// clock), "cpu-speedup" (by the process's CPU time, which other load on
+// the machine disturbs less) and "mean-batch", the chunks a batch ran.
 func BenchmarkBatch(b *testing.B) {
 	voices := genModel(b, "st3", "--version", "3")
 	batched := load(b, Options{VoicesDir: voices, Threads: 1})
 	alone := load(b, Options{VoicesDir: voices, Threads: 1, MaxBatch: 1})
 	const perClient = 2
-	for _, clients := range []int{1, 2, 4, 8} {
-		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
-			round(b, batched, clients, 1) // warm up both
-			round(b, alone, clients, 1)
-			var tb, ta nodepeer.Cost
-			n := 0
-			for b.Loop() {
-				tb.Add(round(b, batched, clients, perClient))
-				ta.Add(round(b, alone, clients, perClient))
-				n += clients * perClient
-			}
-			b.ReportMetric(float64(n)/tb.Wall.Seconds(), "batched-req/s")
-			b.ReportMetric(float64(n)/ta.Wall.Seconds(), "alone-req/s")
-			b.ReportMetric(ta.Wall.Seconds()/tb.Wall.Seconds(), "speedup")
-			b.ReportMetric(ta.CPU.Seconds()/tb.CPU.Seconds(), "cpu-speedup")
-		})
+	for _, bc := range []struct {
+		name  string
+		texts []string
+	}{{"mixed", batchTexts}, {"alike", batchTexts[:1]}} {
+		for _, clients := range []int{1, 2, 4, 8} {
+			b.Run(fmt.Sprintf("texts=%s/clients=%d", bc.name, clients), func(b *testing.B) {
+				benchBatch(b, batched, alone, bc.texts, clients, perClient)
+			})
+		}
 	}
+}
+
+func benchBatch(b *testing.B, batched, alone *Engine, texts []string, clients, perClient int) {
+	round(b, batched, texts, clients, 1) // warm up both
+	round(b, alone, texts, clients, 1)
+	bt := batched.models["st3"].batches
+	bt.mu.Lock()
+	bt.batches, bt.jobs = 0, 0
+	bt.mu.Unlock()
+	var tb, ta nodepeer.Cost
+	n := 0
+	for b.Loop() {
+		tb.Add(round(b, batched, texts, clients, perClient))
+		ta.Add(round(b, alone, texts, clients, perClient))
+		n += clients * perClient
+	}
+	b.ReportMetric(float64(n)/tb.Wall.Seconds(), "batched-req/s")
+	b.ReportMetric(float64(n)/ta.Wall.Seconds(), "alone-req/s")
+	b.ReportMetric(ta.Wall.Seconds()/tb.Wall.Seconds(), "speedup")
+	b.ReportMetric(ta.CPU.Seconds()/tb.CPU.Seconds(), "cpu-speedup")
+	bt.mu.Lock()
+	b.ReportMetric(float64(bt.jobs)/float64(max(bt.batches, 1)), "mean-batch")
+	bt.mu.Unlock()
 }
 
 // round runs clients clients at once, each sending each requests one
 // after another, and returns how long they took.
-func round(b *testing.B, e *Engine, clients, each int) nodepeer.Cost {
+func round(b *testing.B, e *Engine, texts []string, clients, each int) nodepeer.Cost {
 	return nodepeer.Measure(func() {
 		var wg sync.WaitGroup
 		for c := range clients {
 			wg.Go(func() {
 				for k := range each {
-					req := engine.Request{Voice: "st3:F1", Text: batchTexts[(c+k)%len(batchTexts)], Seed: int64(1 + c)}
+					req := engine.Request{Voice: "st3:F1", Text: texts[(c+k)%len(texts)], Seed: int64(1 + c)}
 					if err := e.Synthesize(context.Background(), req, func(engine.Chunk) error { return nil }); err != nil {
 						b.Error(err)
 					}
