@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 
 	"github.com/voxkit/voxkit/engine/internal/ortrun"
+	"github.com/voxkit/voxkit/engine/onnx"
 	ort "github.com/yalue/onnxruntime_go"
 )
 
@@ -36,6 +38,9 @@ type model struct {
 	sessions [len(parts)]*session
 
 	batches *batcher // nil: each chunk runs alone (Options.MaxBatch 1)
+
+	memory *onnx.Memory // Options.Memory, counting size while the model is open
+	size   int64        // bytes of the four graphs' files
 }
 
 // openOptions are an Engine's settings for the models it opens.
@@ -43,6 +48,7 @@ type openOptions struct {
 	threads  int // ONNX Runtime's threads in one run
 	maxBatch int // most chunks in a batch; 1: no batches
 	workers  int // most batches of a model running at once
+	memory   *onnx.Memory
 }
 
 var errModelClosed = errors.New("supertonic: model closed")
@@ -142,12 +148,25 @@ func openModel(name, dir string, o openOptions) (_ *model, err error) {
 	if o.maxBatch > 1 {
 		m.batches = newBatcher(m, o.maxBatch, o.workers)
 	}
+	for _, p := range f.graphs {
+		if st, err := os.Stat(p); err == nil {
+			m.size += st.Size()
+		}
+	}
+	// The model stays loaded: it counts in the budget until it closes, and
+	// others (Piper voices, clones) unload to make room for it.
+	m.memory = o.memory
+	m.memory.Add(m.size)
+	m.memory.MakeRoom()
 	return m, nil
 }
 
 func (m *model) close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if !m.closed {
+		m.memory.Add(-m.size)
+	}
 	m.closed = true
 	var errs []error
 	for i, s := range m.sessions {

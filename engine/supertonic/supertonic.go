@@ -44,6 +44,13 @@ type Options struct {
 	// the model is busy (see the package doc): a lone request never
 	// waits, and a chunk's samples are those it has alone.
 	MaxBatch int
+	// Memory, if set, is the budget the engines share (the server's
+	// -voice-memory; see onnx.Memory): each open model counts the bytes
+	// of its four graphs' files in it, as a Piper voice counts its
+	// model's. A Supertonic model stays loaded while its directory is
+	// there, so opening one unloads the least recently used Piper voices
+	// and clones nothing is using, while the budget is passed.
+	Memory *onnx.Memory
 	// Logger receives load logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -90,7 +97,7 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 	threads := max(opts.Threads, 1)
 	e := &Engine{log: opts.Logger, steps: cmpOr(opts.Steps, DefaultSteps), models: map[string]*model{},
 		dir: opts.VoicesDir, extra: slices.Clone(opts.Models), lib: opts.LibraryPath,
-		open: openOptions{threads: threads, maxBatch: cmpOr(opts.MaxBatch, DefaultMaxBatch), workers: batchWorkers(threads)}}
+		open: openOptions{threads: threads, maxBatch: cmpOr(opts.MaxBatch, DefaultMaxBatch), workers: batchWorkers(threads), memory: opts.Memory}}
 	dirs, err := modelDirs(opts.VoicesDir, opts.Models)
 	if err != nil {
 		return nil, err
