@@ -125,3 +125,32 @@ func round(b *testing.B, e *Engine, texts []string, clients, each int) nodepeer.
 		wg.Wait()
 	})
 }
+
+// BenchmarkBatchRun: the cost of a chunk in one run of the graphs with
+// 1, 2, 4 and 8 chunks of the same text (no padding), on the full-size
+// generated model at one thread: what a batch saves, apart from how
+// requests meet. It reports the CPU and wall-clock milliseconds per chunk.
+func BenchmarkBatchRun(b *testing.B) {
+	e := load(b, Options{VoicesDir: genModel(b, "st3", "--version", "3"), Threads: 1, MaxBatch: 1})
+	m := e.models["st3"]
+	for _, text := range []string{batchTexts[0], batchTexts[2]} {
+		for _, size := range []int{1, 2, 4, 8} {
+			b.Run(fmt.Sprintf("ids=%d/size=%d", len(m.ids(text, "en")), size), func(b *testing.B) {
+				var c nodepeer.Cost
+				for b.Loop() {
+					jobs := make([]*job, size)
+					for i := range jobs {
+						jobs[i] = &job{ctx: context.Background(), st: &m.styles[0], ids: m.ids(text, "en"), steps: DefaultSteps, speed: 1, n: newNoise(uint32(i + 1))}
+					}
+					c.Add(nodepeer.Measure(func() { m.run(context.Background(), jobs) }))
+					if jobs[0].err != nil {
+						b.Fatal(jobs[0].err)
+					}
+				}
+				n := float64(b.N*size) / 1000
+				b.ReportMetric(c.CPU.Seconds()/n, "cpu-ms/chunk")
+				b.ReportMetric(c.Wall.Seconds()/n, "ms/chunk")
+			})
+		}
+	}
+}
