@@ -36,19 +36,32 @@ var batchRequests = []struct {
 // each gets the samples it gets alone, within one 16-bit step; requests
 // with other steps or lengths far from theirs run in other batches.
 func TestBatch(t *testing.T) {
-	voices := genModel(t, "st", "--small")
+	t.Run("small", func(t *testing.T) { testBatch(t, "st", "--small") })
+	t.Run("full-size", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("the full-size model takes tens of seconds to make and to run")
+		}
+		testBatch(t, "st3", "--version", "3")
+	})
+}
+
+// testBatch runs batchRequests on the generated model name made with
+// flags, alone and then as batches.
+func testBatch(t *testing.T, name string, flags ...string) {
+	voices := genModel(t, name, flags...)
+	voice := func(v string) string { return name + strings.TrimPrefix(v, "st") }
 	serial := load(t, Options{VoicesDir: voices, MaxBatch: 1})
 	want := make([][]float32, len(batchRequests))
 	for i, r := range batchRequests {
-		want[i] = say(t, serial, r.voice, r.text, r.rate, r.steps, r.seed)
+		want[i] = say(t, serial, voice(r.voice), r.text, r.rate, r.steps, r.seed)
 	}
 	e := load(t, Options{VoicesDir: voices})
-	b := e.models["st"].batches
+	b := e.models[name].batches
 	release := hold(t, b, len(batchRequests))
 	got := make([][]float32, len(batchRequests))
 	var wg sync.WaitGroup
 	for i, r := range batchRequests {
-		wg.Go(func() { got[i] = say(t, e, r.voice, r.text, r.rate, r.steps, r.seed) })
+		wg.Go(func() { got[i] = say(t, e, voice(r.voice), r.text, r.rate, r.steps, r.seed) })
 	}
 	release()
 	wg.Wait()
@@ -60,6 +73,8 @@ func TestBatch(t *testing.T) {
 			t.Errorf("%s %q: %d samples batched, %d alone", r.voice, r.text, len(got[i]), len(want[i]))
 		} else if d := maxLSB(got[i], want[i]); d > 1 {
 			t.Errorf("%s %q: batched differs from alone by up to %.3f LSB", r.voice, r.text, d)
+		} else {
+			t.Logf("%s: %d samples, batched differs from alone by up to %.4f LSB", r.voice, len(got[i]), d)
 		}
 	}
 }
