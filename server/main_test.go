@@ -6,6 +6,7 @@ import (
 
 	"github.com/voxkit/voxkit/internal/testkit/pgtest"
 	"github.com/voxkit/voxkit/internal/testkit/pockettest"
+	"github.com/voxkit/voxkit/internal/testkit/supertonictest"
 )
 
 // The tests that need PostgreSQL share one server, a database each; those
@@ -13,5 +14,6 @@ import (
 func TestMain(m *testing.M) {
 	code := pgtest.Run(m)
 	pockettest.RemoveShared()
+	supertonictest.RemoveShared()
 	os.Exit(code)
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
+	"github.com/voxkit/voxkit/engine/onnx"
+	"github.com/voxkit/voxkit/internal/testkit/onnxtest"
 )
 
 const text = "Hello world, this is a test."
@@ -229,5 +231,46 @@ func TestRescan(t *testing.T) {
 	err := e.Synthesize(context.Background(), engine.Request{Voice: "added:F1", Text: "Hi."}, func(engine.Chunk) error { return nil })
 	if !errors.Is(err, engine.ErrUnknownVoice) {
 		t.Errorf("speaking with a removed model: %v", err)
+	}
+}
+
+// TestMemory: an open model counts its four graphs' bytes in
+// Options.Memory until a rescan finds it gone or the engine closes.
+func TestMemory(t *testing.T) {
+	gen := filepath.Join(genModel(t, "st", "--small"), "st")
+	var want int64
+	for _, p := range parts {
+		st, err := os.Stat(filepath.Join(gen, p+".onnx"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want += st.Size()
+	}
+	voices := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		if err := os.Symlink(gen, filepath.Join(voices, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mem := onnx.NewMemory(0)
+	e, err := Load(context.Background(), Options{LibraryPath: onnxtest.Library(t), VoicesDir: voices, Memory: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if got := mem.Used(); got != 2*want {
+		t.Errorf("two models count %d bytes, want %d", got, 2*want)
+	}
+	os.Remove(filepath.Join(voices, "b"))
+	if _, err := e.Rescan(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := mem.Used(); got != want {
+		t.Errorf("after one went, %d bytes, want %d", got, want)
+	}
+	e.Close()
+	e.Close()
+	if got := mem.Used(); got != 0 {
+		t.Errorf("closed, %d bytes", got)
 	}
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 
 	"github.com/voxkit/voxkit/engine/internal/ortrun"
+	"github.com/voxkit/voxkit/engine/onnx"
 	ort "github.com/yalue/onnxruntime_go"
 )
 
@@ -34,6 +36,19 @@ type model struct {
 	mu       sync.RWMutex // held for reading by each run; Lock closes
 	closed   bool
 	sessions [len(parts)]*session
+
+	batches *batcher // nil: each chunk runs alone (Options.MaxBatch 1)
+
+	memory *onnx.Memory // Options.Memory, counting size while the model is open
+	size   int64        // bytes of the four graphs' files
+}
+
+// openOptions are an Engine's settings for the models it opens.
+type openOptions struct {
+	threads  int // ONNX Runtime's threads in one run
+	maxBatch int // most chunks in a batch; 1: no batches
+	workers  int // most batches of a model running at once
+	memory   *onnx.Memory
 }
 
 var errModelClosed = errors.New("supertonic: model closed")
@@ -99,7 +114,7 @@ func (s *session) run(ctx context.Context, ro *ort.RunOptions, in []ort.Value) (
 }
 
 // openModel opens the model in dir, named name.
-func openModel(name, dir string, threads int) (_ *model, err error) {
+func openModel(name, dir string, o openOptions) (_ *model, err error) {
 	f, err := findFiles(dir)
 	if err != nil {
 		return nil, err
@@ -123,19 +138,35 @@ func openModel(name, dir string, threads int) (_ *model, err error) {
 	}()
 	wantInputs := [len(parts)]int{3, 3, 7, 1}
 	for i, p := range f.graphs {
-		if m.sessions[i], err = openSession(p, threads); err != nil {
+		if m.sessions[i], err = openSession(p, o.threads); err != nil {
 			return nil, err
 		}
 		if s := m.sessions[i]; s.inputs < wantInputs[i] || len(s.outputs) < 1 {
 			return nil, fmt.Errorf("supertonic: %s has %d inputs and %d outputs, want %d and 1", p, s.inputs, len(s.outputs), wantInputs[i])
 		}
 	}
+	if o.maxBatch > 1 {
+		m.batches = newBatcher(m, o.maxBatch, o.workers)
+	}
+	for _, p := range f.graphs {
+		if st, err := os.Stat(p); err == nil {
+			m.size += st.Size()
+		}
+	}
+	// The model stays loaded: it counts in the budget until it closes, and
+	// others (Piper voices, clones) unload to make room for it.
+	m.memory = o.memory
+	m.memory.Add(m.size)
+	m.memory.MakeRoom()
 	return m, nil
 }
 
 func (m *model) close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if !m.closed {
+		m.memory.Add(-m.size)
+	}
 	m.closed = true
 	var errs []error
 	for i, s := range m.sessions {
@@ -221,99 +252,6 @@ func (m *model) lengths(d, speed float32) (samples int64, frames, maskLen int) {
 	frames = min(int(int32(f)), maxLatent)
 	maskLen = int((samples + int64(size) - 1) / int64(size))
 	return samples, frames, maskLen
-}
-
-// speak makes the audio of one chunk of text in style st and lang, with
-// steps steps of the flow from noise drawn from n, at speed. It returns
-// nil for a chunk sherpa-onnx speaks nothing of.
-func (m *model) speak(ctx context.Context, st *style, lang, text string, steps int, speed float32, n *noise) ([]float32, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if m.closed {
-		return nil, errModelClosed
-	}
-	ro, release, err := ortrun.Options(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("supertonic: %w", err)
-	}
-	defer release()
-	r := runner{ctx: ctx, ro: ro}
-	defer r.free()
-
-	ids := m.ids(text, lang)
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	t := int64(len(ids))
-	textIDs := r.int64s(ort.NewShape(1, t), ids)
-	textMask := r.floats(ort.NewShape(1, 1, t), ones(len(ids)))
-	styleDP := r.floats(ort.Shape(st.dpDims[:]), st.dp)
-	styleTTL := r.floats(ort.Shape(st.ttlDims[:]), st.ttl)
-	if r.err != nil {
-		return nil, r.err
-	}
-	dur, _, err := m.sessions[0].run(ctx, ro, []ort.Value{textIDs, styleDP, textMask})
-	if err != nil {
-		return nil, err
-	}
-	if len(dur) != 1 {
-		return nil, fmt.Errorf("supertonic: %s gave %d durations, want 1", m.sessions[0].name, len(dur))
-	}
-	emb, embShape, err := m.sessions[1].run(ctx, ro, []ort.Value{textIDs, styleTTL, textMask})
-	if err != nil {
-		return nil, err
-	}
-	if len(emb) == 0 {
-		return nil, fmt.Errorf("supertonic: %s gave nothing", m.sessions[1].name)
-	}
-	samples, frames, maskLen := m.lengths(dur[0], speed)
-	dim := int(m.cfg.LatentDim * m.cfg.ChunkCompressFactor)
-	x := make([]float32, dim*frames)
-	n.fill(x)
-	if maskLen != frames {
-		return nil, nil // sherpa-onnx draws the noise, then gives up
-	}
-	// The mask covers every frame: x·1 is x.
-	textEmb := r.floats(embShape, emb)
-	latentMask := r.floats(ort.NewShape(1, 1, int64(frames)), ones(frames))
-	total := r.floats(ort.NewShape(1), []float32{float32(steps)})
-	current := r.floats(ort.NewShape(1), []float32{0})
-	latent := r.floats(ort.NewShape(1, int64(dim), int64(frames)), x)
-	if r.err != nil {
-		return nil, r.err
-	}
-	in := []ort.Value{latent, textEmb, styleTTL, latentMask, textMask, current, total}
-	for step := range steps {
-		current.(*ort.Tensor[float32]).GetData()[0] = float32(step)
-		next, _, err := m.sessions[2].run(ctx, ro, in)
-		if err != nil {
-			return nil, err
-		}
-		if len(next) != len(x) {
-			return nil, fmt.Errorf("supertonic: %s gave %d values at step %d, want %d", m.sessions[2].name, len(next), step, len(x))
-		}
-		copy(x, next)
-	}
-	wav, shape, err := m.sessions[3].run(ctx, ro, []ort.Value{latent})
-	if err != nil {
-		return nil, err
-	}
-	if len(wav) == 0 {
-		return nil, fmt.Errorf("supertonic: %s gave no audio", m.sessions[3].name)
-	}
-	// [1, N] or [1, 1, N]: the chunk's samples; any other shape: all of it.
-	if len(shape) == 2 && shape[0] == 1 || len(shape) == 3 && shape[0] == 1 && shape[1] == 1 {
-		wav = wav[:min(int64(len(wav)), samples)]
-	}
-	return wav, nil
-}
-
-func ones(n int) []float32 {
-	x := make([]float32, n)
-	for i := range x {
-		x[i] = 1
-	}
-	return x
 }
 
 // runner makes a run's input tensors, remembering the first error, and

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -37,6 +38,19 @@ type Options struct {
 	Threads int
 	// Steps is the number of flow steps; 0 means DefaultSteps.
 	Steps int
+	// MaxBatch is the most chunks of text, from concurrent requests for
+	// one model, that run through its graphs as one batch; 0 means
+	// DefaultMaxBatch, 1 runs every chunk alone. Batches form only while
+	// the model is busy (see the package doc): a lone request never
+	// waits, and a chunk's samples are those it has alone.
+	MaxBatch int
+	// Memory, if set, is the budget the engines share (the server's
+	// -voice-memory; see onnx.Memory): each open model counts the bytes
+	// of its four graphs' files in it, as a Piper voice counts its
+	// model's. A Supertonic model stays loaded while its directory is
+	// there, so opening one unloads the least recently used Piper voices
+	// and clones nothing is using, while the budget is passed.
+	Memory *onnx.Memory
 	// Logger receives load logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -48,11 +62,11 @@ type Engine struct {
 	log   *slog.Logger
 	steps int
 
-	// dir, extra and threads are Options.VoicesDir, Options.Models and
-	// the threads per run, for Rescan; rescanning lets one run at a time.
+	// dir, extra and open are Options.VoicesDir, Options.Models and the
+	// models' settings, for Rescan; rescanning lets one run at a time.
 	dir        string
 	extra      []string
-	threads    int
+	open       openOptions
 	rescanning sync.Mutex
 	lib        string // Options.LibraryPath
 
@@ -77,8 +91,13 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Steps < 0 {
 		return nil, fmt.Errorf("supertonic: %d steps", opts.Steps)
 	}
+	if opts.MaxBatch < 0 {
+		return nil, fmt.Errorf("supertonic: a batch of %d", opts.MaxBatch)
+	}
+	threads := max(opts.Threads, 1)
 	e := &Engine{log: opts.Logger, steps: cmpOr(opts.Steps, DefaultSteps), models: map[string]*model{},
-		dir: opts.VoicesDir, extra: slices.Clone(opts.Models), threads: max(opts.Threads, 1), lib: opts.LibraryPath}
+		dir: opts.VoicesDir, extra: slices.Clone(opts.Models), lib: opts.LibraryPath,
+		open: openOptions{threads: threads, maxBatch: cmpOr(opts.MaxBatch, DefaultMaxBatch), workers: batchWorkers(threads), memory: opts.Memory}}
 	dirs, err := modelDirs(opts.VoicesDir, opts.Models)
 	if err != nil {
 		return nil, err
@@ -94,7 +113,7 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 			e.Close()
 			return nil, err
 		}
-		m, err := openModel(name, d, e.threads)
+		m, err := openModel(name, d, e.open)
 		if err != nil {
 			e.Close()
 			return nil, err
@@ -290,7 +309,7 @@ func (e *Engine) Rescan(ctx context.Context) (changed bool, err error) {
 		if err := onnx.InitRuntime(e.lib, e.log); err != nil {
 			return nil, err
 		}
-		return openModel(name, dir, e.threads)
+		return openModel(name, dir, e.open)
 	})
 	e.mu.Lock()
 	if e.closed {
@@ -326,3 +345,7 @@ func (e *Engine) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// batchWorkers is the most batches of one model that run at once: as
+// many as the machine's processors hold runs of threads threads.
+func batchWorkers(threads int) int { return max(runtime.GOMAXPROCS(0)/threads, 1) }

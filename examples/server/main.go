@@ -686,7 +686,7 @@ func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engi
 		return nil, nil, fmt.Errorf("PocketTTS models in %s: %w", a.voices, err)
 	}
 	engines["pocket"] = pk
-	st, err := supertonic.Load(ctx, supertonic.Options{LibraryPath: a.getenv("ONNXRUNTIME_LIB"), VoicesDir: a.voices, Logger: a.log})
+	st, err := supertonic.Load(ctx, supertonic.Options{LibraryPath: a.getenv("ONNXRUNTIME_LIB"), VoicesDir: a.voices, Memory: memory, Logger: a.log})
 	if err != nil {
 		esp.Close()
 		piper.Close()

@@ -12,10 +12,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sync"
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/internal/dsp"
+	"github.com/voxkit/voxkit/internal/testkit/onnxtest"
 )
 
 // Model is the id the tests give the generated model (its directory's
@@ -54,31 +54,18 @@ func Generate(voicesDir string, flags ...string) error {
 }
 
 // shared is the voices directory of Shared.
-var shared struct {
-	once sync.Once
-	dir  string
-	err  error
-}
+var shared onnxtest.Shared
 
 // Shared returns a voices directory holding the generated model, made by
 // Generate at the first call in the test binary and shared by its tests
 // (engines only read it). RemoveShared, called from TestMain after m.Run,
 // removes it.
 func Shared() (string, error) {
-	shared.once.Do(func() {
-		if shared.dir, shared.err = os.MkdirTemp("", "pockettest-"); shared.err == nil {
-			shared.err = Generate(shared.dir)
-		}
-	})
-	return shared.dir, shared.err
+	return shared.Dir("pockettest-", func(dir string) error { return Generate(dir) })
 }
 
 // RemoveShared removes Shared's directory, if it was made.
-func RemoveShared() {
-	if shared.dir != "" {
-		os.RemoveAll(shared.dir)
-	}
-}
+func RemoveShared() { shared.Remove() }
 
 // Recording returns seconds of a voice-like signal at SampleRate: a pitch
 // with harmonics and vibrato, in syllables, rounded to 16 bits as a WAV

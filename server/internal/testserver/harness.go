@@ -29,6 +29,7 @@ import (
 	"github.com/voxkit/voxkit/internal/testkit/onnxtest"
 	"github.com/voxkit/voxkit/internal/testkit/pgtest"
 	"github.com/voxkit/voxkit/internal/testkit/pockettest"
+	"github.com/voxkit/voxkit/internal/testkit/supertonictest"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/servertest"
 	"github.com/voxkit/voxkit/server/store"
@@ -227,10 +228,11 @@ func NewPiperEnv(t *testing.T) *Env {
 
 // Main is the TestMain of a package whose tests start servers: the tests
 // that need PostgreSQL share one server, a database each; those that need
-// the generated PocketTTS model share one directory of it.
+// the generated PocketTTS or Supertonic model share one directory of it.
 func Main(m *testing.M) {
 	code := pgtest.Run(m)
 	pockettest.RemoveShared()
+	supertonictest.RemoveShared()
 	os.Exit(code)
 }
 
