@@ -101,9 +101,13 @@ type Jobs interface {
 	// SetJobStatus moves a job whose status is one of from to status,
 	// with msg as its error; it reports whether it did.
 	SetJobStatus(ctx context.Context, id string, from []string, status, msg string) (bool, error)
-	// PutJobFile keeps a result file in parts, replacing one of that
-	// name.
-	PutJobFile(ctx context.Context, f JobFile, parts [][]byte) error
+	// JobSegment returns one segment with its audio.
+	JobSegment(ctx context.Context, job string, seq int) (JobSegment, error)
+	// PutJobFilePart keeps (or replaces) one part of a result file;
+	// PutJobFile then describes the file, its parts from 0 to f.Parts-1
+	// (others are dropped), and counts its size in the job's Bytes.
+	PutJobFilePart(ctx context.Context, job, name string, part int, data []byte) error
+	PutJobFile(ctx context.Context, f JobFile) error
 	// JobFile describes a result file; JobFilePart reads one part.
 	JobFile(ctx context.Context, job, name string) (JobFile, error)
 	JobFilePart(ctx context.Context, job, name string, part int) ([]byte, error)

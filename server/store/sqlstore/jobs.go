@@ -195,27 +195,45 @@ func (s *JobStore) SetJobStatus(ctx context.Context, id string, from []string, s
 	return n > 0, nil
 }
 
+// JobSegment implements store.Jobs.
+func (s *JobStore) JobSegment(ctx context.Context, job string, seq int) (store.JobSegment, error) {
+	sg := store.JobSegment{Job: job, Seq: seq}
+	err := s.db.q().row(ctx, "SELECT chapter, text, done, rate, samples, renders, pcm, words FROM job_segments WHERE job = ? AND seq = ?", job, seq).
+		Scan(&sg.Chapter, &sg.Text, &sg.Done, &sg.Rate, &sg.Samples, &sg.Renders, &sg.PCM, &sg.Words)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sg, fmt.Errorf("%w: segment %d of job %q", store.ErrNotFound, seq, job)
+	}
+	if err != nil {
+		return sg, fmt.Errorf("store: job segment: %w", err)
+	}
+	return sg, nil
+}
+
+// PutJobFilePart implements store.Jobs.
+func (s *JobStore) PutJobFilePart(ctx context.Context, job, name string, part int, data []byte) error {
+	_, err := s.db.q().exec(ctx, `INSERT INTO job_file_parts(job, name, part, data) VALUES(?, ?, ?, ?)
+		ON CONFLICT (job, name, part) DO UPDATE SET data = excluded.data`, job, name, part, data)
+	if err != nil {
+		return fmt.Errorf("store: put job file part: %w", err)
+	}
+	return nil
+}
+
 // PutJobFile implements store.Jobs.
-func (s *JobStore) PutJobFile(ctx context.Context, f store.JobFile, parts [][]byte) error {
+func (s *JobStore) PutJobFile(ctx context.Context, f store.JobFile) error {
 	return s.db.inTx(ctx, "put job file", func(tx q) error {
 		var old int64
 		err := tx.row(ctx, "SELECT size FROM job_files WHERE job = ? AND name = ?", f.Job, f.Name).Scan(&old)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		for _, stmt := range []string{"DELETE FROM job_file_parts WHERE job = ? AND name = ?", "DELETE FROM job_files WHERE job = ? AND name = ?"} {
-			if _, err := tx.exec(ctx, stmt, f.Job, f.Name); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.exec(ctx, "INSERT INTO job_files(job, name, content_type, size, parts) VALUES(?, ?, ?, ?, ?)",
-			f.Job, f.Name, f.ContentType, f.Size, len(parts)); err != nil {
+		if _, err := tx.exec(ctx, "DELETE FROM job_file_parts WHERE job = ? AND name = ? AND part >= ?", f.Job, f.Name, f.Parts); err != nil {
 			return err
 		}
-		for i, p := range parts {
-			if _, err := tx.exec(ctx, "INSERT INTO job_file_parts(job, name, part, data) VALUES(?, ?, ?, ?)", f.Job, f.Name, i, p); err != nil {
-				return err
-			}
+		if _, err := tx.exec(ctx, `INSERT INTO job_files(job, name, content_type, size, parts) VALUES(?, ?, ?, ?, ?)
+			ON CONFLICT (job, name) DO UPDATE SET content_type = excluded.content_type, size = excluded.size, parts = excluded.parts`,
+			f.Job, f.Name, f.ContentType, f.Size, f.Parts); err != nil {
+			return err
 		}
 		_, err = tx.exec(ctx, "UPDATE jobs SET bytes = bytes + ? WHERE id = ?", f.Size-old, f.Job)
 		return err
