@@ -69,11 +69,12 @@ func BenchmarkShortSpeechDuringJob(b *testing.B) {
 	stop.Store(true)
 	b.StopTimer()
 	<-done
-	q := func(d []time.Duration, p float64) float64 { return float64(d[int(p*float64(len(d)-1))].Microseconds()) / 1000 }
+	q := func(d []time.Duration, p float64) float64 {
+		return float64(d[int(p*float64(len(d)-1))].Microseconds()) / 1000
+	}
 	b.ReportMetric(q(idle, 0.5), "idle-p50-ms")
 	b.ReportMetric(q(idle, 0.99), "idle-p99-ms")
 	b.ReportMetric(q(during, 0.5), "job-p50-ms")
 	b.ReportMetric(q(during, 0.99), "job-p99-ms")
 	b.ReportMetric(float64(segments.Load()), "job-segments")
 }
-

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net/http"
 	"strconv"
 	"time"
@@ -106,7 +107,14 @@ func (d *door) jobs() store.Jobs { return d.Store.(store.Jobs) }
 
 // submit answers POST /v1/audio/jobs: 202 and the job.
 func (d *door) submit(w http.ResponseWriter, r *http.Request) error {
-	body, werr := d.Body.ReadBodyOf(w, r, int64(d.MaxInput)*4+1<<16, "application/json")
+	max := int64(d.MaxInput)*4 + 1<<16
+	var body []byte
+	var werr *fault.Error
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		body, werr = d.uploaded(w, r, max)
+	} else {
+		body, werr = d.Body.ReadBodyOf(w, r, max, "application/json")
+	}
 	if werr != nil {
 		return werr
 	}
