@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"time"
 
@@ -87,5 +88,13 @@ func (s *Server) mountJobs(opts Options) error {
 		return err
 	}
 	s.jobs = run
+	if opts.Metrics != nil {
+		for _, m := range run.Collectors() {
+			if err := opts.Metrics.Register(m); err != nil {
+				run.Stop(context.Background())
+				return fmt.Errorf("server: registering the jobs' metrics: %w", err)
+			}
+		}
+	}
 	return nil
 }

@@ -115,6 +115,9 @@ type Jobs interface {
 	DropSegmentAudio(ctx context.Context, job string) error
 	// DeleteJob deletes the account's job and all it holds.
 	DeleteJob(ctx context.Context, account, id string) error
+	// PendingSegments counts the segments not done of the jobs queued or
+	// running, of every account: the queue's depth.
+	PendingSegments(ctx context.Context) (int, error)
 	// DeleteJobsBefore deletes the jobs that finished before t; it
 	// returns how many.
 	DeleteJobsBefore(ctx context.Context, t time.Time) (int, error)

@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"mime/multipart"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/internal/jobs"
@@ -52,4 +56,28 @@ func TestJobUpload(t *testing.T) {
 		testserver.APIError(t, upload(t, e, map[string]string{"voice": "en-us"}, c.name, c.data), http.StatusBadRequest, c.code)
 	}
 	testserver.APIError(t, upload(t, e, map[string]string{"voice": "en-us", "speed": "fast"}, "a.txt", []byte("Hello.")), http.StatusBadRequest, "invalid_type")
+}
+
+// The queue's depth is a metric, and so are the renderings begun.
+func TestJobMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	e := testserver.New(t, testserver.Options{Metrics: reg, Jobs: server.JobOptions{Enabled: true, MaxSegment: 120, Poll: 50 * time.Millisecond}})
+	value := func(name string) float64 {
+		m := testserver.Gathered(t, reg, name).GetMetric()[0]
+		if g := m.GetGauge(); g != nil {
+			return g.GetValue()
+		}
+		return m.GetCounter().GetValue()
+	}
+	j := submit(t, e, e.Key, map[string]any{"voice": "slow", "input": strings.Repeat("The slow voice says this. ", 30)})
+	if n := value("voxkit_job_segments_pending"); n < float64(j.Progress.SegmentsTotal-1) {
+		t.Errorf("pending segments after the submission: %v of %d", n, j.Progress.SegmentsTotal)
+	}
+	end := waitStatus(t, e, j.ID, store.JobSucceeded)
+	if n := value("voxkit_job_segments_pending"); n != 0 {
+		t.Errorf("pending segments once done: %v", n)
+	}
+	if n := value("voxkit_job_segment_renders_total"); n != float64(end.Progress.SegmentsTotal) {
+		t.Errorf("renders: %v, segments %d", n, end.Progress.SegmentsTotal)
+	}
 }

@@ -297,6 +297,17 @@ func (s *JobStore) DeleteJob(ctx context.Context, account, id string) error {
 	return nil
 }
 
+// PendingSegments implements store.Jobs.
+func (s *JobStore) PendingSegments(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.q().row(ctx, `SELECT count(*) FROM job_segments s JOIN jobs j ON j.id = s.job
+		WHERE j.status IN ('queued', 'running') AND s.done = ?`, false).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: pending segments: %w", err)
+	}
+	return n, nil
+}
+
 // DeleteJobsBefore implements store.Jobs.
 func (s *JobStore) DeleteJobsBefore(ctx context.Context, t time.Time) (int, error) {
 	d := s.db.d
