@@ -163,6 +163,8 @@ func TestJobCancel(t *testing.T) {
 	e := jobEnv(t, "", server.JobOptions{MaxSegment: 120})
 	j := submit(t, e, e.Key, map[string]any{"voice": "slow", "input": strings.Repeat("The slow voice says this. ", 200)})
 	waitFor(t, func() bool { return getJob(t, e, e.Key, j.ID).Progress.SegmentsDone >= 1 })
+	events := make(chan []event, 1)
+	go func() { events <- follow(t, e, j.ID) }()
 	var c jobs.Job
 	if code := e.Call("DELETE", "/v1/audio/jobs/"+j.ID, e.Key, "", &c); code != http.StatusOK || c.Status != store.JobCancelled {
 		t.Fatalf("cancel: %d %+v", code, c)
@@ -175,6 +177,14 @@ func TestJobCancel(t *testing.T) {
 	}
 	if r := rendered(segments(t, e, j.ID)); r != renders {
 		t.Errorf("%d renderings began after the cancel (%d before)", r-renders, renders)
+	}
+	select {
+	case evs := <-events:
+		if end := evs[len(evs)-1]; end.name != "error" || end.job.Status != store.JobCancelled {
+			t.Errorf("the events ended with %s %s", end.name, end.job.Status)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the events go on after the cancel")
 	}
 	var d jobs.Deleted
 	if code := e.Call("DELETE", "/v1/audio/jobs/"+j.ID, e.Key, "", &d); code != http.StatusOK || !d.Deleted {

@@ -82,7 +82,11 @@ func (p *parts) Read(b []byte) (int, error) {
 		}
 		p.data, p.loaded = data, i
 	}
-	n := copy(b, p.data[p.off-int64(i)*runner.PartSize:])
+	at := p.off - int64(i)*runner.PartSize
+	if at >= int64(len(p.data)) {
+		return 0, fmt.Errorf("jobs: part %d of %s of job %s is short", i, p.f.Name, p.f.Job)
+	}
+	n := copy(b, p.data[at:])
 	p.off += int64(n)
 	return n, nil
 }
@@ -147,12 +151,14 @@ func (d *door) events(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		case <-poll.C:
 		}
-		if j, err = d.jobs().Job(r.Context(), j.Account, j.ID); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return send("error", map[string]any{"id": j.ID, "error": Error{Message: "The job was deleted."}})
-			}
-			return nil
+		now, err := d.jobs().Job(r.Context(), j.Account, j.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			return send("error", map[string]any{"id": j.ID, "status": "deleted", "error": Error{Message: "The job was deleted."}})
 		}
+		if err != nil {
+			return nil // the client is gone, or the store fails: the stream ends
+		}
+		j = now
 	}
 }
 
