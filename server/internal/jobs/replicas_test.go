@@ -132,3 +132,36 @@ func TestJobReplicas(t *testing.T) {
 		t.Errorf("B lists %d jobs", len(l.Data))
 	}
 }
+
+// Replicas that start at once on a new database migrate the queue's
+// tables one after the other: every one starts.
+func TestJobReplicasStartTogether(t *testing.T) {
+	testserver.Long(t)
+	dsn := pgtest.Start(t)
+	errs := make(chan error, 3)
+	for range 3 {
+		go func() {
+			st, err := postgres.Open(context.Background(), dsn)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer st.Close()
+			synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"fake": enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"fake"}})}})
+			if err != nil {
+				errs <- err
+				return
+			}
+			srv, err := server.New(server.Options{Synthesizer: synth, Store: st, Logger: slog.New(slog.DiscardHandler), Jobs: server.JobOptions{Enabled: true}})
+			if err == nil {
+				err = srv.Shutdown(context.Background())
+			}
+			errs <- err
+		}()
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
@@ -154,9 +155,23 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	var err error
 	switch s := cfg.Store.(type) {
 	case interface{ Pool() *pgxpool.Pool }:
-		r.client, err = open(ctx, riverpgxv5.New(s.Pool()), rc)
+		d := riverpgxv5.New(s.Pool())
+		err = lockedMigrate(ctx, s.Pool(), func() error {
+			return migrate(d, func(m *rivermigrate.Migrator[pgx.Tx]) (*rivermigrate.MigrateResult, error) {
+				return m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+			})
+		})
+		if err == nil {
+			r.client, err = river.NewClient(d, rc)
+		}
 	case interface{ QueueDB() *sql.DB }:
-		r.client, err = open(ctx, riversqlite.New(s.QueueDB()), rc)
+		d := riversqlite.New(s.QueueDB())
+		err = migrate(d, func(m *rivermigrate.Migrator[*sql.Tx]) (*rivermigrate.MigrateResult, error) {
+			return m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+		})
+		if err == nil {
+			r.client, err = river.NewClient(d, rc)
+		}
 	default:
 		return nil, ErrNoQueue
 	}
@@ -166,16 +181,37 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	return r, nil
 }
 
-// open migrates River's tables on driver d and makes its client.
-func open[TTx any](ctx context.Context, d riverdriver.Driver[TTx], rc *river.Config) (client, error) {
+// migrationLock is the advisory lock PostgreSQL replicas hold while they
+// migrate River's tables ("voxkit river" in ASCII, cut to 63 bits).
+const migrationLock = 0x766f786b69747276
+
+// lockedMigrate runs migrate holding a session advisory lock on one of
+// pool's connections, so that replicas that start together migrate one
+// after the other (River's migrations each take their own transaction:
+// one cannot hold them all).
+func lockedMigrate(ctx context.Context, pool *pgxpool.Pool, migrate func() error) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(migrationLock)); err != nil {
+		return err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(migrationLock))
+	return migrate()
+}
+
+// migrate brings River's tables on driver d up to date with run.
+func migrate[TTx any](d riverdriver.Driver[TTx], run func(*rivermigrate.Migrator[TTx]) (*rivermigrate.MigrateResult, error)) error {
 	m, err := rivermigrate.New(d, nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return nil, fmt.Errorf("migrating the queue: %w", err)
+	if _, err := run(m); err != nil {
+		return fmt.Errorf("migrating the queue: %w", err)
 	}
-	return river.NewClient(d, rc)
+	return nil
 }
 
 // Start starts the workers, which run until Stop.
