@@ -155,7 +155,7 @@ func (c *Core) Speak(ctx context.Context, job Job, speak func(*tts.Prepared, enc
 		return tts.Result{}, werr
 	}
 	job.Request.LoadGate = c.loadGate(ctx, job.Request.Account)
-	job.Request.AccountSlots = c.Limits.Concurrent // rendering ahead stays within them
+	job.Request.AccountSlots = c.accountSlots(job) // rendering ahead stays within them
 	p, err := c.Synth.Prepare(job.Request)
 	if err != nil {
 		return tts.Result{}, job.toError(err)
