@@ -230,6 +230,9 @@ type Options struct {
 	// Wyoming event to its last, so a half-sent event cannot hold a
 	// connection; 0 means DefaultWyomingEventTimeout.
 	WyomingEventTimeout time.Duration
+	// Jobs configures long-form jobs (POST /v1/audio/jobs, docs/jobs.md);
+	// off unless Jobs.Enabled.
+	Jobs JobOptions
 	// Metrics, if set, receives the server's Prometheus collectors
 	// (requests, synthesis and overhead latencies, audio produced, render
 	// slots; see docs/server.md "Metrics"). Serve it on a listener of its

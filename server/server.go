@@ -20,6 +20,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/credentials"
 	"github.com/voxkit/voxkit/server/internal/elevenlabs"
 	"github.com/voxkit/voxkit/server/internal/fault"
+	"github.com/voxkit/voxkit/server/internal/jobs/runner"
 	"github.com/voxkit/voxkit/server/internal/openai"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
@@ -35,6 +36,7 @@ type Server struct {
 	mux     *http.ServeMux
 	ready   func(context.Context) error
 	wyoming *wyoming.Door
+	jobs    *runner.Runner // nil without Options.Jobs
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -152,6 +154,10 @@ func New(opts Options) (*Server, error) {
 		wyoming: wyomingDoor(c, opts),
 	}
 	s.routes(opts)
+	if err := s.mountJobs(opts); err != nil {
+		c.Shutdown(context.Background())
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -216,13 +222,21 @@ func DefaultAliases() map[string]string {
 	}
 }
 
-// Shutdown ends the WebSocket sessions — each finishes the utterance in
+// Shutdown stops the long-form jobs' workers (Options.Jobs: a segment
+// being rendered goes back to the queue, for this server's next start or
+// another replica), ends the WebSocket sessions — each finishes the utterance in
 // progress and is closed with status 1001 — and stops following the
 // store's clone changes (store.VoiceWatcher), and waits for both or for
 // ctx. Once it has returned nil, only requests still being served call
 // the store.
 // http.Server.Shutdown does not track hijacked connections; call both.
-func (s *Server) Shutdown(ctx context.Context) error { return s.core.Shutdown(ctx) }
+func (s *Server) Shutdown(ctx context.Context) error {
+	var err error
+	if s.jobs != nil {
+		err = s.jobs.Stop(ctx) // the segments rendering go back to the queue
+	}
+	return errors.Join(err, s.core.Shutdown(ctx))
+}
 
 // DefaultMaxQueue is how many pieces of text may wait for a render slot
 // when Options.MaxQueue is 0.

@@ -141,6 +141,7 @@ type app struct {
 	voiceLoads         int
 	logFormat          string
 	gcPercent          int
+	jobs               jobFlags
 	log                *slog.Logger
 }
 
@@ -249,6 +250,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.StringVar(&a.tlsKey, "tls-key", a.env("VOXKIT_TLS_KEY", ""), "the private key (PEM) of -tls-cert ($VOXKIT_TLS_KEY)")
 	fs.StringVar(&a.trustedProxies, "trusted-proxies", a.env("VOXKIT_TRUSTED_PROXIES", ""),
 		"comma-separated IP addresses or CIDRs (not host names) of the reverse proxies in front, e.g. 127.0.0.1 or 172.18.0.0/16 ($VOXKIT_TRUSTED_PROXIES): their X-Forwarded-For and X-Forwarded-Proto are believed")
+	a.jobs.register(fs, a)
 	if err := fs.Parse(flagsFirst(fs, args)); err != nil {
 		return err
 	}
@@ -761,6 +763,9 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 		return fmt.Errorf("-lexicon-storage: %w", err)
 	} else if opts.LexiconStoragePerAccount == 0 {
 		opts.LexiconStoragePerAccount = -1
+	}
+	if opts.Jobs, err = a.jobs.options(); err != nil {
+		return err
 	}
 	if opts.VoiceLoadsPerMinute = a.voiceLoads; a.voiceLoads == 0 {
 		opts.VoiceLoadsPerMinute = -1

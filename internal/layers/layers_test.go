@@ -56,6 +56,7 @@ var doors = []string{
 	"server/internal/cartesia",
 	"server/internal/wyoming",
 	"server/internal/admin",
+	"server/internal/jobs",
 }
 
 // rooms are the packages beside the core that own one thing each
@@ -86,6 +87,9 @@ func init() {
 		}
 		forbidden[room] = banned
 	}
+	// The jobs' runner is below the jobs door, which hands it the
+	// translation of a job's request: it speaks no door's shapes.
+	forbidden["server/internal/jobs/runner"] = append([]string{"server", "server/wire"}, doors...)
 	// What the vendors' doors ask of the core and the rooms sits below
 	// those doors.
 	forbidden["server/internal/vendordoor"] = append([]string{"server"}, doors...)

@@ -83,6 +83,9 @@ type Job struct {
 	// Lexicons are the account's lexicons the client named; nil: the
 	// account's default lexicons (lexicons.Library.Lexicons).
 	Lexicons []lexicons.LexiconRef
+	// Admitted marks work the server admitted earlier (a long-form job's
+	// segment): see SpeakBackground.
+	Admitted bool
 }
 
 // check runs the checks of a request that cost little, before it is
@@ -137,7 +140,7 @@ func (c *Core) Speak(ctx context.Context, job Job, speak func(*tts.Prepared, enc
 	if werr != nil {
 		return tts.Result{}, werr
 	}
-	end, werr := c.AdmitSpeech(ctx, job.Request.Account)
+	end, werr := c.admitJob(ctx, job)
 	if werr != nil {
 		if job.Prepared != nil {
 			job.Prepared()
@@ -152,7 +155,7 @@ func (c *Core) Speak(ctx context.Context, job Job, speak func(*tts.Prepared, enc
 		return tts.Result{}, werr
 	}
 	job.Request.LoadGate = c.loadGate(ctx, job.Request.Account)
-	job.Request.AccountSlots = c.Limits.Concurrent // rendering ahead stays within them
+	job.Request.AccountSlots = c.accountSlots(job) // rendering ahead stays within them
 	p, err := c.Synth.Prepare(job.Request)
 	if err != nil {
 		return tts.Result{}, job.toError(err)

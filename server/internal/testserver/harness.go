@@ -111,6 +111,8 @@ type Options struct {
 	MaxUploads   int // Options.MaxUploadsPerAccount
 	// defaultFormat is Options.DefaultFormat.
 	DefaultFormat string
+	// Jobs is Options.Jobs (long-form jobs).
+	Jobs server.JobOptions
 }
 
 func New(t testing.TB, o Options) *Env {
@@ -160,7 +162,7 @@ func New(t testing.TB, o Options) *Env {
 			MaxVoicesPerAccount: o.MaxVoices, LexiconStoragePerAccount: o.LexiconStorage, Metrics: o.Metrics, Limits: o.Limits, MaxQueue: o.MaxQueue, KeyCheckTimeout: o.KeyCheck,
 			SocketAuthTimeout: o.SocketAuth, KeyRecheckInterval: o.Recheck,
 			WyomingMaxConns: o.WyomingConns, WyomingEventTimeout: o.WyomingEvent, WyomingMaxPeerConns: o.WyomingPeer,
-			MaxUploadsPerAccount: o.MaxUploads, DefaultFormat: o.DefaultFormat,
+			MaxUploadsPerAccount: o.MaxUploads, DefaultFormat: o.DefaultFormat, Jobs: o.Jobs,
 			Logger: slog.New(slog.NewJSONHandler(cmp.Or(o.Log, io.Discard), nil)),
 		}})
 	e := &Env{T: t, Server: se.Server, Store: se.Store, DBPath: se.DBPath, Slow: slow, Catalog: cat, Synth: synth, Done: make(chan string, 1000),

@@ -135,6 +135,53 @@ var migrations = []string{
 		PRIMARY KEY (account, id),
 		FOREIGN KEY (account, id) REFERENCES lexicons(account, id) ON DELETE CASCADE
 	);`,
+	// Long-form jobs (store.Jobs): a job's segments, each with its audio
+	// once rendered, and its result files in parts.
+	`CREATE TABLE jobs (
+		id            text PRIMARY KEY,
+		account       text NOT NULL REFERENCES accounts(name) ON DELETE CASCADE,
+		status        text NOT NULL,
+		spec          bytea NOT NULL,
+		segments      integer NOT NULL,
+		segments_done integer NOT NULL,
+		chars         bigint NOT NULL,
+		chars_done    bigint NOT NULL,
+		audio_ms      bigint NOT NULL,
+		bytes         bigint NOT NULL,
+		error         text NOT NULL,
+		created       timestamptz NOT NULL,
+		started       timestamptz,
+		finished      timestamptz
+	);
+	CREATE INDEX jobs_account ON jobs(account, created);
+	CREATE TABLE job_segments (
+		job     text NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+		seq     integer NOT NULL,
+		chapter integer NOT NULL,
+		text    text NOT NULL,
+		done    boolean NOT NULL,
+		rate    integer NOT NULL,
+		samples bigint NOT NULL,
+		renders integer NOT NULL,
+		words   bytea,
+		pcm     bytea,
+		PRIMARY KEY (job, seq)
+	);
+	CREATE TABLE job_files (
+		job          text NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+		name         text NOT NULL,
+		content_type text NOT NULL,
+		size         bigint NOT NULL,
+		parts        integer NOT NULL,
+		PRIMARY KEY (job, name)
+	);
+	CREATE TABLE job_file_parts (
+		job  text NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+		name text NOT NULL,
+		part integer NOT NULL,
+		data bytea NOT NULL,
+		PRIMARY KEY (job, name, part)
+	);`,
 }
 
 // Store is the store.Store on a PostgreSQL database. Its queries are
@@ -241,6 +288,10 @@ func (e *SchemaError) Error() string {
 	return fmt.Sprintf("database schema version %d is newer than this program's (%d): a newer voxkit migrated it; run that version or a later one",
 		e.Database, e.Program)
 }
+
+// Pool returns the store's connection pool, on which a job queue
+// (River's pgx driver) runs beside the store's tables.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 // Close ends the running WatchVoices calls, waiting for them to return
 // (so it must not be called from their callback), and closes the pool's

@@ -122,14 +122,62 @@ var migrations = []string{
 		PRIMARY KEY (account, id),
 		FOREIGN KEY (account, id) REFERENCES lexicons(account, id) ON DELETE CASCADE
 	) STRICT;`,
+	// Long-form jobs (store.Jobs): a job's segments, each with its audio
+	// once rendered, and its result files in parts.
+	`CREATE TABLE jobs (
+		id            TEXT PRIMARY KEY,
+		account       TEXT NOT NULL REFERENCES accounts(name) ON DELETE CASCADE,
+		status        TEXT NOT NULL,
+		spec          BLOB NOT NULL,
+		segments      INTEGER NOT NULL,
+		segments_done INTEGER NOT NULL,
+		chars         INTEGER NOT NULL,
+		chars_done    INTEGER NOT NULL,
+		audio_ms      INTEGER NOT NULL,
+		bytes         INTEGER NOT NULL,
+		error         TEXT NOT NULL,
+		created       INTEGER NOT NULL,
+		started       INTEGER NOT NULL,
+		finished      INTEGER NOT NULL
+	) STRICT;
+	CREATE INDEX jobs_account ON jobs(account, created);
+	CREATE TABLE job_segments (
+		job     TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+		seq     INTEGER NOT NULL,
+		chapter INTEGER NOT NULL,
+		text    TEXT NOT NULL,
+		done    INTEGER NOT NULL,
+		rate    INTEGER NOT NULL,
+		samples INTEGER NOT NULL,
+		renders INTEGER NOT NULL,
+		words   BLOB,
+		pcm     BLOB,
+		PRIMARY KEY (job, seq)
+	) STRICT;
+	CREATE TABLE job_files (
+		job          TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+		name         TEXT NOT NULL,
+		content_type TEXT NOT NULL,
+		size         INTEGER NOT NULL,
+		parts        INTEGER NOT NULL,
+		PRIMARY KEY (job, name)
+	) STRICT;
+	CREATE TABLE job_file_parts (
+		job  TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+		name TEXT NOT NULL,
+		part INTEGER NOT NULL,
+		data BLOB NOT NULL,
+		PRIMARY KEY (job, name, part)
+	) STRICT;`,
 }
 
 // Store is the embedded store.Store: one database file in WAL mode. Its
 // queries are package sqlstore's, in SQLite's dialect.
 type Store struct {
 	*sqlstore.Store
-	db  *sql.DB
-	now func() time.Time
+	db    *sql.DB
+	queue *sql.DB // QueueDB's
+	now   func() time.Time
 }
 
 var _ sqlstore.All = (*Store)(nil)
@@ -168,16 +216,31 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	s := &Store{db: db, now: time.Now}
+	if s.queue, err = sql.Open("sqlite", "file:"+path+"?"+q.Encode()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	s.queue.SetMaxOpenConns(1)
 	if err := s.migrate(ctx); err != nil {
+		s.queue.Close()
 		db.Close()
 		return nil, fmt.Errorf("store: %s: %w", path, err)
 	}
 	if s.Store, err = sqlstore.New(ctx, db, dialect, func() time.Time { return s.now() }); err != nil {
+		s.queue.Close()
 		db.Close()
 		return nil, fmt.Errorf("store: %s: %w", path, err)
 	}
 	return s, nil
 }
+
+// QueueDB returns a second handle on the database, of one connection, on
+// which a job queue runs beside the store's tables (River's SQLite
+// driver, whose documentation advises one connection). Close closes it.
+func (s *Store) QueueDB() *sql.DB { return s.queue }
+
+// Close closes the database.
+func (s *Store) Close() error { return errors.Join(s.queue.Close(), s.Store.Close()) }
 
 // ownerOnly creates the file at path with mode 0600 unless it exists,
 // and takes the group's and others' permissions from it and from its

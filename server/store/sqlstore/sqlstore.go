@@ -137,7 +137,7 @@ func (d *Dialect) rebind(query string) string {
 
 // Store is a store.Store with every optional interface a SQL database
 // can keep for it: store.Sessions, store.Lexicons, store.VoiceHeader,
-// store.VoiceCounter and store.Pinger. Each room is a type of its own,
+// store.VoiceCounter, store.Pinger and store.Jobs. Each room is a type of its own,
 // embedded here.
 type Store struct {
 	*AccountStore
@@ -145,6 +145,7 @@ type Store struct {
 	*VoiceStore
 	*SessionStore
 	*LexiconStore
+	*JobStore
 	db *db
 }
 
@@ -157,6 +158,7 @@ type All interface {
 	store.VoiceHeader
 	store.VoiceCounter
 	store.Pinger
+	store.Jobs
 }
 
 var _ All = (*Store)(nil)
@@ -185,6 +187,7 @@ func New(ctx context.Context, conn *sql.DB, d Dialect, now func() time.Time) (*S
 		VoiceStore:   &VoiceStore{db: b},
 		SessionStore: &SessionStore{db: b},
 		LexiconStore: &LexiconStore{db: b},
+		JobStore:     &JobStore{db: b},
 		db:           b,
 	}, nil
 }

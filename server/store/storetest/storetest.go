@@ -7,7 +7,8 @@
 // creation), per-account voice clone ids, and that no plaintext key is
 // stored; and, for stores with the optional interfaces, passwords and
 // sessions (store.Sessions) and lexicons (store.Lexicons: versions,
-// defaults, limits and isolation between accounts).
+// defaults, limits and isolation between accounts) and long-form jobs
+// (store.Jobs).
 package storetest
 
 import (
@@ -72,6 +73,7 @@ func (s Suite) Run(t *testing.T) {
 		{"DefaultLexicons", testDefaultLexicons},
 		{"DefaultsWhileDeleting", testDefaultsWhileDeleting},
 		{"UnstorableLexiconLookups", testUnstorableLexiconLookups},
+		{"Jobs", testJobs},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, s) })
 	}

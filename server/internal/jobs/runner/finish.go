@@ -1,0 +1,265 @@
+package runner
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/server/store"
+)
+
+// PartSize is the size of the parts a result file is kept in.
+const PartSize = 1 << 20
+
+// The names of a job's result files (store.JobFile.Name); a chapter's
+// audio is ChapterFile(n).
+const (
+	FileAudio      = "audio"
+	FileSRT        = "captions.srt"
+	FileVTT        = "captions.vtt"
+	FileTimestamps = "timestamps.json"
+)
+
+// ChapterFile names the audio file of chapter n (from 1).
+func ChapterFile(n int) string { return fmt.Sprintf("chapter-%d", n) }
+
+type finishWorker struct {
+	river.WorkerDefaults[finishArgs]
+	r *Runner
+}
+
+// Timing is a word's place in a job's whole audio (timestamps.json).
+type Timing struct {
+	Word    string  `json:"word"`
+	Start   float64 `json:"start"`
+	End     float64 `json:"end"`
+	Chapter int     `json:"chapter"`
+}
+
+// Timestamps is the body of timestamps.json.
+type Timestamps struct {
+	Chapters []ChapterTiming `json:"chapters"`
+	Words    []Timing        `json:"words"`
+}
+
+// ChapterTiming is where a chapter lies in the whole audio, in seconds.
+type ChapterTiming struct {
+	Title string  `json:"title"`
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+}
+
+// Work encodes a job's whole audio once, through one encoder, and each
+// chapter's, keeps them with the captions and word timings, and ends the
+// job succeeded; its segments' audio is then dropped.
+func (w *finishWorker) Work(ctx context.Context, rj *river.Job[finishArgs]) error {
+	err := w.finish(ctx, rj.Args.Job)
+	if err != nil && rj.Attempt >= rj.MaxAttempts && ctx.Err() == nil {
+		w.r.fail(ctx, rj.Args.Job, "the job's results could not be made: "+messageOf(err))
+		return nil
+	}
+	return err
+}
+
+func (w *finishWorker) finish(ctx context.Context, id string) error {
+	r := w.r
+	j, err := r.jobs.Job(ctx, "", id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case store.JobFinished(j.Status):
+		return nil
+	}
+	var spec Spec
+	if err := json.Unmarshal(j.Spec, &spec); err != nil {
+		r.fail(ctx, j.ID, "the job's request could not be read")
+		return nil
+	}
+	segs, err := r.jobs.JobSegments(ctx, j.ID, false)
+	if err != nil {
+		return err
+	}
+	format := encode.Format{Name: spec.Format, SampleRate: spec.Rate}
+	codec, err := r.cfg.Formats.Lookup(spec.Format)
+	if err != nil {
+		r.fail(ctx, j.ID, messageOf(err))
+		return nil
+	}
+	stamps := Timestamps{Chapters: make([]ChapterTiming, len(spec.Chapters)), Words: []Timing{}}
+	var at time.Duration // where the segment starts in the whole
+	_, err = r.encodeFile(ctx, j.ID, FileAudio, codec, format, nil, segs, func(s store.JobSegment, pcm []int16, words []word) {
+		if s.Seq == 0 || segs[s.Seq-1].Chapter != s.Chapter {
+			stamps.Chapters[s.Chapter] = ChapterTiming{Title: spec.Chapters[s.Chapter], Start: at.Seconds()}
+		}
+		for _, wd := range words {
+			stamps.Words = append(stamps.Words, Timing{Word: wd.W, Start: (at + ms(wd.S)).Seconds(), End: (at + ms(wd.E)).Seconds(), Chapter: s.Chapter + 1})
+		}
+		at += time.Duration(len(pcm)) * time.Second / time.Duration(spec.Rate)
+		stamps.Chapters[s.Chapter].End = at.Seconds()
+	})
+	if err != nil {
+		return err
+	}
+	for ch := range spec.Chapters {
+		var mine []store.JobSegment
+		for _, s := range segs {
+			if s.Chapter == ch {
+				mine = append(mine, s)
+			}
+		}
+		if _, err := r.encodeFile(ctx, j.ID, ChapterFile(ch+1), codec, format, nil, mine, nil); err != nil {
+			return err
+		}
+	}
+	raw, _ := json.Marshal(stamps)
+	for name, f := range map[string]struct {
+		data []byte
+		typ  string
+	}{
+		FileTimestamps: {raw, "application/json"},
+		FileSRT:        {captionsSRT(stamps), "application/x-subrip"},
+		FileVTT:        {captionsVTT(stamps), "text/vtt; charset=utf-8"},
+	} {
+		if err := r.putFile(ctx, j.ID, name, f.typ, f.data); err != nil {
+			return err
+		}
+	}
+	if _, err := r.jobs.SetJobStatus(ctx, j.ID, []string{store.JobRunning, store.JobQueued}, store.JobSucceeded, ""); err != nil {
+		return err
+	}
+	return r.jobs.DropSegmentAudio(ctx, j.ID)
+}
+
+func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+
+// encodeFile encodes segs, in order, through one encoder into the file
+// name, after head (an ID3 tag, say); each segment's samples and words
+// go to seen, if set, as they are read. It returns the file.
+func (r *Runner) encodeFile(ctx context.Context, job, name string, codec encode.Codec, f encode.Format, head []byte,
+	segs []store.JobSegment, seen func(store.JobSegment, []int16, []word)) (store.JobFile, error) {
+	pw := &partWriter{ctx: ctx, jobs: r.jobs, f: store.JobFile{Job: job, Name: name, ContentType: codec.ContentType}}
+	if _, err := pw.Write(head); err != nil {
+		return pw.f, err
+	}
+	enc, err := r.cfg.Formats.NewEncoder(&offsetWriter{pw, int64(len(head))}, f)
+	if err != nil {
+		return pw.f, err
+	}
+	for _, s := range segs {
+		full, err := r.jobs.JobSegment(ctx, job, s.Seq)
+		if err != nil {
+			return pw.f, err
+		}
+		pcm := make([]int16, len(full.PCM)/2)
+		for i := range pcm {
+			pcm[i] = int16(binary.LittleEndian.Uint16(full.PCM[2*i:]))
+		}
+		if seen != nil {
+			var words []word
+			if len(full.Words) > 0 {
+				if err := json.Unmarshal(full.Words, &words); err != nil {
+					return pw.f, err
+				}
+			}
+			seen(full, pcm, words)
+		}
+		if err := enc.Encode(pcm); err != nil {
+			return pw.f, err
+		}
+	}
+	if err := enc.Close(); err != nil {
+		return pw.f, err
+	}
+	return pw.f, pw.Close()
+}
+
+// putFile keeps a small file whole.
+func (r *Runner) putFile(ctx context.Context, job, name, contentType string, data []byte) error {
+	pw := &partWriter{ctx: ctx, jobs: r.jobs, f: store.JobFile{Job: job, Name: name, ContentType: contentType}}
+	if _, err := pw.Write(data); err != nil {
+		return err
+	}
+	return pw.Close()
+}
+
+// partWriter writes a file into the store in parts of PartSize. It
+// holds the first part until Close, so that an encoder may rewrite its
+// header there (WriteAt, as a complete clip's encoder does).
+type partWriter struct {
+	ctx   context.Context
+	jobs  store.Jobs
+	f     store.JobFile
+	first []byte
+	cur   []byte
+}
+
+func (w *partWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		buf := &w.cur
+		if w.f.Parts == 0 {
+			buf = &w.first
+		}
+		take := min(len(p), PartSize-len(*buf))
+		*buf = append(*buf, p[:take]...)
+		p = p[take:]
+		w.f.Size += int64(take)
+		if len(*buf) < PartSize {
+			continue
+		}
+		if w.f.Parts > 0 {
+			if err := w.jobs.PutJobFilePart(w.ctx, w.f.Job, w.f.Name, w.f.Parts, w.cur); err != nil {
+				return 0, err
+			}
+			w.cur = w.cur[:0]
+		}
+		w.f.Parts++
+	}
+	return n, nil
+}
+
+// WriteAt rewrites bytes of the first part.
+func (w *partWriter) WriteAt(p []byte, off int64) (int, error) {
+	if off < 0 || off+int64(len(p)) > int64(len(w.first)) {
+		return 0, fmt.Errorf("jobs: a rewrite at %d past the first part of %s", off, w.f.Name)
+	}
+	return copy(w.first[off:], p), nil
+}
+
+// Close keeps the last and the first part, then the file.
+func (w *partWriter) Close() error {
+	if w.f.Parts == 0 {
+		w.f.Parts = 1 // the first part, not full
+	} else if len(w.cur) > 0 {
+		if err := w.jobs.PutJobFilePart(w.ctx, w.f.Job, w.f.Name, w.f.Parts, w.cur); err != nil {
+			return err
+		}
+		w.f.Parts++
+	}
+	if err := w.jobs.PutJobFilePart(w.ctx, w.f.Job, w.f.Name, 0, append([]byte{}, w.first...)); err != nil {
+		return err
+	}
+	return w.jobs.PutJobFile(w.ctx, w.f)
+}
+
+// offsetWriter is a partWriter seen from off, where an encoder's output
+// starts after a head.
+type offsetWriter struct {
+	w   *partWriter
+	off int64
+}
+
+func (o *offsetWriter) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+func (o *offsetWriter) WriteAt(p []byte, off int64) (int, error) { return o.w.WriteAt(p, off+o.off) }
+
+var _ io.WriterAt = (*offsetWriter)(nil)
