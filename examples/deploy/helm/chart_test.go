@@ -144,6 +144,22 @@ func stripComments(doc string) string {
 	return b.String()
 }
 
+// queueMetric is the metric of the job queue's depth the workers scale on.
+const queueMetric = "voxkit_job_segments_pending"
+
+// TestQueueMetricServed: the metric the chart scales on is one the server
+// exports (docs/server.md lists every metric; the jobs runner's test
+// checks it is served).
+func TestQueueMetricServed(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "server.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "| `"+queueMetric+"` |") {
+		t.Errorf("docs/server.md lists no metric %s", queueMetric)
+	}
+}
+
 func TestChart(t *testing.T) {
 	r := render(t, nil)
 	if len(r.deployments) != 2 || r.deployments["worker"] == nil || r.deployments["gateway"] == nil {
@@ -208,7 +224,7 @@ func TestChart(t *testing.T) {
 		t.Errorf("the autoscaler scales %+v", h.Spec.ScaleTargetRef)
 	}
 	if len(h.Spec.Metrics) != 1 || h.Spec.Metrics[0].Type != autoscalingv2.ExternalMetricSourceType ||
-		h.Spec.Metrics[0].External.Metric.Name != "voxkit_job_segments_queued" ||
+		h.Spec.Metrics[0].External.Metric.Name != queueMetric ||
 		h.Spec.Metrics[0].External.Target.Type != autoscalingv2.AverageValueMetricType ||
 		h.Spec.Metrics[0].External.Target.AverageValue.String() != "4" {
 		t.Errorf("the autoscaler's metrics: %+v", h.Spec.Metrics)
@@ -304,7 +320,7 @@ func TestChartKEDA(t *testing.T) {
 		t.Errorf("the ScaledObject: %+v", s.Spec)
 	}
 	if len(s.Spec.Triggers) != 1 || s.Spec.Triggers[0].Type != "prometheus" ||
-		!strings.Contains(s.Spec.Triggers[0].Metadata["query"], "voxkit_job_segments_queued") ||
+		!strings.Contains(s.Spec.Triggers[0].Metadata["query"], queueMetric) ||
 		s.Spec.Triggers[0].Metadata["threshold"] != "3" || s.Spec.Triggers[0].Metadata["serverAddress"] == "" {
 		t.Errorf("the ScaledObject's triggers: %+v", s.Spec.Triggers)
 	}
