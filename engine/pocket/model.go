@@ -213,17 +213,22 @@ func (m *model) speak(ctx context.Context, primed []ort.Value, steps int, noise 
 	size := chunkFrames * int(m.latentDim)
 	eosStep := -1
 	for step := range maxFrames {
+		// As in sherpa-onnx, an end of speech at the very first frame
+		// (eosStep 0) never stops the piece before maxFrames. The end
+		// depends on earlier frames only, so it is known before the step's
+		// runs, which sherpa-onnx makes and discards (lm_main's, one frame's
+		// cost); the step's noise is still drawn, so a seed's next piece
+		// gets the same noise as before.
+		if eosStep > 0 && step >= eosStep+framesAfterEOS {
+			noise.fill(g.x.GetData())
+			break
+		}
 		frame, eos, err := g.frame(steps, noise)
 		if err != nil {
 			return err
 		}
 		if eosStep < 0 && eos > eosThreshold {
 			eosStep = step
-		}
-		// As in sherpa-onnx, an end of speech at the very first frame
-		// (eosStep 0) never stops the piece before maxFrames.
-		if eosStep > 0 && step >= eosStep+framesAfterEOS {
-			break
 		}
 		g.latents = append(g.latents, frame...)
 		if frameMade != nil {

@@ -185,3 +185,33 @@ func TestPrimedKeptPerVoice(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestNoStepPastTheEnd: a piece's end is known from earlier frames, so
+// the step that ends it runs nothing (sherpa-onnx runs lm_main and lm_flow
+// for it and discards them): a piece of a voice already primed runs
+// lm_main once for its text and once per frame, lm_flow steps times per
+// frame.
+func TestNoStepPastTheEnd(t *testing.T) {
+	e := loadGen(t)
+	v := cloneFile(t, e, filepath.Join(voicesDir(t), testModel, "test_wavs", "alto.wav"), Settings{Steps: 3, Temperature: 0.7, Seed: 5})
+	m, err := e.model(testModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	speak(t, e, v, parityTexts[0]) // primes the voice
+	var frames, mains, flows int
+	frameMade = func() { frames++ }
+	sessionRan = func(s *session) {
+		switch s {
+		case m.lmMain:
+			mains++
+		case m.lmFlow:
+			flows++
+		}
+	}
+	speak(t, e, v, parityTexts[0])
+	frameMade, sessionRan = nil, nil
+	if frames == 0 || mains != frames+1 || flows != 3*frames {
+		t.Errorf("%d frames ran lm_main %d times and lm_flow %d times, want %d and %d", frames, mains, flows, frames+1, 3*frames)
+	}
+}
