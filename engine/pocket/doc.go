@@ -40,6 +40,12 @@
 // exist, with the same chunk boundaries and so the same samples: the first
 // audio of a long sentence comes after its first 15 frames.
 //
+// A model keeps lm_main's states from call to call (the server calls once
+// per sentence): the sets its runs write into, and the states after the
+// latents of the last two voices spoken, so a voice's next sentence starts
+// there without running its latents again; the step that ends a piece runs
+// nothing. Close frees them (docs/voice-cloning.md gives their size).
+//
 // # Voices
 //
 // Clone runs the encoder on a recording (its first 10 s, resampled to

@@ -58,6 +58,7 @@ type model struct {
 	lmMain   *session
 	lmFlow   *session
 	decoder  *session
+	states   *states // lm_main's, kept from call to call
 }
 
 var errModelClosed = errors.New("pocket: model closed")
@@ -104,6 +105,7 @@ func openModel(name, dir string, threads int) (_ *model, err error) {
 	if err != nil {
 		return nil, err
 	}
+	m.states = newStates(m.lmMain)
 	m.latentDim = lastDim(m.lmMain.inputs[0], 32)
 	m.embedDim = lastDim(m.lmMain.inputs[1], 1024)
 	return m, nil
@@ -120,6 +122,9 @@ func (m *model) close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.closed = true
+	if m.states != nil {
+		m.states.close()
+	}
 	var errs []error
 	for _, s := range []*session{m.textCond, m.encoder, m.lmMain, m.lmFlow, m.decoder} {
 		errs = append(errs, s.close())
@@ -181,11 +186,11 @@ func (m *model) encode(ctx context.Context, samples []float32) (latents []float3
 // (Decoding in a goroutine of its own, beside the next frames, cost 8% more
 // CPU on a busy machine and gained no time: BenchmarkSynthesis.)
 //
-// primed are lm_main's states after the voice's latents (m.prime): every
+// primed are lm_main's states after the voice's latents (m.primed): every
 // piece's first run reads them (and leaves them), as if the piece had run
-// the voice itself; pool gives the sets the piece's states are written
-// into. Each frame's flow takes steps Euler steps from noise.
-func (m *model) speak(ctx context.Context, primed []ort.Value, pool *states, steps int, noise *noise, text string, emit func([]float32) error) error {
+// the voice itself; the piece's states are written into the model's sets
+// (states). Each frame's flow takes steps Euler steps from noise.
+func (m *model) speak(ctx context.Context, primed []ort.Value, steps int, noise *noise, text string, emit func([]float32) error) error {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
@@ -200,7 +205,7 @@ func (m *model) speak(ctx context.Context, primed []ort.Value, pool *states, ste
 		return err
 	}
 	defer release()
-	g := &generation{m: m, ctx: ctx, ro: ro, pool: pool, main: primed, borrowed: true}
+	g := &generation{m: m, ctx: ctx, ro: ro, pool: m.states, main: primed, borrowed: true}
 	defer g.free()
 	if err := g.prefill(ids); err != nil {
 		return err
@@ -208,17 +213,22 @@ func (m *model) speak(ctx context.Context, primed []ort.Value, pool *states, ste
 	size := chunkFrames * int(m.latentDim)
 	eosStep := -1
 	for step := range maxFrames {
+		// As in sherpa-onnx, an end of speech at the very first frame
+		// (eosStep 0) never stops the piece before maxFrames. The end
+		// depends on earlier frames only, so it is known before the step's
+		// runs, which sherpa-onnx makes and discards (lm_main's, one frame's
+		// cost); the step's noise is still drawn, so a seed's next piece
+		// gets the same noise as before.
+		if eosStep > 0 && step >= eosStep+framesAfterEOS {
+			noise.fill(g.x.GetData())
+			break
+		}
 		frame, eos, err := g.frame(steps, noise)
 		if err != nil {
 			return err
 		}
 		if eosStep < 0 && eos > eosThreshold {
 			eosStep = step
-		}
-		// As in sherpa-onnx, an end of speech at the very first frame
-		// (eosStep 0) never stops the piece before maxFrames.
-		if eosStep > 0 && step >= eosStep+framesAfterEOS {
-			break
 		}
 		g.latents = append(g.latents, frame...)
 		if frameMade != nil {
@@ -247,7 +257,7 @@ type generation struct {
 
 	pool     *states     // lm_main's sets of states
 	main     []ort.Value // lm_main's states
-	borrowed bool        // main are the primed states, read and not written
+	borrowed bool        // main are primed or zero states, read and not written
 	cond     ort.Value   // lm_main's conditioning and end-of-speech logit
 	eos      ort.Value
 	dir      ort.Value   // lm_flow's output
@@ -274,12 +284,33 @@ func (g *generation) free() {
 	}
 }
 
-// prime returns lm_main's states after a run on the voice's latents from
-// zero states: the start of every piece the voice speaks (sherpa-onnx
-// runs the voice again for each piece, to the same states). The caller
-// destroys them; pool gives the set they are written into and keeps the
-// zero states' set.
-func (m *model) prime(ctx context.Context, v *Voice, pool *states) ([]ort.Value, error) {
+// primed returns lm_main's states after a run on the voice's latents from
+// zero states, the start of every piece the voice speaks (sherpa-onnx
+// runs the voice again for each piece, to the same states), and their
+// release, which the caller calls once no run reads them. They are kept
+// for the voice's next calls (states).
+func (m *model) primed(ctx context.Context, v *Voice) ([]ort.Value, func(), error) {
+	if held, release, ok := m.states.hold(v.Latents, v.Frames); ok {
+		return held, release, nil
+	}
+	primed, err := m.prime(ctx, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	if primeRan != nil {
+		primeRan()
+	}
+	held, release := m.states.keep(v.Latents, v.Frames, primed)
+	return held, release, nil
+}
+
+// primeRan, when tests set it, is called after each run of a voice's
+// latents.
+var primeRan func()
+
+// prime runs lm_main on the voice's latents from the zero states and
+// returns the states it wrote (a set of the model's).
+func (m *model) prime(ctx context.Context, v *Voice) ([]ort.Value, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
@@ -290,11 +321,12 @@ func (m *model) prime(ctx context.Context, v *Voice, pool *states) ([]ort.Value,
 		return nil, err
 	}
 	defer release()
-	g := &generation{m: m, ctx: ctx, ro: ro, pool: pool}
-	defer g.free()
-	if g.main, err = m.lmMain.zeroStates(2); err != nil {
+	zero, err := m.states.zeros()
+	if err != nil {
 		return nil, err
 	}
+	g := &generation{m: m, ctx: ctx, ro: ro, pool: m.states, main: zero, borrowed: true}
+	defer g.free()
 	voice, err := ort.NewTensor(ort.NewShape(1, int64(v.Frames), int64(v.Dim)), v.Latents)
 	if err != nil {
 		return nil, fmt.Errorf("pocket: %w", err)
@@ -304,7 +336,7 @@ func (m *model) prime(ctx context.Context, v *Voice, pool *states) ([]ort.Value,
 		return nil, err
 	}
 	primed := g.main
-	g.main = nil
+	g.main, g.borrowed = nil, true
 	return primed, nil
 }
 

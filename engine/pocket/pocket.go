@@ -354,13 +354,11 @@ func (e *Engine) SynthesizeVoice(ctx context.Context, v *Voice, req engine.Reque
 	if len(spans) == 0 {
 		return ctx.Err()
 	}
-	pool := newStates(m.lmMain)
-	defer pool.close()
-	primed, err := m.prime(ctx, v, pool)
+	primed, release, err := m.primed(ctx, v)
 	if err != nil {
 		return err
 	}
-	defer destroy(primed)
+	defer release()
 	steps := v.Steps
 	if steps <= 0 {
 		steps = DefaultSteps
@@ -376,7 +374,7 @@ func (e *Engine) SynthesizeVoice(ctx context.Context, v *Voice, req engine.Reque
 			return err
 		}
 		var audio [][]float32 // this piece's chunks, kept only for word timings
-		err := m.speak(ctx, primed, pool, steps, noise, p.Text, func(samples []float32) error {
+		err := m.speak(ctx, primed, steps, noise, p.Text, func(samples []float32) error {
 			if err := ctx.Err(); err != nil {
 				return err // a chunk decoded as the call was cancelled is not sent
 			}

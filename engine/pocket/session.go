@@ -109,6 +109,9 @@ func (s *session) runInto(ctx context.Context, runOpts *ort.RunOptions, in, out 
 	for i, v := range out {
 		given[i] = v != nil
 	}
+	if sessionRan != nil {
+		defer sessionRan(s)
+	}
 	if err := s.s.RunWithOptions(in, out, runOpts); err != nil {
 		for i, v := range out {
 			if !given[i] && v != nil {
@@ -123,6 +126,9 @@ func (s *session) runInto(ctx context.Context, runOpts *ort.RunOptions, in, out 
 	}
 	return nil
 }
+
+// sessionRan, when tests set it, is called after each run of a session.
+var sessionRan func(*session)
 
 // sameShapes reports whether a and b are values of the same shapes.
 func sameShapes(a, b []ort.Value) bool {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/voxkit/voxkit/engine"
@@ -88,5 +89,129 @@ func TestStatesNotCopiedPerPiece(t *testing.T) {
 	t.Logf("%d bytes per piece of %d samples (a state is %d bytes)", perPiece, oneSamples, kvCacheBytes)
 	if perPiece >= kvCacheBytes {
 		t.Errorf("each piece allocates %d bytes, at least one state's %d: its states are copied", perPiece, kvCacheBytes)
+	}
+}
+
+// TestStatesKeptAcrossCalls: a model keeps lm_main's sets of states from
+// call to call (tts speaks a text sentence by sentence, one call each), so
+// a call after the first allocates less than one state's size: no zero
+// states, no set for the voice's primed states, none for the piece's.
+func TestStatesKeptAcrossCalls(t *testing.T) {
+	dir := kvModel(t)
+	e := load(t, Options{Models: []string{dir}, Threads: 1})
+	v := cloneFileWith(t, e, "pocket-kv", filepath.Join(voicesDir(t), testModel, "test_wavs", "alto.wav"), Settings{Steps: 1})
+	call := func() uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if err := e.SynthesizeVoice(context.Background(), v, engine.Request{Text: "This sentence is long enough to be a piece of its own."}, func(engine.Chunk) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	call() // the first call makes the sets
+	for i := range 3 {
+		if n := call(); n >= kvCacheBytes {
+			t.Errorf("call %d allocated %d bytes, at least one state's %d: the states are made anew per call", i+2, n, kvCacheBytes)
+		} else {
+			t.Logf("call %d allocated %d bytes (a state is %d)", i+2, n, kvCacheBytes)
+		}
+	}
+}
+
+// TestPrimedKeptPerVoice: the voice's latents are run through lm_main once
+// for the calls that speak it while it is among the last maxPrimed voices
+// spoken (sherpa-onnx runs them for every piece); voices coming and going,
+// and calls at once, give the samples a fresh engine gives.
+func TestPrimedKeptPerVoice(t *testing.T) {
+	dir := kvModel(t)
+	e := load(t, Options{Models: []string{dir}, Threads: 1})
+	fresh := load(t, Options{Models: []string{dir}, Threads: 1})
+	wavs := filepath.Join(voicesDir(t), testModel, "test_wavs")
+	voices := map[string]*Voice{
+		"alto": cloneFileWith(t, e, "pocket-kv", filepath.Join(wavs, "alto.wav"), Settings{Steps: 2}),
+		"bass": cloneFileWith(t, e, "pocket-kv", filepath.Join(wavs, "bass.wav"), Settings{Steps: 2}),
+	}
+	tenor, err := e.Clone(context.Background(), "pocket-kv", recording(3, 330), SampleRate, Settings{Steps: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	voices["tenor"] = tenor
+	const text = "Hello world, this is a test of the cloned voice."
+	want := map[string][]float32{}
+	for name, v := range voices {
+		want[name] = speak(t, fresh, v, text)
+	}
+	if maxLSB(want["alto"], want["bass"]) == 0 {
+		t.Fatal("alto and bass speak alike")
+	}
+	primes := 0
+	primeRan = func() { primes++ }
+	t.Cleanup(func() { primeRan = nil })
+	check := func(name string) {
+		t.Helper()
+		if got := speak(t, e, voices[name], text); len(got) != len(want[name]) || maxLSB(got, want[name]) != 0 {
+			t.Errorf("%s: %d samples, not the %d a fresh engine gives", name, len(got), len(want[name]))
+		}
+	}
+	for _, name := range []string{"alto", "alto", "bass", "alto", "bass"} {
+		check(name)
+	}
+	same := *voices["alto"] // another Voice value with alto's latents
+	if got := speak(t, e, &same, text); maxLSB(got, want["alto"]) != 0 {
+		t.Error("a copy of alto speaks otherwise")
+	}
+	if primes != 2 {
+		t.Errorf("alto, alto, bass, alto, bass and a copy of alto ran a voice's latents %d times, want 2 (once per voice)", primes)
+	}
+	primeRan = nil
+	for _, name := range []string{"tenor", "alto", "bass", "tenor"} { // past maxPrimed: voices are forgotten and primed again
+		check(name)
+	}
+	var wg sync.WaitGroup
+	for i := range 6 {
+		name := []string{"alto", "bass", "tenor"}[i%3]
+		wg.Go(func() {
+			var got []float32
+			err := e.SynthesizeVoice(context.Background(), voices[name], engine.Request{Text: text}, func(c engine.Chunk) error {
+				got = append(got, c.Samples...)
+				return nil
+			})
+			if err != nil || maxLSB(got, want[name]) != 0 || len(got) != len(want[name]) {
+				t.Errorf("%s at once with others: %v, %d samples, want the %d a fresh engine gives", name, err, len(got), len(want[name]))
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestNoStepPastTheEnd: a piece's end is known from earlier frames, so
+// the step that ends it runs nothing (sherpa-onnx runs lm_main and lm_flow
+// for it and discards them): a piece of a voice already primed runs
+// lm_main once for its text and once per frame, lm_flow steps times per
+// frame.
+func TestNoStepPastTheEnd(t *testing.T) {
+	e := loadGen(t)
+	v := cloneFile(t, e, filepath.Join(voicesDir(t), testModel, "test_wavs", "alto.wav"), Settings{Steps: 3, Temperature: 0.7, Seed: 5})
+	m, err := e.model(testModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	speak(t, e, v, parityTexts[0]) // primes the voice
+	var frames, mains, flows int
+	frameMade = func() { frames++ }
+	sessionRan = func(s *session) {
+		switch s {
+		case m.lmMain:
+			mains++
+		case m.lmFlow:
+			flows++
+		}
+	}
+	speak(t, e, v, parityTexts[0])
+	frameMade, sessionRan = nil, nil
+	if frames == 0 || mains != frames+1 || flows != 3*frames {
+		t.Errorf("%d frames ran lm_main %d times and lm_flow %d times, want %d and %d", frames, mains, flows, frames+1, 3*frames)
 	}
 }
