@@ -17,6 +17,8 @@ import (
 // not a 500; one at a rate whose ratio to the model's 24 kHz is fine
 // (44,101 Hz, 383,997 Hz: 24,000 and 8,000 exact phases) is cloned.
 func TestCloneOddRates(t *testing.T) {
+	// Recordings resampled from 383,997 Hz and cloned: seconds of CPU.
+	testserver.Long(t)
 	t.Parallel() // its own server and engines, no timing bound
 	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
 	for _, rate := range []int{1, 7999} {

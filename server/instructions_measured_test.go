@@ -66,6 +66,7 @@ const measuredText = "We were away a year ago, and we will go there again in the
 // (×1.26 and ×0.79), measured by autocorrelation over the voiced frames of
 // espeak-ng's voice; "deep" is "lower".
 func TestInstructionsPitchMeasured(t *testing.T) {
+	testserver.Long(t) // seconds of espeak-ng speech measured
 	t.Parallel()
 	e := testserver.New(t, testserver.Options{})
 	plain, _ := styledPCM(t, e, measuredText, "")
@@ -100,6 +101,7 @@ func TestInstructionsPitchMeasured(t *testing.T) {
 // voice in the direction the tag documents, and equal to the tag's own
 // rendering.
 func TestInstructionsStylesMeasured(t *testing.T) {
+	testserver.Long(t) // seconds of espeak-ng speech measured
 	t.Parallel()
 	e := testserver.New(t, testserver.Options{})
 	x, _ := styledPCM(t, e, measuredText, "")
@@ -176,6 +178,7 @@ func cartesiaPCM(t *testing.T, e *testserver.Env, text string, voice any, genera
 // "positivity" at high levels) map onto the same tags; what they hold
 // beyond that is named as ignored.
 func TestCartesiaEmotionMeasured(t *testing.T) {
+	testserver.Long(t) // seconds of espeak-ng speech measured
 	t.Parallel()
 	e := testserver.New(t, testserver.Options{})
 	voice := map[string]any{"mode": "id", "id": "en-us"}

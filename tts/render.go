@@ -59,7 +59,7 @@ const (
 // language, so that its sentences end as that language's do.
 func (s *Synthesizer) ParseTags(req Request) (tags.Script, error) {
 	lang := "" // the voice's, for the sentences' ends ("am 3. Tag" in German)
-	if v, err := s.voices.Lookup(req.Account, req.Voice); err == nil {
+	if v, err := s.voiceOf(req); err == nil {
 		lang = languageOf(v)
 	}
 	script, err := tags.Parse(req.Input, tags.Options{

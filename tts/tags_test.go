@@ -96,11 +96,21 @@ func seconds(x []float32) float64 { return float64(len(x)) / pcmRate }
 
 const sample = "The quick brown fox jumps over the lazy dog."
 
+// shortOnFake skips the measures of the espeak-ng rigs in -short runs:
+// they render seconds of real speech per tag (make test runs them); the
+// fake engine's rig measures the same effects in a fraction of that.
+func shortOnFake(t *testing.T, rig string) {
+	if testing.Short() && strings.HasPrefix(rig, "espeak") {
+		t.Skip("espeak-ng's measures take seconds; make test runs them")
+	}
+}
+
 // TestTagEffects measures each tag's effect against the same text said
 // plainly, on the fake engine and on espeak-ng.
 func TestTagEffects(t *testing.T) {
 	for _, rig := range tagRigs(t) {
 		t.Run(rig.name, func(t *testing.T) {
+			shortOnFake(t, rig.name)
 			plain, _ := rig.say(t, sample)
 			d0, f0, r0, p0 := seconds(plain), audiotest.EstimateF0(plain, pcmRate), dsp.RMS(plain), audiotest.Periodicity(plain, pcmRate)
 			t.Logf("plain: %.3f s, F0 %.1f Hz, RMS %.4f, periodicity %.2f", d0, f0, r0, p0)
@@ -204,6 +214,7 @@ func TestTagEvents(t *testing.T) {
 func TestTagStylesMore(t *testing.T) {
 	for _, rig := range tagRigs(t) {
 		t.Run(rig.name, func(t *testing.T) {
+			shortOnFake(t, rig.name)
 			plain, _ := rig.say(t, sample)
 			d0, f0, r0 := seconds(plain), audiotest.EstimateF0(plain, pcmRate), dsp.RMS(plain)
 			ratios := func(x []float32) (d, f, r float64) {

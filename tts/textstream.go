@@ -65,6 +65,7 @@ func (s *Synthesizer) StreamText(ctx context.Context, w io.Writer, req Request) 
 	if err != nil {
 		return nil, err
 	}
+	req.Resolved = v // each piece's ParseTags looks it up no more
 	req.Format.Streaming = true
 	o, err := s.newOutput(w, req, v)
 	if err != nil {

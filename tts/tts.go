@@ -378,6 +378,11 @@ type Request struct {
 	// Speed multiplies the speaking rate, from tags.MinRate to tags.MaxRate; 0
 	// means 1.
 	Speed float64
+	// Resolved, when its ID is set, is the voice Voice names as Account
+	// sees it, looked up in Options.Voices already (Checked sets it, and a
+	// server whose door looks a voice up once sets it there): the checks
+	// and the synthesis use it and do not look the voice up again.
+	Resolved voices.Voice
 	// Account is the caller's account id, which may use its own voice
 	// clones besides the global voices. Empty means global voices only.
 	// Render slots are shared fairly between accounts; "" is one account
@@ -612,10 +617,15 @@ func (p *Prepared) WriteClip(ctx context.Context, w io.Writer) (Result, error) {
 func (p *Prepared) prepare() error {
 	s, req := p.s, &p.req
 	written := req.Input
+	if strings.TrimSpace(req.Input) == "" {
+		return ErrEmptyInput // before the voice, as Check
+	}
 	v, err := s.check(*req)
 	if err != nil {
 		return err
 	}
+	req.Resolved = v // ParseTags and the renderer look it up no more
+
 	var rewritten func(int) bool // what SSML's say-as and sub wrote
 	if req.InputFormat == InputSSML || req.InputFormat == InputAuto && ssml.Is(req.Input) {
 		converted, err := ssml.Converter{Lang: languageOf(v), MaxBreaks: s.maxAudio}.Convert(req.Input)
@@ -701,20 +711,33 @@ func (s *Synthesizer) unspokenPhonemes(req Request, v voices.Voice, script tags.
 }
 
 // Check runs the checks of Prepare that cost little, and returns the
-// first error of theirs Prepare would return: the voice, the speed, the
-// format, the number of lexicons, and a plain text input's being empty
-// or too long (an SSML input's length is known once it is converted). A
-// server runs it before it admits a request, so that a request it
+// first error of theirs Prepare would return, in this order: the input's
+// being empty (ErrEmptyInput: the one owner of that rule), the voice, the
+// speed, the format, the number of lexicons, and a plain text input's
+// being too long (an SSML input's length is known once it is converted).
+// A server runs it before it admits a request, so that a request it
 // refuses for its limits costs it little, and Prepare after.
 func (s *Synthesizer) Check(req Request) error {
-	if _, err := s.check(req); err != nil {
-		return err
-	}
-	if req.InputFormat == InputSSML || req.InputFormat == InputAuto && ssml.Is(req.Input) {
-		return nil
-	}
-	_, err := s.checkText(req.Input)
+	_, err := s.Checked(req)
 	return err
+}
+
+// Checked is Check that returns req with its voice resolved
+// (Request.Resolved), so that Prepare does not look it up again.
+func (s *Synthesizer) Checked(req Request) (Request, error) {
+	if strings.TrimSpace(req.Input) == "" {
+		return req, ErrEmptyInput
+	}
+	v, err := s.check(req)
+	if err != nil {
+		return req, err
+	}
+	req.Resolved = v
+	if req.InputFormat == InputSSML || req.InputFormat == InputAuto && ssml.Is(req.Input) {
+		return req, nil
+	}
+	_, err = s.checkText(req.Input)
+	return req, err
 }
 
 // checkText refuses text (an input, SSML converted) that is empty or too
@@ -730,15 +753,12 @@ func (s *Synthesizer) checkText(input string) (int, error) {
 	return n, nil
 }
 
-// check validates what a request holds besides its input: the voice, the
-// speed and the format.
+// check validates what a request holds besides its input: the voice
+// (req.Resolved, else looked up), the speed and the format.
 func (s *Synthesizer) check(req Request) (voices.Voice, error) {
-	v, err := s.voices.Lookup(req.Account, req.Voice)
-	if errors.Is(err, engine.ErrUnsupportedVoice) {
-		return voices.Voice{}, fmt.Errorf("tts: voice %q: %w", req.Voice, err)
-	}
+	v, err := s.voiceOf(req)
 	if err != nil {
-		return voices.Voice{}, &UnknownVoiceError{Voice: req.Voice, Suggestions: s.voices.Suggest(req.Account, req.Voice, 3)}
+		return voices.Voice{}, err
 	}
 	if req.Speed != 0 {
 		if err := CheckSpeed(req.Speed); err != nil {
@@ -753,6 +773,21 @@ func (s *Synthesizer) check(req Request) (voices.Voice, error) {
 	}
 	if err := checkLexicons(req.Lexicons); err != nil {
 		return voices.Voice{}, err
+	}
+	return v, nil
+}
+
+// voiceOf is req's voice: req.Resolved when set, else the catalog's.
+func (s *Synthesizer) voiceOf(req Request) (voices.Voice, error) {
+	if req.Resolved.ID != "" {
+		return req.Resolved, nil
+	}
+	v, err := s.voices.Lookup(req.Account, req.Voice)
+	if errors.Is(err, engine.ErrUnsupportedVoice) {
+		return voices.Voice{}, fmt.Errorf("tts: voice %q: %w", req.Voice, err)
+	}
+	if err != nil {
+		return voices.Voice{}, &UnknownVoiceError{Voice: req.Voice, Suggestions: s.voices.Suggest(req.Account, req.Voice, 3)}
 	}
 	return v, nil
 }

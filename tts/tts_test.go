@@ -250,6 +250,9 @@ func BenchmarkSynthesizeParagraph(b *testing.B) {
 // TestEspeakIntelligible has a speech recognizer pick, among candidate
 // sentences, the one the pipeline spoke, at several output rates.
 func TestEspeakIntelligible(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the recognizer listens for seconds; make test runs it")
+	}
 	audiotest.Require(t, "pocketsphinx_continuous", "ffmpeg")
 	e, err := espeak.New(espeak.Options{})
 	if err != nil {

@@ -111,6 +111,9 @@ func startMemoryWithClones(t *testing.T, bin, what string, args ...string) {
 // request is a 429 rate_limit_exceeded with Retry-After — while the
 // clone in memory still speaks.
 func TestAlternatingVoicesLoadLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads clones again and again, for seconds; make test runs it")
+	}
 	if os.Getenv("ONNXRUNTIME_LIB") == "" && os.Getenv("CI") == "" {
 		t.Skip("ONNXRUNTIME_LIB not set (make test sets it)")
 	}

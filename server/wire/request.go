@@ -2,7 +2,6 @@ package wire
 
 import (
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -10,11 +9,10 @@ import (
 // speech.create) of account into the request to synthesize, in voice (sp's
 // voice as the door resolved it: an alias mapped to its voice). The
 // OpenAI door's conversion, as the vendors' api packages have theirs: the
-// core takes the tts.Request.
-func (sp Speech) Request(account, voice string) (tts.Request, *Error) {
-	if err := tts.CheckSpeed(sp.Speed); err != nil { // a speed the client sent: 0 is out of range, not the default
-		return tts.Request{}, fault.ToError(err, "")
-	}
+// core takes the tts.Request, and checks its speed, which the door hands
+// it as the speed the client sent (core.Job.Speed: 0 is out of range
+// there, not the default), and its input's having text (tts.ErrEmptyInput).
+func (sp Speech) Request(account, voice string) tts.Request {
 	req := tts.Request{
 		Voice:        voice,
 		Input:        sp.Input,
@@ -34,5 +32,5 @@ func (sp Speech) Request(account, voice string) (tts.Request, *Error) {
 	case InputSSML:
 		req.InputFormat = tts.InputSSML
 	}
-	return req, nil
+	return req
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/server/internal/fault"
@@ -127,8 +126,8 @@ func verbatim(normalize bool) *bool {
 
 // ParseSpeech decodes a speech request body and checks its shape: the
 // fields' JSON types, the values of its enumerations (stream_format,
-// timestamps) and that input has text. Ranges and limits (speed, input
-// length, formats, voices) are tts's to check. defaultFormat is the
+// timestamps) and that input is there. Whether it holds text, ranges and
+// limits (speed, input length, formats, voices) are tts's to check. defaultFormat is the
 // response_format of a request naming none; empty means
 // DefaultResponseFormat. Every failure is a *Error with status 400 whose
 // Param names the field at fault (empty for a body that is not a JSON
@@ -178,11 +177,8 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 	if err != nil {
 		return Speech{}, err
 	}
-	switch {
-	case !ok && !s.InputStream:
+	if !ok && !s.InputStream {
 		return Speech{}, fault.BadRequest(fault.CodeMissingParameter, "input", "Missing required parameter: 'input'.")
-	case strings.TrimSpace(in) == "" && !s.InputStream:
-		return Speech{}, fault.BadRequest(fault.CodeStringTooShort, "input", "input must contain text to speak.")
 	}
 	s.Input = in
 	if f, ok, err := stringField(raw, "response_format"); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxkit/voxkit/internal/testkit/openaisdk"
 	"github.com/voxkit/voxkit/server/internal/testserver"
 
 	"github.com/voxkit/voxkit/server/store/sqlite"
@@ -196,7 +197,7 @@ func TestSDKModelsWithClone(t *testing.T) {
 		key  string
 		want string
 	}{{e.Key, "user"}, {e.OtherKey, ""}} {
-		page, err := e.Client(tc.key).Models.List(ctx)
+		page, err := openaisdk.Client(e.TS, tc.key).Models.List(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,12 +211,12 @@ func TestSDKModelsWithClone(t *testing.T) {
 			t.Errorf("owned_by %q, want %q", owned, tc.want)
 		}
 	}
-	m, err := e.Client(e.Key).Models.Get(ctx, "sdk-clone")
+	m, err := openaisdk.Client(e.TS, e.Key).Models.Get(ctx, "sdk-clone")
 	if err != nil || m.OwnedBy != "user" {
 		t.Errorf("get: %+v %v", m, err)
 	}
-	_, err = e.Client(e.OtherKey).Models.Get(ctx, "sdk-clone")
-	testserver.CheckAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
+	_, err = openaisdk.Client(e.TS, e.OtherKey).Models.Get(ctx, "sdk-clone")
+	openaisdk.CheckAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
 }
 
 // TestVoiceCloneBaseRemoved: while its base voice is gone (a rescan

@@ -9,6 +9,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/fault"
+	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -58,31 +59,35 @@ func output(o *api.OutputFormat, containers ...string) (core.Output, *api.Error)
 	return f, nil
 }
 
-// toRequest turns the api.Generation request into voxkit's request (its
-// input the transcript), and names the fields voxkit accepts and
-// ignores.
-func (d door) toRequest(account string, g api.Generation, f core.Output) (tts.Request, []string, *api.Error) {
+// toJob turns the api.Generation request into voxkit's job (its input
+// the transcript; a pronunciation_dict_id names the lexicon it applies,
+// else the account's defaults apply), its voice looked up once, here
+// (tts.Request.Resolved), and its speed the core's to check
+// (core.Job.Speed); it names the fields voxkit accepts and ignores.
+func (d door) toJob(account string, g api.Generation, f core.Output) (core.Job, []string, *api.Error) {
 	if g.Voice == nil || g.Voice.ID == "" {
-		return tts.Request{}, nil, api.BadRequest(fault.CodeMissingParameter, "voice is required: {\"mode\": \"id\", \"id\": VOICE_ID}, where the id is a voxkit voice (GET /voices).")
+		return core.Job{}, nil, api.BadRequest(fault.CodeMissingParameter, "voice is required: {\"mode\": \"id\", \"id\": VOICE_ID}, where the id is a voxkit voice (GET /voices).")
 	}
 	if g.Voice.Mode != "" && g.Voice.Mode != "id" {
-		return tts.Request{}, nil, api.BadRequest(fault.CodeInvalidValue, "voice.mode %q is not supported: voxkit takes voices by id.", g.Voice.Mode)
+		return core.Job{}, nil, api.BadRequest(fault.CodeInvalidValue, "voice.mode %q is not supported: voxkit takes voices by id.", g.Voice.Mode)
 	}
-	req := tts.Request{Voice: d.c.Voices.Resolve(account, g.Voice.ID), Account: account, Format: f.Format}
+	j := core.Job{Request: tts.Request{Voice: g.Voice.ID, Account: account, Format: f.Format}, Voice: g.Voice.ID, Field: field}
+	if g.PronunciationDictID != "" {
+		j.Lexicons = []lexicons.LexiconRef{{ID: g.PronunciationDictID}}
+	}
 	if g.Transcript != nil {
-		req.Input = *g.Transcript
+		j.Request.Input = *g.Transcript
 	}
-	speed, e := api.Speed(&g)
-	if e != nil {
-		return req, nil, e
+	var e *api.Error
+	if j.Speed, e = api.Speed(&g); e != nil {
+		return j, nil, e
 	}
-	req.Speed = speed
 	var ignored []string
-	req.Instructions, ignored = g.Styles()
+	j.Request.Instructions, ignored = g.Styles()
 	switch g.Normalization {
 	case "", "auto":
 	case "off":
-		req.Normalize = tts.NormalizeOff
+		j.Request.Normalize = tts.NormalizeOff
 	default:
 		ignored = append(ignored, "normalization") // a locale: voxkit reads by the voice's language
 	}
@@ -95,8 +100,10 @@ func (d door) toRequest(account string, g api.Generation, f core.Output) (tts.Re
 		ignored = append(ignored, "add_phoneme_timestamps")
 	}
 	slices.Sort(ignored)
-	if _, werr := d.c.Voices.Voice(account, g.Voice.ID); werr != nil {
-		return req, nil, api.VoiceNotFound(g.Voice.ID)
+	v, werr := d.c.Voices.Voice(account, g.Voice.ID)
+	if werr != nil {
+		return j, nil, api.VoiceNotFound(g.Voice.ID)
 	}
-	return req, ignored, nil
+	j.Request.Voice, j.Request.Resolved = v.ID, v
+	return j, ignored, nil
 }

@@ -123,13 +123,13 @@ func (s *session) start(first api.Generation) (*core.Context, *api.Error) {
 		}
 	}
 	first.Transcript = nil // the context's text comes through its messages
-	req, _, e := s.d.toRequest(s.account, first, f)
+	j, _, e := s.d.toJob(s.account, first, f)
 	if e != nil {
 		return nil, e
 	}
-	c := &stream{s: s, id: first.Context, words: newWords(first.UseNormalizedTimestamps, s.d.c.Speech.Normalizer(req)), flushID: 1, last: time.Now(), start: time.Now()}
-	req.OnSentence = func(d tts.SentenceDone) { c.sentence(d, first.AddTimestamps) }
-	sj := core.StreamJob{Job: job(req, first, nil), Delay: delay, Flushed: c.flushed}
+	c := &stream{s: s, id: first.Context, words: newWords(first.UseNormalizedTimestamps, s.d.c.Speech.Normalizer(j.Request)), flushID: 1, last: time.Now(), start: time.Now()}
+	j.Request.OnSentence = func(d tts.SentenceDone) { c.sentence(d, first.AddTimestamps) }
+	sj := core.StreamJob{Job: j, Delay: delay, Flushed: c.flushed}
 	sj.Log = s.d.c.Log.With("request_id", s.requestID, "context_id", first.Context)
 	if first.AddTimestamps {
 		sj.Text = c.words.write

@@ -14,7 +14,6 @@ import (
 	"github.com/voxkit/voxkit/server/internal/cartesia/api"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/fault"
-	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/tts"
@@ -24,26 +23,26 @@ import (
 // body reads and checks the body of /tts/bytes or /tts/sse. Whether the
 // transcript has anything to say is tts's to tell (tts.ErrEmptyInput),
 // as Speak prepares it.
-func (d door) body(w http.ResponseWriter, r *http.Request, account string, containers ...string) (tts.Request, api.Generation, core.Output, *api.Error) {
+func (d door) body(w http.ResponseWriter, r *http.Request, account string, containers ...string) (core.Job, api.Generation, core.Output, *api.Error) {
 	var g api.Generation
 	if e := d.decode(w, r, &g); e != nil {
-		return tts.Request{}, g, core.Output{}, e
+		return core.Job{}, g, core.Output{}, e
 	}
 	if g.Transcript == nil {
-		return tts.Request{}, g, core.Output{}, api.BadRequest(fault.CodeMissingParameter, "transcript is required and may not be empty.")
+		return core.Job{}, g, core.Output{}, api.BadRequest(fault.CodeMissingParameter, "transcript is required and may not be empty.")
 	}
 	f, e := output(g.OutputFormat, containers...)
 	if e != nil {
-		return tts.Request{}, g, f, e
+		return core.Job{}, g, f, e
 	}
-	req, ignored, e := d.toRequest(account, g, f)
+	j, ignored, e := d.toJob(account, g, f)
 	if e != nil {
-		return req, g, f, e
+		return j, g, f, e
 	}
 	if len(ignored) > 0 {
 		w.Header().Set("X-Voxkit-Ignored", strings.Join(ignored, ", "))
 	}
-	return req, g, f, nil
+	return j, g, f, nil
 }
 
 // decode reads the JSON body of r into v.
@@ -58,26 +57,17 @@ func (d door) decode(w http.ResponseWriter, r *http.Request, v any) *api.Error {
 	return nil
 }
 
-// job is the core's job of req; a pronunciation_dict_id names the
-// lexicon it applies, else the account's defaults apply.
-func job(req tts.Request, g api.Generation, out core.Out) core.Job {
-	j := core.Job{Request: req, Voice: g.Voice.ID, Field: field, Out: out}
-	if g.PronunciationDictID != "" {
-		j.Lexicons = []lexicons.LexiconRef{{ID: g.PronunciationDictID}}
-	}
-	return j
-}
-
 // bytes answers POST /tts/bytes: the audio, streamed as it is
 // synthesized.
 func (d door) bytes(w http.ResponseWriter, r *http.Request, account string) *api.Error {
-	req, g, f, e := d.body(w, r, account, "raw", "wav", "mp3")
+	j, _, f, e := d.body(w, r, account, "raw", "wav", "mp3")
 	if e != nil {
 		return e
 	}
 	var contentType string
 	lw := d.c.Speech.Lazy(w, func() { w.Header().Set("Content-Type", contentType) })
-	return api.FromFault(d.c.Speech.SpeakHTTP(r, job(req, g, lw), nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
+	j.Out = lw
+	return api.FromFault(d.c.Speech.SpeakHTTP(r, j, nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
 		contentType = cmp.Or(f.ContentType, codec.ContentType)
 		res, err := p.Stream(r.Context(), f.Writer(lw))
 		if err == nil {
@@ -128,7 +118,7 @@ func (ev *events) Write(p []byte) (int, error) {
 // sse answers POST /tts/sse: chunk events as sentences are synthesized,
 // timestamps events when asked, then done.
 func (d door) sse(w http.ResponseWriter, r *http.Request, account string) *api.Error {
-	req, g, f, e := d.body(w, r, account, "raw")
+	j, g, f, e := d.body(w, r, account, "raw")
 	if e != nil {
 		return e
 	}
@@ -137,10 +127,10 @@ func (d door) sse(w http.ResponseWriter, r *http.Request, account string) *api.E
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 	})}
-	words := newWords(g.UseNormalizedTimestamps, d.c.Speech.Normalizer(req))
-	words.write(req.Input)
+	words := newWords(g.UseNormalizedTimestamps, d.c.Speech.Normalizer(j.Request))
+	words.write(j.Request.Input)
 	last := time.Now()
-	req.OnSentence = func(s tts.SentenceDone) {
+	j.Request.OnSentence = func(s tts.SentenceDone) {
 		ev.chunk(ev.audio.Take(), float64(time.Since(last).Microseconds())/1000)
 		last = time.Now()
 		if g.AddTimestamps {
@@ -148,7 +138,8 @@ func (d door) sse(w http.ResponseWriter, r *http.Request, account string) *api.E
 		}
 	}
 	late := func(werr *fault.Error) { ev.send(api.FromFault(werr).Event("", ri.ID)) } // the stream has begun: the error is its last event
-	return api.FromFault(d.c.Speech.SpeakHTTP(r, job(req, g, ev.lw), late, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
+	j.Out = ev.lw
+	return api.FromFault(d.c.Speech.SpeakHTTP(r, j, late, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
 		res, err := p.Stream(r.Context(), f.Writer(ev))
 		if err != nil {
 			return res, err

@@ -85,8 +85,12 @@ func (c *Core) Open(ctx context.Context, job StreamJob, w io.Writer) (*Input, er
 	if job.Start.IsZero() {
 		job.Start = time.Now()
 	}
-	// The format first, as a socket checked it before the core owned the
-	// codec: its errors come before the lexicons' and admission's.
+	// The speed the client sent, then the format, as the doors checked
+	// them before the core owned them: their errors come before the
+	// lexicons' and admission's.
+	if werr := job.speed(); werr != nil {
+		return nil, werr
+	}
 	codec, err := c.Synth.Codec(job.Request.Format)
 	if err != nil {
 		return nil, job.toError(err)

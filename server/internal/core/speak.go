@@ -63,8 +63,16 @@ var _ Speaker = (*Core)(nil)
 
 // Job is one speech request with its whole input.
 type Job struct {
-	// Request is what to synthesize, its voice resolved (Core.Voice).
+	// Request is what to synthesize, its voice's alias resolved
+	// (catalog.Catalog.Resolve), or its voice looked up already
+	// (tts.Request.Resolved: Speak looks it up no more).
 	Request tts.Request
+	// Speed is the speed the client sent, in its door's field; nil when
+	// it sent none. The core checks it (tts.CheckSpeed: a speed sent as
+	// 0 is out of range, not the default) for every door, which only
+	// words the error (fault.Error.Err is the *tts.SpeedError), and makes
+	// it Request.Speed.
+	Speed *float64
 	// Voice is the voice as the client named it, for its errors.
 	Voice string
 	// Field is the client's name of the text field, which errors about
@@ -89,17 +97,36 @@ type Job struct {
 }
 
 // check runs the checks of a request that cost little, before it is
-// admitted: the lexicons it names (which it reads none of yet) and
-// tts.Synthesizer.Check. It returns the lexicons for load.
+// admitted: the speed the client sent (speed), the lexicons it names
+// (which it reads none of yet) and tts.Synthesizer.Checked, which resolves
+// the voice for the rest of the job. It returns the lexicons for load.
 func (j *Job) check(ctx context.Context, c *Core) ([]lexicons.Named, *fault.Error) {
+	if werr := j.speed(); werr != nil {
+		return nil, werr
+	}
 	named, werr := c.Lexicons.Named(ctx, j.Request.Account, j.Lexicons, j.Request)
 	if werr != nil {
 		return nil, werr
 	}
-	if err := c.Synth.Check(j.Request); err != nil {
+	req, err := c.Synth.Checked(j.Request)
+	if err != nil {
 		return nil, j.toError(err)
 	}
+	j.Request = req
 	return named, nil
+}
+
+// speed checks the speed the client sent (Job.Speed) and makes it the
+// request's: the one place every door's speed is checked.
+func (j *Job) speed() *fault.Error {
+	if j.Speed == nil {
+		return nil
+	}
+	if err := tts.CheckSpeed(*j.Speed); err != nil {
+		return j.toError(err)
+	}
+	j.Request.Speed = *j.Speed
+	return nil
 }
 
 // load reads and parses the lexicons check found (once the job is

@@ -19,6 +19,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/sockets"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/tts"
+	"github.com/voxkit/voxkit/voices"
 )
 
 // ElevenLabs' input-streaming WebSockets: stream-input (one context per
@@ -82,8 +83,10 @@ func (d *door) socket(multi bool) route.Handler {
 		if eerr == nil && (r.Header.Get("xi-api-key") != "" || credentials.Bearer(r) != "" || d.c.Auth.HasHost()) {
 			account, eerr = d.admit(r, store.ScopeSpeech)
 		} // else the first message carries the key
+		var v voices.Voice // looked up once, here or at the first message
 		if eerr == nil && account != "" {
-			if _, werr := d.c.Voices.Voice(account, voice); werr != nil {
+			var werr *fault.Error
+			if v, werr = d.c.Voices.Voice(account, voice); werr != nil {
 				eerr = voiceNotFound(voice)
 			}
 		}
@@ -95,7 +98,7 @@ func (d *door) socket(multi bool) route.Handler {
 		creds := core.Creds{R: r, Key: r.Header.Get("xi-api-key"), Account: account}
 		return sockets.Serve(d.c.Sockets, w, r, sockets.Options{Creds: creds, Idle: idle}, func(ss *sockets.Session) sockets.Door[message] {
 			return &session{d: d, rt: ss, ctx: ss.Ctx, finished: make(chan struct{}), out: ss.Out, guard: ss.Guard, open: ss.Contexts, multi: multi,
-				account: account, voice: voice, format: f, norm: q.Get("apply_text_normalization")}
+				account: account, voice: voice, v: v, format: f, norm: q.Get("apply_text_normalization")}
 		})
 	}
 }
@@ -109,8 +112,9 @@ type session struct {
 	guard   *core.Guard
 	open    *core.ContextSet
 	multi   bool
-	account string // "" until the first message brings the key
-	voice   string // as the client named it
+	account string       // "" until the first message brings the key
+	voice   string       // as the client named it
+	v       voices.Voice // voice looked up, once the account is known
 	format  core.Output
 	norm    string // apply_text_normalization
 	// ending is set once the client has ended the session (stream-input's
@@ -157,7 +161,7 @@ func (s *session) Handle(m message, size int) (done bool, reason sockets.CloseRe
 			return true, refused(werr.Message)
 		}
 		s.account = account
-		if _, werr := s.d.c.Voices.Voice(account, s.voice); werr != nil {
+		if s.v, werr = s.d.c.Voices.Voice(account, s.voice); werr != nil {
 			return true, refused(voiceNotFound(s.voice).Message)
 		}
 	}
@@ -223,7 +227,7 @@ func (s *session) send(id string, m map[string]any) {
 // each sentence's audio is sent with its alignment, as it is spoken,
 // then isFinal at the context's end.
 func (s *session) start(id string, first message) (*core.Context, *api.Error) {
-	req, eerr := s.d.request(s.account, s.voice, "", first.VoiceSettings, s.norm, s.format)
+	j, eerr := s.d.request(s.account, s.v, s.voice, "", first.VoiceSettings, s.norm, s.format)
 	refs, lerr := refsOf(first.Locators)
 	if eerr = cmp.Or(eerr, lerr); eerr != nil {
 		return nil, eerr
@@ -233,13 +237,13 @@ func (s *session) start(id string, first message) (*core.Context, *api.Error) {
 		schedule = first.GenerationConfig.ChunkLengthSchedule
 	}
 	var audio core.Buffer
-	aligner := &align.Aligner{Normalize: s.d.c.Speech.Normalizer(req)}
-	req.OnSentence = func(d tts.SentenceDone) {
+	aligner := &align.Aligner{Normalize: s.d.c.Speech.Normalizer(j.Request)}
+	j.Request.OnSentence = func(d tts.SentenceDone) {
 		a, na := aligner.Sentence(d.Words, false)
 		s.audio(id, audio.Take(), a, na)
 	}
-	job := core.StreamJob{Job: core.Job{Request: req, Voice: s.voice, Field: textField, Lexicons: refs, Log: s.d.c.Log.With("request_id", route.RequestID(s.ctx))},
-		Delay: -1, Schedule: schedule, Text: aligner.Write}
+	j.Lexicons, j.Log = refs, s.d.c.Log.With("request_id", route.RequestID(s.ctx))
+	job := core.StreamJob{Job: j, Delay: -1, Schedule: schedule, Text: aligner.Write}
 	begun := time.Now()
 	sc, werr := s.open.Start(s.ctx, id, job, s.format.Writer(&audio), func(res tts.Result, err error) {
 		var werr *fault.Error

@@ -20,6 +20,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/tts/normalize"
+	"github.com/voxkit/voxkit/voices"
 )
 
 // textField is ElevenLabs' name of the text to speak, which errors about
@@ -87,29 +88,27 @@ type speechBody struct {
 	Locators               []api.Locator      `json:"pronunciation_dictionary_locators"`
 }
 
-// request turns the ElevenLabs request fields into voxkit's request.
-func (d *door) request(account, voice, text string, vs *api.VoiceSettings, normalization string, f core.Output) (tts.Request, *api.Error) {
-	req := tts.Request{Voice: d.c.Voices.Resolve(account, voice), Input: text, Account: account, Format: f.Format}
-	if vs != nil && vs.Speed != nil {
+// request turns the ElevenLabs request fields into voxkit's job, in the
+// voice v that voice (as the client named it) was looked up as, once, by
+// the caller (tts.Request.Resolved: nothing looks it up again); its speed
+// is the core's to check (core.Job.Speed) and its text's emptiness tts's:
+// their errors come back from the core, worded by toError.
+func (d *door) request(account string, v voices.Voice, voice, text string, vs *api.VoiceSettings, normalization string, f core.Output) (core.Job, *api.Error) {
+	job := core.Job{Request: tts.Request{Voice: v.ID, Resolved: v, Input: text, Account: account, Format: f.Format}, Voice: voice, Field: textField}
+	if vs != nil {
 		// ElevenLabs' speed, like voxkit's, multiplies the voice's own
 		// rate (1 is normal): the one scale, taken as it is, within
 		// voxkit's range (ElevenLabs' own is 0.7 to 1.2).
-		if err := tts.CheckSpeed(*vs.Speed); err != nil {
-			return req, api.NewError(http.StatusBadRequest, "invalid_voice_settings", "voice_settings.speed: "+err.Error())
-		}
-		req.Speed = *vs.Speed
+		job.Speed = vs.Speed
 	}
 	switch normalization {
 	case "", "auto", "on":
 	case "off":
-		req.Normalize = tts.NormalizeOff
+		job.Request.Normalize = tts.NormalizeOff
 	default:
-		return req, api.NewError(http.StatusBadRequest, "invalid_request", fmt.Sprintf("apply_text_normalization %q is not auto, on or off.", normalization))
+		return job, api.NewError(http.StatusBadRequest, "invalid_request", fmt.Sprintf("apply_text_normalization %q is not auto, on or off.", normalization))
 	}
-	if _, werr := d.c.Voices.Voice(account, voice); werr != nil {
-		return req, voiceNotFound(voice)
-	}
-	return req, nil
+	return job, nil
 }
 
 // speech answers POST /v1/text-to-speech/{voice_id} and its /stream,
@@ -123,15 +122,16 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request, account string) *a
 	if err := json.Unmarshal(body, &b); err != nil {
 		return api.NewError(http.StatusUnprocessableEntity, "invalid_request", "The body is not a JSON object of the text-to-speech request: "+fault.JSONFault(err))
 	}
-	if strings.TrimSpace(b.Text) == "" {
-		return api.NewError(http.StatusUnprocessableEntity, "invalid_request", "text is required and may not be empty.")
-	}
 	f, eerr := parseFormat(r.URL.Query().Get("output_format"))
 	if eerr != nil {
 		return eerr
 	}
 	voice := r.PathValue("voice")
-	req, eerr := d.request(account, voice, b.Text, b.VoiceSettings, b.ApplyTextNormalization, f)
+	v, werr := d.c.Voices.Voice(account, voice)
+	if werr != nil {
+		return voiceNotFound(voice)
+	}
+	job, eerr := d.request(account, v, voice, b.Text, b.VoiceSettings, b.ApplyTextNormalization, f)
 	refs, lerr := refsOf(b.Locators)
 	if eerr = cmp.Or(eerr, lerr); eerr != nil {
 		return eerr
@@ -148,7 +148,7 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request, account string) *a
 		if *b.Seed < 0 || *b.Seed > math.MaxUint32 {
 			return api.NewError(http.StatusUnprocessableEntity, "invalid_request", fmt.Sprintf("seed %d is not from 0 to %d.", *b.Seed, uint32(math.MaxUint32)))
 		}
-		req.Seed = *b.Seed
+		job.Request.Seed = *b.Seed
 	}
 	slices.Sort(ignored)
 	var contentType string
@@ -165,7 +165,7 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request, account string) *a
 		}
 		w.WriteHeader(http.StatusOK)
 	})
-	job := core.Job{Request: req, Voice: voice, Field: textField, Out: lw, Lexicons: refs}
+	job.Out, job.Lexicons = lw, refs
 	werr = d.c.Speech.SpeakHTTP(r, job, nil, func(p *tts.Prepared, codec encode.Codec) (tts.Result, error) {
 		var res tts.Result
 		var err error

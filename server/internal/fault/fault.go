@@ -101,11 +101,18 @@ type Error struct {
 	// RetryAfter, when not 0, is sent as the Retry-After header (whole
 	// seconds, rounded up); it is not part of the JSON.
 	RetryAfter time.Duration
+	// Err is the typed error it was made of where a door words it in its
+	// own shape (a *tts.SpeedError: a vendor door names its speed field);
+	// nil otherwise. It is not part of the JSON.
+	Err error
 }
 
 func (e *Error) Error() string {
 	return fmt.Sprintf("wire: %d %s: %s", e.Status, e.Type, e.Message)
 }
+
+// Unwrap returns Err.
+func (e *Error) Unwrap() error { return e.Err }
 
 // errorObject is the JSON inside {"error": ...}; empty param and code are
 // null, as OpenAI sends them.
@@ -367,7 +374,9 @@ func ToErrorOf(err error, voice, input string) *Error {
 	case errors.As(err, &audio):
 		return BadRequest(CodeAudioTooLong, input, "%s makes too much audio: %s", input, audio.Reason())
 	case errors.As(err, &speed):
-		return outOfRange("speed", speed.Speed, speed.Min, speed.Max)
+		e := outOfRange("speed", speed.Speed, speed.Min, speed.Max)
+		e.Err = speed
+		return e
 	case errors.As(err, &setting):
 		return outOfRange(setting.Setting, setting.Value, setting.Min, setting.Max)
 	case errors.As(err, &format) && !slices.Contains(format.Supported, format.Format.Name):

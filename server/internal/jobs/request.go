@@ -13,6 +13,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/jobs/runner"
 	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tts"
 )
 
 // MaxChapters is the most chapters a job may have.
@@ -82,8 +83,8 @@ func (d *door) parseJob(body []byte, account string) (submission, *fault.Error) 
 	if _, werr := d.Voices.Voice(account, sp.Voice); werr != nil {
 		return s, werr
 	}
-	if _, werr := sp.Request(account, d.Voices.Resolve(account, sp.Voice)); werr != nil {
-		return s, werr
+	if err := tts.CheckSpeed(sp.Speed); err != nil {
+		return s, fault.ToErrorOf(err, sp.Voice, "input")
 	}
 	s.spec.Format, s.spec.Rate = sp.Format, encode.Format{Name: sp.Format}.Rate()
 	s.chapters = chapters
@@ -114,12 +115,9 @@ func (d *door) request(spec runner.Spec, account, text string) (core.Job, error)
 	if werr != nil {
 		return core.Job{}, werr
 	}
-	req, werr := sp.Request(account, d.Voices.Resolve(account, sp.Voice))
-	if werr != nil {
-		return core.Job{}, werr
-	}
+	req := sp.Request(account, d.Voices.Resolve(account, sp.Voice))
 	req.Format = encode.Format{Name: "pcm", SampleRate: spec.Rate}
-	return core.Job{Request: req, Voice: sp.Voice, Lexicons: lexicons.RefsOf(sp.Lexicons)}, nil
+	return core.Job{Request: req, Voice: sp.Voice, Speed: &sp.Speed, Lexicons: lexicons.RefsOf(sp.Lexicons)}, nil
 }
 
 // chaptersOf reads input or chapters.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxkit/voxkit/internal/testkit/openaisdk"
 	"github.com/voxkit/voxkit/server/internal/testserver"
 
 	"github.com/openai/openai-go/v3"
@@ -86,7 +87,7 @@ func TestInstructionsHomeAssistant(t *testing.T) {
 	e := testserver.New(t, testserver.Options{})
 	for _, instructions := range []string{"Speak in a cheerful and calm tone.", "None"} {
 		var raw *http.Response
-		res, err := e.Client(e.Key).Audio.Speech.New(context.Background(), openai.AudioSpeechNewParams{
+		res, err := openaisdk.Client(e.TS, e.Key).Audio.Speech.New(context.Background(), openai.AudioSpeechNewParams{
 			Model: openai.SpeechModelGPT4oMiniTTS, Voice: openai.AudioSpeechNewParamsVoiceUnion{OfString: openai.String("marin")},
 			Input: "The lights in the kitchen are on.", ResponseFormat: openai.AudioSpeechNewParamsResponseFormatMP3,
 			Instructions: openai.String(instructions),

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxkit/voxkit/internal/testkit/openaisdk"
 	"github.com/voxkit/voxkit/server/internal/testserver"
 
 	"github.com/openai/openai-go/v3"
@@ -29,7 +30,7 @@ import (
 func TestSDKSpeechAllFormats(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
 	e := testserver.New(t, testserver.Options{})
-	c := e.Client(e.Key)
+	c := openaisdk.Client(e.TS, e.Key)
 	wantCodec := map[string]string{"wav": "pcm_s16le", "pcm": "pcm_s16le", "mp3": "mp3", "flac": "flac", "opus": "opus"}
 	for _, format := range encode.DefaultRegistry.Names() {
 		t.Run(format, func(t *testing.T) {
@@ -69,7 +70,7 @@ func TestSDKSpeechAllFormats(t *testing.T) {
 
 func TestSDKVoiceObjectAndClone(t *testing.T) {
 	e := testserver.New(t, testserver.Options{})
-	c := e.Client(e.Key)
+	c := openaisdk.Client(e.TS, e.Key)
 	res, err := c.Audio.Speech.New(context.Background(), openai.AudioSpeechNewParams{
 		Voice: openai.AudioSpeechNewParamsVoiceUnion{OfAudioSpeechNewsVoiceID: &openai.AudioSpeechNewParamsVoiceID{ID: "local-clone"}},
 		Input: "Mine.",
@@ -93,7 +94,7 @@ type speechAudioEvent struct {
 
 func TestSDKSpeechSSE(t *testing.T) {
 	e := testserver.New(t, testserver.Options{})
-	c := e.Client(e.Key)
+	c := openaisdk.Client(e.TS, e.Key)
 	res, err := c.Audio.Speech.New(context.Background(), openai.AudioSpeechNewParams{
 		Voice:          openai.AudioSpeechNewParamsVoiceUnion{OfString: openai.String("en-us")},
 		Input:          "First sentence. Second sentence. Third sentence.",
@@ -166,7 +167,7 @@ func TestSDKModels(t *testing.T) {
 		{e.Key, "local-clone", "other-clone"},
 		{e.OtherKey, "other-clone", "local-clone"},
 	} {
-		c := e.Client(tc.key)
+		c := openaisdk.Client(e.TS, tc.key)
 		page, err := c.Models.List(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -186,7 +187,7 @@ func TestSDKModels(t *testing.T) {
 			t.Errorf("get %s: %+v %v", tc.mine, m, err)
 		}
 		_, err = c.Models.Get(ctx, tc.not)
-		testserver.CheckAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
+		openaisdk.CheckAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
 	}
 }
 
@@ -219,28 +220,28 @@ func TestSDKErrors(t *testing.T) {
 		{"panic", e.Key, openai.AudioSpeechNewParams{Voice: voice("faulty"), Input: "Please PANIC."}, 500, "server_error", "internal_error", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := e.Client(tc.key).Audio.Speech.New(ctx, tc.params)
-			testserver.CheckAPIError(t, err, tc.status, tc.typ, tc.code, tc.param)
+			_, err := openaisdk.Client(e.TS, tc.key).Audio.Speech.New(ctx, tc.params)
+			openaisdk.CheckAPIError(t, err, tc.status, tc.typ, tc.code, tc.param)
 		})
 	}
 	// Errors the typed SDK methods cannot provoke, through its generic calls.
-	c := e.Client(e.Key)
+	c := openaisdk.Client(e.TS, e.Key)
 	_, err := c.Audio.Speech.New(ctx, openai.AudioSpeechNewParams{Voice: voice("en-us"), Input: strings.Repeat("a", 1<<20)})
-	testserver.CheckAPIError(t, err, 413, "invalid_request_error", "request_too_large", "")
+	openaisdk.CheckAPIError(t, err, 413, "invalid_request_error", "request_too_large", "")
 	err = c.Delete(ctx, "audio/speech", nil, nil)
-	testserver.CheckAPIError(t, err, 405, "invalid_request_error", "method_not_allowed", "")
+	openaisdk.CheckAPIError(t, err, 405, "invalid_request_error", "method_not_allowed", "")
 	err = c.Get(ctx, "nothing/here", nil, nil)
-	testserver.CheckAPIError(t, err, 404, "invalid_request_error", "not_found", "")
+	openaisdk.CheckAPIError(t, err, 404, "invalid_request_error", "not_found", "")
 	err = c.Post(ctx, "keys", map[string]int{"name": 5}, nil)
-	testserver.CheckAPIError(t, err, 400, "invalid_request_error", "invalid_type", "name")
+	openaisdk.CheckAPIError(t, err, 400, "invalid_request_error", "invalid_type", "name")
 	// The server keeps serving after the panic.
 	res, err := c.Audio.Speech.New(ctx, openai.AudioSpeechNewParams{Voice: voice("faulty"), Input: "Fine."})
 	if err != nil {
 		t.Fatalf("after panic: %v", err)
 	}
 	res.Body.Close()
-	_, err = e.Client(e.Key).Models.Get(ctx, "nobody")
-	testserver.CheckAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
+	_, err = openaisdk.Client(e.TS, e.Key).Models.Get(ctx, "nobody")
+	openaisdk.CheckAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
 }
 
 func TestHeadersAndTrailers(t *testing.T) {

@@ -21,10 +21,7 @@ func (d *door) speechRequest(body []byte, account string) (wire.Speech, tts.Requ
 	if err != nil {
 		return sp, tts.Request{}, fault.ToError(err, "")
 	}
-	req, werr := sp.Request(account, d.Voices.Resolve(account, sp.Voice))
-	if werr != nil {
-		return sp, req, werr
-	}
+	req := sp.Request(account, d.Voices.Resolve(account, sp.Voice))
 	switch {
 	case sp.InputStream:
 		return sp, req, fault.BadRequest(fault.CodeInvalidValue, "input_stream", "input_stream is for the WebSocket, GET /v1/audio/speech/ws; send the whole input here.")
@@ -49,7 +46,7 @@ func (d *door) speech(w http.ResponseWriter, r *http.Request) error {
 		return werr
 	}
 	defer release()
-	job := core.Job{Request: req, Voice: sp.Voice, Lexicons: lexicons.RefsOf(sp.Lexicons)}
+	job := core.Job{Request: req, Voice: sp.Voice, Speed: &sp.Speed, Lexicons: lexicons.RefsOf(sp.Lexicons)}
 	switch {
 	case sp.StreamFormat == wire.StreamSSE:
 		werr = d.speechSSE(w, r, sp, job)

@@ -68,16 +68,15 @@ func (s *session) start(st *stream) *fault.Error {
 	if werr := s.register(st); werr != nil {
 		return werr
 	}
-	req, w, werr := s.request(s.Ctx, st)
-	if werr == nil {
-		st.sc, werr = s.Contexts.Start(s.Ctx, st.id, s.streamJob(s.Ctx, st, req), w, func(res tts.Result, err error) {
-			last := s.last(st, w, res, err)
-			s.release(st)
-			if last != nil {
-				s.Out.Send(last)
-			}
-		})
-	}
+	req, w := s.request(s.Ctx, st)
+	var werr *fault.Error
+	st.sc, werr = s.Contexts.Start(s.Ctx, st.id, s.streamJob(s.Ctx, st, req), w, func(res tts.Result, err error) {
+		last := s.last(st, w, res, err)
+		s.release(st)
+		if last != nil {
+			s.Out.Send(last)
+		}
+	})
 	if werr != nil {
 		s.release(st)
 		return werr // credentials refused: the runtime closes the session after it
@@ -126,10 +125,7 @@ func (s *session) answer(st *stream) (last any) {
 	if m.SpeechErr != nil {
 		return errorMessage(st.id, fault.ToError(m.SpeechErr, ""))
 	}
-	req, w, werr := s.request(s.Ctx, st)
-	if werr != nil {
-		return errorMessage(st.id, werr)
-	}
+	req, w := s.request(s.Ctx, st)
 	ctx := st.ctx
 	var res tts.Result
 	var err error
@@ -156,13 +152,10 @@ func (s *session) answer(st *stream) (last any) {
 
 // request is st's speech.create as the request to synthesize, and the
 // writer of its audio, whose writes wait under ctx.
-func (s *session) request(ctx context.Context, st *stream) (tts.Request, *writer, *fault.Error) {
+func (s *session) request(ctx context.Context, st *stream) (tts.Request, *writer) {
 	st.start = time.Now()
 	sp := st.msg.Speech
-	req, werr := sp.Request(s.Guard.Account(), s.c.Voices.Resolve(s.Guard.Account(), sp.Voice))
-	if werr != nil {
-		return req, nil, werr
-	}
+	req := sp.Request(s.Guard.Account(), s.c.Voices.Resolve(s.Guard.Account(), sp.Voice))
 	// The content type comes from the core with the codec (StreamJob.Codec,
 	// Speak's), before any audio.
 	w := &writer{ctx: ctx, s: s, st: st, started: wire.WSStartedMessage{Type: wire.WSStarted, ID: st.id,
@@ -173,12 +166,12 @@ func (s *session) request(ctx context.Context, st *stream) (tts.Request, *writer
 			s.Out.Queue(ctx, sockets.Frame{Type: websocket.MessageText, Data: b, Skip: &st.dropped})
 		}
 	}
-	return req, w, nil
+	return req, w
 }
 
 // job is the core's job of st's request.
 func (s *session) job(st *stream, req tts.Request) core.Job {
-	return core.Job{Request: req, Voice: st.msg.Speech.Voice, Start: st.start, Lexicons: core.RefsOf(st.msg.Speech.Lexicons),
+	return core.Job{Request: req, Voice: st.msg.Speech.Voice, Speed: &st.msg.Speech.Speed, Start: st.start, Lexicons: core.RefsOf(st.msg.Speech.Lexicons),
 		Log: s.c.Log.With("request_id", s.Info.ID, "id", st.id)}
 }
 

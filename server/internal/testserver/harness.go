@@ -19,8 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/enginetest"
@@ -186,13 +184,6 @@ func New(t testing.TB, o Options) *Env {
 	}))
 	t.Cleanup(e.TS.Close)
 	return e
-}
-
-// Client returns an official OpenAI SDK client for the server.
-func (e *Env) Client(key string) *openai.Client {
-	c := openai.NewClient(option.WithBaseURL(e.TS.URL+"/v1/"), option.WithAPIKey(key),
-		option.WithMaxRetries(0), option.WithHTTPClient(e.TS.Client()))
-	return &c
 }
 
 // Do sends a raw request.

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"io"
 	"net/http"
@@ -19,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/voxkit/voxkit/engine"
@@ -72,18 +70,6 @@ func Probe(t *testing.T, audio []byte, format string) (codec string, rate int, d
 	t.Helper()
 	p := audiotest.ProbeBytes(t, audio, format)
 	return p.Codec, p.SampleRate, p.Duration
-}
-
-func CheckAPIError(t *testing.T, err error, status int, typ, code, param string) {
-	t.Helper()
-	var apiErr *openai.Error
-	if !errors.As(err, &apiErr) {
-		t.Fatalf("error %v is not an *openai.Error", err)
-	}
-	if apiErr.StatusCode != status || apiErr.Type != typ || apiErr.Code != code || apiErr.Param != param || apiErr.Message == "" {
-		t.Errorf("got %d type=%q code=%q param=%q msg=%q; want %d %q %q %q",
-			apiErr.StatusCode, apiErr.Type, apiErr.Code, apiErr.Param, apiErr.Message, status, typ, code, param)
-	}
 }
 
 // APIError reads an error response and checks its shape.

@@ -16,10 +16,12 @@ import (
 // (espeak-ng 22050 Hz, a Piper voice its config's rate, Kokoro 24000 Hz),
 // or at encode.DefaultSampleRate when the voice's engine does not say (a
 // gateway's voices). Errors about the text name Wyoming's field, text.
+// v is the voice as session.voice looked it up, once: the request
+// carries it (tts.Request.Resolved).
 func (s *session) job(v voices.Voice, text string, format tts.InputFormat) (core.Job, *audioOut) {
 	rate := cmp.Or(v.SampleRate, encode.DefaultSampleRate)
 	out := &audioOut{s: s, format: map[string]any{"rate": rate, "width": 2, "channels": 1}}
-	req := tts.Request{Voice: v.ID, Input: text, InputFormat: format, Account: s.account,
+	req := tts.Request{Voice: v.ID, Resolved: v, Input: text, InputFormat: format, Account: s.account,
 		Format: encode.Format{Name: "pcm", SampleRate: rate, Streaming: true}}
 	return core.Job{Request: req, Voice: v.ID, Field: "text", Out: out, Log: s.log}, out
 }

@@ -1,11 +1,13 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/voxkit/voxkit/server/internal/fault"
+	"github.com/voxkit/voxkit/tts"
 )
 
 // Transcript is the field of a request's text, which errors name.
@@ -39,6 +41,9 @@ func BadRequest(code, format string, args ...any) *Error {
 func FromFault(werr *fault.Error) *Error {
 	if werr == nil {
 		return nil
+	}
+	if bad := (*tts.SpeedError)(nil); errors.As(werr, &bad) {
+		return speedError(bad)
 	}
 	code := werr.Code
 	if code == fault.CodeStringTooShort && werr.Param == Transcript {

@@ -1,9 +1,6 @@
 package api
 
 import (
-	"cmp"
-	"errors"
-
 	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -16,22 +13,29 @@ import (
 // from it. The deprecated speed words are points of Cartesia's range.
 var speeds = map[string]float64{"slowest": 0.6, "slow": 0.8, "normal": 1, "fast": 1.25, "fastest": 1.5}
 
-// Speed is the voxkit speed g asks for, 0 for the voice's own.
-func Speed(g *Generation) (float64, *Error) {
-	var speed float64
+// Speed is the voxkit speed g asks for, nil for the voice's own. The
+// core checks generation_config.speed against voxkit's range (core.Job.Speed);
+// FromFault words its error. A speed word the door does not know is
+// refused here.
+func Speed(g *Generation) (*float64, *Error) {
+	var speed *float64
 	if c := g.GenerationConfig; c != nil && c.Speed != nil {
-		var bad *tts.SpeedError
-		if errors.As(tts.CheckSpeed(*c.Speed), &bad) {
-			return 0, BadRequest(fault.CodeInvalidValue, "generation_config.speed %g is not between %g and %g.", bad.Speed, bad.Min, bad.Max)
-		}
-		speed = *c.Speed
+		speed = c.Speed
 	}
 	if g.Speed != "" {
 		word, ok := speeds[g.Speed]
 		if !ok {
-			return 0, BadRequest(fault.CodeInvalidValue, "speed %q is not slow, normal or fast.", g.Speed)
+			return nil, BadRequest(fault.CodeInvalidValue, "speed %q is not slow, normal or fast.", g.Speed)
 		}
-		speed = cmp.Or(speed, word)
+		if speed == nil { // generation_config.speed wins
+			speed = &word
+		}
 	}
 	return speed, nil
+}
+
+// speedError is the error of a generation_config.speed outside voxkit's
+// range, as Cartesia's door words it.
+func speedError(bad *tts.SpeedError) *Error {
+	return BadRequest(fault.CodeInvalidValue, "generation_config.speed %g is not between %g and %g.", bad.Speed, bad.Min, bad.Max)
 }

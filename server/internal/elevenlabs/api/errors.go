@@ -1,11 +1,14 @@
 package api
 
 import (
+	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"time"
 
 	"github.com/voxkit/voxkit/server/internal/fault"
+	"github.com/voxkit/voxkit/tts"
 )
 
 // Error is an error as ElevenLabs shapes it:
@@ -28,6 +31,13 @@ func NewError(status int, code, message string) *Error {
 // is the most contexts a socket may hold open.
 func FromFault(werr *fault.Error, maxContexts int) *Error {
 	status, message := werr.Code, werr.Message
+	var speed *tts.SpeedError
+	switch {
+	case errors.As(werr, &speed): // the core's check of voice_settings.speed
+		return NewError(http.StatusBadRequest, "invalid_voice_settings", "voice_settings.speed: "+speed.Error())
+	case werr.Code == fault.CodeStringTooShort && werr.Param == "text": // tts.ErrEmptyInput
+		return NewError(http.StatusUnprocessableEntity, "invalid_request", "text is required and may not be empty.")
+	}
 	switch werr.Code {
 	case fault.CodeMissingAPIKey:
 		status, message = "needs_authorization", MissingKey
