@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/internal/captions"
 	"github.com/voxkit/voxkit/server/store"
 )
 
@@ -96,6 +97,7 @@ func (w *finishWorker) finish(ctx context.Context, id string) error {
 	}
 	stamps := Timestamps{Chapters: make([]ChapterTiming, len(spec.Chapters)), Words: []Timing{}}
 	var at time.Duration // where the segment starts in the whole
+	var cues []captions.Cue
 	_, err = r.encodeFile(ctx, j.ID, FileAudio, codec, format, nil, segs, func(s store.JobSegment, pcm []int16, words []word) {
 		if s.Seq == 0 || segs[s.Seq-1].Chapter != s.Chapter {
 			stamps.Chapters[s.Chapter] = ChapterTiming{Title: spec.Chapters[s.Chapter], Start: at.Seconds()}
@@ -103,6 +105,7 @@ func (w *finishWorker) finish(ctx context.Context, id string) error {
 		for _, wd := range words {
 			stamps.Words = append(stamps.Words, Timing{Word: wd.W, Start: (at + ms(wd.S)).Seconds(), End: (at + ms(wd.E)).Seconds(), Chapter: s.Chapter + 1})
 		}
+		cues = append(cues, segmentCues(s.Text, words, at)...)
 		at += time.Duration(len(pcm)) * time.Second / time.Duration(spec.Rate)
 		stamps.Chapters[s.Chapter].End = at.Seconds()
 	})
@@ -126,8 +129,8 @@ func (w *finishWorker) finish(ctx context.Context, id string) error {
 		typ  string
 	}{
 		FileTimestamps: {raw, "application/json"},
-		FileSRT:        {captionsSRT(stamps), "application/x-subrip"},
-		FileVTT:        {captionsVTT(stamps), "text/vtt; charset=utf-8"},
+		FileSRT:        {captionFile(cues, captions.SRT), captions.SRT.ContentType()},
+		FileVTT:        {captionFile(cues, captions.WebVTT), captions.WebVTT.ContentType()},
 	} {
 		if err := r.putFile(ctx, j.ID, name, f.typ, f.data); err != nil {
 			return err
