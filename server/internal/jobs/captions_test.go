@@ -2,7 +2,12 @@ package jobs_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -122,4 +127,64 @@ func alnum(s string) string {
 		}
 		return -1
 	}, s)
+}
+
+// A job's mp3 opens with an ID3 tag of its chapters: ffprobe reads their
+// titles (an untitled one is "Chapter N") and times, within 10 ms of
+// timestamps.json's; byte ranges of the file still answer.
+func TestJobChaptersTag(t *testing.T) {
+	ffprobe, err := exec.LookPath("ffprobe")
+	if err != nil {
+		t.Skip("no ffprobe")
+	}
+	e := jobEnv(t, "", server.JobOptions{})
+	chs := book(3, 300)
+	chs[1]["title"] = ""
+	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "mp3", "chapters": chs})
+	waitStatus(t, e, j.ID, store.JobSucceeded)
+	_, raw := fetch(t, e, e.Key, "/v1/audio/jobs/"+j.ID+"/timestamps.json")
+	var ts runner.Timestamps
+	if err := json.Unmarshal(raw, &ts); err != nil || len(ts.Chapters) != 3 {
+		t.Fatalf("timestamps: %v, %d chapters", err, len(ts.Chapters))
+	}
+	res, whole := fetch(t, e, e.Key, "/v1/audio/jobs/"+j.ID+"/audio")
+	if res.StatusCode != http.StatusOK || string(whole[:3]) != "ID3" {
+		t.Fatalf("audio: %d, opens %q", res.StatusCode, whole[:min(3, len(whole))])
+	}
+	path := filepath.Join(t.TempDir(), "book.mp3")
+	if err := os.WriteFile(path, whole, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(ffprobe, "-v", "error", "-show_chapters", "-of", "json", path).Output()
+	if err != nil {
+		t.Fatalf("ffprobe: %v", err)
+	}
+	var probe struct {
+		Chapters []struct {
+			Start string            `json:"start_time"`
+			End   string            `json:"end_time"`
+			Tags  map[string]string `json:"tags"`
+		} `json:"chapters"`
+	}
+	if err := json.Unmarshal(out, &probe); err != nil || len(probe.Chapters) != 3 {
+		t.Fatalf("ffprobe: %v, %s", err, out)
+	}
+	for i, c := range probe.Chapters {
+		want := ts.Chapters[i].Title
+		if want == "" {
+			want = fmt.Sprintf("Chapter %d", i+1)
+		}
+		start, _ := strconv.ParseFloat(c.Start, 64)
+		end, _ := strconv.ParseFloat(c.End, 64)
+		if c.Tags["title"] != want || math.Abs(start-ts.Chapters[i].Start) > 0.01 || math.Abs(end-ts.Chapters[i].End) > 0.01 {
+			t.Errorf("chapter %d: %q %.3f-%.3f, timestamps.json %q %.3f-%.3f", i+1, c.Tags["title"], start, end, want, ts.Chapters[i].Start, ts.Chapters[i].End)
+		}
+	}
+	if end := ts.Chapters[2].End; end < 5 {
+		t.Errorf("the book ends at %.3f s", end)
+	}
+	res, part := fetch(t, e, e.Key, "/v1/audio/jobs/"+j.ID+"/audio", "Range", "bytes=0-99")
+	if res.StatusCode != http.StatusPartialContent || string(part) != string(whole[:100]) {
+		t.Errorf("range: %d, %d bytes", res.StatusCode, len(part))
+	}
 }

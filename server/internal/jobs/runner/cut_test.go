@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/internal/captions"
+	"github.com/voxkit/voxkit/internal/codec/id3"
 )
 
 func TestCut(t *testing.T) {
@@ -54,5 +55,26 @@ func TestSegmentCues(t *testing.T) {
 	}
 	if got, want := string(captionFile(segmentCues(text, words, 0), captions.SRT)), "1\n00:00:00,100 --> 00:00:01,000\n\"Hello there.\"\n\n2\n00:00:01,200 --> 00:00:01,500\nNext\n\n"; got != want {
 		t.Errorf("SRT %q, want %q", got, want)
+	}
+}
+
+// The mp3's tag of the most chapters a job holds (1000), each with a long
+// title, fits in the file's first part, where it is written again.
+func TestChapterMarksFit(t *testing.T) {
+	spec := Spec{Chapters: make([]string, 1000)}
+	for i := range spec.Chapters {
+		spec.Chapters[i] = strings.Repeat("é", 5000)
+	}
+	spec.Chapters[3] = " "
+	marks := chapterMarks(spec)
+	if marks[3].Title != "Chapter 4" || utf8.RuneCountInString(marks[0].Title) != maxMarkTitle {
+		t.Errorf("titles %q, %d characters", marks[3].Title, utf8.RuneCountInString(marks[0].Title))
+	}
+	for i := range marks {
+		marks[i].Start, marks[i].End = time.Duration(i)*time.Hour, time.Duration(i+1)*time.Hour
+	}
+	b, err := id3.Tag{Chapters: marks}.Marshal()
+	if err != nil || len(b) >= PartSize {
+		t.Errorf("tag of %d bytes (part %d): %v", len(b), PartSize, err)
 	}
 }
