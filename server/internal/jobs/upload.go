@@ -93,11 +93,6 @@ type chapter struct {
 func parseBook(filename, contentType string, data []byte) ([]chapter, *fault.Error) {
 	chs, err := book.Parse(filename, contentType, data)
 	if err != nil {
-		var fe *book.FormatError
-		msg := err.Error()
-		if errors.As(err, &fe) {
-			msg = fe.Msg
-		}
 		switch {
 		case errors.Is(err, book.ErrUnsupported):
 			return nil, fault.BadRequest(fault.CodeUnsupportedMedia, "file", "Unsupported file %s: send plain text (.txt), Markdown (.md), HTML or EPUB.", fault.Echo(filename))
@@ -106,7 +101,7 @@ func parseBook(filename, contentType string, data []byte) ([]chapter, *fault.Err
 		case errors.Is(err, book.ErrEncoding):
 			return nil, fault.BadRequest(fault.CodeInvalidValue, "file", "The file is not UTF-8 text.")
 		}
-		return nil, fault.BadRequest(fault.CodeInvalidValue, "file", "The file could not be read as a book: %s.", fault.Clip(msg, 200))
+		return nil, fault.BadRequest(fault.CodeInvalidValue, "file", "%s", fault.Clip(err.Error(), 300))
 	}
 	out := make([]chapter, len(chs))
 	for i, c := range chs {
