@@ -3,6 +3,7 @@ package jobs
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -10,8 +11,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/voxkit/voxkit/internal/book"
 	"github.com/voxkit/voxkit/server/internal/fault"
 )
 
@@ -85,43 +86,29 @@ type chapter struct {
 	Input string `json:"input"`
 }
 
-// parseBook reads an uploaded text into chapters: plain text is one
-// chapter named for the file; in Markdown each "#" or "##" heading
-// starts a chapter of its title.
-//
-// TODO(media): replace with package internal/book's Parse (txt, md and
-// EPUB, whose spine and nav give chapters) once it is merged.
+// parseBook reads an uploaded book into chapters with package book:
+// plain text, Markdown (a chapter at each "#" or "##" heading), HTML and
+// EPUB (its spine, cut where its table of contents points). A book of one
+// untitled chapter (plain text) is named for the file.
 func parseBook(filename, contentType string, data []byte) ([]chapter, *fault.Error) {
-	mt, _, _ := mime.ParseMediaType(contentType)
-	ext := strings.ToLower(path.Ext(filename))
-	if !utf8.Valid(data) {
-		return nil, fault.BadRequest(fault.CodeInvalidValue, "file", "The file is not UTF-8 text.")
-	}
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
-	title := strings.TrimSuffix(path.Base(filename), path.Ext(filename))
-	switch {
-	case ext == ".md" || ext == ".markdown" || mt == "text/markdown":
-		var out []chapter
-		cur := chapter{}
-		for line := range strings.Lines(text) {
-			if h, ok := strings.CutPrefix(line, "#"); ok && (strings.HasPrefix(h, " ") || strings.HasPrefix(h, "# ")) {
-				if strings.TrimSpace(cur.Input) != "" {
-					out = append(out, cur)
-				}
-				cur = chapter{Title: strings.TrimSpace(strings.TrimLeft(h, "#"))}
-				continue
-			}
-			cur.Input += line
-		}
-		if strings.TrimSpace(cur.Input) != "" {
-			out = append(out, cur)
-		}
-		if len(out) == 0 {
+	chs, err := book.Parse(filename, contentType, data)
+	if err != nil {
+		switch {
+		case errors.Is(err, book.ErrUnsupported):
+			return nil, fault.BadRequest(fault.CodeUnsupportedMedia, "file", "Unsupported file %s: send plain text (.txt), Markdown (.md), HTML or EPUB.", fault.Echo(filename))
+		case errors.Is(err, book.ErrEmpty):
 			return nil, fault.BadRequest(fault.CodeStringTooShort, "file", "The file has no text to speak.")
+		case errors.Is(err, book.ErrEncoding):
+			return nil, fault.BadRequest(fault.CodeInvalidValue, "file", "The file is not UTF-8 text.")
 		}
-		return out, nil
-	case ext == ".txt" || mt == "text/plain" || ext == "" && mt == "":
-		return []chapter{{Title: title, Input: text}}, nil
+		return nil, fault.BadRequest(fault.CodeInvalidValue, "file", "%s", fault.Clip(err.Error(), 300))
 	}
-	return nil, fault.BadRequest(fault.CodeUnsupportedMedia, "file", "Unsupported file %s: send plain text (.txt) or Markdown (.md); EPUB is not read yet.", fault.Echo(filename))
+	out := make([]chapter, len(chs))
+	for i, c := range chs {
+		out[i] = chapter{Title: c.Title, Input: c.Text}
+	}
+	if len(out) == 1 && out[0].Title == "" {
+		out[0].Title = strings.TrimSuffix(path.Base(filename), path.Ext(filename))
+	}
+	return out, nil
 }

@@ -1,10 +1,12 @@
 package jobs_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/json"
 	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +51,7 @@ func TestJobUpload(t *testing.T) {
 		data []byte
 		code string
 	}{
-		{"book.epub", []byte("PK\x03\x04"), "unsupported_media_type"},
+		{"book.epub", []byte("PK\x03\x04"), "invalid_value"},
 		{"book.txt", []byte{0xff, 0xfe, 0x00}, "invalid_value"},
 		{"book.md", []byte("# Only a title\n"), "string_below_min_length"},
 	} {
@@ -80,4 +82,69 @@ func TestJobMetrics(t *testing.T) {
 	if n := value("voxkit_job_segment_renders_total"); n != float64(end.Progress.SegmentsTotal) {
 		t.Errorf("renders: %v, segments %d", n, end.Progress.SegmentsTotal)
 	}
+}
+
+// epub is a small EPUB 3: two documents, the first holding two chapters
+// its table of contents points into.
+func epub(t *testing.T) []byte {
+	t.Helper()
+	page := func(body string) string {
+		return `<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>x</title></head><body>` + body + `</body></html>`
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range [][2]string{
+		{"mimetype", "application/epub+zip"},
+		{"META-INF/container.xml", `<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/book.opf" media-type="application/oebps-package+xml"/></rootfiles></container>`},
+		{"OEBPS/book.opf", `<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Lamps</dc:title></metadata><manifest>` +
+			`<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/><item id="a" href="a.xhtml" media-type="application/xhtml+xml"/><item id="b" href="b.xhtml" media-type="application/xhtml+xml"/>` +
+			`</manifest><spine><itemref idref="a"/><itemref idref="b"/></spine></package>`},
+		{"OEBPS/nav.xhtml", `<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"><head><title>Contents</title></head><body><nav epub:type="toc"><ol>` +
+			`<li><a href="a.xhtml#one">The Keeper</a></li><li><a href="a.xhtml#two">The River</a></li><li><a href="b.xhtml">The End</a></li></ol></nav></body></html>`},
+		{"OEBPS/a.xhtml", page(`<section id="one"><p>The keeper counted forty lamps.</p></section><section id="two"><p>By noon the river had risen.</p></section>`)},
+		{"OEBPS/b.xhtml", page(`<p>"Is that all?" asked Mira.</p>`)},
+	} {
+		method := zip.Deflate
+		if f[0] == "mimetype" {
+			method = zip.Store
+		}
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: f[0], Method: method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(f[1]))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// An EPUB uploaded: its table of contents names the job's chapters; a
+// broken one is a 400.
+func TestJobUploadEPUB(t *testing.T) {
+	e := jobEnv(t, "", server.JobOptions{})
+	res := upload(t, e, map[string]string{"voice": "en-us"}, "lamps.epub", epub(t))
+	var j jobs.Job
+	json.NewDecoder(res.Body).Decode(&j)
+	res.Body.Close()
+	var titles []string
+	for _, c := range j.Chapters {
+		titles = append(titles, c.Title)
+	}
+	if res.StatusCode != http.StatusAccepted || strings.Join(titles, "|") != "The Keeper|The River|The End" {
+		t.Fatalf("upload: %d, chapters %q (%+v)", res.StatusCode, titles, j)
+	}
+	waitStatus(t, e, j.ID, store.JobSucceeded)
+	broken := epub(t)
+	broken = broken[:len(broken)/2]
+	testserver.APIError(t, upload(t, e, map[string]string{"voice": "en-us"}, "lamps.epub", broken), http.StatusBadRequest, "invalid_value")
+	// A file of a kind no book is: unsupported.
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("voice", "en-us")
+	fw, _ := mw.CreatePart(textproto.MIMEHeader{"Content-Disposition": {`form-data; name="file"; filename="a.pdf"`}, "Content-Type": {"application/pdf"}})
+	fw.Write([]byte("%PDF-1.7"))
+	mw.Close()
+	testserver.APIError(t, e.Do("POST", "/v1/audio/jobs", e.Key, mw.FormDataContentType(), &body), http.StatusBadRequest, "unsupported_media_type")
 }

@@ -1,73 +1,36 @@
 package runner
 
 import (
-	"fmt"
-	"strings"
+	"bytes"
+	"errors"
 	"time"
+
+	"github.com/voxkit/voxkit/internal/captions"
+	"github.com/voxkit/voxkit/tts"
 )
 
-// The captions of a job, from its word timings: cues of at most
-// cueWords words and cueLength, never across chapters.
-//
-// TODO(media): build them with package internal/captions (SRT and WebVTT
-// from word timings) once it is merged, and tag the mp3 with its
-// chapters (CHAP/CTOC, internal/codec/id3) as encodeFile's head.
-const (
-	cueWords  = 12
-	cueLength = 5 * time.Second
-)
-
-type cue struct {
-	start, end float64
-	text       string
+// segmentCues are the captions of a segment's words (package captions:
+// lines of at most 42 characters, two to a cue, cut at sentence ends and
+// pauses), moved to where the segment starts in the whole audio. A
+// segment lies in one chapter, so no cue runs across chapters.
+func segmentCues(text string, words []word, at time.Duration) []captions.Cue {
+	tw := make([]tts.Word, len(words))
+	for i, w := range words {
+		tw[i] = tts.Word{Word: w.W, Start: ms(w.S), End: ms(w.E), CharStart: w.C, CharEnd: w.D}
+	}
+	cues := captions.Cues(text, tw)
+	for i := range cues {
+		cues[i] = cues[i].Shift(at)
+	}
+	return cues
 }
 
-func cues(t Timestamps) []cue {
-	var out []cue
-	var words []string
-	var c cue
-	chapter := 0
-	flush := func() {
-		if len(words) > 0 {
-			c.text = strings.Join(words, " ")
-			out = append(out, c)
-		}
-		words = words[:0]
+// captionFile writes cues as a file of format f.
+func captionFile(cues []captions.Cue, f captions.Format) []byte {
+	var b bytes.Buffer
+	w := captions.NewWriter(&b, f)
+	if err := errors.Join(w.Write(cues...), w.Close()); err != nil {
+		panic(err) // a bytes.Buffer does not fail
 	}
-	for _, w := range t.Words {
-		if len(words) > 0 && (w.Chapter != chapter || len(words) >= cueWords || w.End-c.start > cueLength.Seconds()) {
-			flush()
-		}
-		if len(words) == 0 {
-			c = cue{start: w.Start}
-			chapter = w.Chapter
-		}
-		words = append(words, w.Word)
-		c.end = w.End
-	}
-	flush()
-	return out
-}
-
-// stamp writes seconds as hh:mm:ss with sep before the milliseconds.
-func stamp(sec float64, sep string) string {
-	ms := int64(sec*1000 + 0.5)
-	return fmt.Sprintf("%02d:%02d:%02d%s%03d", ms/3600000, ms/60000%60, ms/1000%60, sep, ms%1000)
-}
-
-func captionsSRT(t Timestamps) []byte {
-	var b strings.Builder
-	for i, c := range cues(t) {
-		fmt.Fprintf(&b, "%d\n%s --> %s\n%s\n\n", i+1, stamp(c.start, ","), stamp(c.end, ","), c.text)
-	}
-	return []byte(b.String())
-}
-
-func captionsVTT(t Timestamps) []byte {
-	var b strings.Builder
-	b.WriteString("WEBVTT\n\n")
-	for _, c := range cues(t) {
-		fmt.Fprintf(&b, "%s --> %s\n%s\n\n", stamp(c.start, "."), stamp(c.end, "."), strings.ReplaceAll(c.text, "-->", "->"))
-	}
-	return []byte(b.String())
+	return b.Bytes()
 }

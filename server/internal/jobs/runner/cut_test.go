@@ -1,9 +1,14 @@
 package runner
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
+
+	"github.com/voxkit/voxkit/internal/captions"
+	"github.com/voxkit/voxkit/internal/codec/id3"
 )
 
 func TestCut(t *testing.T) {
@@ -36,16 +41,40 @@ func TestCut(t *testing.T) {
 	}
 }
 
-func TestCaptions(t *testing.T) {
-	ts := Timestamps{Words: []Timing{
-		{Word: "Hello", Start: 0.1, End: 0.5, Chapter: 1},
-		{Word: "there.", Start: 0.5, End: 1.0, Chapter: 1},
-		{Word: "Next", Start: 3661.25, End: 3661.5, Chapter: 2},
-	}}
-	if got, want := string(captionsSRT(ts)), "1\n00:00:00,100 --> 00:00:01,000\nHello there.\n\n2\n01:01:01,250 --> 01:01:01,500\nNext\n\n"; got != want {
-		t.Errorf("SRT:\n%q\nwant\n%q", got, want)
+// A segment's cues show the text's punctuation with the words and start
+// where the segment does in the whole audio.
+func TestSegmentCues(t *testing.T) {
+	text := `"Hello there." Next`
+	words := []word{{W: "Hello", S: 100, E: 500, C: 1, D: 6}, {W: "there", S: 500, E: 1000, C: 7, D: 12}, {W: "Next", S: 1200, E: 1500, C: 15, D: 19}}
+	var b strings.Builder
+	for _, c := range segmentCues(text, words, time.Hour) {
+		fmt.Fprintf(&b, "%v-%v %s|", c.Start, c.End, c.Text())
 	}
-	if got, want := string(captionsVTT(ts)), "WEBVTT\n\n00:00:00.100 --> 00:00:01.000\nHello there.\n\n01:01:01.250 --> 01:01:01.500\nNext\n\n"; got != want {
-		t.Errorf("VTT:\n%q\nwant\n%q", got, want)
+	if got, want := b.String(), `1h0m0.1s-1h0m1s "Hello there."|1h0m1.2s-1h0m1.5s Next|`; got != want {
+		t.Errorf("cues %s, want %s", got, want)
+	}
+	if got, want := string(captionFile(segmentCues(text, words, 0), captions.SRT)), "1\n00:00:00,100 --> 00:00:01,000\n\"Hello there.\"\n\n2\n00:00:01,200 --> 00:00:01,500\nNext\n\n"; got != want {
+		t.Errorf("SRT %q, want %q", got, want)
+	}
+}
+
+// The mp3's tag of the most chapters a job holds (1000), each with a long
+// title, fits in the file's first part, where it is written again.
+func TestChapterMarksFit(t *testing.T) {
+	spec := Spec{Chapters: make([]string, 1000)}
+	for i := range spec.Chapters {
+		spec.Chapters[i] = strings.Repeat("é", 5000)
+	}
+	spec.Chapters[3] = " "
+	marks := chapterMarks(spec)
+	if marks[3].Title != "Chapter 4" || utf8.RuneCountInString(marks[0].Title) != maxMarkTitle {
+		t.Errorf("titles %q, %d characters", marks[3].Title, utf8.RuneCountInString(marks[0].Title))
+	}
+	for i := range marks {
+		marks[i].Start, marks[i].End = time.Duration(i)*time.Hour, time.Duration(i+1)*time.Hour
+	}
+	b, err := id3.Tag{Chapters: marks}.Marshal()
+	if err != nil || len(b) >= PartSize {
+		t.Errorf("tag of %d bytes (part %d): %v", len(b), PartSize, err)
 	}
 }

@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
 
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/internal/captions"
+	"github.com/voxkit/voxkit/internal/codec/id3"
 	"github.com/voxkit/voxkit/server/store"
 )
 
@@ -96,15 +99,24 @@ func (w *finishWorker) finish(ctx context.Context, id string) error {
 	}
 	stamps := Timestamps{Chapters: make([]ChapterTiming, len(spec.Chapters)), Words: []Timing{}}
 	var at time.Duration // where the segment starts in the whole
-	_, err = r.encodeFile(ctx, j.ID, FileAudio, codec, format, nil, segs, func(s store.JobSegment, pcm []int16, words []word) {
+	var cues []captions.Cue
+	marks := chapterMarks(spec)
+	head := func() ([]byte, error) { return nil, nil }
+	if spec.Format == "mp3" {
+		head = id3.Tag{Chapters: marks}.Marshal
+	}
+	_, err = r.encodeFile(ctx, j.ID, FileAudio, codec, format, head, segs, func(s store.JobSegment, pcm []int16, words []word) {
 		if s.Seq == 0 || segs[s.Seq-1].Chapter != s.Chapter {
 			stamps.Chapters[s.Chapter] = ChapterTiming{Title: spec.Chapters[s.Chapter], Start: at.Seconds()}
+			marks[s.Chapter].Start = at
 		}
 		for _, wd := range words {
 			stamps.Words = append(stamps.Words, Timing{Word: wd.W, Start: (at + ms(wd.S)).Seconds(), End: (at + ms(wd.E)).Seconds(), Chapter: s.Chapter + 1})
 		}
+		cues = append(cues, segmentCues(s.Text, words, at)...)
 		at += time.Duration(len(pcm)) * time.Second / time.Duration(spec.Rate)
 		stamps.Chapters[s.Chapter].End = at.Seconds()
+		marks[s.Chapter].End = at
 	})
 	if err != nil {
 		return err
@@ -126,8 +138,8 @@ func (w *finishWorker) finish(ctx context.Context, id string) error {
 		typ  string
 	}{
 		FileTimestamps: {raw, "application/json"},
-		FileSRT:        {captionsSRT(stamps), "application/x-subrip"},
-		FileVTT:        {captionsVTT(stamps), "text/vtt; charset=utf-8"},
+		FileSRT:        {captionFile(cues, captions.SRT), captions.SRT.ContentType()},
+		FileVTT:        {captionFile(cues, captions.WebVTT), captions.WebVTT.ContentType()},
 	} {
 		if err := r.putFile(ctx, j.ID, name, f.typ, f.data); err != nil {
 			return err
@@ -141,16 +153,48 @@ func (w *finishWorker) finish(ctx context.Context, id string) error {
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 
+// maxMarkTitle is the most characters of a chapter's title in the mp3's
+// ID3 tag, which keeps the tag of MaxChapters chapters within the file's
+// first part (where it is written again once the chapters are timed).
+const maxMarkTitle = 200
+
+// chapterMarks are the ID3 chapters of a job, named (an untitled chapter
+// is "Chapter N"), not yet timed.
+func chapterMarks(spec Spec) []id3.Chapter {
+	marks := make([]id3.Chapter, len(spec.Chapters))
+	for i, t := range spec.Chapters {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			t = fmt.Sprintf("Chapter %d", i+1)
+		}
+		if r := []rune(t); len(r) > maxMarkTitle {
+			t = string(r[:maxMarkTitle])
+		}
+		marks[i].Title = t
+	}
+	return marks
+}
+
 // encodeFile encodes segs, in order, through one encoder into the file
-// name, after head (an ID3 tag, say); each segment's samples and words
-// go to seen, if set, as they are read. It returns the file.
-func (r *Runner) encodeFile(ctx context.Context, job, name string, codec encode.Codec, f encode.Format, head []byte,
+// name, after head's bytes (an ID3 tag, say); each segment's samples and
+// words go to seen, if set, as they are read. head is read again once
+// all are encoded and written over its first bytes: it must be as long
+// (an ID3 tag of chapters timed then), and fit in the first part. It
+// returns the file.
+func (r *Runner) encodeFile(ctx context.Context, job, name string, codec encode.Codec, f encode.Format, head func() ([]byte, error),
 	segs []store.JobSegment, seen func(store.JobSegment, []int16, []word)) (store.JobFile, error) {
 	pw := &partWriter{ctx: ctx, jobs: r.jobs, f: store.JobFile{Job: job, Name: name, ContentType: codec.ContentType}}
-	if _, err := pw.Write(head); err != nil {
+	var top []byte
+	if head != nil {
+		var err error
+		if top, err = head(); err != nil {
+			return pw.f, err
+		}
+	}
+	if _, err := pw.Write(top); err != nil {
 		return pw.f, err
 	}
-	enc, err := r.cfg.Formats.NewEncoder(&offsetWriter{pw, int64(len(head))}, f)
+	enc, err := r.cfg.Formats.NewEncoder(&offsetWriter{pw, int64(len(top))}, f)
 	if err != nil {
 		return pw.f, err
 	}
@@ -178,6 +222,18 @@ func (r *Runner) encodeFile(ctx context.Context, job, name string, codec encode.
 	}
 	if err := enc.Close(); err != nil {
 		return pw.f, err
+	}
+	if head != nil {
+		again, err := head()
+		if err == nil && len(again) != len(top) {
+			err = fmt.Errorf("jobs: the head of %s changed from %d to %d bytes", name, len(top), len(again))
+		}
+		if err != nil {
+			return pw.f, err
+		}
+		if _, err := pw.WriteAt(again, 0); err != nil {
+			return pw.f, err
+		}
 	}
 	return pw.f, pw.Close()
 }

@@ -37,11 +37,15 @@ type expireArgs struct{}
 func (expireArgs) Kind() string { return "voxkit_job_expire" }
 
 // word is a word's timing as a segment keeps it, in milliseconds from
-// the segment's start (short keys: a book has many).
+// the segment's start (short keys: a book has many), and where it is in
+// the segment's text, in characters [C, D) (absent in segments kept
+// before they were: their captions show the words without punctuation).
 type word struct {
 	W string `json:"w"`
 	S int64  `json:"s"`
 	E int64  `json:"e"`
+	C int    `json:"c,omitempty"`
+	D int    `json:"d,omitempty"`
 }
 
 type segmentWorker struct {
@@ -98,7 +102,7 @@ func (w *segmentWorker) render(ctx context.Context, j store.Job, spec Spec, seg 
 	res, err := r.cfg.Speech.SpeakBackground(ctx, job, func(p *tts.Prepared, _ encode.Codec) (tts.Result, error) {
 		p.SetOnSentence(func(d tts.SentenceDone) {
 			for _, wd := range d.Words {
-				words = append(words, word{W: wd.Word, S: wd.Start.Milliseconds(), E: wd.End.Milliseconds()})
+				words = append(words, word{W: wd.Word, S: wd.Start.Milliseconds(), E: wd.End.Milliseconds(), C: wd.CharStart, D: wd.CharEnd})
 			}
 		})
 		return p.Stream(ctx, &pcm)
