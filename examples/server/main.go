@@ -786,6 +786,17 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	if err != nil {
 		return err
 	}
+	// A start that fails from here on, or a listener that fails, stops
+	// what server.New started (the jobs' workers among it) before run
+	// returns; a stop by ctx shuts it down in turn below.
+	shutDown := false
+	defer func() {
+		if !shutDown {
+			sctx, cancel := context.WithTimeout(context.Background(), a.shutdownTimeout)
+			defer cancel()
+			api.Shutdown(sctx)
+		}
+	}()
 	if ls.wyoming != nil && a.wyomingZeroconf {
 		stop, err := announceWyoming(ls.wyoming.Addr().(*net.TCPAddr), a.log)
 		if err != nil {
@@ -845,6 +856,7 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	sctx, cancel := context.WithTimeout(context.Background(), a.shutdownTimeout)
 	defer cancel()
 	dl.draining.Store(true)
+	shutDown = true
 	err = errors.Join(hs.Shutdown(sctx), api.Shutdown(sctx))
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err

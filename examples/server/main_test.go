@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,7 +21,21 @@ import (
 )
 
 func newApp(stdout, stderr io.Writer) *app {
-	return &app{stdout: stdout, stderr: stderr, getenv: func(string) string { return "" }}
+	return &app{stdout: &lockedWriter{w: stdout}, stderr: &lockedWriter{w: stderr}, getenv: func(string) string { return "" }}
+}
+
+// lockedWriter makes a test's buffer safe for the server's writers: it
+// logs from goroutines of its own (the job queue's among them) while it
+// prints to the same writer. Read the buffer once run has returned.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 func cmd(t *testing.T, dir string, args ...string) string {

@@ -33,10 +33,13 @@ func (h *heldPocket) Synthesize(ctx context.Context, req engine.Request, emit en
 		if !first {
 			return emit(c)
 		}
+		// Counted before emit, which may push the chunk to the client
+		// before it returns.
+		n := h.chunks.Add(1)
 		if err := emit(c); err != nil {
 			return err
 		}
-		if h.chunks.Add(1) == 1 {
+		if n == 1 {
 			select {
 			case <-h.release:
 			case <-time.After(30 * time.Second): // a deadlock breaker, not a measure
