@@ -45,29 +45,28 @@ var peerParagraph = strings.Repeat("The keeper climbed the stairs with a lantern
 	"He set the lantern down and looked out over the dark water. "+
 	"Far away, a single light moved slowly towards the harbour. ", 4)
 
-// peerTimer is peer.js serving timings.
-type peerTimer struct {
+// nodeScript is a Node script of sherpa-onnx-node's that answers each
+// JSON line it reads with one of its own.
+type nodeScript struct {
 	in  io.WriteCloser
 	out *bufio.Scanner
 }
 
-// startPeer starts peer.js on the generated model at threads, or skips b.
-func startPeer(b *testing.B, threads int) *peerTimer {
+// startNode starts script with req (as a JSON file), or skips b.
+func startNode(b *testing.B, script string, req any) *nodeScript {
 	b.Helper()
 	node, err := exec.LookPath("node")
-	dir := os.Getenv("VOXKIT_NODE_SDK_DIR")
-	if err != nil || dir == "" {
+	sdk := os.Getenv("VOXKIT_NODE_SDK_DIR")
+	if err != nil || sdk == "" {
 		b.Skip("needs node and $VOXKIT_NODE_SDK_DIR with sherpa-onnx-node")
 	}
-	model := filepath.Join(pocketDir(b), pockettest.Model)
-	req, _ := json.Marshal(map[string]any{"model": model, "threads": threads, "steps": 4, "serve": true,
-		"reference": filepath.Join(model, "test_wavs", "alto.wav")})
+	data, _ := json.Marshal(req)
 	reqPath := filepath.Join(b.TempDir(), "req.json")
-	if err := os.WriteFile(reqPath, req, 0o644); err != nil {
+	if err := os.WriteFile(reqPath, data, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(node, filepath.Join("..", "engine", "pocket", "testdata", "peer.js"), reqPath)
-	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(dir, "node_modules"))
+	cmd := exec.Command(node, script, reqPath)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(sdk, "node_modules"))
 	cmd.Stderr = os.Stderr
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
@@ -75,20 +74,36 @@ func startPeer(b *testing.B, threads int) *peerTimer {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { in.Close(); cmd.Wait() })
-	return &peerTimer{in: in, out: bufio.NewScanner(out)}
+	return &nodeScript{in: in, out: bufio.NewScanner(out)}
+}
+
+// ask sends msg and decodes the script's answer into answer.
+func (p *nodeScript) ask(b *testing.B, msg, answer any) {
+	line, _ := json.Marshal(msg)
+	if _, err := p.in.Write(append(line, '\n')); err != nil || !p.out.Scan() {
+		b.Fatalf("sherpa-onnx-node stopped: %v %v", err, p.out.Err())
+	}
+	if err := json.Unmarshal(p.out.Bytes(), answer); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// peerTimer is peer.js serving timings.
+type peerTimer struct{ *nodeScript }
+
+// startPeer starts peer.js on the generated model at threads, or skips b.
+func startPeer(b *testing.B, threads int) peerTimer {
+	b.Helper()
+	model := filepath.Join(pocketDir(b), pockettest.Model)
+	return peerTimer{startNode(b, filepath.Join("..", "engine", "pocket", "testdata", "peer.js"), map[string]any{
+		"model": model, "threads": threads, "steps": 4, "serve": true, "reference": filepath.Join(model, "test_wavs", "alto.wav")})}
 }
 
 // time returns sherpa-onnx's wall time for op ("total": generate(),
 // "first": to its first audio) on text.
-func (p *peerTimer) time(b *testing.B, op, text string) time.Duration {
-	msg, _ := json.Marshal(map[string]string{"op": op, "text": text})
-	if _, err := p.in.Write(append(msg, '\n')); err != nil || !p.out.Scan() {
-		b.Fatalf("sherpa-onnx-node stopped: %v %v", err, p.out.Err())
-	}
+func (p peerTimer) time(b *testing.B, op, text string) time.Duration {
 	var t struct{ MS float64 }
-	if err := json.Unmarshal(p.out.Bytes(), &t); err != nil {
-		b.Fatal(err)
-	}
+	p.ask(b, map[string]string{"op": op, "text": text}, &t)
 	return time.Duration(t.MS * 1e6)
 }
 
@@ -146,9 +161,15 @@ func pocketServer(b *testing.B, slots, ahead int) *httptest.Server {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return pcmServer(b, synth, pockettest.SampleRate)
+}
+
+// pcmServer serves POST bodies as text, spoken by synth's voice "bench"
+// and streamed as pcm at rate.
+func pcmServer(b *testing.B, synth *tts.Synthesizer, rate int) *httptest.Server {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		text, _ := io.ReadAll(r.Body)
-		req := tts.Request{Voice: "bench", Input: string(text), Format: encode.Format{Name: "pcm", SampleRate: pockettest.SampleRate}}
+		req := tts.Request{Voice: "bench", Input: string(text), Format: encode.Format{Name: "pcm", SampleRate: rate}}
 		if _, err := synth.Stream(r.Context(), w, req); err != nil {
 			panic(http.ErrAbortHandler)
 		}

@@ -1,11 +1,7 @@
 package tts_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -15,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/onnx"
 	"github.com/voxkit/voxkit/internal/testkit/nodepeer"
@@ -76,53 +71,25 @@ func espeakData(b *testing.B) string {
 }
 
 // vitsPeer is tts/testdata/vitspeer.js serving generate() timings.
-type vitsPeer struct {
-	in  io.WriteCloser
-	out *bufio.Scanner
-}
+type vitsPeer struct{ *nodeScript }
 
 // startVITSPeer starts vitspeer.js on the generated voice at threads, or
 // skips b.
-func startVITSPeer(b *testing.B, threads int) *vitsPeer {
+func startVITSPeer(b *testing.B, threads int) vitsPeer {
 	b.Helper()
-	node, err := exec.LookPath("node")
-	sdk := os.Getenv("VOXKIT_NODE_SDK_DIR")
-	if err != nil || sdk == "" {
-		b.Skip("needs node and $VOXKIT_NODE_SDK_DIR with sherpa-onnx-node")
-	}
 	dir := vitsDir(b)
-	req, _ := json.Marshal(map[string]any{"model": filepath.Join(dir, vitsVoice+".onnx"),
-		"tokens": filepath.Join(dir, "tokens.txt"), "dataDir": espeakData(b), "threads": threads})
-	reqPath := filepath.Join(b.TempDir(), "req.json")
-	if err := os.WriteFile(reqPath, req, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	cmd := exec.Command(node, filepath.Join("testdata", "vitspeer.js"), reqPath)
-	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(sdk, "node_modules"))
-	cmd.Stderr = os.Stderr
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { in.Close(); cmd.Wait() })
-	return &vitsPeer{in: in, out: bufio.NewScanner(out)}
+	return vitsPeer{startNode(b, filepath.Join("testdata", "vitspeer.js"), map[string]any{"model": filepath.Join(dir, vitsVoice+".onnx"),
+		"tokens": filepath.Join(dir, "tokens.txt"), "dataDir": espeakData(b), "threads": threads})}
 }
 
 // generate returns the cost of sherpa-onnx's generate() on text (wall
 // clock and the CPU time of its process) and the length of its audio.
-func (p *vitsPeer) generate(b *testing.B, text string) (took nodepeer.Cost, audio time.Duration) {
-	msg, _ := json.Marshal(map[string]string{"text": text})
-	if _, err := p.in.Write(append(msg, '\n')); err != nil || !p.out.Scan() {
-		b.Fatalf("sherpa-onnx-node stopped: %v %v", err, p.out.Err())
-	}
+func (p vitsPeer) generate(b *testing.B, text string) (took nodepeer.Cost, audio time.Duration) {
 	var t struct {
 		MS, CPU       float64
 		Samples, Rate int
 	}
-	if err := json.Unmarshal(p.out.Bytes(), &t); err != nil {
-		b.Fatal(err)
-	}
+	p.ask(b, map[string]string{"text": text}, &t)
 	return nodepeer.Cost{Wall: time.Duration(t.MS * 1e6), CPU: time.Duration(t.CPU * 1e6)},
 		time.Duration(t.Samples) * time.Second / time.Duration(t.Rate)
 }
@@ -140,15 +107,7 @@ func vitsServer(b *testing.B, slots, ahead int) *httptest.Server {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		text, _ := io.ReadAll(r.Body)
-		req := tts.Request{Voice: "bench", Input: string(text), Format: encode.Format{Name: "pcm", SampleRate: vitsRate}}
-		if _, err := synth.Stream(r.Context(), w, req); err != nil {
-			panic(http.ErrAbortHandler)
-		}
-	}))
-	b.Cleanup(ts.Close)
-	return ts
+	return pcmServer(b, synth, vitsRate)
 }
 
 // BenchmarkPeerVITSParagraph (issue 42 point 2): the 16-sentence

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/internal/testkit/wait"
 )
 
 // batchRequests differ in voice, language, text length, chunks, speed,
@@ -171,14 +172,12 @@ func hold(t *testing.T, b *batcher, n int) (release func()) {
 
 func waitQueue(t *testing.T, b *batcher, n int) {
 	t.Helper()
-	for range 2000 {
+	queued := func() bool {
 		b.mu.Lock()
-		queued := len(b.queue)
-		b.mu.Unlock()
-		if queued >= n {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
+		defer b.mu.Unlock()
+		return len(b.queue) >= n
 	}
-	t.Fatalf("%d jobs never came to the queue", n)
+	if !wait.For(10*time.Second, queued) {
+		t.Fatalf("%d jobs never came to the queue", n)
+	}
 }
