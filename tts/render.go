@@ -509,7 +509,7 @@ func (r *renderer) event(part tags.Part) error {
 		if n > r.p.room(rate) {
 			return r.p.tooLong()
 		}
-		x = dsp.AppendSilence(nil, n)
+		return r.silence(n, rate)
 	case tags.Breath:
 		x = dsp.Breath(rate, r.seed)
 	case tags.Sigh:
@@ -529,6 +529,24 @@ func (r *renderer) event(part tags.Part) error {
 	dsp.Gain(x, gain)
 	dsp.SoftLimit(x)
 	return r.p.emit(engine.Chunk{Samples: x, SampleRate: rate})
+}
+
+// silenceBlock is the most silence a pause hands the pipeline at once.
+const silenceBlock = 1 << 13
+
+// silence writes n samples of silence at rate, a block at a time from one
+// buffer (the pipeline copies what it is given): a pause of minutes costs
+// what one of a second does, not its samples in garbage.
+func (r *renderer) silence(n, rate int) error {
+	block := make([]float32, min(n, silenceBlock))
+	for n > 0 {
+		k := min(n, len(block))
+		if err := r.p.emit(engine.Chunk{Samples: block[:k], SampleRate: rate}); err != nil {
+			return err
+		}
+		n -= k
+	}
+	return nil
 }
 
 // spellOut separates the letters and digits of text with spaces and

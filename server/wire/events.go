@@ -60,8 +60,16 @@ type Event struct {
 
 // SSEDelta returns the SSE event carrying audio, with its trailing blank
 // line.
-func SSEDelta(audio []byte) []byte {
-	return sseData(AudioDelta{Type: EventAudioDelta, Audio: base64.StdEncoding.EncodeToString(audio)})
+func SSEDelta(audio []byte) []byte { return AppendSSEDelta(nil, audio) }
+
+// AppendSSEDelta appends SSEDelta(audio) to dst, so that a stream can
+// reuse one buffer for its events: the base64 is written in place (its
+// alphabet needs no JSON escaping), not built as a string, marshalled and
+// copied, four times the audio in garbage per event.
+func AppendSSEDelta(dst, audio []byte) []byte {
+	dst = append(dst, `data: {"type":"`+EventAudioDelta+`","audio":"`...)
+	dst = base64.StdEncoding.AppendEncode(dst, audio)
+	return append(dst, "\"}\n\n"...)
 }
 
 // SSEDone returns the closing events: speech.audio.done with usage, then

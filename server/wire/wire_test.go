@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -169,6 +170,19 @@ func TestModels(t *testing.T) {
 func TestSSE(t *testing.T) {
 	if got := string(SSEDelta([]byte{0, 1, 2})); got != "data: {\"type\":\"speech.audio.delta\",\"audio\":\"AAEC\"}\n\n" {
 		t.Errorf("delta %q", got)
+	}
+	// Written in place, an event is what marshalling it would give, for
+	// every base64 character and padding, into a reused buffer.
+	var buf []byte
+	for n := range 300 {
+		audio := make([]byte, n)
+		for i := range audio {
+			audio[i] = byte(i*37 + n)
+		}
+		buf = AppendSSEDelta(buf[:0], audio)
+		if want := sseData(AudioDelta{Type: EventAudioDelta, Audio: base64.StdEncoding.EncodeToString(audio)}); string(buf) != string(want) {
+			t.Fatalf("%d bytes: %q, marshalled %q", n, buf, want)
+		}
 	}
 	u := NewUsage("héllo", 1001*time.Millisecond)
 	want := "data: {\"type\":\"speech.audio.done\",\"usage\":{\"input_tokens\":5,\"output_tokens\":51,\"total_tokens\":56}}\n\ndata: [DONE]\n\n"

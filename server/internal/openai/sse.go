@@ -13,7 +13,8 @@ const maxEvent = 256 << 10
 // more than that. Its Lazy writes other events as they are.
 type sse struct {
 	*respond.Lazy
-	buf []byte
+	buf   []byte
+	event []byte // the last event sent, its buffer reused
 }
 
 // newSSE returns an SSE writer through l.
@@ -35,7 +36,8 @@ func (s *sse) Flush() error {
 	if len(s.buf) == 0 {
 		return nil
 	}
-	_, err := s.Lazy.Write(wire.SSEDelta(s.buf))
+	s.event = wire.AppendSSEDelta(s.event[:0], s.buf)
+	_, err := s.Lazy.Write(s.event)
 	s.buf = s.buf[:0]
 	if err != nil {
 		return err
