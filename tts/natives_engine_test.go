@@ -106,3 +106,47 @@ func TestNativeWordsPointAtTheInput(t *testing.T) {
 		}
 	}
 }
+
+// TestNativesReachTheEngineStreamed: a text stream (a language model's
+// tokens) ends sentences as a whole input in the voice's language does,
+// whatever pieces the text comes in: German "am 3." followed by a month
+// or a noun is one sentence, even when "Mai" arrives in two pieces.
+func TestNativesReachTheEngineStreamed(t *testing.T) {
+	fake := enginetest.NewFake(enginetest.FakeOptions{Voices: []string{"de", "es"}})
+	synth, err := tts.New(tts.Options{Engines: map[string]engine.Engine{"fake": nativeVoices{fake}}, Ahead: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		voice  string
+		pieces []string
+		want   string
+	}{
+		{"de", []string{"Wir treffen uns am 3", ".", " Ma", "i", ". Dann", " gehen wir."}, "Wir treffen uns am dritten Mai. | Dann gehen wir."},
+		{"de", []string{"Am 3. ", "Tag ging er heim", ". Danach schlief er."}, "Am dritten Tag ging er heim. | Danach schlief er."},
+		{"de", []string{"Ich war zum 1", ". Mal hier."}, "Ich war zum ersten Mal hier."},
+		{"de", []string{"Wir treffen uns am 3. Da", "nach essen wir."}, "Wir treffen uns am dritten. | Danach essen wir."},
+		{"es", []string{"Ver pág", ". 12 hoy."}, "Ver página doce hoy."},
+	} {
+		before := len(fake.Requests())
+		ts, err := synth.StreamText(context.Background(), io.Discard, tts.Request{Voice: c.voice, Format: encode.PCM})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range c.pieces {
+			if _, err := ts.WriteString(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := ts.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var said []string
+		for _, r := range fake.Requests()[before:] {
+			said = append(said, r.Text)
+		}
+		if got := strings.Join(said, " | "); got != c.want {
+			t.Errorf("%s %q: the engine said %q, want %q", c.voice, c.pieces, got, c.want)
+		}
+	}
+}

@@ -27,12 +27,14 @@ var ErrStreamClosed = errors.New("tts: text stream closed")
 // concurrent use.
 //
 // A sentence's end is known when the text after it shows it, by the
-// rules of package engine/sentence: at ".", "!" or "?" and the like
-// followed by white space and a word that starts a sentence, or at a
-// blank line. A terminator at the very end of the text so far ends its
-// sentence at once when the sentence splitter would end it before a
-// capital, except a period after a digit ("3." may become "3.5") and an
-// ellipsis, which wait for the next character. Text that does not yet end
+// rules of package engine/sentence for the voice's language: at ".", "!"
+// or "?" and the like followed by white space and a word that starts a
+// sentence, or at a blank line. A terminator at the very end of the text
+// so far ends its sentence at once when the sentence splitter would end
+// it before a capital, except a period after a digit ("3." may become
+// "3.5") and an ellipsis, which wait for the next character; a number's
+// period followed only by a word still being written waits for the word
+// (German "am 3. Mai" is one sentence, "am 3. Danach" two). Text that does not yet end
 // a sentence waits for more, for Flush or for Close. Half of an audio tag
 // ("<|pa") waits for the rest of it ("use:300ms|>"); a tag is never read
 // aloud, whichever pieces it arrives in. Styles carry across sentences as
@@ -53,6 +55,7 @@ type TextStream struct {
 	started bool   // a sentence was synthesized (QuickStart applies before)
 	err     error  // what ended the stream
 	ctx     context.Context
+	lang    string // the voice's language, by which sentences end ("am 3. Mai" in German)
 }
 
 // StreamText starts synthesizing req into w, with req.Input as the first
@@ -71,7 +74,7 @@ func (s *Synthesizer) StreamText(ctx context.Context, w io.Writer, req Request) 
 	if err != nil {
 		return nil, err
 	}
-	t := &TextStream{o: o, req: req, ctx: ctx}
+	t := &TextStream{o: o, req: req, ctx: ctx, lang: languageOf(v)}
 	if req.Input != "" {
 		if _, err := t.WriteString(req.Input); err != nil {
 			return nil, err
@@ -162,7 +165,7 @@ func (t *TextStream) synthesize(force bool) error {
 	limit := openTagAt(pending)
 	masked := tags.Mask(pending[:limit])
 	consumed := 0
-	for _, end := range t.wholeGraphemes(pending, sentenceEnds(masked, force), force) {
+	for _, end := range t.wholeGraphemes(pending, sentenceEnds(masked, t.lang, force), force) {
 		if err := t.speak(pending[consumed:end]); err != nil {
 			return t.fail(err)
 		}
@@ -303,10 +306,11 @@ func openTagAt(text string) int {
 // tags.Parse): a "<|" further back than this cannot start one.
 const maxTagLen = 64 + 4
 
-// sentenceEnds returns the byte offsets in text where its sentences whose
-// end is known end, in order; with force, the end of text ends the last.
-func sentenceEnds(text string, force bool) []int {
-	pieces := sentence.Split(text, 0)
+// sentenceEnds returns the byte offsets in text, of language lang, where
+// its sentences whose end is known end, in order; with force, the end of
+// text ends the last.
+func sentenceEnds(text, lang string, force bool) []int {
+	pieces := sentence.SplitLang(text, 0, lang)
 	var ends []int
 	cur := 0
 	for _, p := range pieces {
@@ -327,15 +331,35 @@ func sentenceEnds(text string, force bool) []int {
 	switch {
 	case force:
 		ends[len(ends)-1] = len(text)
-	case !endKnown(text, last):
+	case !endKnown(text, last, lang):
 		ends = ends[:len(ends)-1]
+	}
+	if n := len(ends); n > 0 && !force && nextWordOpen(text, ends[n-1]) {
+		ends = ends[:n-1]
 	}
 	return ends
 }
 
-// endKnown reports whether the last sentence of text, which ends at end,
-// is known to end there although nothing but white space follows it.
-func endKnown(text string, end int) bool {
+// nextWordOpen reports whether the sentence ending at end in text ends in
+// a number and a period and is followed only by a word still being
+// written: whether the period ends the sentence depends on that word
+// ("am 3. Ma" may become "am 3. Mai", one sentence, or "am 3. Dann", two;
+// see package engine/sentence).
+func nextWordOpen(text string, end int) bool {
+	rest := strings.TrimLeftFunc(text[end:], unicode.IsSpace)
+	if rest == "" || strings.IndexFunc(rest, unicode.IsSpace) >= 0 {
+		return false
+	}
+	s := strings.TrimRightFunc(text[:end], unicode.IsSpace)
+	r, size := utf8.DecodeLastRuneInString(s)
+	prev, _ := utf8.DecodeLastRuneInString(s[:len(s)-size])
+	return r == '.' && unicode.IsDigit(prev)
+}
+
+// endKnown reports whether the last sentence of text, of language lang,
+// which ends at end, is known to end there although nothing but white
+// space follows it.
+func endKnown(text string, end int, lang string) bool {
 	s := strings.TrimRight(text[:end], "\"')]}”’»」』")
 	r, size := utf8.DecodeLastRuneInString(s)
 	prev, _ := utf8.DecodeLastRuneInString(s[:len(s)-size])
@@ -346,7 +370,7 @@ func endKnown(text string, end int) bool {
 		return false // "3." may become "3.5"
 	}
 	// The splitter's own rules, with a sentence that starts after it.
-	probe := sentence.Split(text[:end]+" Probe.", 0)
+	probe := sentence.SplitLang(text[:end]+" Probe.", 0, lang)
 	return len(probe) > 0 && probe[len(probe)-1] == "Probe." &&
 		(len(probe) < 2 || strings.HasSuffix(text[:end], probe[len(probe)-2]))
 }
