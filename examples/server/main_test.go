@@ -104,6 +104,12 @@ func TestSubcommands(t *testing.T) {
 
 // serve runs a on a free loopback port with args, until cancel; done
 // receives what run returned.
+// startTimeout is how long a test waits for the server to listen: a
+// hang, not a measure (under the race detector on a busy 2-core machine a
+// start that migrates the stores and loads generated models took over
+// 20 s).
+const startTimeout = 2 * time.Minute
+
 func serve(t *testing.T, a *app, stderr *bytes.Buffer, args ...string) (addr net.Addr, cancel func(), done chan error) {
 	t.Helper()
 	addrc := make(chan net.Addr, 1)
@@ -116,9 +122,9 @@ func serve(t *testing.T, a *app, stderr *bytes.Buffer, args ...string) (addr net
 	case err := <-done:
 		cancel()
 		t.Fatalf("server exited: %v\n%s", err, stderr.String())
-	case <-time.After(20 * time.Second):
+	case <-time.After(startTimeout):
 		cancel()
-		t.Fatal("server did not start")
+		t.Fatalf("server did not start in %v", startTimeout)
 	}
 	return addr, cancel, done
 }
@@ -170,7 +176,7 @@ func TestServeFirstStartAndShutdown(t *testing.T) {
 		if err != nil {
 			t.Fatalf("shutdown: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(startTimeout):
 		t.Fatal("server did not stop")
 	}
 	// A second start finds the account and prints no key.
