@@ -30,6 +30,8 @@ type Progress struct {
 	Percent         float64  `json:"percent"`
 	CharactersDone  int      `json:"characters_done"`
 	CharactersTotal int      `json:"characters_total"`
+	SentencesDone   int      `json:"sentences_done"`
+	SentencesTotal  int      `json:"sentences_total"`
 	SegmentsDone    int      `json:"segments_done"`
 	SegmentsTotal   int      `json:"segments_total"`
 	AudioSeconds    float64  `json:"audio_seconds"`
@@ -86,20 +88,20 @@ func objectOf(j store.Job) Job {
 	_ = json.Unmarshal(j.Spec, &spec) // the runner wrote it
 	o := Job{ID: j.ID, Object: "audio.job", Status: j.Status, ResponseFormat: spec.Format, CreatedAt: j.Created.Unix(),
 		StartedAt: unix(j.Started), FinishedAt: unix(j.Finished), Chapters: []Chapter{},
-		Progress: Progress{CharactersDone: j.CharsDone, CharactersTotal: j.Chars, SegmentsDone: j.SegmentsDone, SegmentsTotal: j.Segments,
-			AudioSeconds: j.Audio.Seconds()}}
+		Progress: Progress{CharactersDone: j.CharsDone, CharactersTotal: j.Chars, SentencesDone: j.SentencesDone, SentencesTotal: j.Sentences,
+			SegmentsDone: j.SegmentsDone, SegmentsTotal: j.Segments, AudioSeconds: j.Audio.Seconds()}}
 	if j.Chars > 0 {
 		o.Progress.Percent = float64(j.CharsDone) * 100 / float64(j.Chars)
 	}
 	if j.Status == store.JobSucceeded {
 		o.Progress.Percent = 100
 	}
+	if j.Error != "" {
+		o.Error = &Error{Message: j.Error}
+	}
 	if !j.Started.IsZero() && j.CharsDone > 0 && !store.JobFinished(j.Status) {
 		eta := time.Since(j.Started).Seconds() * float64(j.Chars-j.CharsDone) / float64(j.CharsDone)
 		o.Progress.ETASeconds = &eta
-	}
-	if j.Error != "" {
-		o.Error = &Error{Message: j.Error}
 	}
 	base := "/v1/audio/jobs/" + j.ID
 	for i, t := range spec.Chapters {

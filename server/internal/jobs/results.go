@@ -134,7 +134,7 @@ func (d *door) events(w http.ResponseWriter, r *http.Request) error {
 	last := ""
 	for {
 		o := objectOf(j)
-		if now := fmt.Sprint(j.Status, j.SegmentsDone, j.CharsDone); now != last {
+		if now := fmt.Sprint(j.Status, j.SegmentsDone, j.CharsDone, j.SentencesDone); now != last {
 			last = now
 			if err := send("progress", o); err != nil {
 				return nil // the client is gone

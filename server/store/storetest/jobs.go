@@ -31,7 +31,7 @@ func testJobs(t *testing.T, s Suite) {
 		var ss []store.JobSegment
 		chars := 0
 		for i, text := range segs {
-			ss = append(ss, store.JobSegment{Seq: i, Chapter: i / 2, Text: text})
+			ss = append(ss, store.JobSegment{Seq: i, Chapter: i / 2, Text: text, Sentences: 2})
 			chars += len(text)
 		}
 		return js.CreateJob(ctx, store.Job{ID: id, Account: account, Spec: []byte(`{}`), Chars: chars, Created: at}, ss, store.JobLimits{Active: 2})
@@ -58,6 +58,19 @@ func testJobs(t *testing.T, s Suite) {
 	if err != nil || sg.Done || sg.Text != "two" || sg.Renders != 1 {
 		t.Fatalf("start: %+v, %v", sg, err)
 	}
+	// A segment rendering counts its sentences and characters as they
+	// go: the counts only rise, and stop at the segment's own.
+	for _, p := range []struct{ sentences, chars, wantS, wantC int }{{1, 2, 1, 2}, {0, 1, 1, 2}, {5, 9, 2, 3}} {
+		if err := js.SegmentProgress(ctx, "j1", 1, p.sentences, p.chars); err != nil {
+			t.Fatal(err)
+		}
+		if j, err := js.Job(ctx, "acme", "j1"); err != nil || j.Sentences != 6 || j.SentencesDone != p.wantS || j.CharsDone != p.wantC || j.SegmentsDone != 0 {
+			t.Fatalf("progress %d, %d: %+v, %v", p.sentences, p.chars, j, err)
+		}
+	}
+	if err := js.SegmentProgress(ctx, "j1", 1, 1, 1); err != nil { // a second rendering, from the start
+		t.Fatal(err)
+	}
 	sg.PCM, sg.Words, sg.Rate, sg.Samples = []byte{1, 2, 3, 4}, []byte(`[]`), 24000, 2
 	for range 2 { // a segment finished twice is kept once
 		if left, err := js.FinishSegment(ctx, sg, time.Second); err != nil || left != 2 {
@@ -68,8 +81,14 @@ func testJobs(t *testing.T, s Suite) {
 		t.Fatalf("a done segment started again: %+v, %v", again, err)
 	}
 	j, err := js.Job(ctx, "acme", "j1")
-	if err != nil || j.Status != store.JobRunning || j.SegmentsDone != 1 || j.CharsDone != 3 || j.Audio != time.Second || j.Bytes != 6 || j.Started.IsZero() {
+	if err != nil || j.Status != store.JobRunning || j.SegmentsDone != 1 || j.CharsDone != 3 || j.SentencesDone != 2 || j.Audio != time.Second || j.Bytes != 6 || j.Started.IsZero() {
 		t.Fatalf("job after a segment: %+v, %v", j, err)
+	}
+	if err := js.SegmentProgress(ctx, "j1", 1, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := js.Job(ctx, "acme", "j1"); j.SentencesDone != 2 || j.CharsDone != 3 {
+		t.Fatalf("progress of a done segment counted: %+v", j)
 	}
 	full, err := js.JobSegment(ctx, "j1", 1)
 	if err != nil || !bytes.Equal(full.PCM, sg.PCM) || full.Rate != 24000 || full.Samples != 2 {
