@@ -39,9 +39,11 @@ type Job struct {
 	Audio                    time.Duration
 	// Bytes is the audio the job holds in the store: its segments' and
 	// its files'.
-	Bytes   int64
-	Error   string
-	Created time.Time
+	Bytes int64
+	Error string
+	// ErrorCode is the failure's machine-readable code (FailJob), or "".
+	ErrorCode string
+	Created   time.Time
 	// Started is when its first segment began rendering, Finished when
 	// it ended; zero for not yet.
 	Started, Finished time.Time
@@ -101,8 +103,9 @@ type Jobs interface {
 	// it without its audio; it marks the job running.
 	StartSegment(ctx context.Context, job string, seq int) (JobSegment, error)
 	// FinishSegment keeps the segment's audio (once: a segment done
-	// already is left as it is) and adds it to the job's progress. It
-	// returns the job's segments not done yet.
+	// already is left as it is, and a job that ended keeps none) and adds
+	// it to the job's progress. It returns the job's segments not done
+	// yet.
 	FinishSegment(ctx context.Context, s JobSegment, audio time.Duration) (left int, err error)
 	// SegmentProgress counts what a segment rendering has done so far
 	// (sentences and characters of its text) in its job's progress. The
@@ -112,6 +115,12 @@ type Jobs interface {
 	// SetJobStatus moves a job whose status is one of from to status,
 	// with msg as its error; it reports whether it did.
 	SetJobStatus(ctx context.Context, id string, from []string, status, msg string) (bool, error)
+	// FailJob ends a queued or running job as failed with code and msg
+	// and removes all the audio it holds (its segments' and its files');
+	// it reports whether it did.
+	FailJob(ctx context.Context, id, code, msg string) (bool, error)
+	// JobBytes is the audio all of account's jobs hold (Job.Bytes).
+	JobBytes(ctx context.Context, account string) (int64, error)
 	// JobSegment returns one segment with its audio.
 	JobSegment(ctx context.Context, job string, seq int) (JobSegment, error)
 	// PutJobFilePart keeps (or replaces) one part of a result file;

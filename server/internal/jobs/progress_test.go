@@ -2,12 +2,15 @@ package jobs_test
 
 import (
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/internal/jobs"
+	"github.com/voxkit/voxkit/server/internal/jobs/runner"
+	"github.com/voxkit/voxkit/server/internal/testserver"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -79,4 +82,40 @@ func TestJobProgressWithinSegment(t *testing.T) {
 	if within < 2 {
 		t.Errorf("%d events show sentences done within the segment: want several", within)
 	}
+}
+
+// An account whose jobs pass -job-storage while they render has the job
+// failed, in the OpenAI error shape (code storage_exceeded), and its
+// audio removed; the account may submit again.
+func TestJobStorageWhileRendering(t *testing.T) {
+	e := jobEnv(t, "", server.JobOptions{Storage: 100_000})
+	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "wav", "chapters": book(2, 700)})
+	evs := follow(t, e, j.ID)
+	end := evs[len(evs)-1]
+	if end.name != "error" || end.job.Status != store.JobFailed || end.job.Error == nil {
+		t.Fatalf("last event %s: %s %+v", end.name, end.job.Status, end.job.Error)
+	}
+	got := getJob(t, e, e.Key, j.ID)
+	werr := got.Error
+	if got.Status != store.JobFailed || werr == nil || werr.Code == nil || *werr.Code != runner.CodeStorageExceeded || werr.Type != "rate_limit_error" ||
+		werr.Param != nil || !strings.Contains(werr.Message, "-job-storage") || got.Progress.SegmentsDone >= got.Progress.SegmentsTotal {
+		t.Fatalf("failed job: %s %+v %+v", got.Status, werr, got.Progress)
+	}
+	stored, err := e.Store.Job(t.Context(), "", j.ID)
+	if err != nil || stored.Bytes != 0 {
+		t.Errorf("the failed job holds %d bytes (%v)", stored.Bytes, err)
+	}
+	segs, err := e.Store.JobSegments(t.Context(), j.ID, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range segs {
+		if len(s.PCM) > 0 || len(s.Words) > 0 {
+			t.Errorf("segment %d keeps %d bytes of audio", s.Seq, len(s.PCM))
+		}
+	}
+	res := e.Do("GET", "/v1/audio/jobs/"+j.ID+"/audio", e.Key, "", nil)
+	testserver.APIError(t, res, http.StatusConflict, jobs.CodeNotReady)
+	small := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "mp3", "input": "A short one."})
+	waitStatus(t, e, small.ID, store.JobSucceeded)
 }

@@ -136,6 +136,34 @@ func testJobs(t *testing.T, s Suite) {
 		t.Fatalf("another account lists %v", ids(other))
 	}
 
+	// A job failed with a code loses all its audio.
+	sg2, _ := js.StartSegment(ctx, "j2", 0)
+	sg2.PCM, sg2.Rate = []byte{1, 2, 3, 4, 5, 6, 7, 8}, 24000
+	if _, err := js.FinishSegment(ctx, sg2, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := js.JobBytes(ctx, "acme"); err != nil || n != 12+8 {
+		t.Fatalf("acme's job bytes: %d, %v", n, err)
+	}
+	if ok, err := js.FailJob(ctx, "j2", "storage_exceeded", "Too much."); !ok || err != nil {
+		t.Fatalf("fail: %v, %v", ok, err)
+	}
+	if ok, _ := js.FailJob(ctx, "j2", "x", "again"); ok {
+		t.Fatal("a failed job failed again")
+	}
+	if j, _ := js.Job(ctx, "acme", "j2"); j.Status != store.JobFailed || j.ErrorCode != "storage_exceeded" || j.Error != "Too much." || j.Bytes != 0 || j.Finished.IsZero() {
+		t.Fatalf("failed job: %+v", j)
+	}
+	if full, _ := js.JobSegment(ctx, "j2", 0); full.PCM != nil || !full.Done {
+		t.Fatalf("a failed job's segment keeps %d bytes", len(full.PCM))
+	}
+	late := store.JobSegment{Job: "j2", Seq: 1, PCM: []byte{1, 2}, Rate: 24000} // rendered on as it failed
+	if _, err := js.FinishSegment(ctx, late, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := js.JobBytes(ctx, "acme"); n != 12 {
+		t.Fatalf("acme's job bytes after the failure: %d", n)
+	}
 	if err := js.DeleteJob(ctx, "other", "j2"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("another account's delete: %v", err)
 	}

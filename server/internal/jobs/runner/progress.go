@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -59,4 +60,31 @@ func (r *Runner) report(ctx context.Context, job string, seq int, p *progress) {
 			r.log.Warn("jobs: counting a segment's progress", "job", job, "seq", seq, "err", err)
 		}
 	}
+}
+
+// CodeStorageExceeded is the error code of a job failed because its
+// account's jobs came to hold more audio than Config.Storage.
+const CodeStorageExceeded = "storage_exceeded"
+
+// overStorage fails j, removing its audio, when its account's jobs hold
+// more audio than Config.Storage (a segment just kept took them past
+// it); it reports whether j ended so.
+func (r *Runner) overStorage(ctx context.Context, j store.Job) bool {
+	if r.cfg.Storage <= 0 {
+		return false
+	}
+	held, err := r.jobs.JobBytes(ctx, j.Account)
+	if err != nil || held <= r.cfg.Storage {
+		return false
+	}
+	msg := fmt.Sprintf("Job storage exceeded: the account's jobs came to hold %d bytes of audio while this one rendered, more than the limit of %d (-job-storage); its audio was removed. Delete finished jobs, or submit a shorter text.",
+		held, r.cfg.Storage)
+	ok, err := r.jobs.FailJob(ctx, j.ID, CodeStorageExceeded, msg)
+	if err != nil {
+		r.log.Error("jobs: failing a job over its storage", "job", j.ID, "err", err)
+	}
+	if ok {
+		r.stop(j.ID)
+	}
+	return true
 }

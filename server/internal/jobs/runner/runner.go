@@ -77,6 +77,9 @@ type Config struct {
 	// will split them (the door reads Spec.Speech for the voice's
 	// language); nil counts none.
 	Sentences func(spec Spec, account, text string) int
+	// Storage is the most audio an account's jobs may hold, checked as
+	// each segment is kept (store.JobLimits.Bytes); 0 none.
+	Storage int64
 	// Formats encode the results.
 	Formats *encode.Registry
 	// Workers is how many segments render at once on this server.

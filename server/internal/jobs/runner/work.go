@@ -79,6 +79,9 @@ func (w *segmentWorker) Work(ctx context.Context, rj *river.Job[segmentArgs]) er
 		if done, err := w.render(ctx, j, spec, seg, rj.Attempt >= rj.MaxAttempts); !done {
 			return err
 		}
+		if r.overStorage(ctx, j) {
+			return nil
+		}
 	}
 	return r.finishIfDone(ctx, j.ID)
 }
