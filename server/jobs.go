@@ -31,7 +31,9 @@ type JobOptions struct {
 	MaxActive int
 	// Storage is the most bytes of audio one account's jobs may hold
 	// (their segments' and results'); a job submitted past it is a 429
-	// job_limit_reached. 0 means DefaultJobStorage, negative no limit.
+	// job_limit_reached, and a job whose segments take the account past
+	// it while it renders fails (storage_exceeded), its audio removed.
+	// 0 means DefaultJobStorage, negative no limit.
 	Storage int64
 	// Retention is how long a finished job and its results are kept;
 	// 0 means DefaultJobRetention, negative forever.

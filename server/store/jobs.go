@@ -29,16 +29,21 @@ type Job struct {
 	// Spec is what the job asks for (its speech options, its chapters'
 	// titles), as the runner wrote it.
 	Spec []byte
-	// Segments and Chars are the job's totals; SegmentsDone, CharsDone
-	// and Audio how far it is.
-	Segments, SegmentsDone int
-	Chars, CharsDone       int
-	Audio                  time.Duration
+	// Segments, Chars and Sentences are the job's totals; SegmentsDone,
+	// CharsDone, SentencesDone and Audio how far it is. CharsDone and
+	// SentencesDone count the segments done and, of those rendering, what
+	// SegmentProgress reported.
+	Segments, SegmentsDone   int
+	Chars, CharsDone         int
+	Sentences, SentencesDone int
+	Audio                    time.Duration
 	// Bytes is the audio the job holds in the store: its segments' and
 	// its files'.
-	Bytes   int64
-	Error   string
-	Created time.Time
+	Bytes int64
+	Error string
+	// ErrorCode is the failure's machine-readable code (FailJob), or "".
+	ErrorCode string
+	Created   time.Time
 	// Started is when its first segment began rendering, Finished when
 	// it ended; zero for not yet.
 	Started, Finished time.Time
@@ -50,6 +55,9 @@ type JobSegment struct {
 	Seq     int // from 0, in the text's order
 	Chapter int // from 0
 	Text    string
+	// Sentences is how many sentences its text has (CreateJob sums them
+	// into the job's).
+	Sentences int
 	// Done says its audio is kept: PCM, 16-bit little-endian mono at
 	// Rate, and Words, its word timings as the runner wrote them.
 	Done    bool
@@ -95,12 +103,24 @@ type Jobs interface {
 	// it without its audio; it marks the job running.
 	StartSegment(ctx context.Context, job string, seq int) (JobSegment, error)
 	// FinishSegment keeps the segment's audio (once: a segment done
-	// already is left as it is) and adds it to the job's progress. It
-	// returns the job's segments not done yet.
+	// already is left as it is, and a job that ended keeps none) and adds
+	// it to the job's progress. It returns the job's segments not done
+	// yet.
 	FinishSegment(ctx context.Context, s JobSegment, audio time.Duration) (left int, err error)
+	// SegmentProgress counts what a segment rendering has done so far
+	// (sentences and characters of its text) in its job's progress. The
+	// counts only rise and stop at the segment's own; a done segment is
+	// left as it is, and FinishSegment counts the rest.
+	SegmentProgress(ctx context.Context, job string, seq, sentences, chars int) error
 	// SetJobStatus moves a job whose status is one of from to status,
 	// with msg as its error; it reports whether it did.
 	SetJobStatus(ctx context.Context, id string, from []string, status, msg string) (bool, error)
+	// FailJob ends a queued or running job as failed with code and msg
+	// and removes all the audio it holds (its segments' and its files');
+	// it reports whether it did.
+	FailJob(ctx context.Context, id, code, msg string) (bool, error)
+	// JobBytes is the audio all of account's jobs hold (Job.Bytes).
+	JobBytes(ctx context.Context, account string) (int64, error)
 	// JobSegment returns one segment with its audio.
 	JobSegment(ctx context.Context, job string, seq int) (JobSegment, error)
 	// PutJobFilePart keeps (or replaces) one part of a result file;

@@ -16,6 +16,7 @@ import (
 
 	"github.com/voxkit/voxkit/server"
 	"github.com/voxkit/voxkit/server/internal/jobs/runner"
+	"github.com/voxkit/voxkit/server/internal/testserver"
 	"github.com/voxkit/voxkit/server/store"
 )
 
@@ -79,43 +80,58 @@ func TestJobCaptions(t *testing.T) {
 	if err := json.Unmarshal(raw, &ts); err != nil || len(ts.Words) < 50 {
 		t.Fatalf("timestamps: %v, %d words", err, len(ts.Words))
 	}
+	checkCaptions(t, e, j.ID, ts.Words)
+}
+
+// checkCaptions reads the job's SRT and WebVTT captions and holds each
+// to the words timed (checkCues).
+func checkCaptions(t *testing.T, e *testserver.Env, id string, words []runner.Timing) {
+	t.Helper()
 	for _, f := range []struct {
 		name string
 		vtt  bool
 	}{{"captions.srt", false}, {"captions.vtt", true}} {
-		_, b := fetch(t, e, e.Key, "/v1/audio/jobs/"+j.ID+"/"+f.name)
-		cues := parseCaptions(t, string(b), f.vtt)
-		w := 0
-		for i, c := range cues {
-			// The cue's words are the timed words its letters and digits
-			// spell, in order.
-			rest, from := alnum(strings.Join(c.lines, " ")), w
-			for rest != "" && w < len(ts.Words) && strings.HasPrefix(rest, alnum(ts.Words[w].Word)) {
-				rest = rest[len(alnum(ts.Words[w].Word)):]
-				w++
-			}
-			if rest != "" || w == from {
-				t.Fatalf("%s cue %d %q: not the timed words from %d (%q left)", f.name, i+1, c.lines, from, rest)
-			}
-			first, last := ts.Words[from], ts.Words[w-1]
-			if math.Abs(c.start-first.Start) > 0.05 || math.Abs(c.end-last.End) > 0.05 {
-				t.Errorf("%s cue %d %q: %.3f-%.3f, its words %q %.3f to %q %.3f", f.name, i+1, c.lines, c.start, c.end, first.Word, first.Start, last.Word, last.End)
-			}
-			if first.Chapter != last.Chapter {
-				t.Errorf("%s cue %d %q runs from chapter %d into %d", f.name, i+1, c.lines, first.Chapter, last.Chapter)
-			}
-			if len(c.lines) > 2 {
-				t.Errorf("%s cue %d: %d lines", f.name, i+1, len(c.lines))
-			}
-			for _, l := range c.lines {
-				if utf8.RuneCountInString(l) > 42 && strings.Contains(l, " ") {
-					t.Errorf("%s cue %d: line %q longer than 42 characters", f.name, i+1, l)
-				}
+		_, b := fetch(t, e, e.Key, "/v1/audio/jobs/"+id+"/"+f.name)
+		checkCues(t, f.name, parseCaptions(t, string(b), f.vtt), words)
+	}
+}
+
+// checkCues holds cues to the words timed: each cue shows the words
+// timestamps.json times, in order, from its first word's start to its
+// last's end (within 50 ms), within one chapter, on at most two lines of
+// 42 characters; together they show every word.
+func checkCues(t *testing.T, name string, cues []parsedCue, words []runner.Timing) {
+	t.Helper()
+	w := 0
+	for i, c := range cues {
+		// The cue's words are the timed words its letters and digits
+		// spell, in order.
+		rest, from := alnum(strings.Join(c.lines, " ")), w
+		for rest != "" && w < len(words) && strings.HasPrefix(rest, alnum(words[w].Word)) {
+			rest = rest[len(alnum(words[w].Word)):]
+			w++
+		}
+		if rest != "" || w == from {
+			t.Fatalf("%s cue %d %q: not the timed words from %d (%q left)", name, i+1, c.lines, from, rest)
+		}
+		first, last := words[from], words[w-1]
+		if math.Abs(c.start-first.Start) > 0.05 || math.Abs(c.end-last.End) > 0.05 {
+			t.Errorf("%s cue %d %q: %.3f-%.3f, its words %q %.3f to %q %.3f", name, i+1, c.lines, c.start, c.end, first.Word, first.Start, last.Word, last.End)
+		}
+		if first.Chapter != last.Chapter {
+			t.Errorf("%s cue %d %q runs from chapter %d into %d", name, i+1, c.lines, first.Chapter, last.Chapter)
+		}
+		if len(c.lines) > 2 {
+			t.Errorf("%s cue %d: %d lines", name, i+1, len(c.lines))
+		}
+		for _, l := range c.lines {
+			if utf8.RuneCountInString(l) > 42 && strings.Contains(l, " ") {
+				t.Errorf("%s cue %d: line %q longer than 42 characters", name, i+1, l)
 			}
 		}
-		if w != len(ts.Words) {
-			t.Errorf("%s: cues show %d words of %d", f.name, w, len(ts.Words))
-		}
+	}
+	if w != len(words) {
+		t.Errorf("%s: cues show %d words of %d", name, w, len(words))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/jobs/runner"
 	"github.com/voxkit/voxkit/server/store"
 )
@@ -30,6 +31,8 @@ type Progress struct {
 	Percent         float64  `json:"percent"`
 	CharactersDone  int      `json:"characters_done"`
 	CharactersTotal int      `json:"characters_total"`
+	SentencesDone   int      `json:"sentences_done"`
+	SentencesTotal  int      `json:"sentences_total"`
 	SegmentsDone    int      `json:"segments_done"`
 	SegmentsTotal   int      `json:"segments_total"`
 	AudioSeconds    float64  `json:"audio_seconds"`
@@ -43,9 +46,29 @@ type Chapter struct {
 	Audio string `json:"audio,omitempty"` // its audio's path, once the job succeeded
 }
 
-// Error is why a job failed.
+// Error is why a job failed, in the shape of OpenAI's error object.
 type Error struct {
-	Message string `json:"message"`
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    *string `json:"code"`
+}
+
+// errorOf is a failed job's error: one over its account's storage is
+// the account's limit (runner.CodeStorageExceeded), any other a
+// failure of the server's or its engine's.
+func errorOf(j store.Job) *Error {
+	if j.Error == "" {
+		return nil
+	}
+	e := &Error{Message: j.Error, Type: fault.TypeServer}
+	if j.ErrorCode != "" {
+		e.Code = &j.ErrorCode
+	}
+	if j.ErrorCode == runner.CodeStorageExceeded {
+		e.Type = fault.TypeRateLimit
+	}
+	return e
 }
 
 // Results are a finished job's files.
@@ -86,8 +109,8 @@ func objectOf(j store.Job) Job {
 	_ = json.Unmarshal(j.Spec, &spec) // the runner wrote it
 	o := Job{ID: j.ID, Object: "audio.job", Status: j.Status, ResponseFormat: spec.Format, CreatedAt: j.Created.Unix(),
 		StartedAt: unix(j.Started), FinishedAt: unix(j.Finished), Chapters: []Chapter{},
-		Progress: Progress{CharactersDone: j.CharsDone, CharactersTotal: j.Chars, SegmentsDone: j.SegmentsDone, SegmentsTotal: j.Segments,
-			AudioSeconds: j.Audio.Seconds()}}
+		Progress: Progress{CharactersDone: j.CharsDone, CharactersTotal: j.Chars, SentencesDone: j.SentencesDone, SentencesTotal: j.Sentences,
+			SegmentsDone: j.SegmentsDone, SegmentsTotal: j.Segments, AudioSeconds: j.Audio.Seconds()}, Error: errorOf(j)}
 	if j.Chars > 0 {
 		o.Progress.Percent = float64(j.CharsDone) * 100 / float64(j.Chars)
 	}
@@ -97,9 +120,6 @@ func objectOf(j store.Job) Job {
 	if !j.Started.IsZero() && j.CharsDone > 0 && !store.JobFinished(j.Status) {
 		eta := time.Since(j.Started).Seconds() * float64(j.Chars-j.CharsDone) / float64(j.CharsDone)
 		o.Progress.ETASeconds = &eta
-	}
-	if j.Error != "" {
-		o.Error = &Error{Message: j.Error}
 	}
 	base := "/v1/audio/jobs/" + j.ID
 	for i, t := range spec.Chapters {

@@ -2,17 +2,21 @@ package jobs
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/engine/sentence"
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/jobs/runner"
 	"github.com/voxkit/voxkit/server/internal/lexicons"
 	"github.com/voxkit/voxkit/server/wire"
+	"github.com/voxkit/voxkit/tags"
+	"github.com/voxkit/voxkit/tags/ssml"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -118,6 +122,40 @@ func (d *door) request(spec runner.Spec, account, text string) (core.Job, error)
 	req := sp.Request(account, d.Voices.Resolve(account, sp.Voice))
 	req.Format = encode.Format{Name: "pcm", SampleRate: spec.Rate}
 	return core.Job{Request: req, Voice: sp.Voice, Speed: &sp.Speed, Lexicons: lexicons.RefsOf(sp.Lexicons)}, nil
+}
+
+// sentences is the runner's Config.Sentences: how many sentences the
+// speech will say of a segment's text, split as the synthesizer splits
+// them (tts.Synthesizer.ParseTags, then tags.Script.Sentences): SSML
+// converted, tags parsed, in the voice's language (its id when it names
+// none), at the sentence length of the slowest speed the text asks for.
+// The count stands for the runner's progress; the speech may differ by
+// what lexicons rewrite.
+func (d *door) sentences(spec runner.Spec, account, text string) int {
+	sp, werr := d.speechOf(spec.Speech, text)
+	if werr != nil {
+		return 0
+	}
+	v, _ := d.Voices.Voice(account, sp.Voice)
+	lang := cmp.Or(v.Language, v.ID)
+	if sp.InputFormat == wire.InputSSML || sp.InputFormat != wire.InputText && ssml.Is(text) {
+		c, err := ssml.Converter{Lang: lang}.Convert(text)
+		if err != nil {
+			return 0
+		}
+		text = c.Input
+	}
+	script, err := tags.Parse(text, tags.Options{Lang: lang, Open: tags.ReadInstructions(sp.Instructions).Open()})
+	if err != nil {
+		return 0
+	}
+	slowest := min(1, sp.Speed)
+	for _, p := range script.Parts {
+		if !p.IsEvent() {
+			slowest = min(slowest, sp.Speed*p.Style.RateOrDefault())
+		}
+	}
+	return len(script.Sentences(int(float64(sentence.DefaultMaxLen) * max(tags.MinRate, slowest))))
 }
 
 // chaptersOf reads input or chapters.

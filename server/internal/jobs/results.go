@@ -134,7 +134,7 @@ func (d *door) events(w http.ResponseWriter, r *http.Request) error {
 	last := ""
 	for {
 		o := objectOf(j)
-		if now := fmt.Sprint(j.Status, j.SegmentsDone, j.CharsDone); now != last {
+		if now := fmt.Sprint(j.Status, j.SegmentsDone, j.CharsDone, j.SentencesDone); now != last {
 			last = now
 			if err := send("progress", o); err != nil {
 				return nil // the client is gone
@@ -153,7 +153,7 @@ func (d *door) events(w http.ResponseWriter, r *http.Request) error {
 		}
 		now, err := d.jobs().Job(r.Context(), j.Account, j.ID)
 		if errors.Is(err, store.ErrNotFound) {
-			return send("error", map[string]any{"id": j.ID, "status": "deleted", "error": Error{Message: "The job was deleted."}})
+			return send("error", map[string]any{"id": j.ID, "status": "deleted", "error": Error{Message: "The job was deleted.", Type: fault.TypeInvalidRequest}})
 		}
 		if err != nil {
 			return nil // the client is gone, or the store fails: the stream ends

@@ -182,6 +182,14 @@ var migrations = []string{
 		data bytea NOT NULL,
 		PRIMARY KEY (job, name, part)
 	);`,
+	// Progress in sentences (each segment's count, what a segment
+	// rendering has done so far) and the code of a job's failure.
+	`ALTER TABLE jobs ADD COLUMN sentences integer NOT NULL DEFAULT 0;
+	ALTER TABLE jobs ADD COLUMN sentences_done integer NOT NULL DEFAULT 0;
+	ALTER TABLE jobs ADD COLUMN error_code text NOT NULL DEFAULT '';
+	ALTER TABLE job_segments ADD COLUMN sentences integer NOT NULL DEFAULT 0;
+	ALTER TABLE job_segments ADD COLUMN sentences_done integer NOT NULL DEFAULT 0;
+	ALTER TABLE job_segments ADD COLUMN chars_done bigint NOT NULL DEFAULT 0;`,
 }
 
 // Store is the store.Store on a PostgreSQL database. Its queries are

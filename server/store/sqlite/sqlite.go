@@ -169,6 +169,14 @@ var migrations = []string{
 		data BLOB NOT NULL,
 		PRIMARY KEY (job, name, part)
 	) STRICT;`,
+	// Progress in sentences (each segment's count, what a segment
+	// rendering has done so far) and the code of a job's failure.
+	`ALTER TABLE jobs ADD COLUMN sentences INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE jobs ADD COLUMN sentences_done INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE jobs ADD COLUMN error_code TEXT NOT NULL DEFAULT '';
+	ALTER TABLE job_segments ADD COLUMN sentences INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE job_segments ADD COLUMN sentences_done INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE job_segments ADD COLUMN chars_done INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // Store is the embedded store.Store: one database file in WAL mode. Its

@@ -16,7 +16,8 @@ type JobStore struct{ db *db }
 
 var _ store.Jobs = (*JobStore)(nil)
 
-const jobColumns = `id, account, status, spec, segments, segments_done, chars, chars_done, audio_ms, bytes, error, created, started, finished`
+const jobColumns = `id, account, status, spec, segments, segments_done, chars, chars_done, audio_ms, bytes, error, created, started, finished,
+	sentences, sentences_done, error_code`
 
 // when is t as the database keeps an optional time: zero is 0 or NULL.
 func (s *JobStore) when(t time.Time) any {
@@ -30,7 +31,7 @@ func scanJob(r scanner) (store.Job, error) {
 	var j store.Job
 	var ms int64
 	err := r.Scan(&j.ID, &j.Account, &j.Status, &j.Spec, &j.Segments, &j.SegmentsDone, &j.Chars, &j.CharsDone, &ms, &j.Bytes, &j.Error,
-		timeDest{&j.Created}, timeDest{&j.Started}, timeDest{&j.Finished})
+		timeDest{&j.Created}, timeDest{&j.Started}, timeDest{&j.Finished}, &j.Sentences, &j.SentencesDone, &j.ErrorCode)
 	j.Audio = time.Duration(ms) * time.Millisecond
 	return j, err
 }
@@ -49,22 +50,27 @@ func (s *JobStore) CreateJob(ctx context.Context, j store.Job, segs []store.JobS
 			return fmt.Errorf("%w: %d jobs queued or running", store.ErrLimit, lim.Active)
 		}
 		if lim.Bytes > 0 {
-			var held int64
-			if err := tx.row(ctx, "SELECT coalesce(sum(bytes), 0) FROM jobs WHERE account = ?", j.Account).Scan(&held); err != nil {
+			held, err := jobBytes(ctx, tx, j.Account)
+			if err != nil {
 				return err
 			}
 			if held >= lim.Bytes {
 				return fmt.Errorf("%w: jobs hold %d bytes of audio", store.ErrLimit, held)
 			}
 		}
-		if _, err := tx.exec(ctx, `INSERT INTO jobs(id, account, status, spec, segments, segments_done, chars, chars_done, audio_ms, bytes, error, created, started, finished)
-			VALUES(?, ?, ?, ?, ?, 0, ?, 0, 0, 0, '', ?, ?, ?)`, j.ID, j.Account, store.JobQueued, j.Spec, len(segs), j.Chars,
-			tx.d.time(j.Created), s.when(time.Time{}), s.when(time.Time{})); err != nil {
+		sentences := 0
+		for _, sg := range segs {
+			sentences += sg.Sentences
+		}
+		if _, err := tx.exec(ctx, `INSERT INTO jobs(id, account, status, spec, segments, segments_done, chars, chars_done, audio_ms, bytes, error, created, started, finished,
+			sentences, sentences_done, error_code)
+			VALUES(?, ?, ?, ?, ?, 0, ?, 0, 0, 0, '', ?, ?, ?, ?, 0, '')`, j.ID, j.Account, store.JobQueued, j.Spec, len(segs), j.Chars,
+			tx.d.time(j.Created), s.when(time.Time{}), s.when(time.Time{}), sentences); err != nil {
 			return err
 		}
 		for _, sg := range segs {
-			if _, err := tx.exec(ctx, `INSERT INTO job_segments(job, seq, chapter, text, done, rate, samples, renders) VALUES(?, ?, ?, ?, ?, 0, 0, 0)`,
-				j.ID, sg.Seq, sg.Chapter, sg.Text, false); err != nil {
+			if _, err := tx.exec(ctx, `INSERT INTO job_segments(job, seq, chapter, text, done, rate, samples, renders, sentences, sentences_done, chars_done)
+				VALUES(?, ?, ?, ?, ?, 0, 0, 0, ?, 0, 0)`, j.ID, sg.Seq, sg.Chapter, sg.Text, false, sg.Sentences); err != nil {
 				return err
 			}
 		}
@@ -145,8 +151,8 @@ func (s *JobStore) StartSegment(ctx context.Context, job string, seq int) (store
 		if n, _ := res.RowsAffected(); n == 0 {
 			sg.Done = true // or gone: either way, nothing to render
 		}
-		err = tx.row(ctx, "SELECT chapter, text, done, renders FROM job_segments WHERE job = ? AND seq = ?", job, seq).
-			Scan(&sg.Chapter, &sg.Text, &sg.Done, &sg.Renders)
+		err = tx.row(ctx, "SELECT chapter, text, done, renders, sentences FROM job_segments WHERE job = ? AND seq = ?", job, seq).
+			Scan(&sg.Chapter, &sg.Text, &sg.Done, &sg.Renders, &sg.Sentences)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%w: segment %d of job %q", store.ErrNotFound, seq, job)
 		}
@@ -159,21 +165,59 @@ func (s *JobStore) StartSegment(ctx context.Context, job string, seq int) (store
 func (s *JobStore) FinishSegment(ctx context.Context, sg store.JobSegment, audio time.Duration) (int, error) {
 	var left int
 	err := s.db.inTx(ctx, "finish segment", func(tx q) error {
-		res, err := tx.exec(ctx, "UPDATE job_segments SET done = ?, rate = ?, samples = ?, pcm = ?, words = ? WHERE job = ? AND seq = ? AND done = ?",
-			true, sg.Rate, sg.Samples, sg.PCM, sg.Words, sg.Job, sg.Seq, false)
-		if err != nil {
+		// What SegmentProgress counted of it already is in the job's: the
+		// update returns it as it was, the row locked. A job that ended
+		// (cancelled, failed and its audio removed) keeps no more.
+		var sentences, sentencesDone, charsDone int
+		err := tx.row(ctx, `UPDATE job_segments SET done = ?, rate = ?, samples = ?, pcm = ?, words = ? WHERE job = ? AND seq = ? AND done = ?
+			AND EXISTS (SELECT 1 FROM jobs WHERE id = ? AND status IN ('queued', 'running'))
+			RETURNING sentences, sentences_done, chars_done`, true, sg.Rate, sg.Samples, sg.PCM, sg.Words, sg.Job, sg.Seq, false, sg.Job).
+			Scan(&sentences, &sentencesDone, &charsDone)
+		switch {
+		case errors.Is(err, sql.ErrNoRows): // done already, its job ended, or gone
+		case err != nil:
 			return err
-		}
-		if n, _ := res.RowsAffected(); n > 0 {
+		default:
+			chars := len([]rune(sg.Text))
+			if _, err := tx.exec(ctx, "UPDATE job_segments SET sentences_done = ?, chars_done = ? WHERE job = ? AND seq = ?", sentences, chars, sg.Job, sg.Seq); err != nil {
+				return err
+			}
 			if _, err := tx.exec(ctx, `UPDATE jobs SET segments_done = segments_done + 1, chars_done = chars_done + ?,
-				audio_ms = audio_ms + ?, bytes = bytes + ? WHERE id = ?`,
-				len([]rune(sg.Text)), audio.Milliseconds(), len(sg.PCM)+len(sg.Words), sg.Job); err != nil {
+				sentences_done = sentences_done + ?, audio_ms = audio_ms + ?, bytes = bytes + ? WHERE id = ?`,
+				chars-charsDone, sentences-sentencesDone, audio.Milliseconds(), len(sg.PCM)+len(sg.Words), sg.Job); err != nil {
 				return err
 			}
 		}
 		return tx.row(ctx, "SELECT count(*) FROM job_segments WHERE job = ? AND done = ?", sg.Job, false).Scan(&left)
 	})
 	return left, err
+}
+
+// SegmentProgress implements store.Jobs.
+func (s *JobStore) SegmentProgress(ctx context.Context, job string, seq, sentences, chars int) error {
+	return s.db.inTx(ctx, "segment progress", func(tx q) error {
+		// The no-op update locks the row (FinishSegment's may not slip in).
+		var total, text, sentencesDone, charsDone int
+		err := tx.row(ctx, `UPDATE job_segments SET renders = renders WHERE job = ? AND seq = ? AND done = ?
+			RETURNING sentences, length(text), sentences_done, chars_done`, job, seq, false).
+			Scan(&total, &text, &sentencesDone, &charsDone)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // done, or gone
+		}
+		if err != nil {
+			return err
+		}
+		sentences, chars = max(sentencesDone, min(sentences, total)), max(charsDone, min(chars, text))
+		if sentences == sentencesDone && chars == charsDone {
+			return nil
+		}
+		if _, err := tx.exec(ctx, "UPDATE job_segments SET sentences_done = ?, chars_done = ? WHERE job = ? AND seq = ?", sentences, chars, job, seq); err != nil {
+			return err
+		}
+		_, err = tx.exec(ctx, "UPDATE jobs SET sentences_done = sentences_done + ?, chars_done = chars_done + ? WHERE id = ?",
+			sentences-sentencesDone, chars-charsDone, job)
+		return err
+	})
 }
 
 // SetJobStatus implements store.Jobs.
@@ -193,6 +237,46 @@ func (s *JobStore) SetJobStatus(ctx context.Context, id string, from []string, s
 	}
 	n, _ := res.RowsAffected()
 	return n > 0, nil
+}
+
+// FailJob implements store.Jobs.
+func (s *JobStore) FailJob(ctx context.Context, id, code, msg string) (bool, error) {
+	var ok bool
+	err := s.db.inTx(ctx, "fail job", func(tx q) error {
+		res, err := tx.exec(ctx, "UPDATE jobs SET status = ?, error = ?, error_code = ?, finished = ?, bytes = 0 WHERE id = ? AND status IN ('queued', 'running')",
+			store.JobFailed, msg, code, s.when(s.db.stamp()), id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		ok = true
+		for _, stmt := range []string{"UPDATE job_segments SET pcm = NULL, words = NULL WHERE job = ?",
+			"DELETE FROM job_file_parts WHERE job = ?", "DELETE FROM job_files WHERE job = ?"} {
+			if _, err := tx.exec(ctx, stmt, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return ok, err
+}
+
+// JobBytes implements store.Jobs.
+func (s *JobStore) JobBytes(ctx context.Context, account string) (int64, error) {
+	n, err := jobBytes(ctx, s.db.q(), account)
+	if err != nil {
+		return 0, fmt.Errorf("store: job bytes: %w", err)
+	}
+	return n, nil
+}
+
+// jobBytes is the audio account's jobs hold.
+func jobBytes(ctx context.Context, tx q, account string) (int64, error) {
+	var n int64
+	err := tx.row(ctx, "SELECT coalesce(sum(bytes), 0) FROM jobs WHERE account = ?", account).Scan(&n)
+	return n, err
 }
 
 // JobSegment implements store.Jobs.

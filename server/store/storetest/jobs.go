@@ -31,7 +31,7 @@ func testJobs(t *testing.T, s Suite) {
 		var ss []store.JobSegment
 		chars := 0
 		for i, text := range segs {
-			ss = append(ss, store.JobSegment{Seq: i, Chapter: i / 2, Text: text})
+			ss = append(ss, store.JobSegment{Seq: i, Chapter: i / 2, Text: text, Sentences: 2})
 			chars += len(text)
 		}
 		return js.CreateJob(ctx, store.Job{ID: id, Account: account, Spec: []byte(`{}`), Chars: chars, Created: at}, ss, store.JobLimits{Active: 2})
@@ -58,6 +58,19 @@ func testJobs(t *testing.T, s Suite) {
 	if err != nil || sg.Done || sg.Text != "two" || sg.Renders != 1 {
 		t.Fatalf("start: %+v, %v", sg, err)
 	}
+	// A segment rendering counts its sentences and characters as they
+	// go: the counts only rise, and stop at the segment's own.
+	for _, p := range []struct{ sentences, chars, wantS, wantC int }{{1, 2, 1, 2}, {0, 1, 1, 2}, {5, 9, 2, 3}} {
+		if err := js.SegmentProgress(ctx, "j1", 1, p.sentences, p.chars); err != nil {
+			t.Fatal(err)
+		}
+		if j, err := js.Job(ctx, "acme", "j1"); err != nil || j.Sentences != 6 || j.SentencesDone != p.wantS || j.CharsDone != p.wantC || j.SegmentsDone != 0 {
+			t.Fatalf("progress %d, %d: %+v, %v", p.sentences, p.chars, j, err)
+		}
+	}
+	if err := js.SegmentProgress(ctx, "j1", 1, 1, 1); err != nil { // a second rendering, from the start
+		t.Fatal(err)
+	}
 	sg.PCM, sg.Words, sg.Rate, sg.Samples = []byte{1, 2, 3, 4}, []byte(`[]`), 24000, 2
 	for range 2 { // a segment finished twice is kept once
 		if left, err := js.FinishSegment(ctx, sg, time.Second); err != nil || left != 2 {
@@ -68,8 +81,14 @@ func testJobs(t *testing.T, s Suite) {
 		t.Fatalf("a done segment started again: %+v, %v", again, err)
 	}
 	j, err := js.Job(ctx, "acme", "j1")
-	if err != nil || j.Status != store.JobRunning || j.SegmentsDone != 1 || j.CharsDone != 3 || j.Audio != time.Second || j.Bytes != 6 || j.Started.IsZero() {
+	if err != nil || j.Status != store.JobRunning || j.SegmentsDone != 1 || j.CharsDone != 3 || j.SentencesDone != 2 || j.Audio != time.Second || j.Bytes != 6 || j.Started.IsZero() {
 		t.Fatalf("job after a segment: %+v, %v", j, err)
+	}
+	if err := js.SegmentProgress(ctx, "j1", 1, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := js.Job(ctx, "acme", "j1"); j.SentencesDone != 2 || j.CharsDone != 3 {
+		t.Fatalf("progress of a done segment counted: %+v", j)
 	}
 	full, err := js.JobSegment(ctx, "j1", 1)
 	if err != nil || !bytes.Equal(full.PCM, sg.PCM) || full.Rate != 24000 || full.Samples != 2 {
@@ -117,6 +136,34 @@ func testJobs(t *testing.T, s Suite) {
 		t.Fatalf("another account lists %v", ids(other))
 	}
 
+	// A job failed with a code loses all its audio.
+	sg2, _ := js.StartSegment(ctx, "j2", 0)
+	sg2.PCM, sg2.Rate = []byte{1, 2, 3, 4, 5, 6, 7, 8}, 24000
+	if _, err := js.FinishSegment(ctx, sg2, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := js.JobBytes(ctx, "acme"); err != nil || n != 12+8 {
+		t.Fatalf("acme's job bytes: %d, %v", n, err)
+	}
+	if ok, err := js.FailJob(ctx, "j2", "storage_exceeded", "Too much."); !ok || err != nil {
+		t.Fatalf("fail: %v, %v", ok, err)
+	}
+	if ok, _ := js.FailJob(ctx, "j2", "x", "again"); ok {
+		t.Fatal("a failed job failed again")
+	}
+	if j, _ := js.Job(ctx, "acme", "j2"); j.Status != store.JobFailed || j.ErrorCode != "storage_exceeded" || j.Error != "Too much." || j.Bytes != 0 || j.Finished.IsZero() {
+		t.Fatalf("failed job: %+v", j)
+	}
+	if full, _ := js.JobSegment(ctx, "j2", 0); full.PCM != nil || !full.Done {
+		t.Fatalf("a failed job's segment keeps %d bytes", len(full.PCM))
+	}
+	late := store.JobSegment{Job: "j2", Seq: 1, PCM: []byte{1, 2}, Rate: 24000} // rendered on as it failed
+	if _, err := js.FinishSegment(ctx, late, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := js.JobBytes(ctx, "acme"); n != 12 {
+		t.Fatalf("acme's job bytes after the failure: %d", n)
+	}
 	if err := js.DeleteJob(ctx, "other", "j2"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("another account's delete: %v", err)
 	}

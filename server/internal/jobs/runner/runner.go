@@ -73,6 +73,13 @@ type Config struct {
 	// Request turns a segment's text into the core's job, as the door
 	// reads Spec.Speech; its request's format is raw pcm at Spec.Rate.
 	Request func(spec Spec, account, text string) (core.Job, error)
+	// Sentences counts the sentences of a segment's text as the speech
+	// will split them (the door reads Spec.Speech for the voice's
+	// language); nil counts none.
+	Sentences func(spec Spec, account, text string) int
+	// Storage is the most audio an account's jobs may hold, checked as
+	// each segment is kept (store.JobLimits.Bytes); 0 none.
+	Storage int64
 	// Formats encode the results.
 	Formats *encode.Registry
 	// Workers is how many segments render at once on this server.
@@ -237,7 +244,11 @@ func (r *Runner) Submit(ctx context.Context, account string, spec Spec, chapters
 	for i, ch := range chapters {
 		spec.Chapters = append(spec.Chapters, ch.Title)
 		for _, text := range Cut(ch.Text, r.cfg.MaxSegment) {
-			segs = append(segs, store.JobSegment{Seq: len(segs), Chapter: i, Text: text})
+			seg := store.JobSegment{Seq: len(segs), Chapter: i, Text: text}
+			if r.cfg.Sentences != nil {
+				seg.Sentences = r.cfg.Sentences(spec, account, text)
+			}
+			segs = append(segs, seg)
 			chars += len([]rune(text))
 		}
 	}

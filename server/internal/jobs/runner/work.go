@@ -79,6 +79,9 @@ func (w *segmentWorker) Work(ctx context.Context, rj *river.Job[segmentArgs]) er
 		if done, err := w.render(ctx, j, spec, seg, rj.Attempt >= rj.MaxAttempts); !done {
 			return err
 		}
+		if r.overStorage(ctx, j) {
+			return nil
+		}
 	}
 	return r.finishIfDone(ctx, j.ID)
 }
@@ -91,6 +94,8 @@ func (w *segmentWorker) render(ctx context.Context, j store.Job, spec Spec, seg 
 	defer cancel()
 	defer r.track(j.ID, cancel)()
 	go r.follow(ctx, j.ID, cancel)
+	prog := newProgress(seg)
+	go r.report(ctx, j.ID, seg.Seq, prog)
 
 	job, err := r.cfg.Request(spec, j.Account, seg.Text)
 	if err != nil {
@@ -104,6 +109,7 @@ func (w *segmentWorker) render(ctx context.Context, j store.Job, spec Spec, seg 
 			for _, wd := range d.Words {
 				words = append(words, word{W: wd.Word, S: wd.Start.Milliseconds(), E: wd.End.Milliseconds(), C: wd.CharStart, D: wd.CharEnd})
 			}
+			prog.sentence(d)
 		})
 		return p.Stream(ctx, &pcm)
 	})
