@@ -137,10 +137,7 @@ func doneSegments(segs []store.JobSegment) []int {
 // run's of the same request (within 0.5 %), run on e.
 func checkResumed(t *testing.T, e *testserver.Env, id string, body map[string]any, done []int, after []store.JobSegment) {
 	t.Helper()
-	renders := 0
-	for _, s := range after {
-		renders += s.Renders
-	}
+	renders := renderings(after)
 	for _, seq := range done {
 		if after[seq].Renders != 1 {
 			t.Errorf("segment %d, done before the kill, rendered %d times", seq, after[seq].Renders)
@@ -165,36 +162,59 @@ func TestJobKilled(t *testing.T) {
 	var to atomic.Pointer[child]
 	to.Store(startChild(t, dir, ""))
 	e := proxyEnv(t, &to, to.Load().key)
-	body := map[string]any{"voice": "slow", "response_format": "wav", "input": strings.Repeat("The slow voice says this. ", 60)}
-	j := submit(t, e, e.Key, body)
-	waitFor(t, func() bool { return getJob(t, e, e.Key, j.ID).Progress.SegmentsDone >= 2 })
-	to.Load().kill()
-
 	st, err := sqlite.Open(t.Context(), filepath.Join(dir, sqlite.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, err := st.JobSegments(t.Context(), j.ID, false)
-	st.Close()
-	if err != nil {
+	defer st.Close()
+	body := map[string]any{"voice": "slow", "response_format": "wav", "input": strings.Repeat("The slow voice says this. ", 60)}
+	j := submit(t, e, e.Key, body)
+	var before []store.JobSegment
+	waitFor(t, func() bool { // two segments done, one rendering
+		if before, err = st.JobSegments(t.Context(), j.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		return len(doneSegments(before)) >= 2 && rendering(before) > 0
+	})
+	to.Load().kill()
+	if before, err = st.JobSegments(t.Context(), j.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	done := doneSegments(before)
 	if len(done) == len(before) {
 		t.Fatalf("all %d segments done before the kill: make the job longer", len(before))
 	}
+	cut := rendering(before)
 	to.Store(startChild(t, dir, ""))
 	waitFor(t, func() bool { return getJob(t, e, e.Key, j.ID).Status == store.JobSucceeded })
-	st, err = sqlite.Open(t.Context(), filepath.Join(dir, sqlite.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	after, err := st.JobSegments(t.Context(), j.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if n := renderings(after); n != len(after)+cut {
+		t.Errorf("%d renderings of %d segments, %d cut by the kill: want each rendered once more", n, len(after), cut)
+	}
 	checkResumed(t, e, j.ID, body, done, after)
+}
+
+// rendering is how many segments were begun and not done.
+func rendering(segs []store.JobSegment) int {
+	n := 0
+	for _, s := range segs {
+		if !s.Done && s.Renders > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// renderings is how many renderings of segs began.
+func renderings(segs []store.JobSegment) int {
+	n := 0
+	for _, s := range segs {
+		n += s.Renders
+	}
+	return n
 }
 
 // Two replicas on one PostgreSQL database, each a process: the one
