@@ -45,9 +45,10 @@ type JobOptions struct {
 	// MaxSegment is the most characters of a segment; 0 means about five
 	// minutes of speech (within the Synthesizer's MaxInput).
 	MaxSegment int
-	// RescueAfter is how long a segment may render before the queue
-	// gives it to another worker (its server killed); 0 means
-	// runner.DefaultRescueAfter (15 minutes).
+	// RescueAfter is River's RescueStuckJobsAfter; 0 means
+	// runner.DefaultRescueAfter (15 minutes). River's rescuer leaves
+	// segments alone (they have no timeout): a killed server's segments
+	// are freed by the runners' heartbeats (docs/jobs.md).
 	RescueAfter time.Duration
 	// Poll is how often the queue and a job's status are read; 0 means
 	// half a second.

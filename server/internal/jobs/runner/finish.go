@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -60,8 +62,11 @@ type ChapterTiming struct {
 }
 
 // Work encodes a job's whole audio once, through one encoder, and each
-// chapter's, keeps them with the captions and word timings, and ends the
-// job succeeded; its segments' audio is then dropped.
+// chapter's, all at once (as many at a time as Go has CPUs, at least
+// two: the whole and a chapter; a job of one chapter copies the whole,
+// past its ID3 tag, as the chapter), keeps them with the captions and word
+// timings, and ends the job succeeded; its segments' audio is then
+// dropped.
 func (w *finishWorker) Work(ctx context.Context, rj *river.Job[finishArgs]) error {
 	err := w.finish(ctx, rj.Args.Job)
 	if err != nil && rj.Attempt >= rj.MaxAttempts && ctx.Err() == nil {
@@ -105,30 +110,46 @@ func (w *finishWorker) finish(ctx context.Context, id string) error {
 	if spec.Format == "mp3" {
 		head = id3.Tag{Chapters: marks}.Marshal
 	}
-	_, err = r.encodeFile(ctx, j.ID, FileAudio, codec, format, head, segs, func(s store.JobSegment, pcm []int16, words []word) {
-		if s.Seq == 0 || segs[s.Seq-1].Chapter != s.Chapter {
-			stamps.Chapters[s.Chapter] = ChapterTiming{Title: spec.Chapters[s.Chapter], Start: at.Seconds()}
-			marks[s.Chapter].Start = at
-		}
-		for _, wd := range words {
-			stamps.Words = append(stamps.Words, Timing{Word: wd.W, Start: (at + ms(wd.S)).Seconds(), End: (at + ms(wd.E)).Seconds(), Chapter: s.Chapter + 1})
-		}
-		cues = append(cues, segmentCues(s.Text, words, at)...)
-		at += time.Duration(len(pcm)) * time.Second / time.Duration(spec.Rate)
-		stamps.Chapters[s.Chapter].End = at.Seconds()
-		marks[s.Chapter].End = at
-	})
-	if err != nil {
+	tasks := []func(context.Context) error{func(ctx context.Context) error {
+		_, err := r.encodeFile(ctx, j.ID, FileAudio, codec, format, head, segs, func(s store.JobSegment, pcm []int16, words []word) {
+			if s.Seq == 0 || segs[s.Seq-1].Chapter != s.Chapter {
+				stamps.Chapters[s.Chapter] = ChapterTiming{Title: spec.Chapters[s.Chapter], Start: at.Seconds()}
+				marks[s.Chapter].Start = at
+			}
+			for _, wd := range words {
+				stamps.Words = append(stamps.Words, Timing{Word: wd.W, Start: (at + ms(wd.S)).Seconds(), End: (at + ms(wd.E)).Seconds(), Chapter: s.Chapter + 1})
+			}
+			cues = append(cues, segmentCues(s.Text, words, at)...)
+			at += time.Duration(len(pcm)) * time.Second / time.Duration(spec.Rate)
+			stamps.Chapters[s.Chapter].End = at.Seconds()
+			marks[s.Chapter].End = at
+		})
 		return err
-	}
+	}}
 	for ch := range spec.Chapters {
+		if len(spec.Chapters) == 1 {
+			break // the chapter is the whole, copied once encoded
+		}
 		var mine []store.JobSegment
 		for _, s := range segs {
 			if s.Chapter == ch {
 				mine = append(mine, s)
 			}
 		}
-		if _, err := r.encodeFile(ctx, j.ID, ChapterFile(ch+1), codec, format, nil, mine, nil); err != nil {
+		tasks = append(tasks, func(ctx context.Context) error {
+			_, err := r.encodeFile(ctx, j.ID, ChapterFile(ch+1), codec, format, nil, mine, nil)
+			return err
+		})
+	}
+	if err := inParallel(ctx, max(2, runtime.GOMAXPROCS(0)), tasks); err != nil {
+		return err
+	}
+	if len(spec.Chapters) == 1 {
+		top, err := head()
+		if err != nil {
+			return err
+		}
+		if err := r.copyFile(ctx, j.ID, FileAudio, ChapterFile(1), int64(len(top))); err != nil {
 			return err
 		}
 	}
@@ -173,6 +194,32 @@ func chapterMarks(spec Spec) []id3.Chapter {
 		marks[i].Title = t
 	}
 	return marks
+}
+
+// inParallel runs the tasks, at most n at a time, and returns the first
+// error; the tasks still running are cancelled then, and no more start.
+func inParallel(ctx context.Context, n int, tasks []func(context.Context) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	slots := make(chan struct{}, n)
+	var wg sync.WaitGroup
+	for _, task := range tasks {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			if err := task(ctx); err != nil {
+				cancel(err)
+			}
+		})
+	}
+	wg.Wait()
+	return context.Cause(ctx)
 }
 
 // encodeFile encodes segs, in order, through one encoder into the file
@@ -236,6 +283,28 @@ func (r *Runner) encodeFile(ctx context.Context, job, name string, codec encode.
 		}
 	}
 	return pw.f, pw.Close()
+}
+
+// copyFile keeps the bytes of the job's file from past skip as the file
+// to, a part at a time.
+func (r *Runner) copyFile(ctx context.Context, job, from, to string, skip int64) error {
+	f, err := r.jobs.JobFile(ctx, job, from)
+	if err != nil {
+		return err
+	}
+	pw := &partWriter{ctx: ctx, jobs: r.jobs, f: store.JobFile{Job: job, Name: to, ContentType: f.ContentType}}
+	for i := range f.Parts {
+		b, err := r.jobs.JobFilePart(ctx, job, from, i)
+		if err != nil {
+			return err
+		}
+		cut := min(skip, int64(len(b)))
+		skip -= cut
+		if _, err := pw.Write(b[cut:]); err != nil {
+			return err
+		}
+	}
+	return pw.Close()
 }
 
 // putFile keeps a small file whole.

@@ -88,10 +88,15 @@ type Config struct {
 	MaxSegment int
 	// Retention is how long a finished job is kept; 0 forever.
 	Retention time.Duration
-	// RescueAfter is how long a segment may run before River hands it to
-	// another worker (a server killed mid-segment); 0 means
-	// DefaultRescueAfter.
+	// RescueAfter is River's RescueStuckJobsAfter; 0 means
+	// DefaultRescueAfter. River's own rescuer hands on no segment (they
+	// run with no timeout): a killed server's segments are freed by the
+	// runners' heartbeats (Beat, liveness.go).
 	RescueAfter time.Duration
+	// Beat is how often a runner on PostgreSQL writes its heartbeat and
+	// frees the work of runners silent for StaleBeats beats; 0 means
+	// DefaultBeat.
+	Beat time.Duration
 	// Poll is how often the queue and a running job's status are read;
 	// 0 means DefaultPoll.
 	Poll time.Duration
@@ -112,6 +117,12 @@ type Runner struct {
 	client client
 	log    *slog.Logger
 
+	id      string               // River's client ID
+	exec    riverdriver.Executor // River's driver, for the sweep
+	beats   *beats               // heartbeats; nil on SQLite
+	stopped chan struct{}        // closed when keepBeating returns
+	quit    context.CancelFunc   // ends keepBeating
+
 	mu      sync.Mutex
 	running map[string]map[*int]context.CancelFunc // segments rendering here, by job
 	renders int                                    // segments rendered here
@@ -125,6 +136,7 @@ type client interface {
 	StopAndCancel(ctx context.Context) error
 	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
 	InsertMany(ctx context.Context, params []river.InsertManyParams) ([]*rivertype.JobInsertResult, error)
+	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
 }
 
 // ErrNoQueue is New's error for a store River cannot run on.
@@ -137,13 +149,15 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	if !ok {
 		return nil, ErrNoQueue
 	}
-	r := &Runner{cfg: cfg, jobs: jobs, log: cmp.Or(cfg.Log, slog.Default()), running: map[string]map[*int]context.CancelFunc{}}
+	r := &Runner{cfg: cfg, jobs: jobs, log: cmp.Or(cfg.Log, slog.Default()), running: map[string]map[*int]context.CancelFunc{}, id: runnerID()}
 	r.cfg.Poll = cmp.Or(cfg.Poll, DefaultPoll)
+	r.cfg.Beat = cmp.Or(cfg.Beat, DefaultBeat)
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &segmentWorker{r: r})
 	river.AddWorker(workers, &finishWorker{r: r})
 	river.AddWorker(workers, &expireWorker{r: r})
 	rc := &river.Config{
+		ID:                   r.id,
 		Queues:               map[string]river.QueueConfig{Queue: {MaxWorkers: max(1, cfg.Workers)}},
 		Workers:              workers,
 		Logger:               r.log.With("room", "jobs"),
@@ -164,12 +178,16 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	case interface{ Pool() *pgxpool.Pool }:
 		d := riverpgxv5.New(s.Pool())
 		err = lockedMigrate(ctx, s.Pool(), func() error {
+			if _, err := s.Pool().Exec(ctx, heartbeatsTable); err != nil {
+				return err
+			}
 			return migrate(d, func(m *rivermigrate.Migrator[pgx.Tx]) (*rivermigrate.MigrateResult, error) {
 				return m.Migrate(ctx, rivermigrate.DirectionUp, nil)
 			})
 		})
 		if err == nil {
 			r.client, err = river.NewClient(d, rc)
+			r.exec, r.beats = d.GetExecutor(), &beats{s.Pool()}
 		}
 	case interface{ QueueDB() *sql.DB }:
 		d := riversqlite.New(s.QueueDB())
@@ -178,6 +196,7 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		})
 		if err == nil {
 			r.client, err = river.NewClient(d, rc)
+			r.exec = d.GetExecutor()
 		}
 	default:
 		return nil, ErrNoQueue
@@ -221,13 +240,49 @@ func migrate[TTx any](d riverdriver.Driver[TTx], run func(*rivermigrate.Migrator
 	return nil
 }
 
-// Start starts the workers, which run until Stop.
-func (r *Runner) Start(ctx context.Context) error { return r.client.Start(ctx) }
+// Start frees the work of servers that stopped without handing it back
+// (killed: on SQLite all the work running, on PostgreSQL that of runners
+// whose heartbeat is stale) and starts the workers, which run until
+// Stop; on PostgreSQL it beats and sweeps every Config.Beat meanwhile.
+func (r *Runner) Start(ctx context.Context) error {
+	if r.beats == nil {
+		if n, err := r.sweep(ctx, func(string) bool { return true }); err != nil {
+			return fmt.Errorf("jobs: freeing the work of a stopped server: %w", err)
+		} else if n > 0 {
+			r.log.Info("jobs: resuming the work of a stopped server", "freed", n)
+		}
+		return r.client.Start(ctx)
+	}
+	if err := r.beatAndSweep(ctx); err != nil {
+		return fmt.Errorf("jobs: heartbeat: %w", err)
+	}
+	if err := r.client.Start(ctx); err != nil {
+		return err
+	}
+	bctx, quit := context.WithCancel(context.WithoutCancel(ctx))
+	r.quit, r.stopped = quit, make(chan struct{})
+	go func() {
+		defer close(r.stopped)
+		r.keepBeating(bctx)
+	}()
+	return nil
+}
 
 // Stop stops the workers: the segments rendering are cancelled and
 // queued again, to be rendered by the next server to start (or another
 // replica); what finished stays done.
-func (r *Runner) Stop(ctx context.Context) error { return r.client.StopAndCancel(ctx) }
+func (r *Runner) Stop(ctx context.Context) error {
+	err := r.client.StopAndCancel(ctx)
+	if r.quit != nil {
+		r.quit()
+		<-r.stopped
+		r.quit = nil
+		if ferr := r.beats.forget(context.WithoutCancel(ctx), r.id); err == nil {
+			err = ferr
+		}
+	}
+	return err
+}
 
 // Renders is how many segment renderings this runner began.
 func (r *Runner) Renders() int {

@@ -161,7 +161,19 @@ func (r *Runner) track(job string, cancel context.CancelFunc) func() {
 // follow cancels a rendering once its job has ended (cancelled or
 // deleted on another replica), reading its status every Config.Poll.
 func (r *Runner) follow(ctx context.Context, job string, cancel context.CancelFunc) {
-	t := time.NewTicker(r.cfg.Poll)
+	every(ctx, r.cfg.Poll, func() bool {
+		j, err := r.jobs.Job(ctx, "", job)
+		if errors.Is(err, store.ErrNotFound) || err == nil && store.JobFinished(j.Status) {
+			cancel()
+			return false
+		}
+		return true
+	})
+}
+
+// every calls f every d until ctx ends or f returns false.
+func every(ctx context.Context, d time.Duration, f func() bool) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
@@ -169,9 +181,7 @@ func (r *Runner) follow(ctx context.Context, job string, cancel context.CancelFu
 			return
 		case <-t.C:
 		}
-		j, err := r.jobs.Job(ctx, "", job)
-		if errors.Is(err, store.ErrNotFound) || err == nil && store.JobFinished(j.Status) {
-			cancel()
+		if !f() {
 			return
 		}
 	}
