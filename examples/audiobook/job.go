@@ -62,6 +62,9 @@ func submitOrResume(ctx context.Context, c *client, o options, stderr io.Writer)
 	titles := make([]string, len(j.Chapters))
 	for i, ch := range j.Chapters {
 		titles[i] = strconv.Quote(ch.Title)
+		if ch.Title == "" {
+			titles[i] = "(untitled)"
+		}
 	}
 	fmt.Fprintf(stderr, "submitted job %s: %d chapters (%s)\n", j.ID, len(j.Chapters), clip(strings.Join(titles, ", "), 200))
 	return j.ID, nil

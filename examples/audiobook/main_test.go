@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -329,6 +330,7 @@ func TestAudiobookErrors(t *testing.T) {
 		want string
 	}{
 		{"pdf", []string{writeBook(t, "book.pdf", "%PDF-1.4\n1 0 obj\n")}, `400 invalid_request_error (unsupported_media_type): Unsupported file "book.pdf"`},
+		{"epub", []string{writeBook(t, "book.epub", zipOf(t, "OEBPS/one.xhtml", "<p>Hi.</p>"))}, "400 invalid_request_error (invalid_value): book: epub: META-INF/container.xml is missing: is it an EPUB?"},
 		{"latin-1", []string{writeBook(t, "book.txt", "caf\xe9 cr\xe8me\n")}, "400 invalid_request_error (invalid_value): The file is not UTF-8 text."},
 		{"voice", []string{"-voice", "nobody", writeBook(t, "book.md", book)}, "404 invalid_request_error"},
 		{"key", []string{"-key", "sk_bad", writeBook(t, "book.md", book)}, "401 invalid_request_error (invalid_api_key)"},
@@ -343,4 +345,20 @@ func TestAudiobookErrors(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, jobFile)); !os.IsNotExist(err) {
 		t.Errorf("%s kept without a job: %v", jobFile, err)
 	}
+}
+
+// zipOf is a zip archive of one file.
+func zipOf(t *testing.T, name, text string) string {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	w, err := zw.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte(text))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
