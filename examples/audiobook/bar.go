@@ -60,6 +60,13 @@ func (b *bar) update(j job) {
 	}
 }
 
+// note writes a line of its own, under the bar on a terminal.
+func (b *bar) note(msg string) {
+	b.stop()
+	fmt.Fprintln(b.w, msg)
+	b.last = ""
+}
+
 // stop ends the bar's line, so what follows starts on a line of its own.
 func (b *bar) stop() {
 	if b.tty && b.drawn {

@@ -127,25 +127,23 @@ func submit(ctx context.Context, c *client, o options, data []byte) (job, error)
 
 // follow waits for job id to end, showing its progress on bar, and
 // returns it as it ended. It follows the job's events, again after a
-// pause when their stream ends early (the server restarting); Ctrl-C
-// ends the wait with errInterrupted.
+// pause when their stream ends early or the server does not answer (a
+// server restarting, a proxy's 502) for up to giveUp; Ctrl-C ends the
+// wait with errInterrupted.
 func follow(ctx context.Context, c *client, id string, pause time.Duration, bar *bar) (job, error) {
-	failures := 0
+	var last job
+	var failing time.Time // when the server stopped answering; zero while it answers
 	for {
 		res, err := c.do(ctx, http.MethodGet, jobPath(id, "/events"), nil, "")
-		var last job
 		ended := false
 		if err == nil {
+			failing = time.Time{}
 			err = events(res.Body, func(e event) error {
 				if err := json.Unmarshal(e.data, &last); err != nil {
 					return fmt.Errorf("job %s: an event that is not a job: %w", id, err)
 				}
-				failures = 0
-				switch e.name {
-				case "progress":
-					bar.update(last)
-				case "done", "error":
-					bar.update(last)
+				bar.update(last)
+				if e.name == "done" || e.name == "error" {
 					ended = true
 					return errStop
 				}
@@ -160,16 +158,15 @@ func follow(ctx context.Context, c *client, id string, pause time.Duration, bar 
 		case ended:
 			bar.stop()
 			return last, nil
-		case err != nil:
-			var ae *apiError
-			if errors.As(err, &ae) {
-				bar.stop()
-				return last, err // 404, 401 …: waiting again would not help
-			}
-			if failures++; failures > 10 {
-				bar.stop()
-				return last, fmt.Errorf("following job %s: %w", id, err)
-			}
+		case err != nil && !retryable(err):
+			bar.stop()
+			return last, err // 404, 401 …: waiting again would not help
+		case err != nil && failing.IsZero():
+			failing = time.Now()
+			bar.note(fmt.Sprintf("the server does not answer (%v); trying again", err))
+		case err != nil && time.Since(failing) > giveUp:
+			bar.stop()
+			return last, fmt.Errorf("following job %s: the server has not answered for %s: %w", id, giveUp, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -178,6 +175,19 @@ func follow(ctx context.Context, c *client, id string, pause time.Duration, bar 
 		case <-time.After(pause):
 		}
 	}
+}
+
+// giveUp is how long follow waits for a server that does not answer.
+const giveUp = 5 * time.Minute
+
+// retryable reports whether a request that failed with err may succeed
+// later: the server unreachable, overloaded or restarting.
+func retryable(err error) bool {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.Status >= 500 || ae.Status == http.StatusTooManyRequests
+	}
+	return true
 }
 
 // downloadAll saves the results of succeeded job j into o.dir.

@@ -55,9 +55,12 @@ It was the first day of spring. The river ran high and fast.
 type testServer struct {
 	URL, Key string
 	posts    atomic.Int32
-	mu       sync.Mutex
-	hold     chan struct{} // while not nil, event streams wait for it to close
-	held     chan string   // the path of each event stream held
+	// flaky is how many event streams fail next: a 503 when it is
+	// even, a stream that ends at once when it is odd.
+	flaky atomic.Int32
+	mu    sync.Mutex
+	hold  chan struct{} // while not nil, event streams wait for it to close
+	held  chan string   // the path of each event stream held
 }
 
 func newServer(t *testing.T) *testServer {
@@ -76,6 +79,18 @@ func newServer(t *testing.T) *testServer {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.URL.Path == "/v1/audio/jobs" {
 			s.posts.Add(1)
+		}
+		if strings.HasSuffix(r.URL.Path, "/events") {
+			if n := s.flaky.Add(-1); n >= 0 {
+				if n%2 == 0 {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusServiceUnavailable)
+					w.Write([]byte(`{"error":{"message":"The server is restarting.","type":"server_error","code":null,"param":null}}`))
+				} else {
+					w.Header().Set("Content-Type", "text/event-stream")
+				}
+				return
+			}
 		}
 		s.mu.Lock()
 		hold := s.hold
@@ -289,6 +304,22 @@ func TestAudiobookResume(t *testing.T) {
 	}
 	if _, _, err = s.run(context.Background(), "-delete", "job_nobody"); !isStatus(err, 404) {
 		t.Errorf("-delete of no job: %v", err)
+	}
+}
+
+// TestAudiobookReconnects: a wait whose event stream ends early or
+// gets a 503 (a server restarting behind a proxy) follows the job again
+// and downloads its audio.
+func TestAudiobookReconnects(t *testing.T) {
+	s := newServer(t)
+	dir := t.TempDir()
+	s.flaky.Store(2)
+	stdout, stderr, err := s.run(context.Background(), "-voice", "en-us", "-format", "wav", "-o", dir, writeBook(t, "book.md", book))
+	if err != nil || !strings.Contains(stdout, "-audio.wav") {
+		t.Fatalf("%v\n%s\n%s", err, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "the server does not answer (503 server_error: The server is restarting.); trying again") || s.flaky.Load() >= 0 {
+		t.Errorf("the failed streams were not followed again (%d left):\n%s", s.flaky.Load(), stderr)
 	}
 }
 
