@@ -48,7 +48,7 @@ func submitOrResume(ctx context.Context, c *client, o options, stderr io.Writer)
 		case j.Status == "failed" || j.Status == "cancelled":
 			fmt.Fprintf(stderr, "job %s (%s) %s: submitting the book again\n", id, saved, j.Status)
 		default:
-			fmt.Fprintf(stderr, "job %s, submitted earlier (%s), is %s\n", id, saved, j.Status)
+			fmt.Fprintf(stderr, "job %s, submitted earlier (%s): %s\n", id, saved, j.Status)
 			return id, nil
 		}
 	}
