@@ -205,36 +205,45 @@ func downloadAll(ctx context.Context, c *client, j job, o options, stdout io.Wri
 		paths = append(paths, "/timestamps.json")
 	}
 	for _, p := range paths {
-		name, n, err := download(ctx, c, jobPath(j.ID, p), j.ID+"-"+strings.ReplaceAll(strings.Trim(p, "/"), "/", "-"), o.dir)
+		name, n, had, err := download(ctx, c, jobPath(j.ID, p), j.ID+"-"+strings.ReplaceAll(strings.Trim(p, "/"), "/", "-"), o.dir)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "saved %s (%s)\n", name, size(n))
+		if had {
+			fmt.Fprintf(stdout, "have %s (%s) already\n", name, size(n))
+		} else {
+			fmt.Fprintf(stdout, "saved %s (%s)\n", name, size(n))
+		}
 	}
 	return nil
 }
 
 // download saves the file at path into dir, named as the server's
-// Content-Disposition says (else fallback), and returns its name.
-func download(ctx context.Context, c *client, path, fallback, dir string) (string, int64, error) {
+// Content-Disposition says (else fallback), and returns its name and
+// size. A file of that name and size there already (a job's results
+// never change, and are named for it) is kept: had is true.
+func download(ctx context.Context, c *client, path, fallback, dir string) (name string, n int64, had bool, err error) {
 	res, err := c.do(ctx, http.MethodGet, path, nil, "")
 	if err != nil {
-		return "", 0, err
+		return "", 0, false, err
 	}
 	defer res.Body.Close()
-	name := fallback
+	name = fallback
 	if _, params, err := mime.ParseMediaType(res.Header.Get("Content-Disposition")); err == nil {
 		if n := filepath.Base(params["filename"]); n != "" && !strings.HasPrefix(n, ".") && n == params["filename"] {
 			name = n
 		}
 	}
 	name = filepath.Join(dir, name)
+	if st, err := os.Stat(name); err == nil && st.Mode().IsRegular() && res.ContentLength > 0 && st.Size() == res.ContentLength {
+		return name, st.Size(), true, nil
+	}
 	tmp, err := os.CreateTemp(dir, ".download-*")
 	if err != nil {
-		return "", 0, err
+		return "", 0, false, err
 	}
 	defer os.Remove(tmp.Name())
-	n, err := io.Copy(tmp, res.Body)
+	n, err = io.Copy(tmp, res.Body)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -242,12 +251,12 @@ func download(ctx context.Context, c *client, path, fallback, dir string) (strin
 		if ctx.Err() != nil {
 			err = errInterrupted
 		}
-		return "", 0, fmt.Errorf("downloading %s: %w", path, err)
+		return "", 0, false, fmt.Errorf("downloading %s: %w", path, err)
 	}
 	if res.ContentLength >= 0 && n != res.ContentLength {
-		return "", 0, fmt.Errorf("downloading %s: %d bytes of %d", path, n, res.ContentLength)
+		return "", 0, false, fmt.Errorf("downloading %s: %d bytes of %d", path, n, res.ContentLength)
 	}
-	return name, n, os.Rename(tmp.Name(), name)
+	return name, n, false, os.Rename(tmp.Name(), name)
 }
 
 func writeFileAtomic(name string, data []byte) error {

@@ -216,10 +216,26 @@ func TestAudiobook(t *testing.T) {
 		t.Errorf("captions: %q", srt)
 	}
 
-	// Again: the same job, nothing submitted.
-	_, stderr, err = s.run(ctx, args...)
-	if err != nil || s.posts.Load() != 1 || savedJob(t, dir) != id || !strings.Contains(stderr, "job "+id+", submitted earlier") {
+	// Again: the same job, nothing submitted, nothing downloaded again
+	// but a file that is not whole.
+	if err := os.WriteFile(filepath.Join(dir, id+"-captions.vtt"), []byte("WEBVTT\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, err = s.run(ctx, args...)
+	if err != nil || s.posts.Load() != 1 || savedJob(t, dir) != id || !strings.Contains(stderr, "job "+id+", submitted earlier ("+filepath.Join(dir, jobFile)+"): succeeded") {
 		t.Fatalf("second run: %v, %d jobs submitted\n%s", err, s.posts.Load(), stderr)
+	}
+	for _, n := range names {
+		verb := "have "
+		if n == "captions.vtt" {
+			verb = "saved "
+		}
+		if p := filepath.Join(dir, id+"-"+n); !strings.Contains(stdout, verb+p) {
+			t.Errorf("second run: stdout does not say %s%s:\n%s", verb, p, stdout)
+		}
+	}
+	if vtt, _ := os.ReadFile(filepath.Join(dir, id+"-captions.vtt")); !strings.Contains(string(vtt), "Mira") {
+		t.Errorf("the captions cut short were not downloaded again: %q", vtt)
 	}
 
 	stdout, _, err = s.run(ctx, "-list")
