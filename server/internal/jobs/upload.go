@@ -64,6 +64,12 @@ func (d *door) uploaded(w http.ResponseWriter, r *http.Request, max int64) ([]by
 				return nil, fault.BadRequest(fault.CodeInvalidType, k, "%s must be true or false.", k)
 			}
 			body[k] = b
+		case "timestamps": // true or false as in JSON, else "word" or "none"
+			if b, err := strconv.ParseBool(v); err == nil {
+				body[k] = b
+			} else {
+				body[k] = v
+			}
 		case "lexicons", "captions":
 			list := []string{}
 			for _, s := range strings.Split(v, ",") {

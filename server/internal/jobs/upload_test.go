@@ -58,6 +58,16 @@ func TestJobUpload(t *testing.T) {
 		testserver.APIError(t, upload(t, e, map[string]string{"voice": "en-us"}, c.name, c.data), http.StatusBadRequest, c.code)
 	}
 	testserver.APIError(t, upload(t, e, map[string]string{"voice": "en-us", "speed": "fast"}, "a.txt", []byte("Hello.")), http.StatusBadRequest, "invalid_type")
+	// timestamps as a form field takes what the JSON field does: a
+	// boolean's words, "word" or "none".
+	for _, v := range []string{"true", "false", "word", "none"} {
+		res := upload(t, e, map[string]string{"voice": "en-us", "timestamps": v}, "a.txt", []byte("Hello."))
+		res.Body.Close()
+		if res.StatusCode != http.StatusAccepted {
+			t.Errorf("timestamps=%s: %d", v, res.StatusCode)
+		}
+	}
+	testserver.APIError(t, upload(t, e, map[string]string{"voice": "en-us", "timestamps": "yes please"}, "a.txt", []byte("Hello.")), http.StatusBadRequest, "invalid_value")
 }
 
 // The queue's depth is a metric, and so are the renderings begun.
