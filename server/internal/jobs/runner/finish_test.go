@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/encode"
-	"github.com/voxkit/voxkit/internal/codec/id3"
 	_ "github.com/voxkit/voxkit/encode/mp3"
+	"github.com/voxkit/voxkit/internal/codec/id3"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/server/store/sqlite"
 )
