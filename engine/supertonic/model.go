@@ -90,27 +90,43 @@ func names(infos []ort.InputOutputInfo) []string {
 // run runs the session on in and returns its first output as float32
 // data with its shape; the other outputs are discarded.
 func (s *session) run(ctx context.Context, ro *ort.RunOptions, in []ort.Value) ([]float32, ort.Shape, error) {
-	out := make([]ort.Value, len(s.outputs))
-	if err := s.s.RunWithOptions(in, out, ro); err != nil {
-		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		return nil, nil, fmt.Errorf("supertonic: %s: %w", s.name, err)
+	out, err := s.runTo(ctx, ro, in, nil)
+	if err != nil {
+		return nil, nil, err
 	}
-	defer func() {
-		for _, v := range out {
-			if v != nil {
-				v.Destroy()
-			}
-		}
-	}()
-	t, ok := out[0].(*ort.Tensor[float32])
+	defer out.Destroy()
+	t, ok := out.(*ort.Tensor[float32])
 	if !ok {
 		return nil, nil, fmt.Errorf("supertonic: %s: output %q is not a float32 tensor", s.name, s.outputs[0])
 	}
 	// The tensor's data is a Go slice ORT's output was copied into: it
 	// outlives the tensor.
 	return t.GetData(), t.GetShape(), nil
+}
+
+// runTo runs the session on in and returns its first output: written
+// into dst when dst is not nil (ONNX Runtime fails the run when the
+// output's shape is not dst's), else a tensor of its own the caller
+// destroys. The other outputs are discarded.
+func (s *session) runTo(ctx context.Context, ro *ort.RunOptions, in []ort.Value, dst ort.Value) (ort.Value, error) {
+	out := make([]ort.Value, len(s.outputs))
+	out[0] = dst
+	err := s.s.RunWithOptions(in, out, ro)
+	for _, v := range out[1:] {
+		if v != nil {
+			v.Destroy()
+		}
+	}
+	if err != nil {
+		if out[0] != nil && dst == nil {
+			out[0].Destroy()
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("supertonic: %s: %w", s.name, err)
+	}
+	return out[0], nil
 }
 
 // openModel opens the model in dir, named name.

@@ -146,22 +146,27 @@ func (m *model) runGraphs(ctx context.Context, jobs []*job) error {
 	latentMaskT := r.floats(ort.NewShape(b, 1, int64(l)), latentMask)
 	total := r.floats(ort.NewShape(b), fill(make([]float32, len(jobs)), float32(first.steps)))
 	current := r.floats(ort.NewShape(b), make([]float32, len(jobs)))
-	latent := r.floats(ort.NewShape(b, int64(dim), int64(l)), x)
+	latentShape := ort.NewShape(b, int64(dim), int64(l))
+	latent := r.floats(latentShape, x)
+	var next ort.Value
+	if first.steps > 0 {
+		next = r.floats(latentShape, make([]float32, len(x)))
+	}
 	if r.err != nil {
 		return r.err
 	}
+	// Each step writes the next latent into the other of two tensors,
+	// which the step after reads: the steps copy nothing, as sherpa-onnx
+	// passes each step's output on as the next one's input.
 	in := []ort.Value{latent, textEmb, styleTTL, latentMaskT, textMask, current, total}
 	for step := range first.steps {
 		fill(current.(*ort.Tensor[float32]).GetData(), float32(step))
-		next, _, err := m.sessions[2].run(ctx, ro, in)
-		if err != nil {
+		if _, err := m.sessions[2].runTo(ctx, ro, in, next); err != nil {
 			return err
 		}
-		if len(next) != len(x) {
-			return fmt.Errorf("supertonic: %s gave %d values at step %d, want %d", m.sessions[2].name, len(next), step, len(x))
-		}
-		copy(x, next)
+		in[0], next = next, in[0]
 	}
+	latent = in[0]
 	wav, shape, err := m.sessions[3].run(ctx, ro, []ort.Value{latent})
 	if err != nil {
 		return err

@@ -149,6 +149,10 @@ func (e *Engine) Models() []string {
 	return out
 }
 
+// MaxBatch returns the most chunks a batch of one model runs
+// (Options.MaxBatch, DefaultMaxBatch for 0); 1: batching is off.
+func (e *Engine) MaxBatch() int { return e.open.maxBatch }
+
 // voice is a voice name resolved: MODEL:SPEAKER speaks the model's first
 // language, MODEL:SPEAKER:LANG another it speaks.
 type voice struct {

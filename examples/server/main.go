@@ -122,6 +122,7 @@ type app struct {
 	espeakProcesses    int
 	crashCooldown      time.Duration
 	voiceMemory        string
+	supertonicBatch    int
 	voiceLoadSeconds   prometheus.Histogram
 	aliases            aliasFlag
 	defaultFormat      string
@@ -225,6 +226,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 	fs.StringVar(&a.voiceMemory, "voice-memory", a.env("VOXKIT_VOICE_MEMORY", defaultVoiceMemory),
 		"memory for loaded voices of -voices ($VOXKIT_VOICE_MEMORY), e.g. 512MB or 2GB, counted as their model files' size: a voice loads on first use, "+
 			"and past this the least recently used idle voices are unloaded; 0: no bound")
+	fs.IntVar(&a.supertonicBatch, "supertonic-batch", a.envInt("VOXKIT_SUPERTONIC_BATCH", 0),
+		fmt.Sprintf("most chunks of text from concurrent requests for one Supertonic model run as one batch ($VOXKIT_SUPERTONIC_BATCH); 0: the default, %d; 1: batching off", supertonic.DefaultMaxBatch))
 	fs.IntVar(&a.limits.RequestsPerMinute, "rate-limit", a.envInt("VOXKIT_RATE_LIMIT", 0),
 		"speech requests (and voice clones made from recordings) per minute per account ($VOXKIT_RATE_LIMIT); 0: no limit; over it 429 rate_limit_exceeded")
 	fs.IntVar(&a.limits.Concurrent, "concurrency-limit", a.envInt("VOXKIT_CONCURRENCY_LIMIT", 0),
@@ -253,6 +256,9 @@ func (a *app) run(ctx context.Context, args []string) error {
 	a.jobs.register(fs, a)
 	if err := fs.Parse(flagsFirst(fs, args)); err != nil {
 		return err
+	}
+	if a.supertonicBatch < 0 {
+		return fmt.Errorf("-supertonic-batch %d: want 0 (the default), 1 (off) or more", a.supertonicBatch)
 	}
 	if (a.tlsCert == "") != (a.tlsKey == "") {
 		return errors.New("-tls-cert and -tls-key go together")
@@ -688,7 +694,8 @@ func (a *app) engines(ctx context.Context) (map[string]engine.Engine, *onnx.Engi
 		return nil, nil, fmt.Errorf("PocketTTS models in %s: %w", a.voices, err)
 	}
 	engines["pocket"] = pk
-	st, err := supertonic.Load(ctx, supertonic.Options{LibraryPath: a.getenv("ONNXRUNTIME_LIB"), VoicesDir: a.voices, Memory: memory, Logger: a.log})
+	st, err := supertonic.Load(ctx, supertonic.Options{LibraryPath: a.getenv("ONNXRUNTIME_LIB"), VoicesDir: a.voices,
+		MaxBatch: a.supertonicBatch, Memory: memory, Logger: a.log})
 	if err != nil {
 		esp.Close()
 		piper.Close()

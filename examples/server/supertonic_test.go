@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/voxkit/voxkit/engine/supertonic"
 )
 
 // TestSupertonicInVoiceMemory: a Supertonic model of -voices counts its
@@ -60,6 +62,49 @@ func TestSupertonicInVoiceMemory(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("%s %q, want %s", name, got, want)
+		}
+	}
+}
+
+// TestSupertonicBatchFlag: -supertonic-batch sets the Supertonic engine's
+// MaxBatch (1: batching off, 0: the default), its voices speak with it,
+// and a negative value stops the start with an error naming the flag.
+func TestSupertonicBatchFlag(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := newApp(&out, &errOut).run(t.Context(), []string{"-data", t.TempDir(), "-supertonic-batch", "-1"})
+	if err == nil || !strings.Contains(err.Error(), "-supertonic-batch -1: want 0") {
+		t.Fatalf("-supertonic-batch -1: %v, want the flag's error", err)
+	}
+
+	dir := t.TempDir()
+	if out, err := exec.Command("/usr/bin/python3", "../../engine/supertonic/testdata/gen/supertonic.py", "--small", filepath.Join(dir, "st")).CombinedOutput(); err != nil {
+		t.Fatalf("generating the model (needs Debian's python3-onnx): %v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{{[]string{"-supertonic-batch", "1"}, 1}, {nil, supertonic.DefaultMaxBatch}, {[]string{"-supertonic-batch", "3"}, 3}} {
+		out.Reset()
+		errOut.Reset()
+		a := onnxApp(&out, &errOut)
+		addr, cancel, done := serve(t, a, &errOut, append(tc.args, "-data", t.TempDir(), "-voices", dir)...)
+		if st, body := callAPI(t, addr, keyOf(out.String()), "POST", "/v1/audio/speech", `{"voice":"st:F1","input":"Hi there.","response_format":"wav"}`); st != 200 {
+			t.Errorf("%v: %d %.200s", tc.args, st, body)
+		}
+		cancel()
+		<-done
+		// The engines a started are closed; the same flags open them again.
+		engines, _, err := a.engines(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := engines["supertonic"].(*supertonic.Engine).MaxBatch(); got != tc.want {
+			t.Errorf("%v: MaxBatch %d, want %d", tc.args, got, tc.want)
+		}
+		for _, e := range engines { // the onnx engine among them
+			if c, ok := e.(interface{ Close() error }); ok {
+				c.Close()
+			}
 		}
 	}
 }
