@@ -36,6 +36,9 @@ func TestStart(t *testing.T) {
 // Without Main, a server is the test's: it is gone, with its directory,
 // when the test ends.
 func TestStartAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server; skipped by -short, as Start's tests are (make test runs it)")
+	}
 	t.Parallel() // each waits on a server starting: the shared one, its own
 	var srv *server
 	t.Run("server", func(t *testing.T) {

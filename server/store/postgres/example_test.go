@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log"
 	"testing"
@@ -11,7 +12,16 @@ import (
 	"github.com/voxkit/voxkit/server/store/postgres"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() && flag.Lookup("test.skip").Value.String() == "" {
+		// Example starts PostgreSQL, as every test here does through
+		// pgtest.Start, which skips under -short; an example cannot skip
+		// itself. make test runs it.
+		flag.Set("test.skip", "^Example$")
+	}
+	pgtest.Main(m)
+}
 
 func Example() {
 	dsn := databaseURL() // such as postgres://voxkit:PASSWORD@db.internal/voxkit?sslmode=verify-full
