@@ -24,7 +24,8 @@ func TestJobBook(t *testing.T) {
 	e := jobEnv(t, "", server.JobOptions{})
 	chapters := book(3, 700)
 	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "wav", "chapters": chapters, "captions": []string{"srt", "vtt"}})
-	if j.Status != store.JobQueued || len(j.Chapters) != 3 || j.Chapters[1].Title != "Chapter 2" || j.Progress.SegmentsTotal < 6 {
+	// A worker may have taken it before the answer was read back.
+	if j.Status != store.JobQueued && j.Status != store.JobRunning || len(j.Chapters) != 3 || j.Chapters[1].Title != "Chapter 2" || j.Progress.SegmentsTotal < 6 {
 		t.Fatalf("submitted: %+v", j)
 	}
 	evs := follow(t, e, j.ID)

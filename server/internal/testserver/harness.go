@@ -155,9 +155,9 @@ func New(t testing.TB, o Options) *Env {
 		aliases[n] = "en-us"
 	}
 	if o.DBPath == "" && !o.Jobs.Enabled {
-		// Not with jobs: their tests expect a submitted job still queued in
-		// the answer to its POST, which a store on tmpfs often is not (1 of 6
-		// runs of TestJobBook, against 0 of 6 on disk).
+		// Not with jobs: their tests were timed on disk, where a worker
+		// takes a job later (on tmpfs, a job was running by the answer to
+		// its POST in 1 of 6 runs of TestJobBook, 0 of 6 on disk).
 		o.DBPath = filepath.Join(DBDir(t), sqlite.FileName)
 	}
 	se := servertest.Start(t, servertest.Options{Synthesizer: synth, Accounts: []string{"local", "other"}, DBPath: o.DBPath, Wrap: o.Wrap,
