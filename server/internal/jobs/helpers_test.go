@@ -52,11 +52,15 @@ func getJob(t *testing.T, e *testserver.Env, key, id string) jobs.Job {
 	return j
 }
 
+// jobTimeout is how long a test waits for a job: a hang, not a measure
+// (under the race detector at load 20, a six-segment job took over 20 s).
+const jobTimeout = 3 * time.Minute
+
 // waitStatus waits until the job's status is one of want.
 func waitStatus(t *testing.T, e *testserver.Env, id string, want ...string) jobs.Job {
 	t.Helper()
 	var j jobs.Job
-	if !wait.For(20*time.Second, func() bool {
+	if !wait.For(jobTimeout, func() bool {
 		j = getJob(t, e, e.Key, id)
 		for _, w := range want {
 			if j.Status == w {

@@ -205,7 +205,7 @@ func rendered(segs []store.JobSegment) int {
 
 func waitFor(t *testing.T, f func() bool) {
 	t.Helper()
-	if !wait.For(60*time.Second, f) {
+	if !wait.For(jobTimeout, f) {
 		t.Fatal("timed out")
 	}
 }

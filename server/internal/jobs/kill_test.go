@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -92,7 +91,7 @@ func startChild(t *testing.T, dir, dsn string) *child {
 	})
 	file := filepath.Join(dir, fmt.Sprintf("%d.addr", c.cmd.Process.Pid))
 	var b []byte
-	if !wait.For(60*time.Second, func() bool {
+	if !wait.For(jobTimeout, func() bool {
 		b, err = os.ReadFile(file)
 		return err == nil
 	}) {

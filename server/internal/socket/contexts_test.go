@@ -237,14 +237,15 @@ func TestWSConcurrentLimit(t *testing.T) {
 }
 
 // The session's idle timeout does not close a session whose concurrent
-// context is at work (60 sentences of 40 ms of the slow voice outlast the
-// 2 s), and counts from when it ended: a request sent then is answered
-// (the 2 s leave room for a loaded machine).
+// context is at work (200 sentences of 40 ms of the slow voice outlast the
+// 6 s), and counts from when it ended: a request sent then is answered
+// (the 6 s leave room for a loaded machine: 2 s were once too few under
+// the race detector at load 25).
 func TestWSConcurrentKeepsSessionBusy(t *testing.T) {
 	testserver.Long(t)
 	t.Parallel() // a long test, waiting on the slow engine or its own server most of the time
-	const sentences = 60
-	e := testserver.New(t, testserver.Options{WSIdle: 2 * time.Second})
+	const sentences = 200
+	e := testserver.New(t, testserver.Options{WSIdle: 6 * time.Second})
 	c := testserver.DialWS(t, e, e.Key)
 	testserver.Next(t, c) // ready
 	createConcurrent(t, c, "busy", "slow")
