@@ -131,6 +131,7 @@ func TestJobOnGateway(t *testing.T) {
 	req, _ := http.NewRequest("POST", ts.URL+"/v1/audio/jobs", strings.NewReader(string(body)))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +161,8 @@ func TestJobOnGateway(t *testing.T) {
 	fleet.mu.Lock()
 	t1, t2, most := w1.total, w2.total, fleet.most
 	fleet.mu.Unlock()
-	t.Logf("%d segments: worker 1 got %d pieces, worker 2 %d; at most %d at once on the fleet", j.Progress.SegmentsTotal, t1, t2, most)
+	t.Logf("%d segments in %v: worker 1 got %d pieces, worker 2 %d; at most %d at once on the fleet", j.Progress.SegmentsTotal,
+		time.Since(start).Round(time.Millisecond), t1, t2, most)
 	if t1 == 0 || t2 == 0 {
 		t.Errorf("the job's pieces went to one worker only: %d and %d", t1, t2)
 	}
