@@ -40,7 +40,9 @@ type JobOptions struct {
 	Retention time.Duration
 	// Workers is how many segments this server renders at once; 0 means
 	// one fewer than the CPUs Go uses (at least one), so that a core is
-	// left for interactive speech.
+	// left for interactive speech, or on a gateway (Options.Gateway)
+	// DefaultGatewayJobWorkers: its segments render on its workers, not
+	// its own cores.
 	Workers int
 	// MaxSegment is the most characters of a segment; 0 means about five
 	// minutes of speech (within the Synthesizer's MaxInput).
@@ -61,6 +63,15 @@ const (
 	DefaultMaxJobs      = 4
 	DefaultJobStorage   = 2 << 30 // 2 GiB
 	DefaultJobRetention = 7 * 24 * time.Hour
+	// DefaultGatewayJobWorkers is JobOptions.Workers of a gateway when
+	// it is 0: one worker's render slots at the gateway
+	// (upstream.DefaultSlotsPerWorker). A segment holds one render slot
+	// at a time (SpeakBackground renders no sentence ahead), a piece
+	// sent to the least busy worker, so segments spread over the fleet;
+	// with two workers or more, the gateway's other slots (8 a healthy
+	// worker) stay free for interactive speech, and past the slots a
+	// segment waits for one, as the gateway's slots follow its workers.
+	DefaultGatewayJobWorkers = 8
 )
 
 // mountJobs mounts the jobs door when opts asks for it.
@@ -80,7 +91,11 @@ func (s *Server) mountJobs(opts Options) error {
 		maxSegment = min(runner.DefaultMaxSegment, c.Synth.MaxInput()*9/10)
 	}
 	workers := o.Workers
-	if workers <= 0 {
+	switch {
+	case workers > 0:
+	case opts.Gateway:
+		workers = DefaultGatewayJobWorkers
+	default:
 		workers = max(1, runtime.GOMAXPROCS(0)-1)
 	}
 	run, err := jobs.Mount(context.Background(), s.mux, jobs.Rooms{Speech: c, Auth: c.Auth, Voices: c.Catalog, Store: c.Store,
