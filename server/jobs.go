@@ -64,14 +64,15 @@ const (
 	DefaultJobStorage   = 2 << 30 // 2 GiB
 	DefaultJobRetention = 7 * 24 * time.Hour
 	// DefaultGatewayJobWorkers is JobOptions.Workers of a gateway when
-	// it is 0: one worker's render slots at the gateway
-	// (upstream.DefaultSlotsPerWorker). A segment holds one render slot
-	// at a time (SpeakBackground renders no sentence ahead), a piece
-	// sent to the least busy worker, so segments spread over the fleet;
-	// with two workers or more, the gateway's other slots (8 a healthy
-	// worker) stay free for interactive speech, and past the slots a
-	// segment waits for one, as the gateway's slots follow its workers.
-	DefaultGatewayJobWorkers = 8
+	// it is 0: half of one worker's render slots at the gateway
+	// (upstream.DefaultSlotsPerWorker, 8). A segment holds one render
+	// slot at a time (SpeakBackground renders no sentence ahead), a
+	// piece sent to the least busy worker, so segments spread over the
+	// fleet, and even a fleet of one worker keeps half its slots for
+	// interactive speech; past the slots a segment waits for one, as the
+	// gateway's slots follow its workers. A larger fleet sets
+	// -job-workers to use more of it.
+	DefaultGatewayJobWorkers = 4
 )
 
 // mountJobs mounts the jobs door when opts asks for it.

@@ -29,7 +29,7 @@ func (j *jobFlags) register(fs *flag.FlagSet, a *app) {
 		"most audio one account's long-form jobs may hold; a job submitted past it is a 429 job_limit_reached (0: no limit; $VOXKIT_JOB_STORAGE)")
 	fs.DurationVar(&j.retention, "job-retention", server.DefaultJobRetention,
 		"how long a finished long-form job and its results are kept (0: forever)")
-	fs.IntVar(&j.workers, "job-workers", 0, "segments of long-form jobs this server renders at once (0: one fewer than its CPUs, at least 1; 8 on a gateway, whose workers render them)")
+	fs.IntVar(&j.workers, "job-workers", 0, "segments of long-form jobs this server renders at once (0: one fewer than its CPUs, at least 1; 4 on a gateway, whose workers render them)")
 }
 
 // options are the server's JobOptions of the flags.
