@@ -50,6 +50,7 @@ type flacEncoder struct {
 	frameMin  uint32
 	frameMax  uint32
 	out       bytes.Buffer // frames of a complete clip (without at)
+	comments  []string     // Format.Comments
 	err       error
 }
 
@@ -91,6 +92,7 @@ func newFLACEncoder(w io.Writer, f Format) (Encoder, error) {
 		an:        flaclpc.NewAnalyzer(16, flaclpc.Level(level)),
 		block:     make([]int32, 0, flacBlockSize),
 		md5:       md5.New(),
+		comments:  f.Comments,
 	}
 	e.sink = flacSink{w: w, drop: true}
 	if !e.streaming && e.at == nil {
@@ -130,11 +132,16 @@ func (e *flacEncoder) streamInfo() *meta.StreamInfo {
 	}
 }
 
-// header returns "fLaC" and the STREAMINFO block. Streaming, the sample
-// count, frame sizes and MD5 are zero, meaning unknown.
+// header returns "fLaC", the STREAMINFO block and, with Format.Comments,
+// a VORBIS_COMMENT block. Streaming, the sample count, frame sizes and MD5
+// are zero, meaning unknown.
 func (e *flacEncoder) header() []byte {
 	b := []byte("fLaC")
-	b = append(b, 0x80, 0, 0, 34) // last metadata block, STREAMINFO, 34 bytes
+	last := byte(0x80)
+	if len(e.comments) > 0 {
+		last = 0
+	}
+	b = append(b, last, 0, 0, 34) // STREAMINFO, 34 bytes
 	b = binary.BigEndian.AppendUint16(b, flacBlockSize)
 	b = binary.BigEndian.AppendUint16(b, flacBlockSize)
 	b = append(b, byte(e.frameMin>>16), byte(e.frameMin>>8), byte(e.frameMin))
@@ -143,10 +150,27 @@ func (e *flacEncoder) header() []byte {
 	v := uint64(e.rate)<<44 | 0<<41 | 15<<36 | e.samples&(1<<36-1)
 	b = binary.BigEndian.AppendUint64(b, v)
 	if e.streaming {
-		return append(b, make([]byte, md5.Size)...)
+		b = append(b, make([]byte, md5.Size)...)
+	} else {
+		b = e.md5.Sum(b)
 	}
-	return e.md5.Sum(b)
+	if len(e.comments) == 0 {
+		return b
+	}
+	block := binary.LittleEndian.AppendUint32(nil, uint32(len(flacVendor)))
+	block = append(block, flacVendor...)
+	block = binary.LittleEndian.AppendUint32(block, uint32(len(e.comments)))
+	for _, c := range e.comments {
+		block = binary.LittleEndian.AppendUint32(block, uint32(len(c)))
+		block = append(block, c...)
+	}
+	n := len(block)                                         // the block's length has 24 bits; Format.Comments are far shorter
+	b = append(b, 0x80|4, byte(n>>16), byte(n>>8), byte(n)) // last metadata block, VORBIS_COMMENT
+	return append(b, block...)
 }
+
+// flacVendor is the vendor string of a FLAC file's VORBIS_COMMENT block.
+const flacVendor = "voxkit"
 
 func (e *flacEncoder) Encode(samples []int16) error {
 	if e.err != nil {

@@ -39,6 +39,11 @@ type Format struct {
 	// writes the audio through and rewrites the header at Close;
 	// otherwise it holds the encoded clip in memory until Close.
 	Streaming bool
+	// Comments are Vorbis comments ("NAME=value", as CHAPTER001=00:00:00.000
+	// and CHAPTER001NAME=Title mark chapters) that an Ogg Opus file carries
+	// in its OpusTags and a FLAC file in a VORBIS_COMMENT block; other
+	// codecs ignore them.
+	Comments []string
 }
 
 // WriterAt returns w as an io.WriterAt when f is a complete clip

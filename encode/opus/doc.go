@@ -4,7 +4,8 @@
 //	import _ "github.com/voxkit/voxkit/encode/opus"
 //
 // Its content type is audio/opus: Ogg Opus (RFC 7845), 20 ms packets,
-// with the encoder's own lookahead as pre-skip, OpusTags, granule
+// with the encoder's own lookahead as pre-skip, OpusTags (ENCODER=voxkit
+// and encode.Format.Comments), granule
 // positions that trim the final padding, and an end-of-stream page.
 // libopus takes 8, 12, 16, 24 and 48 kHz; 22.05 and 44.1 kHz input is
 // resampled inside the encoder to 24 and 48 kHz; other rates are

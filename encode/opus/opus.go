@@ -51,22 +51,24 @@ const (
 )
 
 type opusEncoder struct {
-	ogg     *ogg.Writer
-	enc     *opusenc.Encoder
-	rs      *dsp.Resampler // nil when libopus takes the rate itself
-	rate    int            // libopus's rate
-	frame   []int16        // one packet of input at rate
-	n       int            // samples in frame
-	fl      []float32      // resampler scratch
-	rsOut   []float32
-	packet  []byte
-	preSkip int   // at 48 kHz
-	la      int   // lookahead at rate
-	in      int64 // samples given to libopus (at rate), before padding
-	packets int64
-	perPage int
-	inPage  int
-	err     error
+	ogg    *ogg.Writer
+	enc    *opusenc.Encoder
+	rs     *dsp.Resampler // nil when libopus takes the rate itself
+	rate   int            // libopus's rate
+	frame  []int16        // one packet of input at rate
+	n      int            // samples in frame
+	fl     []float32      // resampler scratch
+	rsOut  []float32
+	packet []byte
+	// comments are Format.Comments, written after ENCODER=voxkit.
+	comments []string
+	preSkip  int   // at 48 kHz
+	la       int   // lookahead at rate
+	in       int64 // samples given to libopus (at rate), before padding
+	packets  int64
+	perPage  int
+	inPage   int
+	err      error
 }
 
 func newOpusEncoder(w io.Writer, f encode.Format) (encode.Encoder, error) {
@@ -90,7 +92,7 @@ func newOpusEncoder(w io.Writer, f encode.Format) (encode.Encoder, error) {
 	if complexity < 1 || complexity > 10 {
 		return nil, fmt.Errorf("%w: opus level (complexity) is 1 to 10, not %d", encode.ErrUnsupportedLevel, f.Level)
 	}
-	e := &opusEncoder{rate: f.SampleRate, perPage: opusPagePackets}
+	e := &opusEncoder{rate: f.SampleRate, perPage: opusPagePackets, comments: f.Comments}
 	if f.Streaming {
 		e.perPage = opusPagePacketsStreaming
 	}
@@ -141,10 +143,12 @@ func (e *opusEncoder) writeHeaders(inputRate int) error {
 	vendor := opusenc.Version()
 	tags = binary.LittleEndian.AppendUint32(tags, uint32(len(vendor)))
 	tags = append(tags, vendor...)
-	tags = binary.LittleEndian.AppendUint32(tags, 1)
-	const comment = "ENCODER=voxkit"
-	tags = binary.LittleEndian.AppendUint32(tags, uint32(len(comment)))
-	tags = append(tags, comment...)
+	comments := append([]string{"ENCODER=voxkit"}, e.comments...)
+	tags = binary.LittleEndian.AppendUint32(tags, uint32(len(comments)))
+	for _, c := range comments {
+		tags = binary.LittleEndian.AppendUint32(tags, uint32(len(c)))
+		tags = append(tags, c...)
+	}
 	for _, p := range [][]byte{head, tags} {
 		if err := e.ogg.WritePacket(p, 0); err != nil {
 			return err

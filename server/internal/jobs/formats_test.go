@@ -1,8 +1,12 @@
 package jobs_test
 
 import (
+	"cmp"
+	"encoding/json"
 	"math"
 	"net/http"
+	"os/exec"
+	"strconv"
 	"testing"
 
 	"github.com/voxkit/voxkit/internal/testkit/audiotest"
@@ -33,12 +37,35 @@ func TestJobFormats(t *testing.T) {
 				t.Errorf("whole: %.0f samples decoded, the segments made %.0f", got, want)
 			}
 			sum := 0.0
+			var first float64 // the first chapter's samples
 			for _, n := range []string{"1", "2"} {
 				_, ch := fetch(t, e, e.Key, "/v1/audio/jobs/"+j.ID+"/chapters/"+n+"/audio")
-				sum += float64(len(audiotest.Decode(t, audiotest.WriteTemp(t, ch, format), 24000)))
+				samples := float64(len(audiotest.Decode(t, audiotest.WriteTemp(t, ch, format), 24000)))
+				first = cmp.Or(first, samples)
+				sum += samples
 			}
 			if math.Abs(sum-got) > 2*0.010*24000 {
 				t.Errorf("chapters: %.0f samples, the whole %.0f", sum, got)
+			}
+			// The whole file marks its chapters as the format allows (ID3
+			// CHAP frames in mp3, Vorbis CHAPTERnnn comments in Ogg Opus
+			// and FLAC), where a player such as ffprobe finds them.
+			out, err := exec.Command("ffprobe", "-v", "error", "-show_chapters", "-of", "json", audiotest.WriteTemp(t, whole, format)).Output()
+			if err != nil {
+				t.Fatalf("ffprobe: %v", err)
+			}
+			var p struct {
+				Chapters []struct {
+					StartTime string            `json:"start_time"`
+					Tags      map[string]string `json:"tags"`
+				} `json:"chapters"`
+			}
+			json.Unmarshal(out, &p)
+			if len(p.Chapters) != 2 || p.Chapters[0].Tags["title"] != end.Chapters[0].Title || p.Chapters[1].Tags["title"] != end.Chapters[1].Title {
+				t.Fatalf("chapters of the whole file: %s", out)
+			}
+			if start, _ := strconv.ParseFloat(p.Chapters[1].StartTime, 64); math.Abs(start-first/24000) > 0.05 {
+				t.Errorf("the second chapter starts at %.3f s, the first chapter's audio is %.3f s", start, first/24000)
 			}
 		})
 	}

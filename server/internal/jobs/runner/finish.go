@@ -107,11 +107,15 @@ func (w *finishWorker) finish(ctx context.Context, id string) error {
 	var cues []captions.Cue
 	marks := chapterMarks(spec)
 	head := func() ([]byte, error) { return nil, nil }
-	if spec.Format == "mp3" {
+	whole := format
+	switch spec.Format {
+	case "mp3":
 		head = id3.Tag{Chapters: marks}.Marshal
+	case "opus", "flac":
+		whole.Comments = chapterComments(marks, segs)
 	}
 	tasks := []func(context.Context) error{func(ctx context.Context) error {
-		_, err := r.encodeFile(ctx, j.ID, FileAudio, codec, format, head, segs, func(s store.JobSegment, pcm []int16, words []word) {
+		_, err := r.encodeFile(ctx, j.ID, FileAudio, codec, whole, head, segs, func(s store.JobSegment, pcm []int16, words []word) {
 			if s.Seq == 0 || segs[s.Seq-1].Chapter != s.Chapter {
 				stamps.Chapters[s.Chapter] = ChapterTiming{Title: spec.Chapters[s.Chapter], Start: at.Seconds()}
 				marks[s.Chapter].Start = at
@@ -194,6 +198,34 @@ func chapterMarks(spec Spec) []id3.Chapter {
 		marks[i].Title = t
 	}
 	return marks
+}
+
+// maxCommentChapters is the most chapters Vorbis comments mark: the
+// convention numbers them with three digits (CHAPTER001 to CHAPTER999).
+const maxCommentChapters = 999
+
+// chapterComments are the Vorbis comments (CHAPTERnnn=HH:MM:SS.mmm,
+// CHAPTERnnnNAME=title) that mark a job's chapters in an Ogg Opus or FLAC
+// file, the chapters timed by their segments' samples, which are known
+// before the file is encoded (its comments come first).
+func chapterComments(marks []id3.Chapter, segs []store.JobSegment) []string {
+	starts := make([]time.Duration, len(marks))
+	var at time.Duration
+	for i, s := range segs {
+		if i == 0 || segs[i-1].Chapter != s.Chapter {
+			starts[s.Chapter] = at
+		}
+		if s.Rate > 0 {
+			at += time.Duration(s.Samples) * time.Second / time.Duration(s.Rate)
+		}
+	}
+	var out []string
+	for i, m := range marks[:min(len(marks), maxCommentChapters)] {
+		d := starts[i]
+		stamp := fmt.Sprintf("%02d:%02d:%02d.%03d", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60, d.Milliseconds()%1000)
+		out = append(out, fmt.Sprintf("CHAPTER%03d=%s", i+1, stamp), fmt.Sprintf("CHAPTER%03dNAME=%s", i+1, m.Title))
+	}
+	return out
 }
 
 // inParallel runs the tasks, at most n at a time, and returns the first
