@@ -51,7 +51,7 @@ func BenchmarkRSSLongSentences(b *testing.B) {
 		start := time.Now()
 		for range 2 {
 			wg.Go(func() {
-				for range 2 {
+				for range 4 {
 					s := synthesizeText(b, e, longSentence+".")
 					mu.Lock()
 					audio += s
