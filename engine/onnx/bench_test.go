@@ -1,7 +1,6 @@
 package onnx
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -370,25 +369,7 @@ func parseRSS(out string) (first, next float64, ok bool) {
 }
 
 // residentMB returns the process's resident set size in MB.
-func residentMB(b *testing.B) float64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		b.Skip("no /proc/self/status")
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
-			if err != nil {
-				b.Fatal(err)
-			}
-			return float64(kb) / 1024
-		}
-	}
-	b.Fatal("no VmRSS")
-	return 0
-}
+func residentMB(b *testing.B) float64 { return statusMB(b, "VmRSS:") }
 
 // BenchmarkCancel reports how long Synthesize takes to return once its
 // context is cancelled in the middle of a long sentence's model run.

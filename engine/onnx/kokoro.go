@@ -208,7 +208,7 @@ func (m *model) runKokoro(ctx context.Context, s *ort.DynamicAdvancedSession, id
 	} else {
 		in.add(ort.NewTensor(ort.NewShape(1), []float32{float32(speed)}))
 	}
-	return runAudio(ctx, s, &in, m.outputs)
+	return runAudio(ctx, s, &in, m.outputs, false)
 }
 
 // kokoroOwners maps each usable pack name to its model: when two Kokoro

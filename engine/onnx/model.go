@@ -41,6 +41,7 @@ type model struct {
 	// alignments; see piperOutputs).
 	outputs []string
 	kokoro  *kokoroModel // set for a Kokoro model (kokoro.go)
+	arena   bool         // its sessions run on an arena (set by load)
 
 	// Residency, guarded by Engine.res (resident.go).
 	session *ort.DynamicAdvancedSession // nil while not loaded
@@ -113,6 +114,7 @@ func (m *model) load(so sessionOptions) (*ort.DynamicAdvancedSession, error) {
 	if err != nil {
 		return nil, fmt.Errorf("onnx: voice %s: model %s: %w", m.name, m.path, err)
 	}
+	m.arena = so.arena == ArenaPerSession || (so.arena == ArenaShared && sharedArenaReady())
 	// One run of an empty sentence checks the inputs and output and warms
 	// the session up. It speaks as the last speaker the config names, so
 	// a config that claims more speakers than the model has is refused
@@ -212,8 +214,20 @@ func (m *model) run(ctx context.Context, s *ort.DynamicAdvancedSession, ids []in
 	if m.multi {
 		in.add(ort.NewTensor(ort.NewShape(1), []int64{sid}))
 	}
-	return runAudio(ctx, s, &in, m.outputs)
+	return runAudio(ctx, s, &in, m.outputs, m.arena && len(ids) >= shrinkAboveIDs)
 }
+
+// shrinkAboveIDs is the length of input, in ids, from which a Piper run
+// ends by shrinking the CPU arena: about 200 characters of text, some
+// 13 s of audio (the usual sentence is 80 to 120 ids). A VITS decoder's
+// activations grow with the audio (channels × samples float32), so two
+// runs of the longest pieces (300 characters) at once take about 1 GB;
+// the arena, which grows by powers of two and keeps what it took, held
+// 1.4 to 1.9 GB after a few such runs and never gave it back. Shrinking
+// frees its regions left unused at the end of the run; after ordinary
+// sentences the arena stays as it is, so their runs find their memory
+// ready (BenchmarkRSSLongSentences).
+var shrinkAboveIDs = 400 // a variable for BenchmarkShrinkSpeed
 
 // tensors collects the inputs of one run, and the first error making them.
 type tensors struct {
@@ -232,8 +246,9 @@ func (t *tensors) add(v ort.Value, err error) {
 // runAudio runs s on the inputs and returns its first output, a float32
 // tensor of audio, and its second, the durations, if outputs names one;
 // the inputs and outputs are destroyed. A done ctx terminates the run
-// and its error is returned.
-func runAudio(ctx context.Context, s *ort.DynamicAdvancedSession, in *tensors, outputs []string) ([]float32, []float64, error) {
+// and its error is returned. With shrink, the session's arena gives the
+// memory the run freed back to the system at its end (shrinkArena).
+func runAudio(ctx context.Context, s *ort.DynamicAdvancedSession, in *tensors, outputs []string, shrink bool) ([]float32, []float64, error) {
 	defer func() {
 		for _, v := range in.vals {
 			v.Destroy()
@@ -247,6 +262,17 @@ func runAudio(ctx context.Context, s *ort.DynamicAdvancedSession, in *tensors, o
 		return nil, nil, err
 	}
 	defer release()
+	if shrink {
+		if runOpts == nil {
+			if runOpts, err = ort.NewRunOptions(); err != nil {
+				return nil, nil, err
+			}
+			defer runOpts.Destroy()
+		}
+		if err := shrinkArena(runOpts); err != nil {
+			return nil, nil, err
+		}
+	}
 	out := make([]ort.Value, len(outputs))
 	err = s.RunWithOptions(in.vals, out, runOpts)
 	for _, v := range out {

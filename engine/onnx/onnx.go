@@ -88,8 +88,12 @@ type Arena int
 
 // The arenas. An arena keeps a model run's peak working memory allocated
 // for the next run, which makes runs faster; one per session costs that
-// memory for every voice, one shared costs it once. docs/decisions.md
-// has the measurements (BenchmarkArena, BenchmarkRSSPerVoice).
+// memory for every voice, one shared costs it once. A Piper run of a long
+// piece (about 200 characters and more, whose VITS decoder takes hundreds
+// of MB) ends by giving the arena's unused regions back to the system,
+// so the arena keeps what ordinary sentences need, not what the longest
+// took. docs/decisions.md has the measurements (BenchmarkArena,
+// BenchmarkRSSPerVoice, BenchmarkRSSLongSentences).
 const (
 	// ArenaShared has every session use one arena-backed allocator
 	// registered on the ONNX Runtime environment
