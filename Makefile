@@ -31,6 +31,7 @@ test: deps-test onnxruntime node-sdk
 	cd examples/deploy/helm && $(GO) vet ./... && $(GO) test -count=1 ./...
 	$(GO) test -count=1 -run 'TestMemoryAtTheAudioLimit' ./server
 	$(GO) test -count=1 -run 'TestMemoryPerRequest' ./examples/server
+	$(GO) test -count=1 -run 'TestLongRunsGiveMemoryBack' ./engine/onnx
 	$(GO) test -run '^$$' -fuzz FuzzSpeak -fuzztime $(CI_FUZZTIME) -fuzzminimizetime 10s ./tts/espeaktts
 
 ## build: build every example into bin/

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"sync"
 
 	"github.com/voxkit/voxkit/engine/internal/ortrun"
 	ort "github.com/yalue/onnxruntime_go"
@@ -229,6 +231,9 @@ func (m *model) run(ctx context.Context, s *ort.DynamicAdvancedSession, ids []in
 // ready (BenchmarkRSSLongSentences).
 var shrinkAboveIDs = 400 // a variable for BenchmarkShrinkSpeed
 
+// shrinkUnavailable warns once that shrinkArena failed.
+var shrinkUnavailable sync.Once
+
 // tensors collects the inputs of one run, and the first error making them.
 type tensors struct {
 	vals []ort.Value
@@ -270,7 +275,11 @@ func runAudio(ctx context.Context, s *ort.DynamicAdvancedSession, in *tensors, o
 			defer runOpts.Destroy()
 		}
 		if err := shrinkArena(runOpts); err != nil {
-			return nil, nil, err
+			// The shrink only gives memory back: where this ONNX Runtime
+			// cannot be asked for it, the run goes on without, said once.
+			shrinkUnavailable.Do(func() {
+				slog.Warn("onnx: long runs cannot give ONNX Runtime's arena memory back", "err", err)
+			})
 		}
 	}
 	out := make([]ort.Value, len(outputs))
