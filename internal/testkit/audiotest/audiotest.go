@@ -162,7 +162,15 @@ func recognize(t testing.TB, path string, candidates []string, dictionary func(m
 	if err := os.WriteFile(dict, dictionary(model), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"-hmm", model + "/en-us", "-dict", dict, "-jsgf", gram, "-infile", wav16, "-logfn", os.DevNull}, options...)
+	// The beams are wider than pocketsphinx's defaults (1e-48, 1e-48,
+	// 7e-29): with those, espeak-ng's own speech at 140–150 words a
+	// minute (its rate slowed by 0.85, as emphasis does) lost every path
+	// through the grammar and was heard as nothing, at random from one
+	// call to the next. Wider beams cost no measurable time and still
+	// hear reversed speech as a wrong sentence and another sentence as
+	// nothing.
+	args := append([]string{"-hmm", model + "/en-us", "-dict", dict, "-jsgf", gram, "-infile", wav16, "-logfn", os.DevNull,
+		"-beam", "1e-80", "-wbeam", "1e-60", "-pbeam", "1e-80"}, options...)
 	out, err := exec.Command("pocketsphinx_continuous", args...).Output()
 	if err != nil {
 		t.Fatalf("pocketsphinx: %v", err)
