@@ -9,6 +9,7 @@ import (
 
 	"github.com/voxkit/voxkit/internal/captions"
 	"github.com/voxkit/voxkit/internal/codec/id3"
+	"github.com/voxkit/voxkit/server/store"
 )
 
 func TestCut(t *testing.T) {
@@ -58,20 +59,32 @@ func TestSegmentCues(t *testing.T) {
 	}
 }
 
-// The mp3's tag of the most chapters a job holds (1000), each with a long
-// title, fits in the file's first part, where it is written again.
-func TestChapterMarksFit(t *testing.T) {
+// A job's chapters are timed by their segments' samples, and the mp3's tag
+// of the most chapters a job holds (1000), each with a long title, stays
+// within one part of the file.
+func TestChapterMarks(t *testing.T) {
 	spec := Spec{Chapters: make([]string, 1000)}
+	var segs []store.JobSegment
 	for i := range spec.Chapters {
 		spec.Chapters[i] = strings.Repeat("é", 5000)
+		// Chapter i lasts i+1 seconds, in two segments.
+		for range 2 {
+			segs = append(segs, store.JobSegment{Seq: len(segs), Chapter: i, Rate: 24000, Samples: 12000 * (i + 1)})
+		}
 	}
 	spec.Chapters[3] = " "
-	marks := chapterMarks(spec)
+	marks := chapterMarks(spec, segs)
 	if marks[3].Title != "Chapter 4" || utf8.RuneCountInString(marks[0].Title) != maxMarkTitle {
 		t.Errorf("titles %q, %d characters", marks[3].Title, utf8.RuneCountInString(marks[0].Title))
 	}
-	for i := range marks {
-		marks[i].Start, marks[i].End = time.Duration(i)*time.Hour, time.Duration(i+1)*time.Hour
+	for _, i := range []int{0, 1, 2, 999} {
+		start := time.Duration(i*(i+1)/2) * time.Second // 1 + 2 + … + i seconds
+		if marks[i].Start != start || marks[i].End != start+time.Duration(i+1)*time.Second {
+			t.Errorf("chapter %d runs %v to %v, want %v to %v", i+1, marks[i].Start, marks[i].End, start, start+time.Duration(i+1)*time.Second)
+		}
+	}
+	if got := chapterComments(marks)[2:4]; got[0] != "CHAPTER002=00:00:01.000" || !strings.HasPrefix(got[1], "CHAPTER002NAME=éé") {
+		t.Errorf("comments %q", got)
 	}
 	b, err := id3.Tag{Chapters: marks}.Marshal()
 	if err != nil || len(b) >= PartSize {

@@ -102,31 +102,30 @@ func (w *finishWorker) finish(ctx context.Context, id string) error {
 		r.fail(ctx, j.ID, messageOf(err))
 		return nil
 	}
-	stamps := Timestamps{Chapters: make([]ChapterTiming, len(spec.Chapters)), Words: []Timing{}}
-	var at time.Duration // where the segment starts in the whole
-	var cues []captions.Cue
-	marks := chapterMarks(spec)
-	head := func() ([]byte, error) { return nil, nil }
+	marks := chapterMarks(spec, segs)
+	stamps := Timestamps{Chapters: make([]ChapterTiming, len(marks)), Words: []Timing{}}
+	for i, m := range marks {
+		stamps.Chapters[i] = ChapterTiming{Title: spec.Chapters[i], Start: m.Start.Seconds(), End: m.End.Seconds()}
+	}
+	var head []byte // what the whole file begins with, before its audio
 	whole := format
 	switch spec.Format {
 	case "mp3":
-		head = id3.Tag{Chapters: marks}.Marshal
+		if head, err = (id3.Tag{Chapters: marks}).Marshal(); err != nil {
+			return err
+		}
 	case "opus", "flac":
-		whole.Comments = chapterComments(marks, segs)
+		whole.Comments = chapterComments(marks)
 	}
+	var at time.Duration // where the segment starts in the whole
+	var cues []captions.Cue
 	tasks := []func(context.Context) error{func(ctx context.Context) error {
 		_, err := r.encodeFile(ctx, j.ID, FileAudio, codec, whole, head, segs, func(s store.JobSegment, pcm []int16, words []word) {
-			if s.Seq == 0 || segs[s.Seq-1].Chapter != s.Chapter {
-				stamps.Chapters[s.Chapter] = ChapterTiming{Title: spec.Chapters[s.Chapter], Start: at.Seconds()}
-				marks[s.Chapter].Start = at
-			}
 			for _, wd := range words {
 				stamps.Words = append(stamps.Words, Timing{Word: wd.W, Start: (at + ms(wd.S)).Seconds(), End: (at + ms(wd.E)).Seconds(), Chapter: s.Chapter + 1})
 			}
 			cues = append(cues, segmentCues(s.Text, words, at)...)
 			at += time.Duration(len(pcm)) * time.Second / time.Duration(spec.Rate)
-			stamps.Chapters[s.Chapter].End = at.Seconds()
-			marks[s.Chapter].End = at
 		})
 		return err
 	}}
@@ -149,11 +148,7 @@ func (w *finishWorker) finish(ctx context.Context, id string) error {
 		return err
 	}
 	if len(spec.Chapters) == 1 {
-		top, err := head()
-		if err != nil {
-			return err
-		}
-		if err := r.copyFile(ctx, j.ID, FileAudio, ChapterFile(1), int64(len(top))); err != nil {
+		if err := r.copyFile(ctx, j.ID, FileAudio, ChapterFile(1), int64(len(head))); err != nil {
 			return err
 		}
 	}
@@ -179,14 +174,26 @@ func (w *finishWorker) finish(ctx context.Context, id string) error {
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 
 // maxMarkTitle is the most characters of a chapter's title in the mp3's
-// ID3 tag, which keeps the tag of MaxChapters chapters within the file's
-// first part (where it is written again once the chapters are timed).
+// ID3 tag.
 const maxMarkTitle = 200
 
-// chapterMarks are the ID3 chapters of a job, named (an untitled chapter
-// is "Chapter N"), not yet timed.
-func chapterMarks(spec Spec) []id3.Chapter {
+// chapterMarks are a job's chapters, named (an untitled chapter is
+// "Chapter N") and timed by their segments' samples, which are known
+// before any file is encoded: the ID3 chapters of an mp3, the Vorbis
+// comments of Opus and FLAC, and the chapters of the timestamps file all
+// come from them.
+func chapterMarks(spec Spec, segs []store.JobSegment) []id3.Chapter {
 	marks := make([]id3.Chapter, len(spec.Chapters))
+	var at time.Duration
+	for i, s := range segs {
+		if i == 0 || segs[i-1].Chapter != s.Chapter {
+			marks[s.Chapter].Start = at
+		}
+		if s.Rate > 0 {
+			at += time.Duration(s.Samples) * time.Second / time.Duration(s.Rate)
+		}
+		marks[s.Chapter].End = at
+	}
 	for i, t := range spec.Chapters {
 		t = strings.TrimSpace(t)
 		if t == "" {
@@ -206,22 +213,11 @@ const maxCommentChapters = 999
 
 // chapterComments are the Vorbis comments (CHAPTERnnn=HH:MM:SS.mmm,
 // CHAPTERnnnNAME=title) that mark a job's chapters in an Ogg Opus or FLAC
-// file, the chapters timed by their segments' samples, which are known
-// before the file is encoded (its comments come first).
-func chapterComments(marks []id3.Chapter, segs []store.JobSegment) []string {
-	starts := make([]time.Duration, len(marks))
-	var at time.Duration
-	for i, s := range segs {
-		if i == 0 || segs[i-1].Chapter != s.Chapter {
-			starts[s.Chapter] = at
-		}
-		if s.Rate > 0 {
-			at += time.Duration(s.Samples) * time.Second / time.Duration(s.Rate)
-		}
-	}
+// file.
+func chapterComments(marks []id3.Chapter) []string {
 	var out []string
 	for i, m := range marks[:min(len(marks), maxCommentChapters)] {
-		d := starts[i]
+		d := m.Start
 		stamp := fmt.Sprintf("%02d:%02d:%02d.%03d", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60, d.Milliseconds()%1000)
 		out = append(out, fmt.Sprintf("CHAPTER%03d=%s", i+1, stamp), fmt.Sprintf("CHAPTER%03dNAME=%s", i+1, m.Title))
 	}
@@ -256,24 +252,14 @@ func inParallel(ctx context.Context, n int, tasks []func(context.Context) error)
 
 // encodeFile encodes segs, in order, through one encoder into the file
 // name, after head's bytes (an ID3 tag, say); each segment's samples and
-// words go to seen, if set, as they are read. head is read again once
-// all are encoded and written over its first bytes: it must be as long
-// (an ID3 tag of chapters timed then), and fit in the first part. It
-// returns the file.
-func (r *Runner) encodeFile(ctx context.Context, job, name string, codec encode.Codec, f encode.Format, head func() ([]byte, error),
+// words go to seen, if set, as they are read. It returns the file.
+func (r *Runner) encodeFile(ctx context.Context, job, name string, codec encode.Codec, f encode.Format, head []byte,
 	segs []store.JobSegment, seen func(store.JobSegment, []int16, []word)) (store.JobFile, error) {
 	pw := &partWriter{ctx: ctx, jobs: r.jobs, f: store.JobFile{Job: job, Name: name, ContentType: codec.ContentType}}
-	var top []byte
-	if head != nil {
-		var err error
-		if top, err = head(); err != nil {
-			return pw.f, err
-		}
-	}
-	if _, err := pw.Write(top); err != nil {
+	if _, err := pw.Write(head); err != nil {
 		return pw.f, err
 	}
-	enc, err := r.cfg.Formats.NewEncoder(&offsetWriter{pw, int64(len(top))}, f)
+	enc, err := r.cfg.Formats.NewEncoder(&offsetWriter{pw, int64(len(head))}, f)
 	if err != nil {
 		return pw.f, err
 	}
@@ -301,18 +287,6 @@ func (r *Runner) encodeFile(ctx context.Context, job, name string, codec encode.
 	}
 	if err := enc.Close(); err != nil {
 		return pw.f, err
-	}
-	if head != nil {
-		again, err := head()
-		if err == nil && len(again) != len(top) {
-			err = fmt.Errorf("jobs: the head of %s changed from %d to %d bytes", name, len(top), len(again))
-		}
-		if err != nil {
-			return pw.f, err
-		}
-		if _, err := pw.WriteAt(again, 0); err != nil {
-			return pw.f, err
-		}
 	}
 	return pw.f, pw.Close()
 }

@@ -199,7 +199,7 @@ func TestFinishOneChapter(t *testing.T) {
 		t.Fatal(err)
 	}
 	whole, ch := readFile(t, r, id, FileAudio), readFile(t, r, id, ChapterFile(1))
-	tag, err := id3.Tag{Chapters: chapterMarks(Spec{Chapters: []string{"Chapter 1"}})}.Marshal()
+	tag, err := id3.Tag{Chapters: chapterMarks(Spec{Chapters: []string{"Chapter 1"}}, nil)}.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
