@@ -175,7 +175,9 @@ func TestJobKilled(t *testing.T) {
 	j := submit(t, e, e.Key, body)
 	// The server is killed once it renders a segment; should it have
 	// finished that segment before the kill landed (between two
-	// segments), another is started on the file and killed in its turn.
+	// segments), another is started on the file and killed in its turn
+	// (the file then holds no segment begun and not done: the next seen
+	// is the new server's).
 	var before []store.JobSegment
 	var done []int
 	cut := 0
@@ -270,7 +272,7 @@ func TestJobKilledReplica(t *testing.T) {
 	var to atomic.Pointer[child]
 	to.Store(a)
 	e := proxyEnv(t, &to, key)
-	body := map[string]any{"voice": "slow", "response_format": "wav", "input": strings.Repeat("The slow voice says this. ", 120)}
+	body := map[string]any{"voice": "slow", "response_format": "wav", "input": strings.Repeat("The slow voice says this. ", 80)}
 	j := submit(t, e, key, body)
 
 	// A replica is killed once it renders a segment; should it have
