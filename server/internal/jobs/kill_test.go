@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -65,6 +66,10 @@ type child struct {
 	stdin    io.WriteCloser
 	url, key string
 	log      *testserver.SyncBuffer
+	// On PostgreSQL (startReplicaChild): its runner's ID (River's
+	// client ID, in attempted_by) and the application_name of its
+	// connections.
+	runner, app string
 }
 
 // startChild starts the test binary as TestJobKilledChild on dir (and
@@ -168,22 +173,42 @@ func TestJobKilled(t *testing.T) {
 	defer st.Close()
 	body := map[string]any{"voice": "slow", "response_format": "wav", "input": strings.Repeat("The slow voice says this. ", 60)}
 	j := submit(t, e, e.Key, body)
+	// The server is killed once it renders a segment; should it have
+	// finished that segment before the kill landed (between two
+	// segments), another is started on the file and killed in its turn
+	// (the file then holds no segment begun and not done: the next seen
+	// is the new server's).
 	var before []store.JobSegment
-	waitFor(t, func() bool { // two segments done, one rendering
-		if before, err = st.JobSegments(t.Context(), j.ID, false); err != nil {
-			t.Fatal(err)
+	var done []int
+	cut := 0
+	for kills := 1; ; kills++ {
+		waitFor(t, func() bool { // two segments done, one rendering
+			if before, err = st.JobSegments(t.Context(), j.ID, false); err != nil {
+				t.Fatal(err)
+			}
+			done = doneSegments(before)
+			return len(done) == len(before) || len(done) >= 2 && rendering(before) > 0
+		})
+		if len(done) < len(before) {
+			to.Load().kill()
+			if before, err = st.JobSegments(t.Context(), j.ID, false); err != nil {
+				t.Fatal(err)
+			}
+			done = doneSegments(before)
 		}
-		return len(doneSegments(before)) >= 2 && rendering(before) > 0
-	})
-	to.Load().kill()
-	if before, err = st.JobSegments(t.Context(), j.ID, false); err != nil {
-		t.Fatal(err)
+		if len(done) == len(before) {
+			t.Fatalf("all %d segments done before the kill (%d kills): make the job longer", len(before), kills)
+		}
+		if cut = rendering(before); cut > 0 {
+			t.Logf("kill %d: the server killed was rendering %d segment(s)", kills, cut)
+			break
+		}
+		if kills == maxKills {
+			t.Fatalf("%d servers killed, none while rendering a segment", kills)
+		}
+		t.Logf("kill %d: the server killed was between two segments; killing another", kills)
+		to.Store(startChild(t, dir, ""))
 	}
-	done := doneSegments(before)
-	if len(done) == len(before) {
-		t.Fatalf("all %d segments done before the kill: make the job longer", len(before))
-	}
-	cut := rendering(before)
 	to.Store(startChild(t, dir, ""))
 	waitFor(t, func() bool { return getJob(t, e, e.Key, j.ID).Status == store.JobSucceeded })
 	after, err := st.JobSegments(t.Context(), j.ID, false)
@@ -236,38 +261,57 @@ func TestJobKilledReplica(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
 	dir := t.TempDir()
-	a, b := startChild(t, dir, dsn), startChild(t, dir, dsn)
+	a := startReplicaChild(t, dir, dsn, conn)
+	b := startReplicaChild(t, dir, dsn, conn)
 	var to atomic.Pointer[child]
 	to.Store(a)
 	e := proxyEnv(t, &to, key)
 	body := map[string]any{"voice": "slow", "response_format": "wav", "input": strings.Repeat("The slow voice says this. ", 80)}
 	j := submit(t, e, key, body)
 
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	running := func() int { // replicas rendering a segment
-		var n int
-		if err := conn.QueryRow(ctx, `SELECT count(DISTINCT attempted_by[array_length(attempted_by, 1)]) FROM river_job
-			WHERE kind = 'voxkit_job_segment' AND state = 'running'`).Scan(&n); err != nil {
+	// A replica is killed once it renders a segment; should it have
+	// finished that segment before the kill landed (the gap between two
+	// segments is a real share of the time), another is started and
+	// killed in its turn.
+	var before []store.JobSegment
+	var cut []int
+	for victim, kills := a, 1; ; kills++ {
+		waitFor(t, func() bool {
+			if before, err = st.JobSegments(ctx, j.ID, false); err != nil {
+				t.Fatal(err)
+			}
+			return len(doneSegments(before)) == len(before) ||
+				len(doneSegments(before)) >= 2 && len(victim.rendering(t, conn, false)) > 0
+		})
+		if len(doneSegments(before)) == len(before) {
+			t.Fatalf("all %d segments done before a replica could be killed rendering one (%d kills): make the job longer", len(before), kills-1)
+		}
+		victim.kill()
+		to.Store(b)
+		victim.gone(t, conn)
+		if before, err = st.JobSegments(ctx, j.ID, false); err != nil {
 			t.Fatal(err)
 		}
-		return n
-	}
-	waitFor(t, func() bool { return getJob(t, e, key, j.ID).Progress.SegmentsDone >= 2 && running() == 2 })
-	a.kill()
-	before, err := st.JobSegments(ctx, j.ID, false)
-	if err != nil {
-		t.Fatal(err)
+		if cut = victim.rendering(t, conn, true); len(cut) > 0 {
+			t.Logf("kill %d: the replica killed was rendering segments %v", kills, cut)
+			break
+		}
+		if kills == maxKills {
+			t.Fatalf("%d replicas killed, none while rendering a segment", kills)
+		}
+		t.Logf("kill %d: the replica killed was between two segments; killing another", kills)
+		victim = startReplicaChild(t, dir, dsn, conn)
 	}
 	done := doneSegments(before)
 	if len(done) == len(before) {
 		t.Fatalf("all %d segments done before the kill: make the job longer", len(before))
 	}
-	to.Store(b)
 	waitFor(t, func() bool { return getJob(t, e, key, j.ID).Status == store.JobSucceeded })
 	var freed int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM river_job, unnest(errors) e
@@ -281,5 +325,95 @@ func TestJobKilledReplica(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, seq := range cut {
+		if after[seq].Renders != 2 {
+			t.Errorf("segment %d, cut by the kill, rendered %d times: want twice (by the killed replica, then the other)", seq, after[seq].Renders)
+		}
+	}
 	checkResumed(t, e, j.ID, body, done, after)
+}
+
+// maxKills is how many replicas a kill test kills, at most, before one
+// is caught rendering a segment.
+const maxKills = 3
+
+// startReplicaChild starts a child replica on the PostgreSQL database
+// dsn (read through conn) and learns its runner's ID: the heartbeat it
+// adds to voxkit_job_runners as it starts.
+func startReplicaChild(t *testing.T, dir, dsn string, conn *pgx.Conn) *child {
+	t.Helper()
+	known := runnerIDs(t, conn)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := fmt.Sprintf("voxkit-kill-%d", len(known))
+	q := u.Query()
+	q.Set("application_name", app)
+	u.RawQuery = q.Encode()
+	c := startChild(t, dir, u.String())
+	c.app = app
+	waitFor(t, func() bool {
+		for _, id := range runnerIDs(t, conn) {
+			if !slices.Contains(known, id) {
+				c.runner = id
+			}
+		}
+		return c.runner != ""
+	})
+	return c
+}
+
+// runnerIDs is the IDs of the runners that ever beat on conn's database
+// (a runner killed keeps its row); none before the first runner made
+// the table.
+func runnerIDs(t *testing.T, conn *pgx.Conn) []string {
+	t.Helper()
+	var made bool
+	if err := conn.QueryRow(t.Context(), `SELECT to_regclass('voxkit_job_runners') IS NOT NULL`).Scan(&made); err != nil {
+		t.Fatal(err)
+	}
+	if !made {
+		return nil
+	}
+	rows, _ := conn.Query(t.Context(), `SELECT id FROM voxkit_job_runners`)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// rendering is the seqs of the segments the replica c began and did not
+// finish: running in River under its runner, begun and not done in the
+// store. With freed, also those the sweep freed from it since (c is
+// killed), unless done since.
+func (c *child) rendering(t *testing.T, conn *pgx.Conn, freed bool) []int {
+	t.Helper()
+	rows, _ := conn.Query(t.Context(), `SELECT s.seq FROM river_job r
+		JOIN job_segments s ON s.job = r.args->>'job' AND s.seq = (r.args->>'seq')::int
+		WHERE r.kind = 'voxkit_job_segment' AND s.renders > 0 AND NOT s.done AND (
+			r.state = 'running' AND r.attempted_by[array_length(r.attempted_by, 1)] = $1
+			OR $2 AND EXISTS (SELECT FROM unnest(r.errors) e
+				WHERE e->>'error' LIKE '%stopped beating%' AND r.attempted_by[(e->>'attempt')::int] = $1))
+		ORDER BY s.seq`, c.runner, freed)
+	seqs, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seqs
+}
+
+// gone waits until the killed replica c has no connection left to the
+// database: what it had sent is done or rolled back, its rows are what
+// they will stay until the sweep.
+func (c *child) gone(t *testing.T, conn *pgx.Conn) {
+	t.Helper()
+	waitFor(t, func() bool {
+		var n int
+		if err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, c.app).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 0
+	})
 }
