@@ -251,35 +251,47 @@ func BenchmarkPeerParagraph(b *testing.B) {
 
 // BenchmarkThroughput: requests of four sentences from 1, 2, 4 and 8
 // clients at once on 2 render slots, rendering ahead and not (issue 42
-// point 4: look-ahead must cost nothing under load): requests per second
-// and the 99th percentile of the time to the last byte.
+// point 4: look-ahead must cost nothing under load), on each engine: the
+// small PocketTTS model, the Piper-medium-sized VITS voice and the
+// Kokoro-82M-sized model of the peer benchmarks. It reports requests per
+// second and the 99th percentile of the time to the last byte.
 func BenchmarkThroughput(b *testing.B) {
 	const text = "The first sentence is long enough to stand alone. A second one follows. " +
 		"Then a third, a little longer than the second. And the fourth ends it."
-	for _, ahead := range []int{-1, 0} {
-		for _, clients := range []int{1, 2, 4, 8} {
-			b.Run(fmt.Sprintf("ahead=%v/clients=%d", ahead >= 0, clients), func(b *testing.B) {
-				ts := pocketServer(b, 2, ahead)
-				fetch(b, ts.URL, "Warm up.")
-				var mu sync.Mutex
-				var times []time.Duration
-				start := time.Now()
-				for b.Loop() {
-					var wg sync.WaitGroup
-					for range clients {
-						wg.Go(func() {
-							_, last, _ := fetch(b, ts.URL, text)
-							mu.Lock()
-							times = append(times, last)
-							mu.Unlock()
-						})
+	engines := []struct {
+		name  string
+		serve func(b *testing.B, ahead int) *httptest.Server
+	}{
+		{"pocket", func(b *testing.B, ahead int) *httptest.Server { return pocketServer(b, 2, ahead) }},
+		{"vits", func(b *testing.B, ahead int) *httptest.Server { return onnxServer(b, vitsModel, 2, ahead) }},
+		{"kokoro", func(b *testing.B, ahead int) *httptest.Server { return onnxServer(b, kokoroModel, 2, ahead) }},
+	}
+	for _, e := range engines {
+		for _, ahead := range []int{-1, 0} {
+			for _, clients := range []int{1, 2, 4, 8} {
+				b.Run(fmt.Sprintf("engine=%s/ahead=%v/clients=%d", e.name, ahead >= 0, clients), func(b *testing.B) {
+					ts := e.serve(b, ahead)
+					fetch(b, ts.URL, "Warm up.")
+					var mu sync.Mutex
+					var times []time.Duration
+					start := time.Now()
+					for b.Loop() {
+						var wg sync.WaitGroup
+						for range clients {
+							wg.Go(func() {
+								_, last, _ := fetch(b, ts.URL, text)
+								mu.Lock()
+								times = append(times, last)
+								mu.Unlock()
+							})
+						}
+						wg.Wait()
 					}
-					wg.Wait()
-				}
-				slices.Sort(times)
-				b.ReportMetric(float64(len(times))/time.Since(start).Seconds(), "req/s")
-				b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms")
-			})
+					slices.Sort(times)
+					b.ReportMetric(float64(len(times))/time.Since(start).Seconds(), "req/s")
+					b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms")
+				})
+			}
 		}
 	}
 }

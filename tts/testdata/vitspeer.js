@@ -1,9 +1,11 @@
-// vitspeer.js runs sherpa-onnx-node's VITS (Piper) runtime on a generated
-// Piper-medium-sized voice, the peer of tts's BenchmarkPeerVITSParagraph.
+// vitspeer.js runs sherpa-onnx-node's VITS (Piper) or Kokoro runtime on a
+// generated model, the peer of tts's BenchmarkPeerVITSParagraph and
+// BenchmarkPeerKokoroParagraph.
 //
 //   node vitspeer.js REQUEST.json
 //
-// REQUEST: {"model": ONNX, "tokens": TXT, "dataDir": ESPEAK_NG_DATA,
+// REQUEST: {"kind": "vits" (the default) or "kokoro", "model": ONNX,
+// "tokens": TXT, "dataDir": ESPEAK_NG_DATA, "voices": BIN (Kokoro's packs),
 // "threads": N}. Each line of stdin, {"text": ...}, is answered by a line
 // {"ms": wall clock of one generate() call, "cpu": the CPU time the
 // process used in it (all threads), "samples": N, "rate": R}.
@@ -11,9 +13,14 @@ const fs = require('fs');
 const sherpa = require('sherpa-onnx-node');
 
 const req = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const kind = req.kind || 'vits';
+const files = {model: req.model, tokens: req.tokens, dataDir: req.dataDir};
+if (kind === 'kokoro') {
+  files.voices = req.voices;
+}
 const tts = new sherpa.OfflineTts({
   model: {
-    vits: {model: req.model, tokens: req.tokens, dataDir: req.dataDir},
+    [kind]: files,
     numThreads: req.threads || 1,
     provider: 'cpu',
     debug: false,

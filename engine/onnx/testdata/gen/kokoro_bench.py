@@ -2,12 +2,15 @@
 """Generate a benchmark model with the architecture and cost of Kokoro-82M
 (random weights; it babbles, it does not speak).
 
-    /usr/bin/python3 engine/onnx/testdata/gen/kokoro_bench.py OUTDIR
+    /usr/bin/python3 engine/onnx/testdata/gen/kokoro_bench.py [--sherpa] OUTDIR
 
 writes OUTDIR/kokoro-bench.onnx (about 320 MB, never committed) with
 kokoro-onnx v1.0's inputs and output (tokens int64 [1,T], style float32
 [1,256], speed float32 [1] -> audio float32 [N], 24 kHz) and
-OUTDIR/kokoro-bench.voices/af_bench.bin, a random pack. Needs Debian's
+OUTDIR/kokoro-bench.voices/af_bench.bin, a random pack. With --sherpa the
+same weights also carry the metadata sherpa-onnx's Kokoro runtime reads,
+and OUTDIR/voices.bin (the packs back to back) and OUTDIR/tokens.txt are
+written for it (tts's BenchmarkPeerKokoroParagraph). Needs Debian's
 python3-torch and python3-onnx. Fixed seed: the same file on every run.
 
 Sized from Kokoro's published architecture (StyleTTS 2 with an iSTFTNet
@@ -32,6 +35,7 @@ decoder), about 82 M parameters:
 """
 
 import os
+import re
 import sys
 
 import numpy as np
@@ -39,6 +43,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 VOCAB = 178
 STYLE = 128
 FRAMES_PER_TOKEN = 2.0  # 2 frames of 600 samples: 50 ms; x ~1.6 with pads
@@ -190,8 +195,59 @@ class Kokoro(nn.Module):
         return audio[: frames.shape[0] * 600]
 
 
+def for_sherpa(path, pack, outdir):
+    """Makes the model loadable by sherpa-onnx's Kokoro runtime as well:
+    the metadata keys its offline-tts-kokoro-model reads (sample_rate,
+    n_speakers, style_dim of the packs, version 1: English through
+    espeak-ng and tokens.txt, with no lexicon; has_espeak, voice),
+    OUTDIR/voices.bin (every pack's [510, 1, 256] float32 rows, back to
+    back, in speaker_names' order) and OUTDIR/tokens.txt ("symbol id" a
+    line: Kokoro v1.0's vocabulary, read from voxkit's table so the two
+    runtimes map a phoneme to the same id). The weights stay the same."""
+    import onnx
+
+    model = onnx.load(path)
+    del model.metadata_props[:]
+    meta = {
+        "model_type": "kokoro", "language": "English", "voice": "en-us", "version": 1, "has_espeak": 1,
+        "sample_rate": 24000, "n_speakers": 1, "speaker_names": "af_bench",
+        "style_dim": ",".join(str(d) for d in pack.shape),
+    }
+    for key, value in meta.items():
+        prop = model.metadata_props.add()
+        prop.key, prop.value = key, str(value)
+    onnx.save(model, path + ".tmp")
+    os.replace(path + ".tmp", path)
+    pack.astype("<f4").tofile(os.path.join(outdir, "voices.bin"))
+    with open(os.path.join(outdir, "tokens.txt"), "w", encoding="utf-8") as f:
+        for symbol, id in vocabulary():
+            f.write(f"{symbol} {id}\n")
+
+
+def vocabulary():
+    """Kokoro v1.0's symbols and ids, from the kokoroVocab table of
+    engine/onnx/kokoro_text.go (one entry per rune: 'x': id)."""
+    with open(os.path.join(HERE, "..", "..", "kokoro_text.go"), encoding="utf-8") as f:
+        src = f.read()
+    table = src[src.index("var kokoroVocab"):]
+    table = table[: table.index("\n}\n")]
+    out = []
+    for lit, id in re.findall(r"'((?:[^'\\]|\\u[0-9a-fA-F]{4})+)': (\d+)", table):
+        symbol = chr(int(lit[2:], 16)) if lit.startswith("\\u") else lit
+        out.append((symbol, int(id)))
+    if len(out) != 114:
+        sys.exit(f"kokoro_bench.py: read {len(out)} symbols from kokoro_text.go, want 114")
+    return out
+
+
 def main():
-    outdir = sys.argv[1]
+    args = sys.argv[1:]
+    sherpa = args[:1] == ["--sherpa"]
+    if sherpa:
+        args = args[1:]
+    if len(args) != 1:
+        sys.exit("usage: kokoro_bench.py [--sherpa] OUTDIR")
+    outdir = args[0]
     os.makedirs(os.path.join(outdir, "kokoro-bench.voices"), exist_ok=True)
     torch.manual_seed(82)
     model = Kokoro().eval()
@@ -209,8 +265,10 @@ def main():
                           dynamic_axes={"tokens": {1: "T"}, "audio": {0: "N"}}, opset_version=17)
     os.replace(path + ".tmp", path)
     rng = np.random.default_rng(82)
-    (rng.random((510, 1, 256), dtype=np.float32) * 0.2).astype("<f4").tofile(
-        os.path.join(outdir, "kokoro-bench.voices", "af_bench.bin"))
+    pack = rng.random((510, 1, 256), dtype=np.float32) * 0.2
+    pack.astype("<f4").tofile(os.path.join(outdir, "kokoro-bench.voices", "af_bench.bin"))
+    if sherpa:
+        for_sherpa(path, pack, outdir)
     print(f"{path}: {params / 1e6:.1f} M parameters")
 
 
