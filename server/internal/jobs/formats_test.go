@@ -16,16 +16,25 @@ import (
 
 // The whole audio of a job in each compressed format is one stream that
 // decodes to the length of its segments' audio (no frames lost or added
-// at the seams), and so is each chapter.
+// at the seams), and so is each chapter. Under -short, the chapters and
+// their segments are half as long (still two segments or more a chapter):
+// encoding and decoding the audio were most of the package's time.
 func TestJobFormats(t *testing.T) {
 	audiotest.Require(t, "ffmpeg")
-	e := jobEnv(t, "", server.JobOptions{})
+	size, o := 600, server.JobOptions{}
+	if testing.Short() {
+		size, o.MaxSegment = 300, 150
+	}
+	e := jobEnv(t, "", o)
 	for _, format := range []string{"mp3", "opus", "flac"} {
 		t.Run(format, func(t *testing.T) {
-			j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": format, "chapters": book(2, 600)})
+			j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": format, "chapters": book(2, size)})
 			end := waitStatus(t, e, j.ID, store.JobSucceeded, store.JobFailed)
 			if end.Status != store.JobSucceeded {
 				t.Fatalf("job: %+v", end.Error)
+			}
+			if end.Progress.SegmentsTotal < 4 {
+				t.Fatalf("%d segments: want two or more a chapter, so that seams inside a chapter are tested", end.Progress.SegmentsTotal)
 			}
 			res, whole := fetch(t, e, e.Key, "/v1/audio/jobs/"+j.ID+"/audio")
 			if res.StatusCode != http.StatusOK {
