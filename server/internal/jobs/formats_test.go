@@ -21,11 +21,8 @@ import (
 // encoding and decoding the audio were most of the package's time.
 func TestJobFormats(t *testing.T) {
 	audiotest.Require(t, "ffmpeg")
-	size, o := 600, server.JobOptions{}
-	if testing.Short() {
-		size, o.MaxSegment = 300, 150
-	}
-	e := jobEnv(t, "", o)
+	size := shortBook(600, 300)
+	e := jobEnv(t, "", server.JobOptions{MaxSegment: size / 2})
 	for _, format := range []string{"mp3", "opus", "flac"} {
 		t.Run(format, func(t *testing.T) {
 			j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": format, "chapters": book(2, size)})
