@@ -143,35 +143,9 @@ func decodeAll(t testing.TB, ext string, inRate, rate int, paths ...string) [][]
 // (0: the stream's own). ffmpeg must not report any error.
 func ffmpegAll(t testing.TB, rate int, inputs ...[]string) [][]int16 {
 	t.Helper()
-	audiotest.Require(t, "ffmpeg")
-	args := []string{"-v", "error"}
-	for _, in := range inputs {
-		args = append(args, in...)
-	}
-	dir := t.TempDir()
-	for i := range inputs {
-		args = append(args, "-map", strconv.Itoa(i)+":a", "-f", "s16le", "-ac", "1")
-		if rate != 0 {
-			args = append(args, "-ar", strconv.Itoa(rate))
-		}
-		args = append(args, filepath.Join(dir, strconv.Itoa(i)+".raw"))
-	}
-	var stderr bytes.Buffer
-	cmd := exec.Command("ffmpeg", args...)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil || stderr.Len() > 0 {
-		t.Fatalf("ffmpeg decode %v: %v\n%s", inputs, err, stderr.String())
-	}
-	out := make([][]int16, len(inputs))
-	for i := range inputs {
-		b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".raw"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[i] = make([]int16, len(b)/2)
-		for k := range out[i] {
-			out[i][k] = int16(binary.LittleEndian.Uint16(b[2*k:]))
-		}
+	out, complaints := audiotest.DecodeInputs(t, rate, inputs...)
+	if complaints != "" {
+		t.Fatalf("ffmpeg decode %v:\n%s", inputs, complaints)
 	}
 	return out
 }
