@@ -365,14 +365,15 @@ func TestWriteErrors(t *testing.T) {
 // a decoder accepts.
 func TestEmpty(t *testing.T) {
 	audiotest.Require(t, "ffmpeg")
-	for _, name := range []string{"wav", "flac", "mp3", "opus"} {
-		t.Run(name, func(t *testing.T) {
-			data := encodeAll(t, encode.Format{Name: name}, nil, nil)
-			path := audiotest.WriteTemp(t, data, name)
-			if got := decode(t, path, name, 24000, 24000); len(got) > 576 {
-				t.Errorf("decoded %d samples from nothing", len(got))
-			}
-		})
+	names := []string{"wav", "flac", "mp3", "opus"}
+	var paths []string
+	for _, name := range names {
+		paths = append(paths, audiotest.WriteTemp(t, encodeAll(t, encode.Format{Name: name}, nil, nil), name))
+	}
+	for i, got := range decodeAll(t, "", 24000, 24000, paths...) { // one ffmpeg run for the four
+		if len(got) > 576 {
+			t.Errorf("%s: decoded %d samples from nothing", names[i], len(got))
+		}
 	}
 }
 
@@ -400,39 +401,60 @@ func FuzzEncoders(f *testing.F) {
 
 // TestTail ends the input with a short tone burst after silence: lossy
 // codecs must not drop it (the classic lost last Ogg page or mp3 frame).
+// The clips of each rate decode in one ffmpeg run (decodeAll).
 func TestTail(t *testing.T) {
 	audiotest.Require(t, "ffmpeg")
+	type clip struct {
+		name      string
+		rate      int
+		streaming bool
+		in, got   []int16
+		burst     int
+	}
+	var clips []*clip
+	paths := map[int][]string{} // by rate
 	for _, c := range []struct {
 		name string
 		rate int
 	}{{"mp3", 24000}, {"mp3", 44100}, {"opus", 24000}, {"opus", 44100}} {
 		for _, streaming := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/%d/streaming=%v", c.name, c.rate, streaming), func(t *testing.T) {
-				// A whole number of 20 ms Opus frames, so that only the
-				// encoder's lookahead holds the burst back.
-				burst := c.rate * 30 / 1000
-				in := make([]int16, c.rate/50*27)
-				for i := len(in) - burst; i < len(in); i++ {
-					in[i] = int16(10000 * math.Sin(2*math.Pi*1000*float64(i)/float64(c.rate)))
-				}
-				data := encodeAll(t, encode.Format{Name: c.name, SampleRate: c.rate, Streaming: streaming}, in, nil)
-				got := decode(t, audiotest.WriteTemp(t, data, c.name), c.name, c.rate, c.rate)
-				if len(got) < len(in) {
-					t.Fatalf("decoded %d samples of %d", len(got), len(in))
-				}
-				energy := func(s []int16) float64 {
-					var e float64
-					for _, v := range s {
-						e += float64(v) * float64(v)
-					}
-					return e
-				}
-				ratio := energy(got[len(in)-burst:len(in)]) / energy(in[len(in)-burst:])
-				if ratio < 0.5 || ratio > 2 {
-					t.Errorf("last %d samples keep %.2f of their energy", burst, ratio)
-				}
-			})
+			// A whole number of 20 ms Opus frames, so that only the
+			// encoder's lookahead holds the burst back.
+			k := &clip{name: c.name, rate: c.rate, streaming: streaming, burst: c.rate * 30 / 1000, in: make([]int16, c.rate/50*27)}
+			for i := len(k.in) - k.burst; i < len(k.in); i++ {
+				k.in[i] = int16(10000 * math.Sin(2*math.Pi*1000*float64(i)/float64(c.rate)))
+			}
+			data := encodeAll(t, encode.Format{Name: c.name, SampleRate: c.rate, Streaming: streaming}, k.in, nil)
+			clips = append(clips, k)
+			paths[c.rate] = append(paths[c.rate], audiotest.WriteTemp(t, data, c.name))
 		}
+	}
+	for rate, p := range paths {
+		decoded := decodeAll(t, "", rate, rate, p...) // mp3 and opus alike
+		for _, k := range clips {
+			if k.rate == rate {
+				k.got, decoded = decoded[0], decoded[1:]
+			}
+		}
+	}
+	for _, k := range clips {
+		t.Run(fmt.Sprintf("%s/%d/streaming=%v", k.name, k.rate, k.streaming), func(t *testing.T) {
+			in, got, burst := k.in, k.got, k.burst
+			if len(got) < len(in) {
+				t.Fatalf("decoded %d samples of %d", len(got), len(in))
+			}
+			energy := func(s []int16) float64 {
+				var e float64
+				for _, v := range s {
+					e += float64(v) * float64(v)
+				}
+				return e
+			}
+			ratio := energy(got[len(in)-burst:len(in)]) / energy(in[len(in)-burst:])
+			if ratio < 0.5 || ratio > 2 {
+				t.Errorf("last %d samples keep %.2f of their energy", burst, ratio)
+			}
+		})
 	}
 }
 

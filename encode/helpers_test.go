@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -126,39 +127,25 @@ func decode(t testing.TB, path, ext string, inRate, rate int) []int16 {
 // the stream, by its index in paths, as "stream #2:0".
 func decodeAll(t testing.TB, ext string, inRate, rate int, paths ...string) [][]int16 {
 	t.Helper()
-	audiotest.Require(t, "ffmpeg")
-	args := []string{"-v", "error"}
+	var inputs [][]string
 	for _, path := range paths {
-		args = append(args, strictDecoding...) // input options: before each input
+		in := slices.Clone(strictDecoding) // input options: before each input
 		if ext == "pcm" {
-			args = append(args, "-f", "s16le", "-ar", strconv.Itoa(inRate), "-ac", "1")
+			in = append(in, "-f", "s16le", "-ar", strconv.Itoa(inRate), "-ac", "1")
 		}
-		args = append(args, "-i", path)
+		inputs = append(inputs, append(in, "-i", path))
 	}
-	dir := t.TempDir()
-	for i := range paths {
-		args = append(args, "-map", strconv.Itoa(i)+":a", "-f", "s16le", "-ac", "1")
-		if rate != 0 {
-			args = append(args, "-ar", strconv.Itoa(rate))
-		}
-		args = append(args, filepath.Join(dir, strconv.Itoa(i)+".raw"))
-	}
-	var stderr bytes.Buffer
-	cmd := exec.Command("ffmpeg", args...)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil || stderr.Len() > 0 {
-		t.Fatalf("ffmpeg decode %v: %v\n%s", paths, err, stderr.String())
-	}
-	out := make([][]int16, len(paths))
-	for i := range paths {
-		b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".raw"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[i] = make([]int16, len(b)/2)
-		for k := range out[i] {
-			out[i][k] = int16(binary.LittleEndian.Uint16(b[2*k:]))
-		}
+	return ffmpegAll(t, rate, inputs...)
+}
+
+// ffmpegAll runs ffmpeg once over inputs, each its input options ending
+// in "-i path", and returns each decoded to mono 16-bit samples at rate
+// (0: the stream's own). ffmpeg must not report any error.
+func ffmpegAll(t testing.TB, rate int, inputs ...[]string) [][]int16 {
+	t.Helper()
+	out, complaints := audiotest.DecodeInputs(t, rate, inputs...)
+	if complaints != "" {
+		t.Fatalf("ffmpeg decode %v:\n%s", inputs, complaints)
 	}
 	return out
 }

@@ -22,7 +22,7 @@ import (
 // timings come with it.
 func TestJobBook(t *testing.T) {
 	e := jobEnv(t, "", server.JobOptions{})
-	chapters := book(3, 700)
+	chapters := book(3, shortBook(700, 350))
 	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "wav", "chapters": chapters, "captions": []string{"srt", "vtt"}})
 	// A worker may have taken it before the answer was read back.
 	if j.Status != store.JobQueued && j.Status != store.JobRunning || len(j.Chapters) != 3 || j.Chapters[1].Title != "Chapter 2" || j.Progress.SegmentsTotal < 6 {
