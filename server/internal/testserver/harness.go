@@ -261,39 +261,27 @@ func DBDir(t testing.TB) string {
 	return t.TempDir()
 }
 
-// template is a new SQLite store's file, migrated once per test binary.
-var template struct {
-	once sync.Once
-	data []byte
-	err  error
-}
-
-// migrated returns the bytes of a new, migrated SQLite store: New writes
-// them where a server's store opens, which is cheaper than migrating each
-// store (about a tenth of the server package's test CPU was migrations).
-// The store finds its schema current and runs no migration.
-func migrated() ([]byte, error) {
-	template.once.Do(func() {
-		dir, err := os.MkdirTemp("", "voxkit-template-")
-		if err != nil {
-			template.err = err
-			return
-		}
-		defer os.RemoveAll(dir)
-		path := filepath.Join(dir, sqlite.FileName)
-		st, err := sqlite.Open(context.Background(), path)
-		if err != nil {
-			template.err = err
-			return
-		}
-		if err := st.Close(); err != nil {
-			template.err = err
-			return
-		}
-		template.data, template.err = os.ReadFile(path)
-	})
-	return template.data, template.err
-}
+// migrated returns the bytes of a new, migrated SQLite store, made once
+// per test binary: New writes them where a server's store opens, which is
+// cheaper than migrating each store (about a tenth of the server
+// package's test CPU was migrations). The store finds its schema current
+// and runs no migration.
+var migrated = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "voxkit-template-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, sqlite.FileName)
+	st, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Close(); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path)
+})
 
 // Long skips, under go test -short, a test that takes seconds by design:
 // it waits out a timeout or a window in which something must not happen,
