@@ -20,6 +20,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/testserver"
 	"github.com/voxkit/voxkit/server/servertest"
 
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -89,12 +90,40 @@ func eval[T any](p *browserPage, js string) T {
 	return v
 }
 
-// wait polls js until it is true.
+// wait polls js until it is true, for at most 30 s. A poll does not
+// survive a navigation: chromedp ends it when the page's execution context
+// goes, so a poll the page navigated away from starts again in the new one.
 func (p *browserPage) wait(js string) {
 	p.t.Helper()
-	if _, err := chromedp.Run(p.ctx, chromedp.Poll[chromedp.Void](js)); err != nil {
-		p.t.Fatalf("waiting for %s: %v", js, err)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := chromedp.Run(p.ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(max(time.Until(deadline), time.Millisecond))))
+		if err == nil {
+			return
+		}
+		if !navigatedAway(err) || time.Now().After(deadline) {
+			p.t.Fatalf("waiting for %s: %v", js, err)
+		}
 	}
+}
+
+// navigatedAway reports whether err is the browser's answer to a script
+// whose page was replaced while it ran.
+func navigatedAway(err error) bool {
+	var cerr *cdproto.Error
+	if !errors.As(err, &cerr) {
+		return false
+	}
+	for _, m := range []string{
+		"Cannot find context with specified id",
+		"Execution context was destroyed",
+		"Inspected target navigated or closed",
+	} {
+		if strings.HasPrefix(cerr.Message, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // shot saves screenshots of the whole page at 1280 and 375 CSS pixels
@@ -576,5 +605,25 @@ func TestPlaygroundUnderHostAuth(t *testing.T) {
 	p.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("text").dispatchEvent(new Event("input"))`), chromedp.WaitVisible("#readas-line"))
 	if got := p.text("#readas"); got != "It costs nine dollars and fifty cents." {
 		t.Errorf("read as %q", got)
+	}
+}
+
+// TestWaitOutlivesNavigation: a wait begun on a page that then navigates
+// goes on in the next page (as after the cross-origin form above, which
+// failed CI with "Cannot find context with specified id").
+func TestWaitOutlivesNavigation(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/next" {
+			fmt.Fprint(w, `<!doctype html><p>next</p>`)
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><script>setTimeout(() => { location.href = "/next" }, 200)</script>`)
+	}))
+	defer ts.Close()
+	p := newPage(t)
+	for range 3 {
+		p.do(chromedp.Navigate(ts.URL + "/"))
+		p.wait(`location.pathname === "/next" && document.body.textContent === "next"`)
 	}
 }
