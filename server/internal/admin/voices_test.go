@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/voxkit/voxkit/internal/testkit/openaisdk"
 	"github.com/voxkit/voxkit/server/internal/testserver"
 
 	"github.com/voxkit/voxkit/server/store/sqlite"
@@ -184,39 +183,6 @@ func TestVoiceClonesSurviveRestart(t *testing.T) {
 	if st != 200 || len(after) != len(before) {
 		t.Errorf("speech after restart: %d, %d bytes, before %d", st, len(after), len(before))
 	}
-}
-
-// TestSDKModelsWithClone lists models with the official OpenAI SDK.
-func TestSDKModelsWithClone(t *testing.T) {
-	e := testserver.New(t, testserver.Options{})
-	if st := e.Call("POST", "/v1/voices", e.Key, `{"id":"sdk-clone","name":"SDK","base_voice":"en-us","pitch":2}`, nil); st != 201 {
-		t.Fatalf("create: %d", st)
-	}
-	ctx := context.Background()
-	for _, tc := range []struct {
-		key  string
-		want string
-	}{{e.Key, "user"}, {e.OtherKey, ""}} {
-		page, err := openaisdk.Client(e.TS, tc.key).Models.List(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		owned := ""
-		for _, m := range page.Data {
-			if m.ID == "sdk-clone" {
-				owned = string(m.OwnedBy)
-			}
-		}
-		if owned != tc.want {
-			t.Errorf("owned_by %q, want %q", owned, tc.want)
-		}
-	}
-	m, err := openaisdk.Client(e.TS, e.Key).Models.Get(ctx, "sdk-clone")
-	if err != nil || m.OwnedBy != "user" {
-		t.Errorf("get: %+v %v", m, err)
-	}
-	_, err = openaisdk.Client(e.TS, e.OtherKey).Models.Get(ctx, "sdk-clone")
-	openaisdk.CheckAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
 }
 
 // TestVoiceCloneBaseRemoved: while its base voice is gone (a rescan

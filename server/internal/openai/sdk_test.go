@@ -192,6 +192,39 @@ func TestSDKModels(t *testing.T) {
 	}
 }
 
+// TestSDKModelsWithClone lists models with the official OpenAI SDK.
+func TestSDKModelsWithClone(t *testing.T) {
+	e := testserver.New(t, testserver.Options{})
+	if st := e.Call("POST", "/v1/voices", e.Key, `{"id":"sdk-clone","name":"SDK","base_voice":"en-us","pitch":2}`, nil); st != 201 {
+		t.Fatalf("create: %d", st)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		key  string
+		want string
+	}{{e.Key, "user"}, {e.OtherKey, ""}} {
+		page, err := openaisdk.Client(e.TS, tc.key).Models.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		owned := ""
+		for _, m := range page.Data {
+			if m.ID == "sdk-clone" {
+				owned = string(m.OwnedBy)
+			}
+		}
+		if owned != tc.want {
+			t.Errorf("owned_by %q, want %q", owned, tc.want)
+		}
+	}
+	m, err := openaisdk.Client(e.TS, e.Key).Models.Get(ctx, "sdk-clone")
+	if err != nil || m.OwnedBy != "user" {
+		t.Errorf("get: %+v %v", m, err)
+	}
+	_, err = openaisdk.Client(e.TS, e.OtherKey).Models.Get(ctx, "sdk-clone")
+	openaisdk.CheckAPIError(t, err, 404, "invalid_request_error", "model_not_found", "model")
+}
+
 func TestSDKErrors(t *testing.T) {
 	e := testserver.New(t, testserver.Options{})
 	ctx := context.Background()
