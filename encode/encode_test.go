@@ -118,6 +118,9 @@ func TestRoundTrip(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
 					in := speech(t, rate)
+					if testing.Short() {
+						in = in[:3*rate] // make test encodes the whole 10 s
+					}
 					complete := func() []byte {
 						whole.once.Do(func() { whole.data = encodeAll(t, encode.Format{Name: c.name, SampleRate: rate}, in, nil) })
 						return whole.data
@@ -140,7 +143,9 @@ func TestRoundTrip(t *testing.T) {
 					if path == "" {
 						path = audiotest.WriteTemp(t, data, c.name)
 					}
-					if c.name != "pcm" {
+					// (Under -short ffprobe reads the complete clip's header
+					// alone; the decoding below judges the others.)
+					if c.name != "pcm" && (mode == "complete" || !testing.Short()) {
 						p := audiotest.ProbeFile(t, path)
 						wantRate := rate
 						if c.name == "opus" {
@@ -226,6 +231,9 @@ func slicesEqual(a, b []int16) bool {
 func TestChunking(t *testing.T) {
 	in := speech(t, 24000)
 	in = in[:min(len(in), 4*24000)]
+	if testing.Short() {
+		in = in[:24000] // make test 4 s
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, name := range encode.DefaultRegistry.Names() {
 		for _, streaming := range []bool{false, true} {

@@ -114,7 +114,11 @@ func TestAheadStreamAfterFirstAudio(t *testing.T) {
 	var early []string // calls begun before any audio was out
 	e.hold = func(ctx context.Context, n int, text string) error {
 		if n == 1 { // a second would begin now, if it were let
-			wait.For(time.Second, func() bool { _, _, begun := e.state(); return begun > 1 })
+			window := time.Second
+			if testing.Short() {
+				window = 250 * time.Millisecond // a second begins at once if let; make test waits 1 s
+			}
+			wait.For(window, func() bool { _, _, begun := e.state(); return begun > 1 })
 			return nil
 		}
 		mu.Lock()
@@ -280,7 +284,11 @@ func TestAheadCancelStops(t *testing.T) {
 // of the one it writes: with the first held, the look-ahead stops there.
 func TestAheadBounded(t *testing.T) {
 	release := make(chan struct{})
-	e := &counted{Engine: enginetest.NewFake(enginetest.FakeOptions{})}
+	var opts enginetest.FakeOptions
+	if testing.Short() {
+		opts.LetterDuration = 5 * time.Millisecond // 13 s of audio, not 160; make test the usual 60 ms
+	}
+	e := &counted{Engine: enginetest.NewFake(opts)}
 	e.hold = func(ctx context.Context, _ int, text string) error {
 		if strings.Contains(text, " one ") {
 			<-release
@@ -310,6 +318,9 @@ func TestAheadBounded(t *testing.T) {
 // PocketTTS's sentences rendered ahead at a fixed seed are the samples of
 // rendering them in turn: each call's noise starts from the seed.
 func TestAheadPocketSameAsInTurn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generating and loading the PocketTTS model is long; make test runs it (TestAheadSameAsInTurn and engine/pocket's TestSeed under -short)")
+	}
 	dir, err := pockettest.Shared()
 	if err != nil {
 		t.Skip(err)

@@ -16,6 +16,7 @@ const testModel = pockettest.Model
 func TestMain(m *testing.M) {
 	code := m.Run()
 	pockettest.RemoveShared()
+	kvShared.Remove()
 	os.Exit(code)
 }
 

@@ -2,6 +2,7 @@ package pocket
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -10,19 +11,30 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/engine"
+	"github.com/voxkit/voxkit/internal/testkit/onnxtest"
 )
 
 // kvModel generates a model whose lm_main has the published export's
 // state layout, a KV cache written whole by every run (gen/pocket.py --kv:
-// one layer, a 2 MB cache), into a directory of its own.
+// one layer, a 2 MB cache), into a directory of its own, once per test
+// binary (engines only read it).
 func kvModel(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "pocket-kv")
-	if out, err := exec.Command("/usr/bin/python3", "testdata/gen/pocket.py", "--kv", dir).CombinedOutput(); err != nil {
-		t.Fatalf("generating: %v\n%s", err, out)
+	root, err := kvShared.Dir("pocket-kv-", func(root string) error {
+		dir := filepath.Join(root, "pocket-kv")
+		if out, err := exec.Command("/usr/bin/python3", "testdata/gen/pocket.py", "--kv", dir).CombinedOutput(); err != nil {
+			return fmt.Errorf("%w\n%s", err, out)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("generating: %v", err)
 	}
-	return dir
+	return filepath.Join(root, "pocket-kv")
 }
+
+// kvShared is kvModel's directory, removed by TestMain.
+var kvShared onnxtest.Shared
 
 // kvCacheBytes is the size of the --kv model's cache: [2, 1, 2000, 2, 64]
 // float32.
@@ -138,7 +150,10 @@ func TestPrimedKeptPerVoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	voices["tenor"] = tenor
-	const text = "Hello world, this is a test of the cloned voice."
+	text := "Hello world, this is a test of the cloned voice."
+	if testing.Short() {
+		text = "Hello world." // make test speaks the longer text
+	}
 	want := map[string][]float32{}
 	for name, v := range voices {
 		want[name] = speak(t, fresh, v, text)

@@ -3,7 +3,8 @@
 it does not speak), for engine/supertonic's tests and benchmarks:
 
     /usr/bin/python3 engine/supertonic/testdata/gen/supertonic.py \
-        [--version 1|2|3] [--upstream] [--int8] [--small] OUTDIR
+        [--version 1|2|3] [--upstream] [--int8] [--small] OUTDIR \
+        [[FLAGS] OUTDIR ...]
 
 By default OUTDIR is in sherpa-onnx's release layout (as its
 sherpa-onnx-supertonic-3-tts-int8-2026-05-11 archive lays it out, but with
@@ -44,7 +45,9 @@ flow step is an Euler step x + v / total_step of a velocity that depends
 on x, the text, the voice and the step; the vocoder makes 512 samples per
 decompressed frame. Every input changes the output. Needs Debian's
 python3-onnx; the weights come from a fixed seed, so the files are the
-same on every run.
+same on every run. Several models, each its flags then its OUTDIR, are
+made in one run (the same files as a run each, without Python starting
+again).
 """
 
 import json
@@ -197,22 +200,30 @@ def indexer(version):
 
 def main():
     args = sys.argv[1:]
-    version, upstream, int8, small = 3, False, False, False
-    while args and args[0].startswith("--"):
-        a = args.pop(0)
-        if a == "--version":
-            version = int(args.pop(0))
-        elif a == "--upstream":
-            upstream = True
-        elif a == "--int8":
-            int8 = True
-        elif a == "--small":
-            small = True
-        else:
-            sys.exit(f"unknown flag {a}")
-    if len(args) != 1:
+    if not args:
         sys.exit(__doc__)
-    out = args[0]
+    while args:
+        version, upstream, int8, small = 3, False, False, False
+        while args and args[0].startswith("--"):
+            a = args.pop(0)
+            if a == "--version":
+                version = int(args.pop(0))
+            elif a == "--upstream":
+                upstream = True
+            elif a == "--int8":
+                int8 = True
+            elif a == "--small":
+                small = True
+            else:
+                sys.exit(f"unknown flag {a}")
+        if not args:
+            sys.exit(__doc__)
+        generate(args.pop(0), version, upstream, int8, small)
+
+
+def generate(out, version, upstream, int8, small):
+    global rng
+    rng = np.random.default_rng(20261129)  # each model as if made alone
     onnx_dir = os.path.join(out, "onnx") if upstream else out
     os.makedirs(onnx_dir, exist_ok=True)
     suffix = ".int8.onnx" if int8 else ".onnx"
