@@ -72,6 +72,7 @@ func parseCaptions(t *testing.T, data string, vtt bool) []parsedCue {
 // times, in order, from its first word's start to its last's end (within
 // 50 ms), within one chapter, on at most two lines of 42 characters.
 func TestJobCaptions(t *testing.T) {
+	t.Parallel()
 	e := jobEnv(t, "", server.JobOptions{})
 	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "wav", "chapters": book(2, 500), "captions": []string{"srt", "vtt"}})
 	waitStatus(t, e, j.ID, store.JobSucceeded)
@@ -149,6 +150,7 @@ func alnum(s string) string {
 // titles (an untitled one is "Chapter N") and times, within 10 ms of
 // timestamps.json's; byte ranges of the file still answer.
 func TestJobChaptersTag(t *testing.T) {
+	t.Parallel()
 	ffprobe, err := exec.LookPath("ffprobe")
 	if err != nil {
 		t.Skip("no ffprobe")

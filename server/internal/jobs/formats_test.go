@@ -19,6 +19,7 @@ import (
 // their segments are half as long (still two segments or more a chapter):
 // encoding and decoding the audio were most of the package's time.
 func TestJobFormats(t *testing.T) {
+	t.Parallel()
 	audiotest.Require(t, "ffmpeg")
 	size := shortBook(600, 300)
 	e := jobEnv(t, "", server.JobOptions{MaxSegment: size / 2})

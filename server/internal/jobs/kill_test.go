@@ -162,6 +162,7 @@ func checkResumed(t *testing.T, e *testserver.Env, id string, body map[string]an
 // A server killed (SIGKILL) mid-job: the next to start on its SQLite file
 // resumes the job at once, without rendering again the segments done.
 func TestJobKilled(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var to atomic.Pointer[child]
 	to.Store(startChild(t, dir, ""))

@@ -45,6 +45,7 @@ func checkRising(t *testing.T, evs []event) jobs.Progress {
 // synthesizer splits it, in the voice's language), and the events rise
 // to it, with the characters, segments and audio, to 100 %.
 func TestJobProgressSentences(t *testing.T) {
+	t.Parallel()
 	e := jobEnv(t, "", server.JobOptions{})
 	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "wav", "chapters": book(3, shortBook(700, 350))})
 	want := 0
@@ -65,6 +66,7 @@ func TestJobProgressSentences(t *testing.T) {
 // segments finish: a one-segment job of a slow voice shows sentences
 // (and characters) done before its segment is.
 func TestJobProgressWithinSegment(t *testing.T) {
+	t.Parallel()
 	e := jobEnv(t, "", server.JobOptions{MaxSegment: 4000})
 	text := strings.Repeat("The slow voice says this. ", 40)
 	j := submit(t, e, e.Key, map[string]any{"voice": "slow", "response_format": "wav", "input": text})
@@ -88,6 +90,7 @@ func TestJobProgressWithinSegment(t *testing.T) {
 // failed, in the OpenAI error shape (code storage_exceeded), and its
 // audio removed; the account may submit again.
 func TestJobStorageWhileRendering(t *testing.T) {
+	t.Parallel()
 	e := jobEnv(t, "", server.JobOptions{Storage: 100_000})
 	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "wav", "chapters": book(2, 700)})
 	evs := follow(t, e, j.ID)
