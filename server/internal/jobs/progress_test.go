@@ -64,13 +64,15 @@ func TestJobProgressSentences(t *testing.T) {
 
 // Progress moves within a segment, sentence by sentence, not only as
 // segments finish: a one-segment job of a slow voice shows sentences
-// (and characters) done before its segment is.
+// (and characters) done before its segment is. Under -short the segment
+// is 15 sentences, not 40 (still a dozen polls of its progress).
 func TestJobProgressWithinSegment(t *testing.T) {
 	t.Parallel()
 	e := jobEnv(t, "", server.JobOptions{MaxSegment: 4000})
-	text := strings.Repeat("The slow voice says this. ", 40)
+	n := shortBook(40, 15)
+	text := strings.Repeat("The slow voice says this. ", n)
 	j := submit(t, e, e.Key, map[string]any{"voice": "slow", "response_format": "wav", "input": text})
-	if j.Progress.SegmentsTotal != 1 || j.Progress.SentencesTotal != 40 {
+	if j.Progress.SegmentsTotal != 1 || j.Progress.SentencesTotal != n {
 		t.Fatalf("submitted: %+v", j.Progress)
 	}
 	evs := follow(t, e, j.ID)
