@@ -16,15 +16,15 @@ import (
 // The whole audio of a job in each compressed format is one stream that
 // decodes to the length of its segments' audio (no frames lost or added
 // at the seams), and so is each chapter. Under -short, the chapters and
-// their segments are half as long (still two segments or more a chapter)
-// and only opus is spoken (the Ogg stream, resampled to 48 kHz, with its
+// their segments are a third as long (still two segments or more a
+// chapter) and only opus is spoken (the Ogg stream, resampled to 48 kHz, with its
 // chapters in Vorbis comments); TestJobChaptersTag still reads an mp3's
 // chapters there, and make test runs all three: encoding and decoding the
 // audio were most of the package's time.
 func TestJobFormats(t *testing.T) {
 	t.Parallel()
 	audiotest.Require(t, "ffmpeg")
-	size := shortBook(600, 300)
+	size := shortBook(600, 200)
 	e := jobEnv(t, "", server.JobOptions{MaxSegment: size / 2})
 	formats := []string{"mp3", "opus", "flac"}
 	if testing.Short() {

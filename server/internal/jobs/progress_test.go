@@ -43,11 +43,12 @@ func checkRising(t *testing.T, evs []event) jobs.Progress {
 // A job's progress counts sentences: their total, known at submission,
 // is what the speech says of each segment's text (split as the
 // synthesizer splits it, in the voice's language), and the events rise
-// to it, with the characters, segments and audio, to 100 %.
+// to it, with the characters, segments and audio, to 100 %. Under -short
+// the chapters are a quarter as long (a segment each).
 func TestJobProgressSentences(t *testing.T) {
 	t.Parallel()
 	e := jobEnv(t, "", server.JobOptions{})
-	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "wav", "chapters": book(3, shortBook(700, 350))})
+	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "wav", "chapters": book(3, shortBook(700, 175))})
 	want := 0
 	for _, s := range segments(t, e, j.ID) {
 		res, err := e.Synth.WriteClip(t.Context(), io.Discard, tts.Request{Voice: "en-us", Input: s.Text, Format: encode.Format{Name: "pcm"}})
