@@ -150,7 +150,7 @@ func alnum(s string) string {
 // A job's mp3 opens with an ID3 tag of its chapters: ffprobe reads their
 // titles (an untitled one is "Chapter N") and times, within 10 ms of
 // timestamps.json's; byte ranges of the file still answer. Under -short
-// the chapters are half as long (mp3 encoding was most of its time).
+// the chapters are a third as long (mp3 encoding was most of its time).
 func TestJobChaptersTag(t *testing.T) {
 	t.Parallel()
 	ffprobe, err := exec.LookPath("ffprobe")
@@ -158,7 +158,7 @@ func TestJobChaptersTag(t *testing.T) {
 		t.Skip("no ffprobe")
 	}
 	e := jobEnv(t, "", server.JobOptions{})
-	chs := book(3, shortBook(300, 150))
+	chs := book(3, shortBook(300, 100))
 	chs[1]["title"] = ""
 	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "mp3", "chapters": chs})
 	waitStatus(t, e, j.ID, store.JobSucceeded)
