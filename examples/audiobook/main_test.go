@@ -160,6 +160,7 @@ func savedJob(t *testing.T, dir string) string {
 // same job's; -list lists it, -cancel refuses a finished job, -delete
 // removes it, and a run after that submits the book again.
 func TestAudiobook(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "out")
@@ -265,6 +266,7 @@ func TestAudiobook(t *testing.T) {
 // again waits for that job, submitting nothing, and downloads its audio;
 // so does -resume ID into another directory. -cancel stops a job.
 func TestAudiobookResume(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	file := writeBook(t, "book.md", book)
@@ -325,11 +327,17 @@ func TestAudiobookResume(t *testing.T) {
 
 // TestAudiobookReconnects: a wait whose event stream ends early or
 // gets a 503 (a server restarting behind a proxy) follows the job again
-// and downloads its audio.
+// and downloads its audio. Each failed stream costs the command's pause
+// of a second: under -short only the 503 fails (make test runs both).
 func TestAudiobookReconnects(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	dir := t.TempDir()
-	s.flaky.Store(2)
+	flaky := int32(2) // a stream that ends at once, then a 503
+	if testing.Short() {
+		flaky = 1 // the 503
+	}
+	s.flaky.Store(flaky)
 	stdout, stderr, err := s.run(context.Background(), "-voice", "en-us", "-format", "wav", "-o", dir, writeBook(t, "book.md", book))
 	if err != nil || !strings.Contains(stdout, "-audio.wav") {
 		t.Fatalf("%v\n%s\n%s", err, stdout, stderr)
@@ -342,6 +350,7 @@ func TestAudiobookReconnects(t *testing.T) {
 // TestAudiobookCtrlC: the command itself, sent SIGINT while it waits,
 // exits 130 saying the job goes on and how to resume it.
 func TestAudiobookCtrlC(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	dir := t.TempDir()
 	release := s.holdEvents()
@@ -369,6 +378,7 @@ func TestAudiobookCtrlC(t *testing.T) {
 // message: a file of a type no book is, text that is not UTF-8, a bad
 // key, an unknown voice. Nothing is kept for a job that was not made.
 func TestAudiobookErrors(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	dir := t.TempDir()
 	for _, c := range []struct {

@@ -202,6 +202,7 @@ func TestPandocEPUB(t *testing.T) {
 		"# Chapter Two\n\nSecond text, with a [link](http://example.com).\n\n## A Section\n\nMore text.\n\n### Deeper\n\nStill two.\n"), 0o644)
 	for _, to := range []string{"epub2", "epub3"} {
 		t.Run(to, func(t *testing.T) {
+			t.Parallel() // pandoc's start is most of the package's time
 			out := filepath.Join(dir, to+".epub")
 			if b, err := exec.Command("pandoc", "-t", to, md, "-o", out).CombinedOutput(); err != nil {
 				t.Fatalf("pandoc: %v\n%s", err, b)

@@ -71,9 +71,11 @@ func parseCaptions(t *testing.T, data string, vtt bool) []parsedCue {
 // A job's captions, read back: each cue shows the words timestamps.json
 // times, in order, from its first word's start to its last's end (within
 // 50 ms), within one chapter, on at most two lines of 42 characters.
+// Under -short the chapters are half as long (still a hundred words).
 func TestJobCaptions(t *testing.T) {
+	t.Parallel()
 	e := jobEnv(t, "", server.JobOptions{})
-	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "wav", "chapters": book(2, 500), "captions": []string{"srt", "vtt"}})
+	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "wav", "chapters": book(2, shortBook(500, 250)), "captions": []string{"srt", "vtt"}})
 	waitStatus(t, e, j.ID, store.JobSucceeded)
 	_, raw := fetch(t, e, e.Key, "/v1/audio/jobs/"+j.ID+"/timestamps.json")
 	var ts runner.Timestamps
@@ -147,14 +149,16 @@ func alnum(s string) string {
 
 // A job's mp3 opens with an ID3 tag of its chapters: ffprobe reads their
 // titles (an untitled one is "Chapter N") and times, within 10 ms of
-// timestamps.json's; byte ranges of the file still answer.
+// timestamps.json's; byte ranges of the file still answer. Under -short
+// the chapters are a third as long (mp3 encoding was most of its time).
 func TestJobChaptersTag(t *testing.T) {
+	t.Parallel()
 	ffprobe, err := exec.LookPath("ffprobe")
 	if err != nil {
 		t.Skip("no ffprobe")
 	}
 	e := jobEnv(t, "", server.JobOptions{})
-	chs := book(3, 300)
+	chs := book(3, shortBook(300, 100))
 	chs[1]["title"] = ""
 	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "mp3", "chapters": chs})
 	waitStatus(t, e, j.ID, store.JobSucceeded)

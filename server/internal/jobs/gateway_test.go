@@ -91,6 +91,7 @@ func newCountedWorker(t *testing.T, quiet *slog.Logger, fleet *fleetCount) *coun
 // (issue 43 point 3), and a segment takes the path interactive speech
 // takes (SpeakBackground through the Pool).
 func TestJobOnGateway(t *testing.T) {
+	t.Parallel()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	fleet := &fleetCount{}
 	w1, w2 := newCountedWorker(t, quiet, fleet), newCountedWorker(t, quiet, fleet)

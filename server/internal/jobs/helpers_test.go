@@ -157,12 +157,10 @@ func segments(t *testing.T, e *testserver.Env, id string) []store.JobSegment {
 	return segs
 }
 
-// book is n chapters of espeak-friendly prose with numbers, dates and
-// dialogue, each of about size characters.
 // shortBook is size under go test -short, else full: a test whose point is
-// not the length of its book speaks half as much there (encoding and
-// checking the audio were most of the package's time); make test speaks it
-// whole.
+// not the length of its book (or of its slow voice's text) speaks about
+// half as much there (encoding and checking the audio, and waiting on the
+// slow voice, were most of the package's time); make test speaks it whole.
 func shortBook(full, size int) int {
 	if testing.Short() {
 		return size
@@ -170,6 +168,8 @@ func shortBook(full, size int) int {
 	return full
 }
 
+// book is n chapters of espeak-friendly prose with numbers, dates and
+// dialogue, each of about size characters.
 func book(n, size int) []map[string]string {
 	var out []map[string]string
 	for c := range n {

@@ -21,6 +21,7 @@ import (
 // same text spoken by POST /v1/audio/speech within 1 %; captions and word
 // timings come with it.
 func TestJobBook(t *testing.T) {
+	t.Parallel()
 	e := jobEnv(t, "", server.JobOptions{})
 	chapters := book(3, shortBook(700, 350))
 	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "wav", "chapters": chapters, "captions": []string{"srt", "vtt"}})
@@ -100,6 +101,7 @@ func mustJSON(v any) string {
 // A job is its account's: another account's key finds nothing, reads
 // nothing and cancels nothing.
 func TestJobOtherAccount(t *testing.T) {
+	t.Parallel()
 	e := jobEnv(t, "", server.JobOptions{})
 	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "input": "A short text."})
 	for _, p := range []string{"", "/events", "/audio", "/chapters/1/audio", "/captions.srt", "/timestamps.json"} {
@@ -123,6 +125,7 @@ func TestJobOtherAccount(t *testing.T) {
 
 // Requests a job refuses: clear 4xx errors in the OpenAI shape.
 func TestJobRefused(t *testing.T) {
+	t.Parallel()
 	e := jobEnv(t, "", server.JobOptions{MaxInput: 1000, MaxActive: 1})
 	long := strings.Repeat("Words and words. ", 100)
 	for _, c := range []struct {
@@ -161,6 +164,7 @@ func TestJobRefused(t *testing.T) {
 // DELETE cancels a running job at once: no segment finishes after it,
 // and the job answers cancelled; a second DELETE deletes it.
 func TestJobCancel(t *testing.T) {
+	t.Parallel()
 	e := jobEnv(t, "", server.JobOptions{MaxSegment: 120})
 	j := submit(t, e, e.Key, map[string]any{"voice": "slow", "input": strings.Repeat("The slow voice says this. ", 200)})
 	waitFor(t, func() bool { return getJob(t, e, e.Key, j.ID).Progress.SegmentsDone >= 1 })
@@ -212,7 +216,9 @@ func waitFor(t *testing.T, f func() bool) {
 
 // A server stopped mid-job leaves its finished segments done: the next
 // server on the store finishes the job without rendering them again.
+// Under -short the job is 10 segments, not 15.
 func TestJobResume(t *testing.T) {
+	t.Parallel()
 	log := new(testserver.SyncBuffer)
 	e := testserver.New(t, testserver.Options{Log: log, Jobs: server.JobOptions{Enabled: true, MaxSegment: 120, Poll: 50 * time.Millisecond}})
 	t.Cleanup(func() {
@@ -222,7 +228,7 @@ func TestJobResume(t *testing.T) {
 			log.Mu.Unlock()
 		}
 	})
-	text := strings.Repeat("The slow voice says this. ", 60)
+	text := strings.Repeat("The slow voice says this. ", shortBook(60, 40))
 	j := submit(t, e, e.Key, map[string]any{"voice": "slow", "response_format": "wav", "input": text})
 	waitFor(t, func() bool { return getJob(t, e, e.Key, j.ID).Progress.SegmentsDone >= 2 })
 	if err := e.Server.Shutdown(t.Context()); err != nil {

@@ -43,10 +43,12 @@ func checkRising(t *testing.T, evs []event) jobs.Progress {
 // A job's progress counts sentences: their total, known at submission,
 // is what the speech says of each segment's text (split as the
 // synthesizer splits it, in the voice's language), and the events rise
-// to it, with the characters, segments and audio, to 100 %.
+// to it, with the characters, segments and audio, to 100 %. Under -short
+// the chapters are a quarter as long (a segment each).
 func TestJobProgressSentences(t *testing.T) {
+	t.Parallel()
 	e := jobEnv(t, "", server.JobOptions{})
-	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "wav", "chapters": book(3, shortBook(700, 350))})
+	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "wav", "chapters": book(3, shortBook(700, 175))})
 	want := 0
 	for _, s := range segments(t, e, j.ID) {
 		res, err := e.Synth.WriteClip(t.Context(), io.Discard, tts.Request{Voice: "en-us", Input: s.Text, Format: encode.Format{Name: "pcm"}})
@@ -63,12 +65,15 @@ func TestJobProgressSentences(t *testing.T) {
 
 // Progress moves within a segment, sentence by sentence, not only as
 // segments finish: a one-segment job of a slow voice shows sentences
-// (and characters) done before its segment is.
+// (and characters) done before its segment is. Under -short the segment
+// is 15 sentences, not 40 (still a dozen polls of its progress).
 func TestJobProgressWithinSegment(t *testing.T) {
+	t.Parallel()
 	e := jobEnv(t, "", server.JobOptions{MaxSegment: 4000})
-	text := strings.Repeat("The slow voice says this. ", 40)
+	n := shortBook(40, 15)
+	text := strings.Repeat("The slow voice says this. ", n)
 	j := submit(t, e, e.Key, map[string]any{"voice": "slow", "response_format": "wav", "input": text})
-	if j.Progress.SegmentsTotal != 1 || j.Progress.SentencesTotal != 40 {
+	if j.Progress.SegmentsTotal != 1 || j.Progress.SentencesTotal != n {
 		t.Fatalf("submitted: %+v", j.Progress)
 	}
 	evs := follow(t, e, j.ID)
@@ -88,6 +93,7 @@ func TestJobProgressWithinSegment(t *testing.T) {
 // failed, in the OpenAI error shape (code storage_exceeded), and its
 // audio removed; the account may submit again.
 func TestJobStorageWhileRendering(t *testing.T) {
+	t.Parallel()
 	e := jobEnv(t, "", server.JobOptions{Storage: 100_000})
 	j := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "wav", "chapters": book(2, 700)})
 	evs := follow(t, e, j.ID)

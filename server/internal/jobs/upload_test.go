@@ -36,6 +36,7 @@ func upload(t *testing.T, e *testserver.Env, fields map[string]string, name stri
 // A Markdown file uploaded: its headings are the job's chapters; files
 // the job cannot read are 400s.
 func TestJobUpload(t *testing.T) {
+	t.Parallel()
 	e := jobEnv(t, "", server.JobOptions{})
 	md := "# The Keeper\n\nThe keeper counted forty lamps.\n\n## The River\n\nBy noon the river had risen.\n\n# The End\n\n\"Is that all?\" asked Mira.\n"
 	res := upload(t, e, map[string]string{"voice": "en-us", "speed": "1.2", "captions": "srt,vtt"}, "book.md", []byte(md))
@@ -70,8 +71,10 @@ func TestJobUpload(t *testing.T) {
 	testserver.APIError(t, upload(t, e, map[string]string{"voice": "en-us", "timestamps": "yes please"}, "a.txt", []byte("Hello.")), http.StatusBadRequest, "invalid_value")
 }
 
-// The queue's depth is a metric, and so are the renderings begun.
+// The queue's depth is a metric, and so are the renderings begun. Under
+// -short the job is 3 segments of the slow voice, not 8.
 func TestJobMetrics(t *testing.T) {
+	t.Parallel()
 	reg := prometheus.NewRegistry()
 	e := testserver.New(t, testserver.Options{Metrics: reg, Jobs: server.JobOptions{Enabled: true, MaxSegment: 120, Poll: 50 * time.Millisecond}})
 	value := func(name string) float64 {
@@ -81,7 +84,7 @@ func TestJobMetrics(t *testing.T) {
 		}
 		return m.GetCounter().GetValue()
 	}
-	j := submit(t, e, e.Key, map[string]any{"voice": "slow", "input": strings.Repeat("The slow voice says this. ", 30)})
+	j := submit(t, e, e.Key, map[string]any{"voice": "slow", "input": strings.Repeat("The slow voice says this. ", shortBook(30, 12))})
 	if n := value("voxkit_job_segments_pending"); n < float64(j.Progress.SegmentsTotal-1) {
 		t.Errorf("pending segments after the submission: %v of %d", n, j.Progress.SegmentsTotal)
 	}
@@ -133,6 +136,7 @@ func epub(t *testing.T) []byte {
 // An EPUB uploaded: its table of contents names the job's chapters; a
 // broken one is a 400.
 func TestJobUploadEPUB(t *testing.T) {
+	t.Parallel()
 	e := jobEnv(t, "", server.JobOptions{})
 	res := upload(t, e, map[string]string{"voice": "en-us"}, "lamps.epub", epub(t))
 	var j jobs.Job
