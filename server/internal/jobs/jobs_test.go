@@ -216,11 +216,12 @@ func waitFor(t *testing.T, f func() bool) {
 
 // A server stopped mid-job leaves its finished segments done: the next
 // server on the store finishes the job without rendering them again.
-// Under -short the job is 10 segments, not 15.
+// Under -short the job is 10 segments, not 15; two workers whatever the
+// machine's cores, so that segments are left to resume.
 func TestJobResume(t *testing.T) {
 	t.Parallel()
 	log := new(testserver.SyncBuffer)
-	e := testserver.New(t, testserver.Options{Log: log, Jobs: server.JobOptions{Enabled: true, MaxSegment: 120, Poll: 50 * time.Millisecond}})
+	e := testserver.New(t, testserver.Options{Log: log, Jobs: server.JobOptions{Enabled: true, MaxSegment: 120, Poll: 50 * time.Millisecond, Workers: 2}})
 	t.Cleanup(func() {
 		if t.Failed() {
 			log.Mu.Lock()
@@ -244,7 +245,7 @@ func TestJobResume(t *testing.T) {
 	if len(done) == len(before) {
 		t.Fatalf("all %d segments done before the stop: make the job longer", len(before))
 	}
-	e2 := testserver.New(t, testserver.Options{DBPath: e.DBPath, Log: log, Jobs: server.JobOptions{Enabled: true, MaxSegment: 120, Poll: 50 * time.Millisecond}})
+	e2 := testserver.New(t, testserver.Options{DBPath: e.DBPath, Log: log, Jobs: server.JobOptions{Enabled: true, MaxSegment: 120, Poll: 50 * time.Millisecond, Workers: 2}})
 	t.Cleanup(func() {
 		if t.Failed() {
 			dumpQueue(t, e2)

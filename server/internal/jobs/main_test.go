@@ -9,18 +9,19 @@ import (
 )
 
 // parallel is how many of the package's parallel tests run at once
-// unless -parallel says: most of their time is waiting (the slow voice's
-// 40 ms a sentence, River's 50 ms poll, a child server starting), not
-// computing, so four at a time keep two cores busy where the default (one
-// per core) left them idle half the time (-short: 14.6 -> 9.1 s, the same
-// CPU, at load 6).
+// under -short unless -parallel says (make test keeps the default, one per
+// core, beside the race detector): most of their time is waiting (the slow
+// voice's 40 ms a sentence, River's 50 ms poll, a child server starting),
+// not computing, so four at a time keep two cores busy where one per core
+// left them idle half the time (-short: 14.6 -> 9.1 s, the same CPU, at
+// load 6).
 const parallel = 4
 
 func TestMain(m *testing.M) {
 	flag.Parse()
 	given := false
 	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
+	if !given && testing.Short() {
 		flag.Set("test.parallel", strconv.Itoa(parallel))
 	}
 	testserver.Main(m)
