@@ -101,6 +101,7 @@ type speechAudioEvent struct {
 }
 
 func TestSDKSpeechSSE(t *testing.T) {
+	t.Parallel() // its own server, no timing bound
 	e := testserver.New(t, testserver.Options{})
 	c := openaisdk.Client(e.TS, e.Key)
 	res, err := c.Audio.Speech.New(context.Background(), openai.AudioSpeechNewParams{
@@ -433,6 +434,7 @@ func TestKeysSurviveRestart(t *testing.T) {
 }
 
 func TestKeyManagement(t *testing.T) {
+	t.Parallel() // its own server, no timing bound
 	e := testserver.New(t, testserver.Options{Signup: true})
 	res := e.Do("POST", "/v1/accounts", "", "application/json", strings.NewReader(`{"name":"carol","password":"`+testserver.TestPassword+`"}`))
 	var su wire.Signup
