@@ -284,6 +284,7 @@ func TestDNSDiscovery(t *testing.T) {
 // TestDNSLookupFailure: a lookup that fails keeps the workers the name
 // had; a name that is not found has none.
 func TestDNSLookupFailure(t *testing.T) {
+	t.Parallel() // its own worker and resolver; what it waits for holds whatever the load
 	lns, port := listeners(t, 1)
 	workerOn(t, lns[0], "")
 	addr := strings.Split(lns[0].Addr().String(), ":")[0]
