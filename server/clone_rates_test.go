@@ -44,6 +44,11 @@ func TestCloneOddRates(t *testing.T) {
 // frame (an MP3 of 2 s, 3 bytes short) is cloned from what arrived; cut
 // with less than a second left it is a 400 unsupported_audio.
 func TestCloneCutRecording(t *testing.T) {
+	// A clone of seconds of CPU. Under -short the same path is
+	// TestCloneFromRecording's (an upload decoded and cloned) and
+	// TestCloneRecordingErrors' (what does not decode is a 400), and the
+	// cut itself internal/codec/recording's TestDecodeCut.
+	testserver.Long(t)
 	t.Parallel() // its own server and engines, no timing bound
 	e := testserver.PocketEnv(t, testserver.PocketVoices(t), "")
 	mp3 := ffmpegRecording(t, 150, "mp3", "-ar", "44100", "-c:a", "libmp3lame")

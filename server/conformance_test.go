@@ -962,7 +962,9 @@ func readToEnd(t *testing.T, tk talk) (fails []*failure, done bool, end error) {
 type situation struct {
 	name string
 	// env makes the server the doors share; with fresh, each door gets
-	// its own, and the doors run in parallel.
+	// its own, and the doors run in parallel: for the situations where a
+	// door waits (timeouts, the slow voice), so that the doors wait
+	// together.
 	env   func(t *testing.T) *conformEnv
 	fresh bool
 	// skip says why a door has no such situation, "" when it has.
@@ -1006,7 +1008,7 @@ var situations = []situation{
 	{
 		// Revoked while a long utterance speaks: the socket's periodic
 		// check stops it with an error, then close code 1008.
-		name: "revoked while open", env: envWith(testserver.Options{Recheck: 100 * time.Millisecond}),
+		name: "revoked while open", fresh: true, env: envWith(testserver.Options{Recheck: 100 * time.Millisecond}),
 		skip: func(d door) string {
 			if d.kind != socketDoor {
 				return "not a socket"
@@ -1052,7 +1054,7 @@ var situations = []situation{
 	{
 		// One request of the account runs (a pcm stream of the slow
 		// voice) when the door is asked.
-		name: "over the concurrency limit", env: envWith(testserver.Options{Limits: store.Limits{Concurrent: 1}}),
+		name: "over the concurrency limit", fresh: true, env: envWith(testserver.Options{Limits: store.Limits{Concurrent: 1}}),
 		run: func(t *testing.T, d door, e *conformEnv) *failure {
 			who := e.newCaller(t, "busy-"+d.name)
 			hold := openAIPCM.speak(t, e, who, "slow", strings.Repeat(longSlow, slowCount))
@@ -1173,7 +1175,7 @@ var situations = []situation{
 	{
 		// The client leaves after two sentences of a hundred: the
 		// request ends, and the engine is asked for few more.
-		name: "client gone mid-stream", env: envWith(testserver.Options{}),
+		name: "client gone mid-stream", fresh: true, env: envWith(testserver.Options{}),
 		run: func(t *testing.T, d door, e *conformEnv) *failure {
 			before := len(e.Slow.Requests())
 			tk := d.speak(t, e, e.me(), "slow", strings.Repeat(longSlow, slowCount))

@@ -25,6 +25,7 @@ var crashText = strings.Repeat("a.", 100)
 // through every door (the engine's guard), and the server answers the
 // next request.
 func TestCrashingTextThroughEveryDoor(t *testing.T) {
+	t.Parallel() // its own server and engine processes, no timing bound
 	e := testserver.New(t, testserver.Options{})
 	for _, text := range []string{crashText, strings.Repeat("u.s. ", 100), "<|phoneme:" + strings.Repeat("ˈ", 1500) + "həl|>hello"} {
 		body, _ := json.Marshal(map[string]any{"voice": "en-us", "input": text, "response_format": "pcm"})
@@ -76,6 +77,7 @@ func untilEnd(t *testing.T, c *websocket.Conn) testserver.WSMsg {
 // an error event over Wyoming and the socket), and the server, the
 // socket and the engine go on at once.
 func TestEngineCrashContained(t *testing.T) {
+	t.Parallel() // its own server and engine processes, no timing bound
 	e := testserver.New(t, testserver.Options{Unguarded: true})
 	body, _ := json.Marshal(map[string]any{"voice": "en-us", "input": crashText})
 	res := e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(string(body)))
@@ -115,6 +117,7 @@ func TestEngineCrashContained(t *testing.T) {
 // Retry-After, whatever its input), on every door; another account
 // speaks; and the crashes make one ERROR log line, not one each.
 func TestCrashCooldownRefuses(t *testing.T) {
+	t.Parallel() // its own server and engine processes; the log bound counts from its own start
 	var log testserver.SyncBuffer
 	start := time.Now()
 	e := testserver.New(t, testserver.Options{Unguarded: true, Log: &log})

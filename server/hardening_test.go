@@ -97,9 +97,9 @@ func TestAccessLogTellsAborted(t *testing.T) {
 	t.Parallel() // a long test, alongside the others that wait on the slow engine
 	var log testserver.SyncBuffer
 	e := testserver.New(t, testserver.Options{Log: &log, WriteTimeout: 300 * time.Millisecond})
-	speech := func(ctx context.Context, id, voice, format string, sentences int) (*http.Response, error) {
-		body := `{"voice":"` + voice + `","input":"` + strings.Repeat("One more sentence is spoken here. ", sentences) +
-			`","response_format":"` + format + `"}`
+	const sentence = "One more sentence is spoken here. "
+	speech := func(ctx context.Context, id, voice, format, input string) (*http.Response, error) {
+		body := `{"voice":"` + voice + `","input":"` + input + `","response_format":"` + format + `"}`
 		req, _ := http.NewRequestWithContext(ctx, "POST", e.TS.URL+"/v1/audio/speech", strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+e.Key)
 		req.Header.Set("X-Request-Id", id)
@@ -114,7 +114,7 @@ func TestAccessLogTellsAborted(t *testing.T) {
 	}
 
 	t.Run("client leaves a stream", func(t *testing.T) {
-		res, err := speech(t.Context(), "leaves-stream", "slow", "pcm", 60)
+		res, err := speech(t.Context(), "leaves-stream", "slow", "pcm", strings.Repeat(sentence, 60))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,13 +127,15 @@ func TestAccessLogTellsAborted(t *testing.T) {
 	t.Run("client leaves before any audio", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		time.AfterFunc(100*time.Millisecond, cancel)
-		if _, err := speech(ctx, "leaves-early", "slow", "wav", 60); err == nil {
+		if _, err := speech(ctx, "leaves-early", "slow", "wav", strings.Repeat(sentence, 60)); err == nil {
 			t.Fatal("the request finished before it was cancelled")
 		}
 		check(t, "leaves-early", 499)
 	})
 	t.Run("client stops reading a clip", func(t *testing.T) {
-		res, err := speech(t.Context(), "stops-reading", "en-us", "wav", 110) // about 12 MB
+		// About 12 MB: 50 short tones and 5 s pauses of the fake voice,
+		// which cost little to make.
+		res, err := speech(t.Context(), "stops-reading", "fake", "wav", strings.Repeat("Hi. <|pause:5s|> ", 50))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -66,8 +66,10 @@ func TestVendorSocketShutdownFinishes(t *testing.T) {
 // aborted with the reason, as voxkit's socket's does
 // (TestWebSocketSlowReaderIsAborted): one writer for every socket.
 func TestVendorSocketSlowReaderIsAborted(t *testing.T) {
+	t.Parallel() // its own servers; a client that never reads is cut whatever the load
 	for _, door := range vendorDoors {
 		t.Run(door.name, func(t *testing.T) {
+			t.Parallel()
 			var log testserver.SyncBuffer
 			e := testserver.New(t, testserver.Options{Log: &log, WriteTimeout: 300 * time.Millisecond})
 			id := "slow-" + door.name

@@ -79,14 +79,22 @@ var sampleDoor = testserver.CloneDoor{Name: "voice-samples", Path: "/v1/voice-sa
 // every door that takes a recording.
 func TestUploadReadDeadline(t *testing.T) {
 	t.Parallel() // its own server and engines, no timing bound
-	e := testserver.PocketEnvWith(t, testserver.PocketVoices(t), testserver.Options{ReadTimeout: 300 * time.Millisecond})
+	// Every door's upload stalls at once, so that their timeouts run
+	// together: room for all of them in the account's uploads.
+	doors := append(testserver.CloneDoors, sampleDoor)
+	e := testserver.PocketEnvWith(t, testserver.PocketVoices(t), testserver.Options{ReadTimeout: 300 * time.Millisecond, MaxUploads: len(doors)})
 	gateway := e.KeyOf(store.ScopeGateway)
-	for _, d := range append(testserver.CloneDoors, sampleDoor) {
+	conns := make([]net.Conn, len(doors))
+	readers := make([]*bufio.Reader, len(doors))
+	for i, d := range doors {
 		key := e.Key
 		if d.Path == sampleDoor.Path {
 			key = gateway
 		}
-		c, r := stalledUpload(t, e, d, key)
+		conns[i], readers[i] = stalledUpload(t, e, d, key)
+	}
+	for i, d := range doors {
+		c, r := conns[i], readers[i]
 		// Only so that today's code, which waits for ever, fails rather
 		// than hangs: the answer comes after the 300 ms.
 		c.SetReadDeadline(time.Now().Add(20 * time.Second))

@@ -62,6 +62,7 @@ func printed(out, label string) string {
 }
 
 func TestSubcommands(t *testing.T) {
+	t.Parallel() // its own app, data and listeners; no timing bound
 	dir := t.TempDir()
 	out := cmd(t, dir, "accounts", "create", "acme")
 	first := passwordOf(out)
@@ -130,6 +131,7 @@ func serve(t *testing.T, a *app, stderr *bytes.Buffer, args ...string) (addr net
 }
 
 func TestServeFirstStartAndShutdown(t *testing.T) {
+	t.Parallel() // its own app, data and listeners; no timing bound
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
 	a := newApp(&out, &errOut)
@@ -308,6 +310,7 @@ func TestRescanOnHangup(t *testing.T) {
 // "accounts create -h" prints the usage instead of making an account
 // "-h", and listings escape names that are not plain text.
 func TestSubcommandsAreDefensive(t *testing.T) {
+	t.Parallel() // its own app, data and listeners; no timing bound
 	dir := t.TempDir()
 	var errOut bytes.Buffer
 	err := newApp(io.Discard, &errOut).run(context.Background(), []string{"-data", dir, "-log", "off", "accounts", "create", "-h"})
@@ -330,6 +333,7 @@ func TestSubcommandsAreDefensive(t *testing.T) {
 // and /readyz on a listener of its own, and the API's listener has no
 // /metrics.
 func TestMetricsListener(t *testing.T) {
+	t.Parallel() // its own app, data and listeners; no timing bound
 	var out, errOut bytes.Buffer
 	a := newApp(&out, &errOut)
 	metricsAddr := make(chan net.Addr, 1)

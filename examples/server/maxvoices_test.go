@@ -12,6 +12,7 @@ import (
 // TestMaxVoicesFlag: -max-voices bounds the clones an account holds (one
 // more is 400 voice_limit_reached) and 0 lifts the bound.
 func TestMaxVoicesFlag(t *testing.T) {
+	t.Parallel() // its own app, data and listeners; no timing bound
 	for _, tc := range []struct {
 		flag   string
 		clones int // made before the one that must be refused; -1: none is

@@ -20,6 +20,7 @@ import (
 // TestPocketVoices: a PocketTTS model directory in -voices is loaded, its
 // recordings are voices MODEL:STEM, and they speak at 24 kHz.
 func TestPocketVoices(t *testing.T) {
+	t.Parallel() // its own app, data and listeners; no timing bound
 	if os.Getenv("ONNXRUNTIME_LIB") == "" && os.Getenv("CI") == "" {
 		t.Skip("ONNXRUNTIME_LIB not set (make test sets it)")
 	}

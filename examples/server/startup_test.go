@@ -48,6 +48,7 @@ func busyPort(t *testing.T) string {
 // or key, logs no "listening", and fails; the next good start on the same
 // data directory prints them.
 func TestFailedStartKeepsSecrets(t *testing.T) {
+	t.Parallel() // its own app, data and listeners; no timing bound
 	certFile, _ := selfSigned(t)
 	badKey := filepath.Join(t.TempDir(), "key.pem")
 	os.WriteFile(badKey, []byte("-----BEGIN EC PRIVATE KEY-----\nbm90IGEga2V5\n-----END EC PRIVATE KEY-----\n"), 0o600)
@@ -78,6 +79,7 @@ func TestFailedStartKeepsSecrets(t *testing.T) {
 // is refused at start, before anything is printed; one it has, or
 // "local" on an empty store (the first start makes it), starts.
 func TestWyomingAccountMustExist(t *testing.T) {
+	t.Parallel() // its own app, data and listeners; no timing bound
 	dir := t.TempDir()
 	wyoming := []string{"-addr", "127.0.0.1:0", "-wyoming-addr", "127.0.0.1:0"}
 	out, log, err := start(t, append([]string{"-data", dir, "-wyoming-account", "nobody"}, wyoming...)...)

@@ -19,6 +19,7 @@ import (
 // graphs' bytes in -voice-memory, so Piper voices that would fit beside
 // nothing else are unloaded to make room beside it; its voices speak.
 func TestSupertonicInVoiceMemory(t *testing.T) {
+	t.Parallel() // its own app, data and listeners; no timing bound
 	dir := piperDir(t, "v0", "v1", "v2")
 	if out, err := exec.Command("/usr/bin/python3", "../../engine/supertonic/testdata/gen/supertonic.py", "--small", filepath.Join(dir, "st")).CombinedOutput(); err != nil {
 		t.Fatalf("generating the model (needs Debian's python3-onnx): %v\n%s", err, out)
@@ -70,6 +71,7 @@ func TestSupertonicInVoiceMemory(t *testing.T) {
 // MaxBatch (1: batching off, 0: the default), its voices speak with it,
 // and a negative value stops the start with an error naming the flag.
 func TestSupertonicBatchFlag(t *testing.T) {
+	t.Parallel() // its own app, data and listeners; no timing bound
 	var out, errOut bytes.Buffer
 	err := newApp(&out, &errOut).run(t.Context(), []string{"-data", t.TempDir(), "-supertonic-batch", "-1"})
 	if err == nil || !strings.Contains(err.Error(), "-supertonic-batch -1: want 0") {

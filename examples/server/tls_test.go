@@ -48,6 +48,7 @@ func selfSigned(t *testing.T) (certFile, keyFile string) {
 // refused) and healthcheck asks over HTTPS; one without the other, or a -trusted-proxies that is not
 // addresses, is an error at start.
 func TestTLSFlags(t *testing.T) {
+	t.Parallel() // its own app, data and listeners; no timing bound
 	certFile, keyFile := selfSigned(t)
 	var stderr bytes.Buffer
 	addr, cancel, done := serve(t, newApp(io.Discard, &stderr), &stderr, "-data", t.TempDir(), "-tls-cert", certFile, "-tls-key", keyFile,

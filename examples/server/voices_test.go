@@ -50,6 +50,7 @@ func onnxApp(out, errOut io.Writer) *app {
 // the first request for a cold voice has x-voice-load-ms, a warm one
 // not, and the metrics count the loads and what is loaded.
 func TestVoiceLoadOnDemand(t *testing.T) {
+	t.Parallel() // its own app, data and listeners; no timing bound
 	dir := piperDir(t, "v0", "v1", "v2")
 	st, _ := os.Stat(filepath.Join(dir, "v0.onnx"))
 	var out, errOut bytes.Buffer
@@ -124,6 +125,7 @@ func TestVoiceLoadOnDemand(t *testing.T) {
 // Every start binds a free port (127.0.0.1:0): a make run serving on the
 // default 127.0.0.1:8080 must not fail the tests.
 func TestStrictRefusesBrokenVoice(t *testing.T) {
+	t.Parallel() // its own app, data and listeners; no timing bound
 	dir := piperDir(t, "good", "broken")
 	model, _ := os.ReadFile(filepath.Join(dir, "broken.onnx"))
 	os.WriteFile(filepath.Join(dir, "broken.onnx"), bytes.Replace(model, []byte("Floor"), []byte("Flxxr"), 1), 0o644)

@@ -75,6 +75,7 @@ func errorCode(body string) string {
 // refusal of a piece (its audio limit) is answered as that client error,
 // not as a 502.
 func TestGatewayNeverShortensOnFailure(t *testing.T) {
+	t.Parallel() // its own workers, no timing bound
 	const input = `{"voice":"en-us","input":"Hi. 7777777777777777777. Bye now.","response_format":"wav"}`
 	t.Run("gateway limit", func(t *testing.T) {
 		gw := gateway(t, newPool(t, worker(t).URL), tts.Options{MaxAudio: 2 * time.Second})
@@ -165,6 +166,7 @@ func TestPoolBoundsWhatItReads(t *testing.T) {
 // had the request: no other worker is asked) and leaves rotation, so the
 // next pieces go to another worker.
 func TestPoolFailsSlowWorkers(t *testing.T) {
+	t.Parallel() // its own workers; the good one answers at once, so the short timeouts hold on a busy machine
 	var tries atomic.Int64
 	stalled := fakeWorker(t, oneVoice, func(w http.ResponseWriter, r *http.Request) {
 		tries.Add(1)
@@ -230,6 +232,7 @@ func TestPoolFailsSlowWorkers(t *testing.T) {
 // TestPoolBoundsModels: a worker whose voice list is larger than any
 // real one is not taken into rotation.
 func TestPoolBoundsModels(t *testing.T) {
+	t.Parallel() // its own worker, no timing bound
 	huge := `{"object":"list","data":[` + strings.Repeat(`{"id":"en-us","object":"model","owned_by":"service"},`, 400000) + `{"id":"x"}]}`
 	bad := fakeWorker(t, huge, func(w http.ResponseWriter, r *http.Request) {})
 	_, err := upstream.New(context.Background(), upstream.Options{URLs: []string{bad.URL}, Key: workerKey, Logger: quiet})

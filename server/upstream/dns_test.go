@@ -184,9 +184,14 @@ func TestDNSDiscovery(t *testing.T) {
 	}
 	dns := &resolver{name: "workers.test"}
 	dns.set(nil, addrs[:3]...)
-	// The default intervals: the 5 s bound holds as deployed.
-	p, err := upstream.New(context.Background(), upstream.Options{URLs: []string{"dns+http://workers.test:" + port},
-		Key: workerKey, Logger: quiet, LookupHost: dns.LookupHost})
+	// The default intervals: the 5 s bound holds as deployed. Under
+	// -short, short ones: the same path in a fraction of the time.
+	opts := upstream.Options{URLs: []string{"dns+http://workers.test:" + port},
+		Key: workerKey, Logger: quiet, LookupHost: dns.LookupHost}
+	if testing.Short() {
+		opts.CheckEvery, opts.ResolveEvery = 50*time.Millisecond, 50*time.Millisecond
+	}
+	p, err := upstream.New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,6 +284,7 @@ func TestDNSDiscovery(t *testing.T) {
 // TestDNSLookupFailure: a lookup that fails keeps the workers the name
 // had; a name that is not found has none.
 func TestDNSLookupFailure(t *testing.T) {
+	t.Parallel() // its own worker and resolver; what it waits for holds whatever the load
 	lns, port := listeners(t, 1)
 	workerOn(t, lns[0], "")
 	addr := strings.Split(lns[0].Addr().String(), ":")[0]

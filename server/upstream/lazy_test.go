@@ -79,6 +79,7 @@ func (sw *sampleWorker) carriedSamples() int {
 // cache is read again when a worker asks for it, and a read's error is
 // the speech's.
 func TestPoolReadsSamplesWhenNeeded(t *testing.T) {
+	t.Parallel() // its own workers and pool, no timing bound
 	sw := &sampleWorker{held: map[string]bool{}}
 	p := boundedPool(t, upstream.Options{}, sw.serve(t))
 	const clones, size = 200, 512 << 10

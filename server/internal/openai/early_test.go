@@ -57,6 +57,7 @@ func (h *heldPocket) Synthesize(ctx context.Context, req engine.Request, emit en
 // Before, a sentence's samples were held until its end, and the client
 // read nothing until the engine gave up waiting.
 func TestSpeechFirstChunkBeforePieceEnds(t *testing.T) {
+	t.Parallel() // its own server and engine; the engine holds, nothing is timed
 	dir := testserver.PocketVoices(t)
 	pk, err := pocket.Load(context.Background(), pocket.Options{LibraryPath: onnxtest.Library(t), VoicesDir: dir})
 	if err != nil {

@@ -33,6 +33,7 @@ func kokoroEnv(t *testing.T) *testserver.Env {
 // request's voice, a <|voice:…|> tag and a clone's base_voice. A Japanese
 // pack is refused with a 400 that says why.
 func TestKokoroBlendsOverHTTP(t *testing.T) {
+	t.Parallel() // its own server, no timing bound
 	e := kokoroEnv(t)
 	const blend = "af_heart(2)+bf_emma(1)"
 	st, mixed := e.Speak(e.Key, blend)

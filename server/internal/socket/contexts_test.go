@@ -114,6 +114,7 @@ func createConcurrent(t *testing.T, c *websocket.Conn, id, voice string) {
 // its text spoken alone over HTTP. The second ends while the first is
 // still open, which a queue (one context at a time) could not do.
 func TestWSConcurrentContexts(t *testing.T) {
+	t.Parallel() // its own server, no timing bound
 	e := testserver.New(t, testserver.Options{})
 	texts := map[string]string{
 		"a": "The morning was quiet. Dr. Lee opened the door and stepped outside. It was colder than she expected!",

@@ -75,7 +75,14 @@ func TestWSClientIDsBounded(t *testing.T) {
 	if m := untilError(t, c); m.Error["code"] != wire.CodeBufferFull || m.ID != "q" {
 		t.Errorf("300 queued flushes: %+v, want input_buffer_full for q", m)
 	}
+	// Cancelled, and its end read: the busy request does not hold the
+	// server's shutdown at the test's end.
 	testserver.SendWS(t, c, map[string]any{"type": "speech.cancel", "id": "busy"})
+	for {
+		if m := testserver.Next(t, c); m.Type == "speech.cancelled" && m.ID == "busy" {
+			break
+		}
+	}
 }
 
 // TestWSAppendsJoin: appends waiting in a queued input stream are one

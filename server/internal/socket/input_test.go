@@ -52,6 +52,7 @@ func wordList(words []testserver.WSWord) string {
 // long within 2%, the same words, and no tag read aloud; the timestamps
 // of the fragments slice the text as sent back to each word.
 func TestWSInputStreamSameAsWhole(t *testing.T) {
+	t.Parallel() // its own server, no timing bound
 	e := testserver.New(t, testserver.Options{})
 	c := testserver.DialWS(t, e, e.Key)
 	testserver.Next(t, c) // ready
