@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -241,6 +243,20 @@ func Main(m *testing.M) {
 	pockettest.RemoveShared()
 	supertonictest.RemoveShared()
 	os.Exit(code)
+}
+
+// ShortParallel lets n of a package's parallel tests run at once under
+// go test -short, unless -parallel is given. Call it first in TestMain.
+// Tests that mostly wait (on timeouts, the slow voice, River's poll, a
+// child server starting) leave cores idle at the default of one per core;
+// make test keeps that default beside the race detector.
+func ShortParallel(n int) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if testing.Short() && !given {
+		flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }
 
 // DBDir returns a new directory for a test's SQLite store, removed when
