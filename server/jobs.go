@@ -32,7 +32,8 @@ type JobOptions struct {
 	// Storage is the most bytes of audio one account's jobs may hold
 	// (their segments' and results'); a job submitted past it is a 429
 	// job_limit_reached, and a job whose segments take the account past
-	// it while it renders fails (storage_exceeded), its audio removed.
+	// it while it renders, or whose results do once encoded, fails
+	// (storage_exceeded), its audio removed.
 	// 0 means DefaultJobStorage, negative no limit.
 	Storage int64
 	// Retention is how long a finished job and its results are kept;

@@ -125,3 +125,37 @@ func TestJobStorageWhileRendering(t *testing.T) {
 	small := submit(t, e, e.Key, map[string]any{"voice": "en-us", "response_format": "mp3", "input": "A short one."})
 	waitStatus(t, e, small.ID, store.JobSucceeded)
 }
+
+// TestJobStorageAtFinish: a job whose segments fit the account's storage
+// but whose results do not (a wav book and its chapters hold the audio
+// twice) fails with storage_exceeded at its finish and keeps nothing,
+// rather than succeed past the limit.
+func TestJobStorageAtFinish(t *testing.T) {
+	t.Parallel()
+	body := map[string]any{"voice": "en-us", "response_format": "wav", "chapters": book(2, 200)}
+	free := jobEnv(t, "", server.JobOptions{})
+	j := submit(t, free, free.Key, body)
+	waitStatus(t, free, j.ID, store.JobSucceeded)
+	waitFor(t, func() bool { // the segments' audio dropped after the success
+		segs, err := free.Store.JobSegments(t.Context(), j.ID, true)
+		return err == nil && len(segs) > 0 && len(segs[0].PCM) == 0
+	})
+	whole, err := free.Store.Job(t.Context(), "", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := whole.Bytes * 3 / 4 // above the segments' audio (about half), below the results
+	e := jobEnv(t, "", server.JobOptions{Storage: limit})
+	j = submit(t, e, e.Key, body)
+	end := waitStatus(t, e, j.ID, store.JobSucceeded, store.JobFailed)
+	if end.Status != store.JobFailed || end.Error == nil || end.Error.Code == nil || *end.Error.Code != runner.CodeStorageExceeded ||
+		end.Progress.SegmentsDone != end.Progress.SegmentsTotal {
+		t.Fatalf("with %d bytes of storage for %d of results: %s %+v %+v", limit, whole.Bytes, end.Status, end.Error, end.Progress)
+	}
+	if stored, err := e.Store.Job(t.Context(), "", j.ID); err != nil || stored.Bytes != 0 {
+		t.Errorf("the failed job holds %d bytes (%v)", stored.Bytes, err)
+	}
+	if n, err := e.Store.JobBytes(t.Context(), "local"); err != nil || n != 0 {
+		t.Errorf("the account's jobs hold %d bytes (%v)", n, err)
+	}
+}

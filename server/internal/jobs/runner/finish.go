@@ -119,8 +119,10 @@ func (w *finishWorker) finish(ctx context.Context, id string) error {
 	}
 	var at time.Duration // where the segment starts in the whole
 	var cues []captions.Cue
+	var segmentBytes int64 // the segments' audio, dropped once the results are kept
 	tasks := []func(context.Context) error{func(ctx context.Context) error {
 		_, err := r.encodeFile(ctx, j.ID, FileAudio, codec, whole, head, segs, func(s store.JobSegment, pcm []int16, words []word) {
+			segmentBytes += int64(len(s.PCM) + len(s.Words))
 			for _, wd := range words {
 				stamps.Words = append(stamps.Words, Timing{Word: wd.W, Start: (at + ms(wd.S)).Seconds(), End: (at + ms(wd.E)).Seconds(), Chapter: s.Chapter + 1})
 			}
@@ -164,6 +166,11 @@ func (w *finishWorker) finish(ctx context.Context, id string) error {
 		if err := r.putFile(ctx, j.ID, name, f.typ, f.data); err != nil {
 			return err
 		}
+	}
+	// The results may take the account past its storage where the
+	// segments did not (a wav book and its chapters hold its audio twice).
+	if r.overStorage(ctx, j, segmentBytes) {
+		return nil
 	}
 	if _, err := r.jobs.SetJobStatus(ctx, j.ID, []string{store.JobRunning, store.JobQueued}, store.JobSucceeded, ""); err != nil {
 		return err

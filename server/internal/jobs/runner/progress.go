@@ -67,14 +67,16 @@ func (r *Runner) report(ctx context.Context, job string, seq int, p *progress) {
 const CodeStorageExceeded = "storage_exceeded"
 
 // overStorage fails j, removing its audio, when its account's jobs hold
-// more audio than Config.Storage (a segment just kept took them past
-// it); it reports whether j ended so.
-func (r *Runner) overStorage(ctx context.Context, j store.Job) bool {
+// more audio than Config.Storage (a segment just kept, or the results
+// just encoded, took them past it), not counting leaving bytes that are
+// about to be dropped (the segments' audio once the results exist); it
+// reports whether j ended so.
+func (r *Runner) overStorage(ctx context.Context, j store.Job, leaving int64) bool {
 	if r.cfg.Storage <= 0 {
 		return false
 	}
 	held, err := r.jobs.JobBytes(ctx, j.Account)
-	if err != nil || held <= r.cfg.Storage {
+	if held -= leaving; err != nil || held <= r.cfg.Storage {
 		return false
 	}
 	msg := fmt.Sprintf("Job storage exceeded: the account's jobs came to hold %d bytes of audio while this one rendered, more than the limit of %d (-job-storage); its audio was removed. Delete finished jobs, or submit a shorter text.",

@@ -79,7 +79,7 @@ func (w *segmentWorker) Work(ctx context.Context, rj *river.Job[segmentArgs]) er
 		if done, err := w.render(ctx, j, spec, seg, rj.Attempt >= rj.MaxAttempts); !done {
 			return err
 		}
-		if r.overStorage(ctx, j) {
+		if r.overStorage(ctx, j, 0) {
 			return nil
 		}
 	}
