@@ -76,7 +76,8 @@ func (r *Runner) overStorage(ctx context.Context, j store.Job, leaving int64) bo
 		return false
 	}
 	held, err := r.jobs.JobBytes(ctx, j.Account)
-	if held -= leaving; err != nil || held <= r.cfg.Storage {
+	held -= leaving
+	if err != nil || held <= r.cfg.Storage {
 		return false
 	}
 	msg := fmt.Sprintf("Job storage exceeded: the account's jobs came to hold %d bytes of audio while this one rendered, more than the limit of %d (-job-storage); its audio was removed. Delete finished jobs, or submit a shorter text.",
