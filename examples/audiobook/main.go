@@ -36,7 +36,7 @@ func main() {
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(2)
+		return // -h printed the usage: not a failure, as with flag.ExitOnError
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "audiobook:", err)

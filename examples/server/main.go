@@ -85,10 +85,12 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a := &app{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
-	if err := a.run(ctx, os.Args[1:]); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "server:", err)
-		}
+	err := a.run(ctx, os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return // -h printed the usage: not a failure, as with flag.ExitOnError
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(1)
 	}
 }
