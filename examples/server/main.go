@@ -98,6 +98,9 @@ func main() {
 type app struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// badEnv holds the environment variables whose values did not parse;
+	// run fails on them as on a bad flag.
+	badEnv []error
 	// ready, if set, is called with the listening address.
 	ready func(net.Addr)
 	// metricsReady, if set, is called with the metrics listener's address.
@@ -180,6 +183,7 @@ func (a *app) run(ctx context.Context, args []string) error {
 	}
 	fs.SetOutput(a.stderr)
 	a.aliases = aliasFlag{}
+	a.badEnv = nil
 	fs.StringVar(&a.addr, "addr", a.env("VOXKIT_ADDR", "127.0.0.1:8080"), "listen address ($VOXKIT_ADDR)")
 	fs.StringVar(&a.upstream, "upstream", a.env("VOXKIT_UPSTREAM", ""),
 		"comma-separated worker URLs ($VOXKIT_UPSTREAM): serve as a gateway that sends synthesis to these voxkit servers; "+
@@ -196,22 +200,18 @@ func (a *app) run(ctx context.Context, args []string) error {
 		"Wyoming connections held at once ($VOXKIT_WYOMING_MAX_CONNS); one more gets a server_busy error event; negative: no limit")
 	fs.IntVar(&a.wyomingMaxPeer, "wyoming-max-peer-conns", 0,
 		"Wyoming connections one peer address may hold at once; 0: a quarter of -wyoming-max-conns; negative: no limit")
-	zeroconf, _ := strconv.ParseBool(a.env("VOXKIT_WYOMING_ZEROCONF", "false"))
-	fs.BoolVar(&a.wyomingZeroconf, "wyoming-zeroconf", zeroconf,
+	fs.BoolVar(&a.wyomingZeroconf, "wyoming-zeroconf", a.envBool("VOXKIT_WYOMING_ZEROCONF", false),
 		"announce the Wyoming listener over mDNS as _wyoming._tcp, for Home Assistant to discover ($VOXKIT_WYOMING_ZEROCONF)")
-	elevenLabs, _ := strconv.ParseBool(a.env("VOXKIT_ELEVENLABS", "true"))
-	fs.BoolVar(&a.elevenLabs, "elevenlabs", elevenLabs,
+	fs.BoolVar(&a.elevenLabs, "elevenlabs", a.envBool("VOXKIT_ELEVENLABS", true),
 		"serve the ElevenLabs-compatible API under /elevenlabs, for ElevenLabs SDKs and agent plugins ($VOXKIT_ELEVENLABS)")
-	cartesia, _ := strconv.ParseBool(a.env("VOXKIT_CARTESIA", "true"))
-	fs.BoolVar(&a.cartesia, "cartesia", cartesia,
+	fs.BoolVar(&a.cartesia, "cartesia", a.envBool("VOXKIT_CARTESIA", true),
 		"serve the Cartesia-compatible API under /cartesia, for Cartesia SDKs and agent plugins ($VOXKIT_CARTESIA)")
 	fs.StringVar(&a.data, "data", a.env("VOXKIT_DATA", "data"), "data directory holding "+sqlite.FileName+" ($VOXKIT_DATA)")
 	fs.StringVar(&a.storeURL, "store", a.env("VOXKIT_STORE", ""),
 		"PostgreSQL URL (postgres://user:password@host/db) of the store ($VOXKIT_STORE); empty: SQLite in -data")
 	fs.StringVar(&a.voices, "voices", a.env("VOXKIT_VOICES", ""), "directory of Piper voices (NAME.onnx with NAME.onnx.json), Kokoro models (e.g. kokoro-v1.0.onnx with voices-v1.0.bin) and PocketTTS model directories ($VOXKIT_VOICES); "+
 		"needs $ONNXRUNTIME_LIB (make onnxruntime fetches it)")
-	signup, _ := strconv.ParseBool(a.env("VOXKIT_SIGNUP", "false"))
-	fs.BoolVar(&a.signup, "signup", signup, "let anyone create an account from the playground ($VOXKIT_SIGNUP)")
+	fs.BoolVar(&a.signup, "signup", a.envBool("VOXKIT_SIGNUP", false), "let anyone create an account from the playground ($VOXKIT_SIGNUP)")
 	fs.StringVar(&a.defaultFormat, "default-format", a.env("VOXKIT_DEFAULT_FORMAT", "wav"),
 		"response_format of an OpenAI speech request that names none ($VOXKIT_DEFAULT_FORMAT): wav, as OpenAI specifies; mp3 for Open WebUI, which saves what it gets as .mp3")
 	fs.Var(a.aliases, "alias", "voice alias NAME=VOICE, repeatable; VOICE a global voice or a clone id (each account's clone of that id) (default: OpenAI voice names to espeak-ng English voices)")
@@ -259,6 +259,9 @@ func (a *app) run(ctx context.Context, args []string) error {
 	if err := fs.Parse(flagsFirst(fs, args)); err != nil {
 		return err
 	}
+	if err := a.checkFlags(); err != nil {
+		return err
+	}
 	if a.supertonicBatch < 0 {
 		return fmt.Errorf("-supertonic-batch %d: want 0 (the default), 1 (off) or more", a.supertonicBatch)
 	}
@@ -275,8 +278,10 @@ func (a *app) run(ctx context.Context, args []string) error {
 		a.log = slog.New(slog.NewJSONHandler(a.stderr, nil))
 	case "off":
 		a.log = slog.New(slog.DiscardHandler)
-	default:
+	case "text":
 		a.log = slog.New(slog.NewTextHandler(a.stderr, nil))
+	default:
+		return fmt.Errorf("-log %q: want text, json or off", a.logFormat)
 	}
 	if rest := fs.Args(); len(rest) > 0 && rest[0] == "healthcheck" {
 		return a.healthcheck(ctx, rest[1:])
@@ -589,11 +594,71 @@ func (a *app) setPassword(ctx context.Context, st store.Store, account, password
 
 // envInt returns the integer of environment variable name, def when it
 // is unset or not an integer.
+// envInt is the whole number in the environment variable name, or def
+// when it is unset. A value that does not parse is kept in a.badEnv: a
+// typo must not turn a limit off unnoticed.
 func (a *app) envInt(name string, def int) int {
-	if n, err := strconv.Atoi(a.env(name, "")); err == nil {
-		return n
+	v := a.env(name, "")
+	if v == "" {
+		return def
 	}
-	return def
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		a.badEnv = append(a.badEnv, fmt.Errorf("$%s=%q: want a whole number", name, v))
+		return def
+	}
+	return n
+}
+
+// envBool is the boolean in the environment variable name (as
+// strconv.ParseBool reads it), or def when it is unset; a value that does
+// not parse is kept in a.badEnv.
+func (a *app) envBool(name string, def bool) bool {
+	v := a.env(name, "")
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		a.badEnv = append(a.badEnv, fmt.Errorf("$%s=%q: want true or false", name, v))
+		return def
+	}
+	return b
+}
+
+// checkFlags refuses, before anything starts, environment values that did
+// not parse, limits below their documented 0 (no limit), and sizes that
+// are not sizes (-voice-memory is read only with -voices, the others when
+// the server starts: a subcommand or a server without voices would
+// otherwise keep a typo for later).
+func (a *app) checkFlags() error {
+	if err := errors.Join(a.badEnv...); err != nil {
+		return err
+	}
+	for _, l := range []struct {
+		flag  string
+		value int
+	}{
+		{"rate-limit", a.limits.RequestsPerMinute},
+		{"concurrency-limit", a.limits.Concurrent},
+		{"max-voices", a.maxVoices},
+		{"voice-loads", a.voiceLoads},
+		{"max-jobs", a.jobs.maxJobs},
+	} {
+		if l.value < 0 {
+			return fmt.Errorf("-%s %d: want 0 (no limit) or more", l.flag, l.value)
+		}
+	}
+	for _, s := range []struct{ flag, value string }{
+		{"voice-memory", a.voiceMemory},
+		{"lexicon-storage", a.lexiconStorage},
+		{"job-storage", a.jobs.storage},
+	} {
+		if _, err := onnx.ParseSize(s.value); err != nil {
+			return fmt.Errorf("-%s: %w", s.flag, err)
+		}
+	}
+	return nil
 }
 
 // defaultVoiceMemory is -voice-memory's default: about 15 Piper medium
