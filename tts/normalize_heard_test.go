@@ -26,6 +26,8 @@ func TestNormalizedSpeechHeardRight(t *testing.T) {
 		{"The file is 3.5 MB.", "the file is three point five megabytes", "the file is three point five m b"},
 		{"It is 12 km away.", "it is twelve kilometers away", "it is twelve k m away"},
 		{"Henry VIII was king.", "henry the eighth was king", "henry v i i i was king"},
+		{"We open 9am-5pm daily.", "we open nine a m to five p m daily", "we open nine a m dash five p m daily"},
+		{"Prices rose 10-15% today.", "prices rose ten to fifteen percent today", "prices rose ten dash fifteen percent today"},
 	}
 	heardRight := func(mode tts.Normalization) (int, []string) {
 		right, notes := 0, []string(nil)

@@ -17,9 +17,10 @@
 // "veintiún años"). Other languages are left unchanged.
 //
 //   - numbers: cardinals (with thousands separators), negatives,
-//     decimals, ordinals ("2nd", "1er", "2ª"), fractions ("3/4", "2 1/2"),
-//     ranges and scores ("3-5", "3–2"), years ("1999", and ranges of
-//     them), decades ("1990s", "'80s"), "#1";
+//     decimals, ordinals ("2nd", "1er", "2ª"), fractions ("3/4", "2 1/2",
+//     "24/7"), ranges and scores ("3-5", "3–2"; "10-15%", "9am-5pm",
+//     "5-10 km", "Mon-Fri", each end read as the other rules read it),
+//     years ("1999", and ranges of them), decades ("1990s", "'80s"), "#1";
 //   - money: $ € £ ¥ ₹ before or after the amount, ISO codes ("USD 5", "5
 //     EUR"), cents, scale words and suffixes ("€2.5M", "$3bn", "$5
 //     million");

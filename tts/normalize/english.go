@@ -320,7 +320,8 @@ var (
 	enBeforeNumber = map[string]string{"p": "page", "pp": "pages", "No": "number", "no": "number", "Nos": "numbers",
 		"fig": "figure", "Fig": "figure", "vol": "volume", "Vol": "volume", "ch": "chapter", "Ch": "chapter",
 		"sec": "section", "Sec": "section", "art": "article", "Art": "article", "ed": "edition", "ep": "episode", "Ep": "episode",
-		"approx": "approximately", "ca": "circa", "c": "circa"}
+		"approx": "approximately", "ca": "circa", "c": "circa",
+		"Apt": "apartment", "apt": "apartment", "Rm": "room", "Bldg": "building", "Ste": "suite"}
 	// enAnywhere are read as words wherever they stand, with their period.
 	enAnywhere = map[string]string{"vs": "versus", "etc": "et cetera", "e.g": "for example", "i.e": "that is",
 		"approx": "approximately", "Inc": "Incorporated", "Ltd": "Limited", "Corp": "Corporation", "Jr": "Junior",

@@ -14,6 +14,7 @@ func (l *language) rewrite(n *normalizer, i int) (int, string) {
 		(*language).address,
 		(*language).phone,
 		(*language).shortNumber,
+		(*language).rangeOf,
 		(*language).sterling,
 		(*language).money,
 		(*language).dateRule,
@@ -528,7 +529,7 @@ func houseNumber(n *normalizer, i int, x number, suffix string) bool {
 	}
 	next := n.core(i + 1)
 	return n.joined(i) && isCapitalized(next) && strings.ToUpper(next) != next ||
-		i > 0 && n.trail(i-1) == "" && placeWords[strings.TrimSuffix(n.core(i-1), ".")]
+		i > 0 && (n.trail(i-1) == "" || n.trail(i-1) == ".") && placeWords[strings.TrimSuffix(n.core(i-1), ".")]
 }
 
 // placeWords number flats, rooms and seats, in the languages there are
@@ -547,6 +548,69 @@ func (l *language) scaleName(word string) string {
 		return l.fahrenheit
 	}
 	return ""
+}
+
+// ---- ranges ----
+
+var (
+	// rangeEndRE is an end of a range rangeOf reads: a number, perhaps
+	// after a currency sign and before what the rules read after one
+	// ("$5", "10am", "15%", "75°F", "17:00").
+	rangeEndRE = regexp.MustCompile(`^[$€£¥₹]?[0-9][0-9.,:]*[^-–]*$`)
+	plainRE    = regexp.MustCompile(`^[0-9][0-9.,]*$`)
+)
+
+// rangeOf reads "A-B" whose ends the other rules read, with the
+// language's "to" between them: "10-15%", "9-10am", "9am-5pm",
+// "9:00-17:00", "70-75°F", "$5-$10". A bare number before the dash is
+// said as a number and what follows the other end is said once ("nine to
+// ten a m"). Ranges of two plain numbers are numeral's; an end no rule
+// reads leaves the word as it is.
+func (l *language) rangeOf(n *normalizer, i int) (int, string) {
+	c := n.core(i)
+	dash := strings.IndexAny(c, "-–")
+	if dash <= 0 {
+		return 0, ""
+	}
+	_, size := utf8.DecodeRuneInString(c[dash:])
+	left, right := c[:dash], c[dash+size:]
+	if say := l.namedRange(left, right); say != "" {
+		return 1, say
+	}
+	if !rangeEndRE.MatchString(left) || !rangeEndRE.MatchString(right) || plainRE.MatchString(left) && plainRE.MatchString(right) {
+		return 0, ""
+	}
+	a, b := l.sayAlone(left), l.sayAlone(right)
+	if strings.ContainsAny(a+b, "0123456789") {
+		return 0, ""
+	}
+	return 1, a + " " + l.to + " " + b
+}
+
+// namedRange reads a range of abbreviated days or months: "Mon-Fri" is
+// "Monday to Friday", "Jan-Mar" "January to March".
+func (l *language) namedRange(left, right string) string {
+	a, okA := l.monthAbbr[strings.ToLower(left)]
+	b, okB := l.monthAbbr[strings.ToLower(right)]
+	if okA && okB && isCapitalized(left) {
+		return l.months[a-1] + " " + l.to + " " + l.months[b-1]
+	}
+	if !isCapitalized(left) || !isCapitalized(right) || len(left) > 4 || len(right) > 4 {
+		return ""
+	}
+	// With their periods, as abbreviations are written alone ("Mon.").
+	sayA, sayB := strings.TrimSuffix(l.sayAlone(left+"."), "."), strings.TrimSuffix(l.sayAlone(right+"."), ".")
+	if sayA == left || sayB == right || strings.Contains(sayA+sayB, " ") {
+		return "" // "Jean-Paul"; only words such as weekdays, said as one word each
+	}
+	return sayA + " " + l.to + " " + sayB
+}
+
+// sayAlone reads one word by the language's rules, as if it stood alone.
+func (l *language) sayAlone(w string) string {
+	n := &normalizer{l: l, src: w, toks: tokenize(w)}
+	n.run()
+	return n.out.Text
 }
 
 // ---- plain numbers ----
@@ -568,6 +632,9 @@ func (l *language) numeral(n *normalizer, i int) (int, string) {
 	}
 	if m := fractionRE.FindStringSubmatch(c); m != nil {
 		a, b := int64(atoi(m[1])), int64(atoi(m[2]))
+		if c == "24/7" || c == "50/50" {
+			return 1, l.cardinal(a) + " " + l.cardinal(b) // said as written, no "over"
+		}
 		if name := l.fractionName(a, b); name != "" && b != 0 {
 			return 1, name
 		}
@@ -691,7 +758,11 @@ func (l *language) unitAfterNumber(n *normalizer, i int) (int, string) {
 	if i == 0 || !n.joined(i-1) {
 		return 0, ""
 	}
-	x, ok := parseNumber(n.core(i-1), l)
+	prev := n.core(i - 1)
+	if m := rangeRE.FindStringSubmatch(prev); m != nil {
+		prev = m[2] // "5-10 km": the unit agrees with the range's end
+	}
+	x, ok := parseNumber(prev, l)
 	if !ok {
 		return 0, ""
 	}
