@@ -138,6 +138,12 @@ var enDecadeRE = regexp.MustCompile(`^(\d{2})?(\d)0'?s$|^'(\d)0s$`)
 // enDecades reads "1990s" as "nineteen nineties", "80s" and "'80s" as
 // "eighties", "2000s" as "two thousands".
 func enDecades(core string) (string, bool) {
+	switch core {
+	case "100s":
+		return "hundreds", true // "100s of people"
+	case "1000s":
+		return "thousands", true
+	}
 	m := enDecadeRE.FindStringSubmatch(core)
 	if m == nil {
 		return "", false

@@ -109,7 +109,7 @@ func german() *language {
 		decimal: ',', group: '.',
 		digit:    [10]string{"null", "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun"},
 		cardinal: deCardinal, ordinal: deOrdinal, year: deYear,
-		point: "Komma", minus: "minus", plus: "plus", percent: "Prozent", to: "bis", and: "und", over: "durch",
+		point: "Komma", minus: "minus", plus: "plus", percent: "Prozent", to: "bis", ratio: "zu", and: "und", over: "durch",
 		months:    deMonths,
 		monthAbbr: map[string]int{"jan": 1, "feb": 2, "mär": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "okt": 10, "nov": 11, "dez": 12},
 		dayFirst:  true,

@@ -16,6 +16,7 @@ type language struct {
 	plus             string
 	percent          string
 	to               string // "3-5": "three to five"
+	ratio            string // "3:1": "three to one"; to when empty
 	and              string
 	over             string                  // a fraction without a name: "7/23"
 	fractionName     func(a, b int64) string // "3/4": "three quarters"; "" when it has none

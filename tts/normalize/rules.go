@@ -357,7 +357,8 @@ func (l *language) dateOf(n *normalizer, i int) (int, string) {
 	if d := dayRE.FindStringSubmatch(c); d != nil && n.joined(i) && atoi(d[1]) >= 1 && atoi(d[1]) <= 31 {
 		if month := l.monthOf(n.core(i+1), n.trail(i+1)); month > 0 && len(n.core(i+1)) >= 3 {
 			used, year := 2, 0
-			if y := n.core(i + 2); len(y) == 4 && digits(y) && n.joined(i+1) {
+			// "5 Jan. 2020": the abbreviation's period is no sentence end.
+			if y := n.core(i + 2); len(y) == 4 && digits(y) && (n.joined(i+1) || n.trail(i+1) == "." && n.lead(i+2) == "") {
 				used, year = 3, atoi(y)
 			}
 			return used, l.date(year, month, atoi(d[1]), true)
@@ -394,6 +395,7 @@ var (
 	secondsRE = regexp.MustCompile(`^(\d{1,2}):(\d{2}):(\d{2})$`)
 	hourAmRE  = regexp.MustCompile(`^(\d{1,2})(?i:(am|pm|a\.m|p\.m))$`)
 	frHourRE  = regexp.MustCompile(`^(\d{1,2})h(\d{2})?$`)
+	ratioRE   = regexp.MustCompile(`^(\d{1,4}):(\d{1,4})$`)
 )
 
 // ampm returns "am" or "pm" for the ways they are written, "" otherwise.
@@ -408,6 +410,14 @@ func ampm(core, trail string) string {
 }
 
 func (l *language) timeRule(n *normalizer, i int) (int, string) {
+	if m := ratioRE.FindStringSubmatch(n.core(i)); m != nil && len(m[2]) != 2 {
+		// "3:1", "16:9", "1:100": no clock has minutes of one or three digits.
+		ratio := l.ratio
+		if ratio == "" {
+			ratio = l.to
+		}
+		return 1, l.cardinal(int64(atoi(m[1]))) + " " + ratio + " " + l.cardinal(int64(atoi(m[2])))
+	}
 	used, say := l.clockOf(n, i)
 	if used > 0 && l.clockArticle != nil {
 		h := atoi(strings.SplitN(n.core(i), ":", 2)[0])
@@ -516,6 +526,11 @@ func (l *language) measure(n *normalizer, i int) (int, string) {
 	}
 	if u, ok := l.units[suffix]; ok {
 		return 1, l.countOf(x, u) + " " + u.words(x)
+	}
+	// "1.2M users", "3bn people"; "k" and "K" stay, a 10K run and a 4K
+	// screen are said that way.
+	if scale, ok := l.scales[suffix]; ok && len(suffix) > 1 || ok && suffix == "M" {
+		return 1, sayNumber(x, l) + " " + scale
 	}
 	return 0, ""
 }
