@@ -124,7 +124,8 @@ func FuzzNormalize(f *testing.F) {
 		"7:05 am", "(555) 123-4567", "e.g. i.e. etc.", "-$5 -5°C", "1 234 567", "3,50 €",
 		"ⓐ.ⓐ. ⑴ ⒈ $９.５０ ＨＥＬＬＯ ①②km", "(⑴) ⓑ⓫x 𝟏/𝟐 Ⅳ. Henry Ⅷ",
 		"am 3. Mai, zum 1. Mal, bis zum 15.08. z. B. usw. Tel. 030 1234", "Mme M. Dupont p. ex. av. J.-C. XIXe 1ers",
-		"el 1.º de mayo, la 3.ª Srta. p. ej. EE. UU. 21 personas 2 500,50 €"} {
+		"el 1.º de mayo, la 3.ª Srta. p. ej. EE. UU. 21 personas 2 500,50 €",
+		"10-15% 9am-5pm 9-10am $5-$10 5-10 km Mon-Fri Jan-Mar 3:1 16:9 5 Jan. 2020 100s of 1.2M 24/7 Apt. 4B"} {
 		f.Add(s, "en-us")
 		f.Add(s, "fr")
 		f.Add(s, "de")
