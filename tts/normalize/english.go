@@ -202,7 +202,7 @@ func english(british bool) *language {
 		celsius:    "Celsius",
 		fahrenheit: "Fahrenheit",
 		names:      webWords{dot: "dot", slash: "slash", at: "at", colon: "colon", dash: "dash", underscore: "underscore"},
-		times:      "times", numberSign: "number",
+		times:      "times", per: "per", numberSign: "number",
 		ordinalOf: enOrdinalOf, decades: enDecades, predecimal: true,
 		abbreviation: enAbbreviation, roman: enRoman, initialisms: true,
 		emergency: map[string]bool{"911": true, "999": false, "112": false, "000": false, "988": false, "111": false,
@@ -292,6 +292,9 @@ var englishUnits = func() map[string]unit {
 	add("kilobit per second", "kilobits per second", "kbps", "kbit/s")
 	add("megabit per second", "megabits per second", "Mbps", "Mbit/s")
 	add("gigabit per second", "gigabits per second", "Gbps", "Gbit/s")
+	add("kilobyte per second", "kilobytes per second", "KB/s", "kB/s")
+	add("megabyte per second", "megabytes per second", "MB/s")
+	add("gigabyte per second", "gigabytes per second", "GB/s")
 	add("watt", "watts", "W")
 	add("kilowatt", "kilowatts", "kW")
 	add("megawatt", "megawatts", "MW")

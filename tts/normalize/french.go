@@ -141,8 +141,8 @@ func french() *language {
 			"V": {"volt", "volts"},
 		},
 		degree: unit{"degré", "degrés"}, celsius: "Celsius", fahrenheit: "Fahrenheit",
-		names:    webWords{dot: "point", slash: "slash", at: "arobase", colon: "deux-points", dash: "tiret", underscore: "tiret bas"},
-		times:    "fois",
+		names: webWords{dot: "point", slash: "slash", at: "arobase", colon: "deux-points", dash: "tiret", underscore: "tiret bas"},
+		times: "fois", per: "par",
 		feminine: map[string]bool{"heure": true, "minute": true, "seconde": true},
 		feminize: func(s string) string {
 			if strings.HasSuffix(s, "un") {

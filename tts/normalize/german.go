@@ -131,7 +131,7 @@ func german() *language {
 		},
 		degree: unit{"Grad", "Grad"}, celsius: "Celsius", fahrenheit: "Fahrenheit",
 		names: webWords{dot: "Punkt", slash: "Schrägstrich", at: "ät", colon: "Doppelpunkt", dash: "Bindestrich", underscore: "Unterstrich"},
-		times: "mal", numberSign: "Nummer",
+		times: "mal", per: "pro", numberSign: "Nummer",
 		hour: unit{"Stunde", "Stunden"}, minute: unit{"Minute", "Minuten"}, second: unit{"Sekunde", "Sekunden"},
 		feminine: map[string]bool{"Stunde": true, "Minute": true, "Sekunde": true, "Kilowattstunde": true},
 		feminize: func(s string) string {

@@ -38,6 +38,7 @@ type language struct {
 	fahrenheit           string
 	names                webWords
 	times                string // "2x": "two times"
+	per                  string // "$3/lb": "three dollars per pound"
 	numberSign           string // "#5": "number five"
 	// ordinalOf reads an ordinal written with digits ("2nd", "1er",
 	// "2ª").

@@ -15,6 +15,7 @@ func (l *language) rewrite(n *normalizer, i int) (int, string) {
 		(*language).phone,
 		(*language).shortNumber,
 		(*language).rangeOf,
+		(*language).perUnit,
 		(*language).sterling,
 		(*language).money,
 		(*language).dateRule,
@@ -443,6 +444,7 @@ func (l *language) clockOf(n *normalizer, i int) (int, string) {
 		if mark == "" && n.joined(i) {
 			if a := ampm(n.core(i+1), n.trail(i+1)); a != "" {
 				mark, used = a, 2
+				n.eatDot = !isCapitalized(n.core(i + 2)) // "3:30 p.m. on Friday"
 			} else if l.clockWord != "" && n.core(i+1) == l.clockWord {
 				used = 2 // "22:30 Uhr": the reading says "Uhr" already
 			} else if n.core(i+1) == "h" && l.decimal == ',' {
@@ -450,16 +452,23 @@ func (l *language) clockOf(n *normalizer, i int) (int, string) {
 				n.eatDot = true
 			}
 		}
+		if used == 1 && mark != "" {
+			n.eatDot = !isCapitalized(n.core(i + 1))
+		}
 		return used, l.clock(h, min, mark)
 	}
 	if m := secondsRE.FindStringSubmatch(c); m != nil && atoi(m[2]) < 60 && atoi(m[3]) < 60 {
 		return 1, l.sayDuration(atoi(m[1]), atoi(m[2]), atoi(m[3]))
 	}
 	if m := hourAmRE.FindStringSubmatch(c); m != nil && atoi(m[1]) >= 1 && atoi(m[1]) <= 12 {
+		n.eatDot = !isCapitalized(n.core(i + 1))
 		return 1, l.clock(atoi(m[1]), 0, strings.ToLower(strings.ReplaceAll(m[2], ".", "")))
 	}
 	if digits(c) && len(c) <= 2 && atoi(c) >= 1 && atoi(c) <= 12 && n.joined(i) {
 		if a := ampm(n.core(i+1), n.trail(i+1)); a != "" {
+			// The period of "p.m." ends no sentence before a word in lower
+			// case: "3 p.m. on Friday".
+			n.eatDot = !isCapitalized(n.core(i + 2))
 			return 2, l.clock(atoi(c), 0, a)
 		}
 	}
@@ -520,6 +529,8 @@ func (l *language) measure(n *normalizer, i int) (int, string) {
 		return 1, sayNumber(x, l) + " " + l.degree.words(x) + " " + l.fahrenheit
 	case (suffix == "x" || suffix == "×") && l.times != "":
 		return 1, sayNumber(x, l) + " " + l.times
+	case suffix == "¢" && l.currencies["$"].subMany != "":
+		return 1, sayNumber(x, l) + " " + unit{l.currencies["$"].subOne, l.currencies["$"].subMany}.words(x)
 	}
 	if houseNumber(n, i, x, suffix) {
 		return 1, sayNumber(x, l) + " " + suffix
@@ -619,6 +630,28 @@ func (l *language) namedRange(left, right string) string {
 		return "" // "Jean-Paul"; only words such as weekdays, said as one word each
 	}
 	return sayA + " " + l.to + " " + sayB
+}
+
+// perUnitRE is an amount per unit written with a slash: "$3.50/lb",
+// "€2/kg", "15/hr".
+var perUnitRE = regexp.MustCompile(`^([$€£¥₹]?[0-9][0-9.,]*[€£]?)/([A-Za-z]+)$`)
+
+// perUnit reads an amount per unit: "$3.50/lb" is "three dollars and
+// fifty cents per pound".
+func (l *language) perUnit(n *normalizer, i int) (int, string) {
+	m := perUnitRE.FindStringSubmatch(n.core(i))
+	if m == nil || l.per == "" {
+		return 0, ""
+	}
+	u, ok := l.units[m[2]]
+	if !ok {
+		return 0, ""
+	}
+	amount := l.sayAlone(m[1])
+	if strings.ContainsAny(amount, "0123456789") {
+		return 0, ""
+	}
+	return 1, amount + " " + l.per + " " + u.one
 }
 
 // sayAlone reads one word by the language's rules, as if it stood alone.

@@ -109,8 +109,8 @@ func spanish() *language {
 			"kWh": {"kilovatio hora", "kilovatios hora"}, "V": {"voltio", "voltios"},
 		},
 		degree: unit{"grado", "grados"}, celsius: "Celsius", fahrenheit: "Fahrenheit",
-		names:      webWords{dot: "punto", slash: "barra", at: "arroba", colon: "dos puntos", dash: "guion", underscore: "guion bajo"},
-		times:      "veces",
+		names: webWords{dot: "punto", slash: "barra", at: "arroba", colon: "dos puntos", dash: "guion", underscore: "guion bajo"},
+		times: "veces", per: "por",
 		beforeNoun: esApocope,
 		feminine:   map[string]bool{"hora": true},
 		feminize: func(s string) string {
