@@ -334,3 +334,31 @@ func TestPhonemeTag(t *testing.T) {
 		t.Errorf("PhonemeTag = %q", tag)
 	}
 }
+
+// TestIgnoredNamesDelimiters: a delimiter left over, which Parse removes
+// with its word, is reported in Ignored as the word was written, also
+// when nothing is left of it once its delimiters are trimmed ("<|", "|>",
+// "<||>"), and a word such as "x|>" is not reported as a tag named "x".
+func TestIgnoredNamesDelimiters(t *testing.T) {
+	for _, tc := range []struct {
+		input string
+		want  []string
+	}{
+		{"<|", []string{"<|"}},
+		{"a <| b", []string{"<|"}},
+		{"a |> b", []string{"|>"}},
+		{"a <||> b", []string{"<||>"}},
+		{"a x|> b", []string{"x|>"}},
+		{"Hi <|pause:1s <|x|> there.", []string{"<|pause:1s", "x"}},
+		{"<|<|slow|>|>", []string{"<|", "|>"}},
+		{"a <| c |> d", []string{"c"}},
+	} {
+		s, err := Parse(tc.input, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Ignored(); !slices.Equal(got, tc.want) {
+			t.Errorf("Parse(%q).Ignored() = %q, want %q", tc.input, got, tc.want)
+		}
+	}
+}
