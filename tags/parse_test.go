@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 	"strings"
 	"testing"
 )
@@ -359,6 +360,29 @@ func TestIgnoredNamesDelimiters(t *testing.T) {
 		}
 		if got := s.Ignored(); !slices.Equal(got, tc.want) {
 			t.Errorf("Parse(%q).Ignored() = %q, want %q", tc.input, got, tc.want)
+		}
+	}
+}
+
+// TestPauseValueAsWritten: a pause's value is a duration or a plain
+// decimal number of seconds; numbers written as Go reads them but people
+// do not (hexadecimal, digits with underscores) are bad values, dropped
+// and reported as those of rate, pitch and volume are, not a 4 s pause.
+func TestPauseValueAsWritten(t *testing.T) {
+	for _, in := range []string{"<|pause:0x1p2|>", "<|pause:1_0|>", "<|pause:0x10|>"} {
+		s, err := Parse("a"+in+"b", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.TrimSuffix(strings.TrimPrefix(in, "<|"), "|>")
+		if len(s.Parts) != 1 || s.Parts[0].Text != "ab" || !slices.Equal(s.Ignored(), []string{want}) {
+			t.Errorf("%s: parts %v, ignored %q; want the text alone and %q ignored", in, s.Parts, s.Ignored(), want)
+		}
+	}
+	for in, want := range map[string]time.Duration{"<|pause|>": DefaultPause, "<|pause:|>": DefaultPause, "<|pause:2|>": 2 * time.Second, "<|pause:1.5|>": 1500 * time.Millisecond, "<|pause:250ms|>": 250 * time.Millisecond, "<|pause:1e0|>": time.Second} {
+		s, err := Parse(in, Options{Strict: true})
+		if err != nil || len(s.Parts) != 1 || s.Parts[0].Event.Duration != want {
+			t.Errorf("%s: %v %v, want a pause of %v", in, s.Parts, err, want)
 		}
 	}
 }
