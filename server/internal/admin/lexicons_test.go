@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,5 +158,35 @@ func TestLexiconStorageQuota(t *testing.T) {
 	res, b := e.CartesiaDo("POST", "/pronunciation-dicts/", e.Key, `{"name":"x","items":[{"text":"WHO","alias":"W H O"}]}`)
 	if res.StatusCode != 400 || !strings.Contains(string(b), "every kept version counted") {
 		t.Errorf("Cartesia past the quota: %d %s", res.StatusCode, b)
+	}
+}
+
+// TestPreflightAllowsPut: a page on another origin may set the account's
+// default lexicons (PUT /v1/account/lexicons), as it may call the other
+// routes: the CORS preflight allows every method the API serves, PUT and
+// PATCH (Cartesia's dictionaries) included, and the PUT itself answers.
+func TestPreflightAllowsPut(t *testing.T) {
+	e := testserver.New(t, testserver.Options{})
+	for _, method := range []string{"PUT", "PATCH", "DELETE", "POST", "GET"} {
+		req, err := http.NewRequest("OPTIONS", e.TS.URL+"/v1/account/lexicons", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Origin", "http://app.example")
+		req.Header.Set("Access-Control-Request-Method", method)
+		res, err := e.TS.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		allowed := strings.Split(res.Header.Get("Access-Control-Allow-Methods"), ", ")
+		if res.StatusCode != http.StatusNoContent || !slices.Contains(allowed, method) {
+			t.Errorf("preflight for %s: %d, Access-Control-Allow-Methods %q", method, res.StatusCode, res.Header.Get("Access-Control-Allow-Methods"))
+		}
+	}
+	res := e.Do("PUT", "/v1/account/lexicons", e.Key, "application/json", strings.NewReader(`{"lexicons":[]}`))
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("PUT /v1/account/lexicons: %d", res.StatusCode)
 	}
 }
