@@ -59,6 +59,9 @@ func (d *lexiconRoutes) createLexicon(w http.ResponseWriter, r *http.Request) er
 	if utf8.RuneCountInString(name) > maxLexiconName || !utf8.ValidString(name) {
 		return fault.BadRequest(fault.CodeInvalidValue, "name", "name must be UTF-8 of at most %d characters.", maxLexiconName)
 	}
+	if err := wire.CheckText("name", name); err != nil {
+		return err
+	}
 	parsed, err := lexicon.Parse(body)
 	if err != nil {
 		return fault.BadLexicon(err)

@@ -190,3 +190,30 @@ func TestPreflightAllowsPut(t *testing.T) {
 		t.Errorf("PUT /v1/account/lexicons: %d", res.StatusCode)
 	}
 }
+
+// TestLexiconNameIsText: a lexicon's name is text, as key, account and
+// clone names are: control characters (a line break, ESC), bidirectional
+// and invisible format characters and invalid UTF-8 are refused with 400
+// invalid_value on name, and nothing is stored.
+func TestLexiconNameIsText(t *testing.T) {
+	e := testserver.New(t, testserver.Options{})
+	for _, name := range []string{"a%0Ab", "%1B%5D0%3Bx%07", "ad%E2%80%8Bmin", "x%E2%80%AEy", "%FF"} {
+		res := e.Do("POST", "/v1/lexicons?name="+name, e.Key, "application/pls+xml", strings.NewReader(testserver.WhoPLS))
+		var werr testserver.ErrorBody
+		json.NewDecoder(res.Body).Decode(&werr)
+		res.Body.Close()
+		if res.StatusCode != http.StatusBadRequest || werr.Error.Code != wire.CodeInvalidValue || werr.Error.Param != "name" {
+			t.Errorf("name %s: %d %+v, want 400 invalid_value on name", name, res.StatusCode, werr.Error)
+		}
+	}
+	res := e.Do("GET", "/v1/lexicons", e.Key, "", nil)
+	var list wire.LexiconList
+	json.NewDecoder(res.Body).Decode(&list)
+	res.Body.Close()
+	if len(list.Data) != 0 {
+		t.Errorf("stored: %+v", list.Data)
+	}
+	if l := testserver.CreateLexicon(t, e, e.Key, "Akronyme%20%C3%A9t%C3%A9", testserver.WhoPLS); l.Name != "Akronyme été" {
+		t.Errorf("a plain name: %q", l.Name)
+	}
+}
