@@ -87,7 +87,13 @@ func (d *lexiconRoutes) listLexicons(w http.ResponseWriter, r *http.Request) err
 // getLexicon answers GET /v1/lexicons/{id}[?version=…] with the PLS
 // document.
 func (d *lexiconRoutes) getLexicon(w http.ResponseWriter, r *http.Request) error {
-	stored, _, werr := d.lexicons.StoredLexicon(r.Context(), route.Info(r.Context()).Account, r.PathValue("id"), r.URL.Query().Get("version"))
+	account, id, version := route.Info(r.Context()).Account, r.PathValue("id"), r.URL.Query().Get("version")
+	stored, _, werr := d.lexicons.StoredLexicon(r.Context(), account, id, version)
+	if werr != nil && version != "" && werr.Code == fault.CodeLexiconNotFound {
+		if _, _, err := d.lexicons.StoredLexicon(r.Context(), account, id, ""); err == nil {
+			werr = fault.LexiconVersionNotFound(id, version) // the lexicon is there; the version is not
+		}
+	}
 	if werr != nil {
 		return werr
 	}

@@ -217,3 +217,27 @@ func TestLexiconNameIsText(t *testing.T) {
 		t.Errorf("a plain name: %q", l.Name)
 	}
 }
+
+// TestLexiconVersionUnknown: GET /v1/lexicons/{id}?version= of a version
+// the lexicon does not have says so (404 naming the version), not that
+// the account has no such lexicon; an unknown lexicon is still that.
+func TestLexiconVersionUnknown(t *testing.T) {
+	e := testserver.New(t, testserver.Options{})
+	l := testserver.CreateLexicon(t, e, e.Key, "acronyms", testserver.WhoPLS)
+	for path, want := range map[string]string{
+		"/v1/lexicons/" + l.ID + "?version=nope":         `has no version "nope"`,
+		"/v1/lexicons/missing?version=" + l.Version:      `no lexicon (pronunciation dictionary) "missing"`,
+		"/v1/lexicons/" + l.ID + "?version=" + l.Version: "",
+	} {
+		res := e.Do("GET", path, e.Key, "", nil)
+		var werr testserver.ErrorBody
+		json.NewDecoder(res.Body).Decode(&werr)
+		res.Body.Close()
+		switch {
+		case want == "" && res.StatusCode != http.StatusOK:
+			t.Errorf("GET %s: %d %+v", path, res.StatusCode, werr.Error)
+		case want != "" && (res.StatusCode != http.StatusNotFound || werr.Error.Code != wire.CodeLexiconNotFound || !strings.Contains(werr.Error.Message, want)):
+			t.Errorf("GET %s: %d %+v, want 404 lexicon_not_found saying %s", path, res.StatusCode, werr.Error, want)
+		}
+	}
+}
