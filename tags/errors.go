@@ -60,9 +60,16 @@ func (e *TagError) Unwrap() error { return e.Kind }
 func (e *TagError) Dropped() bool { return e.Kind != ErrOutOfRange }
 
 // Name returns the tag without its delimiters, such as "rate:9" or
-// "/slow".
+// "/slow". A word joined to a stray delimiter ("<|", "x|>", the
+// "<|pause:1s" of "<|pause:1s <|x|>"), and tag-shaped text with nothing
+// inside ("<||>"), is returned as written: trimmed, it would be nothing,
+// or read as a tag of that name.
 func (e *TagError) Name() string {
-	return strings.TrimSuffix(strings.TrimPrefix(e.Tag, "<|"), "|>")
+	inner, ok := strings.CutPrefix(e.Tag, "<|")
+	if inner, ok2 := strings.CutSuffix(inner, "|>"); ok && ok2 && inner != "" {
+		return inner
+	}
+	return e.Tag
 }
 
 // StrictError is what Parse returns in strict mode when any tag is not

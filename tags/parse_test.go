@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 	"strings"
 	"testing"
 )
@@ -332,5 +333,56 @@ func TestPhonemeTag(t *testing.T) {
 	}
 	if tag := PhonemeTag(" ðə  kæt | sæt "); tag != "<|phoneme:ðə_kæt_sæt|>" {
 		t.Errorf("PhonemeTag = %q", tag)
+	}
+}
+
+// TestIgnoredNamesDelimiters: a delimiter left over, which Parse removes
+// with its word, is reported in Ignored as the word was written, also
+// when nothing is left of it once its delimiters are trimmed ("<|", "|>",
+// "<||>"), and a word such as "x|>" is not reported as a tag named "x".
+func TestIgnoredNamesDelimiters(t *testing.T) {
+	for _, tc := range []struct {
+		input string
+		want  []string
+	}{
+		{"<|", []string{"<|"}},
+		{"a <| b", []string{"<|"}},
+		{"a |> b", []string{"|>"}},
+		{"a <||> b", []string{"<||>"}},
+		{"a x|> b", []string{"x|>"}},
+		{"Hi <|pause:1s <|x|> there.", []string{"<|pause:1s", "x"}},
+		{"<|<|slow|>|>", []string{"<|", "|>"}},
+		{"a <| c |> d", []string{"c"}},
+	} {
+		s, err := Parse(tc.input, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Ignored(); !slices.Equal(got, tc.want) {
+			t.Errorf("Parse(%q).Ignored() = %q, want %q", tc.input, got, tc.want)
+		}
+	}
+}
+
+// TestPauseValueAsWritten: a pause's value is a duration or a plain
+// decimal number of seconds; numbers written as Go reads them but people
+// do not (hexadecimal, digits with underscores) are bad values, dropped
+// and reported as those of rate, pitch and volume are, not a 4 s pause.
+func TestPauseValueAsWritten(t *testing.T) {
+	for _, in := range []string{"<|pause:0x1p2|>", "<|pause:1_0|>", "<|pause:0x10|>"} {
+		s, err := Parse("a"+in+"b", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.TrimSuffix(strings.TrimPrefix(in, "<|"), "|>")
+		if len(s.Parts) != 1 || s.Parts[0].Text != "ab" || !slices.Equal(s.Ignored(), []string{want}) {
+			t.Errorf("%s: parts %v, ignored %q; want the text alone and %q ignored", in, s.Parts, s.Ignored(), want)
+		}
+	}
+	for in, want := range map[string]time.Duration{"<|pause|>": DefaultPause, "<|pause:|>": DefaultPause, "<|pause:2|>": 2 * time.Second, "<|pause:1.5|>": 1500 * time.Millisecond, "<|pause:250ms|>": 250 * time.Millisecond, "<|pause:1e0|>": time.Second} {
+		s, err := Parse(in, Options{Strict: true})
+		if err != nil || len(s.Parts) != 1 || s.Parts[0].Event.Duration != want {
+			t.Errorf("%s: %v %v, want a pause of %v", in, s.Parts, err, want)
+		}
 	}
 }

@@ -162,8 +162,8 @@ func parsePause(v string) (Event, string, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		f, ferr := strconv.ParseFloat(v, 64)
-		if ferr != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		f, ok := decimal(v)
+		if !ok {
 			return Event{}, "", fmt.Errorf("want a duration such as 250ms or 1.5s")
 		}
 		d = time.Duration(math.Max(-1, math.Min(f, 1e6)) * float64(time.Second))
@@ -177,10 +177,21 @@ func parsePause(v string) (Event, string, error) {
 	return Event{Kind: Pause, Duration: d}, "", nil
 }
 
+// decimal parses v as a finite number written in decimal, refusing what
+// strconv.ParseFloat takes beyond that (hexadecimal, "_" between digits,
+// Inf, NaN).
+func decimal(v string) (float64, bool) {
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || strings.ContainsAny(v, "xXpP_") {
+		return 0, false
+	}
+	return x, true
+}
+
 // number parses a decimal and clamps it to [lo, hi].
 func number(v string, lo, hi float64, want string) (float64, string, error) {
-	x, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || strings.ContainsAny(v, "xXpP_") || strings.HasPrefix(strings.ToLower(strings.TrimLeft(v, "+-")), "0x") {
+	x, ok := decimal(v)
+	if !ok {
 		return 0, "", fmt.Errorf("want %s", want)
 	}
 	switch {

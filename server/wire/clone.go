@@ -138,7 +138,7 @@ func checkVoiceName(name string) error {
 	if n := utf8.RuneCountInString(name); n > MaxVoiceName {
 		return fault.BadRequest(fault.CodeStringTooLong, "name", "name is %d characters long; the limit is %d.", n, MaxVoiceName)
 	}
-	return checkText("name", name)
+	return CheckText("name", name)
 }
 
 // VoiceClone is a parsed multipart POST /v1/voices: a voice to clone

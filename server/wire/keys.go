@@ -93,7 +93,7 @@ const MaxKeyName = 100
 
 // ParseName reads the optional string field of a small JSON object body
 // such as {"name": "laptop"}; an empty body means {}. The name must be
-// text (see checkText) of at most maxLen bytes.
+// text (see CheckText) of at most maxLen bytes.
 func ParseName(body []byte, field string, maxLen int) (string, error) {
 	if len(body) == 0 {
 		return "", nil
@@ -148,18 +148,19 @@ func nameField(raw map[string]json.RawMessage, field string, maxLen int) (string
 	if len(s) > maxLen {
 		return "", fault.BadRequest(fault.CodeStringTooLong, field, "%s is longer than %d bytes.", field, maxLen)
 	}
-	return s, checkText(field, s)
+	return s, CheckText(field, s)
 }
 
-// checkText refuses a name that is not plain text: the U+FFFD that invalid
-// UTF-8 or a lone surrogate escape decodes to, control characters (which
+// CheckText refuses a name that is not plain text with a 400
+// invalid_value on field: the U+FFFD that invalid UTF-8 or a lone
+// surrogate escape decodes to, control characters (which
 // would let a name forge table rows or retitle the terminal of whoever
 // lists names), format characters — bidirectional controls, which
 // reorder what a reader sees, and invisible ones (zero-width spaces and
 // joiners U+200B–U+200D, U+FEFF, tag characters U+E0000–U+E007F), which
 // make two names look alike — and the line and paragraph separators
 // U+2028/U+2029.
-func checkText(field, s string) error {
+func CheckText(field, s string) error {
 	for _, r := range s {
 		switch {
 		case r == utf8.RuneError:

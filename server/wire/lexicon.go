@@ -81,7 +81,7 @@ func lexiconsField(raw map[string]json.RawMessage) ([]string, error) {
 	}
 	ids := make([]string, len(items))
 	for i, item := range items {
-		if err := json.Unmarshal(item, &ids[i]); err != nil {
+		if err := json.Unmarshal(item, &ids[i]); err != nil || isNull(item) {
 			return nil, fault.BadRequest(fault.CodeInvalidType, "lexicons", "lexicons[%d] must be a lexicon id (a string), got %s.", i, kind(item))
 		}
 	}

@@ -224,6 +224,9 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 		return Speech{}, err
 	}
 	if v, ok := raw["seed"]; ok && !isNull(v) {
+		if kind(v) != "a number" {
+			return Speech{}, fault.BadRequest(fault.CodeInvalidType, "seed", "seed must be a whole number, got %s.", kind(v))
+		}
 		var n int64
 		if err := json.Unmarshal(v, &n); err != nil || n == 0 {
 			return Speech{}, fault.BadRequest(fault.CodeInvalidValue, "seed", "seed must be a whole number other than 0, from -2^63 to 2^63-1, not %s.", fault.Echo(fault.Clip(string(v), 40)))

@@ -80,8 +80,12 @@ func enYear(y int64) string {
 }
 
 // enFractionName names a common fraction: 1/2 "one half", 3/4 "three
-// quarters", 5/8 "five eighths"; "" for one it does not name.
+// quarters", 5/8 "five eighths", and 24/7 as the idiom; "" for one it
+// does not name.
 func enFractionName(a, b int64) string {
+	if a == 24 && b == 7 {
+		return "twenty four seven" // round the clock, not a fraction
+	}
 	if b < 2 || b > 10 && b != 12 && b != 16 && b != 32 && b != 64 && b != 100 || a > 99 {
 		return ""
 	}
@@ -341,6 +345,14 @@ var (
 		"Fri": "Friday", "Sat": "Saturday", "Sun": "Sunday"}
 )
 
+// enTitlePair reports a title that shares the name after the next one:
+// the "Mr." of "Mr. and Mrs. Jones" ("Mr. & Mrs.", "Gen. and Col.").
+func enTitlePair(n *normalizer, i int) bool {
+	and := n.core(i + 1)
+	return (and == "and" || and == "&") && n.lead(i+1) == "" && enTitles[n.core(i+2)] != "" &&
+		strings.HasPrefix(n.trail(i+2), ".") && isCapitalized(n.core(i+3)) && n.lead(i+3) == ""
+}
+
 func isCapitalized(s string) bool {
 	r := firstRune(s)
 	return unicode.IsUpper(r)
@@ -366,7 +378,7 @@ func enAbbreviation(n *normalizer, i int) (int, string) {
 		return 0, ""
 	}
 	prevName := i > 0 && isCapitalized(n.core(i-1)) && n.trail(i-1) == ""
-	nextName := isCapitalized(next) && n.lead(i+1) == ""
+	nextName := isCapitalized(next) && n.lead(i+1) == "" || enTitlePair(n, i)
 	say, ok := "", false
 	switch {
 	case enTitles[c] != "" && nextName && (!prevName || enStreets[c] == ""):

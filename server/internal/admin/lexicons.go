@@ -59,6 +59,9 @@ func (d *lexiconRoutes) createLexicon(w http.ResponseWriter, r *http.Request) er
 	if utf8.RuneCountInString(name) > maxLexiconName || !utf8.ValidString(name) {
 		return fault.BadRequest(fault.CodeInvalidValue, "name", "name must be UTF-8 of at most %d characters.", maxLexiconName)
 	}
+	if err := wire.CheckText("name", name); err != nil {
+		return err
+	}
 	parsed, err := lexicon.Parse(body)
 	if err != nil {
 		return fault.BadLexicon(err)
@@ -84,7 +87,13 @@ func (d *lexiconRoutes) listLexicons(w http.ResponseWriter, r *http.Request) err
 // getLexicon answers GET /v1/lexicons/{id}[?version=…] with the PLS
 // document.
 func (d *lexiconRoutes) getLexicon(w http.ResponseWriter, r *http.Request) error {
-	stored, _, werr := d.lexicons.StoredLexicon(r.Context(), route.Info(r.Context()).Account, r.PathValue("id"), r.URL.Query().Get("version"))
+	account, id, version := route.Info(r.Context()).Account, r.PathValue("id"), r.URL.Query().Get("version")
+	stored, _, werr := d.lexicons.StoredLexicon(r.Context(), account, id, version)
+	if werr != nil && version != "" && werr.Code == fault.CodeLexiconNotFound {
+		if _, _, err := d.lexicons.StoredLexicon(r.Context(), account, id, ""); err == nil {
+			werr = fault.LexiconVersionNotFound(id, version) // the lexicon is there; the version is not
+		}
+	}
 	if werr != nil {
 		return werr
 	}

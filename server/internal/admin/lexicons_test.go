@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,5 +158,86 @@ func TestLexiconStorageQuota(t *testing.T) {
 	res, b := e.CartesiaDo("POST", "/pronunciation-dicts/", e.Key, `{"name":"x","items":[{"text":"WHO","alias":"W H O"}]}`)
 	if res.StatusCode != 400 || !strings.Contains(string(b), "every kept version counted") {
 		t.Errorf("Cartesia past the quota: %d %s", res.StatusCode, b)
+	}
+}
+
+// TestPreflightAllowsPut: a page on another origin may set the account's
+// default lexicons (PUT /v1/account/lexicons), as it may call the other
+// routes: the CORS preflight allows every method the API serves, PUT and
+// PATCH (Cartesia's dictionaries) included, and the PUT itself answers.
+func TestPreflightAllowsPut(t *testing.T) {
+	e := testserver.New(t, testserver.Options{})
+	for _, method := range []string{"PUT", "PATCH", "DELETE", "POST", "GET"} {
+		req, err := http.NewRequest("OPTIONS", e.TS.URL+"/v1/account/lexicons", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Origin", "http://app.example")
+		req.Header.Set("Access-Control-Request-Method", method)
+		res, err := e.TS.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		allowed := strings.Split(res.Header.Get("Access-Control-Allow-Methods"), ", ")
+		if res.StatusCode != http.StatusNoContent || !slices.Contains(allowed, method) {
+			t.Errorf("preflight for %s: %d, Access-Control-Allow-Methods %q", method, res.StatusCode, res.Header.Get("Access-Control-Allow-Methods"))
+		}
+	}
+	res := e.Do("PUT", "/v1/account/lexicons", e.Key, "application/json", strings.NewReader(`{"lexicons":[]}`))
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("PUT /v1/account/lexicons: %d", res.StatusCode)
+	}
+}
+
+// TestLexiconNameIsText: a lexicon's name is text, as key, account and
+// clone names are: control characters (a line break, ESC), bidirectional
+// and invisible format characters and invalid UTF-8 are refused with 400
+// invalid_value on name, and nothing is stored.
+func TestLexiconNameIsText(t *testing.T) {
+	e := testserver.New(t, testserver.Options{})
+	for _, name := range []string{"a%0Ab", "%1B%5D0%3Bx%07", "ad%E2%80%8Bmin", "x%E2%80%AEy", "%FF"} {
+		res := e.Do("POST", "/v1/lexicons?name="+name, e.Key, "application/pls+xml", strings.NewReader(testserver.WhoPLS))
+		var werr testserver.ErrorBody
+		json.NewDecoder(res.Body).Decode(&werr)
+		res.Body.Close()
+		if res.StatusCode != http.StatusBadRequest || werr.Error.Code != wire.CodeInvalidValue || werr.Error.Param != "name" {
+			t.Errorf("name %s: %d %+v, want 400 invalid_value on name", name, res.StatusCode, werr.Error)
+		}
+	}
+	res := e.Do("GET", "/v1/lexicons", e.Key, "", nil)
+	var list wire.LexiconList
+	json.NewDecoder(res.Body).Decode(&list)
+	res.Body.Close()
+	if len(list.Data) != 0 {
+		t.Errorf("stored: %+v", list.Data)
+	}
+	if l := testserver.CreateLexicon(t, e, e.Key, "Akronyme%20%C3%A9t%C3%A9", testserver.WhoPLS); l.Name != "Akronyme été" {
+		t.Errorf("a plain name: %q", l.Name)
+	}
+}
+
+// TestLexiconVersionUnknown: GET /v1/lexicons/{id}?version= of a version
+// the lexicon does not have says so (404 naming the version), not that
+// the account has no such lexicon; an unknown lexicon is still that.
+func TestLexiconVersionUnknown(t *testing.T) {
+	e := testserver.New(t, testserver.Options{})
+	l := testserver.CreateLexicon(t, e, e.Key, "acronyms", testserver.WhoPLS)
+	for path, want := range map[string]string{
+		"/v1/lexicons/" + l.ID + "?version=nope":         `has no version "nope"`,
+		"/v1/lexicons/missing?version=" + l.Version:      `no lexicon (pronunciation dictionary) "missing"`,
+		"/v1/lexicons/" + l.ID + "?version=" + l.Version: "",
+	} {
+		res := e.Do("GET", path, e.Key, "", nil)
+		var werr testserver.ErrorBody
+		json.NewDecoder(res.Body).Decode(&werr)
+		res.Body.Close()
+		switch {
+		case want == "" && res.StatusCode != http.StatusOK:
+			t.Errorf("GET %s: %d %+v", path, res.StatusCode, werr.Error)
+		case want != "" && (res.StatusCode != http.StatusNotFound || werr.Error.Code != wire.CodeLexiconNotFound || !strings.Contains(werr.Error.Message, want)):
+			t.Errorf("GET %s: %d %+v, want 404 lexicon_not_found saying %s", path, res.StatusCode, werr.Error, want)
+		}
 	}
 }
