@@ -86,6 +86,7 @@ type Context struct {
 	queue  *Queue
 	cancel context.CancelFunc
 	placed bool // holds a place among the socket's MaxSocketContexts (guarded by the set's mu)
+	over   bool // its goroutine has ended (guarded by the set's mu)
 }
 
 // ContextSet is the contexts open on one socket.
@@ -94,6 +95,9 @@ type ContextSet struct {
 	guard *Guard
 	mu    sync.Mutex // guards open, places and each Context's placed
 	open  map[string]*Context
+	// closing holds the contexts ended (End) that still speak: their id
+	// may name a new context, and Cancel still stops them.
+	closing map[*Context]bool
 	// places counts the contexts that hold a place among the
 	// MaxSocketContexts: those open, and those ended (End: their id is
 	// free) that still speak; a cancelled one gives its place back at once.
@@ -105,7 +109,7 @@ type ContextSet struct {
 
 // NewContextSet returns the contexts of the socket g guards.
 func (c *Core) NewContextSet(g *Guard) *ContextSet {
-	return &ContextSet{c: c, guard: g, open: map[string]*Context{}, ended: make(chan struct{}, 1)}
+	return &ContextSet{c: c, guard: g, open: map[string]*Context{}, closing: map[*Context]bool{}, ended: make(chan struct{}, 1)}
 }
 
 // Running is the number of contexts whose goroutine has not ended:
@@ -159,6 +163,10 @@ func (cs *ContextSet) Start(parent context.Context, id string, job StreamJob, w 
 	cs.wg.Go(func() {
 		defer cancel()
 		res, err := in.Run(sc.queue)
+		cs.mu.Lock()
+		sc.over = true
+		delete(cs.closing, sc)
+		cs.mu.Unlock()
 		cs.forget(sc)
 		cs.unplace(sc) // before done's last message: a client that reads it may open the next
 		done(res, err)
@@ -215,17 +223,32 @@ func (cs *ContextSet) Send(sc *Context, op Op, size int) bool {
 // MaxSocketContexts until then.
 func (cs *ContextSet) End(sc *Context, op Op, size int) bool {
 	cs.forget(sc)
+	cs.mu.Lock()
+	if !sc.over {
+		cs.closing[sc] = true
+	}
+	cs.mu.Unlock()
 	op.End = true
 	return cs.Send(sc, op, size)
 }
 
-// Cancel stops the context named id at once, if it is open.
+// Cancel stops the context named id at once, if it is open or ended
+// and still speaking.
 func (cs *ContextSet) Cancel(id string) {
 	cs.mu.Lock()
-	sc := cs.open[id]
-	delete(cs.open, id)
+	var stop []*Context
+	if sc := cs.open[id]; sc != nil {
+		stop = append(stop, sc)
+		delete(cs.open, id)
+	}
+	for sc := range cs.closing {
+		if sc.ID == id {
+			stop = append(stop, sc)
+			delete(cs.closing, sc)
+		}
+	}
 	cs.mu.Unlock()
-	if sc != nil {
+	for _, sc := range stop {
 		sc.cancel()
 		cs.unplace(sc)
 	}

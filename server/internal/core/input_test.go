@@ -345,3 +345,25 @@ func TestContextSetCountsEnding(t *testing.T) {
 	}
 	cs.EndAll()
 }
+
+// TestContextSetCancelEnded: a context its client has ended (its last
+// text sent, still speaking) is still cancelled by its id, as Cartesia's
+// cancel is documented: the barge-in of a reply sent whole.
+func TestContextSetCancelEnded(t *testing.T) {
+	c := newTestCore(t, nil)
+	cs := c.NewContextSet(c.NewGuard(Creds{R: httptest.NewRequest("GET", "/", nil), Account: "a"}))
+	block := make(chan struct{})
+	ended := make(chan error, 1)
+	job := streamJob()
+	job.Text = func(string) { <-block } // holds the context's goroutine at its first text
+	sc, werr := cs.Start(t.Context(), "reply", job, io.Discard, func(_ tts.Result, err error) { ended <- err })
+	if werr != nil {
+		t.Fatal(werr)
+	}
+	cs.End(sc, Op{Text: strings.Repeat("A sentence of the reply. ", 20)}, 500)
+	cs.Cancel("reply")
+	close(block)
+	if err := <-ended; !errors.Is(err, ErrGone) {
+		t.Errorf("an ended context cancelled by its id: ended with %v, want ErrGone (it spoke on)", err)
+	}
+}
