@@ -85,14 +85,23 @@ type Context struct {
 	ID     string
 	queue  *Queue
 	cancel context.CancelFunc
+	placed bool // holds a place among the socket's MaxSocketContexts (guarded by the set's mu)
+	over   bool // its goroutine has ended (guarded by the set's mu)
 }
 
 // ContextSet is the contexts open on one socket.
 type ContextSet struct {
-	c       *Core
-	guard   *Guard
-	mu      sync.Mutex // guards open
-	open    map[string]*Context
+	c     *Core
+	guard *Guard
+	mu    sync.Mutex // guards open, places and each Context's placed
+	open  map[string]*Context
+	// closing holds the contexts ended (End) that still speak: their id
+	// may name a new context, and Cancel still stops them.
+	closing map[*Context]bool
+	// places counts the contexts that hold a place among the
+	// MaxSocketContexts: those open, and those ended (End: their id is
+	// free) that still speak; a cancelled one gives its place back at once.
+	places  int
 	wg      sync.WaitGroup
 	running atomic.Int32  // goroutines not ended
 	ended   chan struct{} // signalled as a context's goroutine ends
@@ -100,7 +109,7 @@ type ContextSet struct {
 
 // NewContextSet returns the contexts of the socket g guards.
 func (c *Core) NewContextSet(g *Guard) *ContextSet {
-	return &ContextSet{c: c, guard: g, open: map[string]*Context{}, ended: make(chan struct{}, 1)}
+	return &ContextSet{c: c, guard: g, open: map[string]*Context{}, closing: map[*Context]bool{}, ended: make(chan struct{}, 1)}
 }
 
 // Running is the number of contexts whose goroutine has not ended:
@@ -118,11 +127,12 @@ func (cs *ContextSet) Get(id string) *Context {
 	return cs.open[id]
 }
 
-// Full reports whether no other context may open.
+// Full reports whether no other context may open: MaxSocketContexts
+// are open, or ended and still speaking.
 func (cs *ContextSet) Full() bool {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	return len(cs.open) >= MaxSocketContexts
+	return cs.places >= MaxSocketContexts
 }
 
 // Start opens a context named id under parent: the socket's credentials
@@ -144,15 +154,21 @@ func (cs *ContextSet) Start(parent context.Context, id string, job StreamJob, w 
 		cancel()
 		return nil, toWire(err)
 	}
-	sc := &Context{ID: id, queue: NewQueue(), cancel: cancel}
+	sc := &Context{ID: id, queue: NewQueue(), cancel: cancel, placed: true}
 	cs.mu.Lock()
 	cs.open[id] = sc
+	cs.places++
 	cs.mu.Unlock()
 	cs.running.Add(1)
 	cs.wg.Go(func() {
 		defer cancel()
 		res, err := in.Run(sc.queue)
+		cs.mu.Lock()
+		sc.over = true
+		delete(cs.closing, sc)
+		cs.mu.Unlock()
 		cs.forget(sc)
+		cs.unplace(sc) // before done's last message: a client that reads it may open the next
 		done(res, err)
 		cs.running.Add(-1)
 		select {
@@ -180,6 +196,16 @@ func (cs *ContextSet) forget(sc *Context) {
 	}
 }
 
+// unplace gives sc's place among the MaxSocketContexts back, once.
+func (cs *ContextSet) unplace(sc *Context) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if sc.placed {
+		sc.placed = false
+		cs.places--
+	}
+}
+
 // Send queues op, which came in size bytes, for sc; when too much waits
 // (MaxPending, MaxOps), sc is cancelled and Send reports false.
 func (cs *ContextSet) Send(sc *Context, op Op, size int) bool {
@@ -188,25 +214,43 @@ func (cs *ContextSet) Send(sc *Context, op Op, size int) bool {
 	}
 	sc.cancel()
 	cs.forget(sc)
+	cs.unplace(sc)
 	return false
 }
 
 // End sends sc its last Op (op.End set) and closes its entry: the id may
-// name a new context while sc finishes.
+// name a new context while sc finishes, which keeps its place among the
+// MaxSocketContexts until then.
 func (cs *ContextSet) End(sc *Context, op Op, size int) bool {
 	cs.forget(sc)
+	cs.mu.Lock()
+	if !sc.over {
+		cs.closing[sc] = true
+	}
+	cs.mu.Unlock()
 	op.End = true
 	return cs.Send(sc, op, size)
 }
 
-// Cancel stops the context named id at once, if it is open.
+// Cancel stops the context named id at once, if it is open or ended
+// and still speaking.
 func (cs *ContextSet) Cancel(id string) {
 	cs.mu.Lock()
-	sc := cs.open[id]
-	delete(cs.open, id)
+	var stop []*Context
+	if sc := cs.open[id]; sc != nil {
+		stop = append(stop, sc)
+		delete(cs.open, id)
+	}
+	for sc := range cs.closing {
+		if sc.ID == id {
+			stop = append(stop, sc)
+			delete(cs.closing, sc)
+		}
+	}
 	cs.mu.Unlock()
-	if sc != nil {
+	for _, sc := range stop {
 		sc.cancel()
+		cs.unplace(sc)
 	}
 }
 

@@ -294,3 +294,76 @@ func TestInputStopsWhenGone(t *testing.T) {
 		t.Errorf("%d ops taken after the client left with the first; want 1", taken)
 	}
 }
+
+// TestContextSetCountsEnding: a context its client ended (End: the rest
+// is spoken, its id free for a new context) still holds its place among
+// the MaxSocketContexts until it has finished, so a client cannot speak
+// more than that at once by ending each context as it opens it; a
+// cancelled one gives its place back at once.
+func TestContextSetCountsEnding(t *testing.T) {
+	c := newTestCore(t, nil)
+	cs := c.NewContextSet(c.NewGuard(Creds{R: httptest.NewRequest("GET", "/", nil), Account: "a"}))
+	block := make(chan struct{})
+	var ended sync.WaitGroup
+	start := func(id string) (*Context, *fault.Error) {
+		job := streamJob()
+		job.Text = func(string) { <-block } // holds the context's goroutine at its first text
+		ended.Add(1)
+		sc, werr := cs.Start(t.Context(), id, job, io.Discard, func(tts.Result, error) { ended.Done() })
+		if werr != nil {
+			ended.Done()
+		}
+		return sc, werr
+	}
+	for i := range MaxSocketContexts {
+		sc, werr := start(string(rune('a' + i)))
+		if werr != nil {
+			t.Fatal(werr)
+		}
+		cs.End(sc, Op{Text: "Hello there."}, 12) // ended at once, still speaking
+	}
+	if sc, werr := start("over"); werr == nil {
+		t.Errorf("context %d while %d ended ones speak: opened, want 429", MaxSocketContexts+1, MaxSocketContexts)
+		cs.End(sc, Op{End: true}, 0)
+	} else if werr.Status != http.StatusTooManyRequests {
+		t.Errorf("context %d: %v, want 429", MaxSocketContexts+1, werr)
+	}
+	if sc, werr := start("a"); werr == nil { // the id of an ended context is free, its place is not
+		t.Errorf("a new context under an ended one's id while it speaks: opened, want 429")
+		cs.End(sc, Op{End: true}, 0)
+	}
+	close(block)
+	ended.Wait()
+	for i := range MaxSocketContexts {
+		if _, werr := start(string(rune('v' + i))); werr != nil {
+			t.Fatalf("context %d once the ended ones finished: %v", i+1, werr)
+		}
+	}
+	cs.Cancel("v")
+	if _, werr := start("after-cancel"); werr != nil {
+		t.Errorf("a context after one was cancelled: %v, want its place free at once", werr)
+	}
+	cs.EndAll()
+}
+
+// TestContextSetCancelEnded: a context its client has ended (its last
+// text sent, still speaking) is still cancelled by its id, as Cartesia's
+// cancel is documented: the barge-in of a reply sent whole.
+func TestContextSetCancelEnded(t *testing.T) {
+	c := newTestCore(t, nil)
+	cs := c.NewContextSet(c.NewGuard(Creds{R: httptest.NewRequest("GET", "/", nil), Account: "a"}))
+	block := make(chan struct{})
+	ended := make(chan error, 1)
+	job := streamJob()
+	job.Text = func(string) { <-block } // holds the context's goroutine at its first text
+	sc, werr := cs.Start(t.Context(), "reply", job, io.Discard, func(_ tts.Result, err error) { ended <- err })
+	if werr != nil {
+		t.Fatal(werr)
+	}
+	cs.End(sc, Op{Text: strings.Repeat("A sentence of the reply. ", 20)}, 500)
+	cs.Cancel("reply")
+	close(block)
+	if err := <-ended; !errors.Is(err, ErrGone) {
+		t.Errorf("an ended context cancelled by its id: ended with %v, want ErrGone (it spoke on)", err)
+	}
+}
