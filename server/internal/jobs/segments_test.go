@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/internal/testkit/wait"
 	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/server/internal/jobs"
 	"github.com/voxkit/voxkit/server/internal/testserver"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/tts"
@@ -102,5 +104,44 @@ func TestJobSlowSpeech(t *testing.T) {
 				t.Errorf("%.1f s of audio: the text makes more", got)
 			}
 		})
+	}
+}
+
+// A job that ended without results holds no audio: a cancelled one and
+// a failed one drop their segments' audio (they kept it, counted against
+// -job-storage, until deleted: an account that cancelled its jobs got
+// 429 job_limit_reached for the next).
+func TestJobEndedHoldsNoAudio(t *testing.T) {
+	t.Parallel()
+	e := testserver.New(t, testserver.Options{Synth: func(o *tts.Options) { o.MaxAudio = 40 * time.Second },
+		Jobs: server.JobOptions{Enabled: true, MaxSegment: 300, Workers: 1, Poll: 50 * time.Millisecond}})
+	held := func() int64 {
+		n, err := e.Store.JobBytes(t.Context(), "local")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// Cancelled once a segment of the slow voice is done.
+	j := submit(t, e, e.Key, map[string]any{"voice": "slow", "response_format": "wav", "input": prose(60)})
+	if !wait.For(jobTimeout, func() bool { return getJob(t, e, e.Key, j.ID).Progress.SegmentsDone > 0 }) {
+		t.Fatal("no segment done")
+	}
+	var cancelled jobs.Job
+	if code := e.Call("DELETE", "/v1/audio/jobs/"+j.ID, e.Key, "", &cancelled); code != http.StatusOK || cancelled.Status != store.JobCancelled {
+		t.Fatalf("cancel: %d %s", code, cancelled.Status)
+	}
+	if n := held(); n != 0 {
+		t.Errorf("a cancelled job holds %d bytes", n)
+	}
+	// Failed at its second segment (50 s of pauses, past the 40 s a
+	// request may make), once its first is done.
+	j = submit(t, e, e.Key, map[string]any{"voice": "fake", "response_format": "wav", "input": prose(6) + "\n\n" + strings.Repeat("<|pause:5s|> ", 10) + "Done."})
+	if end := waitStatus(t, e, j.ID, store.JobSucceeded, store.JobFailed); end.Status != store.JobFailed || end.Progress.SegmentsDone != 1 {
+		t.Fatalf("job %s with %d segments done, want failed after one", end.Status, end.Progress.SegmentsDone)
+	}
+	// The job shows failed before its audio is dropped.
+	if !wait.For(10*time.Second, func() bool { return held() == 0 }) {
+		t.Errorf("a failed job holds %d bytes", held())
 	}
 }

@@ -350,11 +350,13 @@ func (r *Runner) Submit(ctx context.Context, account string, spec Spec, chapters
 
 // Cancel cancels account's job id if it is queued or running: its
 // segments rendering here stop at once, those on other replicas within
-// Config.Poll. It reports whether it did.
+// Config.Poll, and the audio of those done is dropped. It reports
+// whether it did.
 func (r *Runner) Cancel(ctx context.Context, id string) (bool, error) {
 	ok, err := r.jobs.SetJobStatus(ctx, id, []string{store.JobQueued, store.JobRunning}, store.JobCancelled, "")
 	if ok {
 		r.stop(id)
+		err = r.jobs.DropSegmentAudio(ctx, id)
 	}
 	return ok, err
 }
@@ -368,9 +370,15 @@ func (r *Runner) stop(job string) {
 	}
 }
 
-// fail ends the job as failed with msg, unless it ended already.
+// fail ends the job as failed with msg, unless it ended already, and
+// drops the audio of its segments done: a job that ended holds none, no
+// more than one cancelled (a segment finishing later keeps none).
 func (r *Runner) fail(ctx context.Context, job, msg string) {
-	if _, err := r.jobs.SetJobStatus(ctx, job, []string{store.JobQueued, store.JobRunning}, store.JobFailed, msg); err != nil {
+	ok, err := r.jobs.SetJobStatus(ctx, job, []string{store.JobQueued, store.JobRunning}, store.JobFailed, msg)
+	if ok {
+		err = r.jobs.DropSegmentAudio(context.WithoutCancel(ctx), job)
+	}
+	if err != nil {
 		r.log.Error("jobs: marking a job failed", "job", job, "err", err)
 	}
 	r.stop(job)
