@@ -11,6 +11,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/jobs"
 	"github.com/voxkit/voxkit/server/internal/jobs/runner"
 	"github.com/voxkit/voxkit/server/store"
+	"github.com/voxkit/voxkit/tts"
 )
 
 // JobOptions configure long-form jobs: POST /v1/audio/jobs and the
@@ -46,7 +47,9 @@ type JobOptions struct {
 	// its own cores.
 	Workers int
 	// MaxSegment is the most characters of a segment; 0 means about five
-	// minutes of speech (within the Synthesizer's MaxInput).
+	// minutes of speech (runner.DefaultMaxSegment), within the
+	// Synthesizer's MaxInput and less where its MaxAudio is below
+	// tts.DefaultMaxAudio, in proportion. Slow speech cuts shorter ones.
 	MaxSegment int
 	// RescueAfter is River's RescueStuckJobsAfter; 0 means
 	// runner.DefaultRescueAfter (15 minutes). River's rescuer leaves
@@ -90,7 +93,8 @@ func (s *Server) mountJobs(opts Options) error {
 	retention := max(0, cmp.Or(o.Retention, DefaultJobRetention))
 	maxSegment := o.MaxSegment
 	if maxSegment <= 0 {
-		maxSegment = min(runner.DefaultMaxSegment, c.Synth.MaxInput()*9/10)
+		maxSegment = min(runner.DefaultMaxSegment, c.Synth.MaxInput()*9/10,
+			int(float64(runner.DefaultMaxSegment)*c.Synth.MaxAudio().Seconds()/tts.DefaultMaxAudio.Seconds()))
 	}
 	workers := o.Workers
 	switch {

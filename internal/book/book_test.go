@@ -170,13 +170,15 @@ func TestMarkdownBook(t *testing.T) {
 }
 
 // TestHTML: a page is cut at its h1 and h2 headings, each its chapter's
-// title and not read again.
+// title and not read again; note references and the notes (ARIA's
+// doc-noteref, doc-endnotes, as pandoc writes them) are not read.
 func TestHTML(t *testing.T) {
 	page := `<!DOCTYPE html><html><head><title>Moby-Dick</title><style>h1 {}</style></head><body>
 <p>Call me <i>Ishmael</i>.</p>
 <h2 id="c1">Chapter 1. Loomings</h2>
 <p>Some years ago&mdash;never mind how long.</p>
-<h2>Chapter 2. The Carpet-Bag</h2><p>I stuffed a shirt or two.</p><script>alert(1)</script>
+<h2>Chapter 2. The Carpet-Bag</h2><p>I stuffed a shirt or two.<a href="#fn1" role="doc-noteref"><sup>1</sup></a></p><script>alert(1)</script>
+<section class="footnotes" role="doc-endnotes"><hr /><ol><li id="fn1" role="doc-endnote"><p>A note.<a href="#fnref1" role="doc-backlink">↩︎</a></p></li></ol></section>
 </body></html>`
 	got, err := Parse("moby.html", "text/html; charset=utf-8", []byte(page))
 	if err != nil {

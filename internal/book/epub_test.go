@@ -199,7 +199,8 @@ func TestPandocEPUB(t *testing.T) {
 	dir := t.TempDir()
 	md := filepath.Join(dir, "book.md")
 	os.WriteFile(md, []byte("% The Book\n% Ann Author\n\n# Chapter One\n\nIt was *dark*. \"Hello,\" she said.\n\n"+
-		"# Chapter Two\n\nSecond text, with a [link](http://example.com).\n\n## A Section\n\nMore text.\n\n### Deeper\n\nStill two.\n"), 0o644)
+		"# Chapter Two\n\nSecond text, with a [link](http://example.com).\n\n## A Section\n\nMore text.[^1]\n\n### Deeper\n\nStill two.\n\n"+
+		"[^1]: A footnote, not read.\n"), 0o644)
 	for _, to := range []string{"epub2", "epub3"} {
 		t.Run(to, func(t *testing.T) {
 			t.Parallel() // pandoc's start is most of the package's time

@@ -81,7 +81,7 @@ func (w *textWriter) walk(n *html.Node) {
 		w.write(n.Data)
 		return
 	case html.ElementNode:
-		if skipped[n.Data] || strings.Contains(epubType(n), "pagebreak") || strings.Contains(epubType(n), "noteref") {
+		if skipped[n.Data] || unheard(n) {
 			return
 		}
 		if id := attr(n, "id"); id != "" {
@@ -163,6 +163,32 @@ func attr(n *html.Node, key string) string {
 		}
 	}
 	return ""
+}
+
+// unheard reports whether an element is one a listener does not hear:
+// a page-break marker, a note reference, a note or its link back to the
+// text, as EPUB 3 marks them (epub:type), as ARIA does (role), and as
+// pandoc does where it has neither (EPUB 2, HTML 4: its classes).
+func unheard(n *html.Node) bool {
+	t := epubType(n)
+	for _, kind := range []string{"pagebreak", "noteref", "footnote", "endnote", "rearnote"} {
+		if strings.Contains(t, kind) {
+			return true
+		}
+	}
+	for _, f := range strings.Fields(attr(n, "role")) {
+		switch f {
+		case "doc-pagebreak", "doc-noteref", "doc-footnote", "doc-endnote", "doc-endnotes", "doc-backlink":
+			return true
+		}
+	}
+	for _, f := range strings.Fields(attr(n, "class")) {
+		switch f {
+		case "footnote-ref", "footnotes", "footnote-back":
+			return true
+		}
+	}
+	return false
 }
 
 // epubType is an element's epub:type attribute.

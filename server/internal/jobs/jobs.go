@@ -81,7 +81,7 @@ type door struct {
 func Mount(ctx context.Context, mux *http.ServeMux, rooms Rooms, opts Options) (*runner.Runner, error) {
 	d := &door{Rooms: rooms, Options: opts}
 	var err error
-	d.run, err = runner.New(ctx, runner.Config{Store: rooms.Store, Speech: rooms.Speech, Request: d.request, Sentences: d.sentences, Storage: opts.Limits.Bytes, Formats: rooms.Formats,
+	d.run, err = runner.New(ctx, runner.Config{Store: rooms.Store, Speech: rooms.Speech, Request: d.request, Read: d.read, Storage: opts.Limits.Bytes, Formats: rooms.Formats,
 		Workers: opts.Workers, MaxSegment: opts.MaxSegment, Retention: opts.Retention, RescueAfter: opts.RescueAfter, Poll: opts.Poll, Log: rooms.Log})
 	if err != nil {
 		return nil, err

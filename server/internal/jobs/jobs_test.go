@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/voxkit/voxkit/internal/testkit/wait"
 	"github.com/voxkit/voxkit/server"
+	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/jobs"
 	"github.com/voxkit/voxkit/server/internal/jobs/runner"
 	"github.com/voxkit/voxkit/server/internal/testserver"
@@ -72,6 +74,15 @@ func TestJobBook(t *testing.T) {
 	res, part := fetch(t, e, e.Key, "/v1/audio/jobs/"+j.ID+"/audio", "Range", "bytes=100-199")
 	if res.StatusCode != http.StatusPartialContent || string(part) != string(whole[100:200]) {
 		t.Errorf("range: %d, %d bytes", res.StatusCode, len(part))
+	}
+	// A range past the end is a 416 in OpenAI's error shape, as every
+	// error is (http.ServeContent wrote "invalid range: failed to
+	// overlap" as plain text).
+	res, body := fetch(t, e, e.Key, "/v1/audio/jobs/"+j.ID+"/audio", "Range", fmt.Sprintf("bytes=%d-", len(whole)+10))
+	var fe fault.Error
+	if res.StatusCode != http.StatusRequestedRangeNotSatisfiable || res.Header.Get("Content-Type") != "application/json" ||
+		json.Unmarshal(body, &fe) != nil || fe.Code != fault.CodeInvalidValue || res.Header.Get("Content-Range") != fmt.Sprintf("bytes */%d", len(whole)) {
+		t.Errorf("range past the end: %d %v %s", res.StatusCode, res.Header, body)
 	}
 	_, stamps := fetch(t, e, e.Key, "/v1/audio/jobs/"+j.ID+"/timestamps.json")
 	var ts runner.Timestamps

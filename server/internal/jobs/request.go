@@ -73,13 +73,6 @@ func (d *door) parseJob(body []byte, account string) (submission, *fault.Error) 
 	if werr != nil {
 		return s, werr
 	}
-	if sp.InputFormat == wire.InputSSML || strings.HasPrefix(strings.TrimSpace(chapters[0].Text), "<speak") {
-		for _, ch := range chapters {
-			if len(runner.Cut(ch.Text, d.MaxSegment)) > 1 {
-				return s, fault.BadRequest(fault.CodeStringTooLong, "input", "An SSML chapter must fit one segment (%d characters): give its text as several chapters.", d.MaxSegment)
-			}
-		}
-	}
 	if err := d.Formats.Check(encode.Format{Name: sp.Format}); err != nil {
 		return s, fault.BadRequest(fault.CodeUnsupportedFormat, "response_format", "Unsupported response_format %s: supported values are %s.",
 			fault.Echo(sp.Format), strings.Join(d.Formats.Names(), ", "))
@@ -89,6 +82,17 @@ func (d *door) parseJob(body []byte, account string) (submission, *fault.Error) 
 	}
 	if err := tts.CheckSpeed(sp.Speed); err != nil {
 		return s, fault.ToErrorOf(err, sp.Voice, "input")
+	}
+	for i, ch := range chapters {
+		// Slow speech makes shorter segments: each makes about as much
+		// audio as MaxSegment characters at normal speed, within the
+		// synthesizer's limit of a request's audio.
+		script, _ := d.script(sp, account, ch.Text)
+		chapters[i].MaxSegment = max(1, int(float64(cmp.Or(d.MaxSegment, runner.DefaultMaxSegment))*runner.Slowest(script, sp.Speed)))
+		if (sp.InputFormat == wire.InputSSML || strings.HasPrefix(strings.TrimSpace(chapters[0].Text), "<speak")) &&
+			len(runner.Cut(ch.Text, chapters[i].MaxSegment)) > 1 {
+			return s, fault.BadRequest(fault.CodeStringTooLong, "input", "An SSML chapter must fit one segment (%d characters at this speed): give its text as several chapters.", chapters[i].MaxSegment)
+		}
 	}
 	s.spec.Format, s.spec.Rate = sp.Format, encode.Format{Name: sp.Format}.Rate()
 	s.chapters = chapters
@@ -124,38 +128,50 @@ func (d *door) request(spec runner.Spec, account, text string) (core.Job, error)
 	return core.Job{Request: req, Voice: sp.Voice, Speed: &sp.Speed, Lexicons: lexicons.RefsOf(sp.Lexicons)}, nil
 }
 
-// sentences is the runner's Config.Sentences: how many sentences the
-// speech will say of a segment's text, split as the synthesizer splits
-// them (tts.Synthesizer.ParseTags, then tags.Script.Sentences): SSML
-// converted, tags parsed, in the voice's language (its id when it names
-// none), at the sentence length of the slowest speed the text asks for.
-// The count stands for the runner's progress; the speech may differ by
-// what lexicons rewrite.
-func (d *door) sentences(spec runner.Spec, account, text string) int {
+// read is the runner's Config.Read: how many sentences the speech will
+// say of a segment's text, split as the synthesizer splits them
+// (tts.Synthesizer.ParseTags, then tags.Script.Sentences) at the
+// sentence length of the slowest speed the text asks for, and the
+// styles it leaves open, for the next segment of its chapter. The count
+// stands for the runner's progress; the speech may differ by what
+// lexicons rewrite.
+func (d *door) read(spec runner.Spec, account, text string) runner.Reading {
 	sp, werr := d.speechOf(spec.Speech, text)
 	if werr != nil {
-		return 0
+		return runner.Reading{}
 	}
+	script, ok := d.script(sp, account, text)
+	if !ok {
+		return runner.Reading{}
+	}
+	rd := runner.Reading{Sentences: len(script.Sentences(int(float64(sentence.DefaultMaxLen) * runner.Slowest(script, sp.Speed))))}
+	if !isSSML(sp, text) {
+		rd.Carry = runner.Carry(script.Open, tags.ReadInstructions(sp.Instructions).Open())
+	}
+	return rd
+}
+
+// script parses text as the synthesizer parses a request of sp's with
+// it: SSML converted, tags parsed in the voice's language (its id when
+// it names none), the instructions' styles open from the start. ok is
+// false for text it cannot read.
+func (d *door) script(sp wire.Speech, account, text string) (script tags.Script, ok bool) {
 	v, _ := d.Voices.Voice(account, sp.Voice)
 	lang := cmp.Or(v.Language, v.ID)
-	if sp.InputFormat == wire.InputSSML || sp.InputFormat != wire.InputText && ssml.Is(text) {
+	if isSSML(sp, text) {
 		c, err := ssml.Converter{Lang: lang}.Convert(text)
 		if err != nil {
-			return 0
+			return script, false
 		}
 		text = c.Input
 	}
 	script, err := tags.Parse(text, tags.Options{Lang: lang, Open: tags.ReadInstructions(sp.Instructions).Open()})
-	if err != nil {
-		return 0
-	}
-	slowest := min(1, sp.Speed)
-	for _, p := range script.Parts {
-		if !p.IsEvent() {
-			slowest = min(slowest, sp.Speed*p.Style.RateOrDefault())
-		}
-	}
-	return len(script.Sentences(int(float64(sentence.DefaultMaxLen) * max(tags.MinRate, slowest))))
+	return script, err == nil
+}
+
+// isSSML reports whether sp's speech reads text as SSML.
+func isSSML(sp wire.Speech, text string) bool {
+	return sp.InputFormat == wire.InputSSML || sp.InputFormat != wire.InputText && ssml.Is(text)
 }
 
 // chaptersOf reads input or chapters.

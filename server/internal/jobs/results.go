@@ -1,17 +1,16 @@
 package jobs
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/jobs/runner"
+	"github.com/voxkit/voxkit/server/internal/respond"
 	"github.com/voxkit/voxkit/server/store"
 )
 
@@ -51,7 +50,7 @@ func (d *door) file(name string) func(http.ResponseWriter, *http.Request) error 
 		}
 		w.Header().Set("Content-Type", f.ContentType)
 		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", download))
-		http.ServeContent(w, r, "", j.Finished, &parts{ctx: r.Context(), jobs: d.jobs(), f: f, loaded: -1})
+		http.ServeContent(&jsonErrors{ResponseWriter: w}, r, "", j.Finished, runner.OpenFile(r.Context(), d.jobs(), f))
 		return nil
 	}
 }
@@ -60,49 +59,33 @@ func (d *door) file(name string) func(http.ResponseWriter, *http.Request) error 
 // succeeded.
 const CodeNotReady = "job_not_ready"
 
-// parts reads a result file from the store part by part.
-type parts struct {
-	ctx    context.Context
-	jobs   store.Jobs
-	f      store.JobFile
-	off    int64
-	loaded int
-	data   []byte
+// jsonErrors answers http.ServeContent's errors (416 for a range past
+// the file's end, 412 for a failed precondition), which it writes as
+// plain text, in OpenAI's error shape as the other errors are.
+type jsonErrors struct {
+	http.ResponseWriter
+	failed bool
 }
 
-func (p *parts) Read(b []byte) (int, error) {
-	if p.off >= p.f.Size {
-		return 0, io.EOF
+func (w *jsonErrors) WriteHeader(code int) {
+	if code < 400 {
+		w.ResponseWriter.WriteHeader(code)
+		return
 	}
-	i := int(p.off / runner.PartSize)
-	if i != p.loaded {
-		data, err := p.jobs.JobFilePart(p.ctx, p.f.Job, p.f.Name, i)
-		if err != nil {
-			return 0, err
-		}
-		p.data, p.loaded = data, i
+	w.failed = true
+	w.Header().Del("Content-Disposition")
+	msg := "The request's preconditions do not hold for this file."
+	if code == http.StatusRequestedRangeNotSatisfiable {
+		msg = "The range is not within the file (its size is in Content-Range)."
 	}
-	at := p.off - int64(i)*runner.PartSize
-	if at >= int64(len(p.data)) {
-		return 0, fmt.Errorf("jobs: part %d of %s of job %s is short", i, p.f.Name, p.f.Job)
-	}
-	n := copy(b, p.data[at:])
-	p.off += int64(n)
-	return n, nil
+	respond.WriteError(w.ResponseWriter, &fault.Error{Status: code, Type: fault.TypeInvalidRequest, Code: fault.CodeInvalidValue, Param: "Range", Message: msg})
 }
 
-func (p *parts) Seek(off int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		off += p.off
-	case io.SeekEnd:
-		off += p.f.Size
+func (w *jsonErrors) Write(b []byte) (int, error) {
+	if w.failed {
+		return len(b), nil // the plain text of the error written above
 	}
-	if off < 0 {
-		return 0, errors.New("jobs: seek before the start")
-	}
-	p.off = off
-	return off, nil
+	return w.ResponseWriter.Write(b)
 }
 
 // events answers GET /v1/audio/jobs/{id}/events: server-sent events, a

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/voxkit/voxkit/tags"
 )
 
 // DefaultMaxSegment is the most characters of a segment when
@@ -68,4 +70,33 @@ func byteOffset(s string, n int) int {
 		n--
 	}
 	return len(s)
+}
+
+// Slowest is the slowest rate script is spoken at, speed times its
+// tags' rates, within the tags' limits and at most 1: a chapter's
+// segments are that much shorter (so that each makes about as much
+// audio as at normal speed), its sentences cut that much shorter.
+func Slowest(script tags.Script, speed float64) float64 {
+	rate := min(1, speed)
+	for _, p := range script.Parts {
+		if !p.IsEvent() {
+			rate = min(rate, speed*p.Style.RateOrDefault())
+		}
+	}
+	return max(tags.MinRate, rate)
+}
+
+// Carry is what the next segment opens in front of its text to go on
+// in the styles open at this one's end (open, tags.Script.Open): those
+// tags, after a reset when the instructions' styles (which every
+// segment opens) are not exactly what is open.
+func Carry(open, instructions []string) string {
+	s := strings.Join(open, "")
+	switch {
+	case len(instructions) == 0:
+		return s
+	case s == strings.Join(instructions, ""):
+		return ""
+	}
+	return "<|reset|>" + s
 }

@@ -91,3 +91,23 @@ func TestChapterMarks(t *testing.T) {
 		t.Errorf("tag of %d bytes (part %d): %v", len(b), PartSize, err)
 	}
 }
+
+// Carry opens again what is open at a segment's end; the instructions'
+// styles, which every segment opens anyway, are reset first unless they
+// are exactly what is open.
+func TestCarry(t *testing.T) {
+	for _, c := range []struct {
+		open, instructions []string
+		want               string
+	}{
+		{nil, nil, ""},
+		{[]string{"<|whisper|>", "<|rate:2|>"}, nil, "<|whisper|><|rate:2|>"},
+		{[]string{"<|slow|>"}, []string{"<|slow|>"}, ""},
+		{nil, []string{"<|slow|>"}, "<|reset|>"},
+		{[]string{"<|slow|>", "<|loud|>"}, []string{"<|slow|>"}, "<|reset|><|slow|><|loud|>"},
+	} {
+		if got := Carry(c.open, c.instructions); got != c.want {
+			t.Errorf("Carry(%q, %q) = %q, want %q", c.open, c.instructions, got, c.want)
+		}
+	}
+}

@@ -62,6 +62,20 @@ type Spec struct {
 // Chapter is a chapter of a job's text.
 type Chapter struct {
 	Title, Text string
+	// MaxSegment is the most characters of its segments; 0 means
+	// Config.MaxSegment. The door shortens them for slow speech, so
+	// that a segment makes about as much audio at any speed.
+	MaxSegment int
+}
+
+// Reading is what Config.Read finds in a segment's text.
+type Reading struct {
+	// Sentences is how many sentences the speech will say of it.
+	Sentences int
+	// Carry is the tags that the next segment of its chapter opens in
+	// front of its text, so that the styles open at this one's end go
+	// on there, as in one input (tags.Script.Open).
+	Carry string
 }
 
 // Config configures a Runner.
@@ -73,10 +87,11 @@ type Config struct {
 	// Request turns a segment's text into the core's job, as the door
 	// reads Spec.Speech; its request's format is raw pcm at Spec.Rate.
 	Request func(spec Spec, account, text string) (core.Job, error)
-	// Sentences counts the sentences of a segment's text as the speech
-	// will split them (the door reads Spec.Speech for the voice's
-	// language); nil counts none.
-	Sentences func(spec Spec, account, text string) int
+	// Read reads a segment's text as the speech will (the door reads
+	// Spec.Speech for the voice's language and instructions): the
+	// sentences it says and the styles it leaves open (Reading); nil
+	// counts none and carries none.
+	Read func(spec Spec, account, text string) Reading
 	// Storage is the most audio an account's jobs may hold, checked as
 	// each segment is kept (store.JobLimits.Bytes); 0 none.
 	Storage int64
@@ -292,16 +307,22 @@ func (r *Runner) Renders() int {
 }
 
 // Submit cuts the chapters into segments, keeps the job and queues its
-// segments. ErrLimit (wrapped) when the account is over lim.
+// segments. ErrLimit (wrapped) when the account is over lim. A segment
+// after the first of its chapter opens, in front of its text, the
+// styles the one before left open (Reading.Carry): a tag opened before a
+// cut styles the text after it, and its closing tag closes it there.
 func (r *Runner) Submit(ctx context.Context, account string, spec Spec, chapters []Chapter, lim store.JobLimits) (store.Job, error) {
 	var segs []store.JobSegment
 	chars := 0
 	for i, ch := range chapters {
 		spec.Chapters = append(spec.Chapters, ch.Title)
-		for _, text := range Cut(ch.Text, r.cfg.MaxSegment) {
+		carry := ""
+		for _, text := range Cut(ch.Text, cmp.Or(ch.MaxSegment, r.cfg.MaxSegment)) {
+			text = carry + text
 			seg := store.JobSegment{Seq: len(segs), Chapter: i, Text: text}
-			if r.cfg.Sentences != nil {
-				seg.Sentences = r.cfg.Sentences(spec, account, text)
+			if r.cfg.Read != nil {
+				rd := r.cfg.Read(spec, account, text)
+				seg.Sentences, carry = rd.Sentences, rd.Carry
 			}
 			segs = append(segs, seg)
 			chars += len([]rune(text))
@@ -329,11 +350,13 @@ func (r *Runner) Submit(ctx context.Context, account string, spec Spec, chapters
 
 // Cancel cancels account's job id if it is queued or running: its
 // segments rendering here stop at once, those on other replicas within
-// Config.Poll. It reports whether it did.
+// Config.Poll, and the audio of those done is dropped. It reports
+// whether it did.
 func (r *Runner) Cancel(ctx context.Context, id string) (bool, error) {
 	ok, err := r.jobs.SetJobStatus(ctx, id, []string{store.JobQueued, store.JobRunning}, store.JobCancelled, "")
 	if ok {
 		r.stop(id)
+		err = r.jobs.DropSegmentAudio(ctx, id)
 	}
 	return ok, err
 }
@@ -347,9 +370,15 @@ func (r *Runner) stop(job string) {
 	}
 }
 
-// fail ends the job as failed with msg, unless it ended already.
+// fail ends the job as failed with msg, unless it ended already, and
+// drops the audio of its segments done: a job that ended holds none, no
+// more than one cancelled (a segment finishing later keeps none).
 func (r *Runner) fail(ctx context.Context, job, msg string) {
-	if _, err := r.jobs.SetJobStatus(ctx, job, []string{store.JobQueued, store.JobRunning}, store.JobFailed, msg); err != nil {
+	ok, err := r.jobs.SetJobStatus(ctx, job, []string{store.JobQueued, store.JobRunning}, store.JobFailed, msg)
+	if ok {
+		err = r.jobs.DropSegmentAudio(context.WithoutCancel(ctx), job)
+	}
+	if err != nil {
 		r.log.Error("jobs: marking a job failed", "job", job, "err", err)
 	}
 	r.stop(job)
