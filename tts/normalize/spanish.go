@@ -107,6 +107,8 @@ func spanish() *language {
 			"km/h": {"kilómetro por hora", "kilómetros por hora"}, "MB": {"megabyte", "megabytes"}, "GB": {"gigabyte", "gigabytes"},
 			"kB": {"kilobyte", "kilobytes"}, "Hz": {"hercio", "hercios"}, "kW": {"kilovatio", "kilovatios"}, "W": {"vatio", "vatios"},
 			"kWh": {"kilovatio hora", "kilovatios hora"}, "V": {"voltio", "voltios"},
+			"m²": {"metro cuadrado", "metros cuadrados"}, "m2": {"metro cuadrado", "metros cuadrados"}, "km²": {"kilómetro cuadrado", "kilómetros cuadrados"},
+			"cm²": {"centímetro cuadrado", "centímetros cuadrados"}, "m³": {"metro cúbico", "metros cúbicos"}, "m3": {"metro cúbico", "metros cúbicos"},
 		},
 		degree: unit{"grado", "grados"}, celsius: "Celsius", fahrenheit: "Fahrenheit",
 		names: webWords{dot: "punto", slash: "barra", at: "arroba", colon: "dos puntos", dash: "guion", underscore: "guion bajo"},
