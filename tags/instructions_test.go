@@ -20,6 +20,7 @@ func TestReadInstructions(t *testing.T) {
 		{"Speak calmly, in a sad voice; angrily too", []string{"calm", "sad", "angry"}, nil},
 		{"Don't whisper, speak like a pirate", nil, []string{"not whisper", "pirate"}},
 		{"not too fast", nil, []string{"not fast"}},
+		{"Do not whisper. Please do speak slowly", []string{"slow"}, []string{"not whisper"}},
 		{"a b c d e f g h i j k", nil, []string{"b", "c", "d", "e", "f", "g", "h", "i", "..."}},
 	} {
 		got := tags.ReadInstructions(c.text)
