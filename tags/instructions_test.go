@@ -21,6 +21,9 @@ func TestReadInstructions(t *testing.T) {
 		{"Don't whisper, speak like a pirate", nil, []string{"not whisper", "pirate"}},
 		{"not too fast", nil, []string{"not fast"}},
 		{"Do not whisper. Please do speak slowly", []string{"slow"}, []string{"not whisper"}},
+		// The labels of OpenAI's prompt templates carry no style of their own.
+		{"Voice Affect: calm. Tone: sad. Pacing: slow. Emotion: sad. Delivery: soft. Pauses: none. Phrasing: plain. Personality: calm. Pronunciation: crisp",
+			[]string{"calm", "sad", "slow", "soft"}, []string{"none", "plain", "crisp"}},
 		{"a b c d e f g h i j k", nil, []string{"b", "c", "d", "e", "f", "g", "h", "i", "..."}},
 	} {
 		got := tags.ReadInstructions(c.text)
