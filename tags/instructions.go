@@ -39,7 +39,8 @@ func init() {
 		it its this that you your speak speaking spoken say saying said talk talking read reading sound sounding
 		voice tone manner way style pace speed rate volume pitch very more bit little slightly somewhat
 		rather quite really much a-bit tad like use using neutral normal natural normally naturally
-		then too so also just all`) {
+		then too so also just all do
+		affect pacing emotion emotions delivery pauses phrasing personality pronunciation`) {
 		instructionFillers[w] = true
 	}
 }

@@ -20,6 +20,10 @@ func TestReadInstructions(t *testing.T) {
 		{"Speak calmly, in a sad voice; angrily too", []string{"calm", "sad", "angry"}, nil},
 		{"Don't whisper, speak like a pirate", nil, []string{"not whisper", "pirate"}},
 		{"not too fast", nil, []string{"not fast"}},
+		{"Do not whisper. Please do speak slowly", []string{"slow"}, []string{"not whisper"}},
+		// The labels of OpenAI's prompt templates carry no style of their own.
+		{"Voice Affect: calm. Tone: sad. Pacing: slow. Emotion: sad. Delivery: soft. Pauses: none. Phrasing: plain. Personality: calm. Pronunciation: crisp",
+			[]string{"calm", "sad", "slow", "soft"}, []string{"none", "plain", "crisp"}},
 		{"a b c d e f g h i j k", nil, []string{"b", "c", "d", "e", "f", "g", "h", "i", "..."}},
 	} {
 		got := tags.ReadInstructions(c.text)

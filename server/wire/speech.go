@@ -246,8 +246,11 @@ func speechOf(raw map[string]json.RawMessage, defaultFormat string) (Speech, err
 }
 
 // decodeObject decodes a request body that must be one JSON object;
-// example shows one in the message of the 400.
+// example shows one in the message of the 400. A UTF-8 byte order mark
+// before it, which some editors and PowerShell write, is passed over
+// (RFC 8259 lets a parser ignore one).
 func decodeObject(body []byte, example string) (map[string]json.RawMessage, error) {
+	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
 	if !utf8.Valid(body) {
 		return nil, fault.BadRequest(fault.CodeInvalidJSON, "", "The request body is not valid UTF-8.")
 	}

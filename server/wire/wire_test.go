@@ -34,6 +34,9 @@ func TestParseSpeech(t *testing.T) {
 		{`{"voice":"a","input":"hi","lexicons":[]}`,
 			Speech{Voice: "a", Input: "hi", Format: "wav", Speed: 1, StreamFormat: "audio", Normalize: true, Lexicons: []string{}}},
 		{`{"voice":"a","input":"hi","seed":-42}`, Speech{Voice: "a", Input: "hi", Format: "wav", Speed: 1, StreamFormat: "audio", Normalize: true, Seed: -42}},
+		// A body saved by an editor (or PowerShell) that writes a UTF-8
+		// byte order mark first: RFC 8259 lets a parser ignore it.
+		{"\uFEFF{\"voice\":\"a\",\"input\":\"hi\"}", Speech{Voice: "a", Input: "hi", Format: "wav", Speed: 1, StreamFormat: "audio", Normalize: true}},
 	} {
 		got, err := ParseSpeech([]byte(tc.body), "")
 		if err != nil || !reflect.DeepEqual(got, tc.want) {

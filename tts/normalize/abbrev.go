@@ -92,6 +92,9 @@ func (l *language) abbreviationOf(abbrevs map[string]abbrev) func(n *normalizer,
 				a, ok = lookupAbbrev(abbrevs, key, start)
 			}
 			if ok {
+				if a.where == beforeName && titlePair(n, i+used, abbrevs, l.and) {
+					a.where = anywhere // "M. et Mme Dupont": the name after the next title is this one's too
+				}
 				if s, ok := placeAbbrev(n, i+used, a); ok {
 					best, say, eat = used, s, dot
 					if a.phone {
@@ -146,6 +149,21 @@ func lookupAbbrev(abbrevs map[string]abbrev, key string, start bool) (abbrev, bo
 		}
 	}
 	return abbrev{}, false
+}
+
+// titlePair reports whether words next on are "and" (and, or "&") and a
+// title before a name: "et Mme Dupont" after the "M." of "M. et Mme
+// Dupont".
+func titlePair(n *normalizer, next int, abbrevs map[string]abbrev, and string) bool {
+	if w := n.core(next); w != and && w != "&" || n.lead(next) != "" {
+		return false
+	}
+	key := n.core(next + 1)
+	a, ok := abbrevs[key+"."]
+	if !ok || !strings.HasPrefix(n.trail(next+1), ".") {
+		a, ok = abbrevs[key]
+	}
+	return ok && (a.where == beforeName || a.where == anywhere) && n.lead(next+1) == "" && isCapitalized(n.core(next+2)) && n.lead(next+2) == ""
 }
 
 // placeAbbrev returns what a is read as before word next, false when it
