@@ -80,12 +80,9 @@ func enYear(y int64) string {
 }
 
 // enFractionName names a common fraction: 1/2 "one half", 3/4 "three
-// quarters", 5/8 "five eighths", and 24/7 as the idiom; "" for one it
-// does not name.
+// quarters", 5/8 "five eighths"; "" for one it does not name. ("24/7"
+// is numeral's, in every language.)
 func enFractionName(a, b int64) string {
-	if a == 24 && b == 7 {
-		return "twenty four seven" // round the clock, not a fraction
-	}
 	if b < 2 || b > 10 && b != 12 && b != 16 && b != 32 && b != 64 && b != 100 || a > 99 {
 		return ""
 	}
