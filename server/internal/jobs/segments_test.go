@@ -185,3 +185,20 @@ func TestJobCancelledWhileFinishing(t *testing.T) {
 		return
 	}
 }
+
+// A text at the character limit is taken in JSON whose encoder escapes
+// every character that is not ASCII (\u00e9: six bytes, as Python's
+// json.dumps writes by default): the body was refused (413) past four
+// bytes a character.
+func TestJobEscapedJSONAtTheLimit(t *testing.T) {
+	t.Parallel()
+	e := jobEnv(t, "", server.JobOptions{MaxInput: 100_000})
+	body := `{"voice":"fake","response_format":"wav","input":"` + strings.Repeat(`\u00e9\u00e9\u00e9\u00e9\u00e9 `, 16_666) + `"}`
+	var j jobs.Job
+	if code := e.Call("POST", "/v1/audio/jobs", e.Key, body, &j); code != http.StatusAccepted || j.Progress.CharactersTotal < 99_000 {
+		t.Fatalf("%d bytes of JSON: %d %+v", len(body), code, j.Progress)
+	}
+	if code := e.Call("DELETE", "/v1/audio/jobs/"+j.ID, e.Key, "", nil); code != http.StatusOK {
+		t.Fatalf("cancel: %d", code)
+	}
+}
