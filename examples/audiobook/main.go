@@ -29,6 +29,7 @@ import (
 	"os/signal"
 	"strings"
 	"time"
+	"unicode"
 )
 
 func main() {
@@ -193,7 +194,12 @@ func list(ctx context.Context, c *client, stdout io.Writer) error {
 		for _, j := range page.Data {
 			first := ""
 			if len(j.Chapters) > 0 {
-				first = j.Chapters[0].Title
+				first = strings.Map(func(r rune) rune { // a title shown on one line, no escape reaching the terminal
+					if unicode.IsControl(r) {
+						return ' '
+					}
+					return r
+				}, j.Chapters[0].Title)
 			}
 			fmt.Fprintf(stdout, "%-28s %-10s %6.1f%% %9d  %-16s %s\n", j.ID, j.Status, j.Progress.Percent, len(j.Chapters),
 				time.Unix(j.CreatedAt, 0).Format("2006-01-02 15:04"), first)

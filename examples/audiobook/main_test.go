@@ -438,3 +438,24 @@ func TestAudiobookKeyNotShown(t *testing.T) {
 		t.Errorf("-key: %q", o.key)
 	}
 }
+
+// -list shows a chapter title with control characters (a line break, a
+// terminal escape) on its job's line, as spaces: it printed them raw,
+// breaking the table and reaching the terminal.
+func TestAudiobookListControlCharacters(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	req, _ := http.NewRequest("POST", s.URL+"/audio/jobs", strings.NewReader(`{"voice":"en-us","chapters":[{"title":"Red\u001b[31m\nTwo","input":"Hi."}]}`))
+	req.Header.Set("Authorization", "Bearer "+s.Key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != http.StatusAccepted {
+		t.Fatalf("submit: %v %v", res, err)
+	}
+	res.Body.Close()
+	stdout, _, err := s.run(context.Background(), "-list")
+	if lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n"); err != nil || len(lines) != 2 || strings.ContainsRune(stdout, 0x1b) ||
+		!strings.HasSuffix(lines[1], "Red [31m Two") {
+		t.Errorf("-list: %v\n%q", err, stdout)
+	}
+}
