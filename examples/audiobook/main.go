@@ -29,6 +29,7 @@ import (
 	"os/signal"
 	"strings"
 	"time"
+	"unicode"
 )
 
 func main() {
@@ -77,7 +78,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		base = DefaultBaseURL
 	}
 	fs.StringVar(&o.base, "base", base, "the server's API ($VOXKIT_BASE_URL)")
-	fs.StringVar(&o.key, "key", os.Getenv("VOXKIT_API_KEY"), "API key ($VOXKIT_API_KEY)")
+	fs.StringVar(&o.key, "key", "", "API key (default $VOXKIT_API_KEY, which the usage does not show)")
 	fs.StringVar(&o.voice, "voice", "alloy", "voice: an id of GET /v1/models, or an OpenAI voice name")
 	fs.StringVar(&o.format, "format", "mp3", "audio format: mp3, opus, flac, wav or pcm")
 	fs.Float64Var(&o.speed, "speed", 0, "speed from 0.25 to 4 (0: the voice's own)")
@@ -91,6 +92,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.delete, "delete", "", "delete the finished job `ID` and its audio")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.key == "" {
+		o.key = os.Getenv("VOXKIT_API_KEY")
 	}
 	o.poll = time.Second
 	modes := 0
@@ -190,7 +194,12 @@ func list(ctx context.Context, c *client, stdout io.Writer) error {
 		for _, j := range page.Data {
 			first := ""
 			if len(j.Chapters) > 0 {
-				first = j.Chapters[0].Title
+				first = strings.Map(func(r rune) rune { // a title shown on one line, no escape reaching the terminal
+					if unicode.IsControl(r) {
+						return ' '
+					}
+					return r
+				}, j.Chapters[0].Title)
 			}
 			fmt.Fprintf(stdout, "%-28s %-10s %6.1f%% %9d  %-16s %s\n", j.ID, j.Status, j.Progress.Percent, len(j.Chapters),
 				time.Unix(j.CreatedAt, 0).Format("2006-01-02 15:04"), first)

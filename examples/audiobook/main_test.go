@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -389,7 +390,7 @@ func TestAudiobookErrors(t *testing.T) {
 		{"pdf", []string{writeBook(t, "book.pdf", "%PDF-1.4\n1 0 obj\n")}, `400 invalid_request_error (unsupported_media_type): Unsupported file "book.pdf"`},
 		{"epub", []string{writeBook(t, "book.epub", zipOf(t, "OEBPS/one.xhtml", "<p>Hi.</p>"))}, "400 invalid_request_error (invalid_value): book: epub: META-INF/container.xml is missing: is it an EPUB?"},
 		{"latin-1", []string{writeBook(t, "book.txt", "caf\xe9 cr\xe8me\n")}, "400 invalid_request_error (invalid_value): The file is not UTF-8 text."},
-		{"voice", []string{"-voice", "nobody", writeBook(t, "book.md", book)}, "404 invalid_request_error"},
+		{"voice", []string{"-voice", "nobody", writeBook(t, "book.md", book)}, "404 proxy_error (voice_not_found)"},
 		{"key", []string{"-key", "sk_bad", writeBook(t, "book.md", book)}, "401 invalid_request_error (invalid_api_key)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -418,4 +419,43 @@ func zipOf(t *testing.T, name, text string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// The key from $VOXKIT_API_KEY is used, and not shown in the usage (-h
+// printed it as the -key flag's default, where it ends up in pasted
+// output and logs).
+func TestAudiobookKeyNotShown(t *testing.T) {
+	t.Setenv("VOXKIT_API_KEY", "sk_secret_from_env")
+	var usage bytes.Buffer
+	if _, err := parse([]string{"-h"}, &usage); !errors.Is(err, flag.ErrHelp) || strings.Contains(usage.String(), "sk_secret") {
+		t.Errorf("-h: %v\n%s", err, usage.String())
+	}
+	o, err := parse([]string{"-list"}, &usage)
+	if err != nil || o.key != "sk_secret_from_env" {
+		t.Errorf("the key: %q, %v", o.key, err)
+	}
+	if o, _ := parse([]string{"-list", "-key", "sk_flag"}, &usage); o.key != "sk_flag" {
+		t.Errorf("-key: %q", o.key)
+	}
+}
+
+// -list shows a chapter title with control characters (a line break, a
+// terminal escape) on its job's line, as spaces: it printed them raw,
+// breaking the table and reaching the terminal.
+func TestAudiobookListControlCharacters(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	req, _ := http.NewRequest("POST", s.URL+"/audio/jobs", strings.NewReader(`{"voice":"en-us","chapters":[{"title":"Red\u001b[31m\nTwo","input":"Hi."}]}`))
+	req.Header.Set("Authorization", "Bearer "+s.Key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != http.StatusAccepted {
+		t.Fatalf("submit: %v %v", res, err)
+	}
+	res.Body.Close()
+	stdout, _, err := s.run(context.Background(), "-list")
+	if lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n"); err != nil || len(lines) != 2 || strings.ContainsRune(stdout, 0x1b) ||
+		!strings.HasSuffix(lines[1], "Red [31m Two") {
+		t.Errorf("-list: %v\n%q", err, stdout)
+	}
 }

@@ -131,7 +131,9 @@ type Jobs interface {
 	// JobFile describes a result file; JobFilePart reads one part.
 	JobFile(ctx context.Context, job, name string) (JobFile, error)
 	JobFilePart(ctx context.Context, job, name string, part int) ([]byte, error)
-	// DropSegmentAudio frees the segments' audio of a finished job.
+	// DropSegmentAudio frees the segments' audio of a finished job, and
+	// for one cancelled or failed its result files too (a finishing
+	// caught by its end wrote them).
 	DropSegmentAudio(ctx context.Context, job string) error
 	// DeleteJob deletes the account's job and all it holds.
 	DeleteJob(ctx context.Context, account, id string) error

@@ -107,7 +107,7 @@ func (d *door) jobs() store.Jobs { return d.Store.(store.Jobs) }
 
 // submit answers POST /v1/audio/jobs: 202 and the job.
 func (d *door) submit(w http.ResponseWriter, r *http.Request) error {
-	max := int64(d.MaxInput)*4 + 1<<16
+	max := int64(d.MaxInput)*6 + 1<<16 // each character a JSON escape (\u00e9)
 	var body []byte
 	var werr *fault.Error
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {

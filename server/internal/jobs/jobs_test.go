@@ -162,6 +162,16 @@ func TestJobRefused(t *testing.T) {
 			t.Errorf("%.60s: no message", c.body)
 		}
 	}
+	// A voice the account may not use is refused as POST /v1/audio/speech
+	// refuses it (the job named the field "id": "You have no voice clone").
+	for _, v := range []string{"nobody", "other-clone"} {
+		body := `{"voice":"` + v + `","input":"Hello."}`
+		got := testserver.APIError(t, e.Do("POST", "/v1/audio/jobs", e.Key, "application/json", strings.NewReader(body)), 404, "voice_not_found")
+		want := testserver.APIError(t, e.Do("POST", "/v1/audio/speech", e.Key, "application/json", strings.NewReader(body)), 404, "voice_not_found")
+		if got.Type != want.Type || got.Param != want.Param || !strings.HasPrefix(want.Message, strings.SplitAfter(got.Message, ".")[0]) {
+			t.Errorf("voice %s: the job's error %+v, the speech's %+v", v, got, want)
+		}
+	}
 	// One job queued or running at most: a second is refused until it ends.
 	j := submit(t, e, e.Key, map[string]any{"voice": "slow", "input": strings.Repeat("One more sentence here. ", 30)})
 	res := e.Do("POST", "/v1/audio/jobs", e.Key, "application/json", strings.NewReader(`{"voice":"en-us","input":"Hello."}`))

@@ -78,7 +78,7 @@ func (d *door) parseJob(body []byte, account string) (submission, *fault.Error) 
 			fault.Echo(sp.Format), strings.Join(d.Formats.Names(), ", "))
 	}
 	if _, werr := d.Voices.Voice(account, sp.Voice); werr != nil {
-		return s, werr
+		return s, fault.UnknownVoice(sp.Voice) // as the speech's
 	}
 	if err := tts.CheckSpeed(sp.Speed); err != nil {
 		return s, fault.ToErrorOf(err, sp.Voice, "input")

@@ -145,3 +145,60 @@ func TestJobEndedHoldsNoAudio(t *testing.T) {
 		t.Errorf("a failed job holds %d bytes", held())
 	}
 }
+
+// A job cancelled while it is finishing stops encoding and keeps none of
+// the files it wrote (they stayed, counted against -job-storage, beside
+// the job "cancelled"). A run whose finishing ends before the cancel
+// (the job is then deleted) is tried again.
+func TestJobCancelledWhileFinishing(t *testing.T) {
+	t.Parallel()
+	e := jobEnv(t, "", server.JobOptions{MaxSegment: 2000})
+	for try := 0; ; try++ {
+		if try == 5 {
+			t.Skip("no cancel landed while the job was finishing")
+		}
+		j := submit(t, e, e.Key, map[string]any{"voice": "fake", "response_format": "wav", "chapters": []map[string]string{
+			{"title": "One", "input": prose(50)}, {"title": "Two", "input": prose(50)}}})
+		if !wait.For(jobTimeout, func() bool { // a part of a file is written
+			var n int
+			e.Store.QueueDB().QueryRowContext(t.Context(), "SELECT count(*) FROM job_file_parts WHERE job = ?", j.ID).Scan(&n)
+			s, err := e.Store.Job(t.Context(), "", j.ID)
+			return n > 0 || err == nil && store.JobFinished(s.Status)
+		}) {
+			t.Fatal("no file written")
+		}
+		var got jobs.Job
+		if code := e.Call("DELETE", "/v1/audio/jobs/"+j.ID, e.Key, "", &got); code != http.StatusOK {
+			t.Fatalf("delete: %d", code)
+		}
+		if got.Status != store.JobCancelled {
+			continue // it had finished
+		}
+		var bytes, parts int64
+		if !wait.For(10*time.Second, func() bool {
+			bytes, _ = e.Store.JobBytes(t.Context(), "local")
+			e.Store.QueueDB().QueryRowContext(t.Context(), "SELECT count(*) FROM job_file_parts WHERE job = ?", j.ID).Scan(&parts)
+			return bytes == 0 && parts == 0
+		}) {
+			t.Errorf("the cancelled job holds %d bytes and %d parts of files", bytes, parts)
+		}
+		return
+	}
+}
+
+// A text at the character limit is taken in JSON whose encoder escapes
+// every character that is not ASCII (\u00e9: six bytes, as Python's
+// json.dumps writes by default): the body was refused (413) past four
+// bytes a character.
+func TestJobEscapedJSONAtTheLimit(t *testing.T) {
+	t.Parallel()
+	e := jobEnv(t, "", server.JobOptions{MaxInput: 100_000})
+	body := `{"voice":"fake","response_format":"wav","input":"` + strings.Repeat(`\u00e9\u00e9\u00e9\u00e9\u00e9 `, 16_666) + `"}`
+	var j jobs.Job
+	if code := e.Call("POST", "/v1/audio/jobs", e.Key, body, &j); code != http.StatusAccepted || j.Progress.CharactersTotal < 99_000 {
+		t.Fatalf("%d bytes of JSON: %d %+v", len(body), code, j.Progress)
+	}
+	if code := e.Call("DELETE", "/v1/audio/jobs/"+j.ID, e.Key, "", nil); code != http.StatusOK {
+		t.Fatalf("cancel: %d", code)
+	}
+}

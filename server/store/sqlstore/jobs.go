@@ -361,8 +361,26 @@ func (s *JobStore) DropSegmentAudio(ctx context.Context, job string) error {
 		if _, err := tx.exec(ctx, "UPDATE job_segments SET pcm = NULL, words = NULL WHERE job = ?", job); err != nil {
 			return err
 		}
-		_, err := tx.exec(ctx, "UPDATE jobs SET bytes = bytes - ? WHERE id = ?", held, job)
-		return err
+		if _, err := tx.exec(ctx, "UPDATE jobs SET bytes = bytes - ? WHERE id = ?", held, job); err != nil {
+			return err
+		}
+		// A job that ended without results keeps none of the files a
+		// finishing caught by its end wrote.
+		var status string
+		switch err := tx.row(ctx, "SELECT status FROM jobs WHERE id = ?", job).Scan(&status); {
+		case errors.Is(err, sql.ErrNoRows):
+			return nil
+		case err != nil:
+			return err
+		case status != store.JobCancelled && status != store.JobFailed:
+			return nil
+		}
+		for _, stmt := range []string{"DELETE FROM job_file_parts WHERE job = ?", "DELETE FROM job_files WHERE job = ?", "UPDATE jobs SET bytes = 0 WHERE id = ?"} {
+			if _, err := tx.exec(ctx, stmt, job); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 

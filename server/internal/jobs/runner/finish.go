@@ -76,7 +76,21 @@ func (w *finishWorker) Work(ctx context.Context, rj *river.Job[finishArgs]) erro
 	return err
 }
 
-func (w *finishWorker) finish(ctx context.Context, id string) error {
+// finish finishes job id. A job that ends meanwhile (cancelled, failed
+// or deleted, here or on another replica) stops its encoding within
+// Config.Poll, and the files it wrote are dropped.
+func (w *finishWorker) finish(parent context.Context, id string) error {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	go w.r.follow(ctx, id, cancel)
+	err := w.encode(ctx, id)
+	if err != nil && parent.Err() == nil && ctx.Err() != nil {
+		return w.r.jobs.DropSegmentAudio(parent, id) // the job ended
+	}
+	return err
+}
+
+func (w *finishWorker) encode(ctx context.Context, id string) error {
 	r := w.r
 	j, err := r.jobs.Job(ctx, "", id)
 	switch {
