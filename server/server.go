@@ -224,12 +224,13 @@ func DefaultAliases() map[string]string {
 
 // Shutdown stops the long-form jobs' workers (Options.Jobs: a segment
 // being rendered goes back to the queue, for this server's next start or
-// another replica), ends the WebSocket sessions — each finishes the utterance in
-// progress and is closed with status 1001 — and stops following the
-// store's clone changes (store.VoiceWatcher), and waits for both or for
-// ctx. Once it has returned nil, only requests still being served call
-// the store.
-// http.Server.Shutdown does not track hijacked connections; call both.
+// another replica) and ends their event streams, ends the WebSocket
+// sessions — each finishes the utterance in progress and is closed with
+// status 1001 — and stops following the store's clone changes
+// (store.VoiceWatcher), and waits for both or for ctx. Once it has
+// returned nil, only requests still being served call the store.
+// http.Server.Shutdown does not track hijacked connections, and waits
+// for event streams: call both at once.
 func (s *Server) Shutdown(ctx context.Context) error {
 	var err error
 	if s.jobs != nil {

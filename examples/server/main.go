@@ -931,7 +931,11 @@ func (a *app) serve(ctx context.Context, st store.Store) error {
 	defer cancel()
 	dl.draining.Store(true)
 	shutDown = true
-	err = errors.Join(hs.Shutdown(sctx), api.Shutdown(sctx))
+	// Both at once: api's Shutdown ends what the HTTP drain would wait
+	// for, the long-form jobs' event streams among it.
+	apiDone := make(chan error, 1)
+	go func() { apiDone <- api.Shutdown(sctx) }()
+	err = errors.Join(hs.Shutdown(sctx), <-apiDone)
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

@@ -132,6 +132,8 @@ func (d *door) events(w http.ResponseWriter, r *http.Request) error {
 		select {
 		case <-r.Context().Done():
 			return nil
+		case <-d.run.Stopping():
+			return nil // the server stops: the client follows the job again elsewhere, or after the restart
 		case <-poll.C:
 		}
 		now, err := d.jobs().Job(r.Context(), j.Account, j.ID)

@@ -137,6 +137,8 @@ type Runner struct {
 	beats   *beats               // heartbeats; nil on SQLite
 	stopped chan struct{}        // closed when keepBeating returns
 	quit    context.CancelFunc   // ends keepBeating
+	leaving chan struct{}        // closed when Stop begins
+	leave   sync.Once
 
 	mu      sync.Mutex
 	running map[string]map[*int]context.CancelFunc // segments rendering here, by job
@@ -164,7 +166,8 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	if !ok {
 		return nil, ErrNoQueue
 	}
-	r := &Runner{cfg: cfg, jobs: jobs, log: cmp.Or(cfg.Log, slog.Default()), running: map[string]map[*int]context.CancelFunc{}, id: runnerID()}
+	r := &Runner{cfg: cfg, jobs: jobs, log: cmp.Or(cfg.Log, slog.Default()), running: map[string]map[*int]context.CancelFunc{}, id: runnerID(),
+		leaving: make(chan struct{})}
 	r.cfg.Poll = cmp.Or(cfg.Poll, DefaultPoll)
 	r.cfg.Beat = cmp.Or(cfg.Beat, DefaultBeat)
 	workers := river.NewWorkers()
@@ -287,6 +290,7 @@ func (r *Runner) Start(ctx context.Context) error {
 // queued again, to be rendered by the next server to start (or another
 // replica); what finished stays done.
 func (r *Runner) Stop(ctx context.Context) error {
+	r.leave.Do(func() { close(r.leaving) })
 	err := r.client.StopAndCancel(ctx)
 	if r.quit != nil {
 		r.quit()
@@ -298,6 +302,11 @@ func (r *Runner) Stop(ctx context.Context) error {
 	}
 	return err
 }
+
+// Stopping is closed when Stop begins: what follows jobs for a client
+// (their event streams) ends then, so that a server stopping does not
+// wait for jobs it no longer renders.
+func (r *Runner) Stopping() <-chan struct{} { return r.leaving }
 
 // Renders is how many segment renderings this runner began.
 func (r *Runner) Renders() int {
