@@ -317,3 +317,19 @@ func TestElevenLabsSlowReaderIsCut(t *testing.T) {
 		t.Errorf("access log: %v; want status 200 aborted=true with an abort_reason", line)
 	}
 }
+
+// TestElevenLabsCloseWithText: on multi-stream-input, one message that
+// opens a context with its text and close_context speaks that text and
+// ends with isFinal (before, it was dropped: no audio, no isFinal, the
+// client waited for ever).
+func TestElevenLabsCloseWithText(t *testing.T) {
+	e := testserver.New(t, testserver.Options{})
+	text := "Said in one message."
+	c := e.ElevenSocket("/v1/text-to-speech/en-us/multi-stream-input?output_format=pcm_24000")
+	testserver.SendJSON(t, c, map[string]any{"text": text, "context_id": "one", "close_context": true})
+	testserver.SendJSON(t, c, map[string]any{"context_id": "never-opened", "close_context": true})
+	pcm := readElevenAudio(t, c, nil)
+	if want := e.OpenAIPCM("en-us", text); !testserver.CloseTo(len(pcm), len(want), 0.1) {
+		t.Errorf("%d bytes of pcm; the HTTP API made %d for the text", len(pcm), len(want))
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/coder/websocket"
@@ -179,8 +180,8 @@ func (s *session) Handle(m message, size int) (done bool, reason sockets.CloseRe
 	}
 	sc := s.open.Get(id)
 	switch {
-	case sc == nil && m.CloseContext:
-		return false, reason
+	case sc == nil && m.CloseContext && (m.Text == nil || strings.TrimSpace(*m.Text) == ""):
+		return false, reason // a context not open, and nothing to say
 	case sc == nil:
 		var eerr *api.Error
 		if sc, eerr = s.start(id, m); eerr != nil {
