@@ -359,3 +359,36 @@ func BenchmarkWSConcurrentFirstAudio(b *testing.B) {
 		})
 	}
 }
+
+// A concurrent stream's speech.started names its content type, as a
+// queued stream's does (it was "" for concurrent streams).
+func TestWSConcurrentStartedContentType(t *testing.T) {
+	t.Parallel() // its own server, no timing bound
+	e := testserver.New(t, testserver.Options{})
+	c := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, c) // ready
+	for _, f := range []struct{ format, want string }{{"pcm", "audio/pcm"}, {"mp3", "audio/mpeg"}} {
+		testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": f.format, "voice": "en-us", "input_stream": true,
+			"concurrent": true, "response_format": f.format, "input": "Hello there."})
+		testserver.SendWS(t, c, map[string]any{"type": "input.done", "id": f.format})
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			_, data, err := c.Read(ctx)
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m struct {
+				Type        string `json:"type"`
+				ContentType string `json:"content_type"`
+			}
+			json.Unmarshal(data, &m)
+			if m.Type == "speech.started" && m.ContentType != f.want {
+				t.Errorf("%s: speech.started content_type %q, want %q", f.format, m.ContentType, f.want)
+			}
+			if m.Type == "speech.done" || m.Type == "error" {
+				break
+			}
+		}
+	}
+}
