@@ -23,6 +23,8 @@ type ctxMsg struct {
 	Audio     []byte         `json:"audio"` // speech.audio's, from base64
 	Sentences int            `json:"sentences"`
 	Error     map[string]any `json:"error"`
+	// ContentType is speech.started's.
+	ContentType string `json:"content_type"`
 }
 
 // ended reports whether m ends its context.
@@ -371,18 +373,9 @@ func TestWSConcurrentStartedContentType(t *testing.T) {
 		testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": f.format, "voice": "en-us", "input_stream": true,
 			"concurrent": true, "response_format": f.format, "input": "Hello there."})
 		testserver.SendWS(t, c, map[string]any{"type": "input.done", "id": f.format})
+		got := map[string][]ctxMsg{}
 		for {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			_, data, err := c.Read(ctx)
-			cancel()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var m struct {
-				Type        string `json:"type"`
-				ContentType string `json:"content_type"`
-			}
-			json.Unmarshal(data, &m)
+			m := readOne(t, c, got)
 			if m.Type == "speech.started" && m.ContentType != f.want {
 				t.Errorf("%s: speech.started content_type %q, want %q", f.format, m.ContentType, f.want)
 			}
