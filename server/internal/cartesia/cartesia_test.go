@@ -158,6 +158,11 @@ func TestCartesiaHTTP(t *testing.T) {
 	if !strings.Contains(string(b), `"nine"`) || !strings.Contains(string(b), `"dollars"`) {
 		t.Errorf("normalized timestamps: %.600s", b)
 	}
+	// Normalized words, as the words as written, come without their
+	// punctuation (they came as "cents", "today." and "Thanks!").
+	if !strings.Contains(string(b), `"today"`) || !strings.Contains(string(b), `"Thanks"`) {
+		t.Errorf("normalized timestamps with their punctuation: %.600s", b)
+	}
 
 	for _, c := range []struct {
 		path, body, want string
