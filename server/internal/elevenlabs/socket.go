@@ -194,7 +194,7 @@ func (s *session) Handle(m message, size int) (done bool, reason sockets.CloseRe
 	}
 	op := core.Op{Flush: m.Flush, Trigger: m.TryTriggerGeneration}
 	if m.Text != nil {
-		op.Text = *m.Text
+		op.Text = breaks(*m.Text) // a break tag whole in one message
 	}
 	// An empty text ends the context of stream-input, and flushes one of
 	// multi-stream-input.
