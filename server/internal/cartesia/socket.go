@@ -14,6 +14,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/sockets"
+	"github.com/voxkit/voxkit/server/internal/vendordoor"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -91,7 +92,7 @@ func (s *session) Handle(m api.Generation, size int) (done bool, reason sockets.
 	}
 	op := core.Op{Flush: m.Flush}
 	if m.Transcript != nil {
-		op.Text = *m.Transcript
+		op.Text = vendordoor.Breaks(*m.Transcript) // a break tag whole in one message
 	}
 	sent := false
 	if m.Continue {

@@ -18,6 +18,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/sockets"
+	"github.com/voxkit/voxkit/server/internal/vendordoor"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
@@ -194,7 +195,7 @@ func (s *session) Handle(m message, size int) (done bool, reason sockets.CloseRe
 	}
 	op := core.Op{Flush: m.Flush, Trigger: m.TryTriggerGeneration}
 	if m.Text != nil {
-		op.Text = breaks(*m.Text) // a break tag whole in one message
+		op.Text = vendordoor.Breaks(*m.Text) // a break tag whole in one message
 	}
 	// An empty text ends the context of stream-input, and flushes one of
 	// multi-stream-input.

@@ -1,18 +1,18 @@
-package elevenlabs
+package vendordoor
 
 import (
 	"regexp"
 	"strconv"
 )
 
-// breakTag is ElevenLabs' pause in a text, <break time="1.5s" />: a
-// number of seconds (or milliseconds), in either quotes, the slash
-// optional.
+// breakTag is the pause ElevenLabs and Cartesia take in a text,
+// <break time="1.5s" />: a number of seconds (or milliseconds), in either
+// quotes, the slash optional.
 var breakTag = regexp.MustCompile(`(?i)<break\s+time\s*=\s*["']\s*(\d+(?:\.\d+)?)\s*(s|ms)\s*["']\s*/?\s*>`)
 
-// breaks rewrites ElevenLabs' break tags of text as voxkit's pause tags,
+// Breaks rewrites the vendors' break tags of text as voxkit's pause tags,
 // so that they pause, not read aloud ("break time equals one s").
-func breaks(text string) string {
+func Breaks(text string) string {
 	return breakTag.ReplaceAllStringFunc(text, func(tag string) string {
 		m := breakTag.FindStringSubmatch(tag)
 		n, err := strconv.ParseFloat(m[1], 64)
