@@ -92,6 +92,7 @@ func (s *session) start(st *stream) *fault.Error {
 func (s *session) run(st *stream) {
 	s.mu.Lock()
 	s.active = st
+	delete(s.waiting, st)
 	s.mu.Unlock()
 	last := s.answer(st)
 	s.mu.Lock()
