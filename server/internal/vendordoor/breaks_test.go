@@ -18,3 +18,24 @@ func TestBreaks(t *testing.T) {
 		}
 	}
 }
+
+// TestBreakStream: a break tag in pieces is held until whole, then
+// rewritten; a '<' that begins no break tag, and anything at a flush or
+// the end, is let go.
+func TestBreakStream(t *testing.T) {
+	var b BreakStream
+	var got []string
+	for _, p := range []struct {
+		piece string
+		final bool
+	}{{"a <bre", false}, {`ak time="1s`, false}, {`"/> b`, false}, {"3 <", false}, {" 4 <break", false}, {"", true}} {
+		got = append(got, b.Text(p.piece, p.final))
+	}
+	want := []string{"a ", "", "<|pause:1000ms|> b", "3 ", "< 4 ", "<break"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("pieces gave %q, want %q", got, want)
+			break
+		}
+	}
+}
