@@ -158,6 +158,11 @@ func TestCartesiaHTTP(t *testing.T) {
 	if !strings.Contains(string(b), `"nine"`) || !strings.Contains(string(b), `"dollars"`) {
 		t.Errorf("normalized timestamps: %.600s", b)
 	}
+	// Normalized words, as the words as written, come without their
+	// punctuation (they came as "cents", "today." and "Thanks!").
+	if !strings.Contains(string(b), `"today"`) || !strings.Contains(string(b), `"Thanks"`) {
+		t.Errorf("normalized timestamps with their punctuation: %.600s", b)
+	}
 
 	for _, c := range []struct {
 		path, body, want string
@@ -315,5 +320,42 @@ func TestCartesiaSlowReaderIsCut(t *testing.T) {
 				t.Errorf("access log: %v; want status 200 aborted=true", line)
 			}
 		})
+	}
+}
+
+// TestCartesiaBreakTag: a <break time="1s"/> in a transcript (Cartesia's
+// pause) pauses that long on /tts/bytes and the WebSocket (where it may
+// come in pieces), and is not read aloud (it was spoken as "break time
+// equals one s", 2.2 s longer).
+func TestCartesiaBreakTag(t *testing.T) {
+	e := testserver.New(t, testserver.Options{})
+	plain := e.OpenAIPCM("en-us", "Hello there. How are you?")
+	second := 24000 * 2 // bytes of a second of 24 kHz pcm
+	format := map[string]any{"container": "raw", "encoding": "pcm_s16le", "sample_rate": 24000}
+	body, _ := json.Marshal(map[string]any{"model_id": "sonic-3", "voice": map[string]any{"mode": "id", "id": "en-us"},
+		"output_format": format, "transcript": `Hello there. <break time="1s"/> How are you?`})
+	res, pcm := e.CartesiaDo("POST", "/tts/bytes", e.Key, string(body))
+	if got := len(pcm) - len(plain); res.StatusCode != 200 || got < second*8/10 || got > second*12/10 {
+		t.Errorf("bytes: %d, %.2f s longer than the text without the break, want 1 s", res.StatusCode, float64(got)/float64(second))
+	}
+	c := e.CartesiaSocket()
+	pieces := []string{"Hello there. <break ", `time="1000ms"/> `, "How are you?"} // a tag in pieces
+	for i, piece := range pieces {
+		data, _ := json.Marshal(map[string]any{"context_id": "b", "model_id": "sonic-3", "voice": map[string]any{"mode": "id", "id": "en-us"},
+			"output_format": format, "transcript": piece, "continue": i < len(pieces)-1})
+		if err := c.Write(context.Background(), websocket.MessageText, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var audio []byte
+	for ev := testserver.ReadCartesia(t, c); ev.Type != "done"; ev = testserver.ReadCartesia(t, c) {
+		if ev.Type == "error" {
+			t.Fatalf("error event: %+v", ev)
+		}
+		a, _ := base64.StdEncoding.DecodeString(ev.Data)
+		audio = append(audio, a...)
+	}
+	if got := len(audio) - len(plain); got < second*8/10 || got > second*12/10 {
+		t.Errorf("WebSocket: %.2f s longer than the text without the break, want 1 s", float64(got)/float64(second))
 	}
 }

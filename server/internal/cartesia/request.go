@@ -10,6 +10,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/core"
 	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/lexicons"
+	"github.com/voxkit/voxkit/server/internal/vendordoor"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -76,7 +77,7 @@ func (d door) toJob(account string, g api.Generation, f core.Output) (core.Job, 
 		j.Lexicons = []lexicons.LexiconRef{{ID: g.PronunciationDictID}}
 	}
 	if g.Transcript != nil {
-		j.Request.Input = *g.Transcript
+		j.Request.Input = vendordoor.Breaks(*g.Transcript)
 	}
 	var e *api.Error
 	if j.Speed, e = api.Speed(&g); e != nil {

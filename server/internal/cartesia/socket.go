@@ -14,6 +14,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/sockets"
+	"github.com/voxkit/voxkit/server/internal/vendordoor"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/tts"
 )
@@ -37,6 +38,7 @@ type session struct {
 	account   string
 	requestID string
 	open      *core.ContextSet
+	breaks    map[string]*vendordoor.BreakStream // of each open context, by id
 }
 
 // socket serves GET /tts/websocket. The key comes in X-API-Key,
@@ -63,7 +65,7 @@ func (d door) socket(w http.ResponseWriter, r *http.Request) error {
 	creds := core.Creds{R: r, Key: key, Account: account}
 	err := sockets.Serve(d.c.Sockets, w, r, sockets.Options{Creds: creds, Idle: d.c.Sockets.Idle()}, func(ss *sockets.Session) sockets.Door[api.Generation] {
 		return &session{Writer: ss.Out, rt: ss, d: d, ctx: ss.Ctx, account: account,
-			requestID: route.RequestID(r.Context()), open: ss.Contexts}
+			requestID: route.RequestID(r.Context()), open: ss.Contexts, breaks: map[string]*vendordoor.BreakStream{}}
 	})
 	if errors.As(err, &werr) { // refused before the upgrade
 		write(w, r, api.FromFault(werr))
@@ -79,6 +81,7 @@ func (s *session) Handle(m api.Generation, size int) (done bool, reason sockets.
 	id := m.Context
 	if m.Cancel {
 		s.open.Cancel(id)
+		delete(s.breaks, id)
 		return false, reason
 	}
 	sc := s.open.Get(id)
@@ -88,10 +91,15 @@ func (s *session) Handle(m api.Generation, size int) (done bool, reason sockets.
 			s.Send(e.Event(id, s.requestID))
 			return false, reason
 		}
+		s.breaks[id] = new(vendordoor.BreakStream)
 	}
 	op := core.Op{Flush: m.Flush}
 	if m.Transcript != nil {
 		op.Text = *m.Transcript
+	}
+	op.Text = s.breaks[id].Text(op.Text, op.Flush || !m.Continue) // break tags, which may come in pieces
+	if !m.Continue {
+		delete(s.breaks, id)
 	}
 	sent := false
 	if m.Continue {
@@ -101,6 +109,7 @@ func (s *session) Handle(m api.Generation, size int) (done bool, reason sockets.
 	}
 	if !sent {
 		s.Send(api.FromFault(core.ContextFull(id)).Event(id, s.requestID))
+		delete(s.breaks, id)
 	}
 	return false, reason
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/server/internal/align"
@@ -190,6 +191,16 @@ func (w *words) sentence(s tts.SentenceDone) map[string]any {
 			list[word] += ch
 			end[word] = na.End[i]
 		}
+		// As the words as written: without their punctuation, and none
+		// that is punctuation alone.
+		kept := 0
+		for i, wd := range list {
+			if wd = strings.TrimFunc(wd, unicode.IsPunct); wd != "" {
+				list[kept], start[kept], end[kept] = wd, start[i], end[i]
+				kept++
+			}
+		}
+		list, start, end = list[:kept], start[:kept], end[:kept]
 	} else {
 		for _, wd := range s.Words {
 			list, start, end = append(list, wd.Word), append(start, wd.Start.Seconds()), append(end, wd.End.Seconds())

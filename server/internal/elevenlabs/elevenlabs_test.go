@@ -317,3 +317,46 @@ func TestElevenLabsSlowReaderIsCut(t *testing.T) {
 		t.Errorf("access log: %v; want status 200 aborted=true with an abort_reason", line)
 	}
 }
+
+// TestElevenLabsCloseWithText: on multi-stream-input, one message that
+// opens a context with its text and close_context speaks that text and
+// ends with isFinal (before, it was dropped: no audio, no isFinal, the
+// client waited for ever).
+func TestElevenLabsCloseWithText(t *testing.T) {
+	e := testserver.New(t, testserver.Options{})
+	text := "Said in one message."
+	c := e.ElevenSocket("/v1/text-to-speech/en-us/multi-stream-input?output_format=pcm_24000")
+	testserver.SendJSON(t, c, map[string]any{"text": text, "context_id": "one", "close_context": true})
+	testserver.SendJSON(t, c, map[string]any{"context_id": "never-opened", "close_context": true})
+	pcm := readElevenAudio(t, c, nil)
+	if want := e.OpenAIPCM("en-us", text); !testserver.CloseTo(len(pcm), len(want), 0.1) {
+		t.Errorf("%d bytes of pcm; the HTTP API made %d for the text", len(pcm), len(want))
+	}
+}
+
+// TestElevenLabsBreakTag: ElevenLabs' <break time="1s" /> pauses that
+// long, over HTTP and on a socket (where it may come in pieces), and is
+// not read aloud (it was spoken as "break time equals one s", 2.2 s
+// longer than the text).
+func TestElevenLabsBreakTag(t *testing.T) {
+	e := testserver.New(t, testserver.Options{})
+	plain := e.OpenAIPCM("en-us", "Hello there. How are you?")
+	second := 24000 * 2 // bytes of a second of 24 kHz pcm
+	for _, text := range []string{`Hello there. <break time="1s" /> How are you?`, `Hello there. <break time='1000ms'/> How are you?`} {
+		body, _ := json.Marshal(map[string]any{"text": text})
+		res, pcm := e.ElevenDo("POST", "/v1/text-to-speech/en-us?output_format=pcm_24000", e.Key, string(body))
+		if got := len(pcm) - len(plain); res.StatusCode != 200 || got < second*8/10 || got > second*12/10 {
+			t.Errorf("HTTP %q: %d, %.2f s longer than the text without it, want 1 s", text, res.StatusCode, float64(got)/float64(second))
+		}
+	}
+	c := e.ElevenSocket("/v1/text-to-speech/en-us/stream-input?output_format=pcm_24000")
+	testserver.SendJSON(t, c, map[string]any{"text": " "})
+	for _, piece := range []string{"Hello there. <bre", `ak `, `time="1s"/> `, "How are you?"} { // a tag in pieces, as a word tokenizer sends it
+		testserver.SendJSON(t, c, map[string]any{"text": piece})
+	}
+	testserver.SendJSON(t, c, map[string]any{"text": ""})
+	pcm := readElevenAudio(t, c, nil)
+	if got := len(pcm) - len(plain); got < second*8/10 || got > second*12/10 {
+		t.Errorf("stream-input: %.2f s longer than the text without the break, want 1 s", float64(got)/float64(second))
+	}
+}

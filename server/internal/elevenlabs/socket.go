@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/coder/websocket"
@@ -17,6 +18,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/route"
 	"github.com/voxkit/voxkit/server/internal/sockets"
+	"github.com/voxkit/voxkit/server/internal/vendordoor"
 	"github.com/voxkit/voxkit/server/store"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/voices"
@@ -97,7 +99,7 @@ func (d *door) socket(multi bool) route.Handler {
 		route.Info(r.Context()).Format = f.Format.Name
 		creds := core.Creds{R: r, Key: r.Header.Get("xi-api-key"), Account: account}
 		return sockets.Serve(d.c.Sockets, w, r, sockets.Options{Creds: creds, Idle: idle}, func(ss *sockets.Session) sockets.Door[message] {
-			return &session{d: d, rt: ss, ctx: ss.Ctx, finished: make(chan struct{}), out: ss.Out, guard: ss.Guard, open: ss.Contexts, multi: multi,
+			return &session{d: d, rt: ss, ctx: ss.Ctx, finished: make(chan struct{}), breaks: map[string]*vendordoor.BreakStream{}, out: ss.Out, guard: ss.Guard, open: ss.Contexts, multi: multi,
 				account: account, voice: voice, v: v, format: f, norm: q.Get("apply_text_normalization")}
 		})
 	}
@@ -122,6 +124,7 @@ type session struct {
 	// closed when its contexts have spoken.
 	ending   bool
 	finished chan struct{}
+	breaks   map[string]*vendordoor.BreakStream // of each open context, by id
 }
 
 // Finished is closed once the session the client ended has spoken its
@@ -179,27 +182,29 @@ func (s *session) Handle(m message, size int) (done bool, reason sockets.CloseRe
 	}
 	sc := s.open.Get(id)
 	switch {
-	case sc == nil && m.CloseContext:
-		return false, reason
+	case sc == nil && m.CloseContext && (m.Text == nil || strings.TrimSpace(*m.Text) == ""):
+		return false, reason // a context not open, and nothing to say
 	case sc == nil:
 		var eerr *api.Error
 		if sc, eerr = s.start(id, m); eerr != nil {
 			s.send(id, map[string]any{"error": eerr.Message, "code": eerr.Status})
 			return false, reason
 		}
+		s.breaks[id] = new(vendordoor.BreakStream)
 		if m.Text != nil && *m.Text == " " {
 			return false, reason // the opening message
 		}
 	}
 	op := core.Op{Flush: m.Flush, Trigger: m.TryTriggerGeneration}
-	if m.Text != nil {
-		op.Text = *m.Text
-	}
 	// An empty text ends the context of stream-input, and flushes one of
 	// multi-stream-input.
 	empty := m.Text != nil && *m.Text == ""
 	end := m.CloseContext || empty && !s.multi
 	op.Flush = op.Flush || empty && s.multi
+	if m.Text != nil {
+		op.Text = *m.Text
+	}
+	op.Text = s.breaks[id].Text(op.Text, end || op.Flush) // break tags, which may come in pieces
 	var sent bool
 	if end {
 		sent = s.open.End(sc, op, size)
@@ -208,6 +213,9 @@ func (s *session) Handle(m message, size int) (done bool, reason sockets.CloseRe
 	}
 	if !sent {
 		s.send(id, map[string]any{"error": core.ContextFull(id).Message, "code": fault.CodeBufferFull})
+	}
+	if end || !sent {
+		delete(s.breaks, id)
 	}
 	if end && !s.multi {
 		s.finish()

@@ -18,6 +18,7 @@ import (
 	"github.com/voxkit/voxkit/server/internal/elevenlabs/api"
 	"github.com/voxkit/voxkit/server/internal/fault"
 	"github.com/voxkit/voxkit/server/internal/respond"
+	"github.com/voxkit/voxkit/server/internal/vendordoor"
 	"github.com/voxkit/voxkit/tts"
 	"github.com/voxkit/voxkit/tts/normalize"
 	"github.com/voxkit/voxkit/voices"
@@ -94,7 +95,7 @@ type speechBody struct {
 // is the core's to check (core.Job.Speed) and its text's emptiness tts's:
 // their errors come back from the core, worded by toError.
 func (d *door) request(account string, v voices.Voice, voice, text string, vs *api.VoiceSettings, normalization string, f core.Output) (core.Job, *api.Error) {
-	job := core.Job{Request: tts.Request{Voice: v.ID, Resolved: v, Input: text, Account: account, Format: f.Format}, Voice: voice, Field: textField}
+	job := core.Job{Request: tts.Request{Voice: v.ID, Resolved: v, Input: vendordoor.Breaks(text), Account: account, Format: f.Format}, Voice: voice, Field: textField}
 	if vs != nil {
 		// ElevenLabs' speed, like voxkit's, multiplies the voice's own
 		// rate (1 is normal): the one scale, taken as it is, within

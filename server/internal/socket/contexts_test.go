@@ -23,6 +23,8 @@ type ctxMsg struct {
 	Audio     []byte         `json:"audio"` // speech.audio's, from base64
 	Sentences int            `json:"sentences"`
 	Error     map[string]any `json:"error"`
+	// ContentType is speech.started's.
+	ContentType string `json:"content_type"`
 }
 
 // ended reports whether m ends its context.
@@ -357,5 +359,29 @@ func BenchmarkWSConcurrentFirstAudio(b *testing.B) {
 			}
 			testserver.ReportPercentiles(b, "", samples)
 		})
+	}
+}
+
+// A concurrent stream's speech.started names its content type, as a
+// queued stream's does (it was "" for concurrent streams).
+func TestWSConcurrentStartedContentType(t *testing.T) {
+	t.Parallel() // its own server, no timing bound
+	e := testserver.New(t, testserver.Options{})
+	c := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, c) // ready
+	for _, f := range []struct{ format, want string }{{"pcm", "audio/pcm"}, {"mp3", "audio/mpeg"}} {
+		testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": f.format, "voice": "en-us", "input_stream": true,
+			"concurrent": true, "response_format": f.format, "input": "Hello there."})
+		testserver.SendWS(t, c, map[string]any{"type": "input.done", "id": f.format})
+		got := map[string][]ctxMsg{}
+		for {
+			m := readOne(t, c, got)
+			if m.Type == "speech.started" && m.ContentType != f.want {
+				t.Errorf("%s: speech.started content_type %q, want %q", f.format, m.ContentType, f.want)
+			}
+			if m.Type == "speech.done" || m.Type == "error" {
+				break
+			}
+		}
 	}
 }

@@ -68,10 +68,18 @@ func (s *session) enqueue(st *stream) *fault.Error {
 		}
 	}
 	st.ctx, st.cancel = context.WithCancel(s.Ctx) // speech.cancel's
+	if !st.input {
+		s.mu.Lock()
+		s.waiting[st] = true // until its turn (run)
+		s.mu.Unlock()
+	}
 	if s.lane.Put(func() { s.run(st) }) {
 		return nil
 	}
 	st.cancel()
+	s.mu.Lock()
+	delete(s.waiting, st)
+	s.mu.Unlock()
 	if st.input {
 		s.release(st)
 	}
@@ -84,15 +92,25 @@ func (s *session) enqueue(st *stream) *fault.Error {
 func (s *session) cancel(id string) {
 	s.mu.Lock()
 	st := s.active
+	var queued []*stream // whole requests waiting under that id
 	if id != "" {
 		st = s.streams[id]
 		if s.active != nil && s.active.id == id {
 			st = s.active
 		}
+		for w := range s.waiting {
+			if w.id == id {
+				queued = append(queued, w)
+				delete(s.waiting, w)
+			}
+		}
 	}
 	s.mu.Unlock()
 	if st != nil {
 		s.stop(st)
+	}
+	for _, w := range queued {
+		s.stop(w) // answered speech.cancelled in its turn
 	}
 }
 

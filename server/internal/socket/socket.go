@@ -54,8 +54,9 @@ type session struct {
 	c    Rooms
 	lane *sockets.Lane // the queued requests
 
-	mu      sync.Mutex         // guards streams and active, which the lane and the contexts release
+	mu      sync.Mutex         // guards streams, waiting and active, which the lane and the contexts release
 	streams map[string]*stream // input streams open or queued, by id
+	waiting map[*stream]bool   // queued requests with their whole input, until their turn: speech.cancel finds them by id
 	active  *stream            // the queued request in progress
 }
 
@@ -85,7 +86,7 @@ func serve(c Rooms, w http.ResponseWriter, r *http.Request) error {
 	opts := sockets.Options{Creds: creds, Idle: c.Sockets.Idle(), Busy: true,
 		IdleClose: sockets.CloseReason{Code: websocket.StatusNormalClosure, Text: "idle for " + c.Sockets.Idle().String()}}
 	return sockets.Serve(c.Sockets, w, r, opts, func(ss *sockets.Session) sockets.Door[message] {
-		s := &session{Session: ss, c: c, lane: ss.Lane(queueSize), streams: map[string]*stream{}}
+		s := &session{Session: ss, c: c, lane: ss.Lane(queueSize), streams: map[string]*stream{}, waiting: map[*stream]bool{}}
 		if creds.Account != "" {
 			s.ready()
 		}

@@ -70,7 +70,7 @@ func (s *session) start(st *stream) *fault.Error {
 	}
 	req, w := s.request(s.Ctx, st)
 	var werr *fault.Error
-	st.sc, werr = s.Contexts.Start(s.Ctx, st.id, s.streamJob(s.Ctx, st, req), w, func(res tts.Result, err error) {
+	st.sc, werr = s.Contexts.Start(s.Ctx, st.id, s.streamJob(s.Ctx, st, req, w), w, func(res tts.Result, err error) {
 		last := s.last(st, w, res, err)
 		s.release(st)
 		if last != nil {
@@ -92,6 +92,7 @@ func (s *session) start(st *stream) *fault.Error {
 func (s *session) run(st *stream) {
 	s.mu.Lock()
 	s.active = st
+	delete(s.waiting, st)
 	s.mu.Unlock()
 	last := s.answer(st)
 	s.mu.Lock()
@@ -131,9 +132,7 @@ func (s *session) answer(st *stream) (last any) {
 	var err error
 	if st.input {
 		var in *core.Input
-		job := s.streamJob(ctx, st, req)
-		job.Codec = func(c encode.Codec) { w.started.ContentType = c.ContentType }
-		if in, err = s.c.Speech.Open(ctx, job, w); err == nil {
+		if in, err = s.c.Speech.Open(ctx, s.streamJob(ctx, st, req, w), w); err == nil {
 			res, err = in.Run(st.queue)
 		}
 	} else {
@@ -179,8 +178,8 @@ func (s *session) job(st *stream, req tts.Request) core.Job {
 // comes as its first input, unfinished text waits max_buffer_delay_ms,
 // the stream ends at the idle time of a stream or of the session,
 // whichever is shorter, and each input.flush is answered with flush.done
-// (sent under ctx).
-func (s *session) streamJob(ctx context.Context, st *stream, req tts.Request) core.StreamJob {
+// (sent under ctx); w's speech.started names the codec's content type.
+func (s *session) streamJob(ctx context.Context, st *stream, req tts.Request, w *writer) core.StreamJob {
 	delay := core.DefaultBufferDelay
 	if ms := st.msg.Speech.MaxBufferDelayMS; ms != nil {
 		delay = time.Duration(*ms) * time.Millisecond
@@ -191,6 +190,7 @@ func (s *session) streamJob(ctx context.Context, st *stream, req tts.Request) co
 		Delay:   delay,
 		Idle:    min(core.DefaultStreamIdle, s.c.Sockets.Idle()),
 		Recheck: s.Guard.Check,
+		Codec:   func(c encode.Codec) { w.started.ContentType = c.ContentType },
 		Text:    func(text string) { st.chars += utf8.RuneCountInString(text) },
 		Flushed: func(op core.Op) error {
 			id, _ := op.Ref.(string)

@@ -136,3 +136,24 @@ func TestWebSocketShutdownFinishesUtterance(t *testing.T) {
 		t.Errorf("dial during shutdown: %v %v", err, res)
 	}
 }
+
+// speech.cancel naming a queued request (its whole input in its
+// speech.create) stops it before it starts: speech.cancelled, none of
+// its audio; the request before it goes on (it was spoken whole).
+func TestWebSocketCancelQueued(t *testing.T) {
+	e := testserver.New(t, testserver.Options{})
+	c := testserver.DialWS(t, e, e.Key)
+	testserver.Next(t, c) // ready
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "first", "voice": "slow", "input": testserver.Sentences10})
+	testserver.SendWS(t, c, map[string]any{"type": "speech.create", "id": "queued", "voice": "en-us", "input": "Never said."})
+	testserver.SendWS(t, c, map[string]any{"type": "speech.cancel", "id": "queued"})
+	for {
+		m := testserver.Next(t, c)
+		if m.ID == "queued" {
+			if m.Type != "speech.cancelled" {
+				t.Errorf("the cancelled queued request: %+v, want speech.cancelled", m)
+			}
+			return
+		}
+	}
+}
