@@ -890,6 +890,10 @@ func (s *Synthesizer) newOutput(w io.Writer, req Request, v voices.Voice) (*outp
 		return err
 	})
 	if err != nil {
+		if o.tw.failed != nil {
+			// The header's write failed: w's error, the format is fine.
+			return nil, err
+		}
 		return nil, &FormatError{Format: req.Format, Supported: s.formats.Names(), Err: err}
 	}
 	o.p = &pipeline{enc: enc, outRate: req.Format.Rate(), max: s.maxAudio}
@@ -1223,17 +1227,24 @@ func (p *pipeline) close() error {
 type timedWriter struct {
 	w       io.Writer
 	blocked time.Duration
-	through bool // a complete clip's io.WriterAt: writing it is synthesis
+	through bool  // a complete clip's io.WriterAt: writing it is synthesis
+	failed  error // the destination's first error: the caller's, not a codec's
 }
 
 func (t *timedWriter) Write(b []byte) (int, error) {
-	if t.through {
-		return t.w.Write(b)
-	}
 	start := time.Now()
 	n, err := t.w.Write(b)
-	t.blocked += time.Since(start)
-	return n, err
+	if !t.through {
+		t.blocked += time.Since(start)
+	}
+	return n, t.fail(err)
+}
+
+func (t *timedWriter) fail(err error) error {
+	if err != nil && t.failed == nil {
+		t.failed = err
+	}
+	return err
 }
 
 // target returns t, an io.WriterAt too when its destination is one (see
@@ -1251,13 +1262,12 @@ type timedWriterAt struct {
 }
 
 func (t timedWriterAt) WriteAt(b []byte, off int64) (int, error) {
-	if t.through {
-		return t.at.WriteAt(b, off)
-	}
 	start := time.Now()
 	n, err := t.at.WriteAt(b, off)
-	t.blocked += time.Since(start)
-	return n, err
+	if !t.through {
+		t.blocked += time.Since(start)
+	}
+	return n, t.fail(err)
 }
 
 func flush(w io.Writer) {

@@ -1,0 +1,49 @@
+package tts_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/engine/enginetest"
+	"github.com/voxkit/voxkit/tts"
+)
+
+var errDiskFull = errors.New("disk full")
+
+// failingWriter takes ok writes, then fails every one.
+type failingWriter struct{ ok int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.ok == 0 {
+		return 0, errDiskFull
+	}
+	w.ok--
+	return len(p), nil
+}
+
+// TestWriteErrorReachesCaller: a writer's error is the caller's to match
+// (errors.Is), whichever write fails, and is never taken for a format the
+// Synthesizer cannot encode.
+func TestWriteErrorReachesCaller(t *testing.T) {
+	s, _ := fakeSynth(t, enginetest.FakeOptions{SampleRate: 16000})
+	for _, name := range []string{"wav", "pcm", "flac"} {
+		for _, streaming := range []bool{true, false} {
+			for _, ok := range []int{0, 1, 2} {
+				t.Run(fmt.Sprintf("%s/streaming=%v/ok=%d", name, streaming, ok), func(t *testing.T) {
+					req := tts.Request{Voice: "fake", Input: "Hello there. Bye now. And again.",
+						Format: encode.Format{Name: name, Streaming: streaming}}
+					_, err := s.Stream(context.Background(), &failingWriter{ok: ok}, req)
+					if !errors.Is(err, errDiskFull) {
+						t.Errorf("Stream: %v, want the writer's error", err)
+					}
+					if errors.Is(err, tts.ErrUnsupportedFormat) {
+						t.Errorf("Stream: %v is ErrUnsupportedFormat", err)
+					}
+				})
+			}
+		}
+	}
+}
