@@ -68,7 +68,7 @@ var (
 
 // Rate returns the sample rate, DefaultSampleRate when SampleRate is 0.
 func (f Format) Rate() int {
-	if f.SampleRate <= 0 {
+	if f.SampleRate == 0 {
 		return DefaultSampleRate
 	}
 	return f.SampleRate
