@@ -545,8 +545,9 @@ func (s *Synthesizer) SynthesizeRequest(ctx context.Context, req Request) ([]byt
 
 // WriteClip writes a complete clip of req to w: its header carries the
 // clip's exact length, so nothing reaches w until the end unless w is also
-// an io.WriterAt whose offset 0 is the clip's first byte (a new file, say),
-// which the clip is then written through to (and the time that takes is
+// an io.WriterAt whose offset 0 is the clip's first byte (a new file, say;
+// see encode.WriterAt for the files that are not: a pipe, a file opened to
+// append), which the clip is then written through to (and the time that takes is
 // synthesis time: see Result.SynthesisTime). Use Stream to have each
 // sentence written as soon as it is ready. On error, what was written to w
 // is not a valid clip.
@@ -1247,11 +1248,11 @@ func (t *timedWriter) fail(err error) error {
 	return err
 }
 
-// target returns t, an io.WriterAt too when its destination is one (see
-// encode.Format.Streaming).
+// target returns t, an io.WriterAt too when a complete clip is written
+// through to its destination (see encode.WriterAt).
 func (t *timedWriter) target() io.Writer {
-	if at, ok := t.w.(io.WriterAt); ok {
-		return timedWriterAt{t, at}
+	if t.through {
+		return timedWriterAt{t, t.w.(io.WriterAt)}
 	}
 	return t
 }
@@ -1261,12 +1262,9 @@ type timedWriterAt struct {
 	at io.WriterAt
 }
 
+// WriteAt is synthesis (a complete clip written through), not timed.
 func (t timedWriterAt) WriteAt(b []byte, off int64) (int, error) {
-	start := time.Now()
 	n, err := t.at.WriteAt(b, off)
-	if !t.through {
-		t.blocked += time.Since(start)
-	}
 	return n, t.fail(err)
 }
 

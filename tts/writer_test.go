@@ -1,9 +1,12 @@
 package tts_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"testing"
 
 	"github.com/voxkit/voxkit/encode"
@@ -45,5 +48,36 @@ func TestWriteErrorReachesCaller(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestWriteClipToPipe: WriteClip to an *os.File that cannot be written at
+// offset 0 (a pipe, as a program's standard output piped on is) writes the
+// clip in order, where the header's rewrite failed with "illegal seek".
+func TestWriteClipToPipe(t *testing.T) {
+	s, _ := fakeSynth(t, enginetest.FakeOptions{SampleRate: 16000})
+	req := tts.Request{Voice: "fake", Input: "Hello there. Bye now.", Format: encode.Format{Name: "wav"}}
+	want, _, err := s.SynthesizeRequest(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(r)
+		read <- b
+	}()
+	_, err = s.WriteClip(context.Background(), w, req)
+	w.Close()
+	got := <-read
+	r.Close()
+	if err != nil {
+		t.Fatalf("WriteClip to a pipe: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the pipe got %d bytes, not the clip's %d", len(got), len(want))
 	}
 }
