@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/voxkit/voxkit/encode"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 )
 
 // TestFileNotAtStart: a complete clip written to an *os.File it cannot
@@ -55,19 +56,7 @@ func TestFileNotAtStart(t *testing.T) {
 			})
 		}
 		t.Run(name+"/pipe", func(t *testing.T) {
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			read := make(chan []byte)
-			go func() {
-				b, _ := io.ReadAll(r)
-				read <- b
-			}()
-			err = encodeTo(w, f, samples)
-			w.Close()
-			got := <-read
-			r.Close()
+			got, err := audiotest.ThroughPipe(func(w *os.File) error { return encodeTo(w, f, samples) })
 			if err != nil {
 				t.Fatalf("encoding to a pipe: %v", err)
 			}

@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"testing"
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine/enginetest"
+	"github.com/voxkit/voxkit/internal/testkit/audiotest"
 	"github.com/voxkit/voxkit/tts"
 )
 
@@ -61,19 +61,10 @@ func TestWriteClipToPipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := make(chan []byte)
-	go func() {
-		b, _ := io.ReadAll(r)
-		read <- b
-	}()
-	_, err = s.WriteClip(context.Background(), w, req)
-	w.Close()
-	got := <-read
-	r.Close()
+	got, err := audiotest.ThroughPipe(func(w *os.File) error {
+		_, err := s.WriteClip(context.Background(), w, req)
+		return err
+	})
 	if err != nil {
 		t.Fatalf("WriteClip to a pipe: %v", err)
 	}
