@@ -855,7 +855,7 @@ func (s *Synthesizer) run(ctx context.Context, w io.Writer, prep *Prepared) (Res
 	cut := len(sentences) > whole // the first sentence is two pieces
 	for i, sen := range sentences {
 		if err := o.sentence(ctx, sen, !cut || i > 0); err != nil {
-			return o.res, err
+			return o.result(), err
 		}
 	}
 	return o.close()
@@ -997,12 +997,18 @@ func (o *output) push() {
 // close ends the audio: the resampler's and the encoder's last samples.
 func (o *output) close() (Result, error) {
 	if err := o.timed(o.p.close); err != nil {
-		return o.res, err
+		return o.result(), err
 	}
 	flush(o.w)
+	return o.result(), nil
+}
+
+// result is the result so far: of the whole audio once closed, of what was
+// written before an error otherwise.
+func (o *output) result() Result {
 	o.res.Samples = o.p.written
 	o.res.Audio = o.p.duration(o.p.written)
-	return o.res, nil
+	return o.res
 }
 
 // render renders the parts of one sentence into r's pipeline. Each text

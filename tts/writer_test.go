@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/voxkit/voxkit/encode"
 	"github.com/voxkit/voxkit/engine/enginetest"
@@ -70,5 +71,44 @@ func TestWriteClipToPipe(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("the pipe got %d bytes, not the clip's %d", len(got), len(want))
+	}
+}
+
+// TestResultSoFar: a stream that ends in an error after writing audio
+// returns the result so far, its Samples and Audio those written, as
+// TextStream.Close says, where they were 0.
+func TestResultSoFar(t *testing.T) {
+	s, _ := fakeSynth(t, enginetest.FakeOptions{SampleRate: 24000})
+	pcm := encode.Format{Name: "pcm", Streaming: true}
+	input := "Hello there. Bye now. And again."
+	for _, how := range []string{"Stream", "TextStream"} {
+		t.Run(how, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var b bytes.Buffer
+			req := tts.Request{Voice: "fake", Format: pcm, OnSentence: func(tts.SentenceDone) { cancel() }}
+			var res tts.Result
+			var err error
+			if how == "Stream" {
+				req.Input = input
+				res, err = s.Stream(ctx, &b, req)
+			} else {
+				ts, serr := s.StreamText(ctx, &b, req)
+				if serr != nil {
+					t.Fatal(serr)
+				}
+				ts.WriteString(input)
+				res, err = ts.Close()
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("%s: %v, want context.Canceled", how, err)
+			}
+			if b.Len() == 0 || res.Samples != b.Len()/2 {
+				t.Errorf("%s wrote %d samples, its result says %d (%v)", how, b.Len()/2, res.Samples, res.Audio)
+			}
+			if want := time.Duration(b.Len()/2) * time.Second / 24000; res.Audio != want {
+				t.Errorf("result's Audio %v, want %v", res.Audio, want)
+			}
+		})
 	}
 }
