@@ -2,6 +2,7 @@ package encode_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -77,4 +78,44 @@ func encodeTo(w io.Writer, f encode.Format, samples []int16) error {
 		return err
 	}
 	return e.Close()
+}
+
+// TestCloseTwice: a second Close (a deferred one after an explicit one, say)
+// writes nothing more, and Encode after Close fails, for every format,
+// streamed and whole, as flac, mp3 and opus did: a complete wav got its
+// header written again at its end, and wav and pcm took samples after Close.
+func TestCloseTwice(t *testing.T) {
+	samples := make([]int16, 4800)
+	for i := range samples {
+		samples[i] = int16(i % 700)
+	}
+	for _, name := range encode.DefaultRegistry.Names() {
+		for _, streaming := range []bool{false, true} {
+			f := encode.Format{Name: name, Streaming: streaming}
+			t.Run(fmt.Sprintf("%s/streaming=%v", name, streaming), func(t *testing.T) {
+				var b bytes.Buffer
+				e, err := encode.NewEncoder(&b, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := e.Encode(samples); err != nil {
+					t.Fatal(err)
+				}
+				if err := e.Close(); err != nil {
+					t.Fatal(err)
+				}
+				n := b.Len()
+				e.Close() // its error says it was closed: either way, no harm
+				if b.Len() != n {
+					t.Errorf("the second Close wrote %d bytes more", b.Len()-n)
+				}
+				if err := e.Encode(samples); err == nil {
+					t.Error("Encode after Close succeeded")
+				}
+				if b.Len() != n {
+					t.Errorf("Encode after Close wrote %d bytes", b.Len()-n)
+				}
+			})
+		}
+	}
 }
