@@ -153,9 +153,11 @@ func Parse(doc []byte) (*Lexicon, error) {
 	}
 	// A byte order mark, which some editors write, is not text outside
 	// the element.
+	doc, wasUTF16 := fromUTF16(doc)
 	doc = bytes.TrimPrefix(doc, []byte("\ufeff"))
 	p := &parser{d: xml.NewDecoder(bytes.NewReader(doc))}
 	p.d.Strict = true
+	p.d.CharsetReader = charsetReader(wasUTF16)
 	lex, err := p.document()
 	if err != nil {
 		return nil, err
