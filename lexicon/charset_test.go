@@ -58,3 +58,18 @@ func TestParseDeclaredEncoding(t *testing.T) {
 		t.Errorf("an unknown encoding: %v, want a *SyntaxError naming it", err)
 	}
 }
+
+// TestZeroLexicon: a Lexicon not made by Parse or New (its zero value)
+// finds nothing, where Find panicked with an index out of range (a request
+// naming &lexicon.Lexicon{} brought tts.Synthesizer.Stream down).
+func TestZeroLexicon(t *testing.T) {
+	zero := &lexicon.Lexicon{}
+	if got := lexicon.Find("Hello WHO.", zero); len(got) != 0 {
+		t.Errorf("Find: %+v", got)
+	}
+	if lexicon.Straddles("Hello WH", 7, zero) {
+		t.Error("Straddles: true")
+	}
+	zero.Marshal()
+	zero.Size()
+}
