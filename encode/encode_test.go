@@ -295,6 +295,12 @@ func TestFormatErrors(t *testing.T) {
 		{encode.Format{Name: "opus", Level: 11}, encode.ErrUnsupportedLevel},
 		{encode.Format{Name: "flac", Level: 9}, encode.ErrUnsupportedLevel},
 		{encode.Format{Name: "flac", Level: -1}, encode.ErrUnsupportedLevel},
+		// 0 is the default; a negative rate or bitrate is no rate at all.
+		{encode.Format{Name: "wav", SampleRate: -24000}, encode.ErrUnsupportedRate},
+		{encode.Format{Name: "pcm", SampleRate: -1}, encode.ErrUnsupportedRate},
+		{encode.Format{Name: "mp3", SampleRate: -48000}, encode.ErrUnsupportedRate},
+		{encode.Format{Name: "mp3", Bitrate: -64000}, encode.ErrUnsupportedBitrate},
+		{encode.Format{Name: "opus", Bitrate: -48000}, encode.ErrUnsupportedBitrate},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%+v", c.f), func(t *testing.T) {

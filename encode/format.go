@@ -35,8 +35,8 @@ type Format struct {
 	//
 	// A complete clip (Streaming false) of wav, mp3 or flac needs its
 	// length in its header. When the writer is also an io.WriterAt, whose
-	// offset 0 is the encoder's first byte (a new file, say), the encoder
-	// writes the audio through and rewrites the header at Close;
+	// offset 0 is the encoder's first byte (a new file, say; see WriterAt),
+	// the encoder writes the audio through and rewrites the header at Close;
 	// otherwise it holds the encoded clip in memory until Close.
 	Streaming bool
 	// Comments are Vorbis comments ("NAME=value", as CHAPTER001=00:00:00.000
@@ -50,11 +50,25 @@ type Format struct {
 // (Streaming false) and w takes one, else nil. An encoder whose header
 // holds the clip's length writes the clip through to it and rewrites the
 // header at Close instead of holding the clip.
+//
+// A writer that is also an io.Seeker (an *os.File) is taken only when it
+// stands at offset 0 and takes WriteAt there: a pipe (a program's standard
+// output piped on), a file opened with O_APPEND or one that holds bytes
+// before the clip gets the clip held and written in order instead.
 func WriterAt(w io.Writer, f Format) io.WriterAt {
-	if at, ok := w.(io.WriterAt); ok && !f.Streaming {
-		return at
+	at, ok := w.(io.WriterAt)
+	if !ok || f.Streaming {
+		return nil
 	}
-	return nil
+	if s, ok := w.(io.Seeker); ok {
+		if off, err := s.Seek(0, io.SeekCurrent); err != nil || off != 0 {
+			return nil
+		}
+		if _, err := at.WriteAt(nil, 0); err != nil {
+			return nil // O_APPEND
+		}
+	}
+	return at
 }
 
 // The built-in formats with default parameters.
@@ -68,7 +82,7 @@ var (
 
 // Rate returns the sample rate, DefaultSampleRate when SampleRate is 0.
 func (f Format) Rate() int {
-	if f.SampleRate <= 0 {
+	if f.SampleRate == 0 {
 		return DefaultSampleRate
 	}
 	return f.SampleRate

@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"cmp"
 	"encoding/binary"
 	"io"
 	"slices"
@@ -86,11 +87,21 @@ func (e *wavEncoder) Encode(samples []int16) error {
 	return e.err
 }
 
+// Close ends the clip; used again, it fails and writes nothing.
 func (e *wavEncoder) Close() error {
+	if e.err != nil {
+		return e.err
+	}
+	err := e.finish()
+	e.err = cmp.Or(err, errClosed)
+	return err
+}
+
+func (e *wavEncoder) finish() error {
 	putS16(e.buf)
 	e.buf = nil
-	if e.err != nil || e.streaming {
-		return e.err
+	if e.streaming {
+		return nil
 	}
 	n := e.size + len(e.held)
 	size := uint32(n)
@@ -98,32 +109,41 @@ func (e *wavEncoder) Close() error {
 		size = 0xFFFFFFFF // too long for exact sizes
 	}
 	if e.at != nil {
-		_, e.err = e.at.WriteAt(e.header(size), 0)
-		return e.err
+		_, err := e.at.WriteAt(e.header(size), 0)
+		return err
 	}
-	if _, e.err = e.w.Write(e.header(size)); e.err == nil {
-		_, e.err = e.w.Write(e.held)
+	_, err := e.w.Write(e.header(size))
+	if err == nil {
+		_, err = e.w.Write(e.held)
 	}
 	putS16(e.held)
 	e.held = nil
-	return e.err
+	return err
 }
 
 // pcmEncoder writes raw signed 16-bit little-endian samples.
 type pcmEncoder struct {
-	w   io.Writer
-	buf []byte
+	w      io.Writer
+	buf    []byte
+	closed bool
 }
 
 func newPCMEncoder(w io.Writer, _ Format) (Encoder, error) { return &pcmEncoder{w: w}, nil }
 
 func (e *pcmEncoder) Encode(samples []int16) error {
+	if e.closed {
+		return errClosed
+	}
 	e.buf = appendS16LE(e.buf[:0], samples)
 	_, err := e.w.Write(e.buf)
 	return err
 }
 
 func (e *pcmEncoder) Close() error {
+	if e.closed {
+		return errClosed
+	}
+	e.closed = true
 	putS16(e.buf)
 	e.buf = nil
 	return nil

@@ -19,6 +19,8 @@ import (
 // synthesis never returns nil; if emit returns an error, Synthesize stops
 // and returns that error. Text that is empty or only white space yields no
 // chunks or only silence, and no error. enginetest.Run checks all of this.
+// After Close, Synthesize fails with an error wrapping ErrClosed, and Close
+// may be called again (enginetest.RunClosed).
 //
 // Implementations must be safe for concurrent use by several goroutines.
 type Engine interface {
@@ -130,6 +132,11 @@ func (p Prosody) RateOrDefault() float64 {
 // tags and tts name this same value, so errors.Is matches it whichever
 // layer found the voice missing.
 var ErrUnknownVoice = errors.New("unknown voice")
+
+// ErrClosed is returned (wrapped) by an engine used after its Close, so
+// that a caller tells a closed engine from a voice it lacks whichever engine
+// it holds (espeak.ErrClosed is one).
+var ErrClosed = errors.New("engine closed")
 
 // ErrCrashed is returned (wrapped) by an engine whose native code crashed
 // or hung on a request. The engine contained the crash and is usable at

@@ -15,6 +15,10 @@
 // way (a list of alias and phoneme rules), and Marshal writes a lexicon
 // back as PLS.
 //
+// A document is read in the encoding its XML declaration names (UTF-8 when it
+// names none; ISO-8859-1, windows-1252 and the other IANA names too), or in
+// UTF-16 when it starts with UTF-16's byte order mark.
+//
 // Alphabets are "ipa" and "x-sampa" (names in any case); any other is an
 // error. A document is refused with a *SyntaxError, naming its line and
 // column, when it is malformed XML, is not one PLS lexicon element of

@@ -107,6 +107,9 @@ type walker struct {
 
 // walk walks the text from byte i.
 func (w *walker) walk(i int) {
+	if len(w.t.nodes) == 0 {
+		return // as in straddles
+	}
 	type at struct{ id, j, depth int }
 	stack := []at{{0, i, 0}}
 	t, text := w.t, w.text
@@ -218,6 +221,9 @@ func Straddles(text string, at int, lexicons ...*Lexicon) bool {
 func (l *Lexicon) straddles(text string, s, at int) bool {
 	k := key(text, s)
 	t := &l.trie
+	if len(t.nodes) == 0 {
+		return false // a Lexicon that Parse or New did not make: no graphemes
+	}
 	if s+len(k) == len(text) { // the text ends inside the key: is it the start of one?
 		id, off := 0, 0
 		for i := 0; i < len(k); {

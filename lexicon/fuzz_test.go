@@ -17,6 +17,8 @@ func FuzzParse(f *testing.F) {
 	f.Add(head + `<lexeme role="x"><grapheme>a b</grapheme><phoneme alphabet="x-sampa">t_S"{</phoneme><example>x</example></lexeme></lexicon>`)
 	f.Add(`<lexicon version="1.0" alphabet="ipa"><meta/><lexeme><grapheme>&amp;</grapheme><phoneme prefer="true">ænd</phoneme><alias>and</alias></lexeme></lexicon>`)
 	f.Add(`<lexicon version="1.0" alphabet="x-sampa"><lexeme><grapheme>x</grapheme></lexeme>`)
+	f.Add(strings.Replace(head, "UTF-8", "ISO-8859-1", 1) + "<lexeme><grapheme>caf\xe9\x85</grapheme><alias>\x80\x9f</alias></lexeme></lexicon>")
+	f.Add("\xff\xfe<\x00l\x00e\x00x\x00")
 	f.Fuzz(func(t *testing.T, doc string) {
 		l, err := lexicon.Parse([]byte(doc))
 		if err != nil {

@@ -77,7 +77,8 @@ func (e *LimitError) Unwrap() error { return ErrTooLarge }
 
 // Lexicon is a parsed PLS document. Make one with Parse or New (which
 // index it for Find) and do not change its Lexemes after; it is safe for
-// concurrent use.
+// concurrent use. One made otherwise, such as the zero value, is not
+// indexed: Find finds none of its graphemes.
 type Lexicon struct {
 	// Name is the caller's name for the lexicon; PLS documents carry
 	// none, so Parse leaves it empty and Marshal does not write it.
@@ -153,9 +154,11 @@ func Parse(doc []byte) (*Lexicon, error) {
 	}
 	// A byte order mark, which some editors write, is not text outside
 	// the element.
+	doc, wasUTF16 := fromUTF16(doc)
 	doc = bytes.TrimPrefix(doc, []byte("\ufeff"))
 	p := &parser{d: xml.NewDecoder(bytes.NewReader(doc))}
 	p.d.Strict = true
+	p.d.CharsetReader = charsetReader(wasUTF16)
 	lex, err := p.document()
 	if err != nil {
 		return nil, err

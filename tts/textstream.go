@@ -133,7 +133,7 @@ func (t *TextStream) Flush() error {
 // far; w then holds audio that stops short (see Synthesizer.Stream).
 func (t *TextStream) Close() (Result, error) {
 	if t.err != nil {
-		return t.o.res, t.err
+		return t.o.result(), t.err
 	}
 	err := t.synthesize(true)
 	if err == nil {
@@ -142,7 +142,7 @@ func (t *TextStream) Close() (Result, error) {
 		err = t.speak(string(t.text[t.done:]))
 	}
 	if err != nil {
-		return t.o.res, t.fail(err)
+		return t.o.result(), t.fail(err)
 	}
 	res, err := t.o.close()
 	if err != nil {

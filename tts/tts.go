@@ -545,8 +545,9 @@ func (s *Synthesizer) SynthesizeRequest(ctx context.Context, req Request) ([]byt
 
 // WriteClip writes a complete clip of req to w: its header carries the
 // clip's exact length, so nothing reaches w until the end unless w is also
-// an io.WriterAt whose offset 0 is the clip's first byte (a new file, say),
-// which the clip is then written through to (and the time that takes is
+// an io.WriterAt whose offset 0 is the clip's first byte (a new file, say;
+// see encode.WriterAt for the files that are not: a pipe, a file opened to
+// append), which the clip is then written through to (and the time that takes is
 // synthesis time: see Result.SynthesisTime). Use Stream to have each
 // sentence written as soon as it is ready. On error, what was written to w
 // is not a valid clip.
@@ -854,7 +855,7 @@ func (s *Synthesizer) run(ctx context.Context, w io.Writer, prep *Prepared) (Res
 	cut := len(sentences) > whole // the first sentence is two pieces
 	for i, sen := range sentences {
 		if err := o.sentence(ctx, sen, !cut || i > 0); err != nil {
-			return o.res, err
+			return o.result(), err
 		}
 	}
 	return o.close()
@@ -890,6 +891,10 @@ func (s *Synthesizer) newOutput(w io.Writer, req Request, v voices.Voice) (*outp
 		return err
 	})
 	if err != nil {
+		if o.tw.failed != nil {
+			// The header's write failed: w's error, the format is fine.
+			return nil, err
+		}
 		return nil, &FormatError{Format: req.Format, Supported: s.formats.Names(), Err: err}
 	}
 	o.p = &pipeline{enc: enc, outRate: req.Format.Rate(), max: s.maxAudio}
@@ -992,12 +997,18 @@ func (o *output) push() {
 // close ends the audio: the resampler's and the encoder's last samples.
 func (o *output) close() (Result, error) {
 	if err := o.timed(o.p.close); err != nil {
-		return o.res, err
+		return o.result(), err
 	}
 	flush(o.w)
+	return o.result(), nil
+}
+
+// result is the result so far: of the whole audio once closed, of what was
+// written before an error otherwise.
+func (o *output) result() Result {
 	o.res.Samples = o.p.written
 	o.res.Audio = o.p.duration(o.p.written)
-	return o.res, nil
+	return o.res
 }
 
 // render renders the parts of one sentence into r's pipeline. Each text
@@ -1223,24 +1234,31 @@ func (p *pipeline) close() error {
 type timedWriter struct {
 	w       io.Writer
 	blocked time.Duration
-	through bool // a complete clip's io.WriterAt: writing it is synthesis
+	through bool  // a complete clip's io.WriterAt: writing it is synthesis
+	failed  error // the destination's first error: the caller's, not a codec's
 }
 
 func (t *timedWriter) Write(b []byte) (int, error) {
-	if t.through {
-		return t.w.Write(b)
-	}
 	start := time.Now()
 	n, err := t.w.Write(b)
-	t.blocked += time.Since(start)
-	return n, err
+	if !t.through {
+		t.blocked += time.Since(start)
+	}
+	return n, t.fail(err)
 }
 
-// target returns t, an io.WriterAt too when its destination is one (see
-// encode.Format.Streaming).
+func (t *timedWriter) fail(err error) error {
+	if err != nil && t.failed == nil {
+		t.failed = err
+	}
+	return err
+}
+
+// target returns t, an io.WriterAt too when a complete clip is written
+// through to its destination (see encode.WriterAt).
 func (t *timedWriter) target() io.Writer {
-	if at, ok := t.w.(io.WriterAt); ok {
-		return timedWriterAt{t, at}
+	if t.through {
+		return timedWriterAt{t, t.w.(io.WriterAt)}
 	}
 	return t
 }
@@ -1250,14 +1268,10 @@ type timedWriterAt struct {
 	at io.WriterAt
 }
 
+// WriteAt is synthesis (a complete clip written through), not timed.
 func (t timedWriterAt) WriteAt(b []byte, off int64) (int, error) {
-	if t.through {
-		return t.at.WriteAt(b, off)
-	}
-	start := time.Now()
 	n, err := t.at.WriteAt(b, off)
-	t.blocked += time.Since(start)
-	return n, err
+	return n, t.fail(err)
 }
 
 func flush(w io.Writer) {

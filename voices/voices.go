@@ -331,6 +331,9 @@ func regionRank(lang, id string) int {
 // to id (by edit distance, case-insensitively), closest first: what an
 // unknown voice's error can offer.
 func (c *Catalog) Suggest(account, id string, n int) []string {
+	if n <= 0 {
+		return nil
+	}
 	want := strings.ToLower(id)
 	type scored struct {
 		id   string

@@ -280,6 +280,11 @@ func TestLookupAsWritten(t *testing.T) {
 	if got := c.Suggest("", "en-uss", 3); len(got) == 0 || got[0] != "en-us" {
 		t.Errorf("Suggest(en-uss) = %v", got)
 	}
+	for _, n := range []int{0, -1} { // up to n: none
+		if got := c.Suggest("", "en-uss", n); len(got) != 0 {
+			t.Errorf("Suggest(en-uss, %d) = %v, want none", n, got)
+		}
+	}
 	if got := c.Suggest("", "zzzzzzzz", 3); len(got) != 0 {
 		t.Errorf("Suggest(zzzzzzzz) = %v, want none", got)
 	}

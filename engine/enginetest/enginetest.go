@@ -258,3 +258,20 @@ func CheckWords(t testing.TB, text string, c Clip) int {
 	}
 	return bad
 }
+
+// RunClosed closes e and checks what the engine.Engine contract says of an
+// engine after Close: Synthesize fails with an error that wraps
+// engine.ErrClosed (not an unknown voice), and Close again returns nil.
+func RunClosed(t *testing.T, e engine.Engine, voice string) {
+	t.Helper()
+	if err := e.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	err := e.Synthesize(context.Background(), engine.Request{Voice: voice, Text: "Hello."}, func(engine.Chunk) error { return nil })
+	if !errors.Is(err, engine.ErrClosed) {
+		t.Errorf("Synthesize after Close: %v, want an error wrapping engine.ErrClosed", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Errorf("Close again: %v", err)
+	}
+}

@@ -97,7 +97,7 @@ func (f *Fake) Synthesize(ctx context.Context, req engine.Request, emit engine.C
 	f.requests = append(f.requests, req)
 	f.mu.Unlock()
 	if closed {
-		return fmt.Errorf("enginetest: fake engine closed")
+		return fmt.Errorf("enginetest: fake %w", engine.ErrClosed)
 	}
 	pitch := f.Pitch(req.Voice)
 	if pitch == 0 {

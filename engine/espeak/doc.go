@@ -25,8 +25,9 @@
 // that espeak-ng reads past a clause's end is made the same before every
 // synthesis, so a request's phonemes and their timing do not depend on
 // what ran before; its pitch flutter and gain control cannot be reset
-// through the library's API, and vary the audio by about a millisecond
-// (see docs/tags.md, "Determinism").
+// through the library's API, and vary a sentence's length by about a
+// millisecond, or by about 14 ms in some renderings of a clause that ends on
+// its only word (see docs/tags.md, "Determinism").
 //
 // espeak-ng is licensed under the GPL-3.0: a binary that links this
 // package is covered by the GPL.

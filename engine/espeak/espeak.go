@@ -5,7 +5,6 @@ package espeak
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -67,8 +66,9 @@ var _ engine.Phonemizer = (*Engine)(nil)
 var _ engine.VoiceResolver = (*Engine)(nil)
 var _ engine.PhonemeChecker = (*Engine)(nil)
 
-// ErrClosed is returned by an engine used after Close.
-var ErrClosed = errors.New("espeak: engine closed")
+// ErrClosed is returned by an engine used after Close; it wraps
+// engine.ErrClosed.
+var ErrClosed = fmt.Errorf("espeak: %w", engine.ErrClosed)
 
 // New initializes libespeak-ng and returns an engine. Unless
 // opts.InProcess, the library runs in engine processes that this program

@@ -36,6 +36,11 @@ func TestConformance(t *testing.T) {
 	enginetest.Run(t, newEngine(t), "en-us")
 }
 
+// TestClosed: after Close, a call fails with engine.ErrClosed.
+func TestClosed(t *testing.T) {
+	enginetest.RunClosed(t, newEngine(t), "en-us")
+}
+
 func TestConformanceOtherVoice(t *testing.T) {
 	enginetest.Run(t, newEngine(t), "de")
 }

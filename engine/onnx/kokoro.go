@@ -270,7 +270,7 @@ func (e *Engine) kokoroVoice(id string) (kokoroVoice, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.closed {
-		return kokoroVoice{}, errors.New("onnx: engine is closed")
+		return kokoroVoice{}, errClosed
 	}
 	owners := e.kokoroOwners()
 	if h := e.held[id]; h != nil && h.m.kokoro != nil {

@@ -271,7 +271,7 @@ func (e *Engine) sync(ctx context.Context, files map[string]string, validate boo
 	closed := e.closed
 	e.mu.RUnlock()
 	if closed {
-		return false, errors.New("onnx: engine is closed")
+		return false, errClosed
 	}
 	read := map[string]*model{}
 	var errs []error
@@ -358,7 +358,7 @@ func (e *Engine) lookup(voice string) (*model, int64, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.closed {
-		return nil, 0, errors.New("onnx: engine is closed")
+		return nil, 0, errClosed
 	}
 	name, _, _ := strings.Cut(voice, SpeakerSep)
 	for _, m := range []*model{e.models[voice], e.models[name], e.heldModel(voice)} {
@@ -514,6 +514,9 @@ func scale(x []float32, gain float32) {
 		x[i] = v
 	}
 }
+
+// errClosed is the error of an engine used after Close.
+var errClosed = fmt.Errorf("onnx: %w", engine.ErrClosed)
 
 // Close removes every voice and unloads its model, at once or, for a
 // model in use, when its requests end. It does not tear down the

@@ -497,6 +497,12 @@ func TestFindLibrary(t *testing.T) {
 	}
 }
 
+// TestClosed: after Close, a call fails with engine.ErrClosed, not as
+// for a voice the engine lacks.
+func TestClosed(t *testing.T) {
+	enginetest.RunClosed(t, load(t, Options{Models: fixtureModels(toneLow)}), toneLow)
+}
+
 func TestCloseUnloads(t *testing.T) {
 	e := load(t, Options{Models: fixtureModels(toneLow)})
 	if err := e.Close(); err != nil {

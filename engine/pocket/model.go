@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/internal/ortrun"
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -62,6 +63,9 @@ type model struct {
 }
 
 var errModelClosed = errors.New("pocket: model closed")
+
+// errClosed is the error of an engine used after Close.
+var errClosed = fmt.Errorf("pocket: %w", engine.ErrClosed)
 
 // isModelDir reports whether dir holds a PocketTTS model: its lm_main.
 func isModelDir(dir string) bool {

@@ -132,7 +132,7 @@ func (e *Engine) model(name string) (*model, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.closed {
-		return nil, errModelClosed
+		return nil, errClosed
 	}
 	m, ok := e.models[name]
 	if !ok {

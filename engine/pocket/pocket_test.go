@@ -14,6 +14,11 @@ func TestConformance(t *testing.T) {
 	enginetest.Run(t, e, testModel+":alto")
 }
 
+// TestClosed: after Close, a call fails with engine.ErrClosed.
+func TestClosed(t *testing.T) {
+	enginetest.RunClosed(t, loadGen(t), testModel+":alto")
+}
+
 func TestVoices(t *testing.T) {
 	e := loadGen(t)
 	vs, err := e.Voices(context.Background())

@@ -69,7 +69,7 @@ func (e *Engine) Rescan(ctx context.Context) (changed bool, err error) {
 	if e.closed {
 		e.mu.Unlock()
 		closeModels(opened)
-		return false, errModelClosed
+		return false, errClosed
 	}
 	removed := modeldir.Prune(e.models, dirs)
 	maps.Copy(e.models, opened)

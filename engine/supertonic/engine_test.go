@@ -167,6 +167,11 @@ func TestConformance(t *testing.T) {
 	enginetest.Run(t, e, "st:F1")
 }
 
+// TestClosed: after Close, a call fails with engine.ErrClosed.
+func TestClosed(t *testing.T) {
+	enginetest.RunClosed(t, load(t, Options{VoicesDir: genModel(t, "st", "--small")}), "st:F1")
+}
+
 // lookup returns the indexer's ids of s's code points, as they are.
 func lookup(m *model, s string) []int64 {
 	var ids []int64

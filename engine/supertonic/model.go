@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/voxkit/voxkit/engine"
 	"github.com/voxkit/voxkit/engine/internal/ortrun"
 	"github.com/voxkit/voxkit/engine/onnx"
 	ort "github.com/yalue/onnxruntime_go"
@@ -52,6 +53,9 @@ type openOptions struct {
 }
 
 var errModelClosed = errors.New("supertonic: model closed")
+
+// errClosed is the error of an engine used after Close.
+var errClosed = fmt.Errorf("supertonic: %w", engine.ErrClosed)
 
 // session is one graph of a model. Its inputs and outputs are taken by
 // position, as sherpa-onnx takes them.

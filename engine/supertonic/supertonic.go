@@ -167,7 +167,7 @@ func (e *Engine) resolve(name string) (voice, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.closed {
-		return voice{}, errModelClosed
+		return voice{}, errClosed
 	}
 	m, ok := e.models[modelName]
 	if !ok {
@@ -321,7 +321,7 @@ func (e *Engine) Rescan(ctx context.Context) (changed bool, err error) {
 		for _, m := range opened {
 			m.close()
 		}
-		return false, errModelClosed
+		return false, errClosed
 	}
 	removed := modeldir.Prune(e.models, dirs)
 	maps.Copy(e.models, opened)

@@ -21,5 +21,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	os.WriteFile("hello.wav", wav, 0o644)
+	if err := os.WriteFile("hello.wav", wav, 0o644); err != nil {
+		panic(err)
+	}
 }

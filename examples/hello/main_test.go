@@ -23,3 +23,18 @@ func TestHello(t *testing.T) {
 		t.Errorf("%d Hz, %.2f s", rate, seconds)
 	}
 }
+
+// A file that cannot be written is a failure, not a silent success: here
+// hello.wav is a directory.
+func TestHelloWriteFails(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.Mkdir("hello.wav", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("main wrote nothing and did not fail")
+		}
+	}()
+	main()
+}

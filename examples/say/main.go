@@ -1,6 +1,7 @@
 // Command say speaks text into an audio file with voxkit.
 //
 //	go run ./examples/say -voice en-us -format wav -o hello.wav "Hello world"
+//	go run ./examples/say -o hello.mp3 "Hello world"   # the format from the name
 //	go run ./examples/say -list
 //
 // It uses the embedded espeak-ng engine, plus the Piper voices found in
@@ -16,6 +17,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -45,7 +47,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	flag := flag.NewFlagSet("say", flag.ContinueOnError)
 	flag.SetOutput(stderr)
 	voice := flag.String("voice", "en-us", "voice id (see -list)")
-	format := flag.String("format", "wav", "output format: "+strings.Join(encode.DefaultRegistry.Names(), ", "))
+	format := flag.String("format", "wav", "output format: "+strings.Join(encode.DefaultRegistry.Names(), ", ")+" (default: the -o file's extension, else wav)")
 	rate := flag.Int("rate", 0, "output sample rate in Hz (0: 24000)")
 	speed := flag.Float64("speed", 1, "speaking speed, 0.25 to 4")
 	out := flag.String("o", "", "output file (default: standard output)")
@@ -53,6 +55,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	list := flag.Bool("list", false, "list the voices and exit")
 	if err := flag.Parse(args); err != nil {
 		return err
+	}
+	if *out != "" && !flagSet(flag, "format") {
+		*format = formatOf(*out, *format)
 	}
 
 	ctx := context.Background()
@@ -128,4 +133,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "say: wrote %v of audio to %s (engine time %v)\n", res.Audio.Round(time.Millisecond), *out, res.EngineTime.Round(time.Millisecond))
 	return nil
+}
+
+// flagSet reports whether the command line gave the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// formatOf returns the format whose codec's extension the file name has
+// (hello.mp3 is mp3), else def.
+func formatOf(name, def string) string {
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(name), "."))
+	for _, f := range encode.DefaultRegistry.Names() {
+		if c, err := encode.Lookup(f); err == nil && c.Extension == ext {
+			return f
+		}
+	}
+	return def
 }

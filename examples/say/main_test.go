@@ -125,3 +125,33 @@ func probe(t *testing.T, path string) stream {
 	}
 	return r.Streams[0]
 }
+
+// TestSayFormatFromName: without -format, the output file's extension
+// chooses it (hello.mp3 is mp3), where a wav went into any file whatever
+// its name; -format still wins, and a name no codec has is wav.
+func TestSayFormatFromName(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		name string
+		want string // ffprobe's codec_name
+	}{
+		{nil, "a.mp3", "mp3"},
+		{nil, "b.FLAC", "flac"},
+		{nil, "c.opus", "opus"},
+		{nil, "d.wav", "pcm_s16le"},
+		{nil, "e.audio", "pcm_s16le"},
+		{[]string{"-format", "flac"}, "f.mp3", "flac"},
+	} {
+		path := filepath.Join(dir, tc.name)
+		args := append(append(tc.args, "-o", path), "Hello.")
+		var stderr bytes.Buffer
+		if err := run(args, nil, nil, &stderr); err != nil {
+			t.Fatalf("say %q: %v", args, err)
+		}
+		out, err := exec.Command("ffprobe", "-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path).Output()
+		if got := strings.TrimSpace(string(out)); err != nil || got != tc.want {
+			t.Errorf("say %q wrote %q (%v), want %s", args, got, err, tc.want)
+		}
+	}
+}

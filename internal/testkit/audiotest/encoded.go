@@ -2,6 +2,8 @@ package audiotest
 
 import (
 	"bytes"
+	"io"
+	"os"
 	"testing"
 
 	"github.com/voxkit/voxkit/encode"
@@ -22,4 +24,24 @@ func Encoded(t testing.TB, f encode.Format, samples []int16) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// ThroughPipe runs write on the writing end of a pipe, as a program's
+// standard output piped on is (an *os.File that cannot seek), and returns
+// what came out of the other end and write's error.
+func ThroughPipe(write func(w *os.File) error) ([]byte, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	read := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(r)
+		read <- b
+	}()
+	err = write(w)
+	w.Close()
+	got := <-read
+	r.Close()
+	return got, err
 }
