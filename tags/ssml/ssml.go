@@ -517,7 +517,7 @@ func (c *converter) pause(t xml.StartElement) (string, error) {
 	}
 	d := 500 * time.Millisecond
 	if v, ok := attr(t, "time"); ok {
-		if t, ok := breakTime(v); ok {
+		if t, ok := BreakTime(v); ok {
 			d = t
 		}
 	} else if s, ok := attr(t, "strength"); ok {
@@ -536,10 +536,10 @@ func (c *converter) pause(t xml.StartElement) (string, error) {
 	return b.String(), nil
 }
 
-// breakTime reads a break's time ("250ms", "1.5s"), rounded to the
-// millisecond, at most 1<<62 nanoseconds (146 years): a sum of two never
-// overflows.
-func breakTime(v string) (time.Duration, bool) {
+// BreakTime reads the time of a break element ("250ms", "1.5s"), rounded
+// to the millisecond, at most 1<<62 nanoseconds (146 years): a sum of two
+// never overflows.
+func BreakTime(v string) (time.Duration, bool) {
 	unit := time.Second
 	num, ok := strings.CutSuffix(v, "ms")
 	if ok {

@@ -282,6 +282,11 @@ func (n *normalizer) start(i, used int) int {
 	return w.coreStart
 }
 
+// eatDotBefore lets the period that ends the words being read ("p.m.")
+// be no sentence's end unless word k, the next, is capitalized: "3 p.m.
+// on Friday" reads on.
+func (n *normalizer) eatDotBefore(k int) { n.eatDot = !isCapitalized(n.core(k)) }
+
 // core returns the core of word i, "" past either end.
 func (n *normalizer) core(i int) string {
 	if i < 0 || i >= len(n.words) || n.words[i].tag {

@@ -444,7 +444,7 @@ func (l *language) clockOf(n *normalizer, i int) (int, string) {
 		if mark == "" && n.joined(i) {
 			if a := ampm(n.core(i+1), n.trail(i+1)); a != "" {
 				mark, used = a, 2
-				n.eatDot = !isCapitalized(n.core(i + 2)) // "3:30 p.m. on Friday"
+				n.eatDotBefore(i + 2) // "3:30 p.m. on Friday"
 			} else if l.clockWord != "" && n.core(i+1) == l.clockWord {
 				used = 2 // "22:30 Uhr": the reading says "Uhr" already
 			} else if n.core(i+1) == "h" && l.decimal == ',' {
@@ -453,7 +453,7 @@ func (l *language) clockOf(n *normalizer, i int) (int, string) {
 			}
 		}
 		if used == 1 && mark != "" {
-			n.eatDot = !isCapitalized(n.core(i + 1))
+			n.eatDotBefore(i + 1)
 		}
 		return used, l.clock(h, min, mark)
 	}
@@ -461,14 +461,12 @@ func (l *language) clockOf(n *normalizer, i int) (int, string) {
 		return 1, l.sayDuration(atoi(m[1]), atoi(m[2]), atoi(m[3]))
 	}
 	if m := hourAmRE.FindStringSubmatch(c); m != nil && atoi(m[1]) >= 1 && atoi(m[1]) <= 12 {
-		n.eatDot = !isCapitalized(n.core(i + 1))
+		n.eatDotBefore(i + 1)
 		return 1, l.clock(atoi(m[1]), 0, strings.ToLower(strings.ReplaceAll(m[2], ".", "")))
 	}
 	if digits(c) && len(c) <= 2 && atoi(c) >= 1 && atoi(c) <= 12 && n.joined(i) {
 		if a := ampm(n.core(i+1), n.trail(i+1)); a != "" {
-			// The period of "p.m." ends no sentence before a word in lower
-			// case: "3 p.m. on Friday".
-			n.eatDot = !isCapitalized(n.core(i + 2))
+			n.eatDotBefore(i + 2)
 			return 2, l.clock(atoi(c), 0, a)
 		}
 	}
@@ -540,7 +538,7 @@ func (l *language) measure(n *normalizer, i int) (int, string) {
 	}
 	// "1.2M users", "3bn people"; "k" and "K" stay, a 10K run and a 4K
 	// screen are said that way.
-	if scale, ok := l.scales[suffix]; ok && len(suffix) > 1 || ok && suffix == "M" {
+	if scale, ok := l.scales[suffix]; ok && (len(suffix) > 1 || suffix == "M") {
 		return 1, sayNumber(x, l) + " " + scale
 	}
 	return 0, ""

@@ -83,14 +83,14 @@ func (d *door) parseJob(body []byte, account string) (submission, *fault.Error) 
 	if err := tts.CheckSpeed(sp.Speed); err != nil {
 		return s, fault.ToErrorOf(err, sp.Voice, "input")
 	}
+	ssmlInput := sp.InputFormat == wire.InputSSML || strings.HasPrefix(strings.TrimSpace(chapters[0].Text), "<speak")
 	for i, ch := range chapters {
 		// Slow speech makes shorter segments: each makes about as much
 		// audio as MaxSegment characters at normal speed, within the
 		// synthesizer's limit of a request's audio.
 		script, _ := d.script(sp, account, ch.Text)
 		chapters[i].MaxSegment = max(1, int(float64(cmp.Or(d.MaxSegment, runner.DefaultMaxSegment))*runner.Slowest(script, sp.Speed)))
-		if (sp.InputFormat == wire.InputSSML || strings.HasPrefix(strings.TrimSpace(chapters[0].Text), "<speak")) &&
-			len(runner.Cut(ch.Text, chapters[i].MaxSegment)) > 1 {
+		if ssmlInput && len(runner.Cut(ch.Text, chapters[i].MaxSegment)) > 1 {
 			return s, fault.BadRequest(fault.CodeStringTooLong, "input", "An SSML chapter must fit one segment (%d characters at this speed): give its text as several chapters.", chapters[i].MaxSegment)
 		}
 	}

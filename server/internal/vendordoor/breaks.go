@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/voxkit/voxkit/tags/ssml"
 )
 
 // breakTag is the pause ElevenLabs and Cartesia take in a text,
@@ -16,14 +18,11 @@ var breakTag = regexp.MustCompile(`(?i)<break\s+time\s*=\s*["']\s*(\d+(?:\.\d+)?
 func Breaks(text string) string {
 	return breakTag.ReplaceAllStringFunc(text, func(tag string) string {
 		m := breakTag.FindStringSubmatch(tag)
-		n, err := strconv.ParseFloat(m[1], 64)
-		if err != nil {
+		t, ok := ssml.BreakTime(m[1] + strings.ToLower(m[2]))
+		if !ok {
 			return tag
 		}
-		if m[2] == "s" || m[2] == "S" {
-			n *= 1000
-		}
-		return "<|pause:" + strconv.Itoa(int(n)) + "ms|>"
+		return "<|pause:" + strconv.FormatInt(t.Milliseconds(), 10) + "ms|>"
 	})
 }
 
